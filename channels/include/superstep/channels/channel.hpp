@@ -1,0 +1,71 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "superstep/core/value.hpp"
+
+namespace superstep::channels {
+
+/// A channel: the unit of state and communication between nodes (LangGraph BaseChannel).
+///
+/// A channel holds a value, is updated once per superstep with all the writes made to it in
+/// that step (in task-path order), and can be saved to and restored from a checkpoint value.
+/// Channels are not thread-safe; one owner (the coordinator, or a node replica) mutates them.
+class channel {
+ public:
+  explicit channel(std::string key) : key_(std::move(key)) {}
+  virtual ~channel() = default;
+  channel(const channel&) = default;
+  channel& operator=(const channel&) = delete;
+
+  /// The state key or channel name this channel is bound to; used in error messages.
+  const std::string& key() const noexcept { return key_; }
+
+  /// The channel type as written in graph specs ("last_value", "topic", ...).
+  virtual std::string_view type_name() const noexcept = 0;
+
+  /// A new channel of the same type and configuration, restored from `checkpoint` (the result
+  /// of `checkpoint()`), or empty when `checkpoint` is nullopt.
+  [[nodiscard]] virtual std::unique_ptr<channel> from_checkpoint(
+      const std::optional<value>& checkpoint) const = 0;
+
+  /// An independent copy with the same current value (values themselves are shared).
+  [[nodiscard]] virtual std::unique_ptr<channel> copy() const = 0;
+
+  /// Applies all writes of one step, in order. Returns whether the channel changed.
+  /// Called with an empty span for channels nobody wrote, so ephemeral channels can clear.
+  /// Throws `superstep::error` with code invalid_update when the writes are not allowed.
+  virtual bool update(std::span<const value> writes) = 0;
+
+  /// The current value. Throws `superstep::error` with code empty_channel when empty.
+  [[nodiscard]] virtual value get() const = 0;
+
+  /// Whether `get()` would return a value.
+  [[nodiscard]] virtual bool is_available() const = 0;
+
+  /// The value to persist, or nullopt when there is nothing to save (empty or untracked).
+  [[nodiscard]] virtual std::optional<value> checkpoint() const = 0;
+
+  /// Called after a node that was triggered by this channel has run. Returns whether the
+  /// channel changed (e.g. a named barrier resets).
+  virtual bool consume() { return false; }
+
+  /// Called when the graph is about to finish (no more tasks). Returns whether it changed.
+  virtual bool finish() { return false; }
+
+ private:
+  std::string key_;
+};
+
+/// Marks a write to a reducer channel that replaces the value instead of folding into it
+/// (LangGraph `Overwrite`). Represented as the object {"__overwrite__": v}.
+value overwrite(value v);
+
+/// If `write` is an overwrite marker, the value it carries.
+const value* as_overwrite(const value& write) noexcept;
+
+}  // namespace superstep::channels

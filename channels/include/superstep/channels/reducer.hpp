@@ -1,0 +1,30 @@
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+
+#include "superstep/core/value.hpp"
+
+namespace superstep::channels {
+
+/// A binary operator folding updates into a channel value (LangGraph's reducer).
+///
+/// `binary(current, update)` returns the new value. `fold`, when set, folds a whole step's
+/// updates at once; built-in reducers provide it so a step with n writes costs O(n), not
+/// O(n^2) (a list append copies the accumulated list once per step, not once per write).
+/// Reducers throw `superstep::error` (code invalid_update) on inputs of the wrong kind.
+struct reducer {
+  std::string name;
+  std::function<value(const value& current, const value& update)> binary;
+  std::function<value(const value& current, std::span<const value> updates)> fold;
+
+  /// Applies `updates` to `current` with `fold` when present, else `binary` one by one.
+  value apply(const value& current, std::span<const value> updates) const;
+};
+
+/// The built-in reducers by name: append, add, max, min, merge, add_messages.
+/// Returns nullptr for other names.
+const reducer* builtin_reducer(std::string_view name);
+
+}  // namespace superstep::channels

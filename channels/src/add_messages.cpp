@@ -1,0 +1,152 @@
+// The `add_messages` reducer (LangGraph langgraph/graph/message.py): appends messages, but a
+// message whose id matches an existing one replaces it in place, {"type": "remove", "id": X}
+// deletes message X, and {"type": "remove", "id": "__remove_all__"} drops everything before it.
+//
+// Messages are objects with an optional string "id"; a bare string s is the human message
+// {"type": "human", "content": s}. Both the current value and each update may be a list of
+// messages or a single one.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "reducer_support.hpp"
+#include "superstep/core/ids.hpp"
+
+namespace superstep::channels::detail {
+
+namespace {
+
+constexpr std::string_view reducer_name = "add_messages";
+constexpr std::string_view remove_all_id = "__remove_all__";
+
+bool is_remove(const value& message) {
+  const value* type = message.find("type");
+  return type && type->is_string() && type->as_string() == "remove";
+}
+
+const std::string* id_of(const value& message) {
+  const value* id = message.find("id");
+  if (!id || id->is_null()) return nullptr;
+  if (!id->is_string())
+    throw_reducer_error(reducer_name, "message id must be a string, got " + kind_of(*id));
+  return &id->as_string();
+}
+
+value to_message(const value& raw) {
+  if (raw.is_object()) return raw;
+  if (raw.is_string()) return value(object{{"type", "human"}, {"content", raw}});
+  throw_reducer_error(reducer_name, "expected a message object or string, got " + kind_of(raw));
+}
+
+// A uuid-formatted id derived from the message and its place in the list: the id of the
+// message before it and its position. LangGraph uses random uuid4s; ours are deterministic so
+// a replayed step produces the same state. Two live messages cannot get the same id this way:
+// order is preserved, so nothing after `previous_id` can already be in the list.
+std::string fresh_id(const value& message, std::string_view previous_id, std::size_t position) {
+  std::string json = message.to_json();
+  std::uint64_t seed = stable_hash(previous_id) ^ (position * 0x9E3779B97F4A7C15ULL);
+  std::uint64_t hi = stable_hash(json, seed), lo = stable_hash(json, ~seed);
+  hi = (hi & ~0xF000ULL) | 0x8000ULL;                         // version 8 (custom)
+  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (int i = 0; i < 32; ++i) {
+    if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
+    std::uint64_t word = i < 16 ? hi : lo;
+    out += hex[(word >> (4 * (15 - i % 16))) & 15];
+  }
+  return out;
+}
+
+// The merged list under construction. Removed messages leave a null slot until the end, so
+// replacing and removing by id are O(1) and the whole fold is O(current + updates).
+class message_builder {
+ public:
+  void load(const value& current) {
+    for_each(current, [this](const value& raw) { append(identified(raw)); });
+  }
+
+  void merge(const value& update) {
+    std::span<const value> items = update.is_list() ? std::span<const value>(update.as_list())
+                                                    : std::span<const value>(&update, 1);
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string* id = is_remove(items[i]) ? id_of(items[i]) : nullptr;
+      if (id && *id == remove_all_id) start = i + 1;
+    }
+    if (start > 0) {
+      slots_.clear();
+      index_.clear();
+      last_id_.clear();
+    }
+    std::vector<std::string> removed;  // ids removed by this update, unless re-added later in it
+    for (const value& raw : items.subspan(start)) {
+      value message = identified(raw);
+      std::string id = *id_of(message);
+      auto it = index_.find(id);
+      if (it == index_.end()) {
+        if (is_remove(message))
+          throw_reducer_error(reducer_name,
+                              "cannot remove message with id '" + id + "': no such message");
+        append(std::move(message));
+      } else if (is_remove(message)) {
+        slots_[it->second] = value();
+        removed.push_back(std::move(id));
+      } else {
+        slots_[it->second] = std::move(message);
+      }
+    }
+    for (const std::string& id : removed)
+      if (auto it = index_.find(id); it != index_.end() && slots_[it->second].is_null())
+        index_.erase(it);
+  }
+
+  value result() && {
+    list out;
+    out.reserve(index_.size());
+    for (value& slot : slots_)
+      if (!slot.is_null()) out.push_back(std::move(slot));
+    return value(std::move(out));
+  }
+
+ private:
+  template <class F>
+  static void for_each(const value& messages, F f) {
+    if (messages.is_list()) {
+      for (const value& m : messages.as_list()) f(m);
+    } else {
+      f(messages);
+    }
+  }
+
+  value identified(const value& raw) {
+    value message = to_message(raw);
+    if (id_of(message)) return message;
+    object with_id = message.as_object();
+    with_id.set("id", fresh_id(message, last_id_, slots_.size()));
+    return value(std::move(with_id));
+  }
+
+  void append(value message) {
+    last_id_ = *id_of(message);
+    index_[last_id_] = slots_.size();  // on duplicate ids the last occurrence is the one found
+    slots_.push_back(std::move(message));
+  }
+
+  std::vector<value> slots_;  // messages are objects, so a null slot marks a removed message
+  std::unordered_map<std::string, std::size_t> index_;  // id -> slot
+  std::string last_id_;
+};
+
+}  // namespace
+
+value add_messages_fold(const value& current, std::span<const value> updates) {
+  message_builder merged;
+  merged.load(current);
+  for (const value& update : updates) merged.merge(update);
+  return std::move(merged).result();
+}
+
+}  // namespace superstep::channels::detail

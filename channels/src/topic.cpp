@@ -1,0 +1,59 @@
+// LangGraph's Topic: a list of the values written, flattened, optionally kept across steps.
+#include "superstep/channels/topic.hpp"
+
+#include "channel_errors.hpp"
+
+namespace superstep::channels {
+
+topic::topic(std::string key, bool accumulate)
+    : channel(std::move(key)), accumulate_(accumulate), values_(list{}) {}
+
+std::unique_ptr<channel> topic::from_checkpoint(const std::optional<value>& checkpoint) const {
+  auto restored = std::make_unique<topic>(key(), accumulate_);
+  if (checkpoint) {
+    if (!checkpoint->is_list())
+      detail::throw_bad_checkpoint(key(), type_name(), "a list", *checkpoint);
+    restored->values_ = *checkpoint;
+  }
+  return restored;
+}
+
+std::unique_ptr<channel> topic::copy() const { return std::make_unique<topic>(*this); }
+
+bool topic::update(std::span<const value> writes) {
+  std::size_t written = 0;
+  for (const value& w : writes) written += w.is_list() ? w.as_list().size() : 1;
+
+  const list& current = values_.as_list();
+  bool cleared = !accumulate_ && !current.empty();
+  if (written == 0) {
+    if (cleared) values_ = value(list{});
+    return cleared;
+  }
+
+  list next;
+  next.reserve((accumulate_ ? current.size() : 0) + written);
+  if (accumulate_) next.insert(next.end(), current.begin(), current.end());
+  for (const value& w : writes) {
+    if (w.is_list())
+      next.insert(next.end(), w.as_list().begin(), w.as_list().end());
+    else
+      next.push_back(w);
+  }
+  values_ = value(std::move(next));
+  return true;
+}
+
+value topic::get() const {
+  if (values_.as_list().empty()) detail::throw_empty(key());
+  return values_;
+}
+
+bool topic::is_available() const { return !values_.as_list().empty(); }
+
+std::optional<value> topic::checkpoint() const {
+  if (values_.as_list().empty()) return std::nullopt;
+  return values_;
+}
+
+}  // namespace superstep::channels

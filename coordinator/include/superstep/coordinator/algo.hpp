@@ -1,0 +1,81 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "superstep/channels/channel.hpp"
+#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/task.hpp"
+
+/// The superstep algorithm as pure functions over plain data (LangGraph's `_algo.py`): no
+/// actors, threads or I/O. The coordinator actor and the synchronous runner both call these.
+namespace superstep::algo {
+
+/// The live channels of one run, by name.
+using channel_map = std::unordered_map<std::string, std::unique_ptr<channels::channel>>;
+
+/// Indexes derived once per compiled graph.
+struct graph_index {
+  /// channel -> nodes (indices) it triggers, sorted by node name.
+  std::unordered_map<std::string, std::vector<std::uint32_t>> trigger_to_nodes;
+  std::unordered_map<std::string, std::uint32_t> node_by_name;
+  /// Channels whose finish() may change them (only the *_after_finish kinds).
+  std::vector<std::string> finishable;
+
+  static graph_index build(const pregel_graph& g);
+};
+
+/// Live run state besides the channels: the checkpoint being built, and the set of available
+/// channels that may clear when a step passes without writes (so a step costs O(changed)).
+struct run_state {
+  superstep::checkpoint checkpoint;
+  channel_map channels;
+  std::unordered_set<std::string> volatile_available;
+  channel_version max_version = 0;
+};
+
+/// Creates the channels of `g`, restored from `cp` (empty checkpoint: all empty).
+run_state restore(const pregel_graph& g, superstep::checkpoint cp);
+
+/// Plans the tasks of step `step` (LangGraph `prepare_next_tasks`): one PUSH task per pending
+/// Send in the tasks topic, then one PULL task per node whose triggers advanced. With
+/// `updated_channels`, only nodes those channels trigger are candidates; without, every node.
+std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
+                                            const run_state& state,
+                                            const std::unordered_set<std::string>* updated_channels,
+                                            std::int64_t step, std::string_view checkpoint_ns);
+
+/// The outcome of `apply_writes`.
+struct applied {
+  /// Available channels whose value changed: candidates to trigger nodes next step.
+  std::unordered_set<std::string> updated_channels;
+  /// Every channel whose version was bumped (its checkpoint value must be saved).
+  std::map<std::string, channel_version> new_versions;
+};
+
+/// Applies the writes of finished tasks (LangGraph `apply_writes`): sort by path, record
+/// versions_seen, consume triggers, update channels grouped by channel, let unwritten
+/// volatile channels clear, and call finish() when nothing more would run.
+/// Throws `superstep::error` (invalid_update) when a channel rejects its writes.
+applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks);
+
+/// Whether the run must stop before/after executing `tasks` because one of them runs a node
+/// in `interrupt_nodes` (LangGraph `should_interrupt`).
+bool should_interrupt(const run_state& state, const std::vector<std::string>& interrupt_nodes,
+                      const std::vector<pregel_task>& tasks);
+
+/// The value of `channels` as output: the single channel's value, or an object of the
+/// available ones. Returns nullopt for a single unavailable channel.
+std::optional<value> read_channels(const channel_map& channels,
+                                   const std::vector<std::string>& names, bool single);
+
+/// Writes of an input value to the input channels (LangGraph `map_input`).
+std::vector<std::pair<std::string, value>> map_input(const pregel_graph& g, const value& input);
+
+}  // namespace superstep::algo

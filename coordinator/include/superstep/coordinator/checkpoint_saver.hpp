@@ -1,0 +1,51 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/coordinator/checkpoint.hpp"
+
+namespace superstep {
+
+/// Filter and paging for `checkpoint_saver::list`.
+struct list_options {
+  object filter;                             ///< metadata keys that must all match
+  std::optional<checkpoint_config> before;   ///< exclusive
+  std::optional<std::size_t> limit;
+};
+
+/// Where checkpoints and pending writes are kept (LangGraph `BaseCheckpointSaver`).
+///
+/// Implementations must be safe to call from several threads at once.
+class checkpoint_saver {
+ public:
+  virtual ~checkpoint_saver() = default;
+
+  /// Stores a checkpoint whose parent is `config.checkpoint_id` (empty: none). Only channels
+  /// named in `new_versions` changed since the parent; others may be shared with it.
+  /// Returns the config of the stored checkpoint.
+  virtual checkpoint_config put(const checkpoint_config& config, const checkpoint& cp,
+                                const checkpoint_metadata& metadata,
+                                const std::map<std::string, channel_version>& new_versions) = 0;
+
+  /// Stores the writes of one task against checkpoint `config`. Idempotent per (task, index).
+  virtual void put_writes(const checkpoint_config& config,
+                          const std::vector<std::pair<std::string, value>>& writes,
+                          const std::string& task_id, const std::string& task_path) = 0;
+
+  /// The checkpoint named by `config`, or the latest of its thread and namespace.
+  virtual std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) = 0;
+
+  /// Checkpoints of a thread and namespace, newest first.
+  virtual std::vector<checkpoint_tuple> list(const checkpoint_config& config,
+                                             const list_options& options) = 0;
+
+  /// Removes every checkpoint and write of a thread, in all namespaces.
+  virtual void delete_thread(const std::string& thread_id) = 0;
+
+  /// The version that follows `current` (0: none yet).
+  virtual channel_version get_next_version(channel_version current) { return current + 1; }
+};
+
+}  // namespace superstep

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string_view>
+
+namespace superstep {
+
+/// Reserved node and channel names, as in LangGraph.
+inline constexpr std::string_view START = "__start__";
+inline constexpr std::string_view END = "__end__";
+inline constexpr std::string_view TASKS = "__pregel_tasks";
+inline constexpr std::string_view ERROR = "__error__";
+inline constexpr std::string_view INTERRUPT = "__interrupt__";
+inline constexpr std::string_view RESUME = "__resume__";
+inline constexpr std::string_view NO_WRITES = "__no_writes__";
+inline constexpr std::string_view INPUT = "__input__";
+inline constexpr std::string_view PUSH = "__pregel_push";
+inline constexpr std::string_view PULL = "__pregel_pull";
+
+/// Pending-write indices of the special writes (LangGraph WRITES_IDX_MAP).
+inline constexpr int error_write_index = -1;
+inline constexpr int scheduled_write_index = -2;
+inline constexpr int interrupt_write_index = -3;
+inline constexpr int resume_write_index = -4;
+
+/// Whether `name` is a reserved channel that never reaches a channel's update().
+bool is_reserved_channel(std::string_view name) noexcept;
+
+}  // namespace superstep

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "superstep/core/value.hpp"
+
+namespace superstep {
+
+/// What a node or router sees of its run besides its input: the run's config, its identity,
+/// and the stream writers. Passed by reference to every call; valid only during that call.
+/// A node may call it from the thread it runs on; emit_* are safe from any thread.
+class node_context {
+ public:
+  virtual ~node_context() = default;
+
+  /// The run's config object: {"configurable": {...}, "recursion_limit": n, ...}.
+  virtual const value& config() const noexcept = 0;
+  /// A key of `config.configurable`, or null when absent.
+  const value& configurable(std::string_view key) const noexcept {
+    return config().get("configurable").get(key);
+  }
+
+  virtual std::string_view node() const noexcept = 0;
+  virtual std::string_view task_id() const noexcept = 0;
+  virtual std::int64_t step() const noexcept = 0;
+  /// Checkpoint namespace of the graph running this node ("" at the top level).
+  virtual std::string_view checkpoint_ns() const noexcept = 0;
+
+  /// Sends `data` to the `custom` stream (LangGraph's stream writer).
+  virtual void emit_custom(value data) = 0;
+  /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.
+  virtual void emit_message(value chunk) = 0;
+};
+
+/// A node function: gets its input (the state, a Send argument, or channel values) and
+/// returns its output (a state update, a Command, or for Pregel nodes any value).
+/// May throw; the error becomes the task's error and fails the run.
+using node_function = std::function<value(const value& input, node_context& ctx)>;
+
+/// A router: gets the state after its source node's writes and returns a node name, END, a
+/// Send, or a list of those.
+using router_function = std::function<value(const value& state, node_context& ctx)>;
+
+}  // namespace superstep

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/stream.hpp"
+
+namespace superstep {
+
+class task_executor;
+
+/// Options of one run, besides the config object.
+struct stream_options {
+  std::vector<stream_mode> modes;
+  /// Also stream events of subgraphs, with their namespace.
+  bool subgraphs = false;
+};
+
+/// A compiled graph: the runtime of the Pregel algorithm (LangGraph `Pregel`).
+///
+/// `invoke` and `stream` run the graph: plan, execute the tasks of a step in parallel, apply
+/// their writes, checkpoint, repeat. The config is an object as in LangGraph:
+/// {"configurable": {"thread_id": ..., ...}, "recursion_limit": 25}. With a checkpointer a
+/// thread_id is required. Runs of one `pregel` may proceed concurrently on different threads.
+class pregel : public std::enable_shared_from_this<pregel> {
+ public:
+  /// Validates the graph (channels named by nodes exist, ...) and takes ownership.
+  /// Throws `superstep::error` (invalid_graph) naming the offender.
+  explicit pregel(pregel_graph graph, std::shared_ptr<checkpoint_saver> checkpointer = nullptr,
+                  std::shared_ptr<task_executor> executor = nullptr);
+  ~pregel();
+
+  /// Runs to completion and returns the output channels' values.
+  value invoke(const value& input, const value& config = value()) const;
+
+  /// Runs to completion, sending events of the requested modes to `sink`; returns the output.
+  value stream(const value& input, const value& config, const stream_options& options,
+               const stream_sink& sink) const;
+
+  /// A Mermaid flowchart of the graph (LangGraph `draw_mermaid`).
+  std::string draw_mermaid() const;
+
+  const pregel_graph& graph() const noexcept { return graph_; }
+  const std::shared_ptr<checkpoint_saver>& checkpointer() const noexcept { return checkpointer_; }
+
+  /// A copy of this graph using another checkpointer (used by compile()).
+  std::shared_ptr<pregel> with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const;
+
+  /// Runs this graph as a subgraph inside a task of a parent run. Internal to the runtime.
+  /// Its namespace is the parent's plus "<node>:<task id>"; its events reach the parent's
+  /// stream when the parent asked for subgraphs.
+  value run_nested(const value& input, node_context& parent) const;
+
+ private:
+  struct impl;
+  pregel_graph graph_;
+  std::shared_ptr<checkpoint_saver> checkpointer_;
+  std::shared_ptr<task_executor> executor_;
+  std::shared_ptr<const impl> impl_;
+};
+
+}  // namespace superstep

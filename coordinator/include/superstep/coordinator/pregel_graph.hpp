@@ -1,0 +1,80 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "superstep/channels/channel.hpp"
+#include "superstep/coordinator/node_context.hpp"
+
+namespace superstep {
+
+/// Where a task's writes go: the writers of a node append to it. It also gives the "fresh"
+/// view routers need: channel values with this task's own writes applied.
+class write_scope {
+ public:
+  virtual ~write_scope() = default;
+  virtual void write(std::string channel, value v) = 0;
+  /// The value of `channel` as it would be after this task's writes so far, or nullopt when
+  /// the channel would be empty.
+  virtual std::optional<value> fresh_read(const std::string& channel) = 0;
+  virtual node_context& context() = 0;
+};
+
+/// Turns a node's output into channel writes (LangGraph `ChannelWrite` and branch writers).
+using node_writer = std::function<void(const value& output, write_scope& scope)>;
+
+class pregel;
+
+/// A node of the low-level Pregel API (LangGraph `PregelNode`).
+struct pregel_node {
+  std::string name;
+  /// Channels whose update makes the node run in the next step.
+  std::vector<std::string> triggers;
+  /// Channels read to build the input: with `single_read`, the one channel's value;
+  /// otherwise an object of the available channels.
+  std::vector<std::string> reads;
+  bool single_read = false;
+  node_function fn;
+  std::vector<node_writer> writers;
+  /// Hidden nodes (the StateGraph START node) do not appear in `updates` streams.
+  bool hidden = false;
+  /// The compiled subgraph this node runs, if it is one (for drawing and namespaces).
+  std::shared_ptr<const pregel> subgraph;
+};
+
+/// The topology of a compiled graph: channels (as prototypes) and nodes. Immutable once
+/// built; shared by every run of the graph.
+struct pregel_graph {
+  std::string name = "LangGraph";
+  std::map<std::string, std::shared_ptr<const channels::channel>> channels;
+  std::vector<pregel_node> nodes;
+  /// Input goes to these channels: with `input_single`, the input is the value of the one
+  /// channel; otherwise an object keyed by channel.
+  std::vector<std::string> input_channels;
+  bool input_single = false;
+  /// The output is read from these channels, likewise.
+  std::vector<std::string> output_channels;
+  bool output_single = false;
+  std::vector<std::string> interrupt_before;
+  std::vector<std::string> interrupt_after;
+  /// For drawing: static edges and branches as the builder declared them.
+  std::vector<std::pair<std::string, std::string>> draw_edges;
+  std::vector<std::tuple<std::string, std::string, std::string>> draw_conditional_edges;
+};
+
+}  // namespace superstep
+
+namespace superstep {
+
+/// A Pregel node reading `subscribe` (its triggers), running `fn` and writing its result to
+/// each of `write_to` (LangGraph `Channel.subscribe_to(...) | fn | Channel.write_to(...)`).
+/// With one channel the input is that channel's value, with several an object of them.
+/// With `skip_none`, a null result writes nothing.
+pregel_node subscribe_node(std::string name, std::vector<std::string> subscribe, node_function fn,
+                           std::vector<std::string> write_to, bool skip_none = false);
+
+}  // namespace superstep

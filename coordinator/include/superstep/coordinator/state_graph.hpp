@@ -1,0 +1,107 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/channels/reducer.hpp"
+#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/node_context.hpp"
+#include "superstep/coordinator/pregel.hpp"
+
+namespace superstep {
+
+/// Options of `state_graph::add_node`.
+struct node_options {
+  /// Run only once every other pending node has finished (LangGraph `defer=True`).
+  bool defer = false;
+  /// Nodes this node may route to with a Command (LangGraph `destinations`): declares a way in
+  /// for them and draws the edges.
+  std::vector<std::string> destinations;
+};
+
+/// Options of `state_graph::compile`.
+struct compile_options {
+  std::shared_ptr<checkpoint_saver> checkpointer;
+  std::vector<std::string> interrupt_before;
+  std::vector<std::string> interrupt_after;
+  std::string name;
+};
+
+/// Builds a graph whose nodes communicate through a shared state (LangGraph `StateGraph`).
+///
+/// Each state key becomes a channel: a last_value, or a binary_operator_aggregate when the key
+/// has a reducer. Nodes read the whole state and return an update object (or a Command);
+/// edges, joins and conditional edges decide what runs next. `compile()` validates the
+/// topology and returns the runnable graph. Not thread-safe; build on one thread.
+class state_graph {
+ public:
+  state_graph() = default;
+
+  /// Declares a state key kept with "last value wins, one value per step".
+  state_graph& add_key(std::string name, std::optional<value> default_value = std::nullopt);
+  /// Declares a state key folded with `reducer` (`initial`: its value before any write).
+  state_graph& add_key(std::string name, channels::reducer reducer,
+                       std::optional<value> initial = std::nullopt);
+  /// Declares a state key folded with a built-in reducer: append, add, max, min, merge,
+  /// add_messages. Throws `superstep::error` (invalid_graph) for other names.
+  state_graph& add_key(std::string name, std::string_view builtin_reducer,
+                       std::optional<value> initial = std::nullopt);
+
+  /// Input and output schemas: subsets of the state keys (default: all keys).
+  state_graph& set_input_keys(std::vector<std::string> keys);
+  state_graph& set_output_keys(std::vector<std::string> keys);
+
+  state_graph& add_node(std::string name, node_function fn, node_options options = {});
+  /// Adds a compiled graph as a node: it gets this graph's state and returns its output.
+  state_graph& add_node(std::string name, std::shared_ptr<const pregel> subgraph,
+                        node_options options = {});
+
+  /// `to` runs after `from`. Use START and END for the entry and the exit.
+  state_graph& add_edge(std::string from, std::string to);
+  /// `to` runs once every node in `from` has run (a join).
+  state_graph& add_edge(std::vector<std::string> from, std::string to);
+  /// After `from`, `router` picks what runs next: node names, END, or Sends. With a path map,
+  /// the router's results are keys of the map, whose values are node names.
+  state_graph& add_conditional_edges(std::string from, router_function router,
+                                     std::map<std::string, std::string> path_map = {});
+  state_graph& set_entry_point(std::string node) { return add_edge(std::string("__start__"), std::move(node)); }
+  state_graph& set_finish_point(std::string node) { return add_edge(std::move(node), std::string("__end__")); }
+
+  /// Validates and builds the runnable graph. Throws `superstep::error` (invalid_graph)
+  /// naming the offender: unknown node in an edge, no entry point, a node with no way in,
+  /// duplicate or reserved names, unknown schema keys.
+  std::shared_ptr<pregel> compile(compile_options options = {}) const;
+
+ private:
+  struct key_spec {
+    std::string name;
+    std::optional<channels::reducer> reducer;
+    std::optional<value> initial;
+  };
+  struct node_spec {
+    std::string name;
+    node_function fn;
+    std::shared_ptr<const pregel> subgraph;
+    node_options options;
+  };
+  struct branch_spec {
+    std::string from;
+    router_function router;
+    std::map<std::string, std::string> path_map;
+  };
+
+  void check_new_name(const std::string& name) const;
+
+  std::vector<key_spec> keys_;
+  std::optional<std::vector<std::string>> input_keys_;
+  std::optional<std::vector<std::string>> output_keys_;
+  std::vector<node_spec> nodes_;
+  std::vector<std::pair<std::string, std::string>> edges_;
+  std::vector<std::pair<std::vector<std::string>, std::string>> joins_;
+  std::vector<branch_spec> branches_;
+};
+
+}  // namespace superstep

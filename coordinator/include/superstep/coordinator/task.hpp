@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "superstep/core/error.hpp"
+#include "superstep/core/value.hpp"
+
+namespace superstep {
+
+/// The error a task ended with: a code and the node's message.
+struct task_error {
+  error_code code = error_code::node_error;
+  std::string message;
+};
+
+/// One unit of work in a superstep (LangGraph `PregelExecutableTask`), as plain data that can
+/// travel to whichever process runs it.
+struct pregel_task {
+  std::string id;
+  std::uint32_t node = 0;  ///< index into pregel_graph::nodes
+  std::string name;
+  bool push = false;  ///< PUSH (from a Send) or PULL (triggered by channels)
+  std::uint64_t push_index = 0;
+  std::vector<std::string> triggers;
+  value input;
+
+  // Filled in by execution:
+  std::vector<std::pair<std::string, value>> writes;
+  value output;  ///< what the node returned, for `updates` streams and metadata
+  std::optional<task_error> error;
+  bool done = false;
+};
+
+/// Orders tasks as LangGraph applies writes: PULL tasks by node name, then PUSH tasks by index.
+bool task_path_less(const pregel_task& a, const pregel_task& b) noexcept;
+
+}  // namespace superstep

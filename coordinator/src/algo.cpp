@@ -1,0 +1,324 @@
+#include "superstep/coordinator/algo.hpp"
+
+#include <algorithm>
+
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/core/ids.hpp"
+
+namespace superstep {
+
+bool is_reserved_channel(std::string_view name) noexcept {
+  return name == ERROR || name == INTERRUPT || name == RESUME || name == NO_WRITES ||
+         name == PUSH || name == INPUT;
+}
+
+bool task_path_less(const pregel_task& a, const pregel_task& b) noexcept {
+  if (a.push != b.push) return !a.push;  // "__pregel_pull" sorts before "__pregel_push"
+  if (a.push) return a.push_index < b.push_index;
+  return a.name < b.name;
+}
+
+namespace algo {
+
+namespace {
+
+// Channels that can change when a step passes without writes to them (they clear).
+// Any other kind keeps its value, so skipping it keeps a step O(changed).
+bool is_volatile(const channels::channel& c) {
+  std::string_view t = c.type_name();
+  return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||
+           t == "untracked_value" || t == "last_value_after_finish" ||
+           t == "named_barrier_value_after_finish");
+}
+
+channel_version version_of(const checkpoint& cp, const std::string& channel) {
+  auto it = cp.channel_versions.find(channel);
+  return it == cp.channel_versions.end() ? 0 : it->second;
+}
+
+void note_availability(run_state& state, const std::string& name, const channels::channel& c) {
+  if (is_volatile(c)) {
+    if (c.is_available())
+      state.volatile_available.insert(name);
+    else
+      state.volatile_available.erase(name);
+  }
+}
+
+}  // namespace
+
+graph_index graph_index::build(const pregel_graph& g) {
+  graph_index idx;
+  std::vector<std::uint32_t> order(g.nodes.size());
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](auto a, auto b) { return g.nodes[a].name < g.nodes[b].name; });
+  for (std::uint32_t i : order) {
+    idx.node_by_name.emplace(g.nodes[i].name, i);
+    for (const auto& t : g.nodes[i].triggers) idx.trigger_to_nodes[t].push_back(i);
+  }
+  for (const auto& [name, proto] : g.channels) {
+    std::string_view t = proto->type_name();
+    if (t == "last_value_after_finish" || t == "named_barrier_value_after_finish")
+      idx.finishable.push_back(name);
+  }
+  return idx;
+}
+
+run_state restore(const pregel_graph& g, checkpoint cp) {
+  run_state state;
+  state.channels.reserve(g.channels.size());
+  for (const auto& [name, proto] : g.channels) {
+    auto it = cp.channel_values.find(name);
+    std::optional<value> saved;
+    if (it != cp.channel_values.end()) saved = it->second;
+    auto ch = proto->from_checkpoint(saved);
+    note_availability(state, name, *ch);
+    state.channels.emplace(name, std::move(ch));
+  }
+  for (const auto& [_, v] : cp.channel_versions) state.max_version = std::max(state.max_version, v);
+  state.checkpoint = std::move(cp);
+  return state;
+}
+
+std::optional<value> read_channels(const channel_map& channels,
+                                   const std::vector<std::string>& names, bool single) {
+  if (single) {
+    auto it = channels.find(names.front());
+    if (it == channels.end() || !it->second->is_available()) return std::nullopt;
+    return it->second->get();
+  }
+  object o;
+  o.reserve(names.size());
+  for (const auto& n : names) {
+    auto it = channels.find(n);
+    if (it != channels.end() && it->second->is_available()) o.set(n, it->second->get());
+  }
+  return value(std::move(o));
+}
+
+std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
+                                            const run_state& state,
+                                            const std::unordered_set<std::string>* updated_channels,
+                                            std::int64_t step, std::string_view checkpoint_ns) {
+  std::vector<pregel_task> tasks;
+  const checkpoint& cp = state.checkpoint;
+
+  // PUSH tasks: one per Send waiting in the tasks topic.
+  if (auto it = state.channels.find(std::string(TASKS));
+      it != state.channels.end() && it->second->is_available()) {
+    value sends = it->second->get();
+    const list& items = sends.as_list();
+    tasks.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      auto s = as_send(items[i]);
+      if (!s) throw error(error_code::invalid_update, "the tasks channel holds a value that is not a Send: " + items[i].to_json());
+      auto node = index.node_by_name.find(s->node);
+      if (node == index.node_by_name.end())
+        throw error(error_code::invalid_update, "Send to unknown node '" + s->node + "'");
+      pregel_task t;
+      t.node = node->second;
+      t.name = s->node;
+      t.push = true;
+      t.push_index = i;
+      t.triggers = {std::string(PUSH)};
+      t.input = std::move(s->arg);
+      t.id = task_id(cp.id, checkpoint_ns, step, t.name, PUSH, std::to_string(i));
+      tasks.push_back(std::move(t));
+    }
+  }
+
+  // PULL tasks: nodes whose trigger channels advanced since they last ran.
+  std::vector<std::uint32_t> candidates;
+  if (updated_channels) {
+    for (const auto& ch : *updated_channels) {
+      auto it = index.trigger_to_nodes.find(ch);
+      if (it != index.trigger_to_nodes.end())
+        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [&](auto a, auto b) { return g.nodes[a].name < g.nodes[b].name; });
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  } else if (!cp.channel_versions.empty()) {
+    for (const auto& [_, i] : index.node_by_name) candidates.push_back(i);
+    std::sort(candidates.begin(), candidates.end(),
+              [&](auto a, auto b) { return g.nodes[a].name < g.nodes[b].name; });
+  }
+
+  static const std::map<std::string, channel_version> no_versions;
+  for (std::uint32_t n : candidates) {
+    const pregel_node& node = g.nodes[n];
+    auto seen_it = cp.versions_seen.find(node.name);
+    const auto& seen = seen_it == cp.versions_seen.end() ? no_versions : seen_it->second;
+    std::vector<std::string> triggered;
+    for (const auto& t : node.triggers) {
+      auto ch = state.channels.find(t);
+      if (ch == state.channels.end() || !ch->second->is_available()) continue;
+      auto s = seen.find(t);
+      channel_version seen_v = s == seen.end() ? 0 : s->second;
+      if (version_of(cp, t) > seen_v) triggered.push_back(t);
+    }
+    if (triggered.empty()) continue;
+    auto input = read_channels(state.channels, node.reads, node.single_read);
+    if (!input) continue;  // a single read channel that is empty: nothing to run on
+    std::sort(triggered.begin(), triggered.end());
+    pregel_task t;
+    t.node = n;
+    t.name = node.name;
+    std::string joined;
+    for (const auto& tr : triggered) joined.append(tr).append(1, ',');
+    t.id = task_id(cp.id, checkpoint_ns, step, node.name, PULL, joined);
+    t.triggers = std::move(triggered);
+    t.input = std::move(*input);
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks) {
+  checkpoint& cp = state.checkpoint;
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); });
+  bool bump_step = false;
+  for (const pregel_task* t : tasks) {
+    if (!t->triggers.empty()) bump_step = true;
+    if (t->triggers.empty()) continue;
+    auto& seen = cp.versions_seen[t->name];
+    for (const auto& ch : t->triggers) {
+      auto v = cp.channel_versions.find(ch);
+      if (v != cp.channel_versions.end()) seen[ch] = v->second;
+    }
+  }
+
+  const channel_version next_version = state.max_version + 1;
+  applied out;
+  auto bump = [&](const std::string& name, const channels::channel& c) {
+    cp.channel_versions[name] = next_version;
+    out.new_versions[name] = next_version;
+    state.max_version = next_version;
+    note_availability(state, name, c);
+  };
+
+  // Consume the channels that triggered tasks (e.g. a named barrier resets).
+  std::set<std::string> consumed;
+  for (const pregel_task* t : tasks)
+    for (const auto& ch : t->triggers)
+      if (!is_reserved_channel(ch)) consumed.insert(ch);
+  for (const auto& ch : consumed) {
+    auto it = state.channels.find(ch);
+    if (it != state.channels.end() && it->second->consume()) bump(ch, *it->second);
+  }
+
+  // Group writes by channel, in task-path order, and apply each group at once.
+  std::map<std::string, std::vector<value>> by_channel;
+  for (const pregel_task* t : tasks) {
+    for (const auto& [ch, v] : t->writes) {
+      if (is_reserved_channel(ch)) continue;
+      if (!state.channels.count(ch))
+        throw error(error_code::invalid_update,
+                    "task '" + t->name + "' wrote to unknown channel '" + ch + "'");
+      by_channel[ch].push_back(v);
+    }
+  }
+  for (auto& [ch, vals] : by_channel) {
+    auto& c = *state.channels.at(ch);
+    if (c.update(vals)) {
+      bump(ch, c);
+      if (c.is_available()) out.updated_channels.insert(ch);
+    }
+  }
+
+  // Unwritten channels learn that a step passed (ephemeral values clear).
+  if (bump_step) {
+    std::vector<std::string> vol(state.volatile_available.begin(), state.volatile_available.end());
+    std::sort(vol.begin(), vol.end());
+    for (const auto& ch : vol) {
+      if (by_channel.count(ch)) continue;
+      auto& c = *state.channels.at(ch);
+      if (c.is_available() && c.update({})) {
+        bump(ch, c);
+        if (c.is_available()) out.updated_channels.insert(ch);
+      }
+    }
+  }
+
+  // Tentatively the last step: let deferred channels finish.
+  if (bump_step) {
+    bool triggers_more = false;
+    for (const auto& ch : out.updated_channels)
+      if (index.trigger_to_nodes.count(ch)) {
+        triggers_more = true;
+        break;
+      }
+    if (!triggers_more) {
+      for (const auto& ch : index.finishable) {
+        auto& c = *state.channels.at(ch);
+        if (c.finish()) {
+          bump(ch, c);
+          if (c.is_available()) out.updated_channels.insert(ch);
+        }
+      }
+    }
+  }
+
+  // Keep the checkpoint's values in step with the channels that changed: O(changed).
+  for (const auto& [ch, _] : out.new_versions) {
+    auto saved = state.channels.at(ch)->checkpoint();
+    if (saved)
+      cp.channel_values[ch] = std::move(*saved);
+    else
+      cp.channel_values.erase(ch);
+  }
+  cp.updated_channels.assign(out.updated_channels.begin(), out.updated_channels.end());
+  std::sort(cp.updated_channels.begin(), cp.updated_channels.end());
+  return out;
+}
+
+bool should_interrupt(const run_state& state, const std::vector<std::string>& interrupt_nodes,
+                      const std::vector<pregel_task>& tasks) {
+  if (interrupt_nodes.empty()) return false;
+  // Only interrupt when some channel changed since the last interrupt.
+  const checkpoint& cp = state.checkpoint;
+  auto seen_it = cp.versions_seen.find(std::string(INTERRUPT));
+  bool any_updates = false;
+  for (const auto& [ch, v] : cp.channel_versions) {
+    channel_version seen = 0;
+    if (seen_it != cp.versions_seen.end()) {
+      auto s = seen_it->second.find(ch);
+      if (s != seen_it->second.end()) seen = s->second;
+    }
+    if (v > seen) {
+      any_updates = true;
+      break;
+    }
+  }
+  if (!any_updates) return false;
+  bool all = interrupt_nodes.size() == 1 && interrupt_nodes[0] == "*";
+  for (const auto& t : tasks) {
+    if (all || std::find(interrupt_nodes.begin(), interrupt_nodes.end(), t.name) !=
+                   interrupt_nodes.end())
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::string, value>> map_input(const pregel_graph& g, const value& input) {
+  std::vector<std::pair<std::string, value>> writes;
+  if (g.input_single) {
+    if (!input.is_null()) writes.emplace_back(g.input_channels.front(), input);
+    return writes;
+  }
+  if (input.is_null()) return writes;
+  if (!input.is_object())
+    throw error(error_code::invalid_argument,
+                "input must be an object keyed by input channel, got " +
+                    std::string(kind_name(input.kind())));
+  for (const auto& ch : g.input_channels)
+    if (const value* v = input.find(ch)) writes.emplace_back(ch, *v);
+  return writes;
+}
+
+}  // namespace algo
+}  // namespace superstep

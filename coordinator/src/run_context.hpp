@@ -1,0 +1,66 @@
+#pragma once
+
+// Internal: the node_context and write_scope the runtime hands to node code.
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "superstep/coordinator/algo.hpp"
+#include "superstep/coordinator/node_context.hpp"
+#include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/stream.hpp"
+#include "superstep/coordinator/task.hpp"
+
+namespace superstep::detail {
+
+/// What a run shares with all of its tasks: config, streams, namespace.
+struct run_shared {
+  value config;
+  std::vector<std::string> ns;  // namespace path of this graph
+  std::string checkpoint_ns;    // ns joined with '|'
+  std::uint32_t modes = 0;      // bit per stream_mode
+  bool subgraphs = false;
+  const stream_sink* sink = nullptr;
+  std::mutex* sink_mutex = nullptr;
+
+  bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
+  void emit(stream_mode m, value data) const;
+};
+
+/// The context of one task.
+class task_context final : public node_context, public write_scope {
+ public:
+  task_context(const run_shared& run, pregel_task& task, std::int64_t step,
+               const algo::channel_map& channels)
+      : run_(run), task_(task), step_(step), channels_(channels) {}
+
+  const value& config() const noexcept override { return run_.config; }
+  std::string_view node() const noexcept override { return task_.name; }
+  std::string_view task_id() const noexcept override { return task_.id; }
+  std::int64_t step() const noexcept override { return step_; }
+  std::string_view checkpoint_ns() const noexcept override { return run_.checkpoint_ns; }
+  void emit_custom(value data) override;
+  void emit_message(value chunk) override;
+
+  void write(std::string channel, value v) override {
+    task_.writes.emplace_back(std::move(channel), std::move(v));
+  }
+  std::optional<value> fresh_read(const std::string& channel) override;
+  node_context& context() override { return *this; }
+
+  const run_shared& run() const noexcept { return run_; }
+  const pregel_task& task() const noexcept { return task_; }
+
+ private:
+  const run_shared& run_;
+  pregel_task& task_;
+  std::int64_t step_;
+  const algo::channel_map& channels_;
+};
+
+/// Runs one task: the node function, then its writers. Errors are caught and recorded on the
+/// task (its writes are then dropped), never thrown.
+void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept;
+
+}  // namespace superstep::detail

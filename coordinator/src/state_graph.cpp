@@ -1,0 +1,366 @@
+#include "superstep/coordinator/state_graph.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "superstep/channels/binary_operator_aggregate.hpp"
+#include "superstep/channels/ephemeral_value.hpp"
+#include "superstep/channels/last_value.hpp"
+#include "superstep/channels/last_value_after_finish.hpp"
+#include "superstep/channels/named_barrier_value.hpp"
+#include "superstep/channels/named_barrier_value_after_finish.hpp"
+#include "superstep/channels/topic.hpp"
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep {
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& msg) { throw error(error_code::invalid_graph, msg); }
+
+std::string branch_channel(const std::string& node) { return "branch:to:" + node; }
+
+std::string join_channel(const std::vector<std::string>& from, const std::string& to) {
+  std::string s = "join:";
+  for (std::size_t i = 0; i < from.size(); ++i) s += (i ? "+" : "") + from[i];
+  return s + ":" + to;
+}
+
+// Everything a writer needs to know about the compiled graph, shared by all writers.
+struct compiled_topology {
+  std::set<std::string> state_keys;
+  std::set<std::string> nodes;
+};
+
+// Routes to `target` (a node name, END, or a Send) on behalf of `who`.
+void write_goto(const compiled_topology& topo, const std::string& who, const value& target,
+                write_scope& scope) {
+  if (auto s = as_send(target)) {
+    if (!topo.nodes.count(s->node))
+      throw error(error_code::invalid_update,
+                  who + " sent to unknown node '" + s->node + "'");
+    scope.write(std::string(TASKS), target);
+    return;
+  }
+  if (!target.is_string())
+    throw error(error_code::invalid_update, who + " returned " + target.to_json() +
+                                                ", which is neither a node name nor a Send");
+  const std::string& name = target.as_string();
+  if (name == END) return;
+  if (!topo.nodes.count(name))
+    throw error(error_code::invalid_update, who + " returned unknown node '" + name + "'");
+  scope.write(branch_channel(name), value());
+}
+
+// Applies a node's output (update object, Command, or a list of them) as state writes.
+void write_update(const compiled_topology& topo, const std::string& node, const value& out,
+                  write_scope& scope, bool lenient) {
+  if (out.is_null()) return;
+  if (auto cmd = as_command(out)) {
+    if (cmd->graph == command::parent)
+      throw error(error_code::invalid_update,
+                  "node '" + node + "' returned a Command for the parent graph, but '" + node +
+                      "' does not run inside a subgraph");
+    write_update(topo, node, cmd->update, scope, lenient);
+    for (const auto& g : cmd->go_to) write_goto(topo, "Command from node '" + node + "'", g, scope);
+    return;
+  }
+  if (out.is_list()) {
+    for (const auto& item : out.as_list()) write_update(topo, node, item, scope, lenient);
+    return;
+  }
+  if (!out.is_object())
+    throw error(error_code::invalid_update,
+                "Expected node '" + node + "' to return an object (a state update) or a Command, got " +
+                    std::string(kind_name(out.kind())) + " " + out.to_json());
+  for (const auto& [k, v] : out.as_object()) {
+    if (topo.state_keys.count(k)) {
+      scope.write(k, v);
+    } else if (!lenient) {
+      std::string keys;
+      for (const auto& s : topo.state_keys) keys += (keys.empty() ? "" : ", ") + s;
+      throw error(error_code::invalid_update, "node '" + node + "' returned an update to unknown state key '" + k +
+                                                  "' (state keys: " + keys + ")");
+    }
+  }
+}
+
+}  // namespace
+
+void state_graph::check_new_name(const std::string& name) const {
+  if (name.empty()) invalid("a node name must not be empty");
+  if (name == START || name == END) invalid("'" + name + "' is a reserved name");
+  for (char c : {':', '|'})
+    if (name.find(c) != std::string::npos)
+      invalid("node name '" + name + "' contains the reserved character '" + c + "'");
+  for (const auto& n : nodes_)
+    if (n.name == name) invalid("node '" + name + "' already exists");
+  for (const auto& k : keys_)
+    if (k.name == name) invalid("node '" + name + "' has the name of a state key");
+}
+
+state_graph& state_graph::add_key(std::string name, std::optional<value> default_value) {
+  for (const auto& k : keys_)
+    if (k.name == name) invalid("state key '" + name + "' is declared twice");
+  if (name.empty() || name.rfind("__", 0) == 0 || name.find(':') != std::string::npos)
+    invalid("state key '" + name + "' is a reserved name");
+  keys_.push_back({std::move(name), std::nullopt, std::move(default_value)});
+  return *this;
+}
+
+state_graph& state_graph::add_key(std::string name, channels::reducer reducer,
+                                  std::optional<value> initial) {
+  add_key(std::move(name), std::move(initial));
+  keys_.back().reducer = std::move(reducer);
+  return *this;
+}
+
+state_graph& state_graph::add_key(std::string name, std::string_view reducer_name,
+                                  std::optional<value> initial) {
+  const channels::reducer* r = channels::builtin_reducer(reducer_name);
+  if (!r)
+    invalid("state key '" + name + "' names unknown reducer '" + std::string(reducer_name) +
+            "' (built-in: append, add, max, min, merge, add_messages)");
+  if (!initial && (reducer_name == "append" || reducer_name == "add_messages"))
+    initial = value(list{});
+  if (!initial && reducer_name == "merge") initial = value(object{});
+  return add_key(std::move(name), *r, std::move(initial));
+}
+
+state_graph& state_graph::set_input_keys(std::vector<std::string> keys) {
+  input_keys_ = std::move(keys);
+  return *this;
+}
+
+state_graph& state_graph::set_output_keys(std::vector<std::string> keys) {
+  output_keys_ = std::move(keys);
+  return *this;
+}
+
+state_graph& state_graph::add_node(std::string name, node_function fn, node_options options) {
+  check_new_name(name);
+  if (!fn) invalid("node '" + name + "' has no function");
+  nodes_.push_back({std::move(name), std::move(fn), nullptr, std::move(options)});
+  return *this;
+}
+
+state_graph& state_graph::add_node(std::string name, std::shared_ptr<const pregel> subgraph,
+                                   node_options options) {
+  check_new_name(name);
+  if (!subgraph) invalid("node '" + name + "' has no subgraph");
+  nodes_.push_back({std::move(name), nullptr, std::move(subgraph), std::move(options)});
+  return *this;
+}
+
+state_graph& state_graph::add_edge(std::string from, std::string to) {
+  if (from == END) invalid("END cannot be the start of an edge");
+  if (to == START) invalid("START cannot be the end of an edge");
+  edges_.emplace_back(std::move(from), std::move(to));
+  return *this;
+}
+
+state_graph& state_graph::add_edge(std::vector<std::string> from, std::string to) {
+  if (from.empty()) invalid("a join edge to '" + to + "' needs at least one source");
+  if (from.size() == 1) return add_edge(std::move(from.front()), std::move(to));
+  for (const auto& f : from)
+    if (f == START || f == END) invalid("START and END cannot be sources of a join edge");
+  if (to == START || to == END) invalid("a join edge cannot end at START or END");
+  joins_.emplace_back(std::move(from), std::move(to));
+  return *this;
+}
+
+state_graph& state_graph::add_conditional_edges(std::string from, router_function router,
+                                                std::map<std::string, std::string> path_map) {
+  if (!router) invalid("conditional edges from '" + from + "' have no router");
+  if (from == END) invalid("END cannot be the start of conditional edges");
+  branches_.push_back({std::move(from), std::move(router), std::move(path_map)});
+  return *this;
+}
+
+std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
+  auto topo = std::make_shared<compiled_topology>();
+  for (const auto& k : keys_) topo->state_keys.insert(k.name);
+  for (const auto& n : nodes_) topo->nodes.insert(n.name);
+  if (keys_.empty()) invalid("the state has no keys");
+
+  auto known_source = [&](const std::string& n) { return n == START || topo->nodes.count(n); };
+  auto known_target = [&](const std::string& n) { return n == END || topo->nodes.count(n); };
+  std::set<std::string> has_way_in;
+  bool open_router = false;
+  for (const auto& [from, to] : edges_) {
+    if (!known_source(from)) invalid("Found edge starting at unknown node '" + from + "'");
+    if (!known_target(to)) invalid("Found edge ending at unknown node '" + to + "'");
+    has_way_in.insert(to);
+  }
+  for (const auto& [from, to] : joins_) {
+    for (const auto& f : from)
+      if (!topo->nodes.count(f)) invalid("Found edge starting at unknown node '" + f + "'");
+    if (!topo->nodes.count(to)) invalid("Found edge ending at unknown node '" + to + "'");
+    has_way_in.insert(to);
+  }
+  for (const auto& b : branches_) {
+    if (!known_source(b.from)) invalid("Found conditional edge starting at unknown node '" + b.from + "'");
+    if (b.path_map.empty()) open_router = true;
+    for (const auto& [label, target] : b.path_map) {
+      if (!known_target(target))
+        invalid("path map of the router after '" + b.from + "' names unknown node '" + target + "'");
+      has_way_in.insert(target);
+    }
+  }
+  for (const auto& n : nodes_)
+    for (const auto& d : n.options.destinations) {
+      if (!known_target(d)) invalid("node '" + n.name + "' declares unknown destination '" + d + "'");
+      has_way_in.insert(d);
+    }
+  bool has_entry = std::any_of(edges_.begin(), edges_.end(), [](auto& e) { return e.first == START; }) ||
+                   std::any_of(branches_.begin(), branches_.end(), [](auto& b) { return b.from == START; });
+  if (!has_entry)
+    invalid("Graph must have an entrypoint: add at least one edge from START to another node");
+  if (!open_router)
+    for (const auto& n : nodes_)
+      if (!has_way_in.count(n.name))
+        invalid("node '" + n.name + "' has no way in: no edge, join, path map or destination leads to it");
+  auto check_keys = [&](const std::vector<std::string>& keys, const char* what) {
+    for (const auto& k : keys)
+      if (!topo->state_keys.count(k)) invalid(std::string(what) + " schema names unknown state key '" + k + "'");
+  };
+  std::vector<std::string> all_keys;
+  for (const auto& k : keys_) all_keys.push_back(k.name);
+  std::vector<std::string> input_keys = input_keys_.value_or(all_keys);
+  std::vector<std::string> output_keys = output_keys_.value_or(all_keys);
+  check_keys(input_keys, "input");
+  check_keys(output_keys, "output");
+
+  pregel_graph g;
+  g.name = options.name.empty() ? "LangGraph" : options.name;
+  for (const auto& k : keys_) {
+    std::shared_ptr<channels::channel> ch;
+    if (k.reducer)
+      ch = std::make_shared<channels::binary_operator_aggregate>(k.name, *k.reducer);
+    else
+      ch = std::make_shared<channels::last_value>(k.name);
+    if (k.initial) ch = std::shared_ptr<channels::channel>(ch->from_checkpoint(*k.initial));
+    g.channels.emplace(k.name, std::move(ch));
+  }
+  g.channels.emplace(std::string(START), std::make_shared<channels::ephemeral_value>(std::string(START)));
+  g.channels.emplace(std::string(TASKS), std::make_shared<channels::topic>(std::string(TASKS), false));
+  for (const auto& n : nodes_) {
+    std::string ch = branch_channel(n.name);
+    if (n.options.defer)
+      g.channels.emplace(ch, std::make_shared<channels::last_value_after_finish>(ch));
+    else
+      g.channels.emplace(ch, std::make_shared<channels::ephemeral_value>(ch, false));
+  }
+  for (const auto& [from, to] : joins_) {
+    std::string ch = join_channel(from, to);
+    bool defer = std::any_of(nodes_.begin(), nodes_.end(),
+                             [&](auto& n) { return n.name == to && n.options.defer; });
+    if (defer)
+      g.channels.emplace(ch, std::make_shared<channels::named_barrier_value_after_finish>(ch, from));
+    else
+      g.channels.emplace(ch, std::make_shared<channels::named_barrier_value>(ch, from));
+  }
+
+  // Writers shared by START and the nodes: static edges, joins, routers.
+  auto add_routing = [&](pregel_node& pn) {
+    const std::string& name = pn.name;
+    for (const auto& [from, to] : edges_) {
+      if (from != name || to == END) continue;
+      std::string ch = branch_channel(to);
+      pn.writers.push_back([ch](const value&, write_scope& s) { s.write(ch, value()); });
+      g.draw_edges.emplace_back(from, to);
+    }
+    for (const auto& [from, to] : edges_)
+      if (from == name && to == END) g.draw_edges.emplace_back(from, to);
+    for (const auto& [from, to] : joins_) {
+      if (std::find(from.begin(), from.end(), name) == from.end()) continue;
+      std::string ch = join_channel(from, to);
+      pn.writers.push_back([ch, name](const value&, write_scope& s) { s.write(ch, value(name)); });
+      g.draw_edges.emplace_back(name, to);
+    }
+    for (const auto& b : branches_) {
+      if (b.from != name) continue;
+      for (const auto& [label, target] : b.path_map)
+        g.draw_conditional_edges.emplace_back(name, target, label == target ? "" : label);
+      auto router = b.router;
+      auto path_map = b.path_map;
+      std::vector<std::string> keys = all_keys;
+      pn.writers.push_back([topo, router, path_map, keys, name](const value&, write_scope& s) {
+        object state;
+        state.reserve(keys.size());
+        for (const auto& k : keys)
+          if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
+        value result = router(value(std::move(state)), s.context());
+        std::string who = "router after '" + name + "'";
+        auto route_one = [&](const value& r) {
+          if (!path_map.empty() && !as_send(r)) {
+            std::string label = r.is_string() ? r.as_string() : r.to_json();
+            auto it = path_map.find(label);
+            if (it == path_map.end())
+              throw error(error_code::invalid_update,
+                          who + " returned '" + label + "', which is not in its path map");
+            write_goto(*topo, who, value(it->second), s);
+          } else {
+            write_goto(*topo, who, r, s);
+          }
+        };
+        if (result.is_list())
+          for (const auto& r : result.as_list()) route_one(r);
+        else if (!result.is_null())
+          route_one(result);
+      });
+    }
+  };
+
+  pregel_node start;
+  start.name = std::string(START);
+  start.triggers = {std::string(START)};
+  start.reads = {std::string(START)};
+  start.single_read = true;
+  start.hidden = true;
+  start.writers.push_back([topo, input_keys](const value& in, write_scope& s) {
+    if (!in.is_object())
+      throw error(error_code::invalid_argument,
+                  "graph input must be an object of state keys, got " + std::string(kind_name(in.kind())));
+    for (const auto& k : input_keys)
+      if (const value* v = in.find(k)) s.write(k, *v);
+  });
+  add_routing(start);
+  g.nodes.push_back(std::move(start));
+
+  for (const auto& n : nodes_) {
+    pregel_node pn;
+    pn.name = n.name;
+    pn.triggers = {branch_channel(n.name)};
+    for (const auto& [from, to] : joins_)
+      if (to == n.name) pn.triggers.push_back(join_channel(from, to));
+    pn.reads = all_keys;
+    if (n.subgraph) {
+      auto sub = n.subgraph;
+      pn.subgraph = sub;
+      pn.fn = [sub](const value& in, node_context& ctx) { return sub->run_nested(in, ctx); };
+    } else {
+      pn.fn = n.fn;
+    }
+    bool lenient = static_cast<bool>(n.subgraph);
+    std::string name = n.name;
+    pn.writers.push_back([topo, name, lenient](const value& out, write_scope& s) {
+      write_update(*topo, name, out, s, lenient);
+    });
+    for (const auto& d : n.options.destinations) g.draw_conditional_edges.emplace_back(n.name, d, "");
+    add_routing(pn);
+    g.nodes.push_back(std::move(pn));
+  }
+
+  g.input_channels = {std::string(START)};
+  g.input_single = true;
+  g.output_channels = output_keys;
+  g.output_single = false;
+  g.interrupt_before = options.interrupt_before;
+  g.interrupt_after = options.interrupt_after;
+  return std::make_shared<pregel>(std::move(g), options.checkpointer);
+}
+
+}  // namespace superstep

@@ -1,0 +1,102 @@
+// Encodings of Send and Command as values, stream mode names, metadata as a value.
+#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/coordinator/stream.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep {
+
+value make_send(std::string node, value arg) {
+  return object{{"__send__", object{{"node", std::move(node)}, {"arg", std::move(arg)}}}};
+}
+
+std::optional<send> as_send(const value& v) {
+  if (!v.is_object() || v.as_object().size() != 1) return std::nullopt;
+  const value* s = v.find("__send__");
+  if (!s || !s->is_object()) return std::nullopt;
+  const value* node = s->find("node");
+  if (!node || !node->is_string()) return std::nullopt;
+  return send{node->as_string(), s->get("arg")};
+}
+
+value make_command(const command& c) {
+  object o;
+  if (!c.update.is_null()) o.set("update", c.update);
+  if (!c.go_to.empty()) o.set("goto", value(list(c.go_to.begin(), c.go_to.end())));
+  if (c.resume) o.set("resume", *c.resume);
+  if (!c.graph.empty()) o.set("graph", c.graph);
+  return object{{"__command__", value(std::move(o))}};
+}
+
+std::optional<command> as_command(const value& v) {
+  if (!v.is_object() || v.as_object().size() != 1) return std::nullopt;
+  const value* c = v.find("__command__");
+  if (!c || !c->is_object()) return std::nullopt;
+  command out;
+  out.update = c->get("update");
+  const value& go = c->get("goto");
+  if (go.is_list())
+    out.go_to = go.as_list();
+  else if (!go.is_null())
+    out.go_to.push_back(go);
+  if (const value* r = c->find("resume")) out.resume = *r;
+  const value& g = c->get("graph");
+  if (g.is_string()) out.graph = g.as_string();
+  return out;
+}
+
+stream_mode parse_stream_mode(std::string_view name) {
+  if (name == "values") return stream_mode::values;
+  if (name == "updates") return stream_mode::updates;
+  if (name == "custom") return stream_mode::custom;
+  if (name == "messages") return stream_mode::messages;
+  if (name == "debug") return stream_mode::debug;
+  throw error(error_code::invalid_argument,
+              "unknown stream mode '" + std::string(name) +
+                  "' (expected values, updates, custom, messages or debug)");
+}
+
+std::string_view stream_mode_name(stream_mode m) noexcept {
+  switch (m) {
+    case stream_mode::values: return "values";
+    case stream_mode::updates: return "updates";
+    case stream_mode::custom: return "custom";
+    case stream_mode::messages: return "messages";
+    case stream_mode::debug: return "debug";
+  }
+  return "?";
+}
+
+value metadata_to_value(const checkpoint_metadata& m) {
+  object o{{"source", m.source}, {"step", m.step}};
+  object parents;
+  for (const auto& [ns, id] : m.parents) parents.set(ns, id);
+  o.set("parents", value(std::move(parents)));
+  o.set("writes", m.writes);
+  for (const auto& [k, v] : m.extra) o.set(k, v);
+  return value(std::move(o));
+}
+
+}  // namespace superstep
+
+namespace superstep {
+
+pregel_node subscribe_node(std::string name, std::vector<std::string> subscribe, node_function fn,
+                           std::vector<std::string> write_to, bool skip_none) {
+  pregel_node n;
+  n.name = std::move(name);
+  n.triggers = subscribe;
+  n.single_read = subscribe.size() == 1;
+  n.reads = std::move(subscribe);
+  n.fn = std::move(fn);
+  for (auto& ch : write_to) {
+    n.writers.push_back([ch = std::move(ch), skip_none](const value& out, write_scope& s) {
+      if (skip_none && out.is_null()) return;
+      s.write(ch, out);
+    });
+  }
+  return n;
+}
+
+}  // namespace superstep

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace superstep {
+
+/// Numbered error codes. Append only: codes travel between processes and into storage.
+enum class error_code : std::uint16_t {
+  none = 0,
+  type_error = 1,         ///< a value had the wrong kind
+  json_error = 2,         ///< malformed JSON text
+  empty_channel = 3,      ///< read of a channel that holds no value (LangGraph EmptyChannelError)
+  invalid_update = 4,     ///< illegal channel write (LangGraph InvalidUpdateError)
+  graph_recursion = 5,    ///< recursion_limit reached (LangGraph GraphRecursionError)
+  invalid_graph = 6,      ///< a graph that does not compile, named offender in the message
+  invalid_spec = 7,       ///< a malformed graph spec, with the JSON path of the offender
+  node_error = 8,         ///< a node raised; the message is the node's
+  unknown_function = 9,   ///< a function name not found in a registry
+  invalid_argument = 10,  ///< a bad argument to an API call or command
+  interrupted = 11,       ///< a node called interrupt() (GraphInterrupt); not a failure
+  storage_error = 12,     ///< the checkpointer or store failed
+  not_found = 13,         ///< a missing thread, checkpoint or item
+  internal = 14,          ///< a bug of ours
+};
+
+std::string_view code_name(error_code c) noexcept;
+
+/// The exception type of the superstep API: a numbered code and a message naming the offender.
+///
+/// Errors that cross an actor or process boundary travel as (code, message) pairs and are
+/// rethrown as this type on the other side.
+class error : public std::runtime_error {
+ public:
+  error(error_code code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  error_code code() const noexcept { return code_; }
+
+ private:
+  error_code code_;
+};
+
+}  // namespace superstep
