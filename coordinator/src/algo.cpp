@@ -114,7 +114,9 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     tasks.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
       auto s = as_send(items[i]);
-      if (!s) throw error(error_code::invalid_update, "the tasks channel holds a value that is not a Send: " + items[i].to_json());
+      if (!s)
+        throw error(error_code::invalid_update,
+                    "the tasks channel holds a value that is not a Send: " + items[i].to_json());
       auto node = index.node_by_name.find(s->node);
       if (node == index.node_by_name.end())
         throw error(error_code::invalid_update, "Send to unknown node '" + s->node + "'");
@@ -179,8 +181,9 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
 
 applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks) {
   checkpoint& cp = state.checkpoint;
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); });
+  std::stable_sort(tasks.begin(), tasks.end(), [](const pregel_task* a, const pregel_task* b) {
+    return task_path_less(*a, *b);
+  });
   bool bump_step = false;
   for (const pregel_task* t : tasks) {
     if (!t->triggers.empty()) bump_step = true;
@@ -297,8 +300,8 @@ bool should_interrupt(const run_state& state, const std::vector<std::string>& in
   if (!any_updates) return false;
   bool all = interrupt_nodes.size() == 1 && interrupt_nodes[0] == "*";
   for (const auto& t : tasks) {
-    if (all || std::find(interrupt_nodes.begin(), interrupt_nodes.end(), t.name) !=
-                   interrupt_nodes.end())
+    if (all ||
+        std::find(interrupt_nodes.begin(), interrupt_nodes.end(), t.name) != interrupt_nodes.end())
       return true;
   }
   return false;

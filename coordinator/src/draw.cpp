@@ -7,8 +7,7 @@
 namespace superstep {
 
 std::string pregel::draw_mermaid() const {
-  std::string out =
-      "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n";
+  std::string out = "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n";
   bool has_start = false, has_end = false;
   for (const auto& [from, to] : graph_.draw_edges) {
     has_start |= from == START;

@@ -36,7 +36,8 @@ void validate(const pregel_graph& g) {
       throw error(error_code::invalid_graph, "node '" + n.name + "' reads one channel but names " +
                                                  std::to_string(n.reads.size()));
   }
-  if (g.input_channels.empty()) throw error(error_code::invalid_graph, "graph has no input channels");
+  if (g.input_channels.empty())
+    throw error(error_code::invalid_graph, "graph has no input channels");
   for (const auto& c : g.input_channels) need_channel(c, "input");
   for (const auto& c : g.output_channels) need_channel(c, "output");
   for (const auto* list : {&g.interrupt_before, &g.interrupt_after})
@@ -146,7 +147,8 @@ class run_loop {
                     "Recursion limit of " + std::to_string(limit) +
                         " reached without hitting a stop condition. You can increase the limit "
                         "by setting the `recursion_limit` config key.");
-      auto tasks = algo::prepare_next_tasks(g_, index_, state_, updated, step_, shared_.checkpoint_ns);
+      auto tasks =
+          algo::prepare_next_tasks(g_, index_, state_, updated, step_, shared_.checkpoint_ns);
       if (tasks.empty()) break;
       if (algo::should_interrupt(state_, g_.interrupt_before, tasks)) break;
       execute(tasks);
@@ -186,15 +188,14 @@ class run_loop {
       if (updates && !g_.nodes[t.node].hidden)
         shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});
       if (debug)
-        shared_.emit(stream_mode::debug,
-                     object{{"type", "task_result"},
-                            {"timestamp", now_iso8601()},
-                            {"step", step_},
-                            {"payload", object{{"id", t.id},
-                                               {"name", t.name},
-                                               {"error", value()},
-                                               {"result", writes_to_value(t)},
-                                               {"interrupts", list{}}}}});
+        shared_.emit(stream_mode::debug, object{{"type", "task_result"},
+                                                {"timestamp", now_iso8601()},
+                                                {"step", step_},
+                                                {"payload", object{{"id", t.id},
+                                                                   {"name", t.name},
+                                                                   {"error", value()},
+                                                                   {"result", writes_to_value(t)},
+                                                                   {"interrupts", list{}}}}});
     });
     // Fail the step with the first error in task-path order, after every task ran.
     const pregel_task* failed = nullptr;
@@ -274,16 +275,18 @@ class run_loop {
     }
     if (debug) {
       auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
-      shared_.emit(stream_mode::debug,
-                   object{{"type", "checkpoint"},
-                          {"timestamp", cp.ts},
-                          {"step", step_},
-                          {"payload", object{{"config", object{{"configurable",
-                                                                 object{{"thread_id", cp_config_.thread_id},
-                                                                        {"checkpoint_ns", shared_.checkpoint_ns},
-                                                                        {"checkpoint_id", cp.id}}}}},
-                                             {"values", values ? *values : value()},
-                                             {"metadata", metadata_to_value(meta)}}}});
+      shared_.emit(
+          stream_mode::debug,
+          object{{"type", "checkpoint"},
+                 {"timestamp", cp.ts},
+                 {"step", step_},
+                 {"payload",
+                  object{{"config",
+                          object{{"configurable", object{{"thread_id", cp_config_.thread_id},
+                                                         {"checkpoint_ns", shared_.checkpoint_ns},
+                                                         {"checkpoint_id", cp.id}}}}},
+                         {"values", values ? *values : value()},
+                         {"metadata", metadata_to_value(meta)}}}});
     }
     ++step_;
   }
@@ -307,7 +310,9 @@ class run_loop {
 
 pregel::pregel(pregel_graph graph, std::shared_ptr<checkpoint_saver> checkpointer,
                std::shared_ptr<task_executor> executor)
-    : graph_(std::move(graph)), checkpointer_(std::move(checkpointer)), executor_(std::move(executor)) {
+    : graph_(std::move(graph)),
+      checkpointer_(std::move(checkpointer)),
+      executor_(std::move(executor)) {
   validate(graph_);
   if (!executor_) executor_ = make_thread_pool_executor();
   auto i = std::make_shared<impl>();

@@ -17,7 +17,8 @@ void task_context::emit_message(value chunk) {
   if (!run_.wants(stream_mode::messages)) return;
   object meta{{"langgraph_step", step_},
               {"langgraph_node", task_.name},
-              {"langgraph_triggers", [&] {
+              {"langgraph_triggers",
+               [&] {
                  list l;
                  for (const auto& t : task_.triggers) l.emplace_back(t);
                  return value(std::move(l));

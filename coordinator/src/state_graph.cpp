@@ -39,8 +39,7 @@ void write_goto(const compiled_topology& topo, const std::string& who, const val
                 write_scope& scope) {
   if (auto s = as_send(target)) {
     if (!topo.nodes.count(s->node))
-      throw error(error_code::invalid_update,
-                  who + " sent to unknown node '" + s->node + "'");
+      throw error(error_code::invalid_update, who + " sent to unknown node '" + s->node + "'");
     scope.write(std::string(TASKS), target);
     return;
   }
@@ -73,7 +72,8 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
   }
   if (!out.is_object())
     throw error(error_code::invalid_update,
-                "Expected node '" + node + "' to return an object (a state update) or a Command, got " +
+                "Expected node '" + node +
+                    "' to return an object (a state update) or a Command, got " +
                     std::string(kind_name(out.kind())) + " " + out.to_json());
   for (const auto& [k, v] : out.as_object()) {
     if (topo.state_keys.count(k)) {
@@ -81,8 +81,9 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
     } else if (!lenient) {
       std::string keys;
       for (const auto& s : topo.state_keys) keys += (keys.empty() ? "" : ", ") + s;
-      throw error(error_code::invalid_update, "node '" + node + "' returned an update to unknown state key '" + k +
-                                                  "' (state keys: " + keys + ")");
+      throw error(error_code::invalid_update, "node '" + node +
+                                                  "' returned an update to unknown state key '" +
+                                                  k + "' (state keys: " + keys + ")");
     }
   }
 }
@@ -201,30 +202,36 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     has_way_in.insert(to);
   }
   for (const auto& b : branches_) {
-    if (!known_source(b.from)) invalid("Found conditional edge starting at unknown node '" + b.from + "'");
+    if (!known_source(b.from))
+      invalid("Found conditional edge starting at unknown node '" + b.from + "'");
     if (b.path_map.empty()) open_router = true;
     for (const auto& [label, target] : b.path_map) {
       if (!known_target(target))
-        invalid("path map of the router after '" + b.from + "' names unknown node '" + target + "'");
+        invalid("path map of the router after '" + b.from + "' names unknown node '" + target +
+                "'");
       has_way_in.insert(target);
     }
   }
   for (const auto& n : nodes_)
     for (const auto& d : n.options.destinations) {
-      if (!known_target(d)) invalid("node '" + n.name + "' declares unknown destination '" + d + "'");
+      if (!known_target(d))
+        invalid("node '" + n.name + "' declares unknown destination '" + d + "'");
       has_way_in.insert(d);
     }
-  bool has_entry = std::any_of(edges_.begin(), edges_.end(), [](auto& e) { return e.first == START; }) ||
-                   std::any_of(branches_.begin(), branches_.end(), [](auto& b) { return b.from == START; });
+  bool has_entry =
+      std::any_of(edges_.begin(), edges_.end(), [](auto& e) { return e.first == START; }) ||
+      std::any_of(branches_.begin(), branches_.end(), [](auto& b) { return b.from == START; });
   if (!has_entry)
     invalid("Graph must have an entrypoint: add at least one edge from START to another node");
   if (!open_router)
     for (const auto& n : nodes_)
       if (!has_way_in.count(n.name))
-        invalid("node '" + n.name + "' has no way in: no edge, join, path map or destination leads to it");
+        invalid("node '" + n.name +
+                "' has no way in: no edge, join, path map or destination leads to it");
   auto check_keys = [&](const std::vector<std::string>& keys, const char* what) {
     for (const auto& k : keys)
-      if (!topo->state_keys.count(k)) invalid(std::string(what) + " schema names unknown state key '" + k + "'");
+      if (!topo->state_keys.count(k))
+        invalid(std::string(what) + " schema names unknown state key '" + k + "'");
   };
   std::vector<std::string> all_keys;
   for (const auto& k : keys_) all_keys.push_back(k.name);
@@ -244,8 +251,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     if (k.initial) ch = std::shared_ptr<channels::channel>(ch->from_checkpoint(*k.initial));
     g.channels.emplace(k.name, std::move(ch));
   }
-  g.channels.emplace(std::string(START), std::make_shared<channels::ephemeral_value>(std::string(START)));
-  g.channels.emplace(std::string(TASKS), std::make_shared<channels::topic>(std::string(TASKS), false));
+  g.channels.emplace(std::string(START),
+                     std::make_shared<channels::ephemeral_value>(std::string(START)));
+  g.channels.emplace(std::string(TASKS),
+                     std::make_shared<channels::topic>(std::string(TASKS), false));
   for (const auto& n : nodes_) {
     std::string ch = branch_channel(n.name);
     if (n.options.defer)
@@ -258,7 +267,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     bool defer = std::any_of(nodes_.begin(), nodes_.end(),
                              [&](auto& n) { return n.name == to && n.options.defer; });
     if (defer)
-      g.channels.emplace(ch, std::make_shared<channels::named_barrier_value_after_finish>(ch, from));
+      g.channels.emplace(ch,
+                         std::make_shared<channels::named_barrier_value_after_finish>(ch, from));
     else
       g.channels.emplace(ch, std::make_shared<channels::named_barrier_value>(ch, from));
   }
@@ -322,8 +332,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   start.hidden = true;
   start.writers.push_back([topo, input_keys](const value& in, write_scope& s) {
     if (!in.is_object())
-      throw error(error_code::invalid_argument,
-                  "graph input must be an object of state keys, got " + std::string(kind_name(in.kind())));
+      throw error(
+          error_code::invalid_argument,
+          "graph input must be an object of state keys, got " + std::string(kind_name(in.kind())));
     for (const auto& k : input_keys)
       if (const value* v = in.find(k)) s.write(k, *v);
   });
@@ -349,7 +360,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pn.writers.push_back([topo, name, lenient](const value& out, write_scope& s) {
       write_update(*topo, name, out, s, lenient);
     });
-    for (const auto& d : n.options.destinations) g.draw_conditional_edges.emplace_back(n.name, d, "");
+    for (const auto& d : n.options.destinations)
+      g.draw_conditional_edges.emplace_back(n.name, d, "");
     add_routing(pn);
     g.nodes.push_back(std::move(pn));
   }

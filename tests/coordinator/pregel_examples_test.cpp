@@ -62,10 +62,12 @@ BOOST_AUTO_TEST_CASE(topic_accumulates_writes_of_both_steps) {
 }
 
 BOOST_AUTO_TEST_CASE(binary_operator_folds_with_a_user_reducer) {
-  ch::reducer r{"bar", [](const value& current, const value& update) {
+  ch::reducer r{"bar",
+                [](const value& current, const value& update) {
                   if (current.truthy()) return value(current.as_string() + " | update");
                   return update;
-                }, {}};
+                },
+                {}};
   pregel_graph g;
   g.channels = {{"a", make<ch::ephemeral_value>("a")},
                 {"b", make<ch::ephemeral_value>("b")},

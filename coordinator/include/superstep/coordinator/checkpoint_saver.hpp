@@ -10,8 +10,8 @@ namespace superstep {
 
 /// Filter and paging for `checkpoint_saver::list`.
 struct list_options {
-  object filter;                             ///< metadata keys that must all match
-  std::optional<checkpoint_config> before;   ///< exclusive
+  object filter;                            ///< metadata keys that must all match
+  std::optional<checkpoint_config> before;  ///< exclusive
   std::optional<std::size_t> limit;
 };
 

@@ -49,6 +49,10 @@ class state_graph {
   /// add_messages. Throws `superstep::error` (invalid_graph) for other names.
   state_graph& add_key(std::string name, std::string_view builtin_reducer,
                        std::optional<value> initial = std::nullopt);
+  state_graph& add_key(std::string name, const char* builtin_reducer,
+                       std::optional<value> initial = std::nullopt) {
+    return add_key(std::move(name), std::string_view(builtin_reducer), std::move(initial));
+  }
 
   /// Input and output schemas: subsets of the state keys (default: all keys).
   state_graph& set_input_keys(std::vector<std::string> keys);
@@ -67,8 +71,12 @@ class state_graph {
   /// the router's results are keys of the map, whose values are node names.
   state_graph& add_conditional_edges(std::string from, router_function router,
                                      std::map<std::string, std::string> path_map = {});
-  state_graph& set_entry_point(std::string node) { return add_edge(std::string("__start__"), std::move(node)); }
-  state_graph& set_finish_point(std::string node) { return add_edge(std::move(node), std::string("__end__")); }
+  state_graph& set_entry_point(std::string node) {
+    return add_edge(std::string("__start__"), std::move(node));
+  }
+  state_graph& set_finish_point(std::string node) {
+    return add_edge(std::move(node), std::string("__end__"));
+  }
 
   /// Validates and builds the runnable graph. Throws `superstep::error` (invalid_graph)
   /// naming the offender: unknown node in an edge, no entry point, a node with no way in,
