@@ -71,10 +71,10 @@ run_state restore(const pregel_graph& g, checkpoint cp) {
   run_state state;
   state.channels.reserve(g.channels.size());
   for (const auto& [name, proto] : g.channels) {
+    // A channel the checkpoint does not name starts as its prototype: empty, or holding the
+    // state key's default.
     auto it = cp.channel_values.find(name);
-    std::optional<value> saved;
-    if (it != cp.channel_values.end()) saved = it->second;
-    auto ch = proto->from_checkpoint(saved);
+    auto ch = it == cp.channel_values.end() ? proto->copy() : proto->from_checkpoint(it->second);
     note_availability(state, name, *ch);
     state.channels.emplace(name, std::move(ch));
   }

@@ -10,7 +10,7 @@
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/stream.hpp"
-#include "superstep/coordinator/task.hpp"
+#include "superstep/actors/task.hpp"
 
 namespace superstep::detail {
 

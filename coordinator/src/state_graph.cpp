@@ -244,11 +244,12 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.name = options.name.empty() ? "LangGraph" : options.name;
   for (const auto& k : keys_) {
     std::shared_ptr<channels::channel> ch;
-    if (k.reducer)
-      ch = std::make_shared<channels::binary_operator_aggregate>(k.name, *k.reducer);
-    else
+    if (k.reducer) {
+      ch = std::make_shared<channels::binary_operator_aggregate>(k.name, *k.reducer, k.initial);
+    } else {
       ch = std::make_shared<channels::last_value>(k.name);
-    if (k.initial) ch = std::shared_ptr<channels::channel>(ch->from_checkpoint(*k.initial));
+      if (k.initial) ch = std::shared_ptr<channels::channel>(ch->from_checkpoint(*k.initial));
+    }
     g.channels.emplace(k.name, std::move(ch));
   }
   g.channels.emplace(std::string(START),

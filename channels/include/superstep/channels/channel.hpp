@@ -65,7 +65,8 @@ class channel {
 /// (LangGraph `Overwrite`). Represented as the object {"__overwrite__": v}.
 value overwrite(value v);
 
-/// If `write` is an overwrite marker, the value it carries.
+/// If `write` is an overwrite marker, the value it carries. Like LangGraph, also recognises
+/// {"type": "__overwrite__", "value": v}, the form an `Overwrite` takes once serialised to JSON.
 const value* as_overwrite(const value& write) noexcept;
 
 }  // namespace superstep::channels

@@ -1,0 +1,236 @@
+#include "run_loop.hpp"
+
+#include <algorithm>
+
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::detail {
+
+namespace {
+
+// What a task contributes to `updates` streams and checkpoint metadata: its writes to output
+// channels (the raw writes, before reducers), or null.
+value task_update(const pregel_graph& g, const pregel_task& t) {
+  if (g.output_single) {
+    for (auto it = t.writes.rbegin(); it != t.writes.rend(); ++it)
+      if (it->first == g.output_channels.front()) return it->second;
+    return value();
+  }
+  object o;
+  for (const auto& [ch, v] : t.writes)
+    if (std::find(g.output_channels.begin(), g.output_channels.end(), ch) !=
+        g.output_channels.end())
+      o.set(ch, v);
+  if (o.empty()) return value();
+  return value(std::move(o));
+}
+
+value writes_to_value(const pregel_task& t) {
+  list l;
+  l.reserve(t.writes.size());
+  for (const auto& [ch, v] : t.writes) l.push_back(value::array({ch, v}));
+  return value(std::move(l));
+}
+
+value triggers_value(const pregel_task& t) {
+  list l;
+  for (const auto& tr : t.triggers) l.emplace_back(tr);
+  return value(std::move(l));
+}
+
+}  // namespace
+
+run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
+                   checkpoint_saver* saver, run_shared& shared)
+    : g_(graph), index_(index), saver_(saver), shared_(shared) {}
+
+void run_loop::begin(const value& input) {
+  const value& cfg = shared_.config;
+  if (const value* rl = cfg.find("recursion_limit")) {
+    if (!rl->is_int() || rl->as_int() < 1)
+      throw error(error_code::invalid_argument, "recursion_limit must be a positive integer");
+    limit_ = rl->as_int();
+  }
+  if (saver_ && shared_.ns.empty()) {
+    const value& tid = cfg.get("configurable").get("thread_id");
+    if (tid.is_null())
+      throw error(error_code::invalid_argument,
+                  "a graph with a checkpointer needs configurable.thread_id");
+    cp_config_.thread_id = tid.is_string() ? tid.as_string() : tid.to_json();
+    cp_config_.checkpoint_ns = shared_.checkpoint_ns;
+  } else {
+    saver_ = nullptr;  // subgraph checkpoints come with the persistence issue
+  }
+
+  checkpoint start;
+  std::int64_t meta_step = -2;
+  if (saver_) {
+    if (auto tuple = saver_->get_tuple(cp_config_)) {
+      start = std::move(tuple->checkpoint);
+      meta_step = tuple->metadata.step;
+      cp_config_.checkpoint_id = start.id;
+    }
+  }
+  state_ = algo::restore(g_, std::move(start));
+  step_ = meta_step + 1;
+  stop_ = step_ + limit_ + 1;
+
+  if (input.is_null()) return;
+  auto writes = algo::map_input(g_, input);
+  if (writes.empty()) {
+    std::string names;
+    for (const auto& c : g_.input_channels) names += (names.empty() ? "" : ", ") + c;
+    throw error(error_code::invalid_argument, "received no input for " + names);
+  }
+  pregel_task in;
+  in.name = std::string(INPUT);
+  in.writes = std::move(writes);
+  std::vector<pregel_task*> batch{&in};
+  auto applied = algo::apply_writes(state_, index_, batch);
+  updated_ = std::move(applied.updated_channels);
+  have_updated_ = true;
+  emit_values_if(updated_);
+  put_checkpoint("input", input, applied.new_versions);
+}
+
+bool run_loop::plan() {
+  if (step_ > stop_)
+    throw error(error_code::graph_recursion,
+                "Recursion limit of " + std::to_string(limit_) +
+                    " reached without hitting a stop condition. You can increase the limit by "
+                    "setting the `recursion_limit` config key.");
+  tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
+                                    shared_.checkpoint_ns);
+  if (tasks_.empty()) return false;
+  if (algo::should_interrupt(state_, g_.interrupt_before, tasks_)) return false;
+  if (shared_.wants(stream_mode::debug))
+    for (const auto& t : tasks_)
+      shared_.emit(stream_mode::debug, object{{"type", "task"},
+                                              {"timestamp", now_iso8601()},
+                                              {"step", step_},
+                                              {"payload", object{{"id", t.id},
+                                                                 {"name", t.name},
+                                                                 {"input", t.input},
+                                                                 {"triggers", triggers_value(t)}}}});
+  return true;
+}
+
+void run_loop::task_finished(const pregel_task& t) {
+  if (saver_) save_writes(t);
+  if (t.error) return;
+  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
+    shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});
+  if (shared_.wants(stream_mode::debug))
+    shared_.emit(stream_mode::debug, object{{"type", "task_result"},
+                                            {"timestamp", now_iso8601()},
+                                            {"step", step_},
+                                            {"payload", object{{"id", t.id},
+                                                               {"name", t.name},
+                                                               {"error", value()},
+                                                               {"result", writes_to_value(t)},
+                                                               {"interrupts", list{}}}}});
+}
+
+bool run_loop::commit_step() {
+  // Fail the step with the first error in task-path order, after every task ran.
+  const pregel_task* failed = nullptr;
+  for (const auto& t : tasks_)
+    if (t.error && (!failed || task_path_less(t, *failed))) failed = &t;
+  if (failed) {
+    if (shared_.wants(stream_mode::debug))
+      shared_.emit(stream_mode::debug, object{{"type", "task_result"},
+                                              {"timestamp", now_iso8601()},
+                                              {"step", step_},
+                                              {"payload", object{{"id", failed->id},
+                                                                 {"name", failed->name},
+                                                                 {"error", failed->error->message},
+                                                                 {"result", list{}},
+                                                                 {"interrupts", list{}}}}});
+    throw error(failed->error->code, failed->error->message);
+  }
+  std::vector<pregel_task*> batch;
+  batch.reserve(tasks_.size());
+  for (auto& t : tasks_) batch.push_back(&t);
+  auto applied = algo::apply_writes(state_, index_, batch);
+  updated_ = std::move(applied.updated_channels);
+  have_updated_ = true;
+  emit_values_if(updated_);
+  put_checkpoint("loop", step_metadata_writes(batch), applied.new_versions);
+  return !algo::should_interrupt(state_, g_.interrupt_after, tasks_);
+}
+
+void run_loop::save_writes(const pregel_task& t) {
+  checkpoint_config cfg = cp_config_;
+  cfg.checkpoint_id = state_.checkpoint.id;
+  std::string path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
+                            : std::string(PULL) + "," + t.name;
+  if (t.error)
+    saver_->put_writes(cfg, {{std::string(ERROR), value(t.error->message)}}, t.id, path);
+  else
+    saver_->put_writes(cfg, t.writes, t.id, path);
+}
+
+value run_loop::step_metadata_writes(const std::vector<pregel_task*>& tasks) const {
+  object o;
+  for (const pregel_task* t : tasks) {
+    if (g_.nodes[t->node].hidden) continue;
+    value u = task_update(g_, *t);
+    if (const value* prev = o.find(t->name)) {
+      list l = prev->is_list() && o.size() ? prev->as_list() : list{*prev};
+      l.push_back(u);
+      o.set(t->name, value(std::move(l)));
+    } else {
+      o.set(t->name, u);
+    }
+  }
+  if (o.empty()) return value();
+  return value(std::move(o));
+}
+
+void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
+  bool touched = false;
+  for (const auto& c : g_.output_channels)
+    if (updated.count(c)) touched = true;
+  if (!touched) return;
+  auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+  if (!out) return;
+  latest_values_ = *out;
+  shared_.emit(stream_mode::values, *out);
+}
+
+void run_loop::put_checkpoint(const char* source, value writes,
+                    const std::map<std::string, channel_version>& new_versions) {
+  checkpoint& cp = state_.checkpoint;
+  const std::string parent_id = cp.id;
+  cp.id = ids_.next();
+  const bool debug = shared_.wants(stream_mode::debug);
+  if (saver_ || debug) cp.ts = now_iso8601();
+  checkpoint_metadata meta;
+  meta.source = source;
+  meta.step = step_;
+  meta.writes = std::move(writes);
+  if (saver_) {
+    checkpoint_config parent = cp_config_;
+    parent.checkpoint_id = parent_id;
+    cp_config_ = saver_->put(parent, cp, meta, new_versions);
+  }
+  if (debug) {
+    auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+    shared_.emit(
+        stream_mode::debug,
+        object{{"type", "checkpoint"},
+               {"timestamp", cp.ts},
+               {"step", step_},
+               {"payload",
+                object{{"config",
+                        object{{"configurable", object{{"thread_id", cp_config_.thread_id},
+                                                       {"checkpoint_ns", shared_.checkpoint_ns},
+                                                       {"checkpoint_id", cp.id}}}}},
+                       {"values", values ? *values : value()},
+                       {"metadata", metadata_to_value(meta)}}}});
+  }
+  ++step_;
+}
+
+}  // namespace superstep::detail

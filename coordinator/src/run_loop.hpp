@@ -1,0 +1,85 @@
+#pragma once
+
+// Internal: one run of a graph as a state machine (LangGraph's PregelLoop): begin() applies
+// the input, plan() prepares a step's tasks, task_finished() takes each task's result as it
+// arrives, commit_step() applies the step and checkpoints. A synchronous driver and the
+// coordinator actor both drive it.
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "run_context.hpp"
+#include "superstep/coordinator/algo.hpp"
+#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/core/ids.hpp"
+
+namespace superstep {
+class pregel;
+}
+
+namespace superstep::detail {
+
+class run_loop {
+ public:
+  run_loop(const pregel_graph& graph, const algo::graph_index& index, checkpoint_saver* saver,
+           run_shared& shared);
+
+  /// Loads the thread's checkpoint (with a saver) and applies `input` as step -1.
+  void begin(const value& input);
+
+  /// Prepares the next step. Returns false when the run is over: no task left, or an
+  /// interrupt_before node is next. Throws graph_recursion past the recursion limit.
+  bool plan();
+
+  std::vector<pregel_task>& tasks() noexcept { return tasks_; }
+  std::int64_t step() const noexcept { return step_; }
+  const algo::channel_map& channels() const noexcept { return state_.channels; }
+  const run_shared& shared() const noexcept { return shared_; }
+  const pregel_graph& graph() const noexcept { return g_; }
+
+  /// Records a finished task: saves its writes, streams its update. Thread-safe.
+  void task_finished(const pregel_task& t);
+
+  /// Applies the step's writes and checkpoints. Throws the first task error (in task-path
+  /// order) when a task failed. Returns false when an interrupt_after node ran.
+  bool commit_step();
+
+  /// The run's output: its latest `values` event, as LangGraph's invoke returns.
+  const value& output() const noexcept { return latest_values_; }
+
+  /// Drives begin/plan/execute/commit to the end with `run_batch` executing tasks.
+  template <class RunBatch>
+  value run(const value& input, RunBatch&& run_batch) {
+    begin(input);
+    while (plan()) {
+      run_batch(tasks_);
+      if (!commit_step()) break;
+    }
+    return latest_values_;
+  }
+
+ private:
+  void save_writes(const pregel_task& t);
+  value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
+  void emit_values_if(const std::unordered_set<std::string>& updated);
+  void put_checkpoint(const char* source, value writes,
+                      const std::map<std::string, channel_version>& new_versions);
+
+  const pregel_graph& g_;
+  const algo::graph_index& index_;
+  checkpoint_saver* saver_;
+  run_shared& shared_;
+  checkpoint_config cp_config_;
+  algo::run_state state_;
+  std::vector<pregel_task> tasks_;
+  std::unordered_set<std::string> updated_;
+  bool have_updated_ = false;
+  value latest_values_;
+  std::int64_t step_ = 0;
+  std::int64_t stop_ = 0;
+  std::int64_t limit_ = 25;
+  checkpoint_id_generator ids_;
+};
+
+}  // namespace superstep::detail
