@@ -5,7 +5,9 @@
 #include <set>
 
 #include "run_context.hpp"
+#include "coordinator_actor.hpp"
 #include "run_loop.hpp"
+#include "superstep/actors/runtime.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/task_executor.hpp"
@@ -16,6 +18,11 @@ namespace superstep {
 
 struct pregel::impl {
   algo::graph_index index;
+  std::mutex m;
+  std::shared_ptr<actors::runtime> runtime;
+  detail::node_actor_pool_ptr pool;  // destroyed before the runtime it lives in
+
+  detail::node_actor_pool& actor_pool(const pregel_graph& g, const runtime_options& o);
 };
 
 namespace {
@@ -67,22 +74,30 @@ value run_sync(detail::run_loop& loop, task_executor& executor, const value& inp
 
 }  // namespace
 
-pregel::pregel(pregel_graph graph, std::shared_ptr<checkpoint_saver> checkpointer,
-               std::shared_ptr<task_executor> executor)
-    : graph_(std::move(graph)),
-      checkpointer_(std::move(checkpointer)),
-      executor_(std::move(executor)) {
+pregel::pregel(pregel_graph graph, runtime_options options)
+    : graph_(std::move(graph)), options_(std::move(options)) {
   validate(graph_);
-  if (!executor_) executor_ = make_thread_pool_executor();
-  auto i = std::make_shared<impl>();
-  i->index = algo::graph_index::build(graph_);
-  impl_ = std::move(i);
+  if (!options_.executor) options_.executor = make_thread_pool_executor();
+  impl_ = std::make_unique<impl>();
+  impl_->index = algo::graph_index::build(graph_);
 }
 
 pregel::~pregel() = default;
 
 std::shared_ptr<pregel> pregel::with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const {
-  return std::make_shared<pregel>(graph_, std::move(saver), executor_);
+  runtime_options o = options_;
+  o.checkpointer = std::move(saver);
+  return std::make_shared<pregel>(graph_, std::move(o));
+}
+
+detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g,
+                                                  const runtime_options& o) {
+  std::lock_guard lock(m);
+  if (!pool) {
+    if (!runtime) runtime = o.runtime ? o.runtime : std::make_shared<actors::runtime>();
+    pool = detail::make_node_actor_pool(*runtime, g);
+  }
+  return *pool;
 }
 
 value pregel::invoke(const value& input, const value& config) const {
@@ -100,8 +115,9 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   shared.subgraphs = options.subgraphs;
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
-  detail::run_loop loop(graph_, impl_->index, checkpointer_.get(), shared);
-  return run_sync(loop, *executor_, input);
+  detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
+  if (options_.mode == execution::threads) return run_sync(loop, *options_.executor, input);
+  return detail::run_on_actors(loop, impl_->actor_pool(graph_, options_), input);
 }
 
 value pregel::run_nested(const value& input, node_context& parent) const {
@@ -119,8 +135,8 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.subgraphs = up.subgraphs;
   shared.sink = up.sink;
   shared.sink_mutex = up.sink_mutex;
-  detail::run_loop loop(graph_, impl_->index, checkpointer_.get(), shared);
-  return run_sync(loop, *executor_, input);
+  detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
+  return run_sync(loop, *options_.executor, input);
 }
 
 }  // namespace superstep

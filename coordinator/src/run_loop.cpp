@@ -1,6 +1,7 @@
 #include "run_loop.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
@@ -156,7 +157,9 @@ bool run_loop::commit_step() {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
-  put_checkpoint("loop", step_metadata_writes(batch), applied.new_versions);
+  // Metadata is only read from saved checkpoints and debug events.
+  const bool want_meta = saver_ || shared_.wants(stream_mode::debug);
+  put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), applied.new_versions);
   return !algo::should_interrupt(state_, g_.interrupt_after, tasks_);
 }
 
@@ -172,19 +175,20 @@ void run_loop::save_writes(const pregel_task& t) {
 }
 
 value run_loop::step_metadata_writes(const std::vector<pregel_task*>& tasks) const {
-  object o;
+  // Several tasks of one node (Sends) are listed together, in task-path order: O(tasks).
+  std::vector<std::pair<std::string_view, list>> by_name;
+  std::unordered_map<std::string_view, std::size_t> index;
   for (const pregel_task* t : tasks) {
     if (g_.nodes[t->node].hidden) continue;
-    value u = task_update(g_, *t);
-    if (const value* prev = o.find(t->name)) {
-      list l = prev->is_list() && o.size() ? prev->as_list() : list{*prev};
-      l.push_back(u);
-      o.set(t->name, value(std::move(l)));
-    } else {
-      o.set(t->name, u);
-    }
+    auto [it, fresh] = index.emplace(t->name, by_name.size());
+    if (fresh) by_name.emplace_back(t->name, list{});
+    by_name[it->second].second.push_back(task_update(g_, *t));
   }
-  if (o.empty()) return value();
+  if (by_name.empty()) return value();
+  object o;
+  o.reserve(by_name.size());
+  for (auto& [name, updates] : by_name)
+    o.set(std::string(name), updates.size() == 1 ? std::move(updates.front()) : value(std::move(updates)));
   return value(std::move(o));
 }
 

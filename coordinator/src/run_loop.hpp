@@ -5,6 +5,7 @@
 // arrives, commit_step() applies the step and checkpoints. A synchronous driver and the
 // coordinator actor both drive it.
 
+#include <exception>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -45,6 +46,12 @@ class run_loop {
   /// order) when a task failed. Returns false when an interrupt_after node ran.
   bool commit_step();
 
+  /// The error that ended the run, recorded by the coordinator actor for its caller.
+  void set_failure(std::exception_ptr e) noexcept { failure_ = std::move(e); }
+  std::exception_ptr take_failure() noexcept { return std::move(failure_); }
+
+  const algo::run_state& state() const noexcept { return state_; }
+
   /// The run's output: its latest `values` event, as LangGraph's invoke returns.
   const value& output() const noexcept { return latest_values_; }
 
@@ -76,6 +83,7 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   value latest_values_;
+  std::exception_ptr failure_;
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;

@@ -293,6 +293,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     }
     for (const auto& b : branches_) {
       if (b.from != name) continue;
+      pn.fresh_reads = all_keys;
       for (const auto& [label, target] : b.path_map)
         g.draw_conditional_edges.emplace_back(name, target, label == target ? "" : label);
       auto router = b.router;
@@ -373,7 +374,12 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.output_single = false;
   g.interrupt_before = options.interrupt_before;
   g.interrupt_after = options.interrupt_after;
-  return std::make_shared<pregel>(std::move(g), options.checkpointer);
+  runtime_options ro;
+  ro.checkpointer = options.checkpointer;
+  ro.mode = options.mode;
+  ro.runtime = options.runtime;
+  ro.executor = options.executor;
+  return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 
 }  // namespace superstep

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "superstep/actors/node_host.hpp"
 #include "superstep/channels/channel.hpp"
 #include "superstep/coordinator/checkpoint.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
@@ -18,7 +19,7 @@
 namespace superstep::algo {
 
 /// The live channels of one run, by name.
-using channel_map = std::unordered_map<std::string, std::unique_ptr<channels::channel>>;
+using channel_map = actors::channel_map;
 
 /// Indexes derived once per compiled graph.
 struct graph_index {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,27 @@
 namespace superstep {
 
 class task_executor;
+namespace actors {
+class runtime;
+}
+
+/// How a graph's top-level runs execute their tasks.
+enum class execution : std::uint8_t {
+  /// A coordinator actor dispatches task batches to node actors (the default).
+  actors,
+  /// The calling thread drives the loop and runs tasks on a thread pool (no actors).
+  threads,
+};
+
+/// Options of a compiled graph's runtime.
+struct runtime_options {
+  std::shared_ptr<checkpoint_saver> checkpointer;
+  execution mode = execution::actors;
+  /// The actor runtime to run on; when null, the graph starts its own on its first run.
+  std::shared_ptr<actors::runtime> runtime;
+  /// Runs tasks in `execution::threads` mode and inside subgraphs (default: a thread pool).
+  std::shared_ptr<task_executor> executor;
+};
 
 /// Options of one run, besides the config object.
 struct stream_options {
@@ -29,8 +51,7 @@ class pregel : public std::enable_shared_from_this<pregel> {
  public:
   /// Validates the graph (channels named by nodes exist, ...) and takes ownership.
   /// Throws `superstep::error` (invalid_graph) naming the offender.
-  explicit pregel(pregel_graph graph, std::shared_ptr<checkpoint_saver> checkpointer = nullptr,
-                  std::shared_ptr<task_executor> executor = nullptr);
+  explicit pregel(pregel_graph graph, runtime_options options = {});
   ~pregel();
 
   /// Runs to completion and returns the output channels' values.
@@ -44,7 +65,9 @@ class pregel : public std::enable_shared_from_this<pregel> {
   std::string draw_mermaid() const;
 
   const pregel_graph& graph() const noexcept { return graph_; }
-  const std::shared_ptr<checkpoint_saver>& checkpointer() const noexcept { return checkpointer_; }
+  const std::shared_ptr<checkpoint_saver>& checkpointer() const noexcept {
+    return options_.checkpointer;
+  }
 
   /// A copy of this graph using another checkpointer (used by compile()).
   std::shared_ptr<pregel> with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const;
@@ -57,9 +80,8 @@ class pregel : public std::enable_shared_from_this<pregel> {
  private:
   struct impl;
   pregel_graph graph_;
-  std::shared_ptr<checkpoint_saver> checkpointer_;
-  std::shared_ptr<task_executor> executor_;
-  std::shared_ptr<const impl> impl_;
+  runtime_options options_;
+  std::unique_ptr<impl> impl_;
 };
 
 }  // namespace superstep

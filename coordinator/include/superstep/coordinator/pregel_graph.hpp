@@ -40,6 +40,8 @@ struct pregel_node {
   bool single_read = false;
   node_function fn;
   std::vector<node_writer> writers;
+  /// Channels the writers read "fresh" (routers): node actors keep replicas of these.
+  std::vector<std::string> fresh_reads;
   /// Hidden nodes (the StateGraph START node) do not appear in `updates` streams.
   bool hidden = false;
   /// The compiled subgraph this node runs, if it is one (for drawing and namespaces).

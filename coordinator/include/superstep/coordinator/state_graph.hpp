@@ -25,6 +25,10 @@ struct node_options {
 /// Options of `state_graph::compile`.
 struct compile_options {
   std::shared_ptr<checkpoint_saver> checkpointer;
+  /// Where and how runs execute (actors by default).
+  execution mode = execution::actors;
+  std::shared_ptr<actors::runtime> runtime;
+  std::shared_ptr<task_executor> executor;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   std::string name;

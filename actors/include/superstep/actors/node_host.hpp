@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "superstep/actors/task.hpp"
+#include "superstep/channels/channel.hpp"
+
+namespace superstep::actors {
+
+/// Channels by name: a node actor's replica of the channels its node reads.
+using channel_map = std::unordered_map<std::string, std::unique_ptr<channels::channel>>;
+
+/// What a task batch says about the run it belongs to.
+struct batch_header {
+  std::int64_t step = 0;
+  value config;
+  std::vector<std::string> ns;  ///< namespace of the graph (empty at the top level)
+  std::uint32_t modes = 0;      ///< stream modes wanted, a bit per mode
+  bool subgraphs = false;
+};
+
+/// Sends a stream event (custom, messages, or a subgraph's) back to the run's coordinator.
+using stream_forward =
+    std::function<void(const std::vector<std::string>& ns, std::uint8_t mode, value data)>;
+
+/// Runs a batch of tasks of one node against the replica; fills each task's writes, output
+/// and error. Never throws.
+using task_body = std::function<void(std::vector<pregel_task>& tasks, const batch_header& header,
+                                     const channel_map& replica, const stream_forward& forward)>;
+
+/// What a process needs to host a node: its name, the body that runs its tasks, and
+/// prototypes of the channels it reads fresh (its replica).
+struct node_host {
+  std::string name;
+  task_body body;
+  std::vector<std::pair<std::string, std::shared_ptr<const channels::channel>>> replica_channels;
+};
+
+}  // namespace superstep::actors

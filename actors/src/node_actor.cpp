@@ -1,0 +1,63 @@
+// The PregelNode actor: hosts one node of a graph, keeps a replica of the channels its node
+// reads fresh, and runs task batches sent by coordinator actors.
+#include <optional>
+
+#include "superstep/actors/protocol.hpp"
+
+namespace superstep::actors {
+
+namespace {
+
+struct node_state {
+  std::shared_ptr<const node_host> node;
+  channel_map replica;
+  std::unordered_map<std::string, std::shared_ptr<const channels::channel>> prototypes;
+};
+
+void apply_deltas(node_state& st, std::vector<channel_delta>& deltas) {
+  for (auto& d : deltas) {
+    auto proto = st.prototypes.find(d.channel);
+    if (proto == st.prototypes.end()) continue;
+    std::optional<value> saved;
+    if (d.present) saved = std::move(d.v);
+    st.replica[d.channel] = proto->second->from_checkpoint(saved);
+  }
+}
+
+caf::behavior node_actor(caf::stateful_actor<node_state>* self,
+                         std::shared_ptr<const node_host> node) {
+  auto& st = self->state;
+  st.node = std::move(node);
+  for (const auto& [name, proto] : st.node->replica_channels) {
+    st.prototypes.emplace(name, proto);
+    st.replica.emplace(name, proto->copy());
+  }
+  return {
+      [self](task_batch& b) {
+        auto& st = self->state;
+        apply_deltas(st, b.deltas);
+        auto coordinator = caf::actor_cast<caf::actor>(self->current_sender());
+        // anon_send is thread-safe: nested subgraph runs may emit from pool threads.
+        stream_forward forward = [coordinator](const std::vector<std::string>& ns,
+                                               std::uint8_t mode, value data) {
+          caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
+        };
+        try {
+          st.node->body(b.tasks, b.header, st.replica, forward);
+        } catch (const std::exception& e) {
+          for (auto& t : b.tasks)
+            if (!t.done) t.error = task_error{error_code::internal, e.what()};
+        }
+        for (auto& t : b.tasks) t.input = value();  // the coordinator has it already
+        self->send(coordinator, task_batch_done{std::move(b.slots), std::move(b.tasks)});
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node) {
+  return sys.spawn(node_actor, std::move(node));
+}
+
+}  // namespace superstep::actors

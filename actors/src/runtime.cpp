@@ -1,0 +1,40 @@
+#include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/protocol.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace superstep::actors {
+
+namespace {
+
+caf::actor_system_config& configure(caf::actor_system_config& cfg, unsigned threads) {
+  register_message_types(cfg);
+  cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  return cfg;
+}
+
+unsigned resolve_threads(unsigned requested) {
+  if (requested) return requested;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+runtime::impl::impl(unsigned n) : system(configure(cfg, n)), threads(n) {}
+
+runtime::runtime(runtime_options options)
+    : impl_(std::make_unique<impl>(resolve_threads(options.threads))) {}
+
+runtime::~runtime() = default;
+
+unsigned runtime::threads() const noexcept { return impl_->threads; }
+
+void register_message_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<task_batch>("superstep.task_batch");
+  cfg.add_message_type<task_batch_done>("superstep.task_batch_done");
+  cfg.add_message_type<stream_chunk>("superstep.stream_chunk");
+}
+
+}  // namespace superstep::actors

@@ -1,0 +1,78 @@
+// Shared pieces of the benchmark program: one measured workload, its timing and its output.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace superstep::bench {
+
+/// Options from the command line.
+struct options {
+  int runs = 5;
+  bool big = false;
+  /// Execution modes to run every graph workload in: "actors", "threads" (compile_options).
+  std::vector<std::string> modes = {"actors", "threads"};
+  std::string only;
+  std::string json_path = "bench_results.json";
+};
+
+/// One row of the table: a workload timed `run_us.size()` times after a warm-up.
+struct measurement {
+  std::string name;
+  /// How the graph ran ("actors", "threads"), or "-" for the reference.
+  std::string mode = "-";
+  /// What one timed unit is: "step", "Send", "round trip".
+  std::string unit;
+  /// Units per run (steps of a chain, Sends of a fan-out...).
+  std::int64_t units_per_run = 0;
+  /// Wall time of each timed run, in microseconds.
+  std::vector<double> run_us;
+  /// Process peak RSS (ru_maxrss) after the workload, and the RSS then, in KiB.
+  long peak_rss_kib = 0;
+  long rss_kib = 0;
+
+  double median_us() const;
+  double min_us() const;
+  double max_us() const;
+  double per_unit(double total_us) const { return total_us / static_cast<double>(units_per_run); }
+};
+
+/// A result that is not what the workload must produce: the benchmark stops with it.
+struct wrong_result : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws wrong_result with `what` unless `ok`.
+inline void check(bool ok, const std::string& what) {
+  if (!ok) throw wrong_result(what);
+}
+
+/// Peak RSS of the process so far and current RSS, in KiB.
+long peak_rss_kib();
+long current_rss_kib();
+
+/// Runs `once` one time as a warm-up, then `runs` times timed; fills in the RSS.
+measurement measure(std::string mode, std::string name, std::string unit,
+                    std::int64_t units_per_run, int runs, const std::function<void()>& once);
+
+/// A workload the program can run, selected by name prefix with --only. Graph workloads run
+/// once per mode; the reference gets "-".
+struct workload {
+  std::string name;
+  std::function<measurement(const options&, const std::string& mode)> run;
+};
+
+/// The graph workloads (workloads.cpp) and the CAF reference (caf_reference.cpp).
+std::vector<workload> graph_workloads(const options& opts);
+measurement caf_round_trip(const options& opts, const std::string& mode);
+
+/// Prints the table to stdout and writes it as JSON (table.cpp).
+void print_table(const std::vector<measurement>& rows, long process_peak_kib);
+void write_json(const std::string& path, const std::vector<measurement>& rows,
+                long process_peak_kib, const options& opts);
+
+}  // namespace superstep::bench

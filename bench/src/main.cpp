@@ -1,0 +1,163 @@
+// superstep_bench: LangGraph-style benchmark workloads on the superstep runtime, one table.
+//
+//   superstep_bench [--runs N] [--only PREFIX] [--mode actors|threads|both] [--big] [--json PATH]
+//
+// Every workload runs once as a warm-up, then N times (default 5); the table shows the median,
+// min and max per step, per Send or per round trip, with the CAF local round trip measured in
+// the same process as the reference. A wrong result stops the program with exit status 2.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "bench.hpp"
+
+namespace superstep::bench {
+
+namespace {
+
+double nth(std::vector<double> v, std::size_t k) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+void usage(std::ostream& os) {
+  os << "usage: superstep_bench [--runs N] [--only PREFIX] [--mode M] [--big] [--json PATH]\n"
+        "  --runs N      timed repetitions per workload after one warm-up (default 5)\n"
+        "  --only PREFIX run only the workloads whose name starts with PREFIX\n"
+        "                ('caf' selects the CAF reference)\n"
+        "  --mode M      actors (a coordinator actor and node actors), threads (the\n"
+        "                caller drives the loop on a thread pool), or both (default)\n"
+        "  --big         also run fanout_10^6\n"
+        "  --json PATH   where to write the JSON results (default bench_results.json)\n";
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "superstep_bench: " << a << " needs a value\n";
+        std::exit(64);
+      }
+      return argv[++i];
+    };
+    if (a == "--runs") {
+      o.runs = std::atoi(next().c_str());
+      if (o.runs < 1) {
+        std::cerr << "superstep_bench: --runs must be a positive integer\n";
+        std::exit(64);
+      }
+    } else if (a == "--only") {
+      o.only = next();
+    } else if (a == "--mode") {
+      const std::string m = next();
+      if (m == "both")
+        o.modes = {"actors", "threads"};
+      else if (m == "actors" || m == "threads")
+        o.modes = {m};
+      else {
+        std::cerr << "superstep_bench: --mode is actors, threads or both\n";
+        std::exit(64);
+      }
+    } else if (a == "--big") {
+      o.big = true;
+    } else if (a == "--json") {
+      o.json_path = next();
+    } else if (a == "-h" || a == "--help") {
+      usage(std::cout);
+      std::exit(0);
+    } else {
+      std::cerr << "superstep_bench: unknown argument '" << a << "'\n";
+      usage(std::cerr);
+      std::exit(64);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+double measurement::median_us() const {
+  const std::size_t n = run_us.size();
+  if (n % 2) return nth(run_us, n / 2);
+  return (nth(run_us, n / 2 - 1) + nth(run_us, n / 2)) / 2;
+}
+double measurement::min_us() const { return *std::min_element(run_us.begin(), run_us.end()); }
+double measurement::max_us() const { return *std::max_element(run_us.begin(), run_us.end()); }
+
+long peak_rss_kib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;  // KiB on Linux
+}
+
+long current_rss_kib() {
+  long pages_total = 0, pages_resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages_total, &pages_resident) != 2) pages_resident = 0;
+    std::fclose(f);
+  }
+  return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+measurement measure(std::string mode, std::string name, std::string unit,
+                    std::int64_t units_per_run, int runs, const std::function<void()>& once) {
+  using clock = std::chrono::steady_clock;
+  measurement m;
+  m.mode = std::move(mode);
+  m.name = std::move(name);
+  m.unit = std::move(unit);
+  m.units_per_run = units_per_run;
+  once();  // warm-up: allocator pools, thread pool, caches
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = clock::now();
+    once();
+    const auto t1 = clock::now();
+    m.run_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  m.peak_rss_kib = peak_rss_kib();
+  m.rss_kib = current_rss_kib();
+  return m;
+}
+
+}  // namespace superstep::bench
+
+int main(int argc, char** argv) {
+  using namespace superstep::bench;
+  const options opts = parse(argc, argv);
+  std::vector<std::pair<workload, std::string>> plan;
+  for (const auto& w : graph_workloads(opts))
+    for (const auto& mode : opts.modes) plan.emplace_back(w, mode);
+  plan.emplace_back(workload{"caf_round_trip", caf_round_trip}, "-");
+
+  std::vector<measurement> rows;
+  for (const auto& [w, mode] : plan) {
+    if (w.name.rfind(opts.only, 0) != 0) continue;
+    const std::string label = w.name + (mode == "-" ? "" : " [" + mode + "]");
+    std::cerr << "running " << label << " ..." << std::endl;
+    try {
+      rows.push_back(w.run(opts, mode));
+    } catch (const wrong_result& e) {
+      std::cerr << "\n*** BENCHMARK FAILED: " << label << " produced a wrong result: " << e.what()
+                << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "\n*** BENCHMARK FAILED: " << label << " threw: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (rows.empty()) {
+    std::cerr << "superstep_bench: no workload matches --only '" << opts.only << "'\n";
+    return 64;
+  }
+  const long peak = peak_rss_kib();
+  print_table(rows, peak);
+  write_json(opts.json_path, rows, peak, opts);
+  return 0;
+}

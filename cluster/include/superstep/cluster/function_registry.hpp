@@ -1,0 +1,68 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "superstep/channels/reducer.hpp"
+#include "superstep/coordinator/node_context.hpp"
+#include "superstep/core/value.hpp"
+
+namespace superstep::cluster {
+
+/// Makes a node function from the `params` a spec gives it (null when the spec has none).
+/// Throws `invalid_param` (see function_params.hpp) or `superstep::error` (invalid_spec) when
+/// the params are missing or malformed, so specs fail when loaded, not when run.
+using node_factory = std::function<node_function(const value& params)>;
+
+/// Makes a router (for conditional edges) from its params, likewise.
+using router_factory = std::function<router_function(const value& params)>;
+
+/// The named functions a graph spec may refer to: node factories, router factories and
+/// reducers.
+///
+/// A spec names node code ("fn": "std.template"); the registry turns the name and its params
+/// into a function. `main()` (or a test) builds one registry, fills it (the `std` library,
+/// node libraries loaded as plugins) and passes it to the spec loader: there is no global
+/// registry and no static registration.
+///
+/// Built-in reducers (append, add, max, min, merge, add_messages) are always known and cannot
+/// be registered again. Names are unique per kind: registering a name twice throws
+/// `superstep::error` (invalid_argument), so two libraries cannot silently shadow each other.
+///
+/// Thread-safety: fill it on one thread; afterwards, concurrent const lookups are safe.
+/// Functions it returns may be called concurrently by tasks of several runs.
+class function_registry {
+ public:
+  void add_node(std::string name, node_factory factory);
+  void add_router(std::string name, router_factory factory);
+  void add_reducer(std::string name, channels::reducer reducer);
+
+  bool has_node(std::string_view name) const noexcept;
+  bool has_router(std::string_view name) const noexcept;
+  /// True for registered and built-in reducers.
+  bool has_reducer(std::string_view name) const noexcept;
+
+  /// The node function `name` made with `params`. Throws `superstep::error`
+  /// (unknown_function) naming `name` when it is not registered; the factory's own errors
+  /// propagate.
+  node_function make_node(std::string_view name, const value& params) const;
+  /// The router `name` made with `params`, likewise.
+  router_function make_router(std::string_view name, const value& params) const;
+  /// A registered or built-in reducer; throws `superstep::error` (unknown_function) otherwise.
+  const channels::reducer& reducer(std::string_view name) const;
+
+  /// Registered names, sorted (built-in reducers are not listed).
+  std::vector<std::string> node_names() const;
+  std::vector<std::string> router_names() const;
+  std::vector<std::string> reducer_names() const;
+
+ private:
+  std::map<std::string, node_factory, std::less<>> nodes_;
+  std::map<std::string, router_factory, std::less<>> routers_;
+  std::map<std::string, channels::reducer, std::less<>> reducers_;
+};
+
+}  // namespace superstep::cluster

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "superstep/cluster/function_registry.hpp"
+
+namespace superstep::cluster {
+
+/// Registers the `std` node library of GRAPH_SPEC.md into `registry`: small deterministic
+/// functions for demos, tests and glue.
+///
+/// Nodes: std.set, std.double, std.copy, std.template, std.pick, std.increment, std.map,
+/// std.sum, std.sleep, std.fail, std.interrupt, std.emit, std.goto. Routers: std.send_each,
+/// std.route. Every factory validates its params when called (missing, unknown or wrong-typed
+/// params throw `invalid_param`); errors at run time name the function ("std.copy: ...").
+///
+/// Choices where GRAPH_SPEC.md leaves room:
+/// - std.double with `until_len`: the length of a string or list is its size; a number's is
+///   the length of its JSON text (so 10 has length 2).
+/// - std.template replaces `{key}` by the input's value of key (a string as is, anything else
+///   as JSON); `{{` and `}}` stand for literal braces; `wrap` may only be "list".
+/// - std.increment and std.map treat an absent or null key as 0; std.pick takes Python-style
+///   negative indices; std.route's `less_than` compares numbers or strings.
+/// - std.fail fails the first `times` attempts per (configurable.thread_id, node name), then
+///   behaves as std.set. Its counter belongs to this registration: two registries count apart.
+/// - std.interrupt validates its params but raises invalid_argument when run: interrupt()
+///   needs a checkpointer and arrives with persistence.
+///
+/// Registering twice into one registry throws (names are unique).
+void register_std_library(function_registry& registry);
+
+}  // namespace superstep::cluster

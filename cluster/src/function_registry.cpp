@@ -1,0 +1,90 @@
+#include "superstep/cluster/function_registry.hpp"
+
+#include "superstep/core/error.hpp"
+
+namespace superstep::cluster {
+
+namespace {
+
+template <class Map, class T>
+void add_unique(Map& map, std::string name, T item, const char* kind) {
+  if (name.empty()) throw error(error_code::invalid_argument, std::string(kind) + " name is empty");
+  if (!item)
+    throw error(error_code::invalid_argument, std::string(kind) + " '" + name + "' is empty");
+  if (map.count(name))
+    throw error(error_code::invalid_argument,
+                std::string(kind) + " '" + name + "' is already registered");
+  map.emplace(std::move(name), std::move(item));
+}
+
+template <class Map>
+std::vector<std::string> names_of(const Map& map) {
+  std::vector<std::string> out;
+  out.reserve(map.size());
+  for (const auto& [name, item] : map) out.push_back(name);
+  return out;
+}
+
+[[noreturn]] void unknown(const char* kind, std::string_view name) {
+  throw error(error_code::unknown_function,
+              std::string("unknown ") + kind + " '" + std::string(name) + "'");
+}
+
+}  // namespace
+
+void function_registry::add_node(std::string name, node_factory factory) {
+  add_unique(nodes_, std::move(name), std::move(factory), "node function");
+}
+
+void function_registry::add_router(std::string name, router_factory factory) {
+  add_unique(routers_, std::move(name), std::move(factory), "router");
+}
+
+void function_registry::add_reducer(std::string name, channels::reducer reducer) {
+  if (channels::builtin_reducer(name))
+    throw error(error_code::invalid_argument,
+                "reducer '" + name + "' is built in and cannot be registered");
+  if (!reducer.binary && !reducer.fold)
+    throw error(error_code::invalid_argument, "reducer '" + name + "' has no function");
+  if (reducer.name.empty()) reducer.name = name;
+  if (reducers_.count(name))
+    throw error(error_code::invalid_argument, "reducer '" + name + "' is already registered");
+  reducers_.emplace(std::move(name), std::move(reducer));
+}
+
+bool function_registry::has_node(std::string_view name) const noexcept {
+  return nodes_.find(name) != nodes_.end();
+}
+
+bool function_registry::has_router(std::string_view name) const noexcept {
+  return routers_.find(name) != routers_.end();
+}
+
+bool function_registry::has_reducer(std::string_view name) const noexcept {
+  return channels::builtin_reducer(name) || reducers_.find(name) != reducers_.end();
+}
+
+node_function function_registry::make_node(std::string_view name, const value& params) const {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) unknown("node function", name);
+  return it->second(params);
+}
+
+router_function function_registry::make_router(std::string_view name, const value& params) const {
+  auto it = routers_.find(name);
+  if (it == routers_.end()) unknown("router", name);
+  return it->second(params);
+}
+
+const channels::reducer& function_registry::reducer(std::string_view name) const {
+  if (const channels::reducer* r = channels::builtin_reducer(name)) return *r;
+  auto it = reducers_.find(name);
+  if (it == reducers_.end()) unknown("reducer", name);
+  return it->second;
+}
+
+std::vector<std::string> function_registry::node_names() const { return names_of(nodes_); }
+std::vector<std::string> function_registry::router_names() const { return names_of(routers_); }
+std::vector<std::string> function_registry::reducer_names() const { return names_of(reducers_); }
+
+}  // namespace superstep::cluster

@@ -1,0 +1,203 @@
+// Loading "superstep.graph/1" specs through the state_graph builder.
+#include <set>
+
+#include "graph_spec_support.hpp"
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+
+namespace superstep::cluster::detail {
+
+namespace {
+
+// Runs a builder call, reporting its invalid_graph errors at `at`.
+template <class F>
+void build_at(const spec_node& at, F f) {
+  try {
+    f();
+  } catch (const error& e) {
+    if (e.code() != error_code::invalid_graph) throw;
+    at.fail(e.what());
+  }
+}
+
+class state_graph_loader {
+ public:
+  state_graph_loader(const spec_node& root, const function_registry& registry)
+      : root_(root), registry_(registry) {}
+
+  loaded_graph load(const runtime_options& runtime) {
+    runtime_ = &runtime;
+    root_.expect_object({"spec", "name", "state", "input", "output", "nodes", "edges",
+                         "conditional_edges", "interrupt_before", "interrupt_after",
+                         "recursion_limit"});
+    compile_options options;
+    options.checkpointer = runtime.checkpointer;
+    options.mode = runtime.mode;
+    options.runtime = runtime.runtime;
+    options.executor = runtime.executor;
+    if (root_.has("name")) options.name = root_.field("name").expect_string();
+    load_state();
+    if (root_.has("input")) builder_.set_input_keys(state_keys_at(root_.field("input")));
+    if (root_.has("output")) builder_.set_output_keys(state_keys_at(root_.field("output")));
+    load_nodes();
+    if (root_.has("edges")) load_edges(root_.field("edges"));
+    if (root_.has("conditional_edges")) load_conditional_edges(root_.field("conditional_edges"));
+    if (root_.has("interrupt_before"))
+      options.interrupt_before = interrupt_nodes_at(root_.field("interrupt_before"));
+    if (root_.has("interrupt_after"))
+      options.interrupt_after = interrupt_nodes_at(root_.field("interrupt_after"));
+    loaded_.recursion_limit = parse_recursion_limit(root_);
+    loaded_.graph = builder_.compile(std::move(options));
+    return std::move(loaded_);
+  }
+
+ private:
+  void load_state() {
+    spec_node state = root_.field("state");
+    if (state.expect_object().empty()) state.fail("expected at least one state key");
+    for (const auto& [key, v] : state.get().as_object()) {
+      spec_node k(v, state.path_of(key));
+      k.expect_object({"reducer", "default"});
+      std::optional<value> initial;
+      if (k.has("default")) initial = k.field("default").get();
+      if (!k.has("reducer")) {
+        build_at(k, [&] { builder_.add_key(key, initial); });
+      } else {
+        spec_node r = k.field("reducer");
+        const std::string& name = r.expect_string();
+        if (channels::builtin_reducer(name))
+          build_at(k, [&] { builder_.add_key(key, std::string_view(name), initial); });
+        else if (registry_.has_reducer(name))
+          build_at(k, [&] { builder_.add_key(key, registry_.reducer(name), initial); });
+        else
+          r.fail("unknown reducer '" + name +
+                     "' (built-in: append, add, max, min, merge, add_messages)",
+                 error_code::unknown_function);
+      }
+      keys_.insert(key);
+    }
+  }
+
+  std::vector<std::string> state_keys_at(const spec_node& n) {
+    std::vector<std::string> keys = n.expect_strings();
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (!keys_.count(keys[i])) n.item(i).fail("unknown state key '" + keys[i] + "'");
+    return keys;
+  }
+
+  void load_nodes() {
+    spec_node nodes = root_.field("nodes");
+    nodes.expect_object();
+    for (const auto& [name, v] : nodes.get().as_object()) nodes_.insert(name);
+    for (const auto& [name, v] : nodes.get().as_object()) {
+      spec_node n(v, nodes.path_of(name));
+      n.expect_object({"fn", "params", "graph", "retry", "defer", "destinations"});
+      node_options options;
+      if (n.has("defer")) options.defer = n.field("defer").expect_bool();
+      if (n.has("destinations")) {
+        spec_node d = n.field("destinations");
+        options.destinations = d.expect_strings();
+        for (std::size_t i = 0; i < options.destinations.size(); ++i)
+          target_at(d.item(i), options.destinations[i]);
+      }
+      if (n.has("retry")) loaded_.retry[name] = parse_retry(n.field("retry"));
+      if (n.field("fn").expect_string() == "graph") {
+        auto sub = load_subgraph_at(n, registry_, *runtime_);
+        build_at(n, [&] { builder_.add_node(name, sub, options); });
+      } else {
+        if (n.has("graph")) n.field("graph").fail("only a node whose fn is \"graph\" has a graph");
+        node_function fn = make_node_at(n, registry_);
+        build_at(n, [&] { builder_.add_node(name, std::move(fn), options); });
+      }
+    }
+  }
+
+  // Checks a node name used as the start of an edge (START allowed unless in a join).
+  void source_at(const spec_node& at, const std::string& name, bool join) {
+    if (name == END) at.fail("__end__ cannot be the start of an edge");
+    if (name == START && join) at.fail("__start__ cannot be a source of a join edge");
+    if (name != START && !nodes_.count(name)) at.fail("unknown node '" + name + "'");
+  }
+
+  void target_at(const spec_node& at, const std::string& name) {
+    if (name == START) at.fail("__start__ cannot be the end of an edge");
+    if (name != END && !nodes_.count(name)) at.fail("unknown node '" + name + "'");
+  }
+
+  void load_edges(const spec_node& edges) {
+    for (std::size_t i = 0; i < edges.expect_list().size(); ++i) {
+      spec_node e = edges.item(i);
+      if (e.expect_list().size() != 2)
+        e.fail("expected [from, to], got a list of " + std::to_string(e.get().as_list().size()) +
+               " items");
+      spec_node from = e.item(0), to = e.item(1);
+      const std::string& target = to.expect_string();
+      target_at(to, target);
+      if (from.get().is_list()) {
+        std::vector<std::string> sources = from.expect_strings();
+        if (sources.empty()) from.fail("a join edge needs at least one source");
+        for (std::size_t j = 0; j < sources.size(); ++j) source_at(from.item(j), sources[j], true);
+        if (target == END) to.fail("a join edge cannot end at __end__");
+        build_at(e, [&] { builder_.add_edge(sources, target); });
+      } else {
+        const std::string& source = from.expect_string();
+        source_at(from, source, false);
+        build_at(e, [&] { builder_.add_edge(source, target); });
+      }
+    }
+  }
+
+  void load_conditional_edges(const spec_node& edges) {
+    for (std::size_t i = 0; i < edges.expect_list().size(); ++i) {
+      spec_node e = edges.item(i);
+      e.expect_object({"from", "router", "params", "path_map"});
+      spec_node from = e.field("from");
+      const std::string& source = from.expect_string();
+      source_at(from, source, false);
+      router_function router = make_router_at(e, registry_);
+      std::map<std::string, std::string> path_map;
+      if (e.has("path_map")) {
+        spec_node m = e.field("path_map");
+        if (m.get().is_list()) {
+          std::vector<std::string> targets = m.expect_strings();
+          for (std::size_t j = 0; j < targets.size(); ++j) {
+            target_at(m.item(j), targets[j]);
+            path_map[targets[j]] = targets[j];
+          }
+        } else {
+          for (const auto& [label, target] : m.expect_object()) {
+            spec_node t(target, m.path_of(label));
+            target_at(t, t.expect_string());
+            path_map[label] = target.as_string();
+          }
+        }
+      }
+      build_at(e, [&] { builder_.add_conditional_edges(source, std::move(router), path_map); });
+    }
+  }
+
+  std::vector<std::string> interrupt_nodes_at(const spec_node& n) {
+    std::vector<std::string> names = n.expect_strings();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] != "*" && !nodes_.count(names[i]))
+        n.item(i).fail("unknown node '" + names[i] + "'");
+    return names;
+  }
+
+  const spec_node& root_;
+  const function_registry& registry_;
+  const runtime_options* runtime_ = nullptr;
+  state_graph builder_;
+  loaded_graph loaded_;
+  std::set<std::string> keys_;
+  std::set<std::string> nodes_;
+};
+
+}  // namespace
+
+loaded_graph load_state_graph_spec(const spec_node& root, const function_registry& registry,
+                                   const runtime_options& options) {
+  return state_graph_loader(root, registry).load(options);
+}
+
+}  // namespace superstep::cluster::detail

@@ -1,0 +1,162 @@
+// The `std` nodes with effects or routing (sleep, fail, interrupt, emit, goto) and the std
+// routers (send_each, route).
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "std_support.hpp"
+#include "superstep/coordinator/send.hpp"
+
+namespace superstep::cluster::detail {
+
+namespace {
+
+// State of one registration of the library, shared by the functions it made.
+//
+// std.fail counts attempts here, in memory: a restarted process starts counting again. With
+// the persistence issue the count moves to the store, keyed the same way, so that it survives
+// restarts as GRAPH_SPEC.md asks.
+struct std_library_state {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, std::int64_t> attempts;  // (thread, node)
+
+  std::int64_t next_attempt(std::string thread, std::string node) {
+    std::lock_guard lock(mutex);
+    return ++attempts[{std::move(thread), std::move(node)}];
+  }
+};
+
+std::string thread_of(const node_context& ctx) {
+  const value& id = ctx.configurable("thread_id");
+  if (id.is_null()) return "";
+  return id.is_string() ? id.as_string() : id.to_json();
+}
+
+node_function make_sleep(const value& params) {
+  function_params p(params, {"ms", "update"});
+  std::int64_t ms = p.integer("ms");
+  if (ms < 0) p.fail("ms", "must not be negative");
+  value update = p.any_or_null("update");
+  return [ms, update](const value&, node_context&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return update;
+  };
+}
+
+node_factory fail_factory(std::shared_ptr<std_library_state> state) {
+  return [state](const value& params) -> node_function {
+    function_params p(params, {"times", "update", "message"});
+    std::int64_t times = p.integer("times");
+    if (times < 0) p.fail("times", "must not be negative");
+    value update = p.any_or_null("update");
+    std::string message = p.string_or("message", "");
+    return [state, times, update, message](const value&, node_context& ctx) -> value {
+      std::int64_t attempt = state->next_attempt(thread_of(ctx), std::string(ctx.node()));
+      if (attempt > times) return update;
+      fail_run("std.fail", message.empty() ? "attempt " + std::to_string(attempt) + " of " +
+                                                 std::to_string(times) + " fails on purpose"
+                                           : message);
+    };
+  };
+}
+
+node_function make_interrupt(const value& params) {
+  function_params p(params, {"value", "to"});
+  p.string("to");
+  return [](const value&, node_context&) -> value {
+    throw error(error_code::invalid_argument,
+                "std.interrupt needs a checkpointer and interrupt() support, which this build "
+                "does not have yet");
+  };
+}
+
+node_function make_emit(const value& params) {
+  function_params p(params, {"data", "update"});
+  value data = p.any("data");
+  value update = p.any_or_null("update");
+  return [data, update](const value&, node_context& ctx) {
+    ctx.emit_custom(data);
+    return update;
+  };
+}
+
+node_function make_goto(const value& params) {
+  function_params p(params, {"goto", "update"});
+  command c;
+  for (auto& node : p.strings("goto")) c.go_to.emplace_back(std::move(node));
+  c.update = p.any_or_null("update");
+  value cmd = make_command(c);
+  return [cmd](const value&, node_context&) { return cmd; };
+}
+
+router_function make_send_each(const value& params) {
+  function_params p(params, {"key", "items", "node", "as"});
+  std::string node = p.string("node");
+  std::string as = p.string_or("as", "item");
+  if (p.has("key") == p.has("items")) p.fail("key", "give exactly one of 'key' and 'items'");
+  if (p.has("items")) {
+    std::int64_t n = p.integer("items");
+    if (n < 0) p.fail("items", "must not be negative");
+    return [node, as, n](const value&, node_context&) -> value {
+      list sends;
+      sends.reserve(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) sends.push_back(make_send(node, object{{as, i}}));
+      return value(std::move(sends));
+    };
+  }
+  std::string key = p.string("key");
+  return [node, as, key](const value& state, node_context&) -> value {
+    const value& items = input_field("std.send_each", state, key);
+    if (!items.is_list())
+      fail_run("std.send_each",
+               "'" + key + "' is " + std::string(kind_name(items.kind())) + ", not a list",
+               error_code::type_error);
+    list sends;
+    sends.reserve(items.as_list().size());
+    for (const value& item : items.as_list()) sends.push_back(make_send(node, object{{as, item}}));
+    return value(std::move(sends));
+  };
+}
+
+bool less_than(const value& a, const value& b) {
+  if (a.is_number() && b.is_number()) return a.as_double() < b.as_double();
+  if (a.is_string() && b.is_string()) return a.as_string() < b.as_string();
+  fail_run("std.route",
+           "cannot compare " + std::string(kind_name(a.kind())) + " with " +
+               std::string(kind_name(b.kind())),
+           error_code::type_error);
+}
+
+router_function make_route(const value& params) {
+  function_params p(params, {"key", "equals", "less_than", "then", "else"});
+  std::string key = p.string("key");
+  if (p.has("equals") == p.has("less_than"))
+    p.fail("equals", "give exactly one of 'equals' and 'less_than'");
+  bool equals = p.has("equals");
+  value operand = equals ? p.any("equals") : p.any("less_than");
+  value then = p.string("then"), otherwise = p.string("else");
+  return [key, equals, operand, then, otherwise](const value& state, node_context&) {
+    if (!state.is_object()) input_field("std.route", state, key);  // throws: not an object
+    const value& v = state.get(key);
+    bool yes = equals ? v == operand : less_than(v, operand);
+    return yes ? then : otherwise;
+  };
+}
+
+}  // namespace
+
+void register_std_flow(function_registry& registry) {
+  auto state = std::make_shared<std_library_state>();
+  registry.add_node("std.sleep", make_sleep);
+  registry.add_node("std.fail", fail_factory(state));
+  registry.add_node("std.interrupt", make_interrupt);
+  registry.add_node("std.emit", make_emit);
+  registry.add_node("std.goto", make_goto);
+  registry.add_router("std.send_each", make_send_each);
+  registry.add_router("std.route", make_route);
+}
+
+}  // namespace superstep::cluster::detail

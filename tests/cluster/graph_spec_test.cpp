@@ -1,0 +1,311 @@
+// Loading graph specs: the example specs run to their expected outputs, and malformed specs
+// are rejected with errors naming the JSON path of the offender.
+#include "superstep/cluster/graph_spec.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "superstep/cluster/std_library.hpp"
+#include "superstep/core/error.hpp"
+
+using namespace superstep;
+using namespace superstep::cluster;
+
+namespace superstep {
+// Lets BOOST_TEST print error codes by name.
+inline std::ostream& boost_test_print_type(std::ostream& os, error_code c) {
+  return os << code_name(c);
+}
+}  // namespace superstep
+
+namespace {
+
+const function_registry& std_registry() {
+  static const function_registry registry = [] {
+    function_registry r;
+    register_std_library(r);
+    return r;
+  }();
+  return registry;
+}
+
+std::string example(const std::string& name) {
+  return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
+}
+
+std::string run_example(const std::string& name, const std::string& input) {
+  auto graph = load_graph_spec_file(example(name), std_registry());
+  return graph->invoke(value::parse_json(input)).to_json();
+}
+
+// The error of loading `spec_json`; fails the test when it loads.
+error load_error(const std::string& spec_json, const function_registry& registry = std_registry()) {
+  try {
+    load_graph_spec(value::parse_json(spec_json), registry);
+  } catch (const error& e) {
+    return e;
+  }
+  BOOST_FAIL("the spec loaded: " + spec_json);
+  throw std::logic_error("unreachable");
+}
+
+// A one-node state graph spec with `node` as the node "n" and extra top-level members.
+std::string state_spec(const std::string& node, const std::string& extra = "") {
+  return R"({"spec": "superstep.graph/1", "state": {"a": {}, "b": {}}, "nodes": {"n": )" + node +
+         R"(}, "edges": [["__start__", "n"], ["n", "__end__"]])" + extra + "}";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pregel_single_node_example_doubles_its_input) {
+  BOOST_TEST(run_example("pregel_single_node", R"({"a": "foo"})") == R"({"b":"foofoo"})");
+}
+
+BOOST_AUTO_TEST_CASE(pregel_two_nodes_example_chains_through_a_last_value) {
+  BOOST_TEST(run_example("pregel_two_nodes", R"({"a": "foo"})") ==
+             R"({"b":"foofoo","c":"foofoofoofoo"})");
+}
+
+BOOST_AUTO_TEST_CASE(pregel_topic_example_accumulates_both_steps) {
+  BOOST_TEST(run_example("pregel_topic", R"({"a": "foo"})") ==
+             R"({"c":["foofoo","foofoofoofoo"]})");
+}
+
+BOOST_AUTO_TEST_CASE(pregel_binop_example_folds_with_add) {
+  // LangGraph's example folds with a custom reducer ("foofoo | update"); the spec uses the
+  // built-in "add", which concatenates the two writes.
+  BOOST_TEST(run_example("pregel_binop", R"({"a": "foo"})") == R"({"c":"foofoofoofoofoofoo"})");
+}
+
+BOOST_AUTO_TEST_CASE(pregel_cycle_example_runs_until_the_length_reaches_ten) {
+  BOOST_TEST(run_example("pregel_cycle", R"({"value": "a"})") == R"({"value":"aaaaaaaaaaaaaaaa"})");
+}
+
+BOOST_AUTO_TEST_CASE(jokes_example_maps_subjects_and_picks_the_first_joke) {
+  BOOST_TEST(run_example("jokes", R"({"subjects": ["cats", "dogs"]})") ==
+             R"({"jokes":["joke about cats","joke about dogs"],"best":"joke about cats"})");
+}
+
+BOOST_AUTO_TEST_CASE(schemas_example_takes_the_input_keys_and_returns_the_output_keys) {
+  BOOST_TEST(run_example("schemas", R"({"question": "life", "answer": "ignored"})") ==
+             R"({"answer":"notes on life: 42"})");
+}
+
+BOOST_AUTO_TEST_CASE(loop_example_routes_back_until_the_count_reaches_five) {
+  BOOST_TEST(run_example("loop", "{}") ==
+             R"({"count":5,"trace":["step","step","step","step","step"]})");
+}
+
+BOOST_AUTO_TEST_CASE(map_reduce_example_fans_out_and_sums) {
+  // 100 workers write 3i + 1 each: 3 * 4950 + 100.
+  BOOST_TEST(run_example("map_reduce", "{}") == R"({"total":14950})");
+}
+
+BOOST_AUTO_TEST_CASE(subgraph_example_runs_the_nested_graph) {
+  BOOST_TEST(run_example("subgraph", R"({"text": "hi"})") ==
+             R"({"text":"<hi>","log":["inner shouted"]})");
+}
+
+BOOST_AUTO_TEST_CASE(keeps_the_recursion_limit_and_retry_policies) {
+  loaded_graph g = load_graph(
+      value::parse_json(state_spec(
+          R"({"fn": "std.set", "params": {"update": {}}, "retry": {"max_attempts": 5, "backoff": 3}})",
+          R"(, "recursion_limit": 7)")),
+      std_registry());
+  BOOST_TEST(g.recursion_limit.value() == 7);
+  BOOST_TEST(g.retry.at("n").max_attempts == 5);
+  BOOST_TEST(g.retry.at("n").backoff == 3.0);
+  BOOST_TEST(g.retry.at("n").initial_interval_ms == 500.0);
+}
+
+BOOST_AUTO_TEST_CASE(pregel_node_with_read_channels_gets_an_object) {
+  auto g = load_graph_spec(value::parse_json(R"({
+    "spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "last_value"}, "b": {"type": "any_value"},
+                 "out": {"type": "untracked"}},
+    "nodes": {"n": {"subscribe": "a", "read": ["b"], "fn": "std.copy",
+                    "params": {"from": "b", "to": "copied"}, "writes": "out"}},
+    "input": ["a", "b"], "output": "out"})"),
+                           std_registry());
+  BOOST_TEST(g->invoke(value::parse_json(R"({"a": 1, "b": 2})")).to_json() == R"({"copied":2})");
+}
+
+BOOST_AUTO_TEST_CASE(pregel_spec_draws_edges_from_writers_to_subscribers) {
+  auto g = load_graph_spec_file(example("pregel_two_nodes"), std_registry());
+  std::string drawing = g->draw_mermaid();
+  BOOST_TEST(drawing.find("__start__ --> node1;") != std::string::npos);
+  BOOST_TEST(drawing.find("node1 --> node2;") != std::string::npos);
+  BOOST_TEST(drawing.find("node2 --> __end__;") != std::string::npos);
+  BOOST_TEST(drawing.find("node2 --> node1;") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(uses_reducers_registered_by_a_library) {
+  function_registry r;
+  register_std_library(r);
+  r.add_reducer("bar", channels::reducer{"bar",
+                                         [](const value& current, const value& update) {
+                                           if (current.truthy())
+                                             return value(current.as_string() + " | update");
+                                           return update;
+                                         },
+                                         {}});
+  std::string spec = R"({"spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "ephemeral"}, "b": {"type": "ephemeral"},
+                 "c": {"type": "binop", "reducer": "bar"}},
+    "nodes": {"node1": {"subscribe": ["a"], "fn": "std.double", "writes": ["b", "c"]},
+              "node2": {"subscribe": ["b"], "fn": "std.double", "writes": ["c"]}},
+    "input": ["a"], "output": ["c"]})";
+  auto g = load_graph_spec(value::parse_json(spec), r);
+  BOOST_TEST(g->invoke(value::parse_json(R"({"a": "foo"})")).to_json() ==
+             R"({"c":"foofoo | update"})");
+}
+
+BOOST_AUTO_TEST_CASE(goto_reaches_declared_destinations) {
+  auto g = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "state": {"a": {}},
+    "nodes": {"jump": {"fn": "std.goto", "params": {"goto": "land", "update": {"a": 1}},
+                       "destinations": ["land"]},
+              "land": {"fn": "std.increment", "params": {"key": "a", "by": 10}}},
+    "edges": [["__start__", "jump"]]})"),
+                           std_registry());
+  BOOST_TEST(g->invoke(value::parse_json("{}")).to_json() == R"({"a":11})");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_unknown_node_in_an_edge) {
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"pick": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "pick"], ["pick", "pik"]]})");
+  BOOST_TEST(e.code() == error_code::invalid_spec);
+  BOOST_TEST(std::string(e.what()) == "invalid graph spec at edges[1][1]: unknown node 'pik'");
+  e = load_error(state_spec(R"({"fn": "std.set", "params": {"update": {}}})",
+                            R"(, "conditional_edges": [{"from": "m", "router": "std.route"}])"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at conditional_edges[0].from: unknown node 'm'");
+  e = load_error(state_spec(R"({"fn": "std.set", "params": {"update": {}}})",
+                            R"(, "interrupt_before": ["x"])"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at interrupt_before[0]: unknown node 'x'");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_edge_to_nowhere) {
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "n"], ["n"]]})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at edges[1]: expected [from, to], got a list of 1 items");
+  e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "n"], ["n", null]]})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at edges[1][1]: expected string, got null");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_unknown_functions) {
+  error e = load_error(state_spec(R"({"fn": "std.dbl"})"));
+  BOOST_TEST(e.code() == error_code::unknown_function);
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.fn: unknown node function 'std.dbl'");
+  e = load_error(state_spec(R"({"fn": "std.set", "params": {"update": {}}})",
+                            R"(, "conditional_edges": [{"from": "n", "router": "std.rout"}])"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at conditional_edges[0].router: unknown router 'std.rout'");
+  e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {"reducer": "concat"}},
+    "nodes": {}, "edges": []})");
+  BOOST_TEST(e.code() == error_code::unknown_function);
+  BOOST_TEST(std::string(e.what()).find("at state.a.reducer: unknown reducer 'concat'") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_wrong_typed_missing_and_unknown_params) {
+  error e = load_error(state_spec(R"({"fn": "std.template", "params": {"text": "x", "to": 3}})"));
+  BOOST_TEST(e.code() == error_code::invalid_spec);
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.params.to: expected string, got int");
+  e = load_error(state_spec(R"({"fn": "std.copy", "params": {"from": "a"}})"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.params.to: missing required param");
+  e = load_error(state_spec(R"({"fn": "std.copy", "params": {"from": "a", "to": "b", "tp": 1}})"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.params.tp: unknown param (expected one of from, to)");
+  e = load_error(state_spec(R"({"fn": "std.goto", "params": {"goto": ["a", 1]}})"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.params.goto[1]: expected string, got int");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_unknown_channel_type) {
+  error e =
+      load_error(R"({"spec": "superstep.pregel/1", "channels": {"a": {"type": "ephemeral_valu"}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double"}}, "input": "a"})");
+  BOOST_TEST(
+      std::string(e.what()).rfind(
+          "invalid graph spec at channels.a.type: unknown channel type 'ephemeral_valu'", 0) == 0);
+  e = load_error(
+      R"({"spec": "superstep.pregel/1", "channels": {"a": {"type": "topic", "acumulate": true}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double"}}, "input": "a"})");
+  BOOST_TEST(std::string(e.what()).rfind("invalid graph spec at channels.a.acumulate: unknown key",
+                                         0) == 0);
+  e = load_error(R"({"spec": "superstep.pregel/1", "channels": {"a": {"type": "ephemeral"}},
+    "nodes": {"n": {"subscribe": ["a", "x"], "fn": "std.double"}}, "input": "a"})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.subscribe[1]: unknown channel 'x'");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_unknown_keys_anywhere) {
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}}, "nodez": {}})");
+  BOOST_TEST(std::string(e.what()).rfind(
+                 "invalid graph spec at nodez: unknown key (expected one of spec,", 0) == 0);
+  e = load_error(state_spec(R"({"fn": "std.set", "params": {"update": {}}, "defr": true})"));
+  BOOST_TEST(std::string(e.what()).rfind("invalid graph spec at nodes.n.defr: unknown key", 0) ==
+             0);
+  e = load_error(
+      state_spec(R"({"fn": "std.set", "params": {"update": {}}, "retry": {"max_attempts": 0}})"));
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at nodes.n.retry.max_attempts: must be at least 1");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_wrong_spec_kind_and_a_non_object) {
+  error e = load_error(R"({"spec": "superstep.graph/2"})");
+  BOOST_TEST(std::string(e.what()).rfind("invalid graph spec at spec: unknown spec kind", 0) == 0);
+  e = load_error("[1]");
+  BOOST_TEST(std::string(e.what()) == "invalid graph spec: expected object, got list");
+  e = load_error(R"({"state": {}})");
+  BOOST_TEST(std::string(e.what()) == "invalid graph spec: missing required key 'spec'");
+}
+
+BOOST_AUTO_TEST_CASE(names_the_full_path_inside_subgraphs) {
+  error e = load_error(state_spec(R"({"fn": "graph", "graph": {"spec": "superstep.graph/1",
+    "state": {"a": {}}, "nodes": {"inner": {"fn": "std.nope"}}, "edges": [["__start__", "inner"]]}})"));
+  BOOST_TEST(
+      std::string(e.what()) ==
+      "invalid graph spec at nodes.n.graph.nodes.inner.fn: unknown node function 'std.nope'");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_unknown_state_keys_in_schemas) {
+  error e = load_error(
+      state_spec(R"({"fn": "std.set", "params": {"update": {}}})", R"(, "output": ["a", "c"])"));
+  BOOST_TEST(std::string(e.what()) == "invalid graph spec at output[1]: unknown state key 'c'");
+}
+
+BOOST_AUTO_TEST_CASE(compile_errors_propagate_naming_the_node) {
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}},
+              "orphan": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "n"]]})");
+  BOOST_TEST(e.code() == error_code::invalid_graph);
+  BOOST_TEST(std::string(e.what()).find("'orphan'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_file_that_is_not_json) {
+  auto path = std::filesystem::temp_directory_path() / "superstep_graph_spec_test_bad.json";
+  std::ofstream(path) << R"({"spec": "superstep.graph/1",)";
+  try {
+    load_graph_spec_file(path.string(), std_registry());
+    BOOST_FAIL("loaded");
+  } catch (const error& e) {
+    BOOST_TEST(e.code() == error_code::invalid_spec);
+    BOOST_TEST(std::string(e.what()).find(path.string() + ": not JSON: ") != std::string::npos);
+  }
+  std::filesystem::remove(path);
+  BOOST_CHECK_THROW(load_graph_spec_file(path.string(), std_registry()), error);
+}

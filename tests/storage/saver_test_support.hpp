@@ -1,0 +1,108 @@
+#pragma once
+
+// Helpers for saver tests: checkpoints with sortable ids, and value forms of checkpoints,
+// configs and writes to compare them with a readable diff.
+
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/core/ids.hpp"
+
+namespace superstep::conformance {
+
+inline value versions_value(const std::map<std::string, channel_version>& versions) {
+  object o;
+  for (const auto& [channel, version] : versions) o.set(channel, version);
+  return value(std::move(o));
+}
+
+/// A checkpoint as one value, to compare two of them with a readable diff.
+inline value checkpoint_value(const checkpoint& cp) {
+  object values;
+  for (const auto& [channel, v] : cp.channel_values) values.set(channel, v);
+  object seen;
+  for (const auto& [node, versions] : cp.versions_seen) seen.set(node, versions_value(versions));
+  list updated(cp.updated_channels.begin(), cp.updated_channels.end());
+  return object{{"v", cp.v},
+                {"id", cp.id},
+                {"ts", cp.ts},
+                {"channel_values", value(std::move(values))},
+                {"channel_versions", versions_value(cp.channel_versions)},
+                {"versions_seen", value(std::move(seen))},
+                {"updated_channels", value(std::move(updated))}};
+}
+
+inline value config_value(const checkpoint_config& c) {
+  return object{{"thread_id", c.thread_id},
+                {"checkpoint_ns", c.checkpoint_ns},
+                {"checkpoint_id", c.checkpoint_id}};
+}
+
+inline value optional_config_value(const std::optional<checkpoint_config>& c) {
+  return c ? config_value(*c) : value();
+}
+
+inline value writes_value(const std::vector<pending_write>& writes) {
+  list l;
+  for (const auto& w : writes) l.push_back(value::array({w.task_id, w.channel, w.v}));
+  return value(std::move(l));
+}
+
+/// The checkpoint ids of `tuples`, in order.
+inline std::vector<std::string> ids_of(const std::vector<checkpoint_tuple>& tuples) {
+  std::vector<std::string> ids;
+  for (const auto& t : tuples) ids.push_back(t.checkpoint.id);
+  return ids;
+}
+
+/// Builds checkpoints with ids that sort by creation, as the run loop issues them.
+class checkpoint_builder {
+ public:
+  checkpoint make(std::map<std::string, value> values,
+                  std::map<std::string, channel_version> versions) {
+    checkpoint cp;
+    cp.id = ids_.next();
+    cp.ts = now_iso8601();
+    cp.channel_values = std::move(values);
+    cp.channel_versions = std::move(versions);
+    return cp;
+  }
+
+ private:
+  checkpoint_id_generator ids_;
+};
+
+inline checkpoint_metadata loop_metadata(std::int64_t step, value writes = value()) {
+  checkpoint_metadata m;
+  m.source = step < 0 ? "input" : "loop";
+  m.step = step;
+  m.writes = std::move(writes);
+  return m;
+}
+
+/// Puts `cp` as the child of `parent` (empty: none) in (thread, ns), naming every channel of
+/// its versions as new. Returns the stored config.
+inline checkpoint_config put_all(checkpoint_saver& saver, const std::string& thread,
+                                 const std::string& ns, const std::string& parent,
+                                 const checkpoint& cp, const checkpoint_metadata& meta) {
+  return saver.put(checkpoint_config{thread, ns, parent}, cp, meta, cp.channel_versions);
+}
+
+/// Expects `f` to throw a superstep::error with `code` whose message contains `part`.
+template <class F>
+void expect_error(F&& f, error_code code, const std::string& part) {
+  try {
+    f();
+    BOOST_FAIL("no error; expected one containing: " << part);
+  } catch (const superstep::error& e) {
+    BOOST_TEST((e.code() == code), "code " << code_name(e.code()) << ": " << e.what());
+    BOOST_TEST(std::string(e.what()).find(part) != std::string::npos, e.what());
+  }
+}
+
+}  // namespace superstep::conformance
