@@ -1,8 +1,8 @@
-#include "superstep/actors/caf_runtime.hpp"
-#include "superstep/actors/protocol.hpp"
-
 #include <algorithm>
 #include <thread>
+
+#include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {
 

@@ -31,7 +31,9 @@ struct measurement {
   std::int64_t units_per_run = 0;
   /// Wall time of each timed run, in microseconds.
   std::vector<double> run_us;
-  /// Process peak RSS (ru_maxrss) after the workload, and the RSS then, in KiB.
+  /// In KiB: the peak RSS during this workload (VmHWM, reset before it; 0 where the kernel
+  /// cannot reset it), the process peak (ru_maxrss) after it, and the RSS then.
+  long workload_peak_rss_kib = 0;
   long peak_rss_kib = 0;
   long rss_kib = 0;
 
@@ -54,8 +56,12 @@ inline void check(bool ok, const std::string& what) {
 /// Peak RSS of the process so far and current RSS, in KiB.
 long peak_rss_kib();
 long current_rss_kib();
+/// Resets the kernel's RSS high-water mark (VmHWM); false where that is not supported.
+bool reset_rss_high_water();
+/// VmHWM in KiB (0 when unknown).
+long rss_high_water_kib();
 
-/// Runs `once` one time as a warm-up, then `runs` times timed; fills in the RSS.
+/// Runs `once` one time as a warm-up, then `runs` times timed; fills in the RSS figures.
 measurement measure(std::string mode, std::string name, std::string unit,
                     std::int64_t units_per_run, int runs, const std::function<void()>& once);
 

@@ -106,6 +106,24 @@ long current_rss_kib() {
   return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+bool reset_rss_high_water() {
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+long rss_high_water_kib() {
+  long kib = 0;
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    std::fclose(f);
+  }
+  return kib;
+}
+
 measurement measure(std::string mode, std::string name, std::string unit,
                     std::int64_t units_per_run, int runs, const std::function<void()>& once) {
   using clock = std::chrono::steady_clock;
@@ -114,6 +132,7 @@ measurement measure(std::string mode, std::string name, std::string unit,
   m.name = std::move(name);
   m.unit = std::move(unit);
   m.units_per_run = units_per_run;
+  const bool hwm = reset_rss_high_water();
   once();  // warm-up: allocator pools, thread pool, caches
   for (int r = 0; r < runs; ++r) {
     const auto t0 = clock::now();
@@ -121,6 +140,7 @@ measurement measure(std::string mode, std::string name, std::string unit,
     const auto t1 = clock::now();
     m.run_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
+  m.workload_peak_rss_kib = hwm ? rss_high_water_kib() : 0;
   m.peak_rss_kib = peak_rss_kib();
   m.rss_kib = current_rss_kib();
   return m;

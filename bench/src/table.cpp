@@ -56,15 +56,16 @@ std::string utc_now() {
 
 void print_table(const std::vector<measurement>& rows, long process_peak_kib) {
   const std::vector<std::string> head = {
-      "workload", "mode", "runs",          "median",         "min",
-      "max",      "unit", "per-task/step", "total ms (med)", "peak RSS MiB"};
+      "workload", "mode",          "runs",           "median",       "min",          "max",
+      "unit",     "per-task/step", "total ms (med)", "peak RSS MiB", "proc peak MiB"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& m : rows) {
     cells.push_back(
         {m.name, m.mode, std::to_string(m.run_us.size()), figure(m.per_unit(m.median_us())),
          figure(m.per_unit(m.min_us())), figure(m.per_unit(m.max_us())), "us/" + m.unit,
          std::to_string(m.units_per_run) + " " + m.unit + (m.units_per_run > 1 ? "s" : ""),
-         figure(m.median_us() / 1000.0), mib(m.peak_rss_kib)});
+         figure(m.median_us() / 1000.0),
+         m.workload_peak_rss_kib ? mib(m.workload_peak_rss_kib) : "?", mib(m.peak_rss_kib)});
   }
   // Text columns align left, figures right.
   auto numeric = [](std::size_t c) { return c != 0 && c != 1 && c != 6 && c != 7; };
@@ -86,8 +87,9 @@ void print_table(const std::vector<measurement>& rows, long process_peak_kib) {
   std::cout << rule << "\n";
   for (const auto& r : cells) line(r);
   std::cout << "\nprocess peak RSS: " << mib(process_peak_kib) << " MiB"
-            << " (median/min/max are per unit; peak RSS is the process high-water mark after"
-               " the workload)\n";
+            << "\nmedian/min/max: per step, Send or round trip over " << rows.front().run_us.size()
+            << " timed runs after a warm-up; peak RSS: high-water mark during the workload\n"
+               "(VmHWM, reset before it); proc peak: the process's ru_maxrss after it\n";
 }
 
 void write_json(const std::string& path, const std::vector<measurement>& rows,
@@ -96,18 +98,20 @@ void write_json(const std::string& path, const std::vector<measurement>& rows,
   for (const auto& m : rows) {
     list runs;
     for (double us : m.run_us) runs.emplace_back(us);
-    workloads.emplace_back(object{{"workload", m.name},
-                                  {"mode", m.mode},
-                                  {"runs", static_cast<std::int64_t>(m.run_us.size())},
-                                  {"unit", "us/" + m.unit},
-                                  {"units_per_run", m.units_per_run},
-                                  {"median", m.per_unit(m.median_us())},
-                                  {"min", m.per_unit(m.min_us())},
-                                  {"max", m.per_unit(m.max_us())},
-                                  {"total_us_median", m.median_us()},
-                                  {"run_total_us", value(std::move(runs))},
-                                  {"peak_rss_kib", static_cast<std::int64_t>(m.peak_rss_kib)},
-                                  {"rss_kib", static_cast<std::int64_t>(m.rss_kib)}});
+    workloads.emplace_back(
+        object{{"workload", m.name},
+               {"mode", m.mode},
+               {"runs", static_cast<std::int64_t>(m.run_us.size())},
+               {"unit", "us/" + m.unit},
+               {"units_per_run", m.units_per_run},
+               {"median", m.per_unit(m.median_us())},
+               {"min", m.per_unit(m.min_us())},
+               {"max", m.per_unit(m.max_us())},
+               {"total_us_median", m.median_us()},
+               {"run_total_us", value(std::move(runs))},
+               {"workload_peak_rss_kib", static_cast<std::int64_t>(m.workload_peak_rss_kib)},
+               {"process_peak_rss_kib", static_cast<std::int64_t>(m.peak_rss_kib)},
+               {"rss_kib", static_cast<std::int64_t>(m.rss_kib)}});
   }
   value doc = object{{"program", "superstep_bench"},
                      {"timestamp", utc_now()},

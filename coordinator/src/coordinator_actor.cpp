@@ -73,6 +73,19 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
   return out;
 }
 
+void next_step(caf::stateful_actor<coordinator_state>* self);
+
+// Ends the step at the barrier and starts the next one, or finishes the run.
+void commit_and_continue(caf::stateful_actor<coordinator_state>* self) {
+  auto& st = self->state;
+  if (!st.loop->commit_step()) {
+    st.promise.deliver(true);
+    self->quit();
+    return;
+  }
+  next_step(self);
+}
+
 // Plans the next step and dispatches it; finishes the run when there is nothing to do.
 void next_step(caf::stateful_actor<coordinator_state>* self) {
   auto& st = self->state;
@@ -91,7 +104,7 @@ void next_step(caf::stateful_actor<coordinator_state>* self) {
   header.subgraphs = shared.subgraphs;
 
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> by_node;
-  for (std::uint32_t i = 0; i < tasks.size(); ++i) by_node[tasks[i].node].push_back(i);
+  for (std::uint32_t i : st.loop->runnable()) by_node[tasks[i].node].push_back(i);
   st.pending = 0;
   for (auto& [node, slots] : by_node) {
     const auto& instances = st.pool->instances(node);
@@ -115,6 +128,7 @@ void next_step(caf::stateful_actor<coordinator_state>* self) {
       ++st.pending;
     }
   }
+  if (st.pending == 0) commit_and_continue(self);  // every task was restored from saved writes
 }
 
 void fail(caf::stateful_actor<coordinator_state>* self, std::exception_ptr e) {
@@ -151,12 +165,7 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, run_loop
             st.loop->task_finished(t);
           }
           if (--st.pending > 0) return;
-          if (!st.loop->commit_step()) {
-            st.promise.deliver(true);
-            self->quit();
-            return;
-          }
-          next_step(self);
+          commit_and_continue(self);
         } catch (...) {
           fail(self, std::current_exception());
         }

@@ -4,8 +4,8 @@
 #include <mutex>
 #include <set>
 
-#include "run_context.hpp"
 #include "coordinator_actor.hpp"
+#include "run_context.hpp"
 #include "run_loop.hpp"
 #include "superstep/actors/runtime.hpp"
 #include "superstep/coordinator/algo.hpp"
@@ -62,14 +62,15 @@ std::uint32_t mode_bits(const std::vector<stream_mode>& modes) {
 
 // Runs the tasks of one step on `executor`, reporting each to the loop as it finishes.
 value run_sync(detail::run_loop& loop, task_executor& executor, const value& input) {
-  return loop.run(input, [&](std::vector<pregel_task>& tasks) {
-    executor.run_batch(tasks.size(), [&](std::size_t i) {
-      pregel_task& t = tasks[i];
-      detail::task_context ctx(loop.shared(), t, loop.step(), loop.channels());
-      detail::run_task(loop.graph(), t, ctx);
-      loop.task_finished(t);
-    });
-  });
+  return loop.run(input,
+                  [&](std::vector<pregel_task>& tasks, const std::vector<std::uint32_t>& todo) {
+                    executor.run_batch(todo.size(), [&](std::size_t i) {
+                      pregel_task& t = tasks[todo[i]];
+                      detail::task_context ctx(loop.shared(), t, loop.step(), loop.channels());
+                      detail::run_task(loop.graph(), t, ctx);
+                      loop.task_finished(t);
+                    });
+                  });
 }
 
 }  // namespace
@@ -90,8 +91,7 @@ std::shared_ptr<pregel> pregel::with_checkpointer(std::shared_ptr<checkpoint_sav
   return std::make_shared<pregel>(graph_, std::move(o));
 }
 
-detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g,
-                                                  const runtime_options& o) {
+detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g, const runtime_options& o) {
   std::lock_guard lock(m);
   if (!pool) {
     if (!runtime) runtime = o.runtime ? o.runtime : std::make_shared<actors::runtime>();

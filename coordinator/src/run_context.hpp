@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "superstep/actors/task.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/stream.hpp"
-#include "superstep/actors/task.hpp"
 
 namespace superstep::detail {
 

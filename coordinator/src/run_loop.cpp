@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
@@ -70,6 +71,7 @@ void run_loop::begin(const value& input) {
     if (auto tuple = saver_->get_tuple(cp_config_)) {
       start = std::move(tuple->checkpoint);
       meta_step = tuple->metadata.step;
+      resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
     }
   }
@@ -78,6 +80,7 @@ void run_loop::begin(const value& input) {
   stop_ = step_ + limit_ + 1;
 
   if (input.is_null()) return;
+  resumed_writes_.clear();  // new input: the unfinished step of the last checkpoint is discarded
   auto writes = algo::map_input(g_, input);
   if (writes.empty()) {
     std::string names;
@@ -104,21 +107,23 @@ bool run_loop::plan() {
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
                                     shared_.checkpoint_ns);
   if (tasks_.empty()) return false;
+  if (!resumed_writes_.empty()) attach_resumed_writes();
   if (algo::should_interrupt(state_, g_.interrupt_before, tasks_)) return false;
   if (shared_.wants(stream_mode::debug))
     for (const auto& t : tasks_)
-      shared_.emit(stream_mode::debug, object{{"type", "task"},
-                                              {"timestamp", now_iso8601()},
-                                              {"step", step_},
-                                              {"payload", object{{"id", t.id},
-                                                                 {"name", t.name},
-                                                                 {"input", t.input},
-                                                                 {"triggers", triggers_value(t)}}}});
+      shared_.emit(stream_mode::debug,
+                   object{{"type", "task"},
+                          {"timestamp", now_iso8601()},
+                          {"step", step_},
+                          {"payload", object{{"id", t.id},
+                                             {"name", t.name},
+                                             {"input", t.input},
+                                             {"triggers", triggers_value(t)}}}});
   return true;
 }
 
 void run_loop::task_finished(const pregel_task& t) {
-  if (saver_) save_writes(t);
+  if (saver_ && !t.cached) save_writes(t);
   if (t.error) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
     shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});
@@ -163,6 +168,36 @@ bool run_loop::commit_step() {
   return !algo::should_interrupt(state_, g_.interrupt_after, tasks_);
 }
 
+std::vector<std::uint32_t> run_loop::runnable() {
+  std::vector<std::uint32_t> todo;
+  todo.reserve(tasks_.size());
+  for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
+    if (tasks_[i].cached)
+      task_finished(tasks_[i]);
+    else
+      todo.push_back(i);
+  }
+  return todo;
+}
+
+void run_loop::attach_resumed_writes() {
+  // Tasks re-created with the same ids as before the interruption: those whose writes were
+  // saved do not run again (LangGraph's _reapply_writes_to_succeeded_nodes).
+  std::unordered_map<std::string_view, pregel_task*> by_id;
+  for (auto& t : tasks_) by_id.emplace(t.id, &t);
+  std::unordered_set<std::string_view> failed;
+  for (const auto& w : resumed_writes_)
+    if (w.channel == ERROR) failed.insert(w.task_id);
+  for (const auto& w : resumed_writes_) {
+    auto it = by_id.find(w.task_id);
+    if (it == by_id.end() || failed.count(w.task_id)) continue;
+    pregel_task& t = *it->second;
+    t.done = t.cached = true;
+    if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
+  }
+  resumed_writes_.clear();
+}
+
 void run_loop::save_writes(const pregel_task& t) {
   checkpoint_config cfg = cp_config_;
   cfg.checkpoint_id = state_.checkpoint.id;
@@ -170,6 +205,8 @@ void run_loop::save_writes(const pregel_task& t) {
                             : std::string(PULL) + "," + t.name;
   if (t.error)
     saver_->put_writes(cfg, {{std::string(ERROR), value(t.error->message)}}, t.id, path);
+  else if (t.writes.empty())  // still record that the task finished, so a resume skips it
+    saver_->put_writes(cfg, {{std::string(NO_WRITES), value()}}, t.id, path);
   else
     saver_->put_writes(cfg, t.writes, t.id, path);
 }
@@ -188,7 +225,8 @@ value run_loop::step_metadata_writes(const std::vector<pregel_task*>& tasks) con
   object o;
   o.reserve(by_name.size());
   for (auto& [name, updates] : by_name)
-    o.set(std::string(name), updates.size() == 1 ? std::move(updates.front()) : value(std::move(updates)));
+    o.set(std::string(name),
+          updates.size() == 1 ? std::move(updates.front()) : value(std::move(updates)));
   return value(std::move(o));
 }
 
@@ -204,7 +242,7 @@ void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
 }
 
 void run_loop::put_checkpoint(const char* source, value writes,
-                    const std::map<std::string, channel_version>& new_versions) {
+                              const std::map<std::string, channel_version>& new_versions) {
   checkpoint& cp = state_.checkpoint;
   const std::string parent_id = cp.id;
   cp.id = ids_.next();
@@ -221,18 +259,17 @@ void run_loop::put_checkpoint(const char* source, value writes,
   }
   if (debug) {
     auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
-    shared_.emit(
-        stream_mode::debug,
-        object{{"type", "checkpoint"},
-               {"timestamp", cp.ts},
-               {"step", step_},
-               {"payload",
-                object{{"config",
-                        object{{"configurable", object{{"thread_id", cp_config_.thread_id},
-                                                       {"checkpoint_ns", shared_.checkpoint_ns},
-                                                       {"checkpoint_id", cp.id}}}}},
-                       {"values", values ? *values : value()},
-                       {"metadata", metadata_to_value(meta)}}}});
+    shared_.emit(stream_mode::debug,
+                 object{{"type", "checkpoint"},
+                        {"timestamp", cp.ts},
+                        {"step", step_},
+                        {"payload",
+                         object{{"config", object{{"configurable",
+                                                   object{{"thread_id", cp_config_.thread_id},
+                                                          {"checkpoint_ns", shared_.checkpoint_ns},
+                                                          {"checkpoint_id", cp.id}}}}},
+                                {"values", values ? *values : value()},
+                                {"metadata", metadata_to_value(meta)}}}});
   }
   ++step_;
 }

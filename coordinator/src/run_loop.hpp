@@ -56,17 +56,23 @@ class run_loop {
   const value& output() const noexcept { return latest_values_; }
 
   /// Drives begin/plan/execute/commit to the end with `run_batch` executing tasks.
+  /// Tasks of the current step that must run: those not restored from saved writes.
+  /// Restored ones are reported (streamed) here.
+  std::vector<std::uint32_t> runnable();
+
   template <class RunBatch>
   value run(const value& input, RunBatch&& run_batch) {
     begin(input);
     while (plan()) {
-      run_batch(tasks_);
+      auto todo = runnable();
+      run_batch(tasks_, todo);
       if (!commit_step()) break;
     }
     return latest_values_;
   }
 
  private:
+  void attach_resumed_writes();
   void save_writes(const pregel_task& t);
   value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
   void emit_values_if(const std::unordered_set<std::string>& updated);
@@ -84,6 +90,7 @@ class run_loop {
   bool have_updated_ = false;
   value latest_values_;
   std::exception_ptr failure_;
+  std::vector<pending_write> resumed_writes_;
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;

@@ -296,6 +296,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       pn.fresh_reads = all_keys;
       for (const auto& [label, target] : b.path_map)
         g.draw_conditional_edges.emplace_back(name, target, label == target ? "" : label);
+      if (b.path_map.empty()) {  // a router without a path map may go anywhere
+        for (const auto& n : nodes_) g.draw_conditional_edges.emplace_back(name, n.name, "");
+        g.draw_conditional_edges.emplace_back(name, std::string(END), "");
+      }
       auto router = b.router;
       auto path_map = b.path_map;
       std::vector<std::string> keys = all_keys;

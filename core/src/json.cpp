@@ -400,4 +400,6 @@ value value::parse_json(std::string_view text) { return parser(text).parse_docum
 
 std::ostream& operator<<(std::ostream& os, const value& v) { return os << v.to_json(); }
 
+std::ostream& operator<<(std::ostream& os, error_code c) { return os << code_name(c); }
+
 }  // namespace superstep

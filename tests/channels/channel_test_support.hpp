@@ -12,15 +12,6 @@
 #include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"
 
-namespace superstep {
-
-/// Lets BOOST_TEST print values (found by argument-dependent lookup).
-inline std::ostream& boost_test_print_type(std::ostream& os, const value& v) {
-  return os << v.to_json();
-}
-
-}  // namespace superstep
-
 namespace superstep::channels::test {
 
 /// Applies one step's writes to `ch`.

@@ -12,13 +12,6 @@
 using namespace superstep;
 using namespace superstep::cluster;
 
-namespace superstep {
-// Lets BOOST_TEST print error codes by name.
-inline std::ostream& boost_test_print_type(std::ostream& os, error_code c) {
-  return os << code_name(c);
-}
-}  // namespace superstep
-
 namespace {
 
 const function_registry& std_registry() {

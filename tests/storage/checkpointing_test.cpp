@@ -1,6 +1,7 @@
 // What a graph run saves through its checkpointer: the persistence guide's example
-// (shared/seeds/000_*: node_a -> node_b with an append reducer on `bar`), failed tasks, and
-// the thread_id requirement.
+// (shared/seeds/000_*: node_a -> node_b with an append reducer on `bar`), a second run on the
+// thread, failed tasks and resuming after them, tasks without writes, and the thread_id
+// requirement.
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <set>
@@ -272,6 +273,28 @@ BOOST_AUTO_TEST_CASE(resuming_after_a_failure_reruns_only_the_failed_task) {
   BOOST_REQUIRE(latest);
   BOOST_TEST(latest->metadata.step == 1);
   BOOST_TEST(saver->list({"1", "", ""}, {}).size() == 3u);
+}
+
+// As LangGraph's runner: a finished task with no writes saves [(__no_writes__, null)], so a
+// resume knows it finished. Fails today: run_loop::save_writes saves the empty batch, which
+// stores nothing.
+BOOST_AUTO_TEST_CASE(a_task_that_writes_nothing_saves_a_no_writes_marker) {
+  auto saver = std::make_shared<memory_saver>();
+  state_graph b;
+  b.add_key("x");
+  b.add_node("quiet", returns(object{}));
+  b.add_edge(std::string(START), "quiet").add_edge("quiet", std::string(END));
+  compile_options options;
+  options.checkpointer = saver;
+  b.compile(options)->invoke(object{{"x", 1}}, thread_1);
+
+  auto history = saver->list({"1", "", ""}, {});
+  BOOST_REQUIRE_EQUAL(history.size(), 3u);
+  const auto& step0 = history[1];
+  BOOST_TEST(step0.metadata.step == 0);
+  BOOST_TEST(
+      writes_value(step0.pending_writes).to_json().find("__no_writes__") != std::string::npos,
+      "step 0 pending writes: " << writes_value(step0.pending_writes));
 }
 
 BOOST_AUTO_TEST_CASE(a_graph_with_a_checkpointer_needs_a_thread_id) {

@@ -33,6 +33,8 @@ struct pregel_task {
   value output;  ///< what the node returned, for `updates` streams and metadata
   std::optional<task_error> error;
   bool done = false;
+  /// Restored from writes saved before an interruption; not run again.
+  bool cached = false;
 };
 
 /// Orders tasks as LangGraph applies writes: PULL tasks by node name, then PUSH tasks by index.

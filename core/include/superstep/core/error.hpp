@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ enum class error_code : std::uint16_t {
 };
 
 std::string_view code_name(error_code c) noexcept;
+
+/// Writes the code's name (for test output and logs).
+std::ostream& operator<<(std::ostream& os, error_code c);
 
 /// The exception type of the superstep API: a numbered code and a message naming the offender.
 ///
