@@ -136,7 +136,12 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.sink = up.sink;
   shared.sink_mutex = up.sink_mutex;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
-  return run_sync(loop, *options_.executor, input);
+  try {
+    return run_sync(loop, *options_.executor, input);
+  } catch (const error& e) {
+    if (e.code() != error_code::parent_command) throw;
+    return value::parse_json(e.what());  // the subgraph node returns the Command upwards
+  }
 }
 
 }  // namespace superstep

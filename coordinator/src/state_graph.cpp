@@ -58,10 +58,16 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
                   write_scope& scope, bool lenient) {
   if (out.is_null()) return;
   if (auto cmd = as_command(out)) {
-    if (cmd->graph == command::parent)
-      throw error(error_code::invalid_update,
-                  "node '" + node + "' returned a Command for the parent graph, but '" + node +
-                      "' does not run inside a subgraph");
+    if (cmd->graph == command::parent) {
+      if (scope.context().checkpoint_ns().empty())
+        throw error(error_code::invalid_update,
+                    "node '" + node + "' returned a Command for the parent graph, but '" + node +
+                        "' does not run inside a subgraph");
+      // Ends the subgraph's run; the parent's subgraph node applies it as its own Command.
+      command up = *cmd;
+      up.graph.clear();
+      throw error(error_code::parent_command, make_command(up).to_json());
+    }
     write_update(topo, node, cmd->update, scope, lenient);
     for (const auto& g : cmd->go_to) write_goto(topo, "Command from node '" + node + "'", g, scope);
     return;

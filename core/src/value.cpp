@@ -38,6 +38,7 @@ std::string_view code_name(error_code c) noexcept {
     case error_code::storage_error: return "storage_error";
     case error_code::not_found: return "not_found";
     case error_code::internal: return "internal";
+    case error_code::parent_command: return "parent_command";
   }
   return "unknown";
 }

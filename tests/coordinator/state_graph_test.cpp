@@ -3,11 +3,14 @@
 
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
+#include "test_execution.hpp"
 
 using namespace superstep;
 
@@ -49,7 +52,7 @@ BOOST_AUTO_TEST_CASE(input_output_and_private_schemas_filter_the_state) {
   });
   b.add_edge(START.data(), "node_1").add_edge("node_1", "node_2").add_edge("node_2", "node_3");
   b.add_edge("node_3", END.data());
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   BOOST_TEST(graph->invoke(object{{"user_input", "My"}}).to_json() ==
              R"({"graph_output":"My name is Lance"})");
 }
@@ -60,7 +63,7 @@ BOOST_AUTO_TEST_CASE(keys_without_reducer_are_overwritten_example_a) {
   b.add_node("first", returns(object{{"foo", 2}}));
   b.add_node("second", returns(object{{"bar", value::array({"bye"})}}));
   b.add_edge("__start__", "first").add_edge("first", "second");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   BOOST_TEST(graph->invoke(object{{"foo", 1}, {"bar", value::array({"hi"})}}).to_json() ==
              R"({"foo":2,"bar":["bye"]})");
 }
@@ -71,7 +74,7 @@ BOOST_AUTO_TEST_CASE(keys_with_a_reducer_fold_updates_example_b) {
   b.add_node("first", returns(object{{"foo", 2}}));
   b.add_node("second", returns(object{{"bar", value::array({"bye"})}}));
   b.add_edge("__start__", "first").add_edge("first", "second");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   BOOST_TEST(graph->invoke(object{{"foo", 1}, {"bar", value::array({"hi"})}}).to_json() ==
              R"({"foo":2,"bar":["hi","bye"]})");
 }
@@ -95,7 +98,7 @@ BOOST_AUTO_TEST_CASE(map_reduce_with_send_collects_one_result_per_subject) {
     return value(std::move(sends));
   });
   b.add_edge("generate_joke", "best_joke").add_edge("best_joke", END.data());
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
 
   std::vector<std::string> updates;
   stream_options opts{{stream_mode::updates}, false};
@@ -116,7 +119,7 @@ BOOST_AUTO_TEST_CASE(two_parallel_writes_to_a_last_value_key_fail_the_step) {
   b.add_node("left", returns(object{{"x", 1}}));
   b.add_node("right", returns(object{{"x", 2}}));
   b.add_edge("__start__", "left").add_edge("__start__", "right");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   expect_error(
       [&] {
         graph->invoke(object{{"x", 0}});
@@ -143,7 +146,7 @@ std::shared_ptr<pregel> loop_graph(std::vector<std::string>& seen, std::mutex& m
     return st.get("aggregate").as_list().size() < 7 ? value("b") : value(END);
   });
   b.add_edge("b", "a");
-  return b.compile();
+  return b.compile(test::opts());
 }
 
 }  // namespace
@@ -200,7 +203,7 @@ BOOST_AUTO_TEST_CASE(join_edge_waits_for_both_branches) {
   });
   b.add_edge("b", "c").add_edge("b", "d");
   b.add_edge(std::vector<std::string>{"c", "d"}, "a");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   BOOST_TEST(graph->invoke(object{{"aggregate", list{}}}).to_json() ==
              R"({"aggregate":["A","B","C","D","A","B","C","D","A"]})");
   BOOST_TEST(seen.size() == 9u);
@@ -228,7 +231,7 @@ BOOST_AUTO_TEST_CASE(command_updates_state_and_routes) {
     return object{{"foo", s(st.get("foo")) + "!"}};
   });
   b.add_edge("__start__", "my_node");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"bar!"})");
 }
 
@@ -239,7 +242,7 @@ BOOST_AUTO_TEST_CASE(config_values_reach_nodes_and_routers) {
     return object{{"out", ctx.configurable("llm")}};
   });
   b.add_edge("__start__", "n");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   value cfg = object{{"configurable", object{{"llm", "anthropic"}}}};
   BOOST_TEST(graph->invoke(object{{"out", ""}}, cfg).to_json() == R"({"out":"anthropic"})");
 }
@@ -253,7 +256,7 @@ BOOST_AUTO_TEST_CASE(streams_several_modes_in_order) {
     return object{{"n", 1}};
   });
   b.add_edge("__start__", "inc");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   std::vector<std::string> events;
   stream_options opts{
       {stream_mode::values, stream_mode::updates, stream_mode::custom, stream_mode::messages},
@@ -276,7 +279,7 @@ BOOST_AUTO_TEST_CASE(debug_stream_reports_checkpoints_tasks_and_results) {
   b.add_key("x");
   b.add_node("n", returns(object{{"x", 2}}));
   b.add_edge("__start__", "n");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   std::vector<std::string> types;
   graph->stream(object{{"x", 1}}, value(), stream_options{{stream_mode::debug}, false},
                 [&](const stream_event& e) { types.push_back(e.data.get("type").as_string()); });
@@ -292,14 +295,14 @@ BOOST_AUTO_TEST_CASE(subgraph_runs_as_a_node_and_streams_with_its_namespace) {
     return object{{"foo", s(st.get("foo")) + " and sub"}, {"sub_only", 1}};
   });
   sb.add_edge("__start__", "sub_node");
-  auto sub = sb.compile();
+  auto sub = sb.compile(test::opts());
 
   state_graph b;
   b.add_key("foo");
   b.add_node("parent_node", returns(object{{"foo", "parent"}}));
   b.add_node("child", sub);
   b.add_edge("__start__", "parent_node").add_edge("parent_node", "child");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
 
   std::vector<std::pair<std::string, std::string>> events;
   value out = graph->stream(
@@ -334,7 +337,7 @@ BOOST_AUTO_TEST_CASE(draws_mermaid_with_edges_and_conditional_edges) {
   b.add_conditional_edges("a", [](const value&, node_context&) -> value { return "b"; },
                           {{"go", "b"}, {"stop", "__end__"}});
   b.add_edge("b", "__end__");
-  std::string mm = b.compile()->draw_mermaid();
+  std::string mm = b.compile(test::opts())->draw_mermaid();
   BOOST_TEST(mm.find("graph TD;") != std::string::npos);
   BOOST_TEST(mm.find("__start__ --> a;") != std::string::npos, mm);
   BOOST_TEST(mm.find("a -. &nbsp;go&nbsp; .-> b;") != std::string::npos, mm);
@@ -349,23 +352,31 @@ BOOST_AUTO_TEST_CASE(compile_rejects_malformed_graphs_naming_the_offender) {
     b.add_node("a", returns(value()));
     return b;
   };
-  expect_error([&] { base().add_edge("__start__", "a").add_edge("a", "nowhere").compile(); },
-               error_code::invalid_graph, "Found edge ending at unknown node 'nowhere'");
-  expect_error([&] { base().add_edge("__start__", "a").add_edge("ghost", "a").compile(); },
-               error_code::invalid_graph, "Found edge starting at unknown node 'ghost'");
-  expect_error([&] { base().compile(); }, error_code::invalid_graph,
+  expect_error(
+      [&] { base().add_edge("__start__", "a").add_edge("a", "nowhere").compile(test::opts()); },
+      error_code::invalid_graph, "Found edge ending at unknown node 'nowhere'");
+  expect_error(
+      [&] { base().add_edge("__start__", "a").add_edge("ghost", "a").compile(test::opts()); },
+      error_code::invalid_graph, "Found edge starting at unknown node 'ghost'");
+  expect_error([&] { base().compile(test::opts()); }, error_code::invalid_graph,
                "Graph must have an entrypoint");
   expect_error([&] { base().add_node("a", returns(value())); }, error_code::invalid_graph,
                "node 'a' already exists");
   expect_error([&] { base().add_node("__end__", returns(value())); }, error_code::invalid_graph,
                "reserved name");
   expect_error(
-      [&] { base().add_node("orphan", returns(value())).add_edge("__start__", "a").compile(); },
+      [&] {
+        base()
+            .add_node("orphan", returns(value()))
+            .add_edge("__start__", "a")
+            .compile(test::opts());
+      },
       error_code::invalid_graph, "node 'orphan' has no way in");
   expect_error([&] { base().add_key("x", "concatenate"); }, error_code::invalid_graph,
                "unknown reducer 'concatenate'");
-  expect_error([&] { base().set_output_keys({"y"}).add_edge("__start__", "a").compile(); },
-               error_code::invalid_graph, "output schema names unknown state key 'y'");
+  expect_error(
+      [&] { base().set_output_keys({"y"}).add_edge("__start__", "a").compile(test::opts()); },
+      error_code::invalid_graph, "output schema names unknown state key 'y'");
 }
 
 BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
@@ -376,7 +387,7 @@ BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
     b.add_edge("__start__", "a");
     expect_error(
         [&] {
-          b.compile()->invoke(object{{"x", 1}});
+          b.compile(test::opts())->invoke(object{{"x", 1}});
         },
         error_code::invalid_update, "node 'a' returned an update to unknown state key 'y'");
   }
@@ -388,7 +399,7 @@ BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
     b.add_conditional_edges("a", [](const value&, node_context&) -> value { return "zzz"; });
     expect_error(
         [&] {
-          b.compile()->invoke(object{{"x", 1}});
+          b.compile(test::opts())->invoke(object{{"x", 1}});
         },
         error_code::invalid_update, "router after 'a' returned unknown node 'zzz'");
   }
@@ -399,7 +410,7 @@ BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
     b.add_edge("__start__", "a");
     expect_error(
         [&] {
-          b.compile()->invoke(object{{"items", list{}}});
+          b.compile(test::opts())->invoke(object{{"items", list{}}});
         },
         error_code::invalid_update, "expected list, got string");
   }
@@ -408,7 +419,11 @@ BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
     b.add_key("x");
     b.add_node("a", [](const value&, node_context&) -> value { throw std::runtime_error("boom"); });
     b.add_edge("__start__", "a");
-    expect_error([&] { b.compile()->invoke(object{{"x", 1}}); }, error_code::node_error, "boom");
+    expect_error(
+        [&] {
+          b.compile(test::opts())->invoke(object{{"x", 1}});
+        },
+        error_code::node_error, "boom");
   }
   {
     state_graph b;
@@ -417,7 +432,7 @@ BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
     b.add_edge("__start__", "a");
     expect_error(
         [&] {
-          b.compile()->invoke(object{{"x", 1}});
+          b.compile(test::opts())->invoke(object{{"x", 1}});
         },
         error_code::invalid_update, "Expected node 'a' to return an object");
   }
@@ -443,10 +458,84 @@ BOOST_AUTO_TEST_CASE(wide_fan_out_folds_every_send) {
     return value(std::move(sends));
   });
   b.add_edge("work", "sum");
-  auto graph = b.compile();
+  auto graph = b.compile(test::opts());
   value out = graph->invoke(object{{"n", 10000}, {"results", list{}}});
   BOOST_TEST(out.get("results").as_list().size() == 10000u);
   BOOST_TEST(out.get("total").as_int() == 2 * (9999LL * 10000 / 2));
   // Results are folded in Send order, whatever order the tasks finished in.
   BOOST_TEST(out.get("results").as_list()[1234].as_int() == 2468);
+}
+
+BOOST_AUTO_TEST_CASE(command_to_the_parent_graph_routes_and_updates_the_parent) {
+  state_graph sb;
+  sb.add_key("foo");
+  sb.add_node("inner", [](const value&, node_context&) -> value {
+    command c{object{{"foo", "from inner"}}, {value("after")}, {}, command::parent};
+    return make_command(c);
+  });
+  sb.add_edge("__start__", "inner");
+  auto sub = sb.compile(test::opts());
+
+  state_graph b;
+  b.add_key("foo").add_key("trail", "append");
+  b.add_node("child", sub, node_options{false, {"after"}});
+  b.add_node("after", [](const value& st, node_context&) -> value {
+    return object{{"trail", value::array({st.get("foo")})}};
+  });
+  b.add_edge("__start__", "child");
+  auto graph = b.compile(test::opts());
+  BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() ==
+             R"({"foo":"from inner","trail":["from inner"]})");
+
+  // At the top level, a Command for the parent is an error naming the node.
+  state_graph top;
+  top.add_key("foo");
+  top.add_node("lonely", [](const value&, node_context&) -> value {
+    return make_command(command{object{{"foo", 1}}, {}, {}, command::parent});
+  });
+  top.add_edge("__start__", "lonely");
+  expect_error(
+      [&] {
+        top.compile(test::opts())->invoke(object{{"foo", 0}});
+      },
+      error_code::invalid_update, "node 'lonely' returned a Command for the parent graph");
+}
+
+BOOST_AUTO_TEST_CASE(deferred_node_runs_once_after_the_other_branches_finish) {
+  state_graph b;
+  b.add_key("trail", "append");
+  auto mark = [](std::string name) {
+    return [name](const value&, node_context&) -> value {
+      return object{{"trail", value::array({name})}};
+    };
+  };
+  b.add_node("a", mark("a")).add_node("b1", mark("b1")).add_node("b2", mark("b2"));
+  b.add_node("c", mark("c"));
+  b.add_node("d", mark("d"), node_options{true, {}});
+  b.add_edge("__start__", "a");
+  b.add_edge("a", "b1").add_edge("a", "c");
+  b.add_edge("b1", "b2").add_edge("b2", "d").add_edge("c", "d");
+  auto graph = b.compile(test::opts());
+  // Without defer, d would run after c (step 2) and again after b2 (step 3).
+  BOOST_TEST(graph->invoke(object{{"trail", list{}}}).to_json() ==
+             R"({"trail":["a","b1","c","b2","d"]})");
+}
+
+BOOST_AUTO_TEST_CASE(tasks_of_one_step_run_in_parallel) {
+  // Each node waits until the other has started: only a parallel step finishes (a sequential
+  // one gives up after 10 s and fails the check instead of hanging).
+  auto started = std::make_shared<std::atomic<int>>(0);
+  auto meet = [started](const value&, node_context&) -> value {
+    started->fetch_add(1);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started->load() < 2 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+    return object{{"met", started->load() >= 2 ? 1 : 0}};
+  };
+  state_graph b;
+  b.add_key("met", "add");
+  b.add_node("left", meet).add_node("right", meet);
+  b.add_edge("__start__", "left").add_edge("__start__", "right");
+  auto graph = b.compile(test::opts());
+  BOOST_TEST(graph->invoke(object{{"met", 0}}).get("met").as_int() == 2);
 }

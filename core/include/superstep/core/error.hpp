@@ -25,6 +25,8 @@ enum class error_code : std::uint16_t {
   storage_error = 12,     ///< the checkpointer or store failed
   not_found = 13,         ///< a missing thread, checkpoint or item
   internal = 14,          ///< a bug of ours
+  parent_command = 15,    ///< a Command for the parent graph leaving a subgraph; the
+                          ///< message is the Command as JSON
 };
 
 std::string_view code_name(error_code c) noexcept;
