@@ -5,7 +5,7 @@ PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto li
            libboost-test-dev libssl-dev
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root).
 deps:
@@ -34,5 +34,17 @@ test: build
 bench: build
 	$(BUILD)/bench/superstep_bench
 
+# ASan+UBSan build of the whole suite, in its own folder.
+sanitize: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERSTEP_SANITIZE=address
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+# TSan build; runs the suites that exercise threads and actors.
+tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERSTEP_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -R "coordinator|storage|cluster"
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan

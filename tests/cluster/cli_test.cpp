@@ -191,3 +191,42 @@ BOOST_AUTO_TEST_CASE(graph_draws_the_edges_in_mermaid) {
   BOOST_TEST(r.status == 0, r.err);
   BOOST_TEST(r.out.find("node1 --> node2;") != std::string::npos);
 }
+
+// The examples of LangGraph's guides, as specs through `superstep run`: the same outputs and
+// errors as the C++ API gives in tests/coordinator.
+BOOST_AUTO_TEST_CASE(seed_examples_give_langgraphs_results_through_the_program) {
+  struct expectation {
+    const char* spec;
+    const char* input;
+    const char* output;  // the output line's data, or nullptr when the run must fail
+    const char* error;   // part of stderr when it must fail
+  };
+  const expectation cases[] = {
+      {"pregel_single_node", R"({"a":"foo"})", R"({"b":"foofoo"})", nullptr},
+      {"pregel_two_nodes", R"({"a":"foo"})", R"({"b":"foofoo","c":"foofoofoofoo"})", nullptr},
+      {"pregel_topic", R"({"a":"foo"})", R"({"c":["foofoo","foofoofoofoo"]})", nullptr},
+      {"pregel_cycle", R"({"value":"a"})", R"({"value":"aaaaaaaaaaaaaaaa"})", nullptr},
+      {"seed_private_state", R"({"user_input":"My"})", R"({"graph_output":"My name is Lance"})",
+       nullptr},
+      {"seed_reducers_a", R"({"foo":1,"bar":["hi"]})", R"({"foo":2,"bar":["bye"]})", nullptr},
+      {"seed_reducers_b", R"({"foo":1,"bar":["hi"]})", R"({"foo":2,"bar":["hi","bye"]})", nullptr},
+      {"jokes", R"({"subjects":["lions","elephants","penguins"]})",
+       R"({"jokes":["joke about lions","joke about elephants","joke about penguins"],"best":"joke about lions"})",
+       nullptr},
+      {"seed_parallel_conflict", R"({"x":0})", nullptr,
+       "At key 'x': Can receive only one value per step"},
+      {"seed_recursion", R"({"aggregate":[]})", nullptr, "Recursion limit of 5 reached"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.spec) {
+      result r = run("run " + example(c.spec) + " --input " + quote(c.input));
+      if (c.output) {
+        BOOST_TEST(r.status == 0, r.err);
+        BOOST_TEST(r.out == std::string(R"({"type":"output","data":)") + c.output + "}\n");
+      } else {
+        BOOST_TEST(r.status == 1);
+        BOOST_TEST(r.err.find(c.error) != std::string::npos, r.err);
+      }
+    }
+  }
+}
