@@ -125,9 +125,8 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
       t.name = s->node;
       t.push = true;
       t.push_index = i;
-      t.triggers = {std::string(PUSH)};
-      t.input = std::move(s->arg);
-      t.id = task_id(cp.id, checkpoint_ns, step, t.name, PUSH, std::to_string(i));
+      t.input = std::move(s->arg);  // a PUSH task's trigger is implied: __pregel_push
+      t.id = task_id(cp.id, checkpoint_ns, step, t.name, PUSH, static_cast<std::uint64_t>(i));
       tasks.push_back(std::move(t));
     }
   }
@@ -186,8 +185,8 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   });
   bool bump_step = false;
   for (const pregel_task* t : tasks) {
-    if (!t->triggers.empty()) bump_step = true;
-    if (t->triggers.empty()) continue;
+    if (t->push || !t->triggers.empty()) bump_step = true;
+    if (t->triggers.empty()) continue;  // PUSH tasks see no channel versions
     auto& seen = cp.versions_seen[t->name];
     for (const auto& ch : t->triggers) {
       auto v = cp.channel_versions.find(ch);
@@ -215,21 +214,40 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   }
 
   // Group writes by channel, in task-path order, and apply each group at once.
-  std::map<std::string, std::vector<value>> by_channel;
+  // Keys point into the tasks' writes, which outlive this function; channels are applied
+  // in name order so the result does not depend on hashing.
+  struct group {
+    channels::channel* channel;
+    const std::string* name;
+    std::vector<value> values;
+  };
+  std::unordered_map<std::string_view, group> by_channel;
+  group* last = nullptr;  // consecutive writes usually go to the same channel
   for (const pregel_task* t : tasks) {
     for (const auto& [ch, v] : t->writes) {
-      if (is_reserved_channel(ch)) continue;
-      if (!state.channels.count(ch))
-        throw error(error_code::invalid_update,
-                    "task '" + t->name + "' wrote to unknown channel '" + ch + "'");
-      by_channel[ch].push_back(v);
+      if (!last || *last->name != ch) {
+        auto it = by_channel.find(ch);
+        if (it == by_channel.end()) {
+          if (is_reserved_channel(ch)) continue;
+          auto c = state.channels.find(ch);
+          if (c == state.channels.end())
+            throw error(error_code::invalid_update,
+                        "task '" + t->name + "' wrote to unknown channel '" + ch + "'");
+          it = by_channel.emplace(ch, group{c->second.get(), &c->first, {}}).first;
+        }
+        last = &it->second;
+      }
+      last->values.push_back(v);
     }
   }
-  for (auto& [ch, vals] : by_channel) {
-    auto& c = *state.channels.at(ch);
-    if (c.update(vals)) {
-      bump(ch, c);
-      if (c.is_available()) out.updated_channels.insert(ch);
+  std::vector<group*> groups;
+  groups.reserve(by_channel.size());
+  for (auto& [_, g] : by_channel) groups.push_back(&g);
+  std::sort(groups.begin(), groups.end(), [](auto* a, auto* b) { return *a->name < *b->name; });
+  for (group* g : groups) {
+    if (g->channel->update(g->values)) {
+      bump(*g->name, *g->channel);
+      if (g->channel->is_available()) out.updated_channels.insert(*g->name);
     }
   }
 
@@ -238,7 +256,7 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
     std::vector<std::string> vol(state.volatile_available.begin(), state.volatile_available.end());
     std::sort(vol.begin(), vol.end());
     for (const auto& ch : vol) {
-      if (by_channel.count(ch)) continue;
+      if (by_channel.count(std::string_view(ch))) continue;
       auto& c = *state.channels.at(ch);
       if (c.is_available() && c.update({})) {
         bump(ch, c);

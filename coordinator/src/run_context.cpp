@@ -1,5 +1,6 @@
 #include "run_context.hpp"
 
+#include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail {
@@ -20,6 +21,7 @@ void task_context::emit_message(value chunk) {
               {"langgraph_triggers",
                [&] {
                  list l;
+                 if (task_.push) l.emplace_back(std::string(PUSH));
                  for (const auto& t : task_.triggers) l.emplace_back(t);
                  return value(std::move(l));
                }()},
@@ -47,6 +49,7 @@ std::optional<value> task_context::fresh_read(const std::string& channel) {
 void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
   try {
     const pregel_node& node = g.nodes[task.node];
+    task.writes.reserve(node.writers.size() + 1);
     value out = node.fn ? node.fn(task.input, ctx) : task.input;
     for (const auto& w : node.writers) w(out, ctx);
     task.output = std::move(out);

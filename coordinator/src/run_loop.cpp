@@ -36,6 +36,7 @@ value writes_to_value(const pregel_task& t) {
 }
 
 value triggers_value(const pregel_task& t) {
+  if (t.push) return value::array({std::string(PUSH)});
   list l;
   for (const auto& tr : t.triggers) l.emplace_back(tr);
   return value(std::move(l));

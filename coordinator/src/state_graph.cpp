@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "superstep/channels/binary_operator_aggregate.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
@@ -30,8 +31,9 @@ std::string join_channel(const std::vector<std::string>& from, const std::string
 
 // Everything a writer needs to know about the compiled graph, shared by all writers.
 struct compiled_topology {
-  std::set<std::string> state_keys;
-  std::set<std::string> nodes;
+  std::unordered_set<std::string> state_keys;
+  std::unordered_set<std::string> nodes;
+  std::string key_list;  // for error messages, in declaration order
 };
 
 // Routes to `target` (a node name, END, or a Send) on behalf of `who`.
@@ -85,11 +87,9 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
     if (topo.state_keys.count(k)) {
       scope.write(k, v);
     } else if (!lenient) {
-      std::string keys;
-      for (const auto& s : topo.state_keys) keys += (keys.empty() ? "" : ", ") + s;
       throw error(error_code::invalid_update, "node '" + node +
                                                   "' returned an update to unknown state key '" +
-                                                  k + "' (state keys: " + keys + ")");
+                                                  k + "' (state keys: " + topo.key_list + ")");
     }
   }
 }
@@ -188,7 +188,10 @@ state_graph& state_graph::add_conditional_edges(std::string from, router_functio
 
 std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   auto topo = std::make_shared<compiled_topology>();
-  for (const auto& k : keys_) topo->state_keys.insert(k.name);
+  for (const auto& k : keys_) {
+    topo->state_keys.insert(k.name);
+    topo->key_list += (topo->key_list.empty() ? "" : ", ") + k.name;
+  }
   for (const auto& n : nodes_) topo->nodes.insert(n.name);
   if (keys_.empty()) invalid("the state has no keys");
 

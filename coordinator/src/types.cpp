@@ -8,7 +8,15 @@
 namespace superstep {
 
 value make_send(std::string node, value arg) {
-  return object{{"__send__", object{{"node", std::move(node)}, {"arg", std::move(arg)}}}};
+  // Built from moved entries: a Send is made per task of a fan-out, so it must be cheap.
+  std::vector<object::entry> inner;
+  inner.reserve(2);
+  inner.emplace_back("node", value(std::move(node)));
+  inner.emplace_back("arg", std::move(arg));
+  std::vector<object::entry> outer;
+  outer.reserve(1);
+  outer.emplace_back("__send__", value(object(std::move(inner))));
+  return value(object(std::move(outer)));
 }
 
 std::optional<send> as_send(const value& v) {

@@ -1,7 +1,9 @@
 #include "superstep/core/ids.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <random>
 
@@ -12,23 +14,17 @@ namespace {
 // 100 ns intervals between the Gregorian epoch (1582-10-15) and the Unix epoch.
 constexpr std::uint64_t gregorian_offset = 0x01B21DD213814000ULL;
 
-void append_hex(std::string& out, std::uint64_t v, int digits) {
-  static const char hex[] = "0123456789abcdef";
-  for (int i = digits - 1; i >= 0; --i) out += hex[(v >> (4 * i)) & 15];
-}
-
 std::string format_uuid(std::uint64_t hi, std::uint64_t lo) {
-  std::string s;
-  s.reserve(36);
-  append_hex(s, hi >> 32, 8);
-  s += '-';
-  append_hex(s, (hi >> 16) & 0xFFFF, 4);
-  s += '-';
-  append_hex(s, hi & 0xFFFF, 4);
-  s += '-';
-  append_hex(s, lo >> 48, 4);
-  s += '-';
-  append_hex(s, lo & 0xFFFFFFFFFFFFULL, 12);
+  static const char hex[] = "0123456789abcdef";
+  std::string s(36, '-');
+  auto put = [&](std::size_t at, std::uint64_t v, int digits) {
+    for (int i = digits - 1; i >= 0; --i) s[at++] = hex[(v >> (4 * i)) & 15];
+  };
+  put(0, hi >> 32, 8);
+  put(9, (hi >> 16) & 0xFFFF, 4);
+  put(14, hi & 0xFFFF, 4);
+  put(19, lo >> 48, 4);
+  put(24, lo & 0xFFFFFFFFFFFFULL, 12);
   return s;
 }
 
@@ -68,22 +64,73 @@ std::uint64_t stable_hash(std::string_view data, std::uint64_t seed) noexcept {
   return h;
 }
 
+namespace {
+
+// Two 64-bit lanes fed 8 bytes at a time, each part followed by a separator, so the parts'
+// boundaries matter: ("ab", "c") and ("a", "bc") hash differently.
+class hash128 {
+ public:
+  void add(std::string_view part) {
+    const char* p = part.data();
+    std::size_t n = part.size();
+    while (n >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      mix(w);
+      p += 8;
+      n -= 8;
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, p, n);
+    mix(tail ^ (static_cast<std::uint64_t>(n + 1) << 56));
+  }
+  void add(std::int64_t v) { mix(static_cast<std::uint64_t>(v) ^ 0x5bd1e9955bd1e995ULL); }
+  std::uint64_t hi() const { return fmix(a_ ^ (b_ >> 1)); }
+  std::uint64_t lo() const { return fmix(b_ ^ (a_ << 1) ^ 0x2545F4914F6CDD1DULL); }
+
+ private:
+  static std::uint64_t fmix(std::uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+  }
+  void mix(std::uint64_t w) {
+    a_ = (a_ ^ w) * 0x9E3779B97F4A7C15ULL;
+    a_ ^= a_ >> 29;
+    b_ = (b_ + w) * 0xC2B2AE3D27D4EB4FULL;
+    b_ ^= b_ >> 31;
+  }
+  std::uint64_t a_ = 0x243F6A8885A308D3ULL;
+  std::uint64_t b_ = 0x13198A2E03707344ULL;
+};
+
+}  // namespace
+
 std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
                     std::int64_t step, std::string_view node, std::string_view kind,
                     std::string_view discriminator) {
-  std::string key;
-  key.reserve(checkpoint_id.size() + checkpoint_ns.size() + node.size() + kind.size() +
-              discriminator.size() + 32);
-  key.append(checkpoint_id).append(1, '\0');
-  key.append(checkpoint_ns).append(1, '\0');
-  key.append(std::to_string(step)).append(1, '\0');
-  key.append(node).append(1, '\0');
-  key.append(kind).append(1, '\0');
-  key.append(discriminator);
-  std::uint64_t hi = stable_hash(key, 1), lo = stable_hash(key, 2);
-  hi = (hi & ~0xF000ULL) | 0x5000ULL;                         // version 5 (name-based)
-  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
+  hash128 h;
+  h.add(checkpoint_id);
+  h.add(checkpoint_ns);
+  h.add(step);
+  h.add(node);
+  h.add(kind);
+  h.add(discriminator);
+  std::uint64_t hi = (h.hi() & ~0xF000ULL) | 0x5000ULL;                         // version 5
+  std::uint64_t lo = (h.lo() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122
   return format_uuid(hi, lo);
+}
+
+std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
+                    std::int64_t step, std::string_view node, std::string_view kind,
+                    std::uint64_t index) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, index);
+  return task_id(checkpoint_id, checkpoint_ns, step, node, kind,
+                 std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
 }
 
 std::string now_iso8601() {

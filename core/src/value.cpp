@@ -156,6 +156,17 @@ object::object(std::initializer_list<entry> items) {
 object::object(std::vector<entry> items) {
   // Small objects: the linear path is faster than hashing.
   if (items.size() <= 8) {
+    bool duplicates = false;
+    for (std::size_t i = 1; i < items.size() && !duplicates; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (items[i].first == items[j].first) {
+          duplicates = true;
+          break;
+        }
+    if (!duplicates) {
+      items_ = std::move(items);  // keeps the caller's buffer: no allocation
+      return;
+    }
     items_.reserve(items.size());
     for (auto& e : items) set(std::move(e.first), std::move(e.second));
     return;

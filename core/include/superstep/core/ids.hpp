@@ -26,6 +26,10 @@ class checkpoint_id_generator {
 std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
                     std::int64_t step, std::string_view node, std::string_view kind,
                     std::string_view discriminator);
+/// The same, for a numbered task (a Send's index).
+std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
+                    std::int64_t step, std::string_view node, std::string_view kind,
+                    std::uint64_t index);
 
 /// A 64-bit FNV-1a style hash with a strong finaliser, stable across platforms.
 std::uint64_t stable_hash(std::string_view data, std::uint64_t seed = 0) noexcept;
