@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
-           libboost-test-dev libssl-dev
+           libboost-test-dev libssl-dev libmimalloc-dev
 DEMO_ARGS ?=
 
 .PHONY: deps build demo test bench sanitize tsan clean
