@@ -33,13 +33,16 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
     st.replica.emplace(name, proto->copy());
   }
   return {
-      [self](task_batch& b) {
+      [self](task_batch& b) -> task_batch_done {
         auto& st = self->state;
         apply_deltas(st, b.deltas);
-        auto coordinator = caf::actor_cast<caf::actor>(self->current_sender());
+        // The sender's handle is made only for the rare stream event (the cast is not free);
         // anon_send is thread-safe: nested subgraph runs may emit from pool threads.
-        stream_forward forward = [coordinator](const std::vector<std::string>& ns,
-                                               std::uint8_t mode, value data) {
+        caf::strong_actor_ptr sender = self->current_sender();
+        caf::actor coordinator;
+        stream_forward forward = [&sender, &coordinator](const std::vector<std::string>& ns,
+                                                         std::uint8_t mode, value data) {
+          if (!coordinator) coordinator = caf::actor_cast<caf::actor>(sender);
           caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
         };
         try {
@@ -49,7 +52,8 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
             if (!t.done) t.error = task_error{error_code::internal, e.what()};
         }
         for (auto& t : b.tasks) t.input = value();  // the coordinator has it already
-        self->send(coordinator, task_batch_done{std::move(b.slots), std::move(b.tasks)});
+        // Returned, the result goes back to the sender as a message, after any stream chunk.
+        return task_batch_done{std::move(b.slots), std::move(b.tasks)};
       },
   };
 }

@@ -148,7 +148,7 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
               [&](auto a, auto b) { return g.nodes[a].name < g.nodes[b].name; });
   }
 
-  static const std::map<std::string, channel_version> no_versions;
+  static const std::unordered_map<std::string, channel_version> no_versions;
   for (std::uint32_t n : candidates) {
     const pregel_node& node = g.nodes[n];
     auto seen_it = cp.versions_seen.find(node.name);

@@ -102,8 +102,7 @@ void state_graph::check_new_name(const std::string& name) const {
   for (char c : {':', '|'})
     if (name.find(c) != std::string::npos)
       invalid("node name '" + name + "' contains the reserved character '" + c + "'");
-  for (const auto& n : nodes_)
-    if (n.name == name) invalid("node '" + name + "' already exists");
+  if (node_names_.count(name)) invalid("node '" + name + "' already exists");
   for (const auto& k : keys_)
     if (k.name == name) invalid("node '" + name + "' has the name of a state key");
 }
@@ -149,6 +148,7 @@ state_graph& state_graph::set_output_keys(std::vector<std::string> keys) {
 state_graph& state_graph::add_node(std::string name, node_function fn, node_options options) {
   check_new_name(name);
   if (!fn) invalid("node '" + name + "' has no function");
+  node_names_.insert(name);
   nodes_.push_back({std::move(name), std::move(fn), nullptr, std::move(options)});
   return *this;
 }
@@ -157,6 +157,7 @@ state_graph& state_graph::add_node(std::string name, std::shared_ptr<const prege
                                    node_options options) {
   check_new_name(name);
   if (!subgraph) invalid("node '" + name + "' has no subgraph");
+  node_names_.insert(name);
   nodes_.push_back({std::move(name), nullptr, std::move(subgraph), std::move(options)});
   return *this;
 }
@@ -283,25 +284,39 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       g.channels.emplace(ch, std::make_shared<channels::named_barrier_value>(ch, from));
   }
 
+  // Edges, joins and branches by the node they start from: compiling stays O(graph).
+  std::unordered_map<std::string, std::vector<std::size_t>> edges_from, joins_from, joins_to,
+      branches_from;
+  for (std::size_t i = 0; i < edges_.size(); ++i) edges_from[edges_[i].first].push_back(i);
+  for (std::size_t i = 0; i < joins_.size(); ++i) {
+    for (const auto& f : joins_[i].first) joins_from[f].push_back(i);
+    joins_to[joins_[i].second].push_back(i);
+  }
+  for (std::size_t i = 0; i < branches_.size(); ++i) branches_from[branches_[i].from].push_back(i);
+  auto indices = [](const auto& map, const std::string& key) -> const std::vector<std::size_t>& {
+    static const std::vector<std::size_t> none;
+    auto it = map.find(key);
+    return it == map.end() ? none : it->second;
+  };
+
   // Writers shared by START and the nodes: static edges, joins, routers.
   auto add_routing = [&](pregel_node& pn) {
     const std::string& name = pn.name;
-    for (const auto& [from, to] : edges_) {
-      if (from != name || to == END) continue;
+    for (std::size_t i : indices(edges_from, name)) {
+      const auto& [from, to] = edges_[i];
+      g.draw_edges.emplace_back(from, to);
+      if (to == END) continue;
       std::string ch = branch_channel(to);
       pn.writers.push_back([ch](const value&, write_scope& s) { s.write(ch, value()); });
-      g.draw_edges.emplace_back(from, to);
     }
-    for (const auto& [from, to] : edges_)
-      if (from == name && to == END) g.draw_edges.emplace_back(from, to);
-    for (const auto& [from, to] : joins_) {
-      if (std::find(from.begin(), from.end(), name) == from.end()) continue;
+    for (std::size_t i : indices(joins_from, name)) {
+      const auto& [from, to] = joins_[i];
       std::string ch = join_channel(from, to);
       pn.writers.push_back([ch, name](const value&, write_scope& s) { s.write(ch, value(name)); });
       g.draw_edges.emplace_back(name, to);
     }
-    for (const auto& b : branches_) {
-      if (b.from != name) continue;
+    for (std::size_t i : indices(branches_from, name)) {
+      const auto& b = branches_[i];
       pn.fresh_reads = all_keys;
       for (const auto& [label, target] : b.path_map)
         g.draw_conditional_edges.emplace_back(name, target, label == target ? "" : label);
@@ -360,8 +375,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pregel_node pn;
     pn.name = n.name;
     pn.triggers = {branch_channel(n.name)};
-    for (const auto& [from, to] : joins_)
-      if (to == n.name) pn.triggers.push_back(join_channel(from, to));
+    for (std::size_t i : indices(joins_to, n.name))
+      pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));
     pn.reads = all_keys;
     if (n.subgraph) {
       auto sub = n.subgraph;

@@ -118,7 +118,7 @@ inline void unchanged_channels_keep_their_older_value(checkpoint_saver& saver) {
   auto t3 = saver.get_tuple(s3);
   BOOST_TEST(values_of(t3) == value(object{{"b", "first"}}));
   BOOST_TEST(versions_value(t3->checkpoint.channel_versions) ==
-             versions_value({{"a", 3}, {"b", 1}, {"z", 9}}));
+             versions_value(std::map<std::string, channel_version>{{"a", 3}, {"b", 1}, {"z", 9}}));
 }
 
 // Pending writes come grouped by task id, each task's in index order (special writes, whose

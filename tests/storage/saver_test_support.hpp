@@ -21,6 +21,11 @@ inline value versions_value(const std::map<std::string, channel_version>& versio
   return value(std::move(o));
 }
 
+/// The same for the checkpoint's hash maps, in key order.
+inline value versions_value(const std::unordered_map<std::string, channel_version>& versions) {
+  return versions_value(std::map<std::string, channel_version>(versions.begin(), versions.end()));
+}
+
 /// A checkpoint as one value, to compare two of them with a readable diff.
 inline value checkpoint_value(const checkpoint& cp) {
   object values;
@@ -68,8 +73,8 @@ class checkpoint_builder {
     checkpoint cp;
     cp.id = ids_.next();
     cp.ts = now_iso8601();
-    cp.channel_values = std::move(values);
-    cp.channel_versions = std::move(versions);
+    cp.channel_values.insert(values.begin(), values.end());
+    cp.channel_versions.insert(versions.begin(), versions.end());
     return cp;
   }
 
@@ -90,7 +95,8 @@ inline checkpoint_metadata loop_metadata(std::int64_t step, value writes = value
 inline checkpoint_config put_all(checkpoint_saver& saver, const std::string& thread,
                                  const std::string& ns, const std::string& parent,
                                  const checkpoint& cp, const checkpoint_metadata& meta) {
-  return saver.put(checkpoint_config{thread, ns, parent}, cp, meta, cp.channel_versions);
+  return saver.put(checkpoint_config{thread, ns, parent}, cp, meta,
+                   {cp.channel_versions.begin(), cp.channel_versions.end()});
 }
 
 /// Expects `f` to throw a superstep::error with `code` whose message contains `part`.

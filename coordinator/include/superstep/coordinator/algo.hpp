@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "superstep/actors/node_host.hpp"
+#include "superstep/actors/task.hpp"
 #include "superstep/channels/channel.hpp"
 #include "superstep/coordinator/checkpoint.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
-#include "superstep/actors/task.hpp"
 
 /// The superstep algorithm as pure functions over plain data (LangGraph's `_algo.py`): no
 /// actors, threads or I/O. The coordinator actor and the synchronous runner both call these.

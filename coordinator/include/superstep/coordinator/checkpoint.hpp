@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "superstep/core/value.hpp"
@@ -18,10 +19,12 @@ struct checkpoint {
   int v = 1;
   std::string id;  ///< uuid6-style, sorts by creation
   std::string ts;  ///< ISO 8601
-  std::map<std::string, value> channel_values;
-  std::map<std::string, channel_version> channel_versions;
+  // Hash maps: the loop looks channels up several times per step, and channel names share
+  // long prefixes ("branch:to:..."). Code that needs an order (encoding, display) sorts.
+  std::unordered_map<std::string, value> channel_values;
+  std::unordered_map<std::string, channel_version> channel_versions;
   /// node -> channel -> version of that channel the node last ran on.
-  std::map<std::string, std::map<std::string, channel_version>> versions_seen;
+  std::unordered_map<std::string, std::unordered_map<std::string, channel_version>> versions_seen;
   std::vector<std::string> updated_channels;
 };
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "superstep/channels/reducer.hpp"
@@ -111,6 +112,7 @@ class state_graph {
   std::optional<std::vector<std::string>> input_keys_;
   std::optional<std::vector<std::string>> output_keys_;
   std::vector<node_spec> nodes_;
+  std::unordered_set<std::string> node_names_;
   std::vector<std::pair<std::string, std::string>> edges_;
   std::vector<std::pair<std::vector<std::string>, std::string>> joins_;
   std::vector<branch_spec> branches_;
