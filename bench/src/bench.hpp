@@ -56,6 +56,8 @@ inline void check(bool ok, const std::string& what) {
 /// Peak RSS of the process so far and current RSS, in KiB.
 long peak_rss_kib();
 long current_rss_kib();
+/// "mimalloc" when the process runs on mimalloc, else "system".
+std::string allocator_name();
 /// Resets the kernel's RSS high-water mark (VmHWM); false where that is not supported.
 bool reset_rss_high_water();
 /// VmHWM in KiB (0 when unknown).
@@ -66,7 +68,7 @@ measurement measure(std::string mode, std::string name, std::string unit,
                     std::int64_t units_per_run, int runs, const std::function<void()>& once);
 
 /// A workload the program can run, selected by name prefix with --only. Graph workloads run
-/// once per mode; the reference gets "-".
+/// once per mode; the references get "-".
 struct workload {
   std::string name;
   std::function<measurement(const options&, const std::string& mode)> run;
@@ -74,7 +76,9 @@ struct workload {
 
 /// The graph workloads (workloads.cpp) and the CAF reference (caf_reference.cpp).
 std::vector<workload> graph_workloads(const options& opts);
-measurement caf_round_trip(const options& opts, const std::string& mode);
+/// A scoped_actor requesting an echo actor, one request outstanding; `busy_poll`: one CAF
+/// worker that polls instead of sleeping when idle.
+measurement caf_round_trip(const options& opts, bool busy_poll);
 
 /// Prints the table to stdout and writes it as JSON (table.cpp).
 void print_table(const std::vector<measurement>& rows, long process_peak_kib);

@@ -86,7 +86,8 @@ void print_table(const std::vector<measurement>& rows, long process_peak_kib) {
         (numeric(c) ? std::string(width[c] + 1, '-') + ":" : std::string(width[c] + 2, '-')) + "|";
   std::cout << rule << "\n";
   for (const auto& r : cells) line(r);
-  std::cout << "\nprocess peak RSS: " << mib(process_peak_kib) << " MiB"
+  std::cout << "\nprocess peak RSS: " << mib(process_peak_kib)
+            << " MiB; allocator: " << allocator_name()
             << "\nmedian/min/max: per step, Send or round trip over " << rows.front().run_us.size()
             << " timed runs after a warm-up; peak RSS: high-water mark during the workload\n"
                "(VmHWM, reset before it); proc peak: the process's ru_maxrss after it\n";
@@ -117,6 +118,7 @@ void write_json(const std::string& path, const std::vector<measurement>& rows,
                      {"timestamp", utc_now()},
                      {"host", host_name()},
                      {"cores", static_cast<std::int64_t>(sysconf(_SC_NPROCESSORS_ONLN))},
+                     {"allocator", allocator_name()},
                      {"runs", opts.runs},
                      {"modes",
                       [&] {

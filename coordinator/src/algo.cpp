@@ -106,31 +106,8 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
   std::vector<pregel_task> tasks;
   const checkpoint& cp = state.checkpoint;
 
-  // PUSH tasks: one per Send waiting in the tasks topic.
-  if (auto it = state.channels.find(std::string(TASKS));
-      it != state.channels.end() && it->second->is_available()) {
-    value sends = it->second->get();
-    const list& items = sends.as_list();
-    tasks.reserve(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      auto s = as_send(items[i]);
-      if (!s)
-        throw error(error_code::invalid_update,
-                    "the tasks channel holds a value that is not a Send: " + items[i].to_json());
-      auto node = index.node_by_name.find(s->node);
-      if (node == index.node_by_name.end())
-        throw error(error_code::invalid_update, "Send to unknown node '" + s->node + "'");
-      pregel_task t;
-      t.node = node->second;
-      t.name = s->node;
-      t.push = true;
-      t.push_index = i;
-      t.input = std::move(s->arg);  // a PUSH task's trigger is implied: __pregel_push
-      t.id = task_id(cp.id, checkpoint_ns, step, t.name, PUSH, static_cast<std::uint64_t>(i));
-      tasks.push_back(std::move(t));
-    }
-  }
-
+  // PULL tasks first, by node name, then PUSH tasks by index: task-path order, so applying
+  // the writes needs no sort.
   // PULL tasks: nodes whose trigger channels advanced since they last ran.
   std::vector<std::uint32_t> candidates;
   if (updated_channels) {
@@ -175,12 +152,45 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     t.input = std::move(*input);
     tasks.push_back(std::move(t));
   }
+  // PUSH tasks: one per Send waiting in the tasks topic.
+  if (auto it = state.channels.find(std::string(TASKS));
+      it != state.channels.end() && it->second->is_available()) {
+    value sends = it->second->get();
+    const list& items = sends.as_list();
+    std::optional<task_id_hasher> push_ids;  // Sends to one node share the id's prefix
+    std::uint32_t push_ids_node = 0;
+    tasks.reserve(tasks.size() + items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      auto s = as_send(items[i]);
+      if (!s)
+        throw error(error_code::invalid_update,
+                    "the tasks channel holds a value that is not a Send: " + items[i].to_json());
+      auto node = index.node_by_name.find(s->node);
+      if (node == index.node_by_name.end())
+        throw error(error_code::invalid_update, "Send to unknown node '" + s->node + "'");
+      pregel_task t;
+      t.node = node->second;
+      t.name = s->node;
+      t.push = true;
+      t.push_index = i;
+      t.input = std::move(s->arg);  // a PUSH task's trigger is implied: __pregel_push
+      if (!push_ids || push_ids_node != t.node) {
+        push_ids.emplace(cp.id, checkpoint_ns, step, t.name, PUSH);
+        push_ids_node = t.node;
+      }
+      t.id = push_ids->id(static_cast<std::uint64_t>(i));
+      tasks.push_back(std::move(t));
+    }
+  }
+
   return tasks;
 }
 
 applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks) {
   checkpoint& cp = state.checkpoint;
-  std::stable_sort(tasks.begin(), tasks.end(), [](const pregel_task* a, const pregel_task* b) {
+  auto path_less = [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); };
+  if (!std::is_sorted(tasks.begin(), tasks.end(), path_less))
+    std::stable_sort(tasks.begin(), tasks.end(), [](const pregel_task* a, const pregel_task* b) {
     return task_path_less(*a, *b);
   });
   bool bump_step = false;

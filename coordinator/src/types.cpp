@@ -8,24 +8,23 @@
 namespace superstep {
 
 value make_send(std::string node, value arg) {
-  // Built from moved entries: a Send is made per task of a fan-out, so it must be cheap.
-  std::vector<object::entry> inner;
-  inner.reserve(2);
-  inner.emplace_back("node", value(std::move(node)));
-  inner.emplace_back("arg", std::move(arg));
-  std::vector<object::entry> outer;
-  outer.reserve(1);
-  outer.emplace_back("__send__", value(object(std::move(inner))));
-  return value(object(std::move(outer)));
+  // One flat object, built from moved entries: a Send is made per task of a fan-out.
+  std::vector<object::entry> e;
+  e.reserve(2);
+  e.emplace_back("__send__", value(std::move(node)));
+  e.emplace_back("arg", std::move(arg));
+  return value(object(std::move(e)));
 }
 
 std::optional<send> as_send(const value& v) {
-  if (!v.is_object() || v.as_object().size() != 1) return std::nullopt;
-  const value* s = v.find("__send__");
-  if (!s || !s->is_object()) return std::nullopt;
-  const value* node = s->find("node");
-  if (!node || !node->is_string()) return std::nullopt;
-  return send{node->as_string(), s->get("arg")};
+  if (!v.is_object()) return std::nullopt;
+  const object& o = v.as_object();
+  if (o.size() != 2) return std::nullopt;
+  auto first = o.begin();
+  if (first->first != "__send__" || !first->second.is_string()) return std::nullopt;
+  auto second = std::next(first);
+  if (second->first != "arg") return std::nullopt;
+  return send{first->second.as_string(), second->second};
 }
 
 value make_command(const command& c) {

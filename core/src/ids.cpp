@@ -17,14 +17,15 @@ constexpr std::uint64_t gregorian_offset = 0x01B21DD213814000ULL;
 std::string format_uuid(std::uint64_t hi, std::uint64_t lo) {
   static const char hex[] = "0123456789abcdef";
   std::string s(36, '-');
-  auto put = [&](std::size_t at, std::uint64_t v, int digits) {
-    for (int i = digits - 1; i >= 0; --i) s[at++] = hex[(v >> (4 * i)) & 15];
-  };
-  put(0, hi >> 32, 8);
-  put(9, (hi >> 16) & 0xFFFF, 4);
-  put(14, hi & 0xFFFF, 4);
-  put(19, lo >> 48, 4);
-  put(24, lo & 0xFFFFFFFFFFFFULL, 12);
+  char* out = s.data();
+  // Byte by byte, skipping the dashes at 8, 13, 18 and 23.
+  static constexpr int positions[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+  for (int i = 0; i < 16; ++i) {
+    std::uint64_t word = i < 8 ? hi : lo;
+    unsigned byte = static_cast<unsigned>(word >> (8 * (7 - (i & 7)))) & 0xFF;
+    out[positions[i]] = hex[byte >> 4];
+    out[positions[i] + 1] = hex[byte & 15];
+  }
   return s;
 }
 
@@ -70,6 +71,10 @@ namespace {
 // boundaries matter: ("ab", "c") and ("a", "bc") hash differently.
 class hash128 {
  public:
+  hash128() = default;
+  hash128(std::uint64_t a, std::uint64_t b) : a_(a), b_(b) {}
+  std::uint64_t a() const { return a_; }
+  std::uint64_t b() const { return b_; }
   void add(std::string_view part) {
     const char* p = part.data();
     std::size_t n = part.size();
@@ -107,30 +112,53 @@ class hash128 {
   std::uint64_t b_ = 0x13198A2E03707344ULL;
 };
 
+std::string finish_id(const hash128& h) {
+  std::uint64_t hi = (h.hi() & ~0xF000ULL) | 0x5000ULL;                        // version 5
+  std::uint64_t lo = (h.lo() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122
+  return format_uuid(hi, lo);
+}
+
+std::string_view index_text(std::uint64_t index, char (&buf)[24]) {
+  auto r = std::to_chars(buf, buf + sizeof buf, index);
+  return std::string_view(buf, static_cast<std::size_t>(r.ptr - buf));
+}
+
 }  // namespace
 
-std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
-                    std::int64_t step, std::string_view node, std::string_view kind,
-                    std::string_view discriminator) {
+task_id_hasher::task_id_hasher(std::string_view checkpoint_id, std::string_view checkpoint_ns,
+                               std::int64_t step, std::string_view node, std::string_view kind) {
   hash128 h;
   h.add(checkpoint_id);
   h.add(checkpoint_ns);
   h.add(step);
   h.add(node);
   h.add(kind);
+  a_ = h.a();
+  b_ = h.b();
+}
+
+std::string task_id_hasher::id(std::string_view discriminator) const {
+  hash128 h(a_, b_);
   h.add(discriminator);
-  std::uint64_t hi = (h.hi() & ~0xF000ULL) | 0x5000ULL;                         // version 5
-  std::uint64_t lo = (h.lo() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122
-  return format_uuid(hi, lo);
+  return finish_id(h);
+}
+
+std::string task_id_hasher::id(std::uint64_t index) const {
+  char buf[24];
+  return id(index_text(index, buf));
+}
+
+std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
+                    std::int64_t step, std::string_view node, std::string_view kind,
+                    std::string_view discriminator) {
+  return task_id_hasher(checkpoint_id, checkpoint_ns, step, node, kind).id(discriminator);
 }
 
 std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_ns,
                     std::int64_t step, std::string_view node, std::string_view kind,
                     std::uint64_t index) {
   char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, index);
-  return task_id(checkpoint_id, checkpoint_ns, step, node, kind,
-                 std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+  return task_id(checkpoint_id, checkpoint_ns, step, node, kind, index_text(index, buf));
 }
 
 std::string now_iso8601() {

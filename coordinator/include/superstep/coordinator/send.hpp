@@ -15,7 +15,7 @@ struct send {
   value arg;
 };
 
-/// Encodes a Send as a value: {"__send__": {"node": ..., "arg": ...}}.
+/// Encodes a Send as a value: {"__send__": node, "arg": arg}.
 value make_send(std::string node, value arg);
 /// Decodes a value made by `make_send`; nullopt for any other value.
 std::optional<send> as_send(const value& v);

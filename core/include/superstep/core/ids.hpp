@@ -31,6 +31,19 @@ std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_
                     std::int64_t step, std::string_view node, std::string_view kind,
                     std::uint64_t index);
 
+/// Task ids of the many tasks that share all parts but the last (the Sends of one node in
+/// one step): the common parts are hashed once. `id(i)` equals `task_id(..., i)`.
+class task_id_hasher {
+ public:
+  task_id_hasher(std::string_view checkpoint_id, std::string_view checkpoint_ns,
+                 std::int64_t step, std::string_view node, std::string_view kind);
+  std::string id(std::uint64_t index) const;
+  std::string id(std::string_view discriminator) const;
+
+ private:
+  std::uint64_t a_, b_;
+};
+
 /// A 64-bit FNV-1a style hash with a strong finaliser, stable across platforms.
 std::uint64_t stable_hash(std::string_view data, std::uint64_t seed = 0) noexcept;
 
