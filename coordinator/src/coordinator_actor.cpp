@@ -3,6 +3,7 @@
 #include "coordinator_actor.hpp"
 
 #include <exception>
+#include <future>
 #include <mutex>
 #include <unordered_map>
 
@@ -40,7 +41,7 @@ struct coordinator_state {
   run_loop* loop = nullptr;
   node_actor_pool* pool = nullptr;
   value input;
-  caf::response_promise promise;
+  std::promise<bool>* done = nullptr;  // the caller waits on its future
   std::uint32_t pending = 0;
   // Per node and instance: the channel versions its replica holds, in this run.
   std::unordered_map<std::uint32_t, std::vector<std::unordered_map<std::string, channel_version>>>
@@ -79,7 +80,7 @@ void next_step(caf::stateful_actor<coordinator_state>* self);
 void commit_and_continue(caf::stateful_actor<coordinator_state>* self) {
   auto& st = self->state;
   if (!st.loop->commit_step()) {
-    st.promise.deliver(true);
+    st.done->set_value(true);
     self->quit();
     return;
   }
@@ -90,7 +91,7 @@ void commit_and_continue(caf::stateful_actor<coordinator_state>* self) {
 void next_step(caf::stateful_actor<coordinator_state>* self) {
   auto& st = self->state;
   if (!st.loop->plan()) {
-    st.promise.deliver(true);
+    st.done->set_value(true);
     self->quit();
     return;
   }
@@ -133,25 +134,23 @@ void next_step(caf::stateful_actor<coordinator_state>* self) {
 
 void fail(caf::stateful_actor<coordinator_state>* self, std::exception_ptr e) {
   self->state.loop->set_failure(e);
-  self->state.promise.deliver(false);
+  self->state.done->set_value(false);
   self->quit();
 }
 
 caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, run_loop* loop,
-                          node_actor_pool* pool) {
+                          node_actor_pool* pool, std::promise<bool>* done) {
   self->state.loop = loop;
   self->state.pool = pool;
+  self->state.done = done;
   return {
-      [self](start_atom, value& input) -> caf::result<bool> {
-        auto& st = self->state;
-        st.promise = self->make_response_promise<bool>();
+      [self](start_atom, value& input) {
         try {
-          st.loop->begin(input);
+          self->state.loop->begin(input);
           next_step(self);
         } catch (...) {
           fail(self, std::current_exception());
         }
-        return st.promise;
       },
       [self](actors::task_batch_done& done) {
         auto& st = self->state;
@@ -240,17 +239,13 @@ const std::vector<caf::actor>& node_actor_pool::instances(std::uint32_t node) {
 
 value run_on_actors(run_loop& loop, node_actor_pool& pool, const value& input) {
   auto& sys = pool.runtime().internals().system;
-  auto coord = sys.spawn(coordinator, &loop, &pool);
-  caf::scoped_actor self{sys};
-  std::exception_ptr failure;
-  // The coordinator records its failure in the loop before replying false.
-  self->request(coord, caf::infinite, start_atom::value, input)
-      .receive([&](bool ok) { failure = ok ? nullptr : loop.take_failure(); },
-               [&](caf::error& err) {
-                 failure = std::make_exception_ptr(
-                     error(error_code::internal, "coordinator failed: " + sys.render(err)));
-               });
-  if (failure) std::rethrow_exception(failure);
+  // The caller blocks on a future, not a scoped actor: it is not an actor, and creating one
+  // per run costs more than the run of a short graph.
+  std::promise<bool> done;
+  auto finished = done.get_future();
+  auto coord = sys.spawn(coordinator, &loop, &pool, &done);
+  caf::anon_send(coord, start_atom::value, input);
+  if (!finished.get()) std::rethrow_exception(loop.take_failure());
   return loop.output();
 }
 

@@ -46,7 +46,12 @@ value triggers_value(const pregel_task& t) {
 
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
-    : g_(graph), index_(index), saver_(saver), shared_(shared) {}
+    : g_(graph), index_(index), saver_(saver), shared_(shared) {
+  for (const auto& c : g_.output_channels) {
+    std::string_view t = g_.channels.at(c)->type_name();
+    if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
+  }
+}
 
 void run_loop::begin(const value& input) {
   const value& cfg = shared_.config;
@@ -236,10 +241,27 @@ void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
   for (const auto& c : g_.output_channels)
     if (updated.count(c)) touched = true;
   if (!touched) return;
+  // Without a `values` stream, the state is read once at the end instead of every step,
+  // unless an output channel can clear without a new event (then the event's state must be
+  // kept now, as LangGraph returns the last event).
+  if (!shared_.wants(stream_mode::values) && !outputs_volatile_) {
+    values_pending_ = true;
+    return;
+  }
   auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
   if (!out) return;
   latest_values_ = *out;
+  values_pending_ = false;
   shared_.emit(stream_mode::values, *out);
+}
+
+const value& run_loop::output() {
+  if (values_pending_) {
+    auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+    if (out) latest_values_ = std::move(*out);
+    values_pending_ = false;
+  }
+  return latest_values_;
 }
 
 void run_loop::put_checkpoint(const char* source, value writes,

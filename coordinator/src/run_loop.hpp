@@ -53,7 +53,7 @@ class run_loop {
   const algo::run_state& state() const noexcept { return state_; }
 
   /// The run's output: its latest `values` event, as LangGraph's invoke returns.
-  const value& output() const noexcept { return latest_values_; }
+  const value& output();
 
   /// Drives begin/plan/execute/commit to the end with `run_batch` executing tasks.
   /// Tasks of the current step that must run: those not restored from saved writes.
@@ -68,7 +68,7 @@ class run_loop {
       run_batch(tasks_, todo);
       if (!commit_step()) break;
     }
-    return latest_values_;
+    return output();
   }
 
  private:
@@ -89,6 +89,8 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   value latest_values_;
+  bool values_pending_ = false;    // output channels changed since latest_values_ was read
+  bool outputs_volatile_ = false;  // some output channel can clear without a values event
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
   std::int64_t step_ = 0;

@@ -120,6 +120,12 @@ class object {
   /// Builds an object from entries in O(n) expected time (a loop of `set` is O(n^2)). A key
   /// given more than once keeps its first position and its last value, as with `set`.
   explicit object(std::vector<entry> items);
+  /// Tag of the constructor whose caller guarantees the keys are distinct.
+  struct unique_keys_t {};
+  static constexpr unique_keys_t unique_keys{};
+  /// Builds an object from entries whose keys the caller guarantees to be distinct: O(n), no
+  /// checks (e.g. channel names read into a state object).
+  object(std::vector<entry> items, unique_keys_t) noexcept : items_(std::move(items)) {}
 
   const value* find(std::string_view key) const noexcept;
   bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
