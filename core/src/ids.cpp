@@ -11,6 +11,16 @@ namespace superstep {
 
 namespace {
 
+// murmur3's 64-bit finaliser: every input bit affects every output bit.
+std::uint64_t fmix64(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
 // 100 ns intervals between the Gregorian epoch (1582-10-15) and the Unix epoch.
 constexpr std::uint64_t gregorian_offset = 0x01B21DD213814000ULL;
 
@@ -56,13 +66,7 @@ std::uint64_t stable_hash(std::string_view data, std::uint64_t seed) noexcept {
     h ^= c;
     h *= 0x100000001b3ULL;
   }
-  // murmur3 finaliser
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
+  return fmix64(h);
 }
 
 namespace {
@@ -90,18 +94,10 @@ class hash128 {
     mix(tail ^ (static_cast<std::uint64_t>(n + 1) << 56));
   }
   void add(std::int64_t v) { mix(static_cast<std::uint64_t>(v) ^ 0x5bd1e9955bd1e995ULL); }
-  std::uint64_t hi() const { return fmix(a_ ^ (b_ >> 1)); }
-  std::uint64_t lo() const { return fmix(b_ ^ (a_ << 1) ^ 0x2545F4914F6CDD1DULL); }
+  std::uint64_t hi() const { return fmix64(a_ ^ (b_ >> 1)); }
+  std::uint64_t lo() const { return fmix64(b_ ^ (a_ << 1) ^ 0x2545F4914F6CDD1DULL); }
 
  private:
-  static std::uint64_t fmix(std::uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-  }
   void mix(std::uint64_t w) {
     a_ = (a_ ^ w) * 0x9E3779B97F4A7C15ULL;
     a_ ^= a_ >> 29;
@@ -113,7 +109,7 @@ class hash128 {
 };
 
 std::string finish_id(const hash128& h) {
-  std::uint64_t hi = (h.hi() & ~0xF000ULL) | 0x5000ULL;                        // version 5
+  std::uint64_t hi = (h.hi() & ~0xF000ULL) | 0x5000ULL;                         // version 5
   std::uint64_t lo = (h.lo() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122
   return format_uuid(hi, lo);
 }

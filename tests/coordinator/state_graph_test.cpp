@@ -10,27 +10,17 @@
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
+#include "support/expect_error.hpp"
 #include "test_execution.hpp"
 
 using namespace superstep;
+using superstep::test::expect_error;
 
 namespace {
 
 // A node that returns a fixed update.
 node_function returns(value update) {
   return [update](const value&, node_context&) { return update; };
-}
-
-// Expects `f` to throw a superstep::error with `code` whose message contains `part`.
-template <class F>
-void expect_error(F&& f, error_code code, const std::string& part) {
-  try {
-    f();
-    BOOST_FAIL("no error; expected one containing: " << part);
-  } catch (const superstep::error& e) {
-    BOOST_TEST((e.code() == code), "code " << code_name(e.code()) << ": " << e.what());
-    BOOST_TEST(std::string(e.what()).find(part) != std::string::npos, e.what());
-  }
 }
 
 std::string s(const value& v) { return v.as_string(); }

@@ -12,6 +12,7 @@
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "support/expect_error.hpp"
 
 namespace superstep::conformance {
 
@@ -99,16 +100,6 @@ inline checkpoint_config put_all(checkpoint_saver& saver, const std::string& thr
                    {cp.channel_versions.begin(), cp.channel_versions.end()});
 }
 
-/// Expects `f` to throw a superstep::error with `code` whose message contains `part`.
-template <class F>
-void expect_error(F&& f, error_code code, const std::string& part) {
-  try {
-    f();
-    BOOST_FAIL("no error; expected one containing: " << part);
-  } catch (const superstep::error& e) {
-    BOOST_TEST((e.code() == code), "code " << code_name(e.code()) << ": " << e.what());
-    BOOST_TEST(std::string(e.what()).find(part) != std::string::npos, e.what());
-  }
-}
+using test::expect_error;
 
 }  // namespace superstep::conformance
