@@ -99,6 +99,7 @@ void next_step(caf::stateful_actor<coordinator_state>* self) {
   const run_shared& shared = st.loop->shared();
   actors::batch_header header;
   header.step = st.loop->step();
+  header.stop = shared.stop;
   header.config = shared.config;
   header.ns = shared.ns;
   header.modes = shared.modes;
@@ -195,6 +196,7 @@ actors::task_body make_body(const pregel_graph* g) {
     shared.config = h.config;
     shared.ns = h.ns;
     for (std::size_t i = 0; i < h.ns.size(); ++i) shared.checkpoint_ns += (i ? "|" : "") + h.ns[i];
+    shared.stop = h.stop;
     shared.modes = h.modes;
     shared.subgraphs = h.subgraphs;
     shared.sink = &sink;

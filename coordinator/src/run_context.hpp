@@ -19,6 +19,7 @@ struct run_shared {
   value config;
   std::vector<std::string> ns;  // namespace path of this graph
   std::string checkpoint_ns;    // ns joined with '|'
+  std::int64_t stop = 0;        // the step past which the recursion limit ends the run
   std::uint32_t modes = 0;      // bit per stream_mode
   bool subgraphs = false;
   const stream_sink* sink = nullptr;
@@ -40,6 +41,7 @@ class task_context final : public node_context, public write_scope {
   std::string_view task_id() const noexcept override { return task_.id; }
   std::int64_t step() const noexcept override { return step_; }
   std::string_view checkpoint_ns() const noexcept override { return run_.checkpoint_ns; }
+  std::int64_t remaining_steps() const noexcept override { return run_.stop - step_; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
 

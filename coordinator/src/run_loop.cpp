@@ -84,6 +84,7 @@ void run_loop::begin(const value& input) {
   state_ = algo::restore(g_, std::move(start));
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
+  shared_.stop = stop_;
 
   if (input.is_null()) return;
   resumed_writes_.clear();  // new input: the unfinished step of the last checkpoint is discarded

@@ -94,6 +94,19 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
   }
 }
 
+using managed_keys = std::vector<std::pair<std::string, managed_value>>;
+
+// The state as a node or router sees it: the channels' values plus the managed values.
+value with_managed(const value& state, const managed_keys& managed, const node_context& ctx) {
+  if (managed.empty() || !state.is_object()) return state;
+  object o = state.as_object();
+  for (const auto& [name, kind] : managed) {
+    std::int64_t left = ctx.remaining_steps();
+    o.set(name, kind == managed_value::remaining_steps ? value(left) : value(left == 1));
+  }
+  return value(std::move(o));
+}
+
 }  // namespace
 
 void state_graph::check_new_name(const std::string& name) const {
@@ -105,11 +118,15 @@ void state_graph::check_new_name(const std::string& name) const {
   if (node_names_.count(name)) invalid("node '" + name + "' already exists");
   for (const auto& k : keys_)
     if (k.name == name) invalid("node '" + name + "' has the name of a state key");
+  for (const auto& m : managed_)
+    if (m.first == name) invalid("node '" + name + "' has the name of a state key");
 }
 
 state_graph& state_graph::add_key(std::string name, std::optional<value> default_value) {
   for (const auto& k : keys_)
     if (k.name == name) invalid("state key '" + name + "' is declared twice");
+  for (const auto& m : managed_)
+    if (m.first == name) invalid("state key '" + name + "' is declared twice");
   if (name.empty() || name.rfind("__", 0) == 0 || name.find(':') != std::string::npos)
     invalid("state key '" + name + "' is a reserved name");
   keys_.push_back({std::move(name), std::nullopt, std::move(default_value)});
@@ -133,6 +150,15 @@ state_graph& state_graph::add_key(std::string name, std::string_view reducer_nam
     initial = value(list{});
   if (!initial && reducer_name == "merge") initial = value(object{});
   return add_key(std::move(name), *r, std::move(initial));
+}
+
+state_graph& state_graph::add_managed_key(std::string name, managed_value kind) {
+  add_key(name);  // checks the name like any key's; the channel is dropped at compile time
+  keys_.pop_back();
+  for (const auto& m : managed_)
+    if (m.first == name) invalid("state key '" + name + "' is declared twice");
+  managed_.emplace_back(std::move(name), kind);
+  return *this;
 }
 
 state_graph& state_graph::set_input_keys(std::vector<std::string> keys) {
@@ -327,30 +353,32 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       auto router = b.router;
       auto path_map = b.path_map;
       std::vector<std::string> keys = all_keys;
-      pn.writers.push_back([topo, router, path_map, keys, name](const value&, write_scope& s) {
-        object state;
-        state.reserve(keys.size());
-        for (const auto& k : keys)
-          if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
-        value result = router(value(std::move(state)), s.context());
-        std::string who = "router after '" + name + "'";
-        auto route_one = [&](const value& r) {
-          if (!path_map.empty() && !as_send(r)) {
-            std::string label = r.is_string() ? r.as_string() : r.to_json();
-            auto it = path_map.find(label);
-            if (it == path_map.end())
-              throw error(error_code::invalid_update,
-                          who + " returned '" + label + "', which is not in its path map");
-            write_goto(*topo, who, value(it->second), s);
-          } else {
-            write_goto(*topo, who, r, s);
-          }
-        };
-        if (result.is_list())
-          for (const auto& r : result.as_list()) route_one(r);
-        else if (!result.is_null())
-          route_one(result);
-      });
+      pn.writers.push_back(
+          [topo, router, path_map, keys, name, managed = managed_](const value&, write_scope& s) {
+            object state;
+            state.reserve(keys.size());
+            for (const auto& k : keys)
+              if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
+            value result =
+                router(with_managed(value(std::move(state)), managed, s.context()), s.context());
+            std::string who = "router after '" + name + "'";
+            auto route_one = [&](const value& r) {
+              if (!path_map.empty() && !as_send(r)) {
+                std::string label = r.is_string() ? r.as_string() : r.to_json();
+                auto it = path_map.find(label);
+                if (it == path_map.end())
+                  throw error(error_code::invalid_update,
+                              who + " returned '" + label + "', which is not in its path map");
+                write_goto(*topo, who, value(it->second), s);
+              } else {
+                write_goto(*topo, who, r, s);
+              }
+            };
+            if (result.is_list())
+              for (const auto& r : result.as_list()) route_one(r);
+            else if (!result.is_null())
+              route_one(result);
+          });
     }
   };
 
@@ -382,6 +410,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       auto sub = n.subgraph;
       pn.subgraph = sub;
       pn.fn = [sub](const value& in, node_context& ctx) { return sub->run_nested(in, ctx); };
+    } else if (!managed_.empty()) {
+      pn.fn = [fn = n.fn, managed = managed_](const value& in, node_context& ctx) {
+        return fn(with_managed(in, managed, ctx), ctx);
+      };
     } else {
       pn.fn = n.fn;
     }

@@ -22,6 +22,7 @@ class test_context final : public node_context {
   std::string_view node() const noexcept override { return node_; }
   std::string_view task_id() const noexcept override { return "task"; }
   std::int64_t step() const noexcept override { return 0; }
+  std::int64_t remaining_steps() const noexcept override { return 25; }
   std::string_view checkpoint_ns() const noexcept override { return ""; }
   void emit_custom(value data) override { custom.push_back(std::move(data)); }
   void emit_message(value) override {}

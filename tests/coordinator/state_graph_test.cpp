@@ -529,3 +529,31 @@ BOOST_AUTO_TEST_CASE(tasks_of_one_step_run_in_parallel) {
   auto graph = b.compile(test::opts());
   BOOST_TEST(graph->invoke(object{{"met", 0}}).get("met").as_int() == 2);
 }
+
+BOOST_AUTO_TEST_CASE(remaining_steps_lets_a_loop_end_before_the_recursion_limit) {
+  // The seed's RemainingSteps example: with recursion_limit 4 the router ends the loop when
+  // two steps or fewer remain, instead of failing.
+  std::vector<std::string> seen;
+  std::mutex m;
+  state_graph b;
+  b.add_key("aggregate", "append")
+      .add_managed_key("remaining_steps", managed_value::remaining_steps);
+  auto node = [&seen, &m](std::string name) {
+    return [&seen, &m, name](const value& st, node_context&) -> value {
+      std::lock_guard lock(m);
+      seen.push_back(name + " " + st.get("remaining_steps").to_json());
+      return object{{"aggregate", value::array({name})}};
+    };
+  };
+  b.add_node("a", node("A")).add_node("b", node("B"));
+  b.add_edge("__start__", "a");
+  b.add_conditional_edges("a", [](const value& st, node_context&) -> value {
+    return st.get("remaining_steps").as_int() <= 2 ? value(END) : value("b");
+  });
+  b.add_edge("b", "a");
+  auto graph = b.compile(test::opts());
+  value out = graph->invoke(object{{"aggregate", list{}}}, object{{"recursion_limit", 4}});
+  BOOST_TEST(out.to_json() == R"({"aggregate":["A","B","A"]})");
+  BOOST_TEST((seen == std::vector<std::string>{"A 3", "B 2", "A 1"}));
+  BOOST_TEST(!out.find("remaining_steps"));  // managed values are not state
+}

@@ -27,6 +27,8 @@ class node_context {
   virtual std::string_view node() const noexcept = 0;
   virtual std::string_view task_id() const noexcept = 0;
   virtual std::int64_t step() const noexcept = 0;
+  /// Supersteps left before the recursion limit stops the run (LangGraph RemainingSteps).
+  virtual std::int64_t remaining_steps() const noexcept = 0;
   /// Checkpoint namespace of the graph running this node ("" at the top level).
   virtual std::string_view checkpoint_ns() const noexcept = 0;
 

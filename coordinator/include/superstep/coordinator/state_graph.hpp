@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,12 @@
 #include "superstep/coordinator/pregel.hpp"
 
 namespace superstep {
+
+/// Values computed for each task instead of stored in a channel (LangGraph managed values).
+enum class managed_value : std::uint8_t {
+  remaining_steps,  ///< supersteps left before the recursion limit (LangGraph RemainingSteps)
+  is_last_step,     ///< true in the last step the recursion limit allows (LangGraph IsLastStep)
+};
 
 /// Options of `state_graph::add_node`.
 struct node_options {
@@ -58,6 +65,10 @@ class state_graph {
                        std::optional<value> initial = std::nullopt) {
     return add_key(std::move(name), std::string_view(builtin_reducer), std::move(initial));
   }
+
+  /// Declares a key that nodes and routers read but nobody writes: its value is computed for
+  /// each task from the run (e.g. the steps left before the recursion limit).
+  state_graph& add_managed_key(std::string name, managed_value kind);
 
   /// Input and output schemas: subsets of the state keys (default: all keys).
   state_graph& set_input_keys(std::vector<std::string> keys);
@@ -109,6 +120,7 @@ class state_graph {
   void check_new_name(const std::string& name) const;
 
   std::vector<key_spec> keys_;
+  std::vector<std::pair<std::string, managed_value>> managed_;
   std::optional<std::vector<std::string>> input_keys_;
   std::optional<std::vector<std::string>> output_keys_;
   std::vector<node_spec> nodes_;
