@@ -79,6 +79,15 @@ run_state restore(const pregel_graph& g, checkpoint cp) {
     state.channels.emplace(name, std::move(ch));
   }
   for (const auto& [_, v] : cp.channel_versions) state.max_version = std::max(state.max_version, v);
+  state.node_reads.reserve(g.nodes.size());
+  for (const auto& n : g.nodes) {
+    auto& reads = state.node_reads.emplace_back();
+    reads.reserve(n.reads.size());
+    for (const auto& r : n.reads) {
+      auto it = state.channels.find(r);
+      reads.emplace_back(&it->first, it->second.get());
+    }
+  }
   state.checkpoint = std::move(cp);
   return state;
 }
@@ -140,8 +149,18 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
       if (version_of(cp, t) > seen_v) triggered.push_back(t);
     }
     if (triggered.empty()) continue;
-    auto input = read_channels(state.channels, node.reads, node.single_read);
-    if (!input) continue;  // a single read channel that is empty: nothing to run on
+    value input;
+    const auto& reads = state.node_reads[n];
+    if (node.single_read) {
+      if (!reads.front().second->is_available()) continue;  // nothing to run on
+      input = reads.front().second->get();
+    } else {
+      std::vector<object::entry> entries;  // channel names are distinct: no per-key search
+      entries.reserve(reads.size());
+      for (const auto& [name, ch] : reads)
+        if (ch->is_available()) entries.emplace_back(*name, ch->get());
+      input = value(object(std::move(entries), object::unique_keys));
+    }
     std::sort(triggered.begin(), triggered.end());
     pregel_task t;
     t.node = n;
@@ -150,7 +169,7 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     for (const auto& tr : triggered) joined.append(tr).append(1, ',');
     t.id = task_id(cp.id, checkpoint_ns, step, node.name, PULL, joined);
     t.triggers = std::move(triggered);
-    t.input = std::move(*input);
+    t.input = std::move(input);
     tasks.push_back(std::move(t));
   }
   // PUSH tasks: one per Send waiting in the tasks topic.

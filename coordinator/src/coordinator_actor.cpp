@@ -2,9 +2,11 @@
 // barrier, commit) by messages. The caller blocks on a scoped actor until the run ends.
 #include "coordinator_actor.hpp"
 
+#include <chrono>
 #include <exception>
 #include <future>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "superstep/actors/caf_runtime.hpp"
@@ -247,6 +249,12 @@ value run_on_actors(run_loop& loop, node_actor_pool& pool, const value& input) {
   auto finished = done.get_future();
   auto coord = sys.spawn(coordinator, &loop, &pool, &done);
   caf::anon_send(coord, start_atom::value, input);
+  // Short runs end within microseconds: spin a little before sleeping, since waking a
+  // sleeping thread costs tens of microseconds on a VM.
+  for (int i = 0; i < 2000; ++i) {
+    if (finished.wait_for(std::chrono::seconds(0)) == std::future_status::ready) break;
+    std::this_thread::yield();
+  }
   if (!finished.get()) std::rethrow_exception(loop.take_failure());
   return loop.output();
 }

@@ -47,6 +47,7 @@ value triggers_value(const pregel_task& t) {
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
+  output_set_.insert(g_.output_channels.begin(), g_.output_channels.end());
   for (const auto& c : g_.output_channels) {
     std::string_view t = g_.channels.at(c)->type_name();
     if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
@@ -238,9 +239,12 @@ value run_loop::step_metadata_writes(const std::vector<pregel_task*>& tasks) con
 }
 
 void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
-  bool touched = false;
-  for (const auto& c : g_.output_channels)
-    if (updated.count(c)) touched = true;
+  bool touched = false;  // O(changed): the updated channels are few, the outputs may be many
+  for (const auto& c : updated)
+    if (output_set_.count(c)) {
+      touched = true;
+      break;
+    }
   if (!touched) return;
   // Without a `values` stream, the state is read once at the end instead of every step,
   // unless an output channel can clear without a new event (then the event's state must be

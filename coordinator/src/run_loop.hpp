@@ -89,6 +89,7 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   value latest_values_;
+  std::unordered_set<std::string> output_set_;
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
   std::exception_ptr failure_;

@@ -39,6 +39,9 @@ struct run_state {
   channel_map channels;
   std::unordered_set<std::string> volatile_available;
   channel_version max_version = 0;
+  /// Per node, the channels it reads, resolved once per run: building a task's input then
+  /// costs no name lookups.
+  std::vector<std::vector<std::pair<const std::string*, const channels::channel*>>> node_reads;
 };
 
 /// Creates the channels of `g`, restored from `cp` (empty checkpoint: all empty).
