@@ -1,0 +1,98 @@
+// The actor protocol's messages survive CAF's binary serialization: what the cluster will put
+// on the wire between processes.
+#include "superstep/actors/protocol.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include "superstep/actors/caf_runtime.hpp"
+
+using namespace superstep;
+using namespace superstep::actors;
+
+namespace {
+
+template <class T>
+T round_trip(caf::actor_system& sys, T x) {
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  auto err = sink(x);
+  BOOST_REQUIRE_MESSAGE(!err, sys.render(err));
+  T back;
+  caf::binary_deserializer source{sys, buf};
+  err = source(back);
+  BOOST_REQUIRE_MESSAGE(!err, sys.render(err));
+  return back;
+}
+
+pregel_task sample_task() {
+  pregel_task t;
+  t.id = "00000000-0000-5000-8000-000000000001";
+  t.node = 3;
+  t.name = "worker";
+  t.push = true;
+  t.push_index = 41;
+  t.triggers = {"branch:to:worker"};
+  t.input = value::parse_json(R"({"i":7,"nested":[1,2.5,"x",null,{"b":true}]})");
+  t.writes = {{"results", value::array({14})}, {"branch:to:sum", value()}};
+  t.output = object{{"results", value::array({14})}};
+  t.error = task_error{error_code::invalid_update, "At key 'x': boom"};
+  t.done = true;
+  return t;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serialization) {
+  runtime rt(runtime_options{1});
+  auto& sys = rt.internals().system;
+
+  task_batch b;
+  b.header.step = 4;
+  b.header.stop = 26;
+  b.header.config = value::parse_json(R"({"configurable":{"thread_id":"t1"}})");
+  b.header.ns = {"child:abc"};
+  b.header.modes = 5;
+  b.header.subgraphs = true;
+  b.deltas = {{"foo", true, value("bar")}, {"gone", false, value()}};
+  b.slots = {0, 9};
+  b.tasks = {sample_task(), pregel_task{}};
+
+  task_batch back = round_trip(sys, b);
+  BOOST_TEST(back.header.step == 4);
+  BOOST_TEST(back.header.stop == 26);
+  BOOST_TEST(back.header.config == b.header.config);
+  BOOST_TEST((back.header.ns == b.header.ns));
+  BOOST_TEST(back.header.subgraphs);
+  BOOST_TEST_REQUIRE(back.deltas.size() == 2u);
+  BOOST_TEST(back.deltas[0].v == value("bar"));
+  BOOST_TEST(!back.deltas[1].present);
+  BOOST_TEST((back.slots == b.slots));
+  BOOST_TEST_REQUIRE(back.tasks.size() == 2u);
+  const pregel_task& t = back.tasks[0];
+  BOOST_TEST(t.id == b.tasks[0].id);
+  BOOST_TEST(t.push_index == 41u);
+  BOOST_TEST(t.input == b.tasks[0].input);
+  BOOST_TEST_REQUIRE(t.writes.size() == 2u);
+  BOOST_TEST(t.writes[0].second.to_json() == "[14]");
+  BOOST_TEST_REQUIRE(t.error.has_value());
+  BOOST_TEST((t.error->code == error_code::invalid_update));
+  BOOST_TEST(t.error->message == "At key 'x': boom");
+  BOOST_TEST(!back.tasks[1].error.has_value());
+
+  stream_chunk c{{"a:1", "b:2"}, 2, value::parse_json(R"({"progress":0.5})")};
+  stream_chunk cb = round_trip(sys, c);
+  BOOST_TEST((cb.ns == c.ns));
+  BOOST_TEST(cb.data == c.data);
+}
+
+BOOST_AUTO_TEST_CASE(a_corrupt_value_is_an_error_not_a_crash) {
+  runtime rt(runtime_options{1});
+  auto& sys = rt.internals().system;
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  std::string not_json = "{\"unterminated";
+  BOOST_REQUIRE(!sink(not_json));
+  value v;
+  caf::binary_deserializer source{sys, buf};
+  BOOST_TEST(static_cast<bool>(source(v)));
+}
