@@ -1,0 +1,38 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "superstep/core/value.hpp"
+
+namespace superstep::storage {
+
+/// Turns values into bytes for storage and back (LangGraph's SerializerProtocol).
+///
+/// `loads` of bytes that were damaged, truncated, made by another serializer or encrypted with
+/// another key throws `superstep::error` (code storage_error) saying what is wrong; it never
+/// crashes. Implementations are immutable and safe to share between threads.
+class serializer {
+ public:
+  virtual ~serializer() = default;
+  /// A short name recorded beside what it wrote ("capnp", "aes-256-gcm+capnp").
+  virtual std::string_view name() const noexcept = 0;
+  virtual std::string dumps(const value& v) const = 0;
+  virtual value loads(std::string_view bytes) const = 0;
+};
+
+/// The default: a value as a Cap'n Proto message (storage/schema/value.capnp).
+std::shared_ptr<const serializer> make_capnp_serializer();
+
+/// Encrypts what `inner` writes with AES-256-GCM under `key` (32 bytes).
+/// Throws `superstep::error` (invalid_argument) for a key of another length.
+std::shared_ptr<const serializer> make_encrypting_serializer(
+    std::shared_ptr<const serializer> inner, std::string key);
+
+/// The encrypting serializer with the key from the environment variable SUPERSTEP_AES_KEY
+/// (64 hex digits or 44 base64 characters), or `inner` unchanged when it is not set.
+/// Throws `superstep::error` (invalid_argument) naming the variable when its value is malformed.
+std::shared_ptr<const serializer> serializer_from_env(std::shared_ptr<const serializer> inner);
+
+}  // namespace superstep::storage
