@@ -5,6 +5,7 @@
 #include <set>
 
 #include "coordinator_actor.hpp"
+#include "pregel_impl.hpp"
 #include "run_context.hpp"
 #include "run_loop.hpp"
 #include "superstep/actors/runtime.hpp"
@@ -15,15 +16,6 @@
 #include "superstep/core/ids.hpp"
 
 namespace superstep {
-
-struct pregel::impl {
-  algo::graph_index index;
-  std::mutex m;
-  std::shared_ptr<actors::runtime> runtime;
-  detail::node_actor_pool_ptr pool;  // destroyed before the runtime it lives in
-
-  detail::node_actor_pool& actor_pool(const pregel_graph& g, const runtime_options& o);
-};
 
 namespace {
 

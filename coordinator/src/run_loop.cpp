@@ -62,11 +62,7 @@ void run_loop::begin(const value& input) {
     limit_ = rl->as_int();
   }
   if (saver_ && shared_.ns.empty()) {
-    const value& tid = cfg.get("configurable").get("thread_id");
-    if (tid.is_null())
-      throw error(error_code::invalid_argument,
-                  "a graph with a checkpointer needs configurable.thread_id");
-    cp_config_.thread_id = tid.is_string() ? tid.as_string() : tid.to_json();
+    cp_config_ = checkpoint_config_of(cfg, true);
     cp_config_.checkpoint_ns = shared_.checkpoint_ns;
   } else {
     saver_ = nullptr;  // subgraph checkpoints come with the persistence issue
@@ -75,17 +71,34 @@ void run_loop::begin(const value& input) {
   checkpoint start;
   std::int64_t meta_step = -2;
   if (saver_) {
-    if (auto tuple = saver_->get_tuple(cp_config_)) {
+    const bool time_travel = !cp_config_.checkpoint_id.empty();
+    auto tuple = saver_->get_tuple(cp_config_);
+    if (!tuple && time_travel)
+      throw error(error_code::not_found, "checkpoint " + cp_config_.checkpoint_id +
+                                             " not found in thread " + cp_config_.thread_id);
+    if (tuple) {
       start = std::move(tuple->checkpoint);
       meta_step = tuple->metadata.step;
       resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
+      // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
+      // and forks: what follows becomes a new branch after that checkpoint.
+      replaying_ = time_travel && input.is_null();
+      if (replaying_) resumed_writes_.clear();
     }
   }
   state_ = algo::restore(g_, std::move(start));
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
   shared_.stop = stop_;
+
+  const bool resuming = !state_.checkpoint.channel_versions.empty() && input.is_null();
+  if (resuming) {
+    // Proceed past the previous run's stop: a static interrupt does not fire again.
+    auto& seen = state_.checkpoint.versions_seen[std::string(INTERRUPT)];
+    for (const auto& [ch, v] : state_.checkpoint.channel_versions) seen[ch] = v;
+    if (replaying_) put_checkpoint("fork", value(), {});
+  }
 
   if (input.is_null()) return;
   resumed_writes_.clear();  // new input: the unfinished step of the last checkpoint is discarded

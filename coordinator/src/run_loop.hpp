@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
@@ -88,6 +89,7 @@ class run_loop {
   std::vector<pregel_task> tasks_;
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
+  bool replaying_ = false;
   value latest_values_;
   std::unordered_set<std::string> output_set_;
   bool values_pending_ = false;    // output channels changed since latest_values_ was read

@@ -431,6 +431,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.input_channels = {std::string(START)};
   g.input_single = true;
   g.output_channels = output_keys;
+  g.state_channels = all_keys;
   g.output_single = false;
   g.interrupt_before = options.interrupt_before;
   g.interrupt_after = options.interrupt_after;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,28 @@ struct runtime_options {
   std::shared_ptr<task_executor> executor;
 };
 
+/// A task of a snapshot: what would run (or failed, or was interrupted) at that checkpoint.
+struct snapshot_task {
+  std::string id;
+  std::string name;
+  std::optional<std::string> error;
+  list interrupts;  ///< {"value": ..., "id": ...} of each pending interrupt
+};
+
+/// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
+struct state_snapshot {
+  value values;                   ///< the state channels' values
+  std::vector<std::string> next;  ///< nodes that would run next
+  checkpoint_config config;       ///< thread, namespace and checkpoint id
+  value metadata;                 ///< source, step, parents, writes; null without a checkpoint
+  std::string created_at;         ///< the checkpoint's timestamp
+  std::optional<checkpoint_config> parent_config;
+  std::vector<snapshot_task> tasks;
+
+  /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}.
+  value to_value() const;
+};
+
 /// Options of one run, besides the config object.
 struct stream_options {
   std::vector<stream_mode> modes;
@@ -60,6 +83,25 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// Runs to completion, sending events of the requested modes to `sink`; returns the output.
   value stream(const value& input, const value& config, const stream_options& options,
                const stream_sink& sink) const;
+
+  /// The state at the thread's latest checkpoint, or at `configurable.checkpoint_id`
+  /// (LangGraph `get_state`). A thread without checkpoints gives empty values.
+  /// Throws `superstep::error` (invalid_argument) without a checkpointer or thread_id.
+  state_snapshot get_state(const value& config) const;
+
+  /// The thread's checkpoints, newest first (LangGraph `get_state_history`).
+  std::vector<state_snapshot> get_state_history(const value& config,
+                                                const list_options& options = {}) const;
+
+  /// Applies `values` as if node `as_node` had returned them: through the reducers and the
+  /// node's edges and routers, so the node's successors run next. Without `as_node`, the node
+  /// that ran last. Saves a checkpoint with source "update" and returns its config
+  /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}).
+  value update_state(const value& config, const value& values,
+                     const std::optional<std::string>& as_node = std::nullopt) const;
+
+  /// Removes every checkpoint and write of the thread.
+  void delete_thread(const std::string& thread_id) const;
 
   /// A Mermaid flowchart of the graph (LangGraph `draw_mermaid`).
   std::string draw_mermaid() const;

@@ -61,6 +61,9 @@ struct pregel_graph {
   /// The output is read from these channels, likewise.
   std::vector<std::string> output_channels;
   bool output_single = false;
+  /// The channels that make up the graph's state as `get_state` shows it (StateGraph: every
+  /// state key). Empty: the output channels.
+  std::vector<std::string> state_channels;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   /// For drawing: static edges and branches as the builder declared them.
