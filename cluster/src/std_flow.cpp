@@ -65,11 +65,10 @@ node_factory fail_factory(std::shared_ptr<std_library_state> state) {
 
 node_function make_interrupt(const value& params) {
   function_params p(params, {"value", "to"});
-  p.string("to");
-  return [](const value&, node_context&) -> value {
-    throw error(error_code::invalid_argument,
-                "std.interrupt needs a checkpointer and interrupt() support, which this build "
-                "does not have yet");
+  std::string to = p.string("to");
+  value question = p.any_or_null("value");
+  return [to, question](const value&, node_context& ctx) -> value {
+    return object{{to, ctx.interrupt(question)}};
   };
 }
 

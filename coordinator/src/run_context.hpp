@@ -42,6 +42,7 @@ class task_context final : public node_context, public write_scope {
   std::int64_t step() const noexcept override { return step_; }
   std::string_view checkpoint_ns() const noexcept override { return run_.checkpoint_ns; }
   std::int64_t remaining_steps() const noexcept override { return run_.stop - step_; }
+  value interrupt(value v) override;
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
 
@@ -59,7 +60,12 @@ class task_context final : public node_context, public write_scope {
   pregel_task& task_;
   std::int64_t step_;
   const algo::channel_map& channels_;
+  std::size_t interrupt_calls_ = 0;
 };
+
+/// The id of the interrupts a task raises: a hash of its namespace and task id, stable across
+/// the re-runs of a resumed step (LangGraph's interrupt id).
+std::string interrupt_id(std::string_view checkpoint_ns, std::string_view task_id);
 
 /// Runs one task: the node function, then its writers. Errors are caught and recorded on the
 /// task (its writes are then dropped), never thrown.

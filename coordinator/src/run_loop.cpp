@@ -1,10 +1,12 @@
 #include "run_loop.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail {
@@ -54,8 +56,12 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
   }
 }
 
-void run_loop::begin(const value& input) {
+void run_loop::begin(const value& given) {
   const value& cfg = shared_.config;
+  // A Command as input resumes the thread (resume values, state update, goto) instead of
+  // starting it anew: from here on it is treated as "no input".
+  std::optional<command> cmd = as_command(given);
+  const value input = cmd ? value() : given;
   if (const value* rl = cfg.find("recursion_limit")) {
     if (!rl->is_int() || rl->as_int() < 1)
       throw error(error_code::invalid_argument, "recursion_limit must be a positive integer");
@@ -83,7 +89,7 @@ void run_loop::begin(const value& input) {
       cp_config_.checkpoint_id = start.id;
       // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
       // and forks: what follows becomes a new branch after that checkpoint.
-      replaying_ = time_travel && input.is_null();
+      replaying_ = time_travel && given.is_null();
       if (replaying_) resumed_writes_.clear();
     }
   }
@@ -91,6 +97,8 @@ void run_loop::begin(const value& input) {
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
   shared_.stop = stop_;
+
+  if (cmd) take_command(*cmd);
 
   const bool resuming = !state_.checkpoint.channel_versions.empty() && input.is_null();
   if (resuming) {
@@ -128,8 +136,11 @@ bool run_loop::plan() {
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
                                     shared_.checkpoint_ns);
   if (tasks_.empty()) return false;
-  if (!resumed_writes_.empty()) attach_resumed_writes();
-  if (algo::should_interrupt(state_, g_.interrupt_before, tasks_)) return false;
+  if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
+  if (algo::should_interrupt(state_, g_.interrupt_before, tasks_)) {
+    interrupted_ = true;
+    return false;
+  }
   if (shared_.wants(stream_mode::debug))
     for (const auto& t : tasks_)
       shared_.emit(stream_mode::debug,
@@ -145,7 +156,7 @@ bool run_loop::plan() {
 
 void run_loop::task_finished(const pregel_task& t) {
   if (saver_ && !t.cached) save_writes(t);
-  if (t.error) return;
+  if (t.error || !t.interrupts.empty()) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
     shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});
   if (shared_.wants(stream_mode::debug))
@@ -176,6 +187,16 @@ bool run_loop::commit_step() {
                                                                  {"interrupts", list{}}}}});
     throw error(failed->error->code, failed->error->message);
   }
+  // A task that called interrupt(): the step does not commit; the others' writes are saved
+  // and reused when the thread resumes.
+  for (const auto& t : tasks_)
+    for (const auto& i : t.interrupts) interrupts_.push_back(i);
+  if (!interrupts_.empty()) {
+    interrupted_ = true;
+    if (shared_.wants(stream_mode::updates))
+      shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(interrupts_)}});
+    return false;
+  }
   std::vector<pregel_task*> batch;
   batch.reserve(tasks_.size());
   for (auto& t : tasks_) batch.push_back(&t);
@@ -186,7 +207,11 @@ bool run_loop::commit_step() {
   // Metadata is only read from saved checkpoints and debug events.
   const bool want_meta = saver_ || shared_.wants(stream_mode::debug);
   put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), applied.new_versions);
-  return !algo::should_interrupt(state_, g_.interrupt_after, tasks_);
+  if (algo::should_interrupt(state_, g_.interrupt_after, tasks_)) {
+    interrupted_ = true;
+    return false;
+  }
+  return true;
 }
 
 std::vector<std::uint32_t> run_loop::runnable() {
@@ -201,20 +226,80 @@ std::vector<std::uint32_t> run_loop::runnable() {
   return todo;
 }
 
+void run_loop::take_command(const command& cmd) {
+  if (cmd.resume) {
+    if (!saver_)
+      throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
+    std::vector<std::string> pending;
+    for (const auto& w : resumed_writes_)
+      if (w.channel == INTERRUPT) pending.push_back(interrupt_id(shared_.checkpoint_ns, w.task_id));
+    if (pending.empty())
+      throw error(
+          error_code::invalid_argument,
+          "Command(resume=...) but thread " + cp_config_.thread_id + " has no pending interrupt");
+    // An object keyed by pending interrupt ids answers each; anything else answers the one.
+    resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
+    if (resume_by_id_)
+      for (const auto& [id, _] : cmd.resume->as_object())
+        if (std::find(pending.begin(), pending.end(), id) == pending.end()) resume_by_id_ = false;
+    if (!resume_by_id_ && pending.size() > 1)
+      throw error(error_code::invalid_argument,
+                  "When there are multiple pending interrupts, you must specify the interrupt id "
+                  "when resuming: Command(resume={id: value, ...})");
+    resume_ = *cmd.resume;
+  }
+  // A state update and goto apply as if written before the step the thread resumes.
+  pregel_task in;
+  in.name = std::string(INPUT);
+  if (cmd.update.is_object())
+    for (const auto& [k, v] : cmd.update.as_object()) in.writes.emplace_back(k, v);
+  for (const auto& g : cmd.go_to) {
+    if (as_send(g))
+      in.writes.emplace_back(std::string(TASKS), g);
+    else if (g.is_string() && g.as_string() != END)
+      in.writes.emplace_back("branch:to:" + g.as_string(), value());
+  }
+  if (in.writes.empty()) return;
+  std::vector<pregel_task*> batch{&in};
+  // Every node stays a candidate for the next step (no updated set): the interrupted step's
+  // tasks must be planned again too.
+  (void)algo::apply_writes(state_, index_, batch);
+}
+
 void run_loop::attach_resumed_writes() {
   // Tasks re-created with the same ids as before the interruption: those whose writes were
   // saved do not run again (LangGraph's _reapply_writes_to_succeeded_nodes).
   std::unordered_map<std::string_view, pregel_task*> by_id;
   for (auto& t : tasks_) by_id.emplace(t.id, &t);
-  std::unordered_set<std::string_view> failed;
+  // Failed and interrupted tasks run again; an interrupted one is given the resume values it
+  // had, plus the new one meant for it (by interrupt id, or the single pending interrupt's).
+  std::unordered_set<std::string_view> rerun;
   for (const auto& w : resumed_writes_)
-    if (w.channel == ERROR) failed.insert(w.task_id);
+    if (w.channel == ERROR || w.channel == INTERRUPT) rerun.insert(w.task_id);
   for (const auto& w : resumed_writes_) {
     auto it = by_id.find(w.task_id);
-    if (it == by_id.end() || failed.count(w.task_id)) continue;
+    if (it == by_id.end()) continue;
     pregel_task& t = *it->second;
-    t.done = t.cached = true;
-    if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
+    if (w.channel == RESUME && w.v.is_list()) {
+      t.resume = w.v.as_list();
+    } else if (!rerun.count(w.task_id)) {
+      t.done = t.cached = true;
+      if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
+    }
+  }
+  if (resume_) {
+    for (const auto& w : resumed_writes_) {
+      if (w.channel != INTERRUPT) continue;
+      auto it = by_id.find(w.task_id);
+      if (it == by_id.end()) continue;
+      const std::string id = interrupt_id(shared_.checkpoint_ns, w.task_id);
+      if (resume_->is_object() && resume_by_id_) {
+        if (const value* v = resume_->find(id)) it->second->resume.push_back(*v);
+      } else {
+        it->second->resume.push_back(*resume_);
+      }
+    }
+    resume_.reset();
   }
   resumed_writes_.clear();
 }
@@ -224,7 +309,11 @@ void run_loop::save_writes(const pregel_task& t) {
   cfg.checkpoint_id = state_.checkpoint.id;
   std::string path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
                             : std::string(PULL) + "," + t.name;
-  if (t.error)
+  if (!t.interrupts.empty()) {
+    auto writes = t.writes;  // the resume values it was given
+    writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
+    saver_->put_writes(cfg, writes, t.id, path);
+  } else if (t.error)
     saver_->put_writes(cfg, {{std::string(ERROR), value(t.error->message)}}, t.id, path);
   else if (t.writes.empty())  // still record that the task finished, so a resume skips it
     saver_->put_writes(cfg, {{std::string(NO_WRITES), value()}}, t.id, path);
@@ -278,6 +367,13 @@ const value& run_loop::output() {
     auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
     if (out) latest_values_ = std::move(*out);
     values_pending_ = false;
+  }
+  if (!interrupts_.empty() && !output_with_interrupts_) {
+    // As LangGraph's invoke: the state so far, with the pending interrupts.
+    object o = latest_values_.is_object() ? latest_values_.as_object() : object{};
+    o.set(std::string(INTERRUPT), value(interrupts_));
+    latest_values_ = value(std::move(o));
+    output_with_interrupts_ = true;
   }
   return latest_values_;
 }

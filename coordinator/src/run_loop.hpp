@@ -6,6 +6,7 @@
 // coordinator actor both drive it.
 
 #include <exception>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/send.hpp"
 #include "superstep/core/ids.hpp"
 
 namespace superstep {
@@ -53,6 +55,10 @@ class run_loop {
 
   const algo::run_state& state() const noexcept { return state_; }
 
+  /// Whether the run stopped at an interrupt (interrupt(), interrupt_before/after).
+  bool interrupted() const noexcept { return interrupted_; }
+  const list& interrupts() const noexcept { return interrupts_; }
+
   /// The run's output: its latest `values` event, as LangGraph's invoke returns.
   const value& output();
 
@@ -74,6 +80,7 @@ class run_loop {
 
  private:
   void attach_resumed_writes();
+  void take_command(const command& cmd);
   void save_writes(const pregel_task& t);
   value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
   void emit_values_if(const std::unordered_set<std::string>& updated);
@@ -90,6 +97,11 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
+  bool interrupted_ = false;
+  bool output_with_interrupts_ = false;
+  list interrupts_;              // raised by the last step's tasks
+  std::optional<value> resume_;  // from Command(resume=...), for the interrupted tasks
+  bool resume_by_id_ = false;    // resume_ is an object of interrupt id -> value
   value latest_values_;
   std::unordered_set<std::string> output_set_;
   bool values_pending_ = false;    // output channels changed since latest_values_ was read

@@ -24,10 +24,19 @@ class test_context final : public node_context {
   std::int64_t step() const noexcept override { return 0; }
   std::int64_t remaining_steps() const noexcept override { return 25; }
   std::string_view checkpoint_ns() const noexcept override { return ""; }
+  value interrupt(value v) override {
+    asked.push_back(v);
+    if (answers.empty()) throw error(error_code::interrupted, v.to_json());
+    value a = answers.front();
+    answers.erase(answers.begin());
+    return a;
+  }
   void emit_custom(value data) override { custom.push_back(std::move(data)); }
   void emit_message(value) override {}
 
   std::vector<value> custom;
+  std::vector<value> asked;    // what interrupt() was called with
+  std::vector<value> answers;  // what it returns, in order; empty: it interrupts
 
  private:
   std::string node_;
@@ -192,16 +201,19 @@ BOOST_AUTO_TEST_CASE(fail_fails_the_first_attempts_of_each_thread_and_node) {
   BOOST_CHECK_THROW(fresh.make_node("std.fail", json(R"({"times": 1})"))(value(), t1), error);
 }
 
-BOOST_AUTO_TEST_CASE(interrupt_needs_a_checkpointer_for_now) {
+BOOST_AUTO_TEST_CASE(interrupt_asks_and_writes_the_answer) {
   node_function f =
       registry.make_node("std.interrupt", json(R"({"value": "ok?", "to": "answer"})"));
   try {
     f(value(), ctx);
-    BOOST_FAIL("did not throw");
+    BOOST_FAIL("did not interrupt");
   } catch (const error& e) {
-    BOOST_TEST(e.code() == error_code::invalid_argument);
-    BOOST_TEST(std::string(e.what()).rfind("std.interrupt needs a checkpointer", 0) == 0);
+    BOOST_TEST(e.code() == error_code::interrupted);
   }
+  ctx.answers.push_back(value("yes"));
+  BOOST_TEST(f(value(), ctx).to_json() == R"({"answer":"yes"})");
+  BOOST_TEST(ctx.asked.size() == 2u);
+  BOOST_TEST(ctx.asked.back() == value("ok?"));
   BOOST_TEST(bad_param("std.interrupt", R"({"value": 1})") == "to");
 }
 

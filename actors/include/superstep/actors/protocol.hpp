@@ -53,7 +53,7 @@ typename Inspector::result_type inspect(Inspector& f, pregel_task& x) {
   bool has_error = x.error.has_value();
   task_error err = x.error.value_or(task_error{});
   return f(caf::meta::type_name("pregel_task"), x.id, x.node, x.name, x.push, x.push_index,
-           x.triggers, x.input, x.writes, x.output, has_error, err, x.done,
+           x.triggers, x.input, x.writes, x.output, x.resume, x.interrupts, has_error, err, x.done,
            caf::meta::load_callback([&]() -> caf::error {
              if (has_error) x.error = err;
              return caf::none;

@@ -31,6 +31,10 @@ struct pregel_task {
   // Filled in by execution:
   std::vector<std::pair<std::string, value>> writes;
   value output;  ///< what the node returned, for `updates` streams and metadata
+  /// Values answering this task's interrupt() calls, in call order (from Command(resume=...)).
+  list resume;
+  /// The interrupts the task raised ({"value", "id"}), when it was interrupted.
+  list interrupts;
   std::optional<task_error> error;
   bool done = false;
   /// Restored from writes saved before an interruption; not run again.

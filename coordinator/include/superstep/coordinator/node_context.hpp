@@ -32,6 +32,13 @@ class node_context {
   /// Checkpoint namespace of the graph running this node ("" at the top level).
   virtual std::string_view checkpoint_ns() const noexcept = 0;
 
+  /// Pauses the run to ask a human (LangGraph `interrupt`): the first time, raises an interrupt
+  /// carrying `v` that ends the run (the caller sees it under "__interrupt__"); when the run is
+  /// resumed with Command(resume=...), the node runs again from its start and this call returns
+  /// the resume value. Several calls in one node are answered in order. Needs a checkpointer.
+  /// Do not catch the exception it throws (a superstep::error with code interrupted).
+  virtual value interrupt(value v) = 0;
+
   /// Sends `data` to the `custom` stream (LangGraph's stream writer).
   virtual void emit_custom(value data) = 0;
   /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.

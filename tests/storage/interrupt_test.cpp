@@ -1,0 +1,156 @@
+// Human in the loop: interrupt() in nodes, Command(resume=...), static interrupt_before/after.
+#include <atomic>
+#include <boost/test/unit_test.hpp>
+
+#include "coordinator/test_execution.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/storage/memory_saver.hpp"
+#include "support/expect_error.hpp"
+
+using namespace superstep;
+using superstep::test::expect_error;
+
+namespace {
+
+value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+
+value resume(value v) {
+  command c;
+  c.resume = std::move(v);
+  return make_command(c);
+}
+
+compile_options with_saver(std::shared_ptr<checkpoint_saver> saver) {
+  compile_options o = test::opts();
+  o.checkpointer = std::move(saver);
+  return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(interrupt_pauses_and_resume_reruns_the_node_with_the_answer) {
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  state_graph b;
+  b.add_key("name").add_key("greeting");
+  b.add_node("ask", [runs](const value&, node_context& ctx) -> value {
+    runs->fetch_add(1);
+    value name = ctx.interrupt("what is your name?");
+    return object{{"name", name}};
+  });
+  b.add_node("greet", [](const value& st, node_context&) -> value {
+    return object{{"greeting", "hello " + st.get("name").as_string()}};
+  });
+  b.add_edge("__start__", "ask").add_edge("ask", "greet");
+  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+
+  value first = graph->invoke(object{{"name", ""}}, thread("t"));
+  const value& pending = first.get("__interrupt__");
+  BOOST_TEST_REQUIRE(pending.is_list());
+  BOOST_TEST_REQUIRE(pending.as_list().size() == 1u);
+  BOOST_TEST(pending.as_list()[0].get("value").as_string() == "what is your name?");
+  BOOST_TEST(pending.as_list()[0].get("id").as_string().size() == 32u);
+  BOOST_TEST(first.get("name").as_string() == "");
+
+  state_snapshot s = graph->get_state(thread("t"));
+  BOOST_TEST((s.next == std::vector<std::string>{"ask"}));
+  BOOST_TEST_REQUIRE(s.tasks.size() == 1u);
+  BOOST_TEST(s.tasks[0].interrupts.size() == 1u);
+
+  value done = graph->invoke(resume("Lance"), thread("t"));
+  BOOST_TEST(done.to_json() == R"({"name":"Lance","greeting":"hello Lance"})");
+  BOOST_TEST(runs->load() == 2);  // the node re-runs from its start
+  BOOST_TEST(graph->get_state(thread("t")).next.empty());
+
+  expect_error([&] { graph->invoke(resume("again"), thread("t")); }, error_code::invalid_argument,
+               "has no pending interrupt");
+}
+
+BOOST_AUTO_TEST_CASE(several_interrupt_calls_in_one_node_are_answered_in_order) {
+  state_graph b;
+  b.add_key("answers", "append");
+  b.add_node("form", [](const value&, node_context& ctx) -> value {
+    value a = ctx.interrupt("first?");
+    value c = ctx.interrupt("second?");
+    return object{{"answers", value::array({a, c})}};
+  });
+  b.add_edge("__start__", "form");
+  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  value r1 = graph->invoke(object{{"answers", list{}}}, thread("t"));
+  BOOST_TEST(r1.get("__interrupt__").as_list()[0].get("value").as_string() == "first?");
+  value r2 = graph->invoke(resume(1), thread("t"));
+  BOOST_TEST(r2.get("__interrupt__").as_list()[0].get("value").as_string() == "second?");
+  value r3 = graph->invoke(resume(2), thread("t"));
+  BOOST_TEST(r3.to_json() == R"({"answers":[1,2]})");
+}
+
+BOOST_AUTO_TEST_CASE(parallel_interrupts_are_resumed_by_id_and_siblings_do_not_rerun) {
+  auto sibling_runs = std::make_shared<std::atomic<int>>(0);
+  state_graph b;
+  b.add_key("log", "append");
+  auto asker = [](std::string name) {
+    return [name](const value&, node_context& ctx) -> value {
+      return object{{"log", value::array({name + "=" + ctx.interrupt(name + "?").to_json()})}};
+    };
+  };
+  b.add_node("left", asker("left")).add_node("right", asker("right"));
+  b.add_node("quiet", [sibling_runs](const value&, node_context&) -> value {
+    sibling_runs->fetch_add(1);
+    return object{{"log", value::array({"quiet"})}};
+  });
+  b.add_edge("__start__", "left").add_edge("__start__", "right").add_edge("__start__", "quiet");
+  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+
+  value r1 = graph->invoke(object{{"log", list{}}}, thread("t"));
+  const list& pending = r1.get("__interrupt__").as_list();
+  BOOST_TEST_REQUIRE(pending.size() == 2u);
+  expect_error([&] { graph->invoke(resume("one answer"), thread("t")); },
+               error_code::invalid_argument, "multiple pending interrupts");
+
+  object by_id;
+  for (const auto& i : pending)
+    by_id.set(i.get("id").as_string(), value(i.get("value").as_string() == "left?" ? 1 : 2));
+  value r2 = graph->invoke(resume(value(std::move(by_id))), thread("t"));
+  BOOST_TEST(r2.to_json() == R"({"log":["left=1","quiet","right=2"]})");
+  BOOST_TEST(sibling_runs->load() == 1);  // its writes were saved when the others interrupted
+}
+
+BOOST_AUTO_TEST_CASE(interrupt_before_and_after_stop_the_run_and_resuming_continues) {
+  auto make = [](std::vector<std::string> before, std::vector<std::string> after) {
+    state_graph b;
+    b.add_key("trail", "append");
+    for (std::string n : {"a", "b", "c"})
+      b.add_node(n, [n](const value&, node_context&) -> value {
+        return object{{"trail", value::array({n})}};
+      });
+    b.add_edge("__start__", "a").add_edge("a", "b").add_edge("b", "c");
+    compile_options o = with_saver(std::make_shared<storage::memory_saver>());
+    o.interrupt_before = std::move(before);
+    o.interrupt_after = std::move(after);
+    return b.compile(o);
+  };
+  auto g1 = make({"b"}, {});
+  BOOST_TEST(g1->invoke(object{{"trail", list{}}}, thread("t")).to_json() == R"({"trail":["a"]})");
+  BOOST_TEST((g1->get_state(thread("t")).next == std::vector<std::string>{"b"}));
+  BOOST_TEST(g1->invoke(value(), thread("t")).to_json() == R"({"trail":["a","b","c"]})");
+
+  auto g2 = make({}, {"a"});
+  BOOST_TEST(g2->invoke(object{{"trail", list{}}}, thread("t")).to_json() == R"({"trail":["a"]})");
+  BOOST_TEST((g2->get_state(thread("t")).next == std::vector<std::string>{"b"}));
+  BOOST_TEST(g2->invoke(value(), thread("t")).to_json() == R"({"trail":["a","b","c"]})");
+}
+
+BOOST_AUTO_TEST_CASE(the_updates_stream_reports_the_interrupt) {
+  state_graph b;
+  b.add_key("x");
+  b.add_node("ask", [](const value&, node_context& ctx) -> value {
+    return object{{"x", ctx.interrupt("?")}};
+  });
+  b.add_edge("__start__", "ask");
+  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  std::vector<std::string> events;
+  graph->stream(object{{"x", 0}}, thread("t"), stream_options{{stream_mode::updates}, false},
+                [&](const stream_event& e) { events.push_back(e.data.to_json()); });
+  BOOST_TEST_REQUIRE(events.size() == 1u);
+  BOOST_TEST(events[0].rfind(R"({"__interrupt__":[{"value":"?","id":")", 0) == 0, events[0]);
+}
