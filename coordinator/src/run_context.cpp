@@ -1,5 +1,12 @@
 #include "run_context.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <thread>
+
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
@@ -68,29 +75,67 @@ std::optional<value> task_context::fresh_read(const std::string& channel) {
   return copy->get();
 }
 
+namespace {
+
+bool retried_by_default(const error& e) {
+  return e.code() == error_code::node_error || e.code() == error_code::storage_error;
+}
+
+// Waits before the next attempt, as LangGraph's runner does.
+void back_off(const retry_policy& p, std::int64_t attempt) {
+  double ms = p.initial_interval_ms * std::pow(p.backoff, static_cast<double>(attempt - 1));
+  ms = std::min(ms, p.max_interval_ms);
+  if (p.jitter) {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    ms += std::uniform_real_distribution<double>(0, ms / 2)(rng);
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+// One attempt: the node function, then its writers. Throws what the node throws.
+void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
+  task.writes.clear();
+  task.writes.reserve(node.writers.size() + 1);
+  ctx.reset_attempt();
+  value out = node.fn ? node.fn(task.input, ctx) : task.input;
+  for (const auto& w : node.writers) w(out, ctx);
+  task.output = std::move(out);
+}
+
+}  // namespace
+
 void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
-  try {
-    const pregel_node& node = g.nodes[task.node];
-    task.writes.reserve(node.writers.size() + 1);
-    value out = node.fn ? node.fn(task.input, ctx) : task.input;
-    for (const auto& w : node.writers) w(out, ctx);
-    task.output = std::move(out);
-  } catch (const error& e) {
+  const pregel_node& node = g.nodes[task.node];
+  const std::int64_t attempts =
+      node.retry ? std::max<std::int64_t>(1, node.retry->max_attempts) : 1;
+  for (std::int64_t n = 1;; ++n) {
+    std::optional<error> failure;
+    try {
+      attempt(node, task, ctx);
+      break;
+    } catch (const error& e) {
+      failure = e;
+    } catch (const std::exception& e) {
+      failure = error(error_code::node_error, e.what());
+    } catch (...) {
+      failure = error(error_code::node_error, "unknown exception");
+    }
     task.writes.clear();
-    if (e.code() == error_code::interrupted) {
+    if (failure->code() == error_code::interrupted) {
       // Not a failure: the task waits for a resume value. The values it was given so far are
       // kept, so the re-run answers the same interrupt() calls the same way.
-      task.interrupts.push_back(value::parse_json(e.what()));
+      task.interrupts.push_back(value::parse_json(failure->what()));
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
-    } else {
-      task.error = task_error{e.code(), e.what()};
+      break;
     }
-  } catch (const std::exception& e) {
-    task.writes.clear();
-    task.error = task_error{error_code::node_error, e.what()};
-  } catch (...) {
-    task.writes.clear();
-    task.error = task_error{error_code::node_error, "unknown exception"};
+    const bool retry =
+        n < attempts && failure->code() != error_code::parent_command &&
+        (node.retry->retry_on ? node.retry->retry_on(*failure) : retried_by_default(*failure));
+    if (!retry) {
+      task.error = task_error{failure->code(), failure->what()};
+      break;
+    }
+    back_off(*node.retry, n);
   }
   task.done = true;
 }

@@ -43,6 +43,8 @@ class task_context final : public node_context, public write_scope {
   std::string_view checkpoint_ns() const noexcept override { return run_.checkpoint_ns; }
   std::int64_t remaining_steps() const noexcept override { return run_.stop - step_; }
   value interrupt(value v) override;
+  /// A retry starts the node anew: its interrupt() calls are answered from the first again.
+  void reset_attempt() noexcept { interrupt_calls_ = 0; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
 

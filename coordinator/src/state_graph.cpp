@@ -406,6 +406,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     for (std::size_t i : indices(joins_to, n.name))
       pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));
     pn.reads = all_keys;
+    pn.retry = n.options.retry;
     if (n.subgraph) {
       auto sub = n.subgraph;
       pn.subgraph = sub;

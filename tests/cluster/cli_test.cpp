@@ -216,6 +216,7 @@ BOOST_AUTO_TEST_CASE(seed_examples_give_langgraphs_results_through_the_program) 
       {"seed_parallel_conflict", R"({"x":0})", nullptr,
        "At key 'x': Can receive only one value per step"},
       {"seed_recursion", R"({"aggregate":[]})", nullptr, "Recursion limit of 5 reached"},
+      {"retry", R"({})", R"({"status":"ok after retries"})", nullptr},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.spec) {

@@ -216,7 +216,7 @@ BOOST_AUTO_TEST_CASE(command_updates_state_and_routes) {
       [](const value&, node_context&) -> value {
         return make_command(command{object{{"foo", "bar"}}, {value("my_other_node")}, {}, {}});
       },
-      node_options{false, {"my_other_node"}});
+      node_options{.destinations = {"my_other_node"}});
   b.add_node("my_other_node", [](const value& st, node_context&) -> value {
     return object{{"foo", s(st.get("foo")) + "!"}};
   });
@@ -468,7 +468,7 @@ BOOST_AUTO_TEST_CASE(command_to_the_parent_graph_routes_and_updates_the_parent) 
 
   state_graph b;
   b.add_key("foo").add_key("trail", "append");
-  b.add_node("child", sub, node_options{false, {"after"}});
+  b.add_node("child", sub, node_options{.destinations = {"after"}});
   b.add_node("after", [](const value& st, node_context&) -> value {
     return object{{"trail", value::array({st.get("foo")})}};
   });
@@ -501,7 +501,7 @@ BOOST_AUTO_TEST_CASE(deferred_node_runs_once_after_the_other_branches_finish) {
   };
   b.add_node("a", mark("a")).add_node("b1", mark("b1")).add_node("b2", mark("b2"));
   b.add_node("c", mark("c"));
-  b.add_node("d", mark("d"), node_options{true, {}});
+  b.add_node("d", mark("d"), node_options{.defer = true});
   b.add_edge("__start__", "a");
   b.add_edge("a", "b1").add_edge("a", "c");
   b.add_edge("b1", "b2").add_edge("b2", "d").add_edge("c", "d");
@@ -556,4 +556,45 @@ BOOST_AUTO_TEST_CASE(remaining_steps_lets_a_loop_end_before_the_recursion_limit)
   BOOST_TEST(out.to_json() == R"({"aggregate":["A","B","A"]})");
   BOOST_TEST((seen == std::vector<std::string>{"A 3", "B 2", "A 1"}));
   BOOST_TEST(!out.find("remaining_steps"));  // managed values are not state
+}
+
+BOOST_AUTO_TEST_CASE(retry_policy_reruns_a_failing_node_until_it_succeeds_or_gives_up) {
+  auto make = [](std::int64_t max_attempts, int failures, std::shared_ptr<std::atomic<int>> calls,
+                 error_code code) {
+    state_graph b;
+    b.add_key("x");
+    retry_policy r;
+    r.max_attempts = max_attempts;
+    r.initial_interval_ms = 1;
+    r.jitter = false;
+    b.add_node(
+        "flaky",
+        [calls, failures, code](const value&, node_context&) -> value {
+          if (calls->fetch_add(1) < failures) throw superstep::error(code, "attempt failed");
+          return object{{"x", "ok"}};
+        },
+        node_options{.retry = r});
+    b.add_edge("__start__", "flaky");
+    return b.compile(test::opts());
+  };
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  BOOST_TEST(make(3, 2, calls, error_code::node_error)->invoke(object{{"x", ""}}).to_json() ==
+             R"({"x":"ok"})");
+  BOOST_TEST(calls->load() == 3);
+
+  calls->store(0);
+  expect_error(
+      [&] {
+        make(2, 2, calls, error_code::node_error)->invoke(object{{"x", ""}});
+      },
+      error_code::node_error, "attempt failed");
+  BOOST_TEST(calls->load() == 2);
+
+  calls->store(0);  // our own verdicts (a bad update) would fail again: not retried
+  expect_error(
+      [&] {
+        make(5, 1, calls, error_code::invalid_update)->invoke(object{{"x", ""}});
+      },
+      error_code::invalid_update, "attempt failed");
+  BOOST_TEST(calls->load() == 1);
 }

@@ -12,21 +12,16 @@
 
 namespace superstep::cluster {
 
-/// A node's retry policy as a spec declares it (LangGraph `RetryPolicy`; defaults as there).
-/// Parsed and validated now; the runtime applies it once retries land with persistence.
-struct retry_policy {
-  std::int64_t max_attempts = 3;
-  double initial_interval_ms = 500;
-  double backoff = 2;
-  double max_interval_ms = 128000;
-};
+/// A node's retry policy as a spec declares it (the engine's, LangGraph defaults).
+using retry_policy = superstep::retry_policy;
 
 /// A graph built from a spec, with the spec's settings that the compiled graph does not hold.
 struct loaded_graph {
   std::shared_ptr<pregel> graph;
   /// The spec's `recursion_limit`, to put in a run's config when the caller sets none.
   std::optional<std::int64_t> recursion_limit;
-  /// Retry policies of the top-level nodes that declare one, by node name.
+  /// Retry policies of the top-level nodes that declare one, by node name (also applied to
+  /// the nodes themselves).
   std::map<std::string, retry_policy> retry;
 };
 

@@ -10,6 +10,8 @@
 
 namespace superstep {
 
+class error;
+
 /// What a node or router sees of its run besides its input: the run's config, its identity,
 /// and the stream writers. Passed by reference to every call; valid only during that call.
 /// A node may call it from the thread it runs on; emit_* are safe from any thread.
@@ -43,6 +45,20 @@ class node_context {
   virtual void emit_custom(value data) = 0;
   /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.
   virtual void emit_message(value chunk) = 0;
+};
+
+/// How often and how patiently a failing node is retried (LangGraph `RetryPolicy`, same
+/// defaults). The wait before attempt n+1 is initial_interval_ms * backoff^(n-1), at most
+/// max_interval_ms, with up to 50 % random jitter added when `jitter`.
+struct retry_policy {
+  std::int64_t max_attempts = 3;
+  double initial_interval_ms = 500;
+  double backoff = 2;
+  double max_interval_ms = 128000;
+  bool jitter = true;
+  /// Which errors are retried. Null: errors raised by node code (node_error, storage_error),
+  /// not our own verdicts on bad updates or input, which would fail again.
+  std::function<bool(const class error&)> retry_on;
 };
 
 /// A node function: gets its input (the state, a Send argument, or channel values) and

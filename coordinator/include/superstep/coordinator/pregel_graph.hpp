@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,8 @@ struct pregel_node {
   std::vector<node_writer> writers;
   /// Channels the writers read "fresh" (routers): node actors keep replicas of these.
   std::vector<std::string> fresh_reads;
+  /// Retries of a failing task; none when empty.
+  std::optional<retry_policy> retry;
   /// Hidden nodes (the StateGraph START node) do not appear in `updates` streams.
   bool hidden = false;
   /// The compiled subgraph this node runs, if it is one (for drawing and namespaces).

@@ -27,7 +27,9 @@ struct node_options {
   bool defer = false;
   /// Nodes this node may route to with a Command (LangGraph `destinations`): declares a way in
   /// for them and draws the edges.
-  std::vector<std::string> destinations;
+  std::vector<std::string> destinations = {};
+  /// Retries when the node fails (LangGraph `retry_policy`).
+  std::optional<retry_policy> retry = std::nullopt;
 };
 
 /// Options of `state_graph::compile`.
