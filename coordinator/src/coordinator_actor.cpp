@@ -255,7 +255,12 @@ value run_on_actors(run_loop& loop, node_actor_pool& pool, const value& input) {
     if (finished.wait_for(std::chrono::seconds(0)) == std::future_status::ready) break;
     std::this_thread::yield();
   }
-  if (!finished.get()) std::rethrow_exception(loop.take_failure());
+  if (!finished.get()) {
+    auto failure = loop.take_failure();
+    loop.finish(true);
+    std::rethrow_exception(failure);
+  }
+  loop.finish(false);
   return loop.output();
 }
 

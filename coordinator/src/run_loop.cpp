@@ -1,7 +1,11 @@
 #include "run_loop.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -46,6 +50,75 @@ value triggers_value(const pregel_task& t) {
 
 }  // namespace
 
+// Saves checkpoints on one background thread, in the order they were made.
+class background_saves {
+ public:
+  explicit background_saves(checkpoint_saver& saver) : saver_(saver), thread_([this] { work(); }) {}
+  ~background_saves() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  void put(checkpoint_config parent, checkpoint cp, checkpoint_metadata meta,
+           std::map<std::string, channel_version> versions) {
+    {
+      std::lock_guard lock(m_);
+      jobs_.push_back({std::move(parent), std::move(cp), std::move(meta), std::move(versions)});
+    }
+    cv_.notify_all();
+  }
+
+  /// Waits until every save is done; rethrows the first one that failed.
+  void drain() {
+    std::unique_lock lock(m_);
+    idle_.wait(lock, [&] { return jobs_.empty() && !busy_; });
+    if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+  }
+
+ private:
+  struct job {
+    checkpoint_config parent;
+    checkpoint cp;
+    checkpoint_metadata meta;
+    std::map<std::string, channel_version> versions;
+  };
+
+  void work() {
+    std::unique_lock lock(m_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      job j = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      try {
+        if (!failure_) saver_.put(j.parent, j.cp, j.meta, j.versions);
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      idle_.notify_all();
+    }
+  }
+
+  checkpoint_saver& saver_;
+  std::mutex m_;
+  std::condition_variable cv_, idle_;
+  std::deque<job> jobs_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
+run_loop::~run_loop() = default;
+
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
@@ -67,9 +140,20 @@ void run_loop::begin(const value& given) {
       throw error(error_code::invalid_argument, "recursion_limit must be a positive integer");
     limit_ = rl->as_int();
   }
+  if (const value* d = cfg.find("durability"); d && !d->is_null()) {
+    const std::string mode = d->is_string() ? d->as_string() : d->to_json();
+    if (mode == "async")
+      durability_ = durability::async;
+    else if (mode == "exit")
+      durability_ = durability::exit;
+    else if (mode != "sync")
+      throw error(error_code::invalid_argument,
+                  "durability must be sync, async or exit, not " + d->to_json());
+  }
   if (saver_ && shared_.ns.empty()) {
     cp_config_ = checkpoint_config_of(cfg, true);
     cp_config_.checkpoint_ns = shared_.checkpoint_ns;
+    if (durability_ == durability::async) background_ = std::make_unique<background_saves>(*saver_);
   } else {
     saver_ = nullptr;  // subgraph checkpoints come with the persistence issue
   }
@@ -155,7 +239,14 @@ bool run_loop::plan() {
 }
 
 void run_loop::task_finished(const pregel_task& t) {
-  if (saver_ && !t.cached) save_writes(t);
+  if (saver_ && !t.cached) {
+    if (durability_ == durability::exit) {
+      std::lock_guard lock(held_mutex_);  // tasks finish on several threads
+      held_writes_.push_back(&t);
+    } else {
+      save_writes(t);
+    }
+  }
   if (t.error || !t.interrupts.empty()) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
     shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});
@@ -201,6 +292,7 @@ bool run_loop::commit_step() {
   batch.reserve(tasks_.size());
   for (auto& t : tasks_) batch.push_back(&t);
   auto applied = algo::apply_writes(state_, index_, batch);
+  held_writes_.clear();  // the step's checkpoint supersedes its pending writes
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
@@ -224,6 +316,26 @@ std::vector<std::uint32_t> run_loop::runnable() {
       todo.push_back(i);
   }
   return todo;
+}
+
+void run_loop::finish(bool failed) {
+  if (background_) {
+    try {
+      background_->drain();
+    } catch (...) {
+      if (!failed) throw;  // a failed run reports its own error, not the saver's
+    }
+  }
+  if (durability_ != durability::exit || !saver_) return;
+  // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
+  if (unsaved_) {
+    checkpoint_config parent = cp_config_;
+    parent.checkpoint_id = last_saved_id_;
+    cp_config_ = saver_->put(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
+    unsaved_ = false;
+  }
+  for (const pregel_task* t : held_writes_) save_writes(*t);
+  held_writes_.clear();
 }
 
 void run_loop::take_command(const command& cmd) {
@@ -392,7 +504,20 @@ void run_loop::put_checkpoint(const char* source, value writes,
   if (saver_) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;
-    cp_config_ = saver_->put(parent, cp, meta, new_versions);
+    switch (durability_) {
+      case durability::sync: cp_config_ = saver_->put(parent, cp, meta, new_versions); break;
+      case durability::async:
+        background_->put(parent, cp, meta, new_versions);
+        cp_config_.checkpoint_id = cp.id;
+        break;
+      case durability::exit:
+        if (!unsaved_) last_saved_id_ = parent_id;
+        unsaved_ = true;
+        unsaved_meta_ = meta;
+        for (const auto& [ch, v] : new_versions) unsaved_versions_[ch] = v;
+        cp_config_.checkpoint_id = cp.id;
+        break;
+    }
   }
   if (debug) {
     auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);

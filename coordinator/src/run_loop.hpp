@@ -6,6 +6,9 @@
 // coordinator actor both drive it.
 
 #include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -23,6 +26,15 @@ class pregel;
 }
 
 namespace superstep::detail {
+
+/// When checkpoints reach the saver (LangGraph `durability`).
+enum class durability : std::uint8_t {
+  sync,   ///< each step's checkpoint is saved before the next step starts (the default)
+  async,  ///< saved in the background, in order, while the next step runs
+  exit,   ///< only the last checkpoint is saved, when the run ends (done, interrupted, failed)
+};
+
+class background_saves;
 
 class run_loop {
  public:
@@ -62,21 +74,33 @@ class run_loop {
   /// The run's output: its latest `values` event, as LangGraph's invoke returns.
   const value& output();
 
-  /// Drives begin/plan/execute/commit to the end with `run_batch` executing tasks.
   /// Tasks of the current step that must run: those not restored from saved writes.
   /// Restored ones are reported (streamed) here.
   std::vector<std::uint32_t> runnable();
 
+  /// Ends the run on every path (done, interrupted, or `failed`): saves what the durability
+  /// mode held back and waits for background saves. Throws a saver's error when not `failed`.
+  void finish(bool failed);
+
+  /// Drives begin/plan/execute/commit to the end with `run_batch` executing tasks.
   template <class RunBatch>
   value run(const value& input, RunBatch&& run_batch) {
-    begin(input);
-    while (plan()) {
-      auto todo = runnable();
-      run_batch(tasks_, todo);
-      if (!commit_step()) break;
+    try {
+      begin(input);
+      while (plan()) {
+        auto todo = runnable();
+        run_batch(tasks_, todo);
+        if (!commit_step()) break;
+      }
+    } catch (...) {
+      finish(true);
+      throw;
     }
+    finish(false);
     return output();
   }
+
+  ~run_loop();
 
  private:
   void attach_resumed_writes();
@@ -97,6 +121,15 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
+  durability durability_ = durability::sync;
+  std::unique_ptr<background_saves> background_;  // async durability
+  // exit durability: what the last (unsaved) checkpoint needs when it is finally saved
+  std::string last_saved_id_;
+  std::map<std::string, channel_version> unsaved_versions_;
+  checkpoint_metadata unsaved_meta_;
+  bool unsaved_ = false;
+  std::vector<const pregel_task*> held_writes_;
+  std::mutex held_mutex_;  // the current step's, saved if the run stops
   bool interrupted_ = false;
   bool output_with_interrupts_ = false;
   list interrupts_;              // raised by the last step's tasks

@@ -154,3 +154,20 @@ BOOST_AUTO_TEST_CASE(the_updates_stream_reports_the_interrupt) {
   BOOST_TEST_REQUIRE(events.size() == 1u);
   BOOST_TEST(events[0].rfind(R"({"__interrupt__":[{"value":"?","id":")", 0) == 0, events[0]);
 }
+
+BOOST_AUTO_TEST_CASE(with_exit_durability_an_interrupted_run_can_still_be_resumed) {
+  state_graph b;
+  b.add_key("x").add_key("log", "append");
+  b.add_node("first", [](const value&, node_context&) -> value {
+    return object{{"log", value::array({"first"})}};
+  });
+  b.add_node("ask", [](const value&, node_context& ctx) -> value {
+    return object{{"x", ctx.interrupt("?")}};
+  });
+  b.add_edge("__start__", "first").add_edge("first", "ask");
+  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  value cfg = object{{"configurable", object{{"thread_id", "t"}}}, {"durability", "exit"}};
+  BOOST_TEST(graph->invoke(object{{"x", 0}, {"log", list{}}}, cfg).get("__interrupt__").is_list());
+  BOOST_TEST(graph->get_state_history(thread("t")).size() == 1u);
+  BOOST_TEST(graph->invoke(resume(42), cfg).to_json() == R"({"x":42,"log":["first"]})");
+}

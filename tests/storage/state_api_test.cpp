@@ -150,3 +150,33 @@ BOOST_AUTO_TEST_CASE(delete_thread_removes_its_history_and_state_needs_a_checkpo
   expect_error([&] { b.compile()->get_state(g.config); }, error_code::invalid_argument,
                "needs a graph compiled with a checkpointer");
 }
+
+BOOST_AUTO_TEST_CASE(durability_async_saves_every_step_and_exit_only_the_last) {
+  auto with = [](const char* mode) {
+    value cfg = object{{"configurable", object{{"thread_id", "1"}}}, {"durability", mode}};
+    return cfg;
+  };
+  seed_graph a;
+  BOOST_TEST(a.graph->invoke(object{{"foo", ""}}, with("async")).to_json() ==
+             R"({"foo":"b","bar":["a","b"]})");
+  BOOST_TEST(a.graph->get_state_history(a.config).size() == 4u);
+
+  seed_graph e;
+  e.graph->invoke(object{{"foo", ""}}, with("exit"));
+  auto history = e.graph->get_state_history(e.config);
+  BOOST_TEST_REQUIRE(history.size() == 1u);  // only the final checkpoint
+  BOOST_TEST(history[0].values.to_json() == R"({"foo":"b","bar":["a","b"]})");
+  BOOST_TEST(history[0].metadata.get("step").as_int() == 2);
+  BOOST_TEST(history[0].next.empty());
+  // The thread continues from it like any other.
+  e.graph->update_state(e.config, object{{"foo", "z"}}, std::string("node_a"));
+  BOOST_TEST(e.graph->invoke(value(), with("exit")).to_json() ==
+             R"({"foo":"b","bar":["a","b","b"]})");
+
+  seed_graph bad;
+  expect_error(
+      [&] {
+        bad.graph->invoke(object{{"foo", ""}}, with("often"));
+      },
+      error_code::invalid_argument, "durability must be sync, async or exit");
+}

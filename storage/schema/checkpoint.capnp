@@ -1,0 +1,65 @@
+# The records of the RocksDB checkpoint saver (storage/src/rocksdb_saver.cpp).
+#
+# Append-only: never renumber or retype a field; add fields at the end. `format` is the record
+# layout version; a reader refuses a record whose format is newer than it knows.
+#
+# Channel values are not part of a checkpoint record: each lives once in the `blobs` column
+# family under (thread, namespace, channel, version), so a channel that did not change is
+# never written again. Values (blobs, pending writes, metadata writes and extra keys) are bytes
+# made by the saver's serializer (value.capnp by default, possibly encrypted).
+@0xe5deaa9c5213bb8c;
+
+$import "/capnp/c++.capnp".namespace("superstep::storage::schema");
+
+struct ChannelVersion {
+  channel @0 :Text;
+  version @1 :UInt64;
+}
+
+# The versions of the channels a node last ran on.
+struct NodeVersions {
+  node @0 :Text;
+  versions @1 :List(ChannelVersion);
+}
+
+# LangGraph's Checkpoint without its channel_values.
+struct Checkpoint {
+  v @0 :Int32;
+  id @1 :Text;
+  ts @2 :Text;                               # ISO 8601
+  channelVersions @3 :List(ChannelVersion);  # sorted by channel
+  versionsSeen @4 :List(NodeVersions);       # sorted by node, then channel
+  updatedChannels @5 :List(Text);
+}
+
+struct ParentCheckpoint {
+  checkpointNs @0 :Text;
+  checkpointId @1 :Text;
+}
+
+# LangGraph's CheckpointMetadata.
+struct CheckpointMetadata {
+  source @0 :Text;  # input | loop | update | fork
+  step @1 :Int64;
+  parents @2 :List(ParentCheckpoint);
+  writes @3 :Data;  # a value, by the serializer
+  extra @4 :Data;   # an object value (user keys), by the serializer
+}
+
+# The value of a key in the `checkpoints` column family.
+struct CheckpointRecord {
+  format @0 :UInt16;  # 1
+  checkpoint @1 :Checkpoint;
+  metadata @2 :CheckpointMetadata;
+  parentCheckpointId @3 :Text;  # empty: none
+  serializer @4 :Text;          # name of the serializer that wrote the values
+}
+
+# The value of a key in the `writes` column family (LangGraph's PendingWrite plus its path).
+struct PendingWrite {
+  format @0 :UInt16;  # 1
+  taskId @1 :Text;
+  channel @2 :Text;
+  taskPath @3 :Text;
+  value @4 :Data;  # by the serializer
+}

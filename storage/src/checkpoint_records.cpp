@@ -1,0 +1,185 @@
+#include "checkpoint_records.hpp"
+
+#include <kj/exception.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "capnp_message.hpp"
+#include "checkpoint.capnp.h"
+#include "superstep/core/error.hpp"
+
+namespace superstep::storage::records {
+
+namespace {
+
+// The record layout this code writes; a reader refuses a newer one.
+constexpr std::uint16_t format = 1;
+
+template <class Map>
+std::vector<std::pair<std::string, channel_version>> sorted(const Map& versions) {
+  std::vector<std::pair<std::string, channel_version>> out(versions.begin(), versions.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+template <class Init, class Map>
+void write_versions(Init&& init, const Map& versions) {
+  const auto entries = sorted(versions);
+  auto out = init(static_cast<unsigned>(entries.size()));
+  for (unsigned i = 0; i < entries.size(); ++i) {
+    out[i].setChannel(text(entries[i].first));
+    out[i].setVersion(entries[i].second);
+  }
+}
+
+std::unordered_map<std::string, channel_version> read_versions(
+    capnp::List<schema::ChannelVersion>::Reader in) {
+  std::unordered_map<std::string, channel_version> out;
+  out.reserve(in.size());
+  for (auto entry : in) out.insert_or_assign(text_of(entry.getChannel()), entry.getVersion());
+  return out;
+}
+
+void check_format(std::uint16_t found, const char* what) {
+  if (found == 0 || found > format)
+    throw error(error_code::storage_error,
+                std::string(what) + " record format " + std::to_string(found) +
+                    " is not one this build reads (1.." + std::to_string(format) + ")");
+}
+
+// Runs the read-and-walk `f`, turning Cap'n Proto's errors into ours.
+template <class F>
+auto guarded(F&& f) {
+  try {
+    return f();
+  } catch (const kj::Exception& e) {
+    throw error(error_code::storage_error, e.getDescription().cStr());
+  }
+}
+
+}  // namespace
+
+std::string encode_checkpoint(const checkpoint& cp, const checkpoint_metadata& metadata,
+                              const std::string& parent_id, const serializer& serde) {
+  capnp::MallocMessageBuilder builder(256);
+  auto record = builder.initRoot<schema::CheckpointRecord>();
+  record.setFormat(format);
+  record.setParentCheckpointId(text(parent_id));
+  const std::string serde_name(serde.name());
+  record.setSerializer(text(serde_name));
+
+  auto c = record.initCheckpoint();
+  c.setV(cp.v);
+  c.setId(text(cp.id));
+  c.setTs(text(cp.ts));
+  write_versions([&](unsigned n) { return c.initChannelVersions(n); }, cp.channel_versions);
+  std::vector<std::string> nodes;
+  nodes.reserve(cp.versions_seen.size());
+  for (const auto& [node, versions] : cp.versions_seen) nodes.push_back(node);
+  std::sort(nodes.begin(), nodes.end());
+  auto seen = c.initVersionsSeen(static_cast<unsigned>(nodes.size()));
+  for (unsigned i = 0; i < nodes.size(); ++i) {
+    seen[i].setNode(text(nodes[i]));
+    write_versions([&](unsigned n) { return seen[i].initVersions(n); },
+                   cp.versions_seen.at(nodes[i]));
+  }
+  auto updated = c.initUpdatedChannels(static_cast<unsigned>(cp.updated_channels.size()));
+  for (unsigned i = 0; i < cp.updated_channels.size(); ++i)
+    updated.set(i, text(cp.updated_channels[i]));
+
+  auto m = record.initMetadata();
+  m.setSource(text(metadata.source));
+  m.setStep(metadata.step);
+  auto parents = m.initParents(static_cast<unsigned>(metadata.parents.size()));
+  unsigned i = 0;
+  for (const auto& [ns, id] : metadata.parents) {
+    parents[i].setCheckpointNs(text(ns));
+    parents[i++].setCheckpointId(text(id));
+  }
+  m.setWrites(data_ptr(serde.dumps(metadata.writes)));
+  m.setExtra(data_ptr(serde.dumps(value(metadata.extra))));
+  return message_bytes(builder);
+}
+
+stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& serde) {
+  stored_checkpoint out;
+  std::string writes, extra;
+  guarded([&] {
+    message_reader reader(bytes, capnp::ReaderOptions());
+    auto record = reader.root<schema::CheckpointRecord>();
+    check_format(record.getFormat(), "checkpoint");
+    out.parent_id = text_of(record.getParentCheckpointId());
+    out.serializer = text_of(record.getSerializer());
+
+    auto c = record.getCheckpoint();
+    out.cp.v = c.getV();
+    out.cp.id = text_of(c.getId());
+    out.cp.ts = text_of(c.getTs());
+    out.cp.channel_versions = read_versions(c.getChannelVersions());
+    for (auto node : c.getVersionsSeen())
+      out.cp.versions_seen.insert_or_assign(text_of(node.getNode()),
+                                            read_versions(node.getVersions()));
+    for (auto channel : c.getUpdatedChannels()) out.cp.updated_channels.push_back(text_of(channel));
+
+    auto m = record.getMetadata();
+    out.metadata.source = text_of(m.getSource());
+    out.metadata.step = m.getStep();
+    for (auto parent : m.getParents())
+      out.metadata.parents.insert_or_assign(text_of(parent.getCheckpointNs()),
+                                            text_of(parent.getCheckpointId()));
+    writes = data_of(m.getWrites());
+    extra = data_of(m.getExtra());
+    return 0;
+  });
+
+  // The serializer's errors say what is wrong; say which part and who wrote it.
+  const auto load = [&](const std::string& part, const char* what) {
+    try {
+      return serde.loads(part);
+    } catch (const error& e) {
+      std::string why = std::string("metadata ") + what + ": " + e.what();
+      if (out.serializer != serde.name())
+        why += " (written by serializer '" + out.serializer + "', read with '" +
+               std::string(serde.name()) + "')";
+      throw error(error_code::storage_error, why);
+    }
+  };
+  out.metadata.writes = load(writes, "writes");
+  value extra_value = load(extra, "extra");
+  if (!extra_value.is_object())
+    throw error(error_code::storage_error, std::string("metadata extra is a ") +
+                                               std::string(kind_name(extra_value.kind())) +
+                                               ", not an object");
+  out.metadata.extra = extra_value.as_object();
+  return out;
+}
+
+std::string encode_write(const std::string& task_id, const std::string& channel,
+                         const std::string& task_path, std::string_view value_bytes) {
+  capnp::MallocMessageBuilder builder(64);
+  auto record = builder.initRoot<schema::PendingWrite>();
+  record.setFormat(format);
+  record.setTaskId(text(task_id));
+  record.setChannel(text(channel));
+  record.setTaskPath(text(task_path));
+  record.setValue(data_ptr(value_bytes));
+  return message_bytes(builder);
+}
+
+pending_write decode_write(std::string_view bytes, const serializer& serde) {
+  pending_write out;
+  std::string value_bytes = guarded([&] {
+    message_reader reader(bytes, capnp::ReaderOptions());
+    auto record = reader.root<schema::PendingWrite>();
+    check_format(record.getFormat(), "pending write");
+    out.task_id = text_of(record.getTaskId());
+    out.channel = text_of(record.getChannel());
+    return data_of(record.getValue());
+  });
+  out.v = serde.loads(value_bytes);
+  return out;
+}
+
+}  // namespace superstep::storage::records

@@ -1,0 +1,34 @@
+#pragma once
+
+// The records of the RocksDB saver (storage/schema/checkpoint.capnp) to and from bytes.
+//
+// Decoding damaged bytes throws `superstep::error` (storage_error) saying what is wrong, never
+// crashes; the saver adds which record it was.
+
+#include <string>
+#include <string_view>
+
+#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/storage/serializer.hpp"
+
+namespace superstep::storage::records {
+
+/// A checkpoint as stored: without its channel_values, which live in the blobs.
+struct stored_checkpoint {
+  checkpoint cp;
+  checkpoint_metadata metadata;
+  std::string parent_id;   ///< empty: none
+  std::string serializer;  ///< name of the serializer that wrote the metadata values
+};
+
+/// `cp` without its channel values, its metadata (values by `serde`) and its parent's id.
+std::string encode_checkpoint(const checkpoint& cp, const checkpoint_metadata& metadata,
+                              const std::string& parent_id, const serializer& serde);
+stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& serde);
+
+/// A pending write with its task path; the value by `serde`.
+std::string encode_write(const std::string& task_id, const std::string& channel,
+                         const std::string& task_path, std::string_view value_bytes);
+pending_write decode_write(std::string_view bytes, const serializer& serde);
+
+}  // namespace superstep::storage::records

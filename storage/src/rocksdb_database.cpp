@@ -1,0 +1,68 @@
+#include "rocksdb_database.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "superstep/core/error.hpp"
+
+namespace superstep::storage {
+
+void check(const rocksdb::Status& s, std::string_view what) {
+  if (!s.ok())
+    throw error(error_code::storage_error,
+                "rocksdb_saver: " + std::string(what) + ": " + s.ToString());
+}
+
+rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
+  // RocksDB creates only the last level of the path.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw error(error_code::storage_error,
+                "rocksdb_saver: cannot create the directory " + dir + ": " + ec.message());
+
+  rocksdb::DBOptions options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  // Open every column family the database has (a newer build may have added some) plus ours.
+  std::vector<std::string> names;
+  if (!rocksdb::DB::ListColumnFamilies(options, dir, &names).ok())
+    names = {rocksdb::kDefaultColumnFamilyName};  // a new database
+  for (const char* ours : {"checkpoints", "writes", "blobs", "store"})
+    if (std::find(names.begin(), names.end(), ours) == names.end()) names.emplace_back(ours);
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  check(rocksdb::DB::Open(options, dir, families, &handles_, &db_), "cannot open " + dir);
+
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "checkpoints") checkpoints = handles_[i];
+    if (names[i] == "writes") writes = handles_[i];
+    if (names[i] == "blobs") blobs = handles_[i];
+    if (names[i] == "store") store = handles_[i];
+  }
+}
+
+rocksdb_database::~rocksdb_database() {
+  for (auto* handle : handles_) db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  // Close flushes nothing we need (every write is in the WAL); its status only reports that.
+  db_->Close().PermitUncheckedError();
+  delete db_;
+}
+
+range_scan::range_scan(const rocksdb_database& db, rocksdb::ColumnFamilyHandle* cf,
+                       const rocksdb::ReadOptions& base, std::string lower, std::string upper)
+    : lower_(std::move(lower)),
+      upper_(std::move(upper)),
+      lower_slice_(lower_),
+      upper_slice_(upper_) {
+  rocksdb::ReadOptions options = base;
+  options.iterate_lower_bound = &lower_slice_;
+  options.iterate_upper_bound = &upper_slice_;
+  it_.reset(db.db().NewIterator(options, cf));
+}
+
+void range_scan::check_status(std::string_view what) const { check(it_->status(), what); }
+
+}  // namespace superstep::storage

@@ -1,0 +1,73 @@
+#pragma once
+
+// The RocksDB database under a rocksdb_saver: opening it with its column families, closing it
+// in the order RocksDB needs, status checks and bounded scans.
+
+#include <rocksdb/db.h>
+#include <rocksdb/snapshot.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace superstep::storage {
+
+/// Throws `superstep::error` (storage_error) "rocksdb_saver: <what>: <status>" unless `s` is ok.
+void check(const rocksdb::Status& s, std::string_view what);
+
+/// An open database with the saver's column families.
+class rocksdb_database {
+ public:
+  /// Opens (creating as needed) the database in `dir` with the column families `checkpoints`,
+  /// `writes`, `blobs` and `store`, and any others it already has.
+  explicit rocksdb_database(const std::string& dir);
+  /// Releases the column-family handles, then closes the database (another order crashes).
+  ~rocksdb_database();
+  rocksdb_database(const rocksdb_database&) = delete;
+  rocksdb_database& operator=(const rocksdb_database&) = delete;
+
+  rocksdb::DB& db() const noexcept { return *db_; }
+  const std::string& dir() const noexcept { return dir_; }
+
+  rocksdb::ColumnFamilyHandle* checkpoints = nullptr;
+  rocksdb::ColumnFamilyHandle* writes = nullptr;
+  rocksdb::ColumnFamilyHandle* blobs = nullptr;
+  rocksdb::ColumnFamilyHandle* store = nullptr;
+
+ private:
+  std::string dir_;
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+};
+
+/// An iterator over the keys in [lower, upper) of one column family, as seen by `base` (its
+/// snapshot). Owns the bounds, which RocksDB only points to.
+class range_scan {
+ public:
+  range_scan(const rocksdb_database& db, rocksdb::ColumnFamilyHandle* cf,
+             const rocksdb::ReadOptions& base, std::string lower, std::string upper);
+  rocksdb::Iterator& operator*() const noexcept { return *it_; }
+  rocksdb::Iterator* operator->() const noexcept { return it_.get(); }
+  /// Throws when the iteration stopped on an error rather than at the end of the range.
+  void check_status(std::string_view what) const;
+
+ private:
+  std::string lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+/// Read options on a snapshot that lives as long as this object.
+class snapshot_read {
+ public:
+  explicit snapshot_read(const rocksdb_database& db) : snapshot_(&db.db()) {
+    options.snapshot = snapshot_.snapshot();
+  }
+  rocksdb::ReadOptions options;
+
+ private:
+  rocksdb::ManagedSnapshot snapshot_;
+};
+
+}  // namespace superstep::storage

@@ -1,0 +1,96 @@
+#pragma once
+
+// Keys of the RocksDB saver's column families, built so that RocksDB's bytewise order is the
+// order the saver lists things in and every (thread), (thread, namespace) and (thread,
+// namespace, checkpoint) is one contiguous key range:
+//
+//   checkpoints  S(thread) S(ns) checkpoint_id
+//   writes       S(thread) S(ns) S(checkpoint_id) S(task_id) I(index)
+//   blobs        S(thread) S(ns) S(channel) U(version)
+//
+// S(x) is x with each NUL written as 00 FF, then the terminator 00 01: any bytes are allowed,
+// no S(x) is a prefix of another, and S(a) < S(b) exactly when a < b. U is a big-endian u64
+// and I a big-endian i32 with its sign bit flipped, so negative (special) write indices sort
+// first, as in memory_saver. The checkpoint id comes last and raw in `checkpoints`, so a range
+// ends at "prefix + id" for an exclusive `before`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace superstep::storage::keys {
+
+inline void append_string(std::string& key, std::string_view part) {
+  for (char c : part) {
+    key.push_back(c);
+    if (c == '\0') key.push_back('\xff');
+  }
+  key.push_back('\0');
+  key.push_back('\x01');
+}
+
+inline void append_u64(std::string& key, std::uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(v >> shift));
+}
+
+inline void append_i32(std::string& key, std::int32_t v) {
+  const std::uint32_t u = static_cast<std::uint32_t>(v) ^ 0x80000000u;
+  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(u >> shift));
+}
+
+/// S(a) S(b) ...
+template <class... Parts>
+std::string prefix(const Parts&... parts) {
+  std::string key;
+  (append_string(key, parts), ...);
+  return key;
+}
+
+/// The first key after every key that starts with `p`, a prefix made by `prefix` (so ending
+/// with the terminator 00 01).
+inline std::string successor(std::string p) {
+  p.back() = '\x02';
+  return p;
+}
+
+/// Reads S(x) at `pos` of `key`, moving `pos` past it; nullopt when `key` has no well-formed
+/// S(x) there.
+inline std::optional<std::string> read_string(std::string_view key, std::size_t& pos) {
+  std::string out;
+  for (std::size_t i = pos; i < key.size(); ++i) {
+    if (key[i] != '\0') {
+      out.push_back(key[i]);
+      continue;
+    }
+    if (i + 1 >= key.size()) return std::nullopt;
+    if (key[i + 1] == '\x01') {
+      pos = i + 2;
+      return out;
+    }
+    if (key[i + 1] != '\xff') return std::nullopt;
+    out.push_back('\0');
+    ++i;
+  }
+  return std::nullopt;
+}
+
+/// Reads U(v) at `pos`, moving `pos` past it.
+inline std::optional<std::uint64_t> read_u64(std::string_view key, std::size_t& pos) {
+  if (key.size() < pos + 8) return std::nullopt;
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(key[pos + i]);
+  pos += 8;
+  return v;
+}
+
+/// Reads I(v) at `pos`, moving `pos` past it.
+inline std::optional<std::int32_t> read_i32(std::string_view key, std::size_t& pos) {
+  if (key.size() < pos + 4) return std::nullopt;
+  std::uint32_t u = 0;
+  for (int i = 0; i < 4; ++i) u = (u << 8) | static_cast<unsigned char>(key[pos + i]);
+  pos += 4;
+  return static_cast<std::int32_t>(u ^ 0x80000000u);
+}
+
+}  // namespace superstep::storage::keys

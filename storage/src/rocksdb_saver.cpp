@@ -1,0 +1,302 @@
+#include "superstep/storage/rocksdb_saver.hpp"
+
+#include "rocksdb_keys.hpp"
+#include "rocksdb_saver_impl.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/storage/write_index.hpp"
+
+namespace superstep::storage {
+
+namespace {
+
+void require_thread(const std::string& thread_id, const char* what) {
+  if (thread_id.empty())
+    throw error(error_code::invalid_argument,
+                std::string("rocksdb_saver::") + what + " needs a non-empty thread_id");
+}
+
+void require_checkpoint_id(const std::string& id, const char* what) {
+  if (id.empty())
+    throw error(error_code::invalid_argument,
+                std::string("rocksdb_saver::") + what + " needs a non-empty checkpoint_id");
+}
+
+bool metadata_matches(const object& filter, const checkpoint_metadata& metadata) {
+  if (filter.empty()) return true;
+  const value meta = metadata_to_value(metadata);
+  for (const auto& [key, expected] : filter)
+    if (meta.get(key) != expected) return false;
+  return true;
+}
+
+// "pending write <index> of task '<id>'" from a key of the writes column family whose
+// checkpoint prefix is `prefix_size` bytes long.
+std::string describe_write(std::string_view key, std::size_t prefix_size) {
+  std::size_t pos = prefix_size;
+  auto task_id = keys::read_string(key, pos);
+  auto index = task_id ? keys::read_i32(key, pos) : std::nullopt;
+  if (!index) return "a pending write with a damaged key";
+  return "pending write " + std::to_string(*index) + " of task '" + *task_id + "'";
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string describe(const std::string& thread_id, const std::string& ns, const std::string& id) {
+  std::string out = "checkpoint " + id + " of thread '" + thread_id + "'";
+  if (!ns.empty()) out += " in namespace '" + ns + "'";
+  return out;
+}
+
+[[noreturn]] void damaged_key(const char* family, std::string_view key) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string shown;
+  for (unsigned char c : key.substr(0, 64)) (shown += hex[c >> 4]) += hex[c & 15];
+  throw error(
+      error_code::storage_error,
+      std::string("rocksdb_saver: damaged key in column family '") + family + "': " + shown);
+}
+
+}  // namespace detail
+
+using detail::damaged_key;
+using detail::describe;
+
+records::stored_checkpoint rocksdb_saver::impl::decode(const std::string& thread_id,
+                                                       const std::string& ns, const std::string& id,
+                                                       std::string_view bytes) const {
+  try {
+    return records::decode_checkpoint(bytes, *serde);
+  } catch (const error& e) {
+    throw error(error_code::storage_error,
+                "rocksdb_saver: cannot read " + describe(thread_id, ns, id) + ": " + e.what());
+  }
+}
+
+checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& read,
+                                                 const std::string& thread_id,
+                                                 const std::string& ns, const std::string& id,
+                                                 records::stored_checkpoint stored) const {
+  const auto fail = [&](const std::string& what, const std::string& why) {
+    return error(
+        error_code::storage_error,
+        "rocksdb_saver: cannot read " + describe(thread_id, ns, id) + ": " + what + ": " + why);
+  };
+  checkpoint_tuple tuple;
+  tuple.config = checkpoint_config{thread_id, ns, id};
+
+  // Blobs: one batched lookup for every channel the checkpoint has a version of.
+  const std::string blob_prefix = keys::prefix(thread_id, ns);
+  std::vector<std::pair<const std::string*, channel_version>> channels;
+  std::vector<std::string> blob_keys;
+  for (const auto& [channel, version] : stored.cp.channel_versions) {
+    std::string key = blob_prefix;
+    keys::append_string(key, channel);
+    keys::append_u64(key, version);
+    channels.emplace_back(&channel, version);
+    blob_keys.push_back(std::move(key));
+  }
+  std::vector<rocksdb::Slice> slices(blob_keys.begin(), blob_keys.end());
+  std::vector<rocksdb::PinnableSlice> blobs(slices.size());
+  std::vector<rocksdb::Status> statuses(slices.size());
+  if (!slices.empty())
+    db.db().MultiGet(read, db.blobs, slices.size(), slices.data(), blobs.data(), statuses.data());
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    const auto& [channel, version] = channels[i];
+    const auto what = [&, &channel = channel, &version = version] {
+      return "channel '" + *channel + "' at version " + std::to_string(version);
+    };
+    if (statuses[i].IsNotFound()) continue;  // cleared, or never stored: no value
+    if (!statuses[i].ok()) throw fail(what(), statuses[i].ToString());
+    try {
+      stored.cp.channel_values.emplace(*channel, serde->loads(blobs[i].ToStringView()));
+    } catch (const error& e) {
+      throw fail(what(), e.what());
+    }
+  }
+
+  std::string write_prefix = keys::prefix(thread_id, ns, id);
+  range_scan writes(db, db.writes, read, write_prefix, keys::successor(write_prefix));
+  for (writes->SeekToFirst(); writes->Valid(); writes->Next()) {
+    try {
+      tuple.pending_writes.push_back(records::decode_write(writes->value().ToStringView(), *serde));
+    } catch (const error& e) {
+      throw fail(describe_write(writes->key().ToStringView(), write_prefix.size()), e.what());
+    }
+  }
+  writes.check_status("reading the pending writes of " + describe(thread_id, ns, id));
+
+  if (!stored.parent_id.empty())
+    tuple.parent_config = checkpoint_config{thread_id, ns, stored.parent_id};
+  tuple.checkpoint = std::move(stored.cp);
+  tuple.metadata = std::move(stored.metadata);
+  return tuple;
+}
+
+void rocksdb_saver::impl::list_namespace(const rocksdb::ReadOptions& read,
+                                         const std::string& thread_id,
+                                         const checkpoint_config& config,
+                                         const list_options& options,
+                                         std::vector<checkpoint_tuple>& out) const {
+  const std::string& ns = config.checkpoint_ns;
+  const std::string prefix = keys::prefix(thread_id, ns);
+  const std::string* before = options.before && !options.before->checkpoint_id.empty()
+                                  ? &options.before->checkpoint_id
+                                  : nullptr;
+  const auto full = [&] { return options.limit && out.size() >= *options.limit; };
+  const auto take = [&](const std::string& id, std::string_view bytes) {
+    auto stored = decode(thread_id, ns, id, bytes);
+    if (metadata_matches(options.filter, stored.metadata))
+      out.push_back(make_tuple(read, thread_id, ns, id, std::move(stored)));
+  };
+
+  if (!config.checkpoint_id.empty()) {
+    if (before && !(config.checkpoint_id < *before)) return;
+    rocksdb::PinnableSlice bytes;
+    auto s = db.db().Get(read, db.checkpoints, prefix + config.checkpoint_id, &bytes);
+    if (s.IsNotFound()) return;
+    check(s, "reading " + describe(thread_id, ns, config.checkpoint_id));
+    take(config.checkpoint_id, bytes.ToStringView());
+    return;
+  }
+  // Ids sort by creation: newest first is a backward scan, and "before" an upper bound.
+  range_scan it(db, db.checkpoints, read, prefix,
+                before ? prefix + *before : keys::successor(prefix));
+  for (it->SeekToLast(); it->Valid() && !full(); it->Prev())
+    take(it->key().ToString().substr(prefix.size()), it->value().ToStringView());
+  it.check_status("listing the checkpoints of thread '" + thread_id + "'");
+}
+
+rocksdb_saver::rocksdb_saver(std::unique_ptr<impl> impl) : impl_(std::move(impl)) {}
+
+rocksdb_saver::~rocksdb_saver() = default;
+
+std::unique_ptr<rocksdb_saver> rocksdb_saver::open(const std::string& dir,
+                                                   rocksdb_saver_options options) {
+  if (dir.empty())
+    throw error(error_code::invalid_argument, "rocksdb_saver::open needs a directory");
+  return std::unique_ptr<rocksdb_saver>(
+      new rocksdb_saver(std::make_unique<impl>(dir, std::move(options))));
+}
+
+const std::string& rocksdb_saver::directory() const noexcept { return impl_->db.dir(); }
+
+checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const checkpoint& cp,
+                                     const checkpoint_metadata& metadata,
+                                     const std::map<std::string, channel_version>& new_versions) {
+  require_thread(config.thread_id, "put");
+  require_checkpoint_id(cp.id, "put (checkpoint.id)");
+  impl& d = *impl_;
+  const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
+  rocksdb::WriteBatch batch;
+  check(batch.Put(d.db.checkpoints, prefix + cp.id,
+                  records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde)),
+        "batching a checkpoint");
+  for (const auto& [channel, version] : new_versions) {
+    std::string key = prefix;
+    keys::append_string(key, channel);
+    keys::append_u64(key, version);
+    auto it = cp.channel_values.find(channel);
+    // A channel with a new version but no value was cleared: no blob at that version.
+    check(it == cp.channel_values.end() ? batch.Delete(d.db.blobs, key)
+                                        : batch.Put(d.db.blobs, key, d.serde->dumps(it->second)),
+          "batching a blob");
+  }
+  d.write(batch, "writing " + describe(config.thread_id, config.checkpoint_ns, cp.id));
+  return checkpoint_config{config.thread_id, config.checkpoint_ns, cp.id};
+}
+
+void rocksdb_saver::put_writes(const checkpoint_config& config,
+                               const std::vector<std::pair<std::string, value>>& writes,
+                               const std::string& task_id, const std::string& task_path) {
+  require_thread(config.thread_id, "put_writes");
+  require_checkpoint_id(config.checkpoint_id, "put_writes");
+  impl& d = *impl_;
+  std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
+  keys::append_string(prefix, task_id);
+
+  // Encode outside the lock.
+  std::vector<std::pair<std::string, std::string>> records;  // key, record
+  records.reserve(writes.size());
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const auto& [channel, v] = writes[i];
+    std::string key = prefix;
+    keys::append_i32(key, write_index(channel, i));
+    records.emplace_back(std::move(key),
+                         records::encode_write(task_id, channel, task_path, d.serde->dumps(v)));
+  }
+
+  std::lock_guard lock(d.writes_lock(prefix));
+  rocksdb::WriteBatch batch;
+  rocksdb::PinnableSlice existing;
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const auto& [key, record] = records[i];
+    // A retried task saves the same batch again: keep the first copy of a normal write. A
+    // special write (negative index) is the task's latest word and replaces the stored one.
+    if (write_index(writes[i].first, i) >= 0) {
+      existing.Reset();
+      auto s = d.db.db().Get(rocksdb::ReadOptions(), d.db.writes, key, &existing);
+      if (s.ok()) continue;
+      if (!s.IsNotFound()) check(s, "reading a pending write of task '" + task_id + "'");
+    }
+    check(batch.Put(d.db.writes, key, record), "batching a pending write");
+  }
+  if (batch.Count() > 0)
+    d.write(batch, "writing the pending writes of task '" + task_id + "' to " +
+                       describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
+}
+
+std::optional<checkpoint_tuple> rocksdb_saver::get_tuple(const checkpoint_config& config) {
+  require_thread(config.thread_id, "get_tuple");
+  const impl& d = *impl_;
+  snapshot_read read(d.db);
+  const std::string& thread_id = config.thread_id;
+  const std::string& ns = config.checkpoint_ns;
+  const std::string prefix = keys::prefix(thread_id, ns);
+
+  if (config.checkpoint_id.empty()) {
+    range_scan it(d.db, d.db.checkpoints, read.options, prefix, keys::successor(prefix));
+    it->SeekToLast();
+    if (!it->Valid()) {
+      it.check_status("finding the latest checkpoint of thread '" + thread_id + "'");
+      return std::nullopt;
+    }
+    const std::string id = it->key().ToString().substr(prefix.size());
+    return d.make_tuple(read.options, thread_id, ns, id,
+                        d.decode(thread_id, ns, id, it->value().ToStringView()));
+  }
+  rocksdb::PinnableSlice bytes;
+  auto s = d.db.db().Get(read.options, d.db.checkpoints, prefix + config.checkpoint_id, &bytes);
+  if (s.IsNotFound()) return std::nullopt;
+  check(s, "reading " + describe(thread_id, ns, config.checkpoint_id));
+  return d.make_tuple(read.options, thread_id, ns, config.checkpoint_id,
+                      d.decode(thread_id, ns, config.checkpoint_id, bytes.ToStringView()));
+}
+
+std::vector<checkpoint_tuple> rocksdb_saver::list(const checkpoint_config& config,
+                                                  const list_options& options) {
+  std::vector<checkpoint_tuple> out;
+  const auto full = [&] { return options.limit && out.size() >= *options.limit; };
+  if (full()) return out;
+  const impl& d = *impl_;
+  snapshot_read read(d.db);
+  if (!config.thread_id.empty()) {
+    d.list_namespace(read.options, config.thread_id, config, options, out);
+    return out;
+  }
+  // Every thread, in thread id order: read the thread id of the first key, list it, then jump
+  // past all of its keys.
+  std::unique_ptr<rocksdb::Iterator> threads(d.db.db().NewIterator(read.options, d.db.checkpoints));
+  for (threads->SeekToFirst(); threads->Valid() && !full();) {
+    std::size_t pos = 0;
+    auto thread_id = keys::read_string(threads->key().ToStringView(), pos);
+    if (!thread_id) damaged_key("checkpoints", threads->key().ToStringView());
+    d.list_namespace(read.options, *thread_id, config, options, out);
+    threads->Seek(keys::successor(keys::prefix(*thread_id)));
+  }
+  check(threads->status(), "listing the threads");
+  return out;
+}
+
+}  // namespace superstep::storage

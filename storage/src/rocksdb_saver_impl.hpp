@@ -1,0 +1,70 @@
+#pragma once
+
+// The state of a rocksdb_saver behind its pimpl, shared by rocksdb_saver.cpp (checkpoints and
+// writes) and rocksdb_saver_threads.cpp (deleting, copying and pruning threads).
+
+#include <rocksdb/write_batch.h>
+
+#include <array>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checkpoint_records.hpp"
+#include "rocksdb_database.hpp"
+#include "superstep/storage/rocksdb_saver.hpp"
+
+namespace superstep::storage {
+
+namespace detail {
+
+/// "checkpoint <id> of thread '<t>'" (and its namespace when it has one), for error messages.
+std::string describe(const std::string& thread_id, const std::string& ns, const std::string& id);
+
+/// Throws storage_error for a key of column family `family` that does not parse.
+[[noreturn]] void damaged_key(const char* family, std::string_view key);
+
+}  // namespace detail
+
+struct rocksdb_saver::impl {
+  impl(const std::string& dir, rocksdb_saver_options options)
+      : db(dir), serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
+    write_options.sync = options.sync;
+  }
+
+  void write(rocksdb::WriteBatch& batch, std::string_view what) {
+    check(db.db().Write(write_options, &batch), what);
+  }
+
+  /// The checkpoint record under (thread, ns, id), decoded; its errors say which it is.
+  records::stored_checkpoint decode(const std::string& thread_id, const std::string& ns,
+                                    const std::string& id, std::string_view bytes) const;
+
+  /// The tuple of a decoded checkpoint: its values from the blobs and its pending writes, read
+  /// on the snapshot of `read`.
+  checkpoint_tuple make_tuple(const rocksdb::ReadOptions& read, const std::string& thread_id,
+                              const std::string& ns, const std::string& id,
+                              records::stored_checkpoint stored) const;
+
+  /// Appends to `out` the checkpoints of (thread, config.checkpoint_ns) that `config` and
+  /// `options` select, newest first, until `out` is full.
+  void list_namespace(const rocksdb::ReadOptions& read, const std::string& thread_id,
+                      const checkpoint_config& config, const list_options& options,
+                      std::vector<checkpoint_tuple>& out) const;
+
+  // The lock of put_writes for one task of one checkpoint: its check-then-write must not
+  // interleave with another batch of the same task, while other tasks' batches go on.
+  std::mutex& writes_lock(const std::string& key) {
+    return write_locks[std::hash<std::string>{}(key) % write_locks.size()];
+  }
+
+  rocksdb_database db;
+  std::shared_ptr<const serializer> serde;
+  rocksdb::WriteOptions write_options;
+  std::array<std::mutex, 16> write_locks;
+  std::mutex maintenance;  ///< copy_thread, prune and delete_thread, one at a time
+};
+
+}  // namespace superstep::storage

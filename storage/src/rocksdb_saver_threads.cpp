@@ -1,0 +1,115 @@
+// rocksdb_saver: deleting, copying and pruning whole threads.
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "rocksdb_keys.hpp"
+#include "rocksdb_saver_impl.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::storage {
+
+using detail::damaged_key;
+using detail::describe;
+
+void rocksdb_saver::delete_thread(const std::string& thread_id) {
+  impl& d = *impl_;
+  const std::string prefix = keys::prefix(thread_id);
+  const std::string end = keys::successor(prefix);
+  std::lock_guard lock(d.maintenance);
+  rocksdb::WriteBatch batch;
+  for (auto* cf : {d.db.checkpoints, d.db.writes, d.db.blobs})
+    check(batch.DeleteRange(cf, prefix, end), "batching a range deletion");
+  d.write(batch, "deleting thread '" + thread_id + "'");
+}
+
+void rocksdb_saver::copy_thread(const std::string& source, const std::string& target) {
+  if (source.empty() || target.empty())
+    throw error(error_code::invalid_argument,
+                "rocksdb_saver::copy_thread needs non-empty source and target thread ids");
+  impl& d = *impl_;
+  const std::string from = keys::prefix(source), to = keys::prefix(target);
+  std::lock_guard lock(d.maintenance);
+  snapshot_read read(d.db);
+  {
+    range_scan any(d.db, d.db.checkpoints, read.options, from, keys::successor(from));
+    any->SeekToFirst();
+    any.check_status("reading thread '" + source + "'");
+    if (!any->Valid())
+      throw error(error_code::not_found, "rocksdb_saver::copy_thread: no thread '" + source + "'");
+  }
+  if (source == target) return;
+
+  // Records hold no thread id: the copy is the source's keys with the thread part replaced.
+  rocksdb::WriteBatch batch;
+  for (auto* cf : {d.db.checkpoints, d.db.writes, d.db.blobs}) {
+    check(batch.DeleteRange(cf, to, keys::successor(to)), "batching a range deletion");
+    range_scan it(d.db, cf, read.options, from, keys::successor(from));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      check(batch.Put(cf, to + it->key().ToString().substr(from.size()), it->value()),
+            "batching a copy");
+    it.check_status("reading thread '" + source + "'");
+  }
+  d.write(batch, "copying thread '" + source + "' to '" + target + "'");
+}
+
+void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
+  impl& d = *impl_;
+  std::lock_guard lock(d.maintenance);
+  for (const std::string& thread_id : thread_ids) {
+    snapshot_read read(d.db);
+    const std::string thread = keys::prefix(thread_id);
+    // The checkpoint ids of each namespace, oldest first.
+    std::map<std::string, std::vector<std::string>> ids;
+    {
+      range_scan it(d.db, d.db.checkpoints, read.options, thread, keys::successor(thread));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        std::string_view key = it->key().ToStringView();
+        std::size_t pos = thread.size();
+        auto ns = keys::read_string(key, pos);
+        if (!ns) damaged_key("checkpoints", key);
+        ids[*ns].emplace_back(key.substr(pos));
+      }
+      it.check_status("reading thread '" + thread_id + "'");
+    }
+    if (ids.empty()) continue;
+
+    rocksdb::WriteBatch batch;
+    // (namespace, channel, version) of every blob a kept checkpoint still reads.
+    std::set<std::tuple<std::string, std::string, channel_version>> used;
+    for (const auto& [ns, of_ns] : ids) {
+      const std::string prefix = keys::prefix(thread_id, ns);
+      const std::size_t drop = of_ns.size() > keep_last ? of_ns.size() - keep_last : 0;
+      for (std::size_t i = 0; i < of_ns.size(); ++i) {
+        if (i < drop) {
+          check(batch.Delete(d.db.checkpoints, prefix + of_ns[i]), "batching a deletion");
+          const std::string writes = keys::prefix(thread_id, ns, of_ns[i]);
+          check(batch.DeleteRange(d.db.writes, writes, keys::successor(writes)),
+                "batching a range deletion");
+          continue;
+        }
+        rocksdb::PinnableSlice bytes;
+        check(d.db.db().Get(read.options, d.db.checkpoints, prefix + of_ns[i], &bytes),
+              "reading " + describe(thread_id, ns, of_ns[i]));
+        for (const auto& [channel, version] :
+             d.decode(thread_id, ns, of_ns[i], bytes.ToStringView()).cp.channel_versions)
+          used.emplace(ns, channel, version);
+      }
+    }
+    range_scan blobs(d.db, d.db.blobs, read.options, thread, keys::successor(thread));
+    for (blobs->SeekToFirst(); blobs->Valid(); blobs->Next()) {
+      std::string_view key = blobs->key().ToStringView();
+      std::size_t pos = thread.size();
+      auto ns = keys::read_string(key, pos);
+      auto channel = ns ? keys::read_string(key, pos) : std::nullopt;
+      auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
+      if (!version) damaged_key("blobs", key);
+      if (!used.count({*ns, *channel, *version}))
+        check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
+    }
+    blobs.check_status("reading the blobs of thread '" + thread_id + "'");
+    d.write(batch, "pruning thread '" + thread_id + "'");
+  }
+}
+
+}  // namespace superstep::storage

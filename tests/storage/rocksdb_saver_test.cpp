@@ -1,0 +1,410 @@
+// rocksdb_saver: the saver conformance suite; what survives closing and reopening; blobs written
+// once per channel version (counted in the database itself); damaged records as errors naming
+// the thread and checkpoint; copy_thread, prune and input checks; the seed example's four
+// checkpoints through a graph.
+#include "superstep/storage/rocksdb_saver.hpp"
+
+#include <rocksdb/db.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+
+#include "saver_conformance.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+
+using namespace superstep;
+using namespace superstep::conformance;
+using superstep::storage::rocksdb_saver;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory of its own for one database, removed at the end.
+struct temp_dir {
+  temp_dir() {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() / ("superstep-rocksdb-test-" + std::to_string(::getpid()) +
+                                        "-" + std::to_string(counter++));
+    fs::remove_all(path);
+  }
+  ~temp_dir() { fs::remove_all(path); }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  std::string str() const { return path.string(); }
+  fs::path path;
+};
+
+// A saver in a fresh directory, which goes with it.
+std::shared_ptr<rocksdb_saver> make_rocksdb_saver() {
+  auto dir = std::make_shared<temp_dir>();
+  rocksdb_saver* saver = rocksdb_saver::open(dir->str()).release();
+  return std::shared_ptr<rocksdb_saver>(saver, [dir](rocksdb_saver* s) { delete s; });
+}
+
+// The database of a closed saver, opened directly with all its column families.
+class raw_db {
+ public:
+  explicit raw_db(const std::string& dir) {
+    rocksdb::DBOptions options;
+    std::vector<std::string> names;
+    BOOST_REQUIRE(rocksdb::DB::ListColumnFamilies(options, dir, &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    BOOST_REQUIRE(rocksdb::DB::Open(options, dir, families, &handles_, &db_).ok());
+    names_ = names;
+  }
+  ~raw_db() {
+    for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    db_->Close().PermitUncheckedError();
+    delete db_;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+  rocksdb::ColumnFamilyHandle* family(const std::string& name) const {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) return handles_[i];
+    BOOST_FAIL("no column family " << name);
+    return nullptr;
+  }
+  std::vector<std::pair<std::string, std::string>> entries(const std::string& family) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, this->family(family)));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      out.emplace_back(it->key().ToString(), it->value().ToString());
+    BOOST_REQUIRE(it->status().ok());
+    return out;
+  }
+  void put(const std::string& family, const std::string& key, const std::string& v) {
+    BOOST_REQUIRE(db_->Put({}, this->family(family), key, v).ok());
+  }
+
+ private:
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::vector<std::string> names_;
+};
+
+// Everything list() returns for (thread, ns), with the thread id left out.
+value history_without_thread(checkpoint_saver& saver, const std::string& thread,
+                             const std::string& ns) {
+  list out;
+  for (auto& t : saver.list({thread, ns, ""}, {})) {
+    BOOST_TEST(t.config.thread_id == thread);
+    out.push_back(object{{"ns", t.config.checkpoint_ns},
+                         {"checkpoint", checkpoint_value(t.checkpoint)},
+                         {"metadata", metadata_to_value(t.metadata)},
+                         {"parent", t.parent_config ? t.parent_config->checkpoint_id : ""},
+                         {"writes", writes_value(t.pending_writes)}});
+  }
+  return value(std::move(out));
+}
+
+// The key of `id`'s record among the checkpoints of a database: the one that ends with it.
+std::string checkpoint_key(const raw_db& db, const std::string& id) {
+  for (const auto& [key, v] : db.entries("checkpoints"))
+    if (key.size() >= id.size() && key.compare(key.size() - id.size(), id.size(), id) == 0)
+      return key;
+  BOOST_FAIL("no record of checkpoint " << id);
+  return {};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(saver_conformance)
+SUPERSTEP_SAVER_CONFORMANCE(make_rocksdb_saver)
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(checkpoints_values_and_writes_survive_closing_and_reopening) {
+  temp_dir dir;
+  checkpoint_builder b;
+  auto c1 = b.make({{"a", 1}, {"b", bytes{std::string("\0z", 2)}}}, {{"a", 1}, {"b", 1}});
+  auto c2 = b.make({{"a", 2}, {"b", bytes{std::string("\0z", 2)}}}, {{"a", 2}, {"b", 1}});
+  auto sub = b.make({{"x", object{{"deep", value::array({1.5, "s"})}}}}, {{"x", 1}});
+  c2.versions_seen = {{"node", {{"a", 1}}}};
+  c2.updated_channels = {"a"};
+  value root, child;
+  {
+    storage::rocksdb_saver_options options;
+    options.sync = false;  // a clean close keeps unsynced writes too
+    auto saver = rocksdb_saver::open(dir.str(), options);
+    auto s1 = put_all(*saver, "t", "", "", c1, loop_metadata(-1, object{{"a", 1}}));
+    auto meta = loop_metadata(0, object{{"node", object{{"a", 2}}}});
+    meta.extra = object{{"user", "u"}};
+    meta.parents = {{"", s1.checkpoint_id}};
+    auto s2 = saver->put(s1, c2, meta, {{"a", 2}});
+    auto ssub = put_all(*saver, "t", "sub:1", "", sub, loop_metadata(0));
+    saver->put_writes(s2, {{"a", 3}, {std::string(ERROR), "boom"}}, "task-1", "p");
+    saver->put_writes(ssub, {{"x", "w"}}, "task-2", "p");
+    root = history_without_thread(*saver, "t", "");
+    child = history_without_thread(*saver, "t", "sub:1");
+  }
+  auto saver = rocksdb_saver::open(dir.str());
+  BOOST_TEST(saver->directory() == dir.str());
+  BOOST_TEST(root.as_list().size() == 2u);
+  BOOST_TEST(history_without_thread(*saver, "t", "") == root);
+  BOOST_TEST(history_without_thread(*saver, "t", "sub:1") == child);
+  auto latest = saver->get_tuple({"t", "", ""});
+  BOOST_REQUIRE(latest);
+  BOOST_TEST(latest->checkpoint.id == c2.id);
+  BOOST_TEST(latest->pending_writes.size() == 2u);
+  BOOST_TEST(values_of(latest) == value(object{{"a", 2}, {"b", bytes{std::string("\0z", 2)}}}));
+}
+
+BOOST_AUTO_TEST_CASE(an_unchanged_channel_is_stored_once_in_the_blobs) {
+  temp_dir dir;
+  checkpoint_builder b;
+  const value big = value(std::string(4096, 'x'));
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    auto c1 = b.make({{"a", 1}, {"big", big}}, {{"a", 1}, {"big", 1}});
+    auto s = put_all(*saver, "t", "", "", c1, loop_metadata(0));
+    for (int i = 2; i <= 5; ++i) {
+      auto c = b.make({{"a", i}, {"big", big}}, {{"a", i}, {"big", 1}});
+      s = saver->put(s, c, loop_metadata(i - 1), {{"a", static_cast<channel_version>(i)}});
+    }
+    // a cleared at version 6: no blob for it.
+    auto c6 = b.make({{"big", big}}, {{"a", 6}, {"big", 1}});
+    s = saver->put(s, c6, loop_metadata(5), {{"a", 6}});
+    BOOST_TEST(values_of(saver->get_tuple(s)) == value(object{{"big", big}}));
+  }
+  raw_db db(dir.str());
+  for (const char* family : {"checkpoints", "writes", "blobs", "store"})
+    BOOST_TEST((std::find(db.names().begin(), db.names().end(), family) != db.names().end()),
+               family);
+  BOOST_TEST(db.entries("checkpoints").size() == 6u);
+  const auto blobs = db.entries("blobs");
+  BOOST_TEST(blobs.size() == 6u);  // a at versions 1..5, big once
+  std::size_t big_blobs = 0;
+  for (const auto& [key, bytes] : blobs) big_blobs += bytes.size() > 4096;
+  BOOST_TEST(big_blobs == 1u);
+  // The checkpoint records hold no values: each is far smaller than `big`.
+  for (const auto& [key, record] : db.entries("checkpoints")) BOOST_TEST(record.size() < 1024u);
+  BOOST_TEST(db.entries("store").empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_record_is_an_error_naming_its_thread_and_checkpoint) {
+  temp_dir dir;
+  checkpoint_builder b;
+  auto c1 = b.make({{"a", "fine"}}, {{"a", 1}});
+  auto c2 = b.make({{"a", "damaged blob"}}, {{"a", 2}});
+  auto c3 = b.make({{"a", "fine"}}, {{"a", 1}});
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    auto s1 = put_all(*saver, "thread-x", "", "", c1, loop_metadata(0));
+    auto s2 = saver->put(s1, c2, loop_metadata(1), {{"a", 2}});
+    saver->put(s2, c3, loop_metadata(2), {});
+    saver->put_writes(s1, {{"w", 1}}, "task-w", "p");
+  }
+  std::string good_record;
+  {
+    raw_db db(dir.str());
+    const std::string key = checkpoint_key(db, c3.id);
+    for (const auto& [k, v] : db.entries("checkpoints"))
+      if (k == key) good_record = v;
+    db.put("checkpoints", key, "garbage!garbage!");
+    // c2's blob: the blob of a at version 2, the second of the thread's two blobs.
+    db.put("blobs", db.entries("blobs").at(1).first, "not a value");
+    db.put("writes", db.entries("writes").at(0).first, std::string(16, '\0'));
+  }
+  auto saver = rocksdb_saver::open(dir.str());
+  expect_error(
+      [&] {
+        (void)saver->get_tuple({"thread-x", "", ""});
+      },
+      error_code::storage_error, "checkpoint " + c3.id + " of thread 'thread-x'");
+  expect_error(
+      [&] {
+        (void)saver->list({"thread-x", "", ""}, {});
+      },
+      error_code::storage_error, "thread 'thread-x'");
+  expect_error(
+      [&] {
+        (void)saver->get_tuple({"thread-x", "", c2.id});
+      },
+      error_code::storage_error, "channel 'a' at version 2");
+  expect_error(
+      [&] {
+        (void)saver->get_tuple({"thread-x", "", c1.id});
+      },
+      error_code::storage_error, "pending write 0 of task 'task-w'");
+  expect_error([&] { saver->prune({"thread-x"}, 1); }, error_code::storage_error, c3.id);
+  // A truncated record is as clear; the good bytes put back read again.
+  const auto rewrite = [&](const std::string& record) {
+    saver.reset();
+    raw_db db(dir.str());
+    db.put("checkpoints", checkpoint_key(db, c3.id), record);
+  };
+  rewrite(good_record.substr(0, good_record.size() - 8));
+  saver = rocksdb_saver::open(dir.str());
+  expect_error(
+      [&] {
+        (void)saver->get_tuple({"thread-x", "", c3.id});
+      },
+      error_code::storage_error, "thread 'thread-x'");
+  rewrite(good_record);
+  saver = rocksdb_saver::open(dir.str());
+  BOOST_TEST(values_of(saver->get_tuple({"thread-x", "", ""})) == value(object{{"a", "fine"}}));
+}
+
+BOOST_AUTO_TEST_CASE(a_database_open_in_another_saver_is_an_error_naming_it) {
+  temp_dir dir;
+  auto first = rocksdb_saver::open(dir.str());
+  expect_error([&] { (void)rocksdb_saver::open(dir.str()); }, error_code::storage_error, dir.str());
+  expect_error([&] { (void)rocksdb_saver::open(""); }, error_code::invalid_argument, "directory");
+}
+
+BOOST_AUTO_TEST_CASE(copy_thread_copies_every_namespace_with_values_and_writes) {
+  auto saver = make_rocksdb_saver();
+  checkpoint_builder b;
+  auto stale = b.make({{"a", "stale"}}, {{"a", 1}});
+  put_all(*saver, "copy", "", "", stale, loop_metadata(0));
+  put_all(*saver, "copy", "stale-ns", "", stale, loop_metadata(0));
+  auto c1 = b.make({{"a", 1}, {"b", "shared"}}, {{"a", 1}, {"b", 1}});
+  auto c2 = b.make({{"a", 2}, {"b", "shared"}}, {{"a", 2}, {"b", 1}});
+  auto sub = b.make({{"x", "sub"}}, {{"x", 1}});
+  auto s1 = put_all(*saver, "src", "", "", c1, loop_metadata(0));
+  auto s2 = saver->put(s1, c2, loop_metadata(1), {{"a", 2}});
+  auto ssub = put_all(*saver, "src", "sub:1", "", sub, loop_metadata(0));
+  saver->put_writes(s2, {{std::string(ERROR), "boom"}}, "task-2", "p");
+  saver->put_writes(ssub, {{"x", "w"}}, "task-3", "p");
+  const value root = history_without_thread(*saver, "src", "");
+  const value child = history_without_thread(*saver, "src", "sub:1");
+
+  saver->copy_thread("src", "copy");
+  BOOST_TEST(history_without_thread(*saver, "copy", "") == root);
+  BOOST_TEST(history_without_thread(*saver, "copy", "sub:1") == child);
+  BOOST_TEST(!saver->get_tuple({"copy", "", stale.id}));
+  BOOST_TEST(!saver->get_tuple({"copy", "stale-ns", ""}));
+  saver->copy_thread("src", "src");
+  BOOST_TEST(history_without_thread(*saver, "src", "") == root);
+  saver->delete_thread("src");
+  BOOST_TEST(history_without_thread(*saver, "copy", "sub:1") == child);
+  BOOST_TEST(values_of(saver->get_tuple({"copy", "", c1.id})) ==
+             value(object{{"a", 1}, {"b", "shared"}}));
+  expect_error([&] { saver->copy_thread("src", "elsewhere"); }, error_code::not_found, "'src'");
+  expect_error([&] { saver->copy_thread("", "x"); }, error_code::invalid_argument, "thread");
+}
+
+BOOST_AUTO_TEST_CASE(prune_keeps_the_latest_checkpoints_and_the_blobs_they_read) {
+  auto saver = make_rocksdb_saver();
+  checkpoint_builder b;
+  auto c1 = b.make({{"a", 1}, {"b", "from c1"}}, {{"a", 1}, {"b", 1}});
+  auto c2 = b.make({{"a", 2}}, {{"a", 2}, {"b", 1}});
+  auto c3 = b.make({{"a", 3}}, {{"a", 3}, {"b", 1}});
+  auto d1 = b.make({{"x", 1}}, {{"x", 1}});
+  auto d2 = b.make({{"x", 2}}, {{"x", 2}});
+  auto s1 = put_all(*saver, "t", "", "", c1, loop_metadata(0));
+  auto s2 = saver->put(s1, c2, loop_metadata(1), {{"a", 2}});
+  auto s3 = saver->put(s2, c3, loop_metadata(2), {{"a", 3}});
+  auto sd1 = put_all(*saver, "t", "sub:1", "", d1, loop_metadata(0));
+  auto sd2 = put_all(*saver, "t", "sub:1", sd1.checkpoint_id, d2, loop_metadata(1));
+  put_all(*saver, "keep", "", "", d1, loop_metadata(0));
+  for (const auto& s : {s1, s2, s3, sd1, sd2}) saver->put_writes(s, {{"w", 1}}, "task", "p");
+
+  saver->prune({"t", "never-existed"}, 1);
+  auto root = saver->list({"t", "", ""}, {});
+  BOOST_REQUIRE_EQUAL(root.size(), 1u);
+  BOOST_TEST(values_of(root[0]) == value(object{{"a", 3}, {"b", "from c1"}}));
+  BOOST_TEST(root[0].pending_writes.size() == 1u);
+  BOOST_TEST(optional_config_value(root[0].parent_config) == config_value(s2));
+  BOOST_TEST(ids_of(saver->list({"t", "sub:1", ""}, {})) == std::vector{d2.id});
+  // c1's writes and its blob of a are gone; b, still read by c3, is not.
+  auto again = saver->put({"t", "", ""}, c1, loop_metadata(0), {});
+  BOOST_TEST(values_of(saver->get_tuple(again)) == value(object{{"b", "from c1"}}));
+  BOOST_TEST(saver->get_tuple(again)->pending_writes.empty());
+  saver->prune({"keep"}, 0);
+  BOOST_TEST(!saver->get_tuple({"keep", "", ""}));
+  BOOST_TEST(saver->list({"t", "", ""}, {}).size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_empty_thread_or_checkpoint_id) {
+  auto saver = make_rocksdb_saver();
+  checkpoint_builder b;
+  auto cp = b.make({}, {});
+  expect_error(
+      [&] {
+        saver->put({"", "", ""}, cp, loop_metadata(0), {});
+      },
+      error_code::invalid_argument, "thread_id");
+  checkpoint no_id = cp;
+  no_id.id.clear();
+  expect_error(
+      [&] {
+        saver->put({"t", "", ""}, no_id, loop_metadata(0), {});
+      },
+      error_code::invalid_argument, "checkpoint_id");
+  expect_error(
+      [&] {
+        saver->put_writes({"t", "", ""}, {{"a", 1}}, "task", "p");
+      },
+      error_code::invalid_argument, "checkpoint_id");
+  expect_error(
+      [&] {
+        (void)saver->get_tuple({"", "", ""});
+      },
+      error_code::invalid_argument, "thread_id");
+}
+
+BOOST_AUTO_TEST_CASE(thread_ids_with_nul_bytes_and_shared_prefixes_stay_apart) {
+  auto saver = make_rocksdb_saver();
+  checkpoint_builder b;
+  const std::vector<std::string> threads{"a", std::string("a\0", 2), "ab", std::string("a\0b", 3),
+                                         std::string("a\x01", 2)};
+  for (const auto& t : threads) put_all(*saver, t, "", "", b.make({{"t", t}}, {{"t", 1}}), {});
+  for (const auto& t : threads) {
+    BOOST_TEST(values_of(saver->get_tuple({t, "", ""})) == value(object{{"t", t}}));
+    BOOST_TEST(saver->list({t, "", ""}, {}).size() == 1u);
+  }
+  std::vector<std::string> listed;
+  for (const auto& t : saver->list({"", "", ""}, {})) listed.push_back(t.config.thread_id);
+  auto sorted = threads;
+  std::sort(sorted.begin(), sorted.end());
+  BOOST_TEST(listed == sorted);
+  saver->delete_thread("a");
+  BOOST_TEST(saver->list({"", "", ""}, {}).size() == threads.size() - 1);
+}
+
+BOOST_AUTO_TEST_CASE(the_seed_example_saves_its_four_checkpoints_in_rocksdb) {
+  temp_dir dir;
+  const auto returns = [](value update) {
+    return [update](const value&, node_context&) { return update; };
+  };
+  state_graph g;
+  g.add_key("foo").add_key("bar", "append");
+  g.add_node("node_a", returns(object{{"foo", "a"}, {"bar", value::array({"a"})}}));
+  g.add_node("node_b", returns(object{{"foo", "b"}, {"bar", value::array({"b"})}}));
+  g.add_edge(std::string(START), "node_a").add_edge("node_a", "node_b");
+  g.add_edge("node_b", std::string(END));
+  const value thread_1 = object{{"configurable", object{{"thread_id", "1"}}}};
+  {
+    compile_options options;
+    options.checkpointer = std::shared_ptr<rocksdb_saver>(rocksdb_saver::open(dir.str()));
+    BOOST_TEST(g.compile(options)->invoke(object{{"foo", ""}}, thread_1) ==
+               value(object{{"foo", "b"}, {"bar", value::array({"a", "b"})}}));
+  }
+  // Read back after reopening: what the run saved is on disk.
+  auto saver = rocksdb_saver::open(dir.str());
+  auto history = saver->list({"1", "", ""}, {});
+  BOOST_REQUIRE_EQUAL(history.size(), 4u);
+  std::vector<std::int64_t> steps;
+  std::vector<std::string> sources;
+  for (const auto& t : history) {
+    steps.push_back(t.metadata.step);
+    sources.push_back(t.metadata.source);
+  }
+  BOOST_TEST(steps == (std::vector<std::int64_t>{2, 1, 0, -1}));
+  BOOST_TEST(sources == (std::vector<std::string>{"loop", "loop", "loop", "input"}));
+  BOOST_TEST(!history[3].parent_config);
+  for (std::size_t i = 0; i + 1 < history.size(); ++i) {
+    BOOST_REQUIRE(history[i].parent_config);
+    BOOST_TEST(config_value(*history[i].parent_config) == config_value(history[i + 1].config));
+  }
+  BOOST_TEST(history[0].metadata.writes ==
+             value(object{{"node_b", object{{"foo", "b"}, {"bar", value::array({"b"})}}}}));
+  BOOST_TEST(history[0].checkpoint.channel_values.at("foo") == value("b"));
+  BOOST_TEST(history[0].checkpoint.channel_values.at("bar") == value::array({"a", "b"}));
+  BOOST_TEST(history[3].metadata.writes == value(object{{"foo", ""}}));
+  BOOST_TEST(history[2].pending_writes.size() >= 2u);  // node_a's foo and bar
+}
