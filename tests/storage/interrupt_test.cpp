@@ -5,8 +5,8 @@
 #include "coordinator/test_execution.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/coordinator/state_graph.hpp"
-#include "superstep/storage/memory_saver.hpp"
 #include "support/expect_error.hpp"
+#include "test_saver.hpp"
 
 using namespace superstep;
 using superstep::test::expect_error;
@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(interrupt_pauses_and_resume_reruns_the_node_with_the_answer
     return object{{"greeting", "hello " + st.get("name").as_string()}};
   });
   b.add_edge("__start__", "ask").add_edge("ask", "greet");
-  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  auto graph = b.compile(with_saver(test::make_saver()));
 
   value first = graph->invoke(object{{"name", ""}}, thread("t"));
   const value& pending = first.get("__interrupt__");
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(several_interrupt_calls_in_one_node_are_answered_in_order) 
     return object{{"answers", value::array({a, c})}};
   });
   b.add_edge("__start__", "form");
-  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  auto graph = b.compile(with_saver(test::make_saver()));
   value r1 = graph->invoke(object{{"answers", list{}}}, thread("t"));
   BOOST_TEST(r1.get("__interrupt__").as_list()[0].get("value").as_string() == "first?");
   value r2 = graph->invoke(resume(1), thread("t"));
@@ -99,7 +99,7 @@ BOOST_AUTO_TEST_CASE(parallel_interrupts_are_resumed_by_id_and_siblings_do_not_r
     return object{{"log", value::array({"quiet"})}};
   });
   b.add_edge("__start__", "left").add_edge("__start__", "right").add_edge("__start__", "quiet");
-  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  auto graph = b.compile(with_saver(test::make_saver()));
 
   value r1 = graph->invoke(object{{"log", list{}}}, thread("t"));
   const list& pending = r1.get("__interrupt__").as_list();
@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(interrupt_before_and_after_stop_the_run_and_resuming_contin
         return object{{"trail", value::array({n})}};
       });
     b.add_edge("__start__", "a").add_edge("a", "b").add_edge("b", "c");
-    compile_options o = with_saver(std::make_shared<storage::memory_saver>());
+    compile_options o = with_saver(test::make_saver());
     o.interrupt_before = std::move(before);
     o.interrupt_after = std::move(after);
     return b.compile(o);
@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(the_updates_stream_reports_the_interrupt) {
     return object{{"x", ctx.interrupt("?")}};
   });
   b.add_edge("__start__", "ask");
-  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  auto graph = b.compile(with_saver(test::make_saver()));
   std::vector<std::string> events;
   graph->stream(object{{"x", 0}}, thread("t"), stream_options{{stream_mode::updates}, false},
                 [&](const stream_event& e) { events.push_back(e.data.to_json()); });
@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(with_exit_durability_an_interrupted_run_can_still_be_resume
     return object{{"x", ctx.interrupt("?")}};
   });
   b.add_edge("__start__", "first").add_edge("first", "ask");
-  auto graph = b.compile(with_saver(std::make_shared<storage::memory_saver>()));
+  auto graph = b.compile(with_saver(test::make_saver()));
   value cfg = object{{"configurable", object{{"thread_id", "t"}}}, {"durability", "exit"}};
   BOOST_TEST(graph->invoke(object{{"x", 0}, {"log", list{}}}, cfg).get("__interrupt__").is_list());
   BOOST_TEST(graph->get_state_history(thread("t")).size() == 1u);

@@ -3,8 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "superstep/coordinator/state_graph.hpp"
-#include "superstep/storage/memory_saver.hpp"
 #include "support/expect_error.hpp"
+#include "test_saver.hpp"
 
 using namespace superstep;
 using superstep::test::expect_error;
@@ -12,7 +12,7 @@ using superstep::test::expect_error;
 namespace {
 
 struct seed_graph {
-  std::shared_ptr<storage::memory_saver> saver = std::make_shared<storage::memory_saver>();
+  std::shared_ptr<checkpoint_saver> saver = test::make_saver();
   std::shared_ptr<pregel> graph;
   value config = object{{"configurable", object{{"thread_id", "1"}}}};
 

@@ -1,0 +1,47 @@
+#pragma once
+
+// Graph-level persistence suites run once per saver: CTest passes `-- --saver=rocksdb` to the
+// second run (see tests/CMakeLists.txt). Each RocksDB saver gets its own folder, removed when
+// the saver is destroyed.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "superstep/storage/memory_saver.hpp"
+#include "superstep/storage/rocksdb_saver.hpp"
+
+namespace superstep::test {
+
+inline bool rocksdb_under_test() {
+  const auto& suite = boost::unit_test::framework::master_test_suite();
+  for (int i = 1; i < suite.argc; ++i)
+    if (std::string(suite.argv[i]) == "--saver=rocksdb") return true;
+  return false;
+}
+
+/// A fresh, empty saver of the kind under test.
+inline std::shared_ptr<checkpoint_saver> make_saver() {
+  if (!rocksdb_under_test()) return std::make_shared<storage::memory_saver>();
+  static std::atomic<int> count{0};
+  namespace fs = std::filesystem;
+  fs::path dir =
+      fs::temp_directory_path() /
+      ("superstep_graph_saver_" + std::to_string(::getpid()) + "_" + std::to_string(++count));
+  fs::remove_all(dir);
+  storage::rocksdb_saver_options o;
+  o.sync = false;  // a test process that dies loses nothing it needs
+  std::shared_ptr<storage::rocksdb_saver> saver = storage::rocksdb_saver::open(dir.string(), o);
+  // The folder goes when the last user of the saver lets go of it.
+  return std::shared_ptr<checkpoint_saver>(saver.get(), [saver, dir](checkpoint_saver*) mutable {
+    saver.reset();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  });
+}
+
+}  // namespace superstep::test
