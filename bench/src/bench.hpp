@@ -76,6 +76,9 @@ struct workload {
 
 /// The graph workloads (workloads.cpp) and the CAF reference (caf_reference.cpp).
 std::vector<workload> graph_workloads(const options& opts);
+/// Saver operations and checkpointed steps (checkpoint_workloads.cpp). Their "mode" is the
+/// saver: memory, rocksdb (WAL, no fsync), rocksdb_sync; the state_* ones run on actors.
+std::vector<workload> checkpoint_workloads();
 /// A scoped_actor requesting an echo actor, one request outstanding; `busy_poll`: one CAF
 /// worker that polls instead of sleeping when idle.
 measurement caf_round_trip(const options& opts, bool busy_poll);

@@ -165,6 +165,14 @@ int main(int argc, char** argv) {
   std::vector<std::pair<workload, std::string>> plan;
   for (const auto& w : graph_workloads(opts))
     for (const auto& mode : opts.modes) plan.emplace_back(w, mode);
+  for (const auto& w : checkpoint_workloads()) {
+    if (w.name.rfind("state_", 0) == 0)
+      plan.emplace_back(w, "actors");
+    else if (w.name.rfind("rocksdb_", 0) == 0)
+      for (const char* m : {"rocksdb", "rocksdb_sync"}) plan.emplace_back(w, m);
+    else
+      for (const char* m : {"memory", "rocksdb", "rocksdb_sync"}) plan.emplace_back(w, m);
+  }
   for (bool busy_poll : {false, true})
     plan.emplace_back(workload{busy_poll ? "caf_round_trip_polling" : "caf_round_trip",
                                [busy_poll](const options& o, const std::string&) {

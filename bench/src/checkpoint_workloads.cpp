@@ -1,0 +1,191 @@
+// Checkpoint workloads: saver operations on a ~1 KB state, a raw RocksDB WriteBatch of the same
+// bytes as the reference, and a graph whose 1 MB state changes by one small key per step.
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "bench.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/core/ids.hpp"
+#include "superstep/storage/memory_saver.hpp"
+#include "superstep/storage/rocksdb_saver.hpp"
+
+namespace superstep::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under the temp directory, removed when this goes.
+struct scratch_dir {
+  fs::path path;
+  explicit scratch_dir(const std::string& name)
+      : path(fs::temp_directory_path() /
+             ("superstep_bench_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+  }
+  ~scratch_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// mode: "memory", "rocksdb" (WAL, no fsync) or "rocksdb_sync" (fsync per write).
+std::shared_ptr<checkpoint_saver> open_saver(const std::string& mode, const scratch_dir& dir) {
+  if (mode == "memory") return std::make_shared<storage::memory_saver>();
+  storage::rocksdb_saver_options o;
+  o.sync = mode == "rocksdb_sync";
+  return storage::rocksdb_saver::open(dir.path.string(), o);
+}
+
+constexpr int puts_per_run = 2000;
+
+// A checkpoint of ~1 KB: a 1000-byte string channel and two small ones, all changed.
+checkpoint one_kb_checkpoint(checkpoint_id_generator& ids, channel_version v) {
+  checkpoint cp;
+  cp.id = ids.next();
+  cp.ts = now_iso8601();
+  cp.channel_values = {{"text", value(std::string(1000, 'x'))}, {"n", value(7)}, {"ok", true}};
+  cp.channel_versions = {{"text", v}, {"n", v}, {"ok", v}};
+  return cp;
+}
+
+measurement checkpoint_put(const options& opts, const std::string& mode) {
+  scratch_dir dir("put");
+  auto saver = open_saver(mode, dir);
+  checkpoint_id_generator ids;
+  channel_version v = 0;
+  checkpoint_config cfg{"t", "", ""};
+  checkpoint_metadata meta;
+  meta.source = "loop";
+  return measure(mode, "checkpoint_put_1KB", "put", puts_per_run, opts.runs, [&] {
+    for (int i = 0; i < puts_per_run; ++i) {
+      ++v;
+      checkpoint cp = one_kb_checkpoint(ids, v);
+      meta.step = static_cast<std::int64_t>(v);
+      cfg = saver->put(cfg, cp, meta, {{"text", v}, {"n", v}, {"ok", v}});
+    }
+  });
+}
+
+measurement checkpoint_get_tuple(const options& opts, const std::string& mode) {
+  scratch_dir dir("get");
+  auto saver = open_saver(mode, dir);
+  checkpoint_id_generator ids;
+  checkpoint_config cfg{"t", "", ""};
+  checkpoint_metadata meta;
+  meta.source = "loop";
+  for (channel_version v = 1; v <= 100; ++v)
+    cfg = saver->put(cfg, one_kb_checkpoint(ids, v), meta, {{"text", v}, {"n", v}, {"ok", v}});
+  const checkpoint_config latest{"t", "", ""};
+  return measure(mode, "checkpoint_get_tuple", "get", puts_per_run, opts.runs, [&] {
+    for (int i = 0; i < puts_per_run; ++i) {
+      auto t = saver->get_tuple(latest);
+      check(t && t->checkpoint.channel_values.at("n") == value(7), "get_tuple: wrong checkpoint");
+    }
+  });
+}
+
+// The machine's limit for what a put does: one WriteBatch of the same bytes into RocksDB.
+measurement rocksdb_write_batch(const options& opts, const std::string& mode) {
+  scratch_dir dir("raw");
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  auto s = rocksdb::DB::Open(o, dir.path.string(), &raw);
+  check(s.ok(), "rocksdb open: " + s.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::WriteOptions w;
+  w.sync = mode == "rocksdb_sync";
+  const std::string blob(1100, 'x');
+  std::int64_t n = 0;
+  auto m = measure(mode, "rocksdb_writebatch_1KB", "batch", puts_per_run, opts.runs, [&] {
+    for (int i = 0; i < puts_per_run; ++i) {
+      rocksdb::WriteBatch batch;
+      batch.Put("checkpoint/" + std::to_string(++n), blob);
+      check(db->Write(w, &batch).ok(), "rocksdb write");
+    }
+  });
+  db.reset();
+  return m;
+}
+
+// 50 checkpointed steps of a graph whose state holds `big_bytes` that never change, and a
+// counter that changes every step. Only the steps are timed: each run's thread first gets its
+// input (the big value) untimed, then is resumed with Command(update, goto). With checkpoints
+// that cost O(changed bytes), the step cost does not follow big_bytes.
+measurement big_state_step(const options& opts, const std::string& mode, std::size_t big_bytes,
+                           const std::string& name) {
+  constexpr int steps = 50;
+  scratch_dir dir(name);
+  storage::rocksdb_saver_options o;
+  o.sync = false;
+  std::shared_ptr<checkpoint_saver> saver = storage::rocksdb_saver::open(dir.path.string(), o);
+  state_graph b;
+  b.add_key("big").add_key("n", "add").add_key("limit");
+  b.add_node(
+      "tick",
+      [](const value&, node_context&) -> value {
+        return object{{"n", 1}};
+      },
+      node_options{.destinations = {"tick"}});
+  b.add_edge("__start__", "tick");
+  b.add_conditional_edges("tick", [](const value& st, node_context&) -> value {
+    return st.get("n").as_int() >= st.get("limit").as_int() ? value("__end__") : value("tick");
+  });
+  compile_options c;
+  c.checkpointer = saver;
+  c.mode = mode == "threads" ? execution::threads : execution::actors;
+  auto graph = b.compile(c);
+  const value input = object{{"big", std::string(big_bytes, 'b')}, {"n", 0}, {"limit", 1}};
+  command more;
+  more.update = object{{"limit", steps + 1}};
+  more.go_to = {value("tick")};
+  const value resume = make_command(more);
+
+  measurement m;
+  m.mode = "rocksdb";
+  m.name = name;
+  m.unit = "step";
+  m.units_per_run = steps;
+  const bool hwm = reset_rss_high_water();
+  for (int r = 0; r <= opts.runs; ++r) {  // run 0 is the warm-up
+    value cfg = object{{"configurable", object{{"thread_id", "t" + std::to_string(r)}}},
+                       {"recursion_limit", steps + 10}};
+    graph->invoke(input, cfg);
+    const auto t0 = std::chrono::steady_clock::now();
+    value out = graph->invoke(resume, cfg);
+    const auto t1 = std::chrono::steady_clock::now();
+    check(out.get("n") == value(steps + 1), name + ": wrong count " + out.get("n").to_json());
+    if (r > 0) m.run_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  m.workload_peak_rss_kib = hwm ? rss_high_water_kib() : 0;
+  m.peak_rss_kib = peak_rss_kib();
+  m.rss_kib = current_rss_kib();
+  return m;
+}
+
+}  // namespace
+
+std::vector<workload> checkpoint_workloads() {
+  return {
+      {"checkpoint_put_1KB", checkpoint_put},
+      {"checkpoint_get_tuple", checkpoint_get_tuple},
+      {"rocksdb_writebatch_1KB", rocksdb_write_batch},
+      {"state_1MB_one_key_per_step",
+       [](const options& o, const std::string& m) {
+         return big_state_step(o, m, 1 << 20, "state_1MB_one_key_per_step");
+       }},
+      {"state_1KB_one_key_per_step",
+       [](const options& o, const std::string& m) {
+         return big_state_step(o, m, 1 << 10, "state_1KB_one_key_per_step");
+       }},
+  };
+}
+
+}  // namespace superstep::bench
