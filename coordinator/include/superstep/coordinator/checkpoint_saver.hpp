@@ -44,6 +44,14 @@ class checkpoint_saver {
   /// Removes every checkpoint and write of a thread, in all namespaces.
   virtual void delete_thread(const std::string& thread_id) = 0;
 
+  /// Makes `target` a copy of thread `source` (all namespaces, values and pending writes),
+  /// replacing what `target` held. Throws `superstep::error` (not_found) for an unknown source.
+  virtual void copy_thread(const std::string& source, const std::string& target) = 0;
+
+  /// Keeps only the latest `keep_last` checkpoints of each namespace of each thread, with the
+  /// writes and values they still use.
+  virtual void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) = 0;
+
   /// The version that follows `current` (0: none yet).
   virtual channel_version get_next_version(channel_version current) { return current + 1; }
 };

@@ -69,12 +69,12 @@ class memory_saver final : public checkpoint_saver {
   /// Makes `target` a copy of `source`: every namespace, checkpoint (same ids), blob and
   /// write. Whatever `target` held before is replaced. Throws `superstep::error` (not_found)
   /// when `source` has no checkpoint, and (invalid_argument) when either id is empty.
-  void copy_thread(const std::string& source, const std::string& target);
+  void copy_thread(const std::string& source, const std::string& target) override;
 
   /// Keeps only the `keep_last` latest checkpoints of each namespace of each thread in
   /// `thread_ids`, with their writes and the blobs they still use; the rest is removed. The
   /// oldest kept checkpoint keeps naming its parent, which may no longer exist.
-  void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1);
+  void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) override;
 
  private:
   /// A checkpoint as stored: without channel_values, which live in the blobs.

@@ -75,10 +75,10 @@ class rocksdb_saver final : public checkpoint_saver {
   void delete_thread(const std::string& thread_id) override;
 
   /// As `memory_saver::copy_thread`, in one atomic batch.
-  void copy_thread(const std::string& source, const std::string& target);
+  void copy_thread(const std::string& source, const std::string& target) override;
 
   /// As `memory_saver::prune`, one atomic batch per thread.
-  void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1);
+  void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) override;
 
   /// The directory of the database.
   const std::string& directory() const noexcept;
