@@ -17,7 +17,7 @@ namespace superstep::detail {
 
 class node_actor_pool {
  public:
-  node_actor_pool(actors::runtime& rt, const pregel_graph& g);
+  node_actor_pool(actors::runtime& rt, const pregel_graph& g, checkpoint_saver* saver);
   ~node_actor_pool();
   actors::runtime& runtime() noexcept { return rt_; }
   const std::vector<caf::actor>& instances(std::uint32_t node);
@@ -102,6 +102,8 @@ void next_step(caf::stateful_actor<coordinator_state>* self) {
   actors::batch_header header;
   header.step = st.loop->step();
   header.stop = shared.stop;
+  header.checkpoint_id = shared.checkpoint_id;
+  header.resuming = shared.resuming;
   header.config = shared.config;
   header.ns = shared.ns;
   header.modes = shared.modes;
@@ -187,9 +189,9 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, run_loop
 
 // The body a node actor runs: each task of the batch through the node's function and
 // writers, with stream events forwarded to the coordinator.
-actors::task_body make_body(const pregel_graph* g) {
-  return [g](std::vector<pregel_task>& tasks, const actors::batch_header& h,
-             const actors::channel_map& replica, const actors::stream_forward& forward) {
+actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver) {
+  return [g, saver](std::vector<pregel_task>& tasks, const actors::batch_header& h,
+                    const actors::channel_map& replica, const actors::stream_forward& forward) {
     std::mutex m;
     stream_sink sink = [&](const stream_event& e) {
       forward(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
@@ -199,6 +201,9 @@ actors::task_body make_body(const pregel_graph* g) {
     shared.ns = h.ns;
     for (std::size_t i = 0; i < h.ns.size(); ++i) shared.checkpoint_ns += (i ? "|" : "") + h.ns[i];
     shared.stop = h.stop;
+    shared.checkpoint_id = h.checkpoint_id;
+    shared.resuming = h.resuming;
+    shared.saver = saver;
     shared.modes = h.modes;
     shared.subgraphs = h.subgraphs;
     shared.sink = &sink;
@@ -210,20 +215,22 @@ actors::task_body make_body(const pregel_graph* g) {
   };
 }
 
-node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g)
+node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g,
+                                 checkpoint_saver* saver)
     : rt_(rt), instances_(g.nodes.size()) {
   for (const auto& n : g.nodes) {
     actors::node_host host;
     host.name = n.name;
-    host.body = make_body(&g);
+    host.body = make_body(&g, saver);
     for (const auto& ch : n.fresh_reads) host.replica_channels.emplace_back(ch, g.channels.at(ch));
     hosts_.push_back(std::make_shared<const actors::node_host>(std::move(host)));
     fresh_reads_.push_back(n.fresh_reads);
   }
 }
 
-node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph) {
-  return node_actor_pool_ptr(new node_actor_pool(rt, graph));
+node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph,
+                                         checkpoint_saver* saver) {
+  return node_actor_pool_ptr(new node_actor_pool(rt, graph, saver));
 }
 
 node_actor_pool::~node_actor_pool() {

@@ -18,7 +18,9 @@ struct node_actor_pool_deleter {
 };
 using node_actor_pool_ptr = std::unique_ptr<node_actor_pool, node_actor_pool_deleter>;
 
-node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph);
+/// `saver`: the graph's checkpointer, which subgraphs run by its nodes save into (or null).
+node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph,
+                                         checkpoint_saver* saver);
 
 /// Runs `loop` to completion with a coordinator actor dispatching to `pool`; blocks the caller.
 value run_on_actors(run_loop& loop, node_actor_pool& pool, const value& input);

@@ -87,7 +87,7 @@ detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g, const r
   std::lock_guard lock(m);
   if (!pool) {
     if (!runtime) runtime = o.runtime ? o.runtime : std::make_shared<actors::runtime>();
-    pool = detail::make_node_actor_pool(*runtime, g);
+    pool = detail::make_node_actor_pool(*runtime, g, o.checkpointer.get());
   }
   return *pool;
 }
@@ -127,13 +127,24 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.subgraphs = up.subgraphs;
   shared.sink = up.sink;
   shared.sink_mutex = up.sink_mutex;
-  detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
+  shared.saver = up.saver;
+  shared.resuming = up.resuming;
+  shared.parents = up.parents;
+  shared.parents[up.checkpoint_ns] = up.checkpoint_id;
+  shared.resume = ctx->task().resume;
+  detail::run_loop loop(graph_, impl_->index, up.saver, shared);
+  value out;
   try {
-    return run_sync(loop, *options_.executor, input);
+    out = run_sync(loop, *options_.executor, input);
   } catch (const error& e) {
     if (e.code() != error_code::parent_command) throw;
     return value::parse_json(e.what());  // the subgraph node returns the Command upwards
   }
+  // An interrupt inside the subgraph pauses its parent task too; resuming the parent re-runs
+  // the task, and the subgraph continues from its own checkpoint with the resume value.
+  if (!loop.interrupts().empty())
+    throw error(error_code::interrupted, loop.interrupts().front().to_json());
+  return out;
 }
 
 }  // namespace superstep

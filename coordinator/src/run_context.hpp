@@ -2,12 +2,14 @@
 
 // Internal: the node_context and write_scope the runtime hands to node code.
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "superstep/actors/task.hpp"
 #include "superstep/coordinator/algo.hpp"
+#include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/stream.hpp"
@@ -24,6 +26,13 @@ struct run_shared {
   bool subgraphs = false;
   const stream_sink* sink = nullptr;
   std::mutex* sink_mutex = nullptr;
+  // Persistence, shared with subgraphs: they save their checkpoints in the same thread, under
+  // their own namespace, with `parents` naming the checkpoints of the graphs around them.
+  checkpoint_saver* saver = nullptr;
+  std::string checkpoint_id;  // of the current step (the tasks' parent checkpoint)
+  bool resuming = false;      // the run continues a thread (no input, or a Command)
+  std::map<std::string, std::string> parents;
+  list resume;  // a subgraph's: the resume values its parent task was given
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;

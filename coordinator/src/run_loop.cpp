@@ -134,7 +134,7 @@ void run_loop::begin(const value& given) {
   // A Command as input resumes the thread (resume values, state update, goto) instead of
   // starting it anew: from here on it is treated as "no input".
   std::optional<command> cmd = as_command(given);
-  const value input = cmd ? value() : given;
+  value input = cmd ? value() : given;
   if (const value* rl = cfg.find("recursion_limit")) {
     if (!rl->is_int() || rl->as_int() < 1)
       throw error(error_code::invalid_argument, "recursion_limit must be a positive integer");
@@ -150,12 +150,12 @@ void run_loop::begin(const value& given) {
       throw error(error_code::invalid_argument,
                   "durability must be sync, async or exit, not " + d->to_json());
   }
-  if (saver_ && shared_.ns.empty()) {
+  const bool nested = !shared_.ns.empty();
+  if (saver_) {
     cp_config_ = checkpoint_config_of(cfg, true);
     cp_config_.checkpoint_ns = shared_.checkpoint_ns;
+    if (nested) cp_config_.checkpoint_id.clear();  // a subgraph starts from its own latest
     if (durability_ == durability::async) background_ = std::make_unique<background_saves>(*saver_);
-  } else {
-    saver_ = nullptr;  // subgraph checkpoints come with the persistence issue
   }
 
   checkpoint start;
@@ -175,8 +175,20 @@ void run_loop::begin(const value& given) {
       // and forks: what follows becomes a new branch after that checkpoint.
       replaying_ = time_travel && given.is_null();
       if (replaying_) resumed_writes_.clear();
+      if (nested && shared_.resuming) {
+        // The parent re-runs an interrupted task: the subgraph continues where it stopped,
+        // its pending interrupt answered with the parent task's latest resume value.
+        input = value();
+        if (!shared_.resume.empty() && has_pending_interrupt()) {
+          resume_ = shared_.resume.back();
+          resume_by_id_ = false;
+        }
+      }
     }
   }
+  shared_.saver = saver_;
+  if (!nested)  // a subgraph keeps its parent's answer
+    shared_.resuming = !start.channel_versions.empty() && (given.is_null() || cmd.has_value());
   state_ = algo::restore(g_, std::move(start));
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
@@ -217,6 +229,7 @@ bool run_loop::plan() {
                 "Recursion limit of " + std::to_string(limit_) +
                     " reached without hitting a stop condition. You can increase the limit by "
                     "setting the `recursion_limit` config key.");
+  shared_.checkpoint_id = state_.checkpoint.id;
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
                                     shared_.checkpoint_ns);
   if (tasks_.empty()) return false;
@@ -338,13 +351,27 @@ void run_loop::finish(bool failed) {
   held_writes_.clear();
 }
 
+bool run_loop::has_pending_interrupt() const {
+  for (const auto& w : resumed_writes_)
+    if (w.channel == INTERRUPT) return true;
+  return false;
+}
+
+std::vector<std::string> run_loop::pending_interrupt_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& w : resumed_writes_) {
+    if (w.channel != INTERRUPT) continue;
+    for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
+      if (i.get("id").is_string()) ids.push_back(i.get("id").as_string());
+  }
+  return ids;
+}
+
 void run_loop::take_command(const command& cmd) {
   if (cmd.resume) {
     if (!saver_)
       throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
-    std::vector<std::string> pending;
-    for (const auto& w : resumed_writes_)
-      if (w.channel == INTERRUPT) pending.push_back(interrupt_id(shared_.checkpoint_ns, w.task_id));
+    std::vector<std::string> pending = pending_interrupt_ids();
     if (pending.empty())
       throw error(
           error_code::invalid_argument,
@@ -404,12 +431,15 @@ void run_loop::attach_resumed_writes() {
       if (w.channel != INTERRUPT) continue;
       auto it = by_id.find(w.task_id);
       if (it == by_id.end()) continue;
-      const std::string id = interrupt_id(shared_.checkpoint_ns, w.task_id);
-      if (resume_->is_object() && resume_by_id_) {
-        if (const value* v = resume_->find(id)) it->second->resume.push_back(*v);
-      } else {
+      if (!resume_by_id_) {
         it->second->resume.push_back(*resume_);
+        continue;
       }
+      // The ids are those the interrupts were raised with (a subgraph's, for a task that
+      // runs one), so the caller's map answers them.
+      for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
+        if (const value* v = resume_->find(i.get("id").is_string() ? i.get("id").as_string() : ""))
+          it->second->resume.push_back(*v);
     }
     resume_.reset();
   }
@@ -500,6 +530,7 @@ void run_loop::put_checkpoint(const char* source, value writes,
   checkpoint_metadata meta;
   meta.source = source;
   meta.step = step_;
+  meta.parents = shared_.parents;
   meta.writes = std::move(writes);
   if (saver_) {
     checkpoint_config parent = cp_config_;

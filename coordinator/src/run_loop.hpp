@@ -105,6 +105,8 @@ class run_loop {
  private:
   void attach_resumed_writes();
   void take_command(const command& cmd);
+  bool has_pending_interrupt() const;
+  std::vector<std::string> pending_interrupt_ids() const;
   void save_writes(const pregel_task& t);
   value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
   void emit_values_if(const std::unordered_set<std::string>& updated);

@@ -18,7 +18,9 @@ using channel_map = std::unordered_map<std::string, std::unique_ptr<channels::ch
 /// What a task batch says about the run it belongs to.
 struct batch_header {
   std::int64_t step = 0;
-  std::int64_t stop = 0;  ///< the step past which the recursion limit ends the run
+  std::int64_t stop = 0;      ///< the step past which the recursion limit ends the run
+  std::string checkpoint_id;  ///< the checkpoint the step started from
+  bool resuming = false;      ///< the run continues a thread
   value config;
   std::vector<std::string> ns;  ///< namespace of the graph (empty at the top level)
   std::uint32_t modes = 0;      ///< stream modes wanted, a bit per mode

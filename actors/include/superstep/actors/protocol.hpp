@@ -95,8 +95,8 @@ struct stream_chunk {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, batch_header& x) {
-  return f(caf::meta::type_name("batch_header"), x.step, x.stop, x.config, x.ns, x.modes,
-           x.subgraphs);
+  return f(caf::meta::type_name("batch_header"), x.step, x.stop, x.checkpoint_id, x.resuming,
+           x.config, x.ns, x.modes, x.subgraphs);
 }
 
 template <class Inspector>
