@@ -50,75 +50,6 @@ value triggers_value(const pregel_task& t) {
 
 }  // namespace
 
-// Saves checkpoints on one background thread, in the order they were made.
-class background_saves {
- public:
-  explicit background_saves(checkpoint_saver& saver) : saver_(saver), thread_([this] { work(); }) {}
-  ~background_saves() {
-    {
-      std::lock_guard lock(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
-  void put(checkpoint_config parent, checkpoint cp, checkpoint_metadata meta,
-           std::map<std::string, channel_version> versions) {
-    {
-      std::lock_guard lock(m_);
-      jobs_.push_back({std::move(parent), std::move(cp), std::move(meta), std::move(versions)});
-    }
-    cv_.notify_all();
-  }
-
-  /// Waits until every save is done; rethrows the first one that failed.
-  void drain() {
-    std::unique_lock lock(m_);
-    idle_.wait(lock, [&] { return jobs_.empty() && !busy_; });
-    if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
-  }
-
- private:
-  struct job {
-    checkpoint_config parent;
-    checkpoint cp;
-    checkpoint_metadata meta;
-    std::map<std::string, channel_version> versions;
-  };
-
-  void work() {
-    std::unique_lock lock(m_);
-    for (;;) {
-      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;
-      job j = std::move(jobs_.front());
-      jobs_.pop_front();
-      busy_ = true;
-      lock.unlock();
-      try {
-        if (!failure_) saver_.put(j.parent, j.cp, j.meta, j.versions);
-      } catch (...) {
-        failure_ = std::current_exception();
-      }
-      lock.lock();
-      busy_ = false;
-      idle_.notify_all();
-    }
-  }
-
-  checkpoint_saver& saver_;
-  std::mutex m_;
-  std::condition_variable cv_, idle_;
-  std::deque<job> jobs_;
-  bool busy_ = false;
-  bool stop_ = false;
-  std::exception_ptr failure_;
-  std::thread thread_;
-};
-
-run_loop::~run_loop() = default;
-
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
@@ -155,7 +86,7 @@ void run_loop::begin(const value& given) {
     cp_config_ = checkpoint_config_of(cfg, true);
     cp_config_.checkpoint_ns = shared_.checkpoint_ns;
     if (nested) cp_config_.checkpoint_id.clear();  // a subgraph starts from its own latest
-    if (durability_ == durability::async) background_ = std::make_unique<background_saves>(*saver_);
+    if (durability_ == durability::async) background_ = start_background_saves(*saver_);
   }
 
   checkpoint start;
@@ -331,138 +262,6 @@ std::vector<std::uint32_t> run_loop::runnable() {
   return todo;
 }
 
-void run_loop::finish(bool failed) {
-  if (background_) {
-    try {
-      background_->drain();
-    } catch (...) {
-      if (!failed) throw;  // a failed run reports its own error, not the saver's
-    }
-  }
-  if (durability_ != durability::exit || !saver_) return;
-  // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
-  if (unsaved_) {
-    checkpoint_config parent = cp_config_;
-    parent.checkpoint_id = last_saved_id_;
-    cp_config_ = saver_->put(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
-    unsaved_ = false;
-  }
-  for (const pregel_task* t : held_writes_) save_writes(*t);
-  held_writes_.clear();
-}
-
-bool run_loop::has_pending_interrupt() const {
-  for (const auto& w : resumed_writes_)
-    if (w.channel == INTERRUPT) return true;
-  return false;
-}
-
-std::vector<std::string> run_loop::pending_interrupt_ids() const {
-  std::vector<std::string> ids;
-  for (const auto& w : resumed_writes_) {
-    if (w.channel != INTERRUPT) continue;
-    for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
-      if (i.get("id").is_string()) ids.push_back(i.get("id").as_string());
-  }
-  return ids;
-}
-
-void run_loop::take_command(const command& cmd) {
-  if (cmd.resume) {
-    if (!saver_)
-      throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
-    std::vector<std::string> pending = pending_interrupt_ids();
-    if (pending.empty())
-      throw error(
-          error_code::invalid_argument,
-          "Command(resume=...) but thread " + cp_config_.thread_id + " has no pending interrupt");
-    // An object keyed by pending interrupt ids answers each; anything else answers the one.
-    resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
-    if (resume_by_id_)
-      for (const auto& [id, _] : cmd.resume->as_object())
-        if (std::find(pending.begin(), pending.end(), id) == pending.end()) resume_by_id_ = false;
-    if (!resume_by_id_ && pending.size() > 1)
-      throw error(error_code::invalid_argument,
-                  "When there are multiple pending interrupts, you must specify the interrupt id "
-                  "when resuming: Command(resume={id: value, ...})");
-    resume_ = *cmd.resume;
-  }
-  // A state update and goto apply as if written before the step the thread resumes.
-  pregel_task in;
-  in.name = std::string(INPUT);
-  if (cmd.update.is_object())
-    for (const auto& [k, v] : cmd.update.as_object()) in.writes.emplace_back(k, v);
-  for (const auto& g : cmd.go_to) {
-    if (as_send(g))
-      in.writes.emplace_back(std::string(TASKS), g);
-    else if (g.is_string() && g.as_string() != END)
-      in.writes.emplace_back("branch:to:" + g.as_string(), value());
-  }
-  if (in.writes.empty()) return;
-  std::vector<pregel_task*> batch{&in};
-  // Every node stays a candidate for the next step (no updated set): the interrupted step's
-  // tasks must be planned again too.
-  (void)algo::apply_writes(state_, index_, batch);
-}
-
-void run_loop::attach_resumed_writes() {
-  // Tasks re-created with the same ids as before the interruption: those whose writes were
-  // saved do not run again (LangGraph's _reapply_writes_to_succeeded_nodes).
-  std::unordered_map<std::string_view, pregel_task*> by_id;
-  for (auto& t : tasks_) by_id.emplace(t.id, &t);
-  // Failed and interrupted tasks run again; an interrupted one is given the resume values it
-  // had, plus the new one meant for it (by interrupt id, or the single pending interrupt's).
-  std::unordered_set<std::string_view> rerun;
-  for (const auto& w : resumed_writes_)
-    if (w.channel == ERROR || w.channel == INTERRUPT) rerun.insert(w.task_id);
-  for (const auto& w : resumed_writes_) {
-    auto it = by_id.find(w.task_id);
-    if (it == by_id.end()) continue;
-    pregel_task& t = *it->second;
-    if (w.channel == RESUME && w.v.is_list()) {
-      t.resume = w.v.as_list();
-    } else if (!rerun.count(w.task_id)) {
-      t.done = t.cached = true;
-      if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
-    }
-  }
-  if (resume_) {
-    for (const auto& w : resumed_writes_) {
-      if (w.channel != INTERRUPT) continue;
-      auto it = by_id.find(w.task_id);
-      if (it == by_id.end()) continue;
-      if (!resume_by_id_) {
-        it->second->resume.push_back(*resume_);
-        continue;
-      }
-      // The ids are those the interrupts were raised with (a subgraph's, for a task that
-      // runs one), so the caller's map answers them.
-      for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
-        if (const value* v = resume_->find(i.get("id").is_string() ? i.get("id").as_string() : ""))
-          it->second->resume.push_back(*v);
-    }
-    resume_.reset();
-  }
-  resumed_writes_.clear();
-}
-
-void run_loop::save_writes(const pregel_task& t) {
-  checkpoint_config cfg = cp_config_;
-  cfg.checkpoint_id = state_.checkpoint.id;
-  std::string path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
-                            : std::string(PULL) + "," + t.name;
-  if (!t.interrupts.empty()) {
-    auto writes = t.writes;  // the resume values it was given
-    writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
-    saver_->put_writes(cfg, writes, t.id, path);
-  } else if (t.error)
-    saver_->put_writes(cfg, {{std::string(ERROR), value(t.error->message)}}, t.id, path);
-  else if (t.writes.empty())  // still record that the task finished, so a resume skips it
-    saver_->put_writes(cfg, {{std::string(NO_WRITES), value()}}, t.id, path);
-  else
-    saver_->put_writes(cfg, t.writes, t.id, path);
-}
-
 value run_loop::step_metadata_writes(const std::vector<pregel_task*>& tasks) const {
   // Several tasks of one node (Sends) are listed together, in task-path order: O(tasks).
   std::vector<std::pair<std::string_view, list>> by_name;
@@ -518,53 +317,6 @@ const value& run_loop::output() {
     output_with_interrupts_ = true;
   }
   return latest_values_;
-}
-
-void run_loop::put_checkpoint(const char* source, value writes,
-                              const std::map<std::string, channel_version>& new_versions) {
-  checkpoint& cp = state_.checkpoint;
-  const std::string parent_id = cp.id;
-  cp.id = ids_.next();
-  const bool debug = shared_.wants(stream_mode::debug);
-  if (saver_ || debug) cp.ts = now_iso8601();
-  checkpoint_metadata meta;
-  meta.source = source;
-  meta.step = step_;
-  meta.parents = shared_.parents;
-  meta.writes = std::move(writes);
-  if (saver_) {
-    checkpoint_config parent = cp_config_;
-    parent.checkpoint_id = parent_id;
-    switch (durability_) {
-      case durability::sync: cp_config_ = saver_->put(parent, cp, meta, new_versions); break;
-      case durability::async:
-        background_->put(parent, cp, meta, new_versions);
-        cp_config_.checkpoint_id = cp.id;
-        break;
-      case durability::exit:
-        if (!unsaved_) last_saved_id_ = parent_id;
-        unsaved_ = true;
-        unsaved_meta_ = meta;
-        for (const auto& [ch, v] : new_versions) unsaved_versions_[ch] = v;
-        cp_config_.checkpoint_id = cp.id;
-        break;
-    }
-  }
-  if (debug) {
-    auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
-    shared_.emit(stream_mode::debug,
-                 object{{"type", "checkpoint"},
-                        {"timestamp", cp.ts},
-                        {"step", step_},
-                        {"payload",
-                         object{{"config", object{{"configurable",
-                                                   object{{"thread_id", cp_config_.thread_id},
-                                                          {"checkpoint_ns", shared_.checkpoint_ns},
-                                                          {"checkpoint_id", cp.id}}}}},
-                                {"values", values ? *values : value()},
-                                {"metadata", metadata_to_value(meta)}}}});
-  }
-  ++step_;
 }
 
 }  // namespace superstep::detail

@@ -35,6 +35,12 @@ enum class durability : std::uint8_t {
 };
 
 class background_saves;
+struct background_saves_deleter {
+  void operator()(background_saves* p) const noexcept;
+};
+using background_saves_ptr = std::unique_ptr<background_saves, background_saves_deleter>;
+/// A thread saving checkpoints in order, for async durability (run_loop_saves.cpp).
+background_saves_ptr start_background_saves(checkpoint_saver& saver);
 
 class run_loop {
  public:
@@ -124,7 +130,7 @@ class run_loop {
   bool have_updated_ = false;
   bool replaying_ = false;
   durability durability_ = durability::sync;
-  std::unique_ptr<background_saves> background_;  // async durability
+  background_saves_ptr background_;  // async durability
   // exit durability: what the last (unsaved) checkpoint needs when it is finally saved
   std::string last_saved_id_;
   std::map<std::string, channel_version> unsaved_versions_;

@@ -1,0 +1,109 @@
+// The run loop resuming a thread: Command input, resume values for interrupted tasks, and
+// the saved writes that spare the tasks of an interrupted step from running again.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "run_loop.hpp"
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::detail {
+
+bool run_loop::has_pending_interrupt() const {
+  for (const auto& w : resumed_writes_)
+    if (w.channel == INTERRUPT) return true;
+  return false;
+}
+
+std::vector<std::string> run_loop::pending_interrupt_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& w : resumed_writes_) {
+    if (w.channel != INTERRUPT) continue;
+    for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
+      if (i.get("id").is_string()) ids.push_back(i.get("id").as_string());
+  }
+  return ids;
+}
+
+void run_loop::take_command(const command& cmd) {
+  if (cmd.resume) {
+    if (!saver_)
+      throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
+    std::vector<std::string> pending = pending_interrupt_ids();
+    if (pending.empty())
+      throw error(
+          error_code::invalid_argument,
+          "Command(resume=...) but thread " + cp_config_.thread_id + " has no pending interrupt");
+    // An object keyed by pending interrupt ids answers each; anything else answers the one.
+    resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
+    if (resume_by_id_)
+      for (const auto& [id, _] : cmd.resume->as_object())
+        if (std::find(pending.begin(), pending.end(), id) == pending.end()) resume_by_id_ = false;
+    if (!resume_by_id_ && pending.size() > 1)
+      throw error(error_code::invalid_argument,
+                  "When there are multiple pending interrupts, you must specify the interrupt id "
+                  "when resuming: Command(resume={id: value, ...})");
+    resume_ = *cmd.resume;
+  }
+  // A state update and goto apply as if written before the step the thread resumes.
+  pregel_task in;
+  in.name = std::string(INPUT);
+  if (cmd.update.is_object())
+    for (const auto& [k, v] : cmd.update.as_object()) in.writes.emplace_back(k, v);
+  for (const auto& g : cmd.go_to) {
+    if (as_send(g))
+      in.writes.emplace_back(std::string(TASKS), g);
+    else if (g.is_string() && g.as_string() != END)
+      in.writes.emplace_back("branch:to:" + g.as_string(), value());
+  }
+  if (in.writes.empty()) return;
+  std::vector<pregel_task*> batch{&in};
+  // Every node stays a candidate for the next step (no updated set): the interrupted step's
+  // tasks must be planned again too.
+  (void)algo::apply_writes(state_, index_, batch);
+}
+
+void run_loop::attach_resumed_writes() {
+  // Tasks re-created with the same ids as before the interruption: those whose writes were
+  // saved do not run again (LangGraph's _reapply_writes_to_succeeded_nodes).
+  std::unordered_map<std::string_view, pregel_task*> by_id;
+  for (auto& t : tasks_) by_id.emplace(t.id, &t);
+  // Failed and interrupted tasks run again; an interrupted one is given the resume values it
+  // had, plus the new one meant for it (by interrupt id, or the single pending interrupt's).
+  std::unordered_set<std::string_view> rerun;
+  for (const auto& w : resumed_writes_)
+    if (w.channel == ERROR || w.channel == INTERRUPT) rerun.insert(w.task_id);
+  for (const auto& w : resumed_writes_) {
+    auto it = by_id.find(w.task_id);
+    if (it == by_id.end()) continue;
+    pregel_task& t = *it->second;
+    if (w.channel == RESUME && w.v.is_list()) {
+      t.resume = w.v.as_list();
+    } else if (!rerun.count(w.task_id)) {
+      t.done = t.cached = true;
+      if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
+    }
+  }
+  if (resume_) {
+    for (const auto& w : resumed_writes_) {
+      if (w.channel != INTERRUPT) continue;
+      auto it = by_id.find(w.task_id);
+      if (it == by_id.end()) continue;
+      if (!resume_by_id_) {
+        it->second->resume.push_back(*resume_);
+        continue;
+      }
+      // The ids are those the interrupts were raised with (a subgraph's, for a task that
+      // runs one), so the caller's map answers them.
+      for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
+        if (const value* v = resume_->find(i.get("id").is_string() ? i.get("id").as_string() : ""))
+          it->second->resume.push_back(*v);
+    }
+    resume_.reset();
+  }
+  resumed_writes_.clear();
+}
+
+}  // namespace superstep::detail

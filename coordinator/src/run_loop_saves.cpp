@@ -1,0 +1,174 @@
+// The run loop saving its work: checkpoints (sync, in the background, or at exit) and each
+// task's pending writes.
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "run_loop.hpp"
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/core/ids.hpp"
+
+namespace superstep::detail {
+
+// Saves checkpoints on one background thread, in the order they were made.
+class background_saves {
+ public:
+  explicit background_saves(checkpoint_saver& saver) : saver_(saver), thread_([this] { work(); }) {}
+  ~background_saves() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  void put(checkpoint_config parent, checkpoint cp, checkpoint_metadata meta,
+           std::map<std::string, channel_version> versions) {
+    {
+      std::lock_guard lock(m_);
+      jobs_.push_back({std::move(parent), std::move(cp), std::move(meta), std::move(versions)});
+    }
+    cv_.notify_all();
+  }
+
+  /// Waits until every save is done; rethrows the first one that failed.
+  void drain() {
+    std::unique_lock lock(m_);
+    idle_.wait(lock, [&] { return jobs_.empty() && !busy_; });
+    if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+  }
+
+ private:
+  struct job {
+    checkpoint_config parent;
+    checkpoint cp;
+    checkpoint_metadata meta;
+    std::map<std::string, channel_version> versions;
+  };
+
+  void work() {
+    std::unique_lock lock(m_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      job j = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      try {
+        if (!failure_) saver_.put(j.parent, j.cp, j.meta, j.versions);
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      idle_.notify_all();
+    }
+  }
+
+  checkpoint_saver& saver_;
+  std::mutex m_;
+  std::condition_variable cv_, idle_;
+  std::deque<job> jobs_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
+void background_saves_deleter::operator()(background_saves* p) const noexcept { delete p; }
+
+background_saves_ptr start_background_saves(checkpoint_saver& saver) {
+  return background_saves_ptr(new background_saves(saver));
+}
+
+run_loop::~run_loop() = default;
+
+void run_loop::finish(bool failed) {
+  if (background_) {
+    try {
+      background_->drain();
+    } catch (...) {
+      if (!failed) throw;  // a failed run reports its own error, not the saver's
+    }
+  }
+  if (durability_ != durability::exit || !saver_) return;
+  // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
+  if (unsaved_) {
+    checkpoint_config parent = cp_config_;
+    parent.checkpoint_id = last_saved_id_;
+    cp_config_ = saver_->put(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
+    unsaved_ = false;
+  }
+  for (const pregel_task* t : held_writes_) save_writes(*t);
+  held_writes_.clear();
+}
+
+void run_loop::save_writes(const pregel_task& t) {
+  checkpoint_config cfg = cp_config_;
+  cfg.checkpoint_id = state_.checkpoint.id;
+  std::string path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
+                            : std::string(PULL) + "," + t.name;
+  if (!t.interrupts.empty()) {
+    auto writes = t.writes;  // the resume values it was given
+    writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
+    saver_->put_writes(cfg, writes, t.id, path);
+  } else if (t.error)
+    saver_->put_writes(cfg, {{std::string(ERROR), value(t.error->message)}}, t.id, path);
+  else if (t.writes.empty())  // still record that the task finished, so a resume skips it
+    saver_->put_writes(cfg, {{std::string(NO_WRITES), value()}}, t.id, path);
+  else
+    saver_->put_writes(cfg, t.writes, t.id, path);
+}
+
+void run_loop::put_checkpoint(const char* source, value writes,
+                              const std::map<std::string, channel_version>& new_versions) {
+  checkpoint& cp = state_.checkpoint;
+  const std::string parent_id = cp.id;
+  cp.id = ids_.next();
+  const bool debug = shared_.wants(stream_mode::debug);
+  if (saver_ || debug) cp.ts = now_iso8601();
+  checkpoint_metadata meta;
+  meta.source = source;
+  meta.step = step_;
+  meta.parents = shared_.parents;
+  meta.writes = std::move(writes);
+  if (saver_) {
+    checkpoint_config parent = cp_config_;
+    parent.checkpoint_id = parent_id;
+    switch (durability_) {
+      case durability::sync: cp_config_ = saver_->put(parent, cp, meta, new_versions); break;
+      case durability::async:
+        background_->put(parent, cp, meta, new_versions);
+        cp_config_.checkpoint_id = cp.id;
+        break;
+      case durability::exit:
+        if (!unsaved_) last_saved_id_ = parent_id;
+        unsaved_ = true;
+        unsaved_meta_ = meta;
+        for (const auto& [ch, v] : new_versions) unsaved_versions_[ch] = v;
+        cp_config_.checkpoint_id = cp.id;
+        break;
+    }
+  }
+  if (debug) {
+    auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+    shared_.emit(stream_mode::debug,
+                 object{{"type", "checkpoint"},
+                        {"timestamp", cp.ts},
+                        {"step", step_},
+                        {"payload",
+                         object{{"config", object{{"configurable",
+                                                   object{{"thread_id", cp_config_.thread_id},
+                                                          {"checkpoint_ns", shared_.checkpoint_ns},
+                                                          {"checkpoint_id", cp.id}}}}},
+                                {"values", values ? *values : value()},
+                                {"metadata", metadata_to_value(meta)}}}});
+  }
+  ++step_;
+}
+
+}  // namespace superstep::detail
