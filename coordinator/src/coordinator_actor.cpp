@@ -199,7 +199,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver) {
     run_shared shared;
     shared.config = h.config;
     shared.ns = h.ns;
-    for (std::size_t i = 0; i < h.ns.size(); ++i) shared.checkpoint_ns += (i ? "|" : "") + h.ns[i];
+    shared.checkpoint_ns = join_ns(h.ns);
     shared.stop = h.stop;
     shared.checkpoint_id = h.checkpoint_id;
     shared.resuming = h.resuming;

@@ -120,8 +120,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.config = up.config;
   shared.ns = up.ns;
   shared.ns.push_back(ctx->task().name + ":" + ctx->task().id);
-  for (std::size_t i = 0; i < shared.ns.size(); ++i)
-    shared.checkpoint_ns += (i ? "|" : "") + shared.ns[i];
+  shared.checkpoint_ns = detail::join_ns(shared.ns);
   // Subgraph events reach the caller only when it asked for subgraphs.
   shared.modes = up.subgraphs ? up.modes : 0;
   shared.subgraphs = up.subgraphs;

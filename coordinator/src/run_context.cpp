@@ -20,6 +20,12 @@ void run_shared::emit(stream_mode m, value data) const {
   (*sink)(ev);
 }
 
+std::string join_ns(const std::vector<std::string>& ns) {
+  std::string out;
+  for (std::size_t i = 0; i < ns.size(); ++i) out += (i ? "|" : "") + ns[i];
+  return out;
+}
+
 std::string interrupt_id(std::string_view checkpoint_ns, std::string_view task_id) {
   std::string key(checkpoint_ns);
   key.append(1, '\0').append(task_id);

@@ -38,6 +38,9 @@ struct run_shared {
   void emit(stream_mode m, value data) const;
 };
 
+/// A namespace path as a checkpoint_ns: its parts joined with '|' ("" at the top level).
+std::string join_ns(const std::vector<std::string>& ns);
+
 /// The context of one task.
 class task_context final : public node_context, public write_scope {
  public:

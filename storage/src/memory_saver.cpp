@@ -3,32 +3,13 @@
 #include <iterator>
 #include <set>
 
+#include "saver_checks.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/write_index.hpp"
 
 namespace superstep::storage {
 
 namespace {
-
-void require_thread(const checkpoint_config& config, const char* what) {
-  if (config.thread_id.empty())
-    throw error(error_code::invalid_argument,
-                std::string("memory_saver::") + what + " needs a non-empty thread_id");
-}
-
-void require_checkpoint_id(const std::string& id, const char* what) {
-  if (id.empty())
-    throw error(error_code::invalid_argument,
-                std::string("memory_saver::") + what + " needs a non-empty checkpoint_id");
-}
-
-bool metadata_matches(const object& filter, const checkpoint_metadata& metadata) {
-  if (filter.empty()) return true;
-  const value meta = metadata_to_value(metadata);
-  for (const auto& [key, expected] : filter)
-    if (meta.get(key) != expected) return false;
-  return true;
-}
 
 // The first entry of `thread_id` in a map keyed by tuples that start with the thread id:
 // a thread's entries are contiguous from there.
@@ -50,8 +31,8 @@ void erase_thread_range(Map& map, const std::string& thread_id) {
 checkpoint_config memory_saver::put(const checkpoint_config& config, const checkpoint& cp,
                                     const checkpoint_metadata& metadata,
                                     const std::map<std::string, channel_version>& new_versions) {
-  require_thread(config, "put");
-  require_checkpoint_id(cp.id, "put (checkpoint.id)");
+  require_thread(config.thread_id, "memory_saver", "put");
+  require_checkpoint_id(cp.id, "memory_saver", "put (checkpoint.id)");
   stored_checkpoint stored{cp, metadata, config.checkpoint_id};
   stored.cp.channel_values.clear();
 
@@ -70,8 +51,8 @@ checkpoint_config memory_saver::put(const checkpoint_config& config, const check
 void memory_saver::put_writes(const checkpoint_config& config,
                               const std::vector<std::pair<std::string, value>>& writes,
                               const std::string& task_id, const std::string& task_path) {
-  require_thread(config, "put_writes");
-  require_checkpoint_id(config.checkpoint_id, "put_writes");
+  require_thread(config.thread_id, "memory_saver", "put_writes");
+  require_checkpoint_id(config.checkpoint_id, "memory_saver", "put_writes");
 
   std::lock_guard lock(mutex_);
   auto& stored = writes_[writes_key{config.thread_id, config.checkpoint_ns, config.checkpoint_id}];
@@ -86,7 +67,7 @@ void memory_saver::put_writes(const checkpoint_config& config,
 }
 
 std::optional<checkpoint_tuple> memory_saver::get_tuple(const checkpoint_config& config) {
-  require_thread(config, "get_tuple");
+  require_thread(config.thread_id, "memory_saver", "get_tuple");
   std::lock_guard lock(mutex_);
   auto thread_it = threads_.find(config.thread_id);
   if (thread_it == threads_.end()) return std::nullopt;

@@ -2,32 +2,13 @@
 
 #include "rocksdb_keys.hpp"
 #include "rocksdb_saver_impl.hpp"
+#include "saver_checks.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/write_index.hpp"
 
 namespace superstep::storage {
 
 namespace {
-
-void require_thread(const std::string& thread_id, const char* what) {
-  if (thread_id.empty())
-    throw error(error_code::invalid_argument,
-                std::string("rocksdb_saver::") + what + " needs a non-empty thread_id");
-}
-
-void require_checkpoint_id(const std::string& id, const char* what) {
-  if (id.empty())
-    throw error(error_code::invalid_argument,
-                std::string("rocksdb_saver::") + what + " needs a non-empty checkpoint_id");
-}
-
-bool metadata_matches(const object& filter, const checkpoint_metadata& metadata) {
-  if (filter.empty()) return true;
-  const value meta = metadata_to_value(metadata);
-  for (const auto& [key, expected] : filter)
-    if (meta.get(key) != expected) return false;
-  return true;
-}
 
 // "pending write <index> of task '<id>'" from a key of the writes column family whose
 // checkpoint prefix is `prefix_size` bytes long.
@@ -185,8 +166,8 @@ const std::string& rocksdb_saver::directory() const noexcept { return impl_->db.
 checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const checkpoint& cp,
                                      const checkpoint_metadata& metadata,
                                      const std::map<std::string, channel_version>& new_versions) {
-  require_thread(config.thread_id, "put");
-  require_checkpoint_id(cp.id, "put (checkpoint.id)");
+  require_thread(config.thread_id, "rocksdb_saver", "put");
+  require_checkpoint_id(cp.id, "rocksdb_saver", "put (checkpoint.id)");
   impl& d = *impl_;
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
   rocksdb::WriteBatch batch;
@@ -210,8 +191,8 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
 void rocksdb_saver::put_writes(const checkpoint_config& config,
                                const std::vector<std::pair<std::string, value>>& writes,
                                const std::string& task_id, const std::string& task_path) {
-  require_thread(config.thread_id, "put_writes");
-  require_checkpoint_id(config.checkpoint_id, "put_writes");
+  require_thread(config.thread_id, "rocksdb_saver", "put_writes");
+  require_checkpoint_id(config.checkpoint_id, "rocksdb_saver", "put_writes");
   impl& d = *impl_;
   std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
   keys::append_string(prefix, task_id);
@@ -248,7 +229,7 @@ void rocksdb_saver::put_writes(const checkpoint_config& config,
 }
 
 std::optional<checkpoint_tuple> rocksdb_saver::get_tuple(const checkpoint_config& config) {
-  require_thread(config.thread_id, "get_tuple");
+  require_thread(config.thread_id, "rocksdb_saver", "get_tuple");
   const impl& d = *impl_;
   snapshot_read read(d.db);
   const std::string& thread_id = config.thread_id;
