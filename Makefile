@@ -5,7 +5,7 @@ PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto li
            libboost-test-dev libssl-dev libmimalloc-dev
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test bench sanitize tsan clean
+.PHONY: deps build demo test bench bench-peers sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root).
 deps:
@@ -33,6 +33,31 @@ test: build
 
 bench: build
 	$(BUILD)/bench/superstep_bench
+
+# Side by side with LangGraph.js (the harness in PEER_JS, npm-installed on first use): the
+# workloads both have, one table of the two medians and their ratio, also as JSON in
+# $(BUILD)/bench/peers.json. Takes ~1 min; LangGraph.js' fan-out stops at 10^3 (it is quadratic).
+PEER_JS ?= $(CURDIR)/../shared/peer/langgraphjs
+PEER_WORKLOADS = sequential_1000,loop2_1000,fanout_10^3,wide_state_100x20,checkpoint_put_1KB,checkpoint_get_tuple
+bench-peers: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target superstep_bench
+	@set -e; out="$(abspath $(BUILD))/bench"; peer="$(abspath $(PEER_JS))"; \
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  echo "bench-peers: skipped: node and npm are needed to run LangGraph.js"; exit 0; fi; \
+	if [ ! -f "$$peer/bench.mjs" ]; then \
+	  echo "bench-peers: skipped: no LangGraph.js harness at $$peer (set PEER_JS=DIR)"; exit 0; fi; \
+	if [ ! -d "$$peer/node_modules" ]; then \
+	  echo "bench-peers: npm install in $$peer (1-2 min)"; \
+	  (cd "$$peer" && npm install --no-audit --no-fund) || \
+	    { echo "bench-peers: npm install failed in $$peer"; exit 1; }; fi; \
+	echo "bench-peers: LangGraph.js (~1 min) -> $$out/peers_langgraphjs.jsonl"; \
+	(cd "$$peer" && BENCH_FANOUT_MAX=1000 node bench.mjs sequential loop2 fanout wide_state checkpoint) \
+	  > "$$out/peers_langgraphjs.jsonl"; \
+	echo "bench-peers: superstep -> $$out/peers_superstep.json"; \
+	"$$out/superstep_bench" --mode actors --savers memory --all-savers \
+	  --only '$(PEER_WORKLOADS)' --json "$$out/peers_superstep.json" > "$$out/peers_superstep.txt"; \
+	echo; node bench/peers.mjs --js "$$out/peers_langgraphjs.jsonl" \
+	  --superstep "$$out/peers_superstep.json" --json "$$out/peers.json"
 
 # ASan+UBSan build of the whole suite, in its own folder.
 sanitize: deps

@@ -3,10 +3,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "superstep/coordinator/state_graph.hpp"
 
 namespace superstep::bench {
 
@@ -16,6 +21,12 @@ struct options {
   bool big = false;
   /// Execution modes to run every graph workload in: "actors", "threads" (compile_options).
   std::vector<std::string> modes = {"actors", "threads"};
+  /// Savers of the extra rows of the graph workloads that have them ("memory", "rocksdb"):
+  /// each such workload also runs as "<mode>+<saver>" for every mode.
+  std::vector<std::string> savers = {"memory", "rocksdb"};
+  /// Give every graph workload the saver rows, not only those marked `with_savers`.
+  bool all_savers = false;
+  /// Comma-separated name prefixes; empty: everything.
   std::string only;
   std::string json_path = "bench_results.json";
 };
@@ -64,18 +75,73 @@ bool reset_rss_high_water();
 long rss_high_water_kib();
 
 /// Runs `once` one time as a warm-up, then `runs` times timed; fills in the RSS figures.
+/// `after_each`, when set, runs untimed after each of them (e.g. to drop a run's checkpoints).
 measurement measure(std::string mode, std::string name, std::string unit,
-                    std::int64_t units_per_run, int runs, const std::function<void()>& once);
+                    std::int64_t units_per_run, int runs, const std::function<void()>& once,
+                    const std::function<void()>& after_each = nullptr);
+
+/// Whether `name` matches one of the comma-separated prefixes of --only (all when empty).
+bool selected(const options& opts, const std::string& name);
 
 /// A workload the program can run, selected by name prefix with --only. Graph workloads run
 /// once per mode; the references get "-".
 struct workload {
   std::string name;
   std::function<measurement(const options&, const std::string& mode)> run;
+  /// A graph workload that also runs with each saver of --savers (mode "actors+memory"...).
+  bool with_savers = false;
+};
+
+/// A fresh folder under the temp directory, removed (with what is in it) when this goes.
+struct scratch_dir {
+  std::filesystem::path path;
+  explicit scratch_dir(const std::string& name);
+  ~scratch_dir();
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+};
+
+/// A saver by name: "memory", "rocksdb" (WAL, no fsync) or "rocksdb_sync" (fsync per write),
+/// the RocksDB ones in `dir`.
+std::shared_ptr<checkpoint_saver> open_saver(const std::string& saver, const scratch_dir& dir);
+
+/// How a graph workload compiles and runs for a mode label: "actors" or "threads", optionally
+/// with a saver, "actors+memory", "threads+rocksdb"... (graph_setup.cpp). Declare it before
+/// the graph it compiles, so that the graph goes first and the saver's folder last.
+class graph_setup {
+ public:
+  explicit graph_setup(const std::string& mode);
+  ~graph_setup();
+  graph_setup(const graph_setup&) = delete;
+  graph_setup& operator=(const graph_setup&) = delete;
+
+  /// The execution mode and the checkpointer, if any.
+  compile_options compile() const;
+  /// The config of one run: with a saver, a thread of its own (runs do not share state);
+  /// `recursion_limit` when positive.
+  value config(std::int64_t recursion_limit = 0);
+  bool has_saver() const { return saver_ != nullptr; }
+  /// Deletes the threads of the runs since the last call from the saver, so that every run
+  /// starts from an empty saver as LangGraph.js' harness does (a fresh MemorySaver per run).
+  /// Pass it to `measure` as `after_each`; without a saver it does nothing.
+  std::function<void()> forget_runs(std::shared_ptr<const pregel> graph);
+
+ private:
+  execution exec_ = execution::actors;
+  std::unique_ptr<scratch_dir> dir_;
+  std::shared_ptr<checkpoint_saver> saver_;
+  std::int64_t threads_ = 0;
+  std::vector<std::string> live_threads_;
+  std::optional<value> cached_;
+  std::int64_t cached_limit_ = 0;
 };
 
 /// The graph workloads (workloads.cpp) and the CAF reference (caf_reference.cpp).
 std::vector<workload> graph_workloads(const options& opts);
+/// fanout_to_subgraph_{10,100}x (subgraph_workloads.cpp).
+std::vector<workload> subgraph_workloads();
+/// LangGraph's wide_state_{25x300,15x600,9x1200} (wide_state_workloads.cpp).
+std::vector<workload> wide_state_workloads();
 /// Saver operations and checkpointed steps (checkpoint_workloads.cpp). Their "mode" is the
 /// saver: memory, rocksdb (WAL, no fsync), rocksdb_sync; the state_* ones run on actors.
 std::vector<workload> checkpoint_workloads();

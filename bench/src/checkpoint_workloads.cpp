@@ -2,46 +2,19 @@
 // bytes as the reference, and a graph whose 1 MB state changes by one small key per step.
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 
 #include "bench.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/coordinator/state_graph.hpp"
 #include "superstep/core/ids.hpp"
-#include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 
 namespace superstep::bench {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-// A fresh folder under the temp directory, removed when this goes.
-struct scratch_dir {
-  fs::path path;
-  explicit scratch_dir(const std::string& name)
-      : path(fs::temp_directory_path() /
-             ("superstep_bench_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// mode: "memory", "rocksdb" (WAL, no fsync) or "rocksdb_sync" (fsync per write).
-std::shared_ptr<checkpoint_saver> open_saver(const std::string& mode, const scratch_dir& dir) {
-  if (mode == "memory") return std::make_shared<storage::memory_saver>();
-  storage::rocksdb_saver_options o;
-  o.sync = mode == "rocksdb_sync";
-  return storage::rocksdb_saver::open(dir.path.string(), o);
-}
 
 constexpr int puts_per_run = 2000;
 

@@ -1,10 +1,13 @@
 // superstep_bench: LangGraph-style benchmark workloads on the superstep runtime, one table.
 //
-//   superstep_bench [--runs N] [--only PREFIX] [--mode actors|threads|both] [--big] [--json PATH]
+//   superstep_bench [--runs N] [--only PREFIX[,PREFIX...]] [--mode actors|threads|both]
+//                   [--savers memory,rocksdb|none] [--all-savers] [--big] [--json PATH]
 //
 // Every workload runs once as a warm-up, then N times (default 5); the table shows the median,
 // min and max per step, per Send or per round trip, with the CAF local round trip measured in
-// the same process as the reference. A wrong result stops the program with exit status 2.
+// the same process as the reference. sequential_1000, fanout_10^4 and wide_state_25x300 also
+// run with each saver (rows "actors+memory", "actors+rocksdb"...). A wrong result stops the
+// program with exit status 2.
 #include <dlfcn.h>
 #include <malloc.h>
 #include <sys/resource.h>
@@ -28,14 +31,19 @@ double nth(std::vector<double> v, std::size_t k) {
 }
 
 void usage(std::ostream& os) {
-  os << "usage: superstep_bench [--runs N] [--only PREFIX] [--mode M] [--big] [--json PATH]\n"
-        "  --runs N      timed repetitions per workload after one warm-up (default 5)\n"
-        "  --only PREFIX run only the workloads whose name starts with PREFIX\n"
-        "                ('caf' selects the CAF reference)\n"
-        "  --mode M      actors (a coordinator actor and node actors), threads (the\n"
-        "                caller drives the loop on a thread pool), or both (default)\n"
-        "  --big         also run fanout_10^6\n"
-        "  --json PATH   where to write the JSON results (default bench_results.json)\n";
+  os << "usage: superstep_bench [--runs N] [--only PREFIXES] [--mode M] [--savers S]\n"
+        "                       [--all-savers] [--big] [--json PATH]\n"
+        "  --runs N       timed repetitions per workload after one warm-up (default 5)\n"
+        "  --only P[,P]   run only the workloads whose name starts with one of the prefixes\n"
+        "                 ('caf' selects the CAF reference)\n"
+        "  --mode M       actors (a coordinator actor and node actors), threads (the\n"
+        "                 caller drives the loop on a thread pool), or both (default)\n"
+        "  --savers S     savers of the extra checkpointed rows of sequential_1000,\n"
+        "                 fanout_10^4 and wide_state_25x300: memory, rocksdb (no fsync),\n"
+        "                 memory,rocksdb (default) or none\n"
+        "  --all-savers   give every graph workload those rows\n"
+        "  --big          also run fanout_10^6\n"
+        "  --json PATH    where to write the JSON results (default bench_results.json)\n";
 }
 
 options parse(int argc, char** argv) {
@@ -67,6 +75,24 @@ options parse(int argc, char** argv) {
         std::cerr << "superstep_bench: --mode is actors, threads or both\n";
         std::exit(64);
       }
+    } else if (a == "--savers") {
+      const std::string v = next();
+      o.savers.clear();
+      std::size_t from = 0;
+      while (v != "none" && from <= v.size()) {
+        std::size_t comma = v.find(',', from);
+        if (comma == std::string::npos) comma = v.size();
+        const std::string saver = v.substr(from, comma - from);
+        if (saver != "memory" && saver != "rocksdb") {
+          std::cerr << "superstep_bench: --savers takes memory, rocksdb (comma-separated) or "
+                       "none\n";
+          std::exit(64);
+        }
+        o.savers.push_back(saver);
+        from = comma + 1;
+      }
+    } else if (a == "--all-savers") {
+      o.all_savers = true;
     } else if (a == "--big") {
       o.big = true;
     } else if (a == "--json") {
@@ -136,7 +162,8 @@ long rss_high_water_kib() {
 }
 
 measurement measure(std::string mode, std::string name, std::string unit,
-                    std::int64_t units_per_run, int runs, const std::function<void()>& once) {
+                    std::int64_t units_per_run, int runs, const std::function<void()>& once,
+                    const std::function<void()>& after_each) {
   using clock = std::chrono::steady_clock;
   measurement m;
   m.mode = std::move(mode);
@@ -145,11 +172,13 @@ measurement measure(std::string mode, std::string name, std::string unit,
   m.units_per_run = units_per_run;
   const bool hwm = reset_rss_high_water();
   once();  // warm-up: allocator pools, thread pool, caches
+  if (after_each) after_each();
   for (int r = 0; r < runs; ++r) {
     const auto t0 = clock::now();
     once();
     const auto t1 = clock::now();
     m.run_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    if (after_each) after_each();
   }
   m.workload_peak_rss_kib = hwm ? rss_high_water_kib() : 0;
   m.peak_rss_kib = peak_rss_kib();  // since the reset, where there was one
@@ -163,8 +192,12 @@ int main(int argc, char** argv) {
   using namespace superstep::bench;
   const options opts = parse(argc, argv);
   std::vector<std::pair<workload, std::string>> plan;
-  for (const auto& w : graph_workloads(opts))
+  for (const auto& w : graph_workloads(opts)) {
     for (const auto& mode : opts.modes) plan.emplace_back(w, mode);
+    if (w.with_savers || opts.all_savers)
+      for (const auto& mode : opts.modes)
+        for (const auto& saver : opts.savers) plan.emplace_back(w, mode + "+" + saver);
+  }
   for (const auto& w : checkpoint_workloads()) {
     if (w.name.rfind("state_", 0) == 0)
       plan.emplace_back(w, "actors");
@@ -183,7 +216,7 @@ int main(int argc, char** argv) {
   std::vector<measurement> rows;
   long process_peak = peak_rss_kib();
   for (const auto& [w, mode] : plan) {
-    if (w.name.rfind(opts.only, 0) != 0) continue;
+    if (!selected(opts, w.name)) continue;
     const std::string label = w.name + (mode == "-" ? "" : " [" + mode + "]");
     std::cerr << "running " << label << " ..." << std::endl;
     try {

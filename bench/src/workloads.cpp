@@ -15,12 +15,6 @@ namespace {
 const std::string start_node(START);
 const std::string end_node(END);
 
-compile_options compile_for(const std::string& mode) {
-  compile_options o;
-  o.mode = mode == "threads" ? execution::threads : execution::actors;
-  return o;
-}
-
 // sequential_N: START -> n0 -> ... -> n(N-1) -> END; every node is a no-op returning null.
 // A timed run is `invokes` runs of the graph, so that short chains measure more than the clock
 // and the per-run cost (start, input, output) is spread over their steps as a user sees it.
@@ -36,19 +30,21 @@ measurement sequential(int n, int invokes, const options& opts, const std::strin
   b.add_edge(start_node, "n0");
   for (int i = 0; i + 1 < n; ++i) b.add_edge("n" + std::to_string(i), "n" + std::to_string(i + 1));
   b.add_edge("n" + std::to_string(n - 1), end_node);
-  auto graph = b.compile(compile_for(mode));
+  graph_setup setup(mode);
+  auto graph = b.compile(setup.compile());
   const value input = object{{"x", 1}};
-  const value config = object{{"recursion_limit", 2 * n}};
-  return measure(mode, "sequential_" + std::to_string(n), "step", std::int64_t{n} * invokes,
-                 opts.runs, [&] {
-                   for (int r = 0; r < invokes; ++r) {
-                     calls->store(0);
-                     value out = graph->invoke(input, config);
-                     check(calls->load() == n, "sequential: " + std::to_string(calls->load()) +
-                                                   " node calls, want " + std::to_string(n));
-                     check(out.get("x") == value(1), "sequential: output " + out.to_json());
-                   }
-                 });
+  return measure(
+      mode, "sequential_" + std::to_string(n), "step", std::int64_t{n} * invokes, opts.runs,
+      [&] {
+        for (int r = 0; r < invokes; ++r) {
+          calls->store(0);
+          value out = graph->invoke(input, setup.config(2 * n));
+          check(calls->load() == n, "sequential: " + std::to_string(calls->load()) +
+                                        " node calls, want " + std::to_string(n));
+          check(out.get("x") == value(1), "sequential: output " + out.to_json());
+        }
+      },
+      setup.forget_runs(graph));
 }
 
 // loop2_N: a -> b -> (router) a | END; both add 1 to `count`, so the run takes N supersteps.
@@ -61,13 +57,16 @@ measurement loop2(int n, const options& opts, const std::string& mode) {
   b.add_conditional_edges("b", [n](const value& st, node_context&) -> value {
     return st.get("count").as_int() >= n ? value(end_node) : value("a");
   });
-  auto graph = b.compile(compile_for(mode));
+  graph_setup setup(mode);
+  auto graph = b.compile(setup.compile());
   const value input = object{{"count", 0}};
-  const value config = object{{"recursion_limit", 2 * n}};
-  return measure(mode, "loop2_" + std::to_string(n), "step", n, opts.runs, [&] {
-    value out = graph->invoke(input, config);
-    check(out.get("count") == value(n), "loop2: count " + out.get("count").to_json());
-  });
+  return measure(
+      mode, "loop2_" + std::to_string(n), "step", n, opts.runs,
+      [&] {
+        value out = graph->invoke(input, setup.config(2 * n));
+        check(out.get("count") == value(n), "loop2: count " + out.get("count").to_json());
+      },
+      setup.forget_runs(graph));
 }
 
 // fanout_N: fan -> (router) N x Send("work", {i}) -> work returns {"results": [i]} folded by
@@ -94,20 +93,24 @@ measurement fanout(std::int64_t n, const std::string& label, const options& opts
     return value(std::move(sends));
   });
   b.add_edge("work", "sum").add_edge("sum", end_node);
-  auto graph = b.compile(compile_for(mode));
+  graph_setup setup(mode);
+  auto graph = b.compile(setup.compile());
   const value input = object{{"n", n}, {"results", list{}}};
-  return measure(mode, "fanout_" + label, "Send", n, opts.runs, [&] {
-    value out = graph->invoke(input);
-    const list& results = out.get("results").as_list();
-    check(static_cast<std::int64_t>(results.size()) == n,
-          "fanout: " + std::to_string(results.size()) + " results, want " + std::to_string(n));
-    for (std::int64_t i = 0; i < n; i += 997)
-      check(results[static_cast<std::size_t>(i)] == value(i),
-            "fanout: results[" + std::to_string(i) + "] is not " + std::to_string(i));
-    check(out.get("total") == value(n * (n - 1) / 2), "fanout: total " +
-                                                          out.get("total").to_json() + ", want " +
-                                                          std::to_string(n * (n - 1) / 2));
-  });
+  return measure(
+      mode, "fanout_" + label, "Send", n, opts.runs,
+      [&] {
+        value out = graph->invoke(input, setup.config());
+        const list& results = out.get("results").as_list();
+        check(static_cast<std::int64_t>(results.size()) == n,
+              "fanout: " + std::to_string(results.size()) + " results, want " + std::to_string(n));
+        for (std::int64_t i = 0; i < n; i += 997)
+          check(results[static_cast<std::size_t>(i)] == value(i),
+                "fanout: results[" + std::to_string(i) + "] is not " + std::to_string(i));
+        check(out.get("total") == value(n * (n - 1) / 2),
+              "fanout: total " + out.get("total").to_json() + ", want " +
+                  std::to_string(n * (n - 1) / 2));
+      },
+      setup.forget_runs(graph));
 }
 
 // wide_state_KxS: K keys (last-value, add, merge in turn), 10 nodes in a cycle each writing four
@@ -151,15 +154,19 @@ measurement wide_state(int keys, int steps, const options& opts, const std::stri
                           [steps](const value& st, node_context&) -> value {
                             return st.get("k1").as_int() >= steps ? value(end_node) : value("w0");
                           });
-  auto graph = b.compile(compile_for(mode));
+  graph_setup setup(mode);
+  auto graph = b.compile(setup.compile());
   const value in = value(std::move(input));
   const std::string name = "wide_state_" + std::to_string(keys) + "x" + std::to_string(steps);
-  return measure(mode, name, "step", steps, opts.runs, [&] {
-    value out = graph->invoke(in);
-    check(out.get("k1") == value(steps), "wide_state: step counter " + out.get("k1").to_json());
-    check(out.as_object().size() == static_cast<std::size_t>(keys),
-          "wide_state: output has " + std::to_string(out.as_object().size()) + " keys");
-  });
+  return measure(
+      mode, name, "step", steps, opts.runs,
+      [&] {
+        value out = graph->invoke(in, setup.config(2 * steps));
+        check(out.get("k1") == value(steps), "wide_state: step counter " + out.get("k1").to_json());
+        check(out.as_object().size() == static_cast<std::size_t>(keys),
+              "wide_state: output has " + std::to_string(out.as_object().size()) + " keys");
+      },
+      setup.forget_runs(graph));
 }
 
 }  // namespace
@@ -169,19 +176,23 @@ std::vector<workload> graph_workloads(const options& opts) {
   w.push_back({"sequential_10",
                [](const options& o, const std::string& m) { return sequential(10, 200, o, m); }});
   w.push_back({"sequential_1000",
-               [](const options& o, const std::string& m) { return sequential(1000, 1, o, m); }});
+               [](const options& o, const std::string& m) { return sequential(1000, 1, o, m); },
+               true});
   w.push_back(
       {"loop2_1000", [](const options& o, const std::string& m) { return loop2(1000, o, m); }});
   int max_exp = opts.big ? 6 : 5;
   for (int e = 3; e <= max_exp; ++e) {
     const auto n = static_cast<std::int64_t>(std::llround(std::pow(10.0, e)));
     const std::string label = "10^" + std::to_string(e);
-    w.push_back({"fanout_" + label, [n, label](const options& o, const std::string& m) {
-                   return fanout(n, label, o, m);
-                 }});
+    w.push_back(
+        {"fanout_" + label,
+         [n, label](const options& o, const std::string& m) { return fanout(n, label, o, m); },
+         e == 4});
   }
   w.push_back({"wide_state_100x20",
                [](const options& o, const std::string& m) { return wide_state(100, 20, o, m); }});
+  for (auto& s : subgraph_workloads()) w.push_back(std::move(s));
+  for (auto& s : wide_state_workloads()) w.push_back(std::move(s));
   return w;
 }
 

@@ -3,42 +3,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_args_support.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cli {
 
-namespace {
+namespace detail {
 
-constexpr const char* run_usage =
-    "usage: superstep run GRAPH.json --input JSON [options]\n"
-    "\n"
-    "Runs the graph in this process and prints one JSON object per line: each stream event\n"
-    "as {\"type\": MODE, \"ns\": [...], \"data\": ...} (\"ns\" only with --subgraphs), then\n"
-    "the result as {\"type\": \"output\", \"data\": ...}.\n"
-    "\n"
-    "options:\n"
-    "  --input JSON|@FILE    the graph's input (required)\n"
-    "  --thread ID           thread id, set as config.configurable.thread_id\n"
-    "  --stream MODE...      stream modes: values, updates, custom, messages, debug\n"
-    "                        (several after one --stream, or --stream repeated)\n"
-    "  --subgraphs           also stream events of subgraphs, with their namespace\n"
-    "  --config JSON|@FILE   the run's config object\n"
-    "  --help                show this help\n"
-    "\n"
-    "exit status: 0 on success, 1 when the graph fails, 2 for usage errors\n";
-
-constexpr const char* graph_usage =
-    "usage: superstep graph GRAPH.json [--mermaid]\n"
-    "\n"
-    "Loads the graph spec and prints it as a Mermaid flowchart (the default format).\n"
-    "\n"
-    "options:\n"
-    "  --mermaid   print a Mermaid flowchart\n"
-    "  --help      show this help\n";
-
-bool is_help(std::string_view a) { return a == "--help" || a == "-h"; }
-
-// JSON given inline or, as "@path", in a file.
 value read_json_arg(const std::string& option, const std::string& text) {
   std::string json = text;
   if (!text.empty() && text[0] == '@') {
@@ -55,25 +26,84 @@ value read_json_arg(const std::string& option, const std::string& text) {
   }
 }
 
-// Walks the arguments after the subcommand.
-class arg_cursor {
- public:
-  arg_cursor(int argc, const char* const* argv, int first) : argv_(argv + first, argv + argc) {}
-  bool done() const { return i_ >= argv_.size(); }
-  std::string next() { return argv_[i_++]; }
-  std::optional<std::string> peek() const {
-    if (done()) return std::nullopt;
-    return std::string(argv_[i_]);
+bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& out) {
+  if (arg == "--thread") {
+    out.thread = args.value_of(arg);
+    if (out.thread.empty()) throw usage_error("--thread: the thread id is empty");
+  } else if (arg == "--data") {
+    out.data_dir = args.value_of(arg);
+    if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
+  } else if (arg == "--graph") {
+    if (!out.graph_path.empty()) throw usage_error("--graph: one GRAPH.json only");
+    out.graph_path = args.value_of(arg);
+  } else {
+    return false;
   }
-  std::string value_of(const std::string& option) {
-    if (done()) throw usage_error(option + " needs a value");
-    return next();
-  }
+  return true;
+}
 
- private:
-  std::vector<const char*> argv_;
-  std::size_t i_ = 0;
-};
+void unexpected_argument(const std::string& arg) {
+  if (!arg.empty() && arg[0] == '-') throw usage_error("unknown option '" + arg + "'");
+  throw usage_error("unexpected argument '" + arg + "'");
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::arg_cursor;
+using detail::is_help;
+using detail::read_json_arg;
+
+constexpr const char* run_usage =
+    "usage: superstep run [GRAPH.json] [--input JSON | --resume JSON] [options]\n"
+    "\n"
+    "Runs the graph in this process, keeping its checkpoints in a database (--data), and\n"
+    "prints one JSON object per line: each stream event as {\"type\": MODE, \"ns\": [...],\n"
+    "\"data\": ...} (\"ns\" only with --subgraphs), then the result as\n"
+    "{\"type\": \"output\", \"thread\": ID, \"checkpoint\": ID, \"data\": ...}. A run that stops\n"
+    "at an interrupt (interrupt() in a node, or interrupt_before/after) ends instead with\n"
+    "{\"type\": \"interrupt\", \"thread\": ID, \"checkpoint\": ID, \"interrupts\": [{\"value\",\n"
+    "\"id\"}...], \"next\": [NODE...]}.\n"
+    "\n"
+    "Without --input the thread continues from its last checkpoint: after a crash or a failed\n"
+    "node it resumes the unfinished step, where tasks whose writes were saved do not run again;\n"
+    "a finished thread prints its output again. GRAPH.json may be left out for a thread that\n"
+    "ran before: the spec it last ran with is kept in the data folder.\n"
+    "\n"
+    "options:\n"
+    "  --input JSON|@FILE    the graph's input: starts a new run on the thread\n"
+    "  --thread ID           the thread (default: a new thread id, printed in the result)\n"
+    "  --resume JSON|@FILE   answer the pending interrupt: Command(resume=JSON); when several\n"
+    "                        are pending, an object of interrupt id -> answer\n"
+    "  --checkpoint ID       replay the thread from this checkpoint (with --input: fork it)\n"
+    "  --durability MODE     when checkpoints are written: sync (each step, before the next\n"
+    "                        starts; the default), async (each step, in the background) or\n"
+    "                        exit (once, when the run ends)\n"
+    "  --data DIR            the checkpoint database (default: .superstep, created if missing)\n"
+    "  --fsync               flush every write to disk before going on (survives power loss;\n"
+    "                        without it writes survive the process being killed)\n"
+    "  --graph GRAPH.json    the same as GRAPH.json\n"
+    "  --stream MODE...      stream modes: values, updates, custom, messages, debug\n"
+    "                        (several after one --stream, or --stream repeated)\n"
+    "  --subgraphs           also stream events of subgraphs, with their namespace\n"
+    "  --config JSON|@FILE   the run's config object\n"
+    "  --help                show this help\n"
+    "\n"
+    "environment:\n"
+    "  SUPERSTEP_AES_KEY     encrypt checkpoints with AES-256-GCM under this key (64 hex digits\n"
+    "                        or 44 base64 characters); reading them needs the same key\n"
+    "\n"
+    "exit status: 0 done, 1 failed (graph, spec or database), 2 usage error, 3 interrupted\n";
+
+constexpr const char* graph_usage =
+    "usage: superstep graph GRAPH.json [--mermaid]\n"
+    "\n"
+    "Loads the graph spec and prints it as a Mermaid flowchart (the default format).\n"
+    "\n"
+    "options:\n"
+    "  --mermaid   print a Mermaid flowchart\n"
+    "  --help      show this help\n";
 
 void set_graph_path(std::string& path, const std::string& arg) {
   if (!arg.empty() && arg[0] == '-') throw usage_error("unknown option '" + arg + "'");
@@ -95,22 +125,37 @@ stream_mode stream_mode_of(const std::string& name) {
   }
 }
 
+// The thread id --config names in configurable.thread_id, if any.
+std::string thread_in_config(const value& config) {
+  const value& c = config.get("configurable");
+  if (!c.is_null() && !c.is_object()) throw usage_error("--config: configurable must be an object");
+  const value& id = c.get("thread_id");
+  if (id.is_null()) return {};
+  return id.is_string() ? id.as_string() : id.to_json();
+}
+
 command parse_run(arg_cursor args) {
   run_args out;
-  std::optional<std::string> thread;
-  bool has_input = false;
-  value config;
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{run_usage};
+    if (detail::take_thread_option(a, args, out.where)) continue;
     if (a == "--input") {
       out.input = read_json_arg(a, args.value_of(a));
-      has_input = true;
-    } else if (a == "--thread") {
-      thread = args.value_of(a);
+    } else if (a == "--resume") {
+      out.resume = read_json_arg(a, args.value_of(a));
+    } else if (a == "--checkpoint") {
+      out.checkpoint = args.value_of(a);
+    } else if (a == "--durability") {
+      out.durability = args.value_of(a);
+      if (out.durability != "sync" && out.durability != "async" && out.durability != "exit")
+        throw usage_error("--durability: expected sync, async or exit, not '" + out.durability +
+                          "'");
     } else if (a == "--config") {
-      config = read_json_arg(a, args.value_of(a));
-      if (!config.is_object()) throw usage_error("--config: expected a JSON object");
+      out.config = read_json_arg(a, args.value_of(a));
+      if (!out.config.is_object()) throw usage_error("--config: expected a JSON object");
+    } else if (a == "--fsync") {
+      out.fsync = true;
     } else if (a == "--subgraphs") {
       out.subgraphs = true;
     } else if (a == "--stream") {
@@ -118,22 +163,18 @@ command parse_run(arg_cursor args) {
       while (args.peek() && is_stream_mode(*args.peek()))
         out.modes.push_back(stream_mode_of(args.next()));
     } else {
-      set_graph_path(out.graph_path, a);
+      set_graph_path(out.where.graph_path, a);
     }
   }
-  if (out.graph_path.empty()) throw usage_error("run: missing GRAPH.json");
-  if (!has_input) throw usage_error("run: missing --input");
-  if (thread) {
-    object cfg = config.is_object() ? config.as_object() : object{};
-    value c = config.get("configurable");
-    if (!c.is_null() && !c.is_object())
-      throw usage_error("--config: configurable must be an object");
-    object configurable = c.is_object() ? c.as_object() : object{};
-    configurable.set("thread_id", *thread);
-    cfg.set("configurable", value(std::move(configurable)));
-    config = value(std::move(cfg));
+  if (out.where.thread.empty()) out.where.thread = thread_in_config(out.config);
+  const bool continues = !out.input && !out.resume;
+  if (out.where.thread.empty()) {
+    if (out.resume) throw usage_error("run: --resume needs --thread ID");
+    if (!out.checkpoint.empty()) throw usage_error("run: --checkpoint needs --thread ID");
+    if (continues) throw usage_error("run: missing --input (or --thread ID to continue a thread)");
+    if (out.where.graph_path.empty()) throw usage_error("run: missing GRAPH.json");
   }
-  out.config = std::move(config);
+  if (out.input && out.resume) throw usage_error("run: give either --input or --resume, not both");
   return out;
 }
 
@@ -155,18 +196,32 @@ std::string main_usage() {
   return "usage: superstep COMMAND [options]\n"
          "\n"
          "commands:\n"
-         "  run GRAPH.json --input JSON   run a graph spec in this process\n"
-         "  graph GRAPH.json --mermaid    draw a graph spec\n"
+         "  run GRAPH.json --input JSON       run a graph spec in this process, with checkpoints\n"
+         "  run --thread ID                   continue a thread (after an interrupt, a failure\n"
+         "                                    or a crash)\n"
+         "  state --thread ID                 print a thread's state at its last checkpoint\n"
+         "  history --thread ID               print a thread's checkpoints, newest first\n"
+         "  update --thread ID --values JSON  change a thread's state as a node would\n"
+         "  delete --thread ID                delete a thread's checkpoints\n"
+         "  graph GRAPH.json --mermaid        draw a graph spec\n"
          "\n"
-         "'superstep COMMAND --help' describes a command.\n";
+         "Checkpoints are kept in the folder given by --data (default: .superstep).\n"
+         "'superstep COMMAND --help' describes a command.\n"
+         "\n"
+         "exit status: 0 done, 1 failed, 2 usage error, 3 interrupted\n";
 }
 
 command parse_command_line(int argc, const char* const* argv) {
   if (argc < 2) throw usage_error("missing command");
   std::string cmd = argv[1];
   if (is_help(cmd)) return help_request{main_usage()};
-  if (cmd == "run") return parse_run(arg_cursor(argc, argv, 2));
-  if (cmd == "graph") return parse_graph(arg_cursor(argc, argv, 2));
+  arg_cursor rest(argc, argv, 2);
+  if (cmd == "run") return parse_run(rest);
+  if (cmd == "graph") return parse_graph(rest);
+  if (cmd == "state") return detail::parse_state(rest);
+  if (cmd == "history") return detail::parse_history(rest);
+  if (cmd == "update") return detail::parse_update(rest);
+  if (cmd == "delete") return detail::parse_delete(rest);
   throw usage_error("unknown command '" + cmd + "'");
 }
 

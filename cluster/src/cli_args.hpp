@@ -2,6 +2,7 @@
 
 // The command line of the `superstep` program, parsed into one struct per subcommand.
 
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,14 @@
 #include "superstep/core/value.hpp"
 
 namespace superstep::cli {
+
+/// Exit statuses of the program.
+enum exit_status : int {
+  exit_done = 0,
+  exit_failed = 1,       ///< the graph, its spec or the database failed
+  exit_usage = 2,        ///< a command line that does not make sense
+  exit_interrupted = 3,  ///< the run stopped at an interrupt; resume it with --resume or no input
+};
 
 /// A command line that does not make sense; the program prints it and exits with status 2.
 class usage_error : public std::runtime_error {
@@ -24,12 +33,34 @@ struct help_request {
   std::string text;
 };
 
-/// `superstep run GRAPH.json --input JSON [--thread ID] [--stream MODE...] [--subgraphs]
-/// [--config JSON]`.
-struct run_args {
+/// The folder of the checkpoint database when --data is not given.
+inline constexpr const char* default_data_dir = ".superstep";
+
+/// Options of every command that works on one thread's checkpoints.
+struct thread_args {
+  /// --thread; empty only for `run`, which then makes up a fresh thread id.
+  std::string thread;
+  /// --data: the folder of the checkpoint database.
+  std::string data_dir = default_data_dir;
+  /// GRAPH.json (or --graph); empty: the spec the thread was last run with.
   std::string graph_path;
-  value input;
-  /// The run's config: --config with --thread as configurable.thread_id.
+};
+
+/// `superstep run [GRAPH.json] [--input JSON | --resume JSON] [--thread ID] [--checkpoint ID]
+/// [--durability MODE] [--data DIR] [--stream MODE...] [--subgraphs] [--config JSON]`.
+struct run_args {
+  thread_args where;
+  /// --input; nullopt: continue the thread from its last checkpoint (LangGraph invoke(None)).
+  std::optional<value> input;
+  /// --resume: the answer to the pending interrupt(s), sent as Command(resume=...).
+  std::optional<value> resume;
+  /// --checkpoint: replay or fork from this checkpoint of the thread.
+  std::string checkpoint;
+  /// --durability: sync, async or exit; empty: the engine's default (sync).
+  std::string durability;
+  /// --fsync: every checkpoint and pending write is flushed to disk before the run goes on.
+  bool fsync = false;
+  /// --config: the caller's config object (null when not given).
   value config;
   std::vector<stream_mode> modes;
   bool subgraphs = false;
@@ -40,10 +71,40 @@ struct graph_args {
   std::string graph_path;
 };
 
-using command = std::variant<help_request, run_args, graph_args>;
+/// `superstep state --thread ID [--checkpoint ID] [--data DIR] [--graph GRAPH.json]`.
+struct state_args {
+  thread_args where;
+  std::string checkpoint;
+};
+
+/// `superstep history --thread ID [--limit N] [--before ID] [--filter JSON] [--data DIR]`.
+struct history_args {
+  thread_args where;
+  std::optional<std::size_t> limit;
+  std::string before;
+  /// Metadata keys that must all match (e.g. {"source": "loop"}).
+  object filter;
+};
+
+/// `superstep update --thread ID --values JSON [--as-node NODE] [--checkpoint ID] [--data DIR]`.
+struct update_args {
+  thread_args where;
+  value values;
+  std::optional<std::string> as_node;
+  std::string checkpoint;
+};
+
+/// `superstep delete --thread ID [--data DIR]`.
+struct delete_args {
+  thread_args where;
+};
+
+using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
+                             update_args, delete_args>;
 
 /// Parses argv (argv[0] is the program). Throws usage_error naming the problem; JSON given
-/// to --input and --config (inline or as @file) is read and parsed here too.
+/// to --input, --resume, --config, --values and --filter (inline or as @file) is read and
+/// parsed here too.
 command parse_command_line(int argc, const char* const* argv);
 
 /// The top-level usage text.

@@ -133,6 +133,13 @@ void run_loop::begin(const value& given) {
     auto& seen = state_.checkpoint.versions_seen[std::string(INTERRUPT)];
     for (const auto& [ch, v] : state_.checkpoint.channel_versions) seen[ch] = v;
     if (replaying_) put_checkpoint("fork", value(), {});
+    // As LangGraph: resuming emits the state it resumes from. It is also the output when
+    // nothing is left to run (a finished thread) or nothing left writes an output channel.
+    if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
+      latest_values_ = *out;
+      values_pending_ = false;
+      shared_.emit(stream_mode::values, *out);
+    }
   }
 
   if (input.is_null()) return;

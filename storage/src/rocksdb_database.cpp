@@ -24,6 +24,8 @@ rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
 
   rocksdb::DBOptions options;
   options.create_if_missing = true;
+  // Every open rotates RocksDB's info log; the command line opens the database per command.
+  options.keep_log_file_num = 4;
   options.create_missing_column_families = true;
   // Open every column family the database has (a newer build may have added some) plus ours.
   std::vector<std::string> names;

@@ -1,79 +1,23 @@
 // The `superstep` program, run as a child process on the example specs.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <boost/test/unit_test.hpp>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-#include "superstep/core/value.hpp"
+#include "cluster/cli_support.hpp"
 
 using namespace superstep;
-namespace fs = std::filesystem;
+using superstep::test::example;
+using superstep::test::quote;
+using superstep::test::scratch;
 
 namespace {
 
-struct result {
-  int status = -1;
-  std::string out;
-  std::string err;
+using result = test::cli_result;
 
-  std::vector<value> lines() const {
-    std::vector<value> v;
-    std::istringstream in(out);
-    for (std::string line; std::getline(in, line);) v.push_back(value::parse_json(line));
-    return v;
-  }
-};
+result run(const std::string& args) { return test::run_cli(args); }
 
-// A scratch folder for spec files and captured stderr, removed at the end of a test.
-struct scratch {
-  scratch()
-      : dir(fs::temp_directory_path() /
-            ("superstep_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(++count))) {
-    fs::create_directories(dir);
-  }
-  ~scratch() { fs::remove_all(dir); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    fs::path p = dir / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-
-  fs::path dir;
-  static inline int count = 0;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string example(const std::string& name) {
-  return quote(std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json");
-}
-
-// Runs `superstep <args>` (already shell-quoted) and captures its output and exit status.
-result run(const std::string& args) {
-  scratch s;
-  fs::path err = s.dir / "stderr";
-  std::string cmd = quote(SUPERSTEP_BIN) + " " + args + " 2>" + quote(err.string());
-  result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  BOOST_REQUIRE(p != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err);
-  std::ostringstream e;
-  e << in.rdbuf();
-  r.err = e.str();
-  return r;
+// The data of the output line, which must be the only line.
+std::string only_output(const result& r) {
+  std::vector<value> lines = r.lines();
+  if (lines.size() != 1u || lines[0].get("type") != value("output"))
+    return "not one output: " + r.out;
+  return lines[0].get("data").to_json();
 }
 
 }  // namespace
@@ -81,7 +25,11 @@ result run(const std::string& args) {
 BOOST_AUTO_TEST_CASE(run_prints_the_output_as_a_json_line) {
   result r = run("run " + example("pregel_single_node") + " --input '{\"a\": \"foo\"}'");
   BOOST_TEST(r.status == 0, r.err);
-  BOOST_TEST(r.out == "{\"type\":\"output\",\"data\":{\"b\":\"foofoo\"}}\n");
+  BOOST_TEST(only_output(r) == R"({"b":"foofoo"})");
+  // Without --thread the run gets a fresh thread id, and names its last checkpoint.
+  value line = r.last();
+  BOOST_TEST(line.get("thread").as_string().size() == 36u);
+  BOOST_TEST(line.get("checkpoint").as_string().size() == 36u);
 }
 
 BOOST_AUTO_TEST_CASE(run_streams_events_of_each_mode_before_the_output) {
@@ -94,7 +42,8 @@ BOOST_AUTO_TEST_CASE(run_streams_events_of_each_mode_before_the_output) {
   BOOST_TEST(lines[1].to_json() == R"({"type":"values","data":{"b":"foofoo"}})");
   BOOST_TEST(lines[2].to_json() == R"({"type":"updates","data":{"node2":{"c":"foofoofoofoo"}}})");
   BOOST_TEST(lines[3].to_json() == R"({"type":"values","data":{"b":"foofoo","c":"foofoofoofoo"}})");
-  BOOST_TEST(lines[4].to_json() == R"({"type":"output","data":{"b":"foofoo","c":"foofoofoofoo"}})");
+  BOOST_TEST(lines[4].get("type") == value("output"));
+  BOOST_TEST(lines[4].get("data").to_json() == R"({"b":"foofoo","c":"foofoofoofoo"})");
 }
 
 BOOST_AUTO_TEST_CASE(run_reads_the_input_from_a_file_and_takes_a_thread) {
@@ -105,9 +54,9 @@ BOOST_AUTO_TEST_CASE(run_reads_the_input_from_a_file_and_takes_a_thread) {
   BOOST_TEST(r.status == 0, r.err);
   std::vector<value> lines = r.lines();
   BOOST_REQUIRE(!lines.empty());
-  BOOST_TEST(
-      lines.back().to_json() ==
-      R"({"type":"output","data":{"jokes":["joke about cats","joke about dogs"],"best":"joke about cats"}})");
+  BOOST_TEST(lines.back().get("thread") == value("t1"));
+  BOOST_TEST(lines.back().get("data").to_json() ==
+             R"({"jokes":["joke about cats","joke about dogs"],"best":"joke about cats"})");
   std::size_t updates = 0;
   for (const value& l : lines) updates += l.get("type") == value("updates");
   BOOST_TEST(updates == 3u);  // generate twice, pick once
@@ -166,6 +115,20 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_with_two) {
   BOOST_TEST(r.err.find("error: --input: invalid JSON") != std::string::npos);
   BOOST_TEST(run("run " + example("jokes") + " --input '{}' --stream everything").status == 2);
   BOOST_TEST(run("run " + example("jokes") + " --input '{}' --verbose").status == 2);
+  r = run("run " + example("jokes") + " --input '{}' --durability often");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("--durability: expected sync, async or exit") != std::string::npos);
+  r = run("run " + example("jokes") + " --resume '\"yes\"'");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("--resume needs --thread ID") != std::string::npos);
+  BOOST_TEST(run("run " + example("jokes") + " --thread t --input '{}' --resume 1").status == 2);
+  r = run("state");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("state: missing --thread ID") != std::string::npos);
+  BOOST_TEST(run("history --thread t --limit many").status == 2);
+  BOOST_TEST(run("history --thread t --filter '[1]'").status == 2);
+  BOOST_TEST(run("update --thread t").status == 2);
+  BOOST_TEST(run("delete --thread t --graph g.json").status == 2);
 }
 
 BOOST_AUTO_TEST_CASE(help_describes_each_command) {
@@ -175,9 +138,19 @@ BOOST_AUTO_TEST_CASE(help_describes_each_command) {
   r = run("run --help");
   BOOST_TEST(r.status == 0);
   BOOST_TEST(r.out.find("--subgraphs") != std::string::npos);
+  BOOST_TEST(r.out.find("--resume") != std::string::npos);
+  BOOST_TEST(r.out.find("3 interrupted") != std::string::npos);
   r = run("graph --help");
   BOOST_TEST(r.status == 0);
   BOOST_TEST(r.out.find("--mermaid") != std::string::npos);
+  for (const char* command : {"state", "history", "update", "delete"}) {
+    BOOST_TEST_CONTEXT(command) {
+      r = run(std::string(command) + " --help");
+      BOOST_TEST(r.status == 0);
+      BOOST_TEST(r.out.find(std::string("usage: superstep ") + command) != std::string::npos);
+      BOOST_TEST(r.out.find("--data DIR") != std::string::npos);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(graph_draws_the_edges_in_mermaid) {
@@ -223,7 +196,7 @@ BOOST_AUTO_TEST_CASE(seed_examples_give_langgraphs_results_through_the_program) 
       result r = run("run " + example(c.spec) + " --input " + quote(c.input));
       if (c.output) {
         BOOST_TEST(r.status == 0, r.err);
-        BOOST_TEST(r.out == std::string(R"({"type":"output","data":)") + c.output + "}\n");
+        BOOST_TEST(only_output(r) == c.output);
       } else {
         BOOST_TEST(r.status == 1);
         BOOST_TEST(r.err.find(c.error) != std::string::npos, r.err);

@@ -1,0 +1,55 @@
+#pragma once
+
+// What the parsers of the subcommands share: a cursor over the arguments, the readers of
+// option values, and the parsers of the thread commands.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli_args.hpp"
+
+namespace superstep::cli::detail {
+
+inline bool is_help(std::string_view a) { return a == "--help" || a == "-h"; }
+
+/// JSON given inline or, as "@path", in a file. Throws usage_error naming `option`.
+value read_json_arg(const std::string& option, const std::string& text);
+
+/// Walks the arguments after the subcommand.
+class arg_cursor {
+ public:
+  arg_cursor(int argc, const char* const* argv, int first) : argv_(argv + first, argv + argc) {}
+  bool done() const { return i_ >= argv_.size(); }
+  std::string next() { return argv_[i_++]; }
+  std::optional<std::string> peek() const {
+    if (done()) return std::nullopt;
+    return std::string(argv_[i_]);
+  }
+  /// The value after `option`; throws usage_error when there is none.
+  std::string value_of(const std::string& option) {
+    if (done()) throw usage_error(option + " needs a value");
+    return next();
+  }
+
+ private:
+  std::vector<const char*> argv_;
+  std::size_t i_ = 0;
+};
+
+/// Takes the options every thread command has (--thread, --data, --graph) when `arg` is one
+/// of them; false for any other argument.
+bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& out);
+
+/// Throws usage_error for an argument no command takes.
+[[noreturn]] void unexpected_argument(const std::string& arg);
+
+// The parsers of the commands on stored threads (cli_thread_args.cpp).
+command parse_state(arg_cursor args);
+command parse_history(arg_cursor args);
+command parse_update(arg_cursor args);
+command parse_delete(arg_cursor args);
+
+}  // namespace superstep::cli::detail

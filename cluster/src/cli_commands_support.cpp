@@ -1,0 +1,71 @@
+#include "cli_commands_support.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <unordered_set>
+
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::cli::detail {
+
+void print_line(const value& v) {
+  std::string line = v.to_json();
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
+value thread_config(const std::string& thread_id, const std::string& checkpoint_id) {
+  object configurable{{"thread_id", thread_id}};
+  if (!checkpoint_id.empty()) configurable.set("checkpoint_id", checkpoint_id);
+  return object{{"configurable", value(std::move(configurable))}};
+}
+
+cluster::loaded_graph load_thread_graph(const data_dir& data, const thread_args& where,
+                                        const cluster::function_registry& registry) {
+  std::string path = where.graph_path;
+  if (path.empty()) {
+    auto saved = data.saved_graph(where.thread);
+    if (!saved)
+      throw error(error_code::not_found, "thread '" + where.thread + "' has no graph spec in " +
+                                             data.path() + " (give --graph GRAPH.json)");
+    path = *saved;
+  }
+  runtime_options options;
+  options.checkpointer = data.saver();
+  return cluster::load_graph_file(path, registry, std::move(options));
+}
+
+value snapshot_json(const state_snapshot& snapshot, const pregel_graph& graph,
+                    const std::vector<pending_write>& pending) {
+  const auto& keys = graph.state_channels.empty() ? graph.output_channels : graph.state_channels;
+  const std::set<std::string_view> state_keys(keys.begin(), keys.end());
+  // As the engine decides on resuming: a task with saved writes is done unless one of them
+  // is an error or an interrupt.
+  std::unordered_set<std::string_view> unfinished;
+  for (const auto& w : pending)
+    if (w.channel == ERROR || w.channel == INTERRUPT) unfinished.insert(w.task_id);
+
+  object out = snapshot.to_value().as_object();
+  list tasks;
+  for (const value& task : out.find("tasks")->as_list()) {
+    const std::string& id = task.get("id").as_string();
+    std::optional<object> result;
+    if (!unfinished.count(id)) {
+      for (const auto& w : pending) {
+        if (w.task_id != id) continue;
+        if (!result) result.emplace();
+        if (state_keys.count(w.channel)) result->set(w.channel, w.v);
+      }
+    }
+    object t = task.as_object();
+    t.set("result", result ? value(std::move(*result)) : value());
+    tasks.push_back(value(std::move(t)));
+  }
+  out.set("tasks", value(std::move(tasks)));
+  return value(std::move(out));
+}
+
+}  // namespace superstep::cli::detail

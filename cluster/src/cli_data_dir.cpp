@@ -1,0 +1,151 @@
+#include "cli_data_dir.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <system_error>
+
+#include "superstep/core/error.hpp"
+#include "superstep/core/ids.hpp"
+#include "superstep/storage/serializer.hpp"
+
+namespace superstep::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+std::string to_hex(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += hex_digits[c >> 4];
+    out += hex_digits[c & 15];
+  }
+  return out;
+}
+
+std::string to_hex(std::uint64_t n) {
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, n >>= 4) out[static_cast<std::size_t>(i)] = hex_digits[n & 15];
+  return out;
+}
+
+[[noreturn]] void fail_io(const std::string& what, const std::string& path) {
+  throw error(error_code::storage_error, what + " '" + path + "': " + std::strerror(errno));
+}
+
+// Writes `text` to `path` and flushes it to disk.
+void write_file(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail_io("cannot create", path);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int saved = errno;
+      ::close(fd);
+      errno = saved;
+      fail_io("cannot write", path);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int saved = errno;
+    ::close(fd);
+    errno = saved;
+    fail_io("cannot write", path);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+data_dir::data_dir(std::string path, bool fsync) : path_(std::move(path)) {
+  storage::rocksdb_saver_options options;
+  options.sync = fsync;
+  options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
+  saver_ = storage::rocksdb_saver::open(path_, std::move(options));
+}
+
+checkpoint_tuple data_dir::checkpoint(const std::string& thread_id,
+                                      const std::string& checkpoint_id) const {
+  if (auto tuple = saver_->get_tuple(checkpoint_config{thread_id, "", checkpoint_id}))
+    return std::move(*tuple);
+  if (checkpoint_id.empty() || !saver_->get_tuple(checkpoint_config{thread_id, "", ""}))
+    throw error(error_code::not_found, "thread '" + thread_id + "' has no checkpoints in " + path_);
+  throw error(error_code::not_found,
+              "checkpoint " + checkpoint_id + " not found in thread " + thread_id);
+}
+
+void data_dir::require_thread(const std::string& thread_id) const {
+  static_cast<void>(checkpoint(thread_id));
+}
+
+void data_dir::require_checkpoint(const std::string& thread_id,
+                                  const std::string& checkpoint_id) const {
+  static_cast<void>(checkpoint(thread_id, checkpoint_id));
+}
+
+std::string data_dir::graph_file(const std::string& thread_id) const {
+  // Hex keeps any thread id a valid file name; very long ids are hashed to stay under the
+  // file name limit.
+  std::string name = thread_id.size() <= 100
+                         ? to_hex(thread_id)
+                         : "h" + to_hex(stable_hash(thread_id)) + to_hex(stable_hash(thread_id, 1));
+  return (fs::path(path_) / "graphs" / (name + ".json")).string();
+}
+
+void data_dir::save_graph(const std::string& thread_id, const std::string& spec_path) const {
+  std::ifstream in(spec_path, std::ios::binary);
+  if (!in) fail_io("cannot read", spec_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+
+  const std::string target = graph_file(thread_id);
+  std::error_code ec;
+  fs::create_directories(fs::path(target).parent_path(), ec);
+  if (ec)
+    throw error(error_code::storage_error,
+                "cannot create '" + fs::path(target).parent_path().string() + "': " + ec.message());
+  const std::string temp = target + ".tmp" + std::to_string(::getpid());
+  write_file(temp, text.str());
+  if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    int saved = errno;
+    std::remove(temp.c_str());
+    errno = saved;
+    fail_io("cannot write", target);
+  }
+}
+
+std::optional<std::string> data_dir::saved_graph(const std::string& thread_id) const {
+  std::string file = graph_file(thread_id);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::nullopt;
+  return file;
+}
+
+void data_dir::forget_graph(const std::string& thread_id) const {
+  std::error_code ec;
+  fs::remove(graph_file(thread_id), ec);
+}
+
+std::string new_thread_id() {
+  std::random_device rd;
+  std::uint64_t a = (std::uint64_t(rd()) << 32) | rd(), b = (std::uint64_t(rd()) << 32) | rd();
+  std::string h = to_hex(a) + to_hex(b);
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
+         "-" + h.substr(20);
+}
+
+}  // namespace superstep::cli

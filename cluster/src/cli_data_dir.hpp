@@ -1,0 +1,63 @@
+#pragma once
+
+// The data folder of the `superstep` program (--data): the checkpoint database, and beside it
+// the graph spec each thread last ran with, so that commands on a thread need no spec.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/storage/rocksdb_saver.hpp"
+
+namespace superstep::cli {
+
+/// The folder DIR of --data. The RocksDB database is DIR itself; thread specs are files
+/// DIR/graphs/<thread id in hex>.json.
+class data_dir {
+ public:
+  /// Opens the database in `path`, creating the folder and the database when missing, with
+  /// the serializer SUPERSTEP_AES_KEY selects (AES-256-GCM when it is set). Throws
+  /// `superstep::error` (storage_error) naming `path` when it cannot be opened: another
+  /// process holds it, or it is not a readable database.
+  /// `fsync`: flush every write to disk before it returns (survives power loss). Without it a
+  /// write is in RocksDB's write-ahead log, which survives the process being killed.
+  explicit data_dir(std::string path, bool fsync = false);
+
+  const std::string& path() const noexcept { return path_; }
+  const std::shared_ptr<storage::rocksdb_saver>& saver() const noexcept { return saver_; }
+
+  /// The thread's checkpoint `checkpoint_id`, or its latest when that is empty. Throws
+  /// error(not_found) with "thread 'T' has no checkpoints in DIR" when the thread has none, or
+  /// "checkpoint C not found in thread T"; and the saver's storage_error when the record
+  /// cannot be read (damaged, or written with another encryption key).
+  [[nodiscard]] checkpoint_tuple checkpoint(const std::string& thread_id,
+                                            const std::string& checkpoint_id = "") const;
+
+  /// Throws as `checkpoint` does unless the thread has a readable latest checkpoint.
+  void require_thread(const std::string& thread_id) const;
+
+  /// Throws as `checkpoint` does unless the thread's checkpoint `checkpoint_id` is readable.
+  void require_checkpoint(const std::string& thread_id, const std::string& checkpoint_id) const;
+
+  /// Keeps a copy of the spec file `spec_path` as the thread's spec. The copy is written to a
+  /// temporary file and renamed over the old one, so a crash leaves either spec, whole.
+  void save_graph(const std::string& thread_id, const std::string& spec_path) const;
+
+  /// The path of the thread's saved spec, nullopt when there is none.
+  std::optional<std::string> saved_graph(const std::string& thread_id) const;
+
+  /// Removes the thread's saved spec, if any.
+  void forget_graph(const std::string& thread_id) const;
+
+ private:
+  std::string graph_file(const std::string& thread_id) const;
+
+  std::string path_;
+  std::shared_ptr<storage::rocksdb_saver> saver_;
+};
+
+/// A fresh thread id: 32 random hex digits in uuid form.
+std::string new_thread_id();
+
+}  // namespace superstep::cli

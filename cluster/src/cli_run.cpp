@@ -1,0 +1,98 @@
+// `superstep run` and `superstep graph`.
+#include <cstdio>
+
+#include "cli_commands.hpp"
+#include "cli_commands_support.hpp"
+#include "superstep/coordinator/send.hpp"
+
+namespace superstep::cli {
+
+namespace {
+
+using detail::print_line;
+
+// The config of the run: the caller's, with the thread, the checkpoint and the durability
+// of the command line, and the spec's recursion limit unless the caller sets one.
+value run_config(const run_args& args, const std::string& thread_id,
+                 const cluster::loaded_graph& graph) {
+  object cfg = args.config.is_object() ? args.config.as_object() : object{};
+  const value& given = args.config.get("configurable");
+  object configurable = given.is_object() ? given.as_object() : object{};
+  configurable.set("thread_id", thread_id);
+  if (!args.checkpoint.empty()) configurable.set("checkpoint_id", args.checkpoint);
+  cfg.set("configurable", value(std::move(configurable)));
+  if (!args.durability.empty()) cfg.set("durability", args.durability);
+  if (graph.recursion_limit && !cfg.contains("recursion_limit"))
+    cfg.set("recursion_limit", *graph.recursion_limit);
+  return value(std::move(cfg));
+}
+
+// What the graph is invoked with: the input, Command(resume=...), or null to continue.
+value run_input(const run_args& args) {
+  if (args.input) return *args.input;
+  if (!args.resume) return value();
+  superstep::command c;  // LangGraph Command, not the command line
+  c.resume = *args.resume;
+  return make_command(c);
+}
+
+stream_sink event_printer(const run_args& args) {
+  if (args.modes.empty()) return {};
+  const bool with_ns = args.subgraphs;
+  return [with_ns](const stream_event& e) {
+    object line{{"type", std::string(stream_mode_name(e.mode))}};
+    if (with_ns) {
+      list ns(e.ns.begin(), e.ns.end());
+      line.set("ns", value(std::move(ns)));
+    }
+    line.set("data", e.data);
+    print_line(value(std::move(line)));
+  };
+}
+
+}  // namespace
+
+int run_graph(const run_args& args, const cluster::function_registry& registry) {
+  data_dir data(args.where.data_dir, args.fsync);
+  thread_args where = args.where;
+  if (where.thread.empty()) where.thread = new_thread_id();
+  // Continuing and resuming need what the thread saved; without it the engine would run an
+  // empty graph (or report a missing interrupt) and hide a mistyped thread id or folder.
+  if (!args.input) data.require_thread(where.thread);
+  cluster::loaded_graph graph = detail::load_thread_graph(data, where, registry);
+  if (!where.graph_path.empty()) data.save_graph(where.thread, where.graph_path);
+
+  stream_options options{args.modes, args.subgraphs};
+  value output = graph.graph->stream(run_input(args), run_config(args, where.thread, graph),
+                                     options, event_printer(args));
+
+  // The thread's newest checkpoint: after a fork, the end of the new branch.
+  state_snapshot now = graph.graph->get_state(detail::thread_config(where.thread));
+  const value* interrupts = output.find("__interrupt__");
+  if (!interrupts && now.next.empty()) {
+    print_line(object{{"type", "output"},
+                      {"thread", where.thread},
+                      {"checkpoint", now.config.checkpoint_id},
+                      {"data", output}});
+    return exit_done;
+  }
+  // Interrupted: by interrupt() in a node (listed in the output), or before or after a node
+  // named in interrupt_before/after (nothing listed; the thread has nodes left to run).
+  object values = output.is_object() ? output.as_object() : object{};
+  values.erase("__interrupt__");
+  print_line(object{{"type", "interrupt"},
+                    {"thread", where.thread},
+                    {"checkpoint", now.config.checkpoint_id},
+                    {"interrupts", interrupts ? *interrupts : value(list{})},
+                    {"next", value(list(now.next.begin(), now.next.end()))},
+                    {"data", output.is_object() ? value(std::move(values)) : output}});
+  return exit_interrupted;
+}
+
+int draw_graph(const graph_args& args, const cluster::function_registry& registry) {
+  std::string drawing = cluster::load_graph_spec_file(args.graph_path, registry)->draw_mermaid();
+  std::fwrite(drawing.data(), 1, drawing.size(), stdout);
+  return exit_done;
+}
+
+}  // namespace superstep::cli

@@ -1,0 +1,162 @@
+// The command lines of `superstep state|history|update|delete`: commands on the checkpoints
+// of one stored thread.
+#include <charconv>
+
+#include "cli_args_support.hpp"
+
+namespace superstep::cli::detail {
+
+namespace {
+
+constexpr const char* thread_options =
+    "  --thread ID           the thread (required)\n"
+    "  --data DIR            the checkpoint database (default: .superstep)\n";
+
+constexpr const char* graph_option =
+    "  --graph GRAPH.json    the graph spec to read the checkpoints with (default: the spec\n"
+    "                        the thread last ran with, kept in the data folder)\n";
+
+constexpr const char* usage_footer =
+    "  --help                show this help\n"
+    "\n"
+    "SUPERSTEP_AES_KEY must hold the key the checkpoints were written with, if any.\n"
+    "exit status: 0 done, 1 failed (no such thread or checkpoint, unreadable database),\n"
+    "2 usage error\n";
+
+// A command's usage: its description and own options, then the options all share.
+help_request usage(const char* text, bool with_graph = true) {
+  return help_request{std::string(text) + thread_options + (with_graph ? graph_option : "") +
+                      usage_footer};
+}
+
+constexpr const char* state_usage =
+    "usage: superstep state --thread ID [--checkpoint ID] [options]\n"
+    "\n"
+    "Prints the thread's state at its last checkpoint (or at --checkpoint) as one JSON object:\n"
+    "{values, next, config, metadata, created_at, parent_config, tasks}. Each task of the\n"
+    "step that would run next has its error, its pending interrupts and, when it finished\n"
+    "before the step was interrupted or failed, its saved \"result\" (null otherwise).\n"
+    "\n"
+    "options:\n"
+    "  --checkpoint ID       the state at this checkpoint\n";
+
+constexpr const char* history_usage =
+    "usage: superstep history --thread ID [--limit N] [--before ID] [--filter JSON] [options]\n"
+    "\n"
+    "Prints the thread's checkpoints newest first, one state object per line (as\n"
+    "'superstep state' prints them).\n"
+    "\n"
+    "options:\n"
+    "  --limit N             at most N checkpoints\n"
+    "  --before ID           only checkpoints older than checkpoint ID\n"
+    "  --filter JSON|@FILE   only checkpoints whose metadata has these keys and values,\n"
+    "                        e.g. '{\"source\": \"loop\", \"step\": 1}'\n";
+
+constexpr const char* update_usage =
+    "usage: superstep update --thread ID --values JSON [--as-node NODE] [options]\n"
+    "\n"
+    "Applies the values to the thread's state as if node NODE had returned them: through the\n"
+    "reducers and NODE's edges, so NODE's successors run next when the thread continues\n"
+    "('superstep run --thread ID'). Saves a checkpoint and prints its config.\n"
+    "\n"
+    "options:\n"
+    "  --values JSON|@FILE   the update (required)\n"
+    "  --as-node NODE        the node the update comes from (default: the node that ran last)\n"
+    "  --checkpoint ID       update the state at this checkpoint, forking the thread\n";
+
+constexpr const char* delete_usage =
+    "usage: superstep delete --thread ID [--data DIR]\n"
+    "\n"
+    "Deletes every checkpoint and pending write of the thread, and its saved graph spec.\n"
+    "Prints {\"thread\": ID, \"deleted\": true}.\n"
+    "\n"
+    "options:\n";
+
+void require_thread(const char* command, const thread_args& where) {
+  if (where.thread.empty()) throw usage_error(std::string(command) + ": missing --thread ID");
+}
+
+std::size_t count_of(const std::string& option, const std::string& text) {
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw usage_error(option + ": expected a count, not '" + text + "'");
+  return n;
+}
+
+}  // namespace
+
+command parse_state(arg_cursor args) {
+  state_args out;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return usage(state_usage);
+    if (take_thread_option(a, args, out.where)) continue;
+    if (a == "--checkpoint")
+      out.checkpoint = args.value_of(a);
+    else
+      unexpected_argument(a);
+  }
+  require_thread("state", out.where);
+  return out;
+}
+
+command parse_history(arg_cursor args) {
+  history_args out;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return usage(history_usage);
+    if (take_thread_option(a, args, out.where)) continue;
+    if (a == "--limit") {
+      out.limit = count_of(a, args.value_of(a));
+    } else if (a == "--before") {
+      out.before = args.value_of(a);
+    } else if (a == "--filter") {
+      value f = read_json_arg(a, args.value_of(a));
+      if (!f.is_object()) throw usage_error("--filter: expected a JSON object");
+      out.filter = f.as_object();
+    } else {
+      unexpected_argument(a);
+    }
+  }
+  require_thread("history", out.where);
+  return out;
+}
+
+command parse_update(arg_cursor args) {
+  update_args out;
+  bool has_values = false;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return usage(update_usage);
+    if (take_thread_option(a, args, out.where)) continue;
+    if (a == "--values") {
+      out.values = read_json_arg(a, args.value_of(a));
+      has_values = true;
+    } else if (a == "--as-node") {
+      out.as_node = args.value_of(a);
+    } else if (a == "--checkpoint") {
+      out.checkpoint = args.value_of(a);
+    } else {
+      unexpected_argument(a);
+    }
+  }
+  require_thread("update", out.where);
+  if (!has_values) throw usage_error("update: missing --values");
+  return out;
+}
+
+command parse_delete(arg_cursor args) {
+  delete_args out;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return usage(delete_usage, false);
+    if (a == "--graph") unexpected_argument(a);
+    if (take_thread_option(a, args, out.where)) continue;
+    unexpected_argument(a);
+  }
+  require_thread("delete", out.where);
+  return out;
+}
+
+}  // namespace superstep::cli::detail
