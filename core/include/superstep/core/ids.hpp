@@ -35,8 +35,8 @@ std::string task_id(std::string_view checkpoint_id, std::string_view checkpoint_
 /// one step): the common parts are hashed once. `id(i)` equals `task_id(..., i)`.
 class task_id_hasher {
  public:
-  task_id_hasher(std::string_view checkpoint_id, std::string_view checkpoint_ns,
-                 std::int64_t step, std::string_view node, std::string_view kind);
+  task_id_hasher(std::string_view checkpoint_id, std::string_view checkpoint_ns, std::int64_t step,
+                 std::string_view node, std::string_view kind);
   std::string id(std::uint64_t index) const;
   std::string id(std::string_view discriminator) const;
 
