@@ -33,8 +33,14 @@ checkpoint_config memory_saver::put(const checkpoint_config& config, const check
                                     const std::map<std::string, channel_version>& new_versions) {
   require_thread(config.thread_id, "memory_saver", "put");
   require_checkpoint_id(cp.id, "memory_saver", "put (checkpoint.id)");
-  stored_checkpoint stored{cp, metadata, config.checkpoint_id};
-  stored.cp.channel_values.clear();
+  // Values live in blobs_, one per channel version: copy the rest of the checkpoint only.
+  stored_checkpoint stored{{}, metadata, config.checkpoint_id};
+  stored.cp.v = cp.v;
+  stored.cp.id = cp.id;
+  stored.cp.ts = cp.ts;
+  stored.cp.channel_versions = cp.channel_versions;
+  stored.cp.versions_seen = cp.versions_seen;
+  stored.cp.updated_channels = cp.updated_channels;
 
   std::lock_guard lock(mutex_);
   for (const auto& [channel, version] : new_versions) {
