@@ -1,0 +1,64 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/storage/serializer.hpp"
+#include "superstep/storage/store.hpp"
+
+namespace superstep::storage {
+
+/// How `rocksdb_store::open` sets up a store.
+struct rocksdb_store_options {
+  /// Semantic search; nullopt: none. A database keeps the vectors it was written with, so
+  /// reopen it with the same embedder and dims.
+  std::optional<index_config> index;
+  /// Turns item records into bytes; null: `make_capnp_serializer()`.
+  std::shared_ptr<const serializer> serde;
+  /// True: every write is flushed to disk (fsync) before it returns.
+  bool sync = true;
+};
+
+/// A store in the `store` column family of an embedded RocksDB database (the directory of a
+/// `rocksdb_saver`'s database, opened by this object: one process opens a directory once, so
+/// a saver and a store on the same directory need separate processes for now).
+///
+/// Keys (storage/src/rocksdb_keys.hpp's S(x) encoding, then NUL NUL to end the namespace):
+///
+///   item     'i' S(label)... 00 00 S(key)  -> record {"v", "created_at", "updated_at", "us"}
+///   vectors  'e' S(label)... 00 00 S(key)  -> u32 count (little-endian), then count * dims f32
+///   (native order)
+///
+/// A namespace prefix is one range scan, a namespace's own items come before its children's,
+/// and `list_namespaces` skips over each namespace's items with one seek. A put writes the
+/// item and its vectors in one atomic batch. Search semantics are memory_store's (exact
+/// cosine for semantic search). Thread-safe: writes are serialized by a mutex (put keeps
+/// created_at, a read-modify-write); reads run on RocksDB snapshots without it.
+class rocksdb_store final : public store {
+ public:
+  /// Opens (creating as needed) the database in `dir`. Throws storage_error naming `dir`
+  /// when RocksDB cannot open it, invalid_argument for an empty dir or a bad index.
+  static std::unique_ptr<rocksdb_store> open(const std::string& dir,
+                                             rocksdb_store_options options = {});
+  ~rocksdb_store() override;
+  rocksdb_store(const rocksdb_store&) = delete;
+  rocksdb_store& operator=(const rocksdb_store&) = delete;
+
+  void put(const namespace_path& ns, const std::string& key, value v,
+           put_index index = {}) override;
+  [[nodiscard]] std::optional<item> get(const namespace_path& ns, const std::string& key) override;
+  void remove(const namespace_path& ns, const std::string& key) override;
+  [[nodiscard]] std::vector<item> search(const search_options& options) override;
+  [[nodiscard]] std::vector<namespace_path> list_namespaces(
+      const list_namespaces_options& options) override;
+
+  struct impl;
+
+ private:
+  explicit rocksdb_store(std::unique_ptr<impl> impl);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace superstep::storage

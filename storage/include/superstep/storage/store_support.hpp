@@ -1,0 +1,54 @@
+#pragma once
+
+// The pieces of the store's contract every backend shares: argument checks, filters,
+// namespace matching, timestamps, the texts to embed and cosine similarity.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "superstep/core/value.hpp"
+#include "superstep/storage/store.hpp"
+
+namespace superstep::storage::store_support {
+
+/// Throws invalid_argument unless `ns` is non-empty with non-empty labels without '.'.
+void check_namespace(const namespace_path& ns);
+
+/// Throws invalid_argument unless `key` is non-empty and `v` is an object.
+void check_item(const std::string& key, const value& v);
+
+/// Throws invalid_argument naming the first unknown "$" operator of `filter`.
+void check_filter(const object& filter);
+
+/// Whether `v` (an item's value) passes `filter` (checked by `check_filter`).
+bool matches_filter(const value& v, const object& filter);
+
+/// Whether `ns` starts with `prefix` (plain labels, no wildcard).
+bool has_prefix(const namespace_path& ns, const namespace_path& prefix);
+
+/// Whether `ns` matches the prefix and suffix of `options` ("*" matches any label).
+bool matches(const namespace_path& ns, const list_namespaces_options& options);
+
+/// Applies max_depth, removes duplicates, sorts and pages `namespaces`.
+std::vector<namespace_path> finish_list(std::vector<namespace_path> namespaces,
+                                        const list_namespaces_options& options);
+
+/// A UTC ISO 8601 timestamp with microseconds, for `micros` since the Unix epoch.
+std::string format_timestamp(long long micros);
+
+/// Microseconds since the Unix epoch, now.
+long long now_micros();
+
+/// The texts at `fields` of `v`, in order (see `index_config::fields`).
+std::vector<std::string> texts_to_embed(const value& v, const std::vector<std::string>& fields);
+
+/// Calls `embed` on `texts`; throws invalid_argument unless it returns one vector of `dims`
+/// floats per text.
+std::vector<std::vector<float>> embed_checked(const index_config& index,
+                                              const std::vector<std::string>& texts);
+
+/// Cosine similarity; 0 when either vector is zero.
+double cosine(const std::vector<float>& a, const std::vector<float>& b);
+
+}  // namespace superstep::storage::store_support
