@@ -161,13 +161,16 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, run_loop
         auto& st = self->state;
         try {
           auto& tasks = st.loop->tasks();
+          std::vector<const pregel_task*> finished;
+          finished.reserve(done.slots.size());
           for (std::size_t i = 0; i < done.slots.size(); ++i) {
             pregel_task& t = tasks[done.slots[i]];
             value input = std::move(t.input);  // moved-from slot; keep nothing else
             t = std::move(done.tasks[i]);
             t.input = std::move(input);
-            st.loop->task_finished(t);
+            finished.push_back(&t);
           }
+          st.loop->tasks_finished(finished);
           if (--st.pending > 0) return;
           commit_and_continue(self);
         } catch (...) {

@@ -189,15 +189,24 @@ bool run_loop::plan() {
   return true;
 }
 
-void run_loop::task_finished(const pregel_task& t) {
-  if (saver_ && !t.cached) {
-    if (durability_ == durability::exit) {
+void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
+
+void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
+  if (saver_) {
+    std::vector<const pregel_task*> fresh;
+    for (const pregel_task* t : tasks)
+      if (!t->cached) fresh.push_back(t);
+    if (!fresh.empty() && durability_ == durability::exit) {
       std::lock_guard lock(held_mutex_);  // tasks finish on several threads
-      held_writes_.push_back(&t);
-    } else {
-      save_writes(t);
+      held_writes_.insert(held_writes_.end(), fresh.begin(), fresh.end());
+    } else if (!fresh.empty()) {
+      save_writes(fresh);  // one write for the batch
     }
   }
+  for (const pregel_task* t : tasks) report_finished(*t);
+}
+
+void run_loop::report_finished(const pregel_task& t) {
   if (t.error || !t.interrupts.empty()) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
     shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});

@@ -62,6 +62,8 @@ class run_loop {
 
   /// Records a finished task: saves its writes, streams its update. Thread-safe.
   void task_finished(const pregel_task& t);
+  /// The same for a batch of tasks that finished together: their writes in one saver call.
+  void tasks_finished(const std::vector<const pregel_task*>& tasks);
 
   /// Applies the step's writes and checkpoints. Throws the first task error (in task-path
   /// order) when a task failed. Returns false when an interrupt_after node ran.
@@ -114,6 +116,8 @@ class run_loop {
   bool has_pending_interrupt() const;
   std::vector<std::string> pending_interrupt_ids() const;
   void save_writes(const pregel_task& t);
+  void save_writes(const std::vector<const pregel_task*>& tasks);
+  void report_finished(const pregel_task& t);
   value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
   void emit_values_if(const std::unordered_set<std::string>& updated);
   void put_checkpoint(const char* source, value writes,

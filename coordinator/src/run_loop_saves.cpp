@@ -103,25 +103,42 @@ void run_loop::finish(bool failed) {
     cp_config_ = saver_->put(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
     unsaved_ = false;
   }
-  for (const pregel_task* t : held_writes_) save_writes(*t);
+  if (!held_writes_.empty()) save_writes(held_writes_);
   held_writes_.clear();
 }
 
-void run_loop::save_writes(const pregel_task& t) {
+namespace {
+
+// What a finished task leaves in the saver: its writes, or why it has none.
+task_writes saved_writes_of(const pregel_task& t) {
+  task_writes w;
+  w.task_id = t.id;
+  w.task_path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
+                       : std::string(PULL) + "," + t.name;
+  if (!t.interrupts.empty()) {
+    w.writes = t.writes;  // the resume values it was given
+    w.writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
+  } else if (t.error) {
+    w.writes = {{std::string(ERROR), value(t.error->message)}};
+  } else if (t.writes.empty()) {  // still record that the task finished, so a resume skips it
+    w.writes = {{std::string(NO_WRITES), value()}};
+  } else {
+    w.writes = t.writes;
+  }
+  return w;
+}
+
+}  // namespace
+
+void run_loop::save_writes(const pregel_task& t) { save_writes({&t}); }
+
+void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   checkpoint_config cfg = cp_config_;
   cfg.checkpoint_id = state_.checkpoint.id;
-  std::string path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
-                            : std::string(PULL) + "," + t.name;
-  if (!t.interrupts.empty()) {
-    auto writes = t.writes;  // the resume values it was given
-    writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
-    saver_->put_writes(cfg, writes, t.id, path);
-  } else if (t.error)
-    saver_->put_writes(cfg, {{std::string(ERROR), value(t.error->message)}}, t.id, path);
-  else if (t.writes.empty())  // still record that the task finished, so a resume skips it
-    saver_->put_writes(cfg, {{std::string(NO_WRITES), value()}}, t.id, path);
-  else
-    saver_->put_writes(cfg, t.writes, t.id, path);
+  std::vector<task_writes> all;
+  all.reserve(tasks.size());
+  for (const pregel_task* t : tasks) all.push_back(saved_writes_of(*t));
+  saver_->put_writes_many(cfg, all);
 }
 
 void run_loop::put_checkpoint(const char* source, value writes,

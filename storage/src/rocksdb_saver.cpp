@@ -1,5 +1,8 @@
 #include "superstep/storage/rocksdb_saver.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "rocksdb_keys.hpp"
 #include "rocksdb_saver_impl.hpp"
 #include "saver_checks.hpp"
@@ -191,40 +194,61 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
 void rocksdb_saver::put_writes(const checkpoint_config& config,
                                const std::vector<std::pair<std::string, value>>& writes,
                                const std::string& task_id, const std::string& task_path) {
+  put_writes_many(config, {task_writes{task_id, task_path, writes}});
+}
+
+void rocksdb_saver::put_writes_many(const checkpoint_config& config,
+                                    const std::vector<task_writes>& tasks) {
   require_thread(config.thread_id, "rocksdb_saver", "put_writes");
   require_checkpoint_id(config.checkpoint_id, "rocksdb_saver", "put_writes");
+  if (tasks.empty()) return;
   impl& d = *impl_;
-  std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
-  keys::append_string(prefix, task_id);
+  const std::string base =
+      keys::prefix(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
 
   // Encode outside the lock.
-  std::vector<std::pair<std::string, std::string>> records;  // key, record
-  records.reserve(writes.size());
-  for (std::size_t i = 0; i < writes.size(); ++i) {
-    const auto& [channel, v] = writes[i];
-    std::string key = prefix;
-    keys::append_i32(key, write_index(channel, i));
-    records.emplace_back(std::move(key),
-                         records::encode_write(task_id, channel, task_path, d.serde->dumps(v)));
+  struct record {
+    std::string key, bytes;
+    bool special;  // negative index: replaces what is stored
+  };
+  std::vector<record> records;
+  std::vector<std::size_t> stripes;
+  for (const auto& t : tasks) {
+    std::string prefix = base;
+    keys::append_string(prefix, t.task_id);
+    stripes.push_back(d.writes_stripe(prefix));
+    for (std::size_t i = 0; i < t.writes.size(); ++i) {
+      const auto& [channel, v] = t.writes[i];
+      const std::int32_t index = write_index(channel, i);
+      std::string key = prefix;
+      keys::append_i32(key, index);
+      records.push_back({std::move(key),
+                         records::encode_write(t.task_id, channel, t.task_path, d.serde->dumps(v)),
+                         index < 0});
+    }
   }
+  // The tasks' lock stripes, taken in one order so that concurrent batches cannot deadlock.
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (std::size_t s : stripes) locks.emplace_back(d.write_locks[s]);
 
-  std::lock_guard lock(d.writes_lock(prefix));
   rocksdb::WriteBatch batch;
   rocksdb::PinnableSlice existing;
-  for (std::size_t i = 0; i < writes.size(); ++i) {
-    const auto& [key, record] = records[i];
-    // A retried task saves the same batch again: keep the first copy of a normal write. A
+  for (const auto& r : records) {
+    // A retried task saves the same writes again: keep the first copy of a normal write. A
     // special write (negative index) is the task's latest word and replaces the stored one.
-    if (write_index(writes[i].first, i) >= 0) {
+    if (!r.special) {
       existing.Reset();
-      auto s = d.db.db().Get(rocksdb::ReadOptions(), d.db.writes, key, &existing);
+      auto s = d.db.db().Get(rocksdb::ReadOptions(), d.db.writes, r.key, &existing);
       if (s.ok()) continue;
-      if (!s.IsNotFound()) check(s, "reading a pending write of task '" + task_id + "'");
+      if (!s.IsNotFound()) check(s, "reading a pending write");
     }
-    check(batch.Put(d.db.writes, key, record), "batching a pending write");
+    check(batch.Put(d.db.writes, r.key, r.bytes), "batching a pending write");
   }
   if (batch.Count() > 0)
-    d.write(batch, "writing the pending writes of task '" + task_id + "' to " +
+    d.write(batch, "writing the pending writes of " + std::to_string(tasks.size()) +
+                       " task(s) to " +
                        describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
 }
 

@@ -56,9 +56,10 @@ struct rocksdb_saver::impl {
 
   // The lock of put_writes for one task of one checkpoint: its check-then-write must not
   // interleave with another batch of the same task, while other tasks' batches go on.
-  std::mutex& writes_lock(const std::string& key) {
-    return write_locks[std::hash<std::string>{}(key) % write_locks.size()];
+  std::size_t writes_stripe(const std::string& key) const {
+    return std::hash<std::string>{}(key) % write_locks.size();
   }
+  std::mutex& writes_lock(const std::string& key) { return write_locks[writes_stripe(key)]; }
 
   rocksdb_database db;
   std::shared_ptr<const serializer> serde;

@@ -15,6 +15,13 @@ struct list_options {
   std::optional<std::size_t> limit;
 };
 
+/// The writes of one task, for `checkpoint_saver::put_writes_many`.
+struct task_writes {
+  std::string task_id;
+  std::string task_path;
+  std::vector<std::pair<std::string, value>> writes;
+};
+
 /// Where checkpoints and pending writes are kept (LangGraph `BaseCheckpointSaver`).
 ///
 /// Implementations must be safe to call from several threads at once.
@@ -33,6 +40,13 @@ class checkpoint_saver {
   virtual void put_writes(const checkpoint_config& config,
                           const std::vector<std::pair<std::string, value>>& writes,
                           const std::string& task_id, const std::string& task_path) = 0;
+
+  /// The same as `put_writes` for each task, in one atomic write where the saver can (a wide
+  /// step's tasks finish in batches: one write per batch, not per task).
+  virtual void put_writes_many(const checkpoint_config& config,
+                               const std::vector<task_writes>& tasks) {
+    for (const auto& t : tasks) put_writes(config, t.writes, t.task_id, t.task_path);
+  }
 
   /// The checkpoint named by `config`, or the latest of its thread and namespace.
   virtual std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) = 0;

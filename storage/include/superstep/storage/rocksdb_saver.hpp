@@ -63,6 +63,9 @@ class rocksdb_saver final : public checkpoint_saver {
   void put_writes(const checkpoint_config& config,
                   const std::vector<std::pair<std::string, value>>& writes,
                   const std::string& task_id, const std::string& task_path) override;
+  /// All tasks' writes in one WriteBatch, with put_writes' rules per task.
+  void put_writes_many(const checkpoint_config& config,
+                       const std::vector<task_writes>& tasks) override;
 
   /// As `memory_saver::get_tuple`; read from one snapshot of the database.
   std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) override;
