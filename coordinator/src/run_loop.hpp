@@ -133,6 +133,7 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
+  std::map<std::string, channel_version> unsaved_changes_;  // version changes since the last put
   durability durability_ = durability::sync;
   background_saves_ptr background_;  // async durability
   // exit durability: what the last (unsaved) checkpoint needs when it is finally saved

@@ -61,8 +61,10 @@ void run_loop::take_command(const command& cmd) {
   if (in.writes.empty()) return;
   std::vector<pregel_task*> batch{&in};
   // Every node stays a candidate for the next step (no updated set): the interrupted step's
-  // tasks must be planned again too.
-  (void)algo::apply_writes(state_, index_, batch);
+  // tasks must be planned again too. The changed channels go to the saver with the next
+  // checkpoint.
+  auto applied = algo::apply_writes(state_, index_, batch);
+  for (const auto& [ch, v] : applied.new_versions) unsaved_changes_[ch] = v;
 }
 
 void run_loop::attach_resumed_writes() {

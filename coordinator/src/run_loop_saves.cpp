@@ -4,6 +4,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "run_loop.hpp"
 #include "superstep/coordinator/constants.hpp"
@@ -143,6 +144,10 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
 
 void run_loop::put_checkpoint(const char* source, value writes,
                               const std::map<std::string, channel_version>& new_versions) {
+  // Every version change since the last put reaches the saver, including those made outside a
+  // step (a Command's update), so it stores the value of each.
+  for (const auto& [ch, v] : new_versions) unsaved_changes_[ch] = v;
+  const std::map<std::string, channel_version> changed = std::exchange(unsaved_changes_, {});
   checkpoint& cp = state_.checkpoint;
   const std::string parent_id = cp.id;
   cp.id = ids_.next();
@@ -157,16 +162,16 @@ void run_loop::put_checkpoint(const char* source, value writes,
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;
     switch (durability_) {
-      case durability::sync: cp_config_ = saver_->put(parent, cp, meta, new_versions); break;
+      case durability::sync: cp_config_ = saver_->put(parent, cp, meta, changed); break;
       case durability::async:
-        background_->put(parent, cp, meta, new_versions);
+        background_->put(parent, cp, meta, changed);
         cp_config_.checkpoint_id = cp.id;
         break;
       case durability::exit:
         if (!unsaved_) last_saved_id_ = parent_id;
         unsaved_ = true;
         unsaved_meta_ = meta;
-        for (const auto& [ch, v] : new_versions) unsaved_versions_[ch] = v;
+        for (const auto& [ch, v] : changed) unsaved_versions_[ch] = v;
         cp_config_.checkpoint_id = cp.id;
         break;
     }

@@ -171,3 +171,23 @@ BOOST_AUTO_TEST_CASE(with_exit_durability_an_interrupted_run_can_still_be_resume
   BOOST_TEST(graph->get_state_history(thread("t")).size() == 1u);
   BOOST_TEST(graph->invoke(resume(42), cfg).to_json() == R"({"x":42,"log":["first"]})");
 }
+
+BOOST_AUTO_TEST_CASE(a_command_update_on_resume_is_saved_with_the_next_checkpoint) {
+  // The update changes `note`, which the resumed step does not touch again: its new value must
+  // still reach the saver, or a later read of the thread would lose it.
+  auto saver = test::make_saver();
+  state_graph b;
+  b.add_key("x").add_key("note");
+  b.add_node("ask", [](const value&, node_context& ctx) -> value {
+    return object{{"x", ctx.interrupt("?")}};
+  });
+  b.add_edge("__start__", "ask");
+  auto graph = b.compile(with_saver(saver));
+  graph->invoke(object{{"x", 0}, {"note", "old"}}, thread("t"));
+  command c;
+  c.resume = value(1);
+  c.update = object{{"note", "new"}};
+  BOOST_TEST(graph->invoke(make_command(c), thread("t")).to_json() == R"({"x":1,"note":"new"})");
+  // Read back through a fresh view of the saver: values come from what was stored.
+  BOOST_TEST(graph->get_state(thread("t")).values.to_json() == R"({"x":1,"note":"new"})");
+}
