@@ -146,8 +146,11 @@ void run_loop::put_checkpoint(const char* source, value writes,
                               const std::map<std::string, channel_version>& new_versions) {
   // Every version change since the last put reaches the saver, including those made outside a
   // step (a Command's update), so it stores the value of each.
-  for (const auto& [ch, v] : new_versions) unsaved_changes_[ch] = v;
-  const std::map<std::string, channel_version> changed = std::exchange(unsaved_changes_, {});
+  std::map<std::string, channel_version> changed;
+  if (saver_) {
+    for (const auto& [ch, v] : new_versions) unsaved_changes_[ch] = v;
+    changed = std::exchange(unsaved_changes_, {});
+  }
   checkpoint& cp = state_.checkpoint;
   const std::string parent_id = cp.id;
   cp.id = ids_.next();
