@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -131,8 +132,15 @@ BOOST_AUTO_TEST_CASE(killed_runs_resume_to_the_uninterrupted_result_without_reru
   scratch s;
   const std::string data = s.path("data");
 
+  const auto base_start = std::chrono::steady_clock::now();
   cli_result base =
       run_to_end({"run", spec, "--input", input, "--thread", "base", "--data", data}, s);
+  // Kills land within the span of an uninterrupted run, however fast this build is (a
+  // sanitizer build runs several times slower).
+  const auto base_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - base_start)
+                           .count();
+  const long window = std::max<long>(60, static_cast<long>(base_ms));
   BOOST_TEST_REQUIRE(base.status == 0, base.err);
   const value expected = base.last().get("data");
   const list& trace = expected.get("trace").as_list();
@@ -170,7 +178,8 @@ BOOST_AUTO_TEST_CASE(killed_runs_resume_to_the_uninterrupted_result_without_reru
         child c(args, s);
         if (kills > 0) {
           --kills;
-          std::this_thread::sleep_for(std::chrono::milliseconds(30 + rng() % 271));
+          std::this_thread::sleep_for(std::chrono::milliseconds(
+              window / 10 + static_cast<long>(rng() % (window * 8 / 10))));
           c.kill();
         } else {
           BOOST_REQUIRE_MESSAGE(c.wait(20s), "superstep did not finish in 20 s");
