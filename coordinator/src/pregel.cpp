@@ -70,7 +70,6 @@ value run_sync(detail::run_loop& loop, task_executor& executor, const value& inp
 pregel::pregel(pregel_graph graph, runtime_options options)
     : graph_(std::move(graph)), options_(std::move(options)) {
   validate(graph_);
-  if (!options_.executor) options_.executor = make_thread_pool_executor();
   impl_ = std::make_unique<impl>();
   impl_->index = algo::graph_index::build(graph_);
 }
@@ -81,6 +80,14 @@ std::shared_ptr<pregel> pregel::with_checkpointer(std::shared_ptr<checkpoint_sav
   runtime_options o = options_;
   o.checkpointer = std::move(saver);
   return std::make_shared<pregel>(graph_, std::move(o));
+}
+
+task_executor& pregel::impl::thread_pool(const runtime_options& o) {
+  if (o.executor) return *o.executor;
+  // Made on first use: a graph that only runs on actors never starts these threads.
+  std::lock_guard lock(m);
+  if (!executor) executor = make_thread_pool_executor();
+  return *executor;
 }
 
 detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g, const runtime_options& o) {
@@ -108,7 +115,8 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
-  if (options_.mode == execution::threads) return run_sync(loop, *options_.executor, input);
+  if (options_.mode == execution::threads)
+    return run_sync(loop, impl_->thread_pool(options_), input);
   return detail::run_on_actors(loop, impl_->actor_pool(graph_, options_), input);
 }
 
@@ -134,7 +142,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   detail::run_loop loop(graph_, impl_->index, up.saver, shared);
   value out;
   try {
-    out = run_sync(loop, *options_.executor, input);
+    out = run_sync(loop, impl_->thread_pool(options_), input);
   } catch (const error& e) {
     if (e.code() != error_code::parent_command) throw;
     return value::parse_json(e.what());  // the subgraph node returns the Command upwards
