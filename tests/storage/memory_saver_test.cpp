@@ -14,23 +14,6 @@ namespace {
 
 std::unique_ptr<memory_saver> make_memory_saver() { return std::make_unique<memory_saver>(); }
 
-// Everything list() returns for (thread, ns), with the thread id blanked out, for comparing a
-// thread with its copy.
-value history_without_thread(memory_saver& saver, const std::string& thread,
-                             const std::string& ns) {
-  list out;
-  for (auto& t : saver.list({thread, ns, ""}, {})) {
-    BOOST_TEST(t.config.thread_id == thread);
-    if (t.parent_config) BOOST_TEST(t.parent_config->thread_id == thread);
-    out.push_back(object{{"ns", t.config.checkpoint_ns},
-                         {"checkpoint", checkpoint_value(t.checkpoint)},
-                         {"metadata", metadata_to_value(t.metadata)},
-                         {"parent", t.parent_config ? t.parent_config->checkpoint_id : ""},
-                         {"writes", writes_value(t.pending_writes)}});
-  }
-  return value(std::move(out));
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(saver_conformance)

@@ -13,6 +13,7 @@
 
 #include "saver_conformance.hpp"
 #include "superstep/coordinator/state_graph.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -22,19 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A directory of its own for one database, removed at the end.
-struct temp_dir {
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() / ("superstep-rocksdb-test-" + std::to_string(::getpid()) +
-                                        "-" + std::to_string(counter++));
-    fs::remove_all(path);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  std::string str() const { return path.string(); }
-  fs::path path;
+struct temp_dir : test::temp_dir {
+  temp_dir() : test::temp_dir("superstep-rocksdb-test") {}
 };
 
 // A saver in a fresh directory, which goes with it.
@@ -85,21 +75,6 @@ class raw_db {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::vector<std::string> names_;
 };
-
-// Everything list() returns for (thread, ns), with the thread id left out.
-value history_without_thread(checkpoint_saver& saver, const std::string& thread,
-                             const std::string& ns) {
-  list out;
-  for (auto& t : saver.list({thread, ns, ""}, {})) {
-    BOOST_TEST(t.config.thread_id == thread);
-    out.push_back(object{{"ns", t.config.checkpoint_ns},
-                         {"checkpoint", checkpoint_value(t.checkpoint)},
-                         {"metadata", metadata_to_value(t.metadata)},
-                         {"parent", t.parent_config ? t.parent_config->checkpoint_id : ""},
-                         {"writes", writes_value(t.pending_writes)}});
-  }
-  return value(std::move(out));
-}
 
 // The key of `id`'s record among the checkpoints of a database: the one that ends with it.
 std::string checkpoint_key(const raw_db& db, const std::string& id) {

@@ -102,4 +102,21 @@ inline checkpoint_config put_all(checkpoint_saver& saver, const std::string& thr
 
 using test::expect_error;
 
+// Everything list() returns for (thread, ns), with the thread id blanked out, for comparing a
+// thread with its copy.
+inline value history_without_thread(checkpoint_saver& saver, const std::string& thread,
+                                    const std::string& ns) {
+  list out;
+  for (auto& t : saver.list({thread, ns, ""}, {})) {
+    BOOST_TEST(t.config.thread_id == thread);
+    if (t.parent_config) BOOST_TEST(t.parent_config->thread_id == thread);
+    out.push_back(object{{"ns", t.config.checkpoint_ns},
+                         {"checkpoint", checkpoint_value(t.checkpoint)},
+                         {"metadata", metadata_to_value(t.metadata)},
+                         {"parent", t.parent_config ? t.parent_config->checkpoint_id : ""},
+                         {"writes", writes_value(t.pending_writes)}});
+  }
+  return value(std::move(out));
+}
+
 }  // namespace superstep::conformance

@@ -10,6 +10,7 @@
 
 #include "store_conformance_semantic.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace superstep;
 using superstep::storage::rocksdb_store;
@@ -18,19 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A directory of its own for one database, removed at the end.
-struct temp_dir {
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("superstep-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  std::string str() const { return path.string(); }
-  fs::path path;
+struct temp_dir : test::temp_dir {
+  temp_dir() : test::temp_dir("superstep-store-test") {}
 };
 
 // A store in a fresh directory, which goes with it. No fsync: the tests do not cut power.

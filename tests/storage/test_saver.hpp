@@ -14,6 +14,7 @@
 
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
+#include "support/temp_dir.hpp"
 
 namespace superstep::test {
 
@@ -27,20 +28,14 @@ inline bool rocksdb_under_test() {
 /// A fresh, empty saver of the kind under test.
 inline std::shared_ptr<checkpoint_saver> make_saver() {
   if (!rocksdb_under_test()) return std::make_shared<storage::memory_saver>();
-  static std::atomic<int> count{0};
-  namespace fs = std::filesystem;
-  fs::path dir =
-      fs::temp_directory_path() /
-      ("superstep_graph_saver_" + std::to_string(::getpid()) + "_" + std::to_string(++count));
-  fs::remove_all(dir);
+  auto dir = std::make_shared<temp_dir>("superstep-graph-saver");
   storage::rocksdb_saver_options o;
   o.sync = false;  // a test process that dies loses nothing it needs
-  std::shared_ptr<storage::rocksdb_saver> saver = storage::rocksdb_saver::open(dir.string(), o);
-  // The folder goes when the last user of the saver lets go of it.
+  std::shared_ptr<storage::rocksdb_saver> saver = storage::rocksdb_saver::open(dir->str(), o);
+  // The folder goes when the last user of the saver lets go of it (after the saver closes).
   return std::shared_ptr<checkpoint_saver>(saver.get(), [saver, dir](checkpoint_saver*) mutable {
     saver.reset();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    dir.reset();
   });
 }
 
