@@ -115,7 +115,6 @@ class run_loop {
   void take_command(const command& cmd);
   bool has_pending_interrupt() const;
   std::vector<std::string> pending_interrupt_ids() const;
-  void save_writes(const pregel_task& t);
   void save_writes(const std::vector<const pregel_task*>& tasks);
   void report_finished(const pregel_task& t);
   value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;

@@ -131,8 +131,6 @@ task_writes saved_writes_of(const pregel_task& t) {
 
 }  // namespace
 
-void run_loop::save_writes(const pregel_task& t) { save_writes({&t}); }
-
 void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   checkpoint_config cfg = cp_config_;
   cfg.checkpoint_id = state_.checkpoint.id;

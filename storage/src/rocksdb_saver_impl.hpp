@@ -59,7 +59,6 @@ struct rocksdb_saver::impl {
   std::size_t writes_stripe(const std::string& key) const {
     return std::hash<std::string>{}(key) % write_locks.size();
   }
-  std::mutex& writes_lock(const std::string& key) { return write_locks[writes_stripe(key)]; }
 
   rocksdb_database db;
   std::shared_ptr<const serializer> serde;
