@@ -53,7 +53,7 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
         }
         for (auto& t : b.tasks) t.input = value();  // the coordinator has it already
         // Returned, the result goes back to the sender as a message, after any stream chunk.
-        return task_batch_done{std::move(b.slots), std::move(b.tasks)};
+        return task_batch_done{b.id, std::move(b.slots), std::move(b.tasks)};
       },
   };
 }

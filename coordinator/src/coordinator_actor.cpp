@@ -2,14 +2,20 @@
 // barrier, commit) by messages. The caller blocks on a scoped actor until the run ends.
 #include "coordinator_actor.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <exception>
+#include <map>
+#include <optional>
+#include <unordered_set>
 #include <future>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/error.hpp"
 
@@ -38,27 +44,53 @@ void node_actor_pool_deleter::operator()(node_actor_pool* p) const noexcept { de
 namespace {
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+
+// Tasks of one node in the current step that travel together as one batch.
+struct chunk {
+  std::uint32_t node = 0;
+  std::vector<std::uint32_t> slots;
+};
+
+// A batch sent to a remote node actor and not answered yet: resent elsewhere if that actor
+// goes down.
+struct in_flight {
+  caf::actor to;
+  chunk work;
+};
 
 struct coordinator_state {
   run_loop* loop = nullptr;
   node_actor_pool* pool = nullptr;
-  value input;
+  actors::node_directory* directory = nullptr;
+  const progress_fn* progress = nullptr;
+  actors::dispatch_policy policy;
   std::promise<bool>* done = nullptr;  // the caller waits on its future
-  std::uint32_t pending = 0;
-  // Per node and instance: the channel versions its replica holds, in this run.
-  std::unordered_map<std::uint32_t, std::vector<std::unordered_map<std::string, channel_version>>>
-      synced;
+  actors::batch_header header;         // of the current step
+  std::uint32_t pending = 0;           // chunks of the step not finished yet
+  std::size_t step_tasks = 0, step_finished = 0;
+  // Remote dispatch: batches in flight by id, chunks waiting for room in an actor's window
+  // (or for an actor at all) by node, batches in flight per actor.
+  std::uint64_t last_batch = 0;
+  std::unordered_map<std::uint64_t, in_flight> flight;
+  std::map<std::uint32_t, std::deque<chunk>> waiting;
+  std::unordered_map<caf::actor_addr, std::size_t> load;
+  std::unordered_set<caf::actor_addr> monitored, dead;
+  bool retry_scheduled = false;
+  std::optional<std::chrono::steady_clock::time_point> starved_since;
+  // Per node actor: the channel versions its replica holds, in this run.
+  std::unordered_map<caf::actor_addr, std::unordered_map<std::string, channel_version>> synced;
 };
 
-// Channels of `node`'s replica that changed since `inst` last saw them.
+using coordinator_actor = caf::stateful_actor<coordinator_state>;
+
+// Channels of `node`'s replica that changed since actor `to` last saw them.
 std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32_t node,
-                                              std::size_t inst) {
+                                              const caf::actor& to) {
   std::vector<actors::channel_delta> out;
   const auto& reads = st.pool->fresh_reads(node);
   if (reads.empty()) return out;
-  auto& per_node = st.synced[node];
-  if (per_node.size() <= inst) per_node.resize(inst + 1);
-  auto& seen = per_node[inst];
+  auto& seen = st.synced[to.address()];
   const auto& versions = st.loop->state().checkpoint.channel_versions;
   for (const auto& ch : reads) {
     auto v = versions.find(ch);
@@ -76,10 +108,99 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
   return out;
 }
 
-void next_step(caf::stateful_actor<coordinator_state>* self);
+// Sends a chunk to one of this process's node actors: the tasks move, nothing is tracked.
+void send_local(coordinator_actor* self, const caf::actor& to, chunk c) {
+  auto& st = self->state;
+  auto& tasks = st.loop->tasks();
+  actors::task_batch b;
+  b.header = st.header;
+  b.deltas = deltas_for(st, c.node, to);
+  b.tasks.reserve(c.slots.size());
+  for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
+  b.slots = std::move(c.slots);
+  self->send(to, std::move(b));
+}
+
+// Sends a chunk to a remote node actor: the tasks are copied and the batch tracked, so it can
+// be sent again if the actor's process dies before answering.
+void send_remote(coordinator_actor* self, const caf::actor& to, chunk c) {
+  auto& st = self->state;
+  auto& tasks = st.loop->tasks();
+  actors::task_batch b;
+  b.id = ++st.last_batch;
+  b.header = st.header;
+  b.deltas = deltas_for(st, c.node, to);
+  b.tasks.reserve(c.slots.size());
+  for (auto s : c.slots) b.tasks.push_back(tasks[s]);
+  b.slots = c.slots;
+  if (st.monitored.insert(to.address()).second) self->monitor(to);
+  ++st.load[to.address()];
+  st.flight.emplace(b.id, in_flight{to, std::move(c)});
+  self->send(to, std::move(b));
+}
+
+void fail(coordinator_actor* self, std::exception_ptr e) {
+  self->state.loop->set_failure(e);
+  self->state.done->set_value(false);
+  self->quit();
+}
+
+// Sends waiting chunks of remote `node` to its least loaded live actors while their windows
+// have room. With no actor left for it, checks again soon; the run fails after policy.wait.
+void pump(coordinator_actor* self, std::uint32_t node) {
+  auto& st = self->state;
+  auto w = st.waiting.find(node);
+  if (w == st.waiting.end()) return;
+  auto& queue = w->second;
+  std::vector<caf::actor> live;
+  if (auto found = st.directory->instances(node))
+    for (auto& a : *found)
+      if (!st.dead.count(a.address())) live.push_back(std::move(a));
+  const std::size_t window = std::max<std::size_t>(1, st.policy.window);
+  while (!queue.empty() && !live.empty()) {
+    const caf::actor* best = nullptr;
+    std::size_t best_load = window;
+    for (const auto& a : live) {
+      std::size_t l = st.load[a.address()];
+      if (l < best_load) best = &a, best_load = l;
+    }
+    if (!best) break;  // every window is full: answers pump again
+    chunk c = std::move(queue.front());
+    queue.pop_front();
+    send_remote(self, *best, std::move(c));
+  }
+  if (queue.empty()) {
+    st.waiting.erase(w);
+    return;
+  }
+  if (!live.empty()) return;
+  auto now = std::chrono::steady_clock::now();
+  if (!st.starved_since) st.starved_since = now;
+  if (now - *st.starved_since > st.policy.wait) {
+    fail(self, std::make_exception_ptr(error(
+                   error_code::unavailable, st.directory->unavailable(node) + " (waited " +
+                                                std::to_string(st.policy.wait.count()) + " ms)")));
+    return;
+  }
+  if (!st.retry_scheduled) {
+    st.retry_scheduled = true;
+    self->delayed_send(self, std::chrono::milliseconds(50), retry_atom::value);
+  }
+}
+
+void pump_all(coordinator_actor* self) {
+  std::vector<std::uint32_t> nodes;
+  for (const auto& [node, queue] : self->state.waiting) nodes.push_back(node);
+  for (auto node : nodes) {
+    if (self->getf(caf::abstract_actor::is_terminated_flag)) return;
+    pump(self, node);
+  }
+}
+
+void next_step(coordinator_actor* self);
 
 // Ends the step at the barrier and starts the next one, or finishes the run.
-void commit_and_continue(caf::stateful_actor<coordinator_state>* self) {
+void commit_and_continue(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.loop->commit_step()) {
     st.done->set_value(true);
@@ -90,16 +211,15 @@ void commit_and_continue(caf::stateful_actor<coordinator_state>* self) {
 }
 
 // Plans the next step and dispatches it; finishes the run when there is nothing to do.
-void next_step(caf::stateful_actor<coordinator_state>* self) {
+void next_step(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.loop->plan()) {
     st.done->set_value(true);
     self->quit();
     return;
   }
-  auto& tasks = st.loop->tasks();
   const run_shared& shared = st.loop->shared();
-  actors::batch_header header;
+  auto& header = st.header;
   header.step = st.loop->step();
   header.stop = shared.stop;
   header.checkpoint_id = shared.checkpoint_id;
@@ -109,45 +229,125 @@ void next_step(caf::stateful_actor<coordinator_state>* self) {
   header.modes = shared.modes;
   header.subgraphs = shared.subgraphs;
 
-  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> by_node;
-  for (std::uint32_t i : st.loop->runnable()) by_node[tasks[i].node].push_back(i);
+  std::map<std::uint32_t, std::vector<std::uint32_t>> by_node;
+  auto runnable = st.loop->runnable();
+  for (std::uint32_t i : runnable) by_node[st.loop->tasks()[i].node].push_back(i);
   st.pending = 0;
+  st.step_tasks = runnable.size();
+  st.step_finished = 0;
+  st.starved_since.reset();
   for (auto& [node, slots] : by_node) {
-    const auto& instances = st.pool->instances(node);
-    const std::size_t k = instances.size();
-    // Several chunks per instance balance uneven tasks; one per task when there are few.
-    const std::size_t chunks = std::min(slots.size(), k * 4);
-    std::vector<bool> synced_now(k, false);
-    for (std::size_t c = 0; c < chunks; ++c) {
-      std::size_t begin = slots.size() * c / chunks, end = slots.size() * (c + 1) / chunks;
-      std::size_t inst = c % k;
-      actors::task_batch b;
-      b.header = header;
-      if (!synced_now[inst]) {
-        b.deltas = deltas_for(st, node, inst);
-        synced_now[inst] = true;
+    std::optional<std::vector<caf::actor>> remote;
+    if (st.directory) remote = st.directory->instances(node);
+    if (!remote) {
+      const auto& instances = st.pool->instances(node);
+      const std::size_t k = instances.size();
+      // Several chunks per instance balance uneven tasks; one per task when there are few.
+      const std::size_t chunks = std::min(slots.size(), k * 4);
+      for (std::size_t c = 0; c < chunks; ++c) {
+        std::size_t begin = slots.size() * c / chunks, end = slots.size() * (c + 1) / chunks;
+        send_local(self, instances[c % k],
+                   chunk{node, std::vector<std::uint32_t>(slots.begin() + begin,
+                                                          slots.begin() + end)});
+        ++st.pending;
       }
-      b.slots.assign(slots.begin() + begin, slots.begin() + end);
-      b.tasks.reserve(end - begin);
-      for (std::size_t i = begin; i < end; ++i) b.tasks.push_back(std::move(tasks[slots[i]]));
-      self->send(instances[inst], std::move(b));
+      continue;
+    }
+    // Remote: batches of at most max_batch tasks, at least four per actor when there are
+    // enough tasks, queued and fed to the actors as their windows allow.
+    const std::size_t k = std::max<std::size_t>(1, remote->size());
+    std::size_t size = (slots.size() + 4 * k - 1) / (4 * k);
+    size = std::clamp<std::size_t>(size, 1, std::max<std::size_t>(1, st.policy.max_batch));
+    auto& queue = st.waiting[node];
+    for (std::size_t begin = 0; begin < slots.size(); begin += size) {
+      std::size_t end = std::min(slots.size(), begin + size);
+      queue.push_back(
+          chunk{node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end)});
       ++st.pending;
     }
+    pump(self, node);
+    if (self->getf(caf::abstract_actor::is_terminated_flag)) return;
   }
   if (st.pending == 0) commit_and_continue(self);  // every task was restored from saved writes
 }
 
-void fail(caf::stateful_actor<coordinator_state>* self, std::exception_ptr e) {
-  self->state.loop->set_failure(e);
-  self->state.done->set_value(false);
-  self->quit();
+// Files the results of a batch; returns the node whose waiting chunks may now be sent, when
+// the batch came from a remote actor. Throws when a remote answer does not match its batch.
+std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_batch_done& done) {
+  auto& st = self->state;
+  auto& tasks = st.loop->tasks();
+  std::optional<std::uint32_t> node;
+  std::vector<std::uint32_t> slots;
+  if (done.id != 0) {
+    auto it = st.flight.find(done.id);
+    if (it == st.flight.end()) return std::nullopt;  // answered after it was sent elsewhere
+    // Only the coordinator's own record says which tasks a batch holds.
+    slots = std::move(it->second.work.slots);
+    node = it->second.work.node;
+    auto l = st.load.find(it->second.to.address());
+    if (l != st.load.end() && l->second > 0) --l->second;
+    st.flight.erase(it);
+    if (done.tasks.size() != slots.size())
+      throw error(error_code::internal, "a worker answered a batch of " +
+                                            std::to_string(slots.size()) + " tasks with " +
+                                            std::to_string(done.tasks.size()));
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      if (done.tasks[i].id != tasks[slots[i]].id)
+        throw error(error_code::internal, "a worker answered for task " + done.tasks[i].id +
+                                              " instead of " + tasks[slots[i]].id);
+  } else {
+    slots = std::move(done.slots);
+  }
+  std::vector<const pregel_task*> finished;
+  finished.reserve(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    pregel_task& t = tasks[slots[i]];
+    value input = std::move(t.input);  // the node actor sends no input back
+    t = std::move(done.tasks[i]);
+    t.input = std::move(input);
+    finished.push_back(&t);
+  }
+  st.loop->tasks_finished(finished);
+  st.step_finished += slots.size();
+  if (st.progress) (*st.progress)(st.header.step, st.step_finished, st.step_tasks);
+  return node;
 }
 
-caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, run_loop* loop,
-                          node_actor_pool* pool, std::promise<bool>* done) {
-  self->state.loop = loop;
-  self->state.pool = pool;
-  self->state.done = done;
+// A remote node actor went down (its process died or disconnected): its unanswered batches
+// go back to the front of their queues and on to other actors.
+void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
+  auto& st = self->state;
+  st.dead.insert(gone);
+  st.load.erase(gone);
+  st.synced.erase(gone);
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, f] : st.flight)
+    if (f.to.address() == gone) ids.push_back(id);
+  std::sort(ids.rbegin(), ids.rend());  // newest first, so the oldest ends up in front
+  for (auto id : ids) {
+    auto it = st.flight.find(id);
+    st.waiting[it->second.work.node].push_front(std::move(it->second.work));
+    st.flight.erase(it);
+  }
+  if (!ids.empty()) pump_all(self);
+}
+
+caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run,
+                          std::promise<bool>* done) {
+  auto& st = self->state;
+  st.loop = loop;
+  st.pool = &run.pool;
+  st.directory = run.directory;
+  st.progress = run.progress;
+  if (run.directory) st.policy = run.directory->policy();
+  st.done = done;
+  self->set_down_handler([self](caf::down_msg& msg) {
+    try {
+      actor_lost(self, msg.source);
+    } catch (...) {
+      fail(self, std::current_exception());
+    }
+  });
   return {
       [self](start_atom, value& input) {
         try {
@@ -160,19 +360,21 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, run_loop
       [self](actors::task_batch_done& done) {
         auto& st = self->state;
         try {
-          auto& tasks = st.loop->tasks();
-          std::vector<const pregel_task*> finished;
-          finished.reserve(done.slots.size());
-          for (std::size_t i = 0; i < done.slots.size(); ++i) {
-            pregel_task& t = tasks[done.slots[i]];
-            value input = std::move(t.input);  // moved-from slot; keep nothing else
-            t = std::move(done.tasks[i]);
-            t.input = std::move(input);
-            finished.push_back(&t);
+          if (done.id != 0 && !st.flight.count(done.id)) return;
+          auto node = take_results(self, done);
+          if (--st.pending > 0) {
+            if (node) pump(self, *node);
+            return;
           }
-          st.loop->tasks_finished(finished);
-          if (--st.pending > 0) return;
           commit_and_continue(self);
+        } catch (...) {
+          fail(self, std::current_exception());
+        }
+      },
+      [self](retry_atom) {
+        self->state.retry_scheduled = false;
+        try {
+          pump_all(self);
         } catch (...) {
           fail(self, std::current_exception());
         }
@@ -251,13 +453,13 @@ const std::vector<caf::actor>& node_actor_pool::instances(std::uint32_t node) {
   return v;
 }
 
-value run_on_actors(run_loop& loop, node_actor_pool& pool, const value& input) {
-  auto& sys = pool.runtime().internals().system;
+value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
+  auto& sys = run.pool.runtime().internals().system;
   // The caller blocks on a future, not a scoped actor: it is not an actor, and creating one
   // per run costs more than the run of a short graph.
   std::promise<bool> done;
   auto finished = done.get_future();
-  auto coord = sys.spawn(coordinator, &loop, &pool, &done);
+  auto coord = sys.spawn(coordinator, &loop, run, &done);
   caf::anon_send(coord, start_atom::value, input);
   // Short runs end within microseconds: spin a little before sleeping, since waking a
   // sleeping thread costs tens of microseconds on a VM.

@@ -3,12 +3,20 @@
 // Internal: running a graph on actors. CAF-free, so pregel.cpp stays light; the CAF code is
 // in coordinator_actor.cpp.
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "run_loop.hpp"
 #include "superstep/actors/runtime.hpp"
 
+namespace superstep::actors {
+class node_directory;
+}
+
 namespace superstep::detail {
+
+using progress_fn = std::function<void(std::int64_t step, std::size_t done, std::size_t total)>;
 
 /// The node actors of one compiled graph in one runtime: a few instances per node, spawned
 /// when the node first runs, stopped when the pool is destroyed. Thread-safe.
@@ -22,7 +30,14 @@ using node_actor_pool_ptr = std::unique_ptr<node_actor_pool, node_actor_pool_del
 node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph,
                                          checkpoint_saver* saver);
 
-/// Runs `loop` to completion with a coordinator actor dispatching to `pool`; blocks the caller.
-value run_on_actors(run_loop& loop, node_actor_pool& pool, const value& input);
+/// Where a run on actors sends its tasks.
+struct actor_run {
+  node_actor_pool& pool;                     ///< this process's node actors
+  actors::node_directory* directory;         ///< nodes hosted elsewhere, or null
+  const progress_fn* progress = nullptr;     ///< told as tasks finish, or null
+};
+
+/// Runs `loop` to completion with a coordinator actor dispatching its tasks; blocks the caller.
+value run_on_actors(run_loop& loop, const actor_run& run, const value& input);
 
 }  // namespace superstep::detail

@@ -117,7 +117,9 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);
-  return detail::run_on_actors(loop, impl_->actor_pool(graph_, options_), input);
+  detail::actor_run run{impl_->actor_pool(graph_, options_), options_.directory.get(),
+                        options.progress ? &options.progress : nullptr};
+  return detail::run_on_actors(loop, run, input);
 }
 
 value pregel::run_nested(const value& input, node_context& parent) const {

@@ -39,6 +39,9 @@ std::string_view code_name(error_code c) noexcept {
     case error_code::not_found: return "not_found";
     case error_code::internal: return "internal";
     case error_code::parent_command: return "parent_command";
+    case error_code::unavailable: return "unavailable";
+    case error_code::unauthorized: return "unauthorized";
+    case error_code::protocol_error: return "protocol_error";
   }
   return "unknown";
 }

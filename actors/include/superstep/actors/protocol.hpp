@@ -74,6 +74,7 @@ struct channel_delta {
 /// Coordinator → node actor: run these tasks of one step. `slots` are the tasks' positions in
 /// the step, echoed back so the coordinator files results without searching.
 struct task_batch {
+  std::uint64_t id = 0;  ///< the coordinator's number for the batch, echoed back
   batch_header header;
   std::vector<channel_delta> deltas;
   std::vector<std::uint32_t> slots;
@@ -82,6 +83,7 @@ struct task_batch {
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.
 struct task_batch_done {
+  std::uint64_t id = 0;
   std::vector<std::uint32_t> slots;
   std::vector<pregel_task> tasks;
 };
@@ -106,12 +108,12 @@ typename Inspector::result_type inspect(Inspector& f, channel_delta& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch& x) {
-  return f(caf::meta::type_name("task_batch"), x.header, x.deltas, x.slots, x.tasks);
+  return f(caf::meta::type_name("task_batch"), x.id, x.header, x.deltas, x.slots, x.tasks);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch_done& x) {
-  return f(caf::meta::type_name("task_batch_done"), x.slots, x.tasks);
+  return f(caf::meta::type_name("task_batch_done"), x.id, x.slots, x.tasks);
 }
 
 template <class Inspector>

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@ namespace superstep {
 class task_executor;
 namespace actors {
 class runtime;
+class node_directory;
 }
 
 /// How a graph's top-level runs execute their tasks.
@@ -33,6 +35,9 @@ struct runtime_options {
   std::shared_ptr<actors::runtime> runtime;
   /// Runs tasks in `execution::threads` mode and inside subgraphs (default: a thread pool).
   std::shared_ptr<task_executor> executor;
+  /// Nodes whose actors live in other processes (a cluster's workers); null: all run here.
+  /// Used by `execution::actors` runs of the top-level graph.
+  std::shared_ptr<actors::node_directory> directory;
 };
 
 /// A task of a snapshot: what would run (or failed, or was interrupted) at that checkpoint.
@@ -62,6 +67,9 @@ struct stream_options {
   std::vector<stream_mode> modes;
   /// Also stream events of subgraphs, with their namespace.
   bool subgraphs = false;
+  /// Called as a step's tasks finish: the step, tasks finished and tasks in the step. On the
+  /// actor runtime only, from the coordinator's thread; keep it cheap (throttle printing).
+  std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
 };
 
 /// A compiled graph: the runtime of the Pregel algorithm (LangGraph `Pregel`).

@@ -27,6 +27,9 @@ enum class error_code : std::uint16_t {
   internal = 14,          ///< a bug of ours
   parent_command = 15,    ///< a Command for the parent graph leaving a subgraph; the
                           ///< message is the Command as JSON
+  unavailable = 16,       ///< no process of a cluster can do it (no worker hosts a node)
+  unauthorized = 17,      ///< a peer without the cluster's key
+  protocol_error = 18,    ///< a malformed or unexpected message from another process
 };
 
 std::string_view code_name(error_code c) noexcept;

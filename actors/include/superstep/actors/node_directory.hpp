@@ -1,0 +1,44 @@
+#pragma once
+
+// Where a run's tasks go when node actors live in other processes. Include only from actor
+// translation units: it pulls in CAF.
+
+#include <caf/actor.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace superstep::actors {
+
+/// How a coordinator feeds remote node actors: batches of at most `max_batch` tasks, at most
+/// `window` batches in flight per actor (backpressure), and how long a step waits for an actor
+/// of a node when none is left (its workers died) before the run fails.
+struct dispatch_policy {
+  std::size_t max_batch = 1024;
+  std::size_t window = 4;
+  std::chrono::milliseconds wait{30000};
+};
+
+/// The node actors of one graph that other processes (workers) host. A coordinator asks it at
+/// every step, so workers may come and go during a run; it monitors every actor it sends a
+/// batch to and sends the unfinished batches of an actor that went down to another one.
+/// Thread-safe: coordinators of several runs ask concurrently.
+class node_directory {
+ public:
+  virtual ~node_directory() = default;
+
+  /// The actors that run tasks of node `node` (index into pregel_graph::nodes) elsewhere;
+  /// nullopt when the node runs on this process's own node actors, an empty list when it runs
+  /// elsewhere but no process hosting it is connected now.
+  virtual std::optional<std::vector<caf::actor>> instances(std::uint32_t node) = 0;
+
+  /// Why no actor is available for `node`, for the error that ends a run after waiting.
+  virtual std::string unavailable(std::uint32_t node) const = 0;
+
+  virtual dispatch_policy policy() const { return {}; }
+};
+
+}  // namespace superstep::actors
