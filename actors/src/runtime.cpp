@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <caf/io/middleman.hpp>
+
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"
 
@@ -8,8 +10,16 @@ namespace superstep::actors {
 
 namespace {
 
-caf::actor_system_config& configure(caf::actor_system_config& cfg, unsigned threads) {
+caf::actor_system_config& configure(caf::actor_system_config& cfg, unsigned threads,
+                                    const runtime_options& options) {
   register_message_types(cfg);
+  if (options.configure) options.configure(cfg);
+  if (options.network) {
+    cfg.load<caf::io::middleman>();
+    // A lost peer is noticed by its connection closing; heartbeats catch a silent one.
+    cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
+    cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+  }
   cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
   cfg.set("logger.verbosity", caf::atom("quiet"));
   // Idle workers skip the phase where they sleep in 50 us slices that a new message cannot
@@ -26,10 +36,11 @@ unsigned resolve_threads(unsigned requested) {
 
 }  // namespace
 
-runtime::impl::impl(unsigned n) : system(configure(cfg, n)), threads(n) {}
+runtime::impl::impl(unsigned n, const runtime_options& options)
+    : system(configure(cfg, n, options)), threads(n) {}
 
 runtime::runtime(runtime_options options)
-    : impl_(std::make_unique<impl>(resolve_threads(options.threads))) {}
+    : impl_(std::make_unique<impl>(resolve_threads(options.threads), options)) {}
 
 runtime::~runtime() = default;
 

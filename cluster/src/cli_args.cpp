@@ -36,6 +36,13 @@ bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& o
   } else if (arg == "--graph") {
     if (!out.graph_path.empty()) throw usage_error("--graph: one GRAPH.json only");
     out.graph_path = args.value_of(arg);
+  } else if (arg == "--head") {
+    out.head = args.value_of(arg);
+    if (out.head.empty()) throw usage_error("--head: the address is empty");
+  } else if (arg == "--key-file") {
+    out.key_file = args.value_of(arg);
+  } else if (arg == "--progress") {
+    out.progress = true;
   } else {
     return false;
   }
@@ -88,6 +95,8 @@ constexpr const char* run_usage =
     "                        (several after one --stream, or --stream repeated)\n"
     "  --subgraphs           also stream events of subgraphs, with their namespace\n"
     "  --config JSON|@FILE   the run's config object\n"
+    "  --progress            show a progress line on stderr during long steps (the default\n"
+    "                        when stderr is a terminal)\n"
     "  --help                show this help\n"
     "\n"
     "environment:\n"
@@ -95,6 +104,20 @@ constexpr const char* run_usage =
     "                        or 44 base64 characters); reading them needs the same key\n"
     "\n"
     "exit status: 0 done, 1 failed (graph, spec or database), 2 usage error, 3 interrupted\n";
+
+constexpr const char* submit_usage =
+    "usage: superstep submit --head HOST:PORT [GRAPH.json] [--input JSON | --resume JSON]\n"
+    "                        [--key-file FILE] [options of 'superstep run']\n"
+    "\n"
+    "Runs the graph on a cluster: the head keeps the checkpoints and its workers run the\n"
+    "tasks. Prints what 'superstep run' prints, as the events arrive, and exits with the same\n"
+    "statuses. The options are those of 'superstep run' (see 'superstep run --help') except\n"
+    "--data and --fsync, which are the head's.\n"
+    "\n"
+    "  --head HOST:PORT      the head to run on (required)\n"
+    "  --key-file FILE       the cluster's key, when the head has one\n"
+    "\n"
+    "exit status: 0 done, 1 failed, 2 usage error, 3 interrupted\n";
 
 constexpr const char* graph_usage =
     "usage: superstep graph GRAPH.json [--mermaid]\n"
@@ -134,11 +157,11 @@ std::string thread_in_config(const value& config) {
   return id.is_string() ? id.as_string() : id.to_json();
 }
 
-command parse_run(arg_cursor args) {
+command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
   run_args out;
   while (!args.done()) {
     std::string a = args.next();
-    if (is_help(a)) return help_request{run_usage};
+    if (is_help(a)) return help_request{submit_usage_wanted ? submit_usage : run_usage};
     if (detail::take_thread_option(a, args, out.where)) continue;
     if (a == "--input") {
       out.input = read_json_arg(a, args.value_of(a));
@@ -205,6 +228,14 @@ std::string main_usage() {
          "  delete --thread ID                delete a thread's checkpoints\n"
          "  graph GRAPH.json --mermaid        draw a graph spec\n"
          "\n"
+         "a cluster:\n"
+         "  head --listen HOST:PORT           start a head: coordinators and the database\n"
+         "  worker --join HOST:PORT           start a worker: runs the tasks of the head's runs\n"
+         "  submit --head HOST:PORT GRAPH.json --input JSON\n"
+         "                                    run a graph on a cluster\n"
+         "  state|history|update|delete --head HOST:PORT --thread ID\n"
+         "                                    the same commands on a head's threads\n"
+         "\n"
          "Checkpoints are kept in the folder given by --data (default: .superstep).\n"
          "'superstep COMMAND --help' describes a command.\n"
          "\n"
@@ -216,7 +247,22 @@ command parse_command_line(int argc, const char* const* argv) {
   std::string cmd = argv[1];
   if (is_help(cmd)) return help_request{main_usage()};
   arg_cursor rest(argc, argv, 2);
-  if (cmd == "run") return parse_run(rest);
+  if (cmd == "run") {
+    command c = parse_run(rest);
+    if (auto* r = std::get_if<run_args>(&c); r && !r->where.head.empty())
+      throw usage_error("run: --head is for 'superstep submit' (run works in this process)");
+    return c;
+  }
+  if (cmd == "submit") {
+    command c = parse_run(rest, true);
+    auto* r = std::get_if<run_args>(&c);
+    if (!r) return help_request{submit_usage};
+    if (r->where.head.empty()) throw usage_error("submit: missing --head HOST:PORT");
+    if (r->fsync) throw usage_error("submit: --fsync is the head's option");
+    return c;
+  }
+  if (cmd == "head") return detail::parse_head(rest);
+  if (cmd == "worker") return detail::parse_worker(rest);
   if (cmd == "graph") return parse_graph(rest);
   if (cmd == "state") return detail::parse_state(rest);
   if (cmd == "history") return detail::parse_history(rest);

@@ -3,6 +3,7 @@
 // The command line of the `superstep` program, parsed into one struct per subcommand.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,37 @@ struct thread_args {
   std::string data_dir = default_data_dir;
   /// GRAPH.json (or --graph); empty: the spec the thread was last run with.
   std::string graph_path;
+  /// --head HOST:PORT: the command runs on a cluster's head (its data), not here.
+  std::string head;
+  /// --key-file: the cluster's shared key, to be let in by the head.
+  std::string key_file;
+  /// --progress: show a progress line on stderr during long steps (default: when stderr is a
+  /// terminal).
+  bool progress = false;
+};
+
+/// `superstep head --listen HOST:PORT [--data DIR] [--key-file F] [--plugin LIB]...`.
+struct head_args {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string data_dir = default_data_dir;
+  std::string key_file;
+  std::vector<std::string> plugins;
+  /// --worker-wait: how long a step waits for a worker that can run a node (seconds).
+  unsigned worker_wait = 30;
+  /// --threads: scheduler threads of the head's actor system (0: one per core).
+  unsigned threads = 0;
+  bool fsync = false;
+};
+
+/// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
+struct worker_args {
+  std::string host;
+  std::uint16_t port = 0;
+  std::vector<std::string> plugins;
+  unsigned threads = 0;  ///< task threads, and node actors per node (0: one per core)
+  std::string key_file;
+  std::string name;  ///< how the head's log names this worker (default: host name and pid)
 };
 
 /// `superstep run [GRAPH.json] [--input JSON | --resume JSON] [--thread ID] [--checkpoint ID]
@@ -100,7 +132,16 @@ struct delete_args {
 };
 
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
-                             update_args, delete_args>;
+                             update_args, delete_args, head_args, worker_args>;
+
+/// The arguments that make a head run `cmd` (a run, state, history, update or delete command
+/// given --head) as it was parsed here: the command's name first, JSON inline, without the
+/// options that only concern this process (--head, --key-file, --progress, GRAPH.json, whose
+/// text travels separately). Parsing them again gives the same command.
+std::vector<std::string> remote_argv(const command& cmd);
+
+/// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them.
+const thread_args* where_of(const command& cmd);
 
 /// Parses argv (argv[0] is the program). Throws usage_error naming the problem; JSON given
 /// to --input, --resume, --config, --values and --filter (inline or as @file) is read and

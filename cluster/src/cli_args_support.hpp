@@ -4,6 +4,7 @@
 // option values, and the parsers of the thread commands.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,5 +52,13 @@ command parse_state(arg_cursor args);
 command parse_history(arg_cursor args);
 command parse_update(arg_cursor args);
 command parse_delete(arg_cursor args);
+
+/// Parses HOST:PORT given to `option`; throws usage_error naming it.
+void parse_address(const std::string& option, const std::string& text, std::string& host,
+                   std::uint16_t& port);
+
+// The parsers of the cluster's processes (cli_cluster_args.cpp).
+command parse_head(arg_cursor args);
+command parse_worker(arg_cursor args);
 
 }  // namespace superstep::cli::detail

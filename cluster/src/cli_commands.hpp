@@ -4,28 +4,51 @@
 // graph (bad spec, failing node) and of the database propagate as exceptions for main() to
 // report.
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "cli_args.hpp"
+#include "cli_data_dir.hpp"
 #include "superstep/cluster/function_registry.hpp"
+#include "superstep/cluster/graph_spec.hpp"
 
 namespace superstep::cli {
 
+/// What a command works with: the data folder, the named functions, where its JSON lines go
+/// and how it loads a graph. The program fills it for one command; a cluster's head for each
+/// request, with lines going back to the client and graphs loaded onto its workers too.
+struct command_env {
+  data_dir& data;
+  const cluster::function_registry& registry;
+  /// Receives each JSON line of output.
+  std::function<void(const value&)> print;
+  /// Loads a spec (default: cluster::load_graph with `options`).
+  std::function<cluster::loaded_graph(const value& spec, runtime_options options)> load = nullptr;
+  /// The text of the spec, when it came without a file (a request to a head); it takes the
+  /// place of the command's GRAPH.json.
+  std::optional<std::string> spec_text = std::nullopt;
+  /// Told as a step's tasks finish (run only).
+  std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
+};
+
 /// Runs the graph on a thread of the data folder and prints the stream events and the output
 /// (or the interrupts) as JSON lines on stdout (cli_run.cpp).
-int run_graph(const run_args& args, const cluster::function_registry& registry);
+int run_graph(command_env& env, const run_args& args);
 
 /// Prints the graph as a Mermaid flowchart (cli_run.cpp).
 int draw_graph(const graph_args& args, const cluster::function_registry& registry);
 
 /// Prints the thread's state at one checkpoint (cli_state.cpp).
-int show_state(const state_args& args, const cluster::function_registry& registry);
+int show_state(command_env& env, const state_args& args);
 
 /// Prints the thread's checkpoints, newest first, one per line (cli_state.cpp).
-int show_history(const history_args& args, const cluster::function_registry& registry);
+int show_history(command_env& env, const history_args& args);
 
 /// Updates the thread's state as a node would and prints the new config (cli_state.cpp).
-int update_state(const update_args& args, const cluster::function_registry& registry);
+int update_state(command_env& env, const update_args& args);
 
 /// Deletes the thread's checkpoints and saved spec (cli_state.cpp).
-int delete_thread(const delete_args& args);
+int delete_thread(command_env& env, const delete_args& args);
 
 }  // namespace superstep::cli

@@ -23,19 +23,29 @@ value thread_config(const std::string& thread_id, const std::string& checkpoint_
   return object{{"configurable", value(std::move(configurable))}};
 }
 
-cluster::loaded_graph load_thread_graph(const data_dir& data, const thread_args& where,
-                                        const cluster::function_registry& registry) {
-  std::string path = where.graph_path;
-  if (path.empty()) {
-    auto saved = data.saved_graph(where.thread);
-    if (!saved)
-      throw error(error_code::not_found, "thread '" + where.thread + "' has no graph spec in " +
-                                             data.path() + " (give --graph GRAPH.json)");
-    path = *saved;
+cluster::loaded_graph load_thread_graph(const command_env& env, const thread_args& where) {
+  value spec;
+  if (env.spec_text) {
+    try {
+      spec = value::parse_json(*env.spec_text);
+    } catch (const error& e) {
+      throw error(error_code::invalid_spec, std::string("invalid graph spec: not JSON: ") + e.what());
+    }
+  } else {
+    std::string path = where.graph_path;
+    if (path.empty()) {
+      auto saved = env.data.saved_graph(where.thread);
+      if (!saved)
+        throw error(error_code::not_found, "thread '" + where.thread + "' has no graph spec in " +
+                                               env.data.path() + " (give --graph GRAPH.json)");
+      path = *saved;
+    }
+    spec = cluster::read_spec_file(path);
   }
   runtime_options options;
-  options.checkpointer = data.saver();
-  return cluster::load_graph_file(path, registry, std::move(options));
+  options.checkpointer = env.data.saver();
+  if (env.load) return env.load(spec, std::move(options));
+  return cluster::load_graph(spec, env.registry, std::move(options));
 }
 
 value snapshot_json(const state_snapshot& snapshot, const pregel_graph& graph,

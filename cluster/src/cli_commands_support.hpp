@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli_args.hpp"
+#include "cli_commands.hpp"
 #include "cli_data_dir.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 
@@ -16,10 +17,10 @@ void print_line(const value& v);
 /// The config that names a thread and, unless empty, one of its checkpoints.
 value thread_config(const std::string& thread_id, const std::string& checkpoint_id = "");
 
-/// The graph of `where.graph_path`, or else of the spec saved for the thread, with the data
-/// folder's saver as its checkpointer. Throws error(not_found) when neither exists.
-cluster::loaded_graph load_thread_graph(const data_dir& data, const thread_args& where,
-                                        const cluster::function_registry& registry);
+/// The graph of env.spec_text, or of `where.graph_path`, or else of the spec saved for the
+/// thread, with the data folder's saver as its checkpointer. Throws error(not_found) when
+/// there is none.
+cluster::loaded_graph load_thread_graph(const command_env& env, const thread_args& where);
 
 /// The snapshot as JSON (state_snapshot::to_value), where each task also has its "result":
 /// the state updates it saved before its step stopped (LangGraph PregelTask.result), or null

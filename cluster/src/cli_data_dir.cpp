@@ -111,7 +111,10 @@ void data_dir::save_graph(const std::string& thread_id, const std::string& spec_
   if (!in) fail_io("cannot read", spec_path);
   std::ostringstream text;
   text << in.rdbuf();
+  save_graph_text(thread_id, text.str());
+}
 
+void data_dir::save_graph_text(const std::string& thread_id, const std::string& text) const {
   const std::string target = graph_file(thread_id);
   std::error_code ec;
   fs::create_directories(fs::path(target).parent_path(), ec);
@@ -119,7 +122,7 @@ void data_dir::save_graph(const std::string& thread_id, const std::string& spec_
     throw error(error_code::storage_error,
                 "cannot create '" + fs::path(target).parent_path().string() + "': " + ec.message());
   const std::string temp = target + ".tmp" + std::to_string(::getpid());
-  write_file(temp, text.str());
+  write_file(temp, text);
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     int saved = errno;
     std::remove(temp.c_str());

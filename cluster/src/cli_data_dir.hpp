@@ -44,6 +44,9 @@ class data_dir {
   /// temporary file and renamed over the old one, so a crash leaves either spec, whole.
   void save_graph(const std::string& thread_id, const std::string& spec_path) const;
 
+  /// Keeps the spec text `text` as the thread's spec, likewise.
+  void save_graph_text(const std::string& thread_id, const std::string& text) const;
+
   /// The path of the thread's saved spec, nullopt when there is none.
   std::optional<std::string> saved_graph(const std::string& thread_id) const;
 

@@ -9,7 +9,6 @@ namespace superstep::cli {
 
 namespace {
 
-using detail::print_line;
 
 // The config of the run: the caller's, with the thread, the checkpoint and the durability
 // of the command line, and the spec's recursion limit unless the caller sets one.
@@ -36,41 +35,44 @@ value run_input(const run_args& args) {
   return make_command(c);
 }
 
-stream_sink event_printer(const run_args& args) {
+stream_sink event_printer(const command_env& env, const run_args& args) {
   if (args.modes.empty()) return {};
   const bool with_ns = args.subgraphs;
-  return [with_ns](const stream_event& e) {
+  return [with_ns, print = env.print](const stream_event& e) {
     object line{{"type", std::string(stream_mode_name(e.mode))}};
     if (with_ns) {
       list ns(e.ns.begin(), e.ns.end());
       line.set("ns", value(std::move(ns)));
     }
     line.set("data", e.data);
-    print_line(value(std::move(line)));
+    print(value(std::move(line)));
   };
 }
 
 }  // namespace
 
-int run_graph(const run_args& args, const cluster::function_registry& registry) {
-  data_dir data(args.where.data_dir, args.fsync);
+int run_graph(command_env& env, const run_args& args) {
+  data_dir& data = env.data;
   thread_args where = args.where;
   if (where.thread.empty()) where.thread = new_thread_id();
   // Continuing and resuming need what the thread saved; without it the engine would run an
   // empty graph (or report a missing interrupt) and hide a mistyped thread id or folder.
   if (!args.input) data.require_thread(where.thread);
-  cluster::loaded_graph graph = detail::load_thread_graph(data, where, registry);
-  if (!where.graph_path.empty()) data.save_graph(where.thread, where.graph_path);
+  cluster::loaded_graph graph = detail::load_thread_graph(env, where);
+  if (env.spec_text)
+    data.save_graph_text(where.thread, *env.spec_text);
+  else if (!where.graph_path.empty())
+    data.save_graph(where.thread, where.graph_path);
 
-  stream_options options{args.modes, args.subgraphs};
+  stream_options options{args.modes, args.subgraphs, env.progress};
   value output = graph.graph->stream(run_input(args), run_config(args, where.thread, graph),
-                                     options, event_printer(args));
+                                     options, event_printer(env, args));
 
   // The thread's newest checkpoint: after a fork, the end of the new branch.
   state_snapshot now = graph.graph->get_state(detail::thread_config(where.thread));
   const value* interrupts = output.find("__interrupt__");
   if (!interrupts && now.next.empty()) {
-    print_line(object{{"type", "output"},
+    env.print(object{{"type", "output"},
                       {"thread", where.thread},
                       {"checkpoint", now.config.checkpoint_id},
                       {"data", output}});
@@ -80,7 +82,7 @@ int run_graph(const run_args& args, const cluster::function_registry& registry) 
   // named in interrupt_before/after (nothing listed; the thread has nodes left to run).
   object values = output.is_object() ? output.as_object() : object{};
   values.erase("__interrupt__");
-  print_line(object{{"type", "interrupt"},
+  env.print(object{{"type", "interrupt"},
                     {"thread", where.thread},
                     {"checkpoint", now.config.checkpoint_id},
                     {"interrupts", interrupts ? *interrupts : value(list{})},

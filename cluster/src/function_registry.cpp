@@ -66,12 +66,22 @@ bool function_registry::has_reducer(std::string_view name) const noexcept {
 
 node_function function_registry::make_node(std::string_view name, const value& params) const {
   auto it = nodes_.find(name);
+  if (it == nodes_.end() && allow_missing_) {
+    return [fn = std::string(name)](const value&, node_context&) -> value {
+      throw error(error_code::unavailable, "node function '" + fn + "' is not in this process");
+    };
+  }
   if (it == nodes_.end()) unknown("node function", name);
   return it->second(params);
 }
 
 router_function function_registry::make_router(std::string_view name, const value& params) const {
   auto it = routers_.find(name);
+  if (it == routers_.end() && allow_missing_) {
+    return [fn = std::string(name)](const value&, node_context&) -> value {
+      throw error(error_code::unavailable, "router '" + fn + "' is not in this process");
+    };
+  }
   if (it == routers_.end()) unknown("router", name);
   return it->second(params);
 }

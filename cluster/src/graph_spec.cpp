@@ -107,19 +107,39 @@ std::shared_ptr<pregel> load_graph_spec(const value& spec, const function_regist
   return load_graph(spec, registry, std::move(options)).graph;
 }
 
-loaded_graph load_graph_file(const std::string& path, const function_registry& registry,
-                             runtime_options options) {
+value read_spec_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw error(error_code::invalid_spec, "invalid graph spec " + path + ": cannot read it");
   std::ostringstream text;
   text << in.rdbuf();
-  value spec;
   try {
-    spec = value::parse_json(text.str());
+    return value::parse_json(text.str());
   } catch (const error& e) {
     throw error(error_code::invalid_spec, "invalid graph spec " + path + ": not JSON: " + e.what());
   }
-  return load_graph(spec, registry, std::move(options));
+}
+
+loaded_graph load_graph_file(const std::string& path, const function_registry& registry,
+                             runtime_options options) {
+  return load_graph(read_spec_file(path), registry, std::move(options));
+}
+
+std::map<std::string, std::set<std::string>> functions_by_node(const value& spec) {
+  std::map<std::string, std::set<std::string>> out;
+  const value& nodes = spec.get("nodes");
+  if (nodes.is_object())
+    for (const auto& [name, node] : nodes.as_object()) {
+      const value& fn = node.get("fn");
+      if (fn.is_string()) out[name].insert(fn.as_string());
+    }
+  const value& edges = spec.get("conditional_edges");
+  if (edges.is_list())
+    for (const value& e : edges.as_list()) {
+      const value& from = e.get("from");
+      const value& router = e.get("router");
+      if (from.is_string() && router.is_string()) out[from.as_string()].insert(router.as_string());
+    }
+  return out;
 }
 
 std::shared_ptr<pregel> load_graph_spec_file(const std::string& path,

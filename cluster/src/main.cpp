@@ -9,6 +9,9 @@
 
 #include "cli_args.hpp"
 #include "cli_commands.hpp"
+#include "cli_commands_support.hpp"
+#include "net.hpp"
+#include "superstep/cluster/plugin.hpp"
 #include "superstep/cluster/std_library.hpp"
 
 namespace {
@@ -42,15 +45,33 @@ int main(int argc, char** argv) {
   try {
     cluster::function_registry registry;
     cluster::register_std_library(registry);
+    // A command on a head's thread runs there.
+    if (const cli::thread_args* where = cli::where_of(cmd); where && !where->head.empty())
+      return net::run_on_head(cmd);
+    if (auto* head = std::get_if<cli::head_args>(&cmd)) {
+      for (const auto& p : head->plugins) cluster::load_plugin(p, registry);
+      return net::run_head(*head, registry);
+    }
+    if (auto* worker = std::get_if<cli::worker_args>(&cmd)) {
+      for (const auto& p : worker->plugins) cluster::load_plugin(p, registry);
+      return net::run_worker(*worker, registry);
+    }
+    if (auto* graph = std::get_if<cli::graph_args>(&cmd)) return cli::draw_graph(*graph, registry);
+    // The commands on this process's own database.
+    const cli::thread_args& where = *cli::where_of(cmd);
+    const auto* run = std::get_if<cli::run_args>(&cmd);
+    cli::data_dir data(where.data_dir, run && run->fsync);
+    cli::command_env env{data, registry, cli::detail::print_line};
     return std::visit(
-        overloaded{[](const cli::help_request&) { return int(cli::exit_done); },
-                   [&](const cli::run_args& a) { return cli::run_graph(a, registry); },
-                   [&](const cli::graph_args& a) { return cli::draw_graph(a, registry); },
-                   [&](const cli::state_args& a) { return cli::show_state(a, registry); },
-                   [&](const cli::history_args& a) { return cli::show_history(a, registry); },
-                   [&](const cli::update_args& a) { return cli::update_state(a, registry); },
-                   [](const cli::delete_args& a) { return cli::delete_thread(a); }},
+        overloaded{[&](const cli::run_args& a) { return cli::run_graph(env, a); },
+                   [&](const cli::state_args& a) { return cli::show_state(env, a); },
+                   [&](const cli::history_args& a) { return cli::show_history(env, a); },
+                   [&](const cli::update_args& a) { return cli::update_state(env, a); },
+                   [&](const cli::delete_args& a) { return cli::delete_thread(env, a); },
+                   [](const auto&) { return int(cli::exit_usage); }},
         cmd);
+  } catch (const cli::usage_error& e) {
+    return fail(e.what(), cli::exit_usage);
   } catch (const std::exception& e) {
     return fail(e.what(), cli::exit_failed);
   }

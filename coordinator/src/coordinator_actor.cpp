@@ -17,6 +17,7 @@
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/coordinator/node_actors.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail {
@@ -360,7 +361,13 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
       [self](actors::task_batch_done& done) {
         auto& st = self->state;
         try {
-          if (done.id != 0 && !st.flight.count(done.id)) return;
+          if (done.id != 0) {
+            // Only the actor a batch went to may answer it (and only once).
+            auto it = st.flight.find(done.id);
+            if (it == st.flight.end() ||
+                caf::actor_cast<caf::actor_addr>(self->current_sender()) != it->second.to.address())
+              return;
+          }
           auto node = take_results(self, done);
           if (--st.pending > 0) {
             if (node) pump(self, *node);
@@ -420,15 +427,21 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver) {
   };
 }
 
+// What a node actor of `g`'s node `n` needs.
+std::shared_ptr<const actors::node_host> make_host(const pregel_graph& g, const pregel_node& n,
+                                                   checkpoint_saver* saver) {
+  actors::node_host host;
+  host.name = n.name;
+  host.body = make_body(&g, saver);
+  for (const auto& ch : n.fresh_reads) host.replica_channels.emplace_back(ch, g.channels.at(ch));
+  return std::make_shared<const actors::node_host>(std::move(host));
+}
+
 node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g,
                                  checkpoint_saver* saver)
     : rt_(rt), instances_(g.nodes.size()) {
   for (const auto& n : g.nodes) {
-    actors::node_host host;
-    host.name = n.name;
-    host.body = make_body(&g, saver);
-    for (const auto& ch : n.fresh_reads) host.replica_channels.emplace_back(ch, g.channels.at(ch));
-    hosts_.push_back(std::make_shared<const actors::node_host>(std::move(host)));
+    hosts_.push_back(make_host(g, n, saver));
     fresh_reads_.push_back(n.fresh_reads);
   }
 }
@@ -477,3 +490,19 @@ value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
 }
 
 }  // namespace superstep::detail
+
+namespace superstep {
+
+std::vector<caf::actor> spawn_node_actors(const pregel& graph, actors::runtime& rt,
+                                          std::uint32_t node, unsigned count) {
+  const pregel_graph& g = graph.graph();
+  if (node >= g.nodes.size())
+    throw error(error_code::invalid_argument, "no node #" + std::to_string(node) + " in the graph");
+  auto host = detail::make_host(g, g.nodes[node], nullptr);
+  std::vector<caf::actor> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(actors::spawn_node_actor(rt.internals().system, host));
+  return out;
+}
+
+}  // namespace superstep

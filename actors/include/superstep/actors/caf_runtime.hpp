@@ -9,7 +9,7 @@
 namespace superstep::actors {
 
 struct runtime::impl {
-  explicit impl(unsigned threads);
+  impl(unsigned threads, const runtime_options& options);
   caf::actor_system_config cfg;
   caf::actor_system system;
   unsigned threads;

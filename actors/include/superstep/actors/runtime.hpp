@@ -1,6 +1,11 @@
 #pragma once
 
+#include <functional>
 #include <memory>
+
+namespace caf {
+class actor_system_config;
+}
 
 namespace superstep::actors {
 
@@ -8,6 +13,11 @@ namespace superstep::actors {
 struct runtime_options {
   /// Scheduler threads (0: one per core).
   unsigned threads = 0;
+  /// Loads CAF's network layer (the middleman), for processes of a cluster.
+  bool network = false;
+  /// Adds to the actor system's configuration before it starts (message types of a layer
+  /// above, e.g. the cluster's).
+  std::function<void(caf::actor_system_config&)> configure = nullptr;
 };
 
 /// The actor system of one process: its scheduler threads run every node actor and

@@ -54,6 +54,13 @@ class function_registry {
   /// A registered or built-in reducer; throws `superstep::error` (unknown_function) otherwise.
   const channels::reducer& reducer(std::string_view name) const;
 
+  /// Lets node functions and routers that are not registered resolve to stand-ins that fail
+  /// with `unavailable` when called: a cluster's head loads graphs whose node code only its
+  /// workers have (tasks run there), and a worker loads graphs of which it can host only
+  /// some nodes. Their params are then validated where the code is. Reducers run where the
+  /// graph's channels are and must be registered.
+  void allow_missing(bool on) noexcept { allow_missing_ = on; }
+
   /// Registered names, sorted (built-in reducers are not listed).
   std::vector<std::string> node_names() const;
   std::vector<std::string> router_names() const;
@@ -63,6 +70,7 @@ class function_registry {
   std::map<std::string, node_factory, std::less<>> nodes_;
   std::map<std::string, router_factory, std::less<>> routers_;
   std::map<std::string, channels::reducer, std::less<>> reducers_;
+  bool allow_missing_ = false;
 };
 
 }  // namespace superstep::cluster

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "superstep/cluster/function_registry.hpp"
@@ -51,5 +52,14 @@ loaded_graph load_graph_file(const std::string& path, const function_registry& r
 std::shared_ptr<pregel> load_graph_spec_file(
     const std::string& path, const function_registry& registry,
     std::shared_ptr<checkpoint_saver> checkpointer = nullptr);
+
+/// Reads and parses the JSON spec in file `path`. Throws error(invalid_spec) naming the file
+/// when it cannot be read or is not JSON.
+value read_spec_file(const std::string& path);
+
+/// The code each top-level node of a spec runs, by node name as the compiled graph names it
+/// ("__start__" for the routers of edges leaving START): its `fn` and the routers of its
+/// conditional edges. A subgraph node lists "graph". For a spec that `load_graph` accepted.
+std::map<std::string, std::set<std::string>> functions_by_node(const value& spec);
 
 }  // namespace superstep::cluster

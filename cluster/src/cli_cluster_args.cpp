@@ -1,0 +1,200 @@
+// The command lines of `superstep head` and `superstep worker`, and the arguments a client
+// sends to a head.
+#include <charconv>
+
+#include "cli_args_support.hpp"
+
+namespace superstep::cli {
+
+namespace detail {
+
+namespace {
+
+constexpr const char* head_usage =
+    "usage: superstep head --listen HOST:PORT [--data DIR] [--key-file FILE] [options]\n"
+    "\n"
+    "Starts a cluster's head: it accepts workers and clients on HOST:PORT, runs a coordinator\n"
+    "for each submitted run and keeps every thread's checkpoints in the database DIR. The\n"
+    "tasks run on the workers that provide their node functions (nodes running subgraphs run\n"
+    "here). Runs until interrupted (SIGINT or SIGTERM). Logs one line per event on stderr.\n"
+    "\n"
+    "options:\n"
+    "  --listen HOST:PORT    where to accept workers and clients (port 0: any free port; the\n"
+    "                        port is logged as 'listening on HOST:PORT')\n"
+    "  --data DIR            the database (default: .superstep, created if missing)\n"
+    "  --key-file FILE       the cluster's key: workers and clients must prove they have it\n"
+    "                        (without it, anyone who reaches the port may join)\n"
+    "  --plugin LIB.so       a node library, for the reducers its graphs use (repeatable)\n"
+    "  --worker-wait SECONDS how long a step waits for a worker able to run a node before\n"
+    "                        the run fails (default 30)\n"
+    "  --threads N           scheduler threads (default: one per core)\n"
+    "  --fsync               flush every database write to disk before going on\n"
+    "  --help                show this help\n";
+
+constexpr const char* worker_usage =
+    "usage: superstep worker --join HOST:PORT [--plugin LIB.so]... [--threads N] [options]\n"
+    "\n"
+    "Starts a worker: it joins the head at HOST:PORT, offers the node functions of the std\n"
+    "library and of its plugins, and runs the tasks the head sends it. When the head goes\n"
+    "away it tries to join again every second. Runs until interrupted (SIGINT or SIGTERM).\n"
+    "\n"
+    "options:\n"
+    "  --join HOST:PORT      the head\n"
+    "  --plugin LIB.so       a node library to load (repeatable)\n"
+    "  --threads N           threads running tasks (default: one per core)\n"
+    "  --key-file FILE       the cluster's key\n"
+    "  --name NAME           this worker's name in the head's log (default: host:pid)\n"
+    "  --help                show this help\n";
+
+unsigned number_of(const std::string& option, const std::string& text, unsigned max) {
+  unsigned n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n > max)
+    throw usage_error(option + ": expected a number up to " + std::to_string(max) + ", not '" +
+                      text + "'");
+  return n;
+}
+
+}  // namespace
+
+void parse_address(const std::string& option, const std::string& text, std::string& host,
+                   std::uint16_t& port) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw usage_error(option + ": expected HOST:PORT, not '" + text + "'");
+  host = text.substr(0, colon);
+  port = static_cast<std::uint16_t>(number_of(option, text.substr(colon + 1), 65535));
+}
+
+command parse_head(arg_cursor args) {
+  head_args out;
+  bool listen = false;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return help_request{head_usage};
+    if (a == "--listen") {
+      parse_address(a, args.value_of(a), out.host, out.port);
+      listen = true;
+    } else if (a == "--data") {
+      out.data_dir = args.value_of(a);
+      if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
+    } else if (a == "--key-file") {
+      out.key_file = args.value_of(a);
+    } else if (a == "--plugin") {
+      out.plugins.push_back(args.value_of(a));
+    } else if (a == "--worker-wait") {
+      out.worker_wait = number_of(a, args.value_of(a), 86400);
+    } else if (a == "--threads") {
+      out.threads = number_of(a, args.value_of(a), 1024);
+    } else if (a == "--fsync") {
+      out.fsync = true;
+    } else {
+      unexpected_argument(a);
+    }
+  }
+  if (!listen) throw usage_error("head: missing --listen HOST:PORT");
+  return out;
+}
+
+command parse_worker(arg_cursor args) {
+  worker_args out;
+  bool join = false;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return help_request{worker_usage};
+    if (a == "--join") {
+      parse_address(a, args.value_of(a), out.host, out.port);
+      if (out.port == 0) throw usage_error("--join: the port is 0");
+      join = true;
+    } else if (a == "--plugin") {
+      out.plugins.push_back(args.value_of(a));
+    } else if (a == "--threads") {
+      out.threads = number_of(a, args.value_of(a), 1024);
+    } else if (a == "--key-file") {
+      out.key_file = args.value_of(a);
+    } else if (a == "--name") {
+      out.name = args.value_of(a);
+    } else {
+      unexpected_argument(a);
+    }
+  }
+  if (!join) throw usage_error("worker: missing --join HOST:PORT");
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+template <class... Fs>
+struct overloaded : Fs... {
+  using Fs::operator()...;
+};
+
+void add(std::vector<std::string>& argv, const char* option, const std::string& v) {
+  if (v.empty()) return;
+  argv.emplace_back(option);
+  argv.push_back(v);
+}
+
+void add_thread(std::vector<std::string>& argv, const thread_args& where) {
+  add(argv, "--thread", where.thread);
+}
+
+}  // namespace
+
+std::vector<std::string> remote_argv(const command& cmd) {
+  std::vector<std::string> argv;
+  std::visit(
+      overloaded{
+          [&](const run_args& a) {
+            argv.emplace_back("run");
+            add_thread(argv, a.where);
+            if (a.input) add(argv, "--input", a.input->to_json());
+            if (a.resume) add(argv, "--resume", a.resume->to_json());
+            add(argv, "--checkpoint", a.checkpoint);
+            add(argv, "--durability", a.durability);
+            if (!a.config.is_null()) add(argv, "--config", a.config.to_json());
+            for (auto m : a.modes) add(argv, "--stream", std::string(stream_mode_name(m)));
+            if (a.subgraphs) argv.emplace_back("--subgraphs");
+          },
+          [&](const state_args& a) {
+            argv.emplace_back("state");
+            add_thread(argv, a.where);
+            add(argv, "--checkpoint", a.checkpoint);
+          },
+          [&](const history_args& a) {
+            argv.emplace_back("history");
+            add_thread(argv, a.where);
+            if (a.limit) add(argv, "--limit", std::to_string(*a.limit));
+            add(argv, "--before", a.before);
+            if (!a.filter.empty()) add(argv, "--filter", value(a.filter).to_json());
+          },
+          [&](const update_args& a) {
+            argv.emplace_back("update");
+            add_thread(argv, a.where);
+            add(argv, "--values", a.values.to_json());
+            if (a.as_node) add(argv, "--as-node", *a.as_node);
+            add(argv, "--checkpoint", a.checkpoint);
+          },
+          [&](const delete_args& a) {
+            argv.emplace_back("delete");
+            add_thread(argv, a.where);
+          },
+          [&](const auto&) { throw usage_error("this command does not run on a head"); },
+      },
+      cmd);
+  return argv;
+}
+
+const thread_args* where_of(const command& cmd) {
+  return std::visit(overloaded{[](const run_args& a) { return &a.where; },
+                               [](const state_args& a) { return &a.where; },
+                               [](const history_args& a) { return &a.where; },
+                               [](const update_args& a) { return &a.where; },
+                               [](const delete_args& a) { return &a.where; },
+                               [](const auto&) -> const thread_args* { return nullptr; }},
+                    cmd);
+}
+
+}  // namespace superstep::cli

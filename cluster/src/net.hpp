@@ -1,0 +1,31 @@
+#pragma once
+
+// The cluster's processes, as the `superstep` program runs them (CAF-free interface; the
+// actors are in net_*.cpp).
+
+#include "cli_args.hpp"
+#include "superstep/cluster/function_registry.hpp"
+
+namespace superstep::net {
+
+/// `superstep head`: serves workers and clients until SIGINT or SIGTERM. `registry` holds
+/// the std library and the head's plugins. Returns the exit status.
+int run_head(const cli::head_args& args, const cluster::function_registry& registry);
+
+/// `superstep worker`: joins the head, hosts node actors for the graphs it is given, rejoins
+/// when the head goes away, until SIGINT or SIGTERM.
+int run_worker(const cli::worker_args& args, const cluster::function_registry& registry);
+
+/// A thread command given --head (`submit`, `state --head`, ...): sends it to the head and
+/// prints what comes back. Returns the command's exit status.
+int run_on_head(const cli::command& cmd);
+
+/// Installs SIGINT/SIGTERM handlers that ask the process to stop; `stop_requested` says
+/// whether one came.
+void install_stop_handlers();
+bool stop_requested() noexcept;
+
+/// One line on stderr, prefixed with the time and `who` (head, worker NAME).
+void log(const std::string& who, const std::string& text);
+
+}  // namespace superstep::net

@@ -1,0 +1,138 @@
+// A command given --head (`superstep submit`, `superstep state --head ...`): it travels to
+// the head, which runs it on its database and workers; its lines come back and are printed.
+#include <caf/io/middleman.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "cli_args_support.hpp"
+#include "cli_data_dir.hpp"
+#include "net.hpp"
+#include "net_auth.hpp"
+#include "net_protocol.hpp"
+#include "superstep/actors/caf_runtime.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::net {
+
+namespace {
+
+std::string read_spec_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw error(error_code::invalid_spec, "invalid graph spec " + path + ": cannot read it");
+  std::ostringstream text;
+  text << in.rdbuf();
+  // Checked here too, so a mistake is named with the file's path.
+  try {
+    (void)value::parse_json(text.str());
+  } catch (const error& e) {
+    throw error(error_code::invalid_spec, "invalid graph spec " + path + ": not JSON: " + e.what());
+  }
+  return text.str();
+}
+
+// "\r[step 3] 51234/100000 tasks  48211/s" on a terminal.
+class progress_line {
+ public:
+  explicit progress_line(bool on) : on_(on) {}
+  void show(std::int64_t step, std::uint64_t done, std::uint64_t total) {
+    if (!on_ || total < 2) return;
+    auto now = std::chrono::steady_clock::now();
+    if (step != step_) step_ = step, start_ = now;
+    double secs = std::chrono::duration<double>(now - start_).count();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "\r[step %lld] %llu/%llu tasks  %.0f/s   ",
+                  static_cast<long long>(step), static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(total), secs > 0 ? done / secs : 0.0);
+    std::fputs(buf, stderr);
+    shown_ = true;
+    if (done == total) end();
+  }
+  void end() {
+    if (shown_) std::fputs("\n", stderr);
+    shown_ = false;
+  }
+
+ private:
+  bool on_;
+  bool shown_ = false;
+  std::int64_t step_ = -2;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+int run_on_head(const cli::command& cmd) {
+  const cli::thread_args& where = *cli::where_of(cmd);
+  if (where.data_dir != cli::default_data_dir)
+    throw cli::usage_error("--data: not with --head (the head keeps the data)");
+  std::string host;
+  std::uint16_t port = 0;
+  cli::detail::parse_address("--head", where.head, host, port);
+  client_request req;
+  if (auto* run = std::get_if<cli::run_args>(&cmd); run && run->where.thread.empty()) {
+    cli::run_args named = *run;  // the head needs the thread: a fresh one, as `run` makes up
+    named.where.thread = cli::new_thread_id();
+    req.argv = cli::remote_argv(named);
+  } else {
+    req.argv = cli::remote_argv(cmd);
+  }
+  if (!where.graph_path.empty()) {
+    req.spec = read_spec_text(where.graph_path);
+    req.has_spec = true;
+  }
+  std::optional<std::string> key;
+  if (!where.key_file.empty()) key = read_key_file(where.key_file);
+
+  actors::runtime_options ro;
+  ro.threads = 1;
+  ro.network = true;
+  ro.configure = register_cluster_types;
+  actors::runtime rt(ro);
+  auto& sys = rt.internals().system;
+  auto gate = sys.middleman().remote_actor(host, port);
+  if (!gate)
+    throw error(error_code::unavailable,
+                "cannot reach the head at " + where.head + ": " + sys.render(gate.error()));
+  caf::scoped_actor self{sys};
+  join_gate(self, *gate, key);
+  bool accepted = false;
+  std::string failure;
+  self->request(*gate, answer_timeout, request_atom::value, req)
+      .receive([&](bool ok) { accepted = ok; },
+               [&](caf::error& e) { failure = sys.render(e); });
+  if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
+  if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
+  self->monitor(*gate);
+
+  progress_line progress(where.progress || ::isatty(STDERR_FILENO));
+  int status = -1;
+  while (status < 0) {
+    self->receive(
+        [&](line_atom, const std::string& line) {
+          progress.end();
+          std::string out = line + "\n";
+          std::fwrite(out.data(), 1, out.size(), stdout);
+          std::fflush(stdout);
+        },
+        [&](progress_atom, std::int64_t step, std::uint64_t done, std::uint64_t total) {
+          progress.show(step, done, total);
+        },
+        [&](finished_atom, std::int32_t s, const std::string& why) {
+          progress.end();
+          if (!why.empty()) std::fprintf(stderr, "error: %s\n", why.c_str());
+          status = s;
+        },
+        [&](caf::down_msg&) {
+          progress.end();
+          std::fprintf(stderr, "error: lost the head at %s before the command ended\n",
+                       where.head.c_str());
+          status = cli::exit_failed;
+        });
+  }
+  return status;
+}
+
+}  // namespace superstep::net

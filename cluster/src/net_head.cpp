@@ -1,0 +1,372 @@
+// `superstep head`: the gate actor that workers and clients talk to, the record of workers
+// and of the graphs loaded on them, the node directory coordinators dispatch through, and
+// the threads running clients' commands against the head's database.
+#include <caf/io/middleman.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli_commands.hpp"
+#include "net.hpp"
+#include "net_auth.hpp"
+#include "net_protocol.hpp"
+#include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/node_directory.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::net {
+
+namespace {
+
+// A worker as the head knows it: what it can run and, per loaded graph, its node actors.
+struct worker_record {
+  std::string name;
+  caf::actor host;
+  std::set<std::string> functions;
+  std::map<std::string, std::map<std::uint32_t, std::vector<caf::actor>>> graphs;
+};
+
+// The head's workers and the graphs (specs by key) they were asked to load. Shared by the
+// gate actor, the request threads and the coordinators' directories.
+class worker_registry {
+ public:
+  void add(const caf::actor_addr& id, worker_record w) {
+    std::lock_guard lock(m_);
+    workers_[id] = std::move(w);
+  }
+  std::optional<std::string> remove(const caf::actor_addr& id) {
+    std::lock_guard lock(m_);
+    auto it = workers_.find(id);
+    if (it == workers_.end()) return std::nullopt;
+    std::string name = it->second.name;
+    workers_.erase(it);
+    return name;
+  }
+  void set_hosts(const caf::actor_addr& id, const std::string& key, const graph_hosts& h) {
+    std::lock_guard lock(m_);
+    auto it = workers_.find(id);
+    if (it == workers_.end()) return;
+    auto& nodes = it->second.graphs[key];
+    for (std::size_t i = 0; i < h.nodes.size() && i < h.actors.size(); ++i)
+      nodes[h.nodes[i]].push_back(h.actors[i]);
+  }
+  std::vector<caf::actor> instances(const std::string& key, std::uint32_t node) {
+    std::lock_guard lock(m_);
+    std::vector<caf::actor> out;
+    for (auto& [id, w] : workers_) {
+      auto g = w.graphs.find(key);
+      if (g == w.graphs.end()) continue;
+      auto n = g->second.find(node);
+      if (n != g->second.end()) out.insert(out.end(), n->second.begin(), n->second.end());
+    }
+    return out;
+  }
+  // Remembers the spec; returns the workers that have not loaded it.
+  std::vector<std::pair<caf::actor_addr, worker_record>> lacking(const std::string& key,
+                                                                 const std::string& spec) {
+    std::lock_guard lock(m_);
+    specs_.emplace(key, spec);
+    std::vector<std::pair<caf::actor_addr, worker_record>> out;
+    for (auto& [id, w] : workers_)
+      if (!w.graphs.count(key)) out.emplace_back(id, worker_record{w.name, w.host, {}, {}});
+    return out;
+  }
+  std::map<std::string, std::string> specs() {
+    std::lock_guard lock(m_);
+    return specs_;
+  }
+  std::size_t size() {
+    std::lock_guard lock(m_);
+    return workers_.size();
+  }
+
+ private:
+  std::mutex m_;
+  std::map<caf::actor_addr, worker_record> workers_;
+  std::map<std::string, std::string> specs_;
+};
+
+// The directory of one loaded graph: nodes running subgraphs stay on the head; every other
+// node runs on the workers that loaded the graph and host the node.
+class cluster_directory final : public actors::node_directory {
+ public:
+  cluster_directory(worker_registry& workers, std::string key, actors::dispatch_policy policy)
+      : workers_(workers), key_(std::move(key)), policy_(policy) {}
+
+  void bind(const value& spec, const pregel_graph& g) {
+    auto fns = cluster::functions_by_node(spec);
+    for (const auto& n : g.nodes) {
+      auto f = fns.find(n.name);
+      std::set<std::string> code = f == fns.end() ? std::set<std::string>{} : f->second;
+      local_.push_back(code.count("graph") > 0);
+      names_.push_back(n.name);
+      code_.push_back(std::move(code));
+    }
+  }
+
+  std::optional<std::vector<caf::actor>> instances(std::uint32_t node) override {
+    if (node < local_.size() && local_[node]) return std::nullopt;
+    return workers_.instances(key_, node);
+  }
+
+  std::string unavailable(std::uint32_t node) const override {
+    std::string what = node < names_.size() ? "node '" + names_[node] + "'" : "a node";
+    std::string code;
+    if (node < code_.size())
+      for (const auto& c : code_[node]) code += (code.empty() ? "" : ", ") + c;
+    return "no connected worker can run " + what + (code.empty() ? "" : " (it needs " + code + ")");
+  }
+
+  actors::dispatch_policy policy() const override { return policy_; }
+
+ private:
+  worker_registry& workers_;
+  std::string key_;
+  actors::dispatch_policy policy_;
+  std::vector<bool> local_;
+  std::vector<std::string> names_;
+  std::vector<std::set<std::string>> code_;
+};
+
+struct head_context {
+  caf::actor_system* sys = nullptr;
+  std::shared_ptr<actors::runtime> rt;
+  std::optional<std::string> key;
+  cli::data_dir* data = nullptr;
+  const cluster::function_registry* registry = nullptr;  // allows missing node code
+  worker_registry workers;
+  actors::dispatch_policy policy;
+  std::atomic<int> running{0};
+};
+
+std::string peer_name(const caf::node_id& n) { return caf::to_string(n).substr(0, 12); }
+
+// Asks every worker that lacks the graph to load it; throws when one cannot.
+void load_on_workers(head_context& h, const std::string& key, const std::string& spec) {
+  auto lacking = h.workers.lacking(key, spec);
+  if (lacking.empty()) return;
+  caf::scoped_actor self{*h.sys};
+  for (auto& [id, w] : lacking) {
+    std::string failure;
+    self->request(w.host, answer_timeout, load_atom::value, graph_load{key, spec})
+        .receive(
+            [&](graph_hosts& hosts) {
+              if (!hosts.error.empty())
+                failure = hosts.error;
+              else
+                h.workers.set_hosts(id, key, hosts);
+            },
+            [&](caf::error& e) { failure = "no answer (" + h.sys->render(e) + ")"; });
+    if (!failure.empty())
+      throw error(error_code::unavailable,
+                  "worker " + w.name + " cannot load the graph: " + failure);
+  }
+}
+
+cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_options options) {
+  std::string text = spec.to_json();
+  std::string key = spec_key(text);
+  auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy);
+  options.runtime = h.rt;
+  options.directory = dir;
+  cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
+  dir->bind(spec, g.graph->graph());
+  load_on_workers(h, key, text);
+  return g;
+}
+
+// Runs a client's command on a thread of its own, sending its lines back to the client.
+void serve_request(head_context& h, caf::actor client, client_request req) {
+  ++h.running;
+  std::thread([&h, client, req = std::move(req)]() mutable {
+    int status = cli::exit_failed;
+    std::string failure;
+    try {
+      if (req.argv.empty()) throw cli::usage_error("empty request");
+      std::vector<const char*> argv{"superstep"};
+      for (const auto& a : req.argv) argv.push_back(a.c_str());
+      cli::command cmd = cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
+      const cli::thread_args* where = cli::where_of(cmd);
+      if (!where) throw cli::usage_error("a head runs run, state, history, update and delete");
+      if (!where->head.empty() || !where->graph_path.empty() || where->data_dir != cli::default_data_dir)
+        throw cli::usage_error("--head, --data and GRAPH.json are not for the head");
+      cli::command_env env{*h.data, *h.registry,
+                           [&](const value& v) {
+                             caf::anon_send(client, line_atom::value, v.to_json());
+                           }};
+      env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o); };
+      if (req.has_spec) env.spec_text = req.spec;
+      auto last = std::chrono::steady_clock::now();
+      env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
+        auto now = std::chrono::steady_clock::now();
+        if (done != total && now - last < std::chrono::milliseconds(200)) return;
+        last = now;
+        caf::anon_send(client, progress_atom::value, step, static_cast<std::uint64_t>(done),
+                       static_cast<std::uint64_t>(total));
+      };
+      status = std::visit(
+          [&](auto& a) -> int {
+            using A = std::decay_t<decltype(a)>;
+            if constexpr (std::is_same_v<A, cli::run_args>) return cli::run_graph(env, a);
+            else if constexpr (std::is_same_v<A, cli::state_args>) return cli::show_state(env, a);
+            else if constexpr (std::is_same_v<A, cli::history_args>) return cli::show_history(env, a);
+            else if constexpr (std::is_same_v<A, cli::update_args>) return cli::update_state(env, a);
+            else if constexpr (std::is_same_v<A, cli::delete_args>) return cli::delete_thread(env, a);
+            else throw cli::usage_error("a head runs run, state, history, update and delete");
+          },
+          cmd);
+    } catch (const cli::usage_error& e) {
+      status = cli::exit_usage;
+      failure = e.what();
+    } catch (const std::exception& e) {
+      status = cli::exit_failed;
+      failure = e.what();
+    }
+    caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
+    --h.running;
+  }).detach();
+}
+
+struct gate_state {
+  head_context* h = nullptr;
+  std::map<caf::node_id, std::string> nonces;
+  std::set<caf::node_id> admitted;
+};
+
+using gate_actor = caf::stateful_actor<gate_state>;
+
+// Whether the current message comes from a process that proved it has the key.
+bool admitted(gate_actor* self) {
+  const auto& sender = self->current_sender();
+  if (!sender) return false;
+  if (!self->state.h->key || sender->node() == self->node()) return true;
+  return self->state.admitted.count(sender->node()) > 0;
+}
+
+caf::node_id sender_node(gate_actor* self) {
+  const auto& sender = self->current_sender();
+  return sender ? sender->node() : caf::node_id{};
+}
+
+// Sends every graph the head knows to a worker that just joined.
+void load_all(gate_actor* self, const caf::actor& host, const std::string& name) {
+  head_context& h = *self->state.h;
+  for (auto& [key, spec] : h.workers.specs()) {
+    auto id = host.address();
+    self->request(host, answer_timeout, load_atom::value, graph_load{key, spec})
+        .then(
+            [&h, id, key = key, name](graph_hosts& hosts) {
+              if (hosts.error.empty())
+                h.workers.set_hosts(id, key, hosts);
+              else
+                log("head", "worker " + name + " cannot load graph " + key + ": " + hosts.error);
+            },
+            [name](caf::error&) { log("head", "worker " + name + " did not load a graph"); });
+  }
+}
+
+caf::behavior gate(gate_actor* self, head_context* h) {
+  self->state.h = h;
+  self->set_down_handler([self](caf::down_msg& msg) {
+    if (auto name = self->state.h->workers.remove(msg.source))
+      log("head", "worker " + *name + " left (" + self->system().render(msg.reason) + ")");
+  });
+  // Messages of unknown types (or from a newer protocol) are dropped, not fatal.
+  self->set_default_handler(caf::drop);
+  return {
+      [self](hello_atom) -> std::string {
+        std::string nonce = make_nonce();
+        self->state.nonces[sender_node(self)] = nonce;
+        return nonce;
+      },
+      [self](prove_atom, const std::string& proof) -> bool {
+        auto& st = self->state;
+        if (!st.h->key) return true;
+        auto node = sender_node(self);
+        auto it = st.nonces.find(node);
+        bool ok = it != st.nonces.end() && verify(*st.h->key, it->second, proof);
+        if (it != st.nonces.end()) st.nonces.erase(it);
+        if (ok) {
+          st.admitted.insert(node);
+        } else {
+          log("head", "refused " + peer_name(node) + ": it does not have the cluster's key");
+        }
+        return ok;
+      },
+      [self](offer_atom, worker_offer& offer) -> bool {
+        if (!admitted(self)) {
+          log("head", "ignored a worker that did not prove the key");
+          return false;
+        }
+        if (!offer.host) return false;
+        self->monitor(offer.host);
+        std::string name = offer.name.empty() ? peer_name(sender_node(self)) : offer.name;
+        log("head", "worker " + name + " joined (" + std::to_string(offer.functions.size()) +
+                        " functions, " + std::to_string(offer.threads) + " threads)");
+        worker_record w{name, offer.host,
+                        std::set<std::string>(offer.functions.begin(), offer.functions.end()),
+                        {}};
+        self->state.h->workers.add(offer.host.address(), std::move(w));
+        load_all(self, offer.host, name);
+        return true;
+      },
+      [self](request_atom, client_request& req) -> bool {
+        if (!admitted(self)) {
+          log("head", "ignored a request from a client that did not prove the key");
+          return false;
+        }
+        auto client = caf::actor_cast<caf::actor>(self->current_sender());
+        if (!client) return false;
+        serve_request(*self->state.h, std::move(client), std::move(req));
+        return true;
+      },
+  };
+}
+
+}  // namespace
+
+int run_head(const cli::head_args& args, const cluster::function_registry& registry) {
+  install_stop_handlers();
+  head_context h;
+  if (!args.key_file.empty()) h.key = read_key_file(args.key_file);
+  cluster::function_registry head_registry = registry;
+  head_registry.allow_missing(true);
+  h.registry = &head_registry;
+  h.policy.wait = std::chrono::seconds(args.worker_wait);
+  cli::data_dir data(args.data_dir, args.fsync);
+  h.data = &data;
+  actors::runtime_options ro;
+  ro.threads = args.threads;
+  ro.network = true;
+  ro.configure = register_cluster_types;
+  h.rt = std::make_shared<actors::runtime>(ro);
+  auto& sys = h.rt->internals().system;
+  h.sys = &sys;
+  auto g = sys.spawn(gate, &h);
+  auto port = sys.middleman().publish(g, args.port, args.host.c_str(), true);
+  if (!port) {
+    caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
+    throw error(error_code::invalid_argument, "cannot listen on " + args.host + ":" +
+                                                  std::to_string(args.port) + ": " +
+                                                  sys.render(port.error()));
+  }
+  log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " + args.data_dir +
+                  (h.key ? ", key required)" : ", no key: anyone who reaches the port may join)"));
+  while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  log("head", "stopping");
+  caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
+  // Runs still going keep their last committed checkpoint; they resume when asked again.
+  for (int i = 0; i < 20 && h.running > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (h.running > 0) {
+    log("head", std::to_string(h.running.load()) + " runs interrupted; resume them by thread");
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  return 0;
+}
+
+}  // namespace superstep::net

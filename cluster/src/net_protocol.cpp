@@ -1,0 +1,46 @@
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+
+#include "net.hpp"
+#include "net_protocol.hpp"
+#include "superstep/actors/protocol.hpp"
+
+namespace superstep::net {
+
+void register_cluster_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<worker_offer>("superstep.worker_offer");
+  cfg.add_message_type<graph_load>("superstep.graph_load");
+  cfg.add_message_type<graph_hosts>("superstep.graph_hosts");
+  cfg.add_message_type<client_request>("superstep.client_request");
+}
+
+namespace {
+std::atomic<bool> stop_flag{false};
+extern "C" void on_stop_signal(int) { stop_flag.store(true); }
+}  // namespace
+
+void install_stop_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+bool stop_requested() noexcept { return stop_flag.load(); }
+
+void log(const std::string& who, const std::string& text) {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+  std::fprintf(stderr, "%s.%03d %s: %s\n", stamp, static_cast<int>(ms.count()), who.c_str(),
+               text.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace superstep::net

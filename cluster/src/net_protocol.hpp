@@ -1,0 +1,87 @@
+#pragma once
+
+// The messages between a cluster's processes besides the task protocol of
+// superstep/actors/protocol.hpp: joining (proof of the key), workers offering node code,
+// graphs loaded onto workers, and clients' requests with their answers. Every process
+// registers them with register_cluster_types. Include only from actor translation units.
+
+#include <caf/all.hpp>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace superstep::net {
+
+using hello_atom = caf::atom_constant<caf::atom("hello")>;        // -> nonce
+using prove_atom = caf::atom_constant<caf::atom("prove")>;        // (mac) -> bool
+using offer_atom = caf::atom_constant<caf::atom("offer")>;        // (worker_offer) -> bool
+using load_atom = caf::atom_constant<caf::atom("load")>;          // (graph_load) -> graph_hosts
+using request_atom = caf::atom_constant<caf::atom("request")>;    // (client_request) -> bool
+using line_atom = caf::atom_constant<caf::atom("line")>;          // (text)
+using progress_atom = caf::atom_constant<caf::atom("progress")>;  // (step, done, total)
+using finished_atom = caf::atom_constant<caf::atom("finished")>;  // (status, error text)
+
+/// Worker -> head, once it is let in: the actor to send graphs to, and what it can run.
+struct worker_offer {
+  caf::actor host;
+  std::string name;
+  std::vector<std::string> functions;  ///< node functions and routers it has
+  std::uint32_t threads = 0;
+};
+
+/// Head -> worker: host the nodes you can of this graph. `key` names the spec (a hash).
+struct graph_load {
+  std::string key;
+  std::string spec;  ///< the spec as JSON text
+};
+
+/// Worker -> head: the node actors it spawned, `actors[i]` running node `nodes[i]`; or why
+/// it could not load the graph.
+struct graph_hosts {
+  std::vector<std::uint32_t> nodes;
+  std::vector<caf::actor> actors;
+  std::string error;
+};
+
+/// Client -> head: run a command (its arguments as `superstep` parses them, the command's
+/// name first) with the text of its graph spec, if it gave one.
+struct client_request {
+  std::vector<std::string> argv;
+  std::string spec;
+  bool has_spec = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, worker_offer& x) {
+  return f(caf::meta::type_name("worker_offer"), x.host, x.name, x.functions, x.threads);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, graph_load& x) {
+  return f(caf::meta::type_name("graph_load"), x.key, x.spec);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, graph_hosts& x) {
+  return f(caf::meta::type_name("graph_hosts"), x.nodes, x.actors, x.error);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, client_request& x) {
+  return f(caf::meta::type_name("client_request"), x.argv, x.spec, x.has_spec);
+}
+
+/// Registers the cluster's message types (and the task protocol's).
+void register_cluster_types(caf::actor_system_config& cfg);
+
+/// Proves the key to a head's gate (an empty proof without a key). Throws
+/// error(unauthorized) when refused, error(unavailable) when the head does not answer.
+void join_gate(caf::scoped_actor& self, const caf::actor& gate,
+               const std::optional<std::string>& key);
+
+/// How long a process waits for an answer from another one.
+inline constexpr std::chrono::seconds answer_timeout{30};
+
+}  // namespace superstep::net

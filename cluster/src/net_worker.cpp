@@ -1,0 +1,181 @@
+// `superstep worker`: joins a head, offers its node code, and hosts node actors for the
+// graphs the head sends it: for each graph, `threads` actors per node it has the code of.
+#include <caf/io/middleman.hpp>
+
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+#include "net.hpp"
+#include "net_auth.hpp"
+#include "net_protocol.hpp"
+#include "superstep/actors/caf_runtime.hpp"
+#include "superstep/cluster/graph_spec.hpp"
+#include "superstep/coordinator/node_actors.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::net {
+
+namespace {
+
+struct host_state {
+  const cluster::function_registry* registry = nullptr;  // allows missing code
+  const cluster::function_registry* own = nullptr;       // what this worker really has
+  std::shared_ptr<actors::runtime> rt;
+  unsigned threads = 1;
+  std::string name;
+  // Graphs loaded, by key: kept for the life of the process (a head that comes back sends
+  // the same keys and gets the same actors).
+  std::map<std::string, std::pair<std::shared_ptr<pregel>, graph_hosts>> graphs;
+};
+
+using host_actor = caf::stateful_actor<host_state>;
+
+// Whether this worker has all the code `node` runs (and the node is no subgraph).
+bool can_host(const host_state& st, const std::set<std::string>& code) {
+  for (const auto& c : code) {
+    if (c == "graph") return false;
+    if (!st.own->has_node(c) && !st.own->has_router(c)) return false;
+  }
+  return true;
+}
+
+graph_hosts load(host_state& st, const graph_load& req) {
+  auto known = st.graphs.find(req.key);
+  if (known != st.graphs.end()) return known->second.second;
+  graph_hosts out;
+  try {
+    value spec = value::parse_json(req.spec);
+    runtime_options options;
+    options.runtime = st.rt;
+    auto loaded = cluster::load_graph(spec, *st.registry, options);
+    auto code = cluster::functions_by_node(spec);
+    const auto& nodes = loaded.graph->graph().nodes;
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+      auto c = code.find(nodes[i].name);
+      if (!can_host(st, c == code.end() ? std::set<std::string>{} : c->second)) continue;
+      for (auto& a : spawn_node_actors(*loaded.graph, *st.rt, i, st.threads)) {
+        out.nodes.push_back(i);
+        out.actors.push_back(std::move(a));
+      }
+    }
+    log("worker " + st.name, "loaded graph " + req.key + ": " +
+                                 std::to_string(out.actors.size() / std::max(1u, st.threads)) +
+                                 " of " + std::to_string(nodes.size()) + " nodes here");
+    st.graphs.emplace(req.key, std::make_pair(loaded.graph, out));
+  } catch (const std::exception& e) {
+    out = graph_hosts{};
+    out.error = e.what();
+    log("worker " + st.name, "cannot load graph " + req.key + ": " + e.what());
+  }
+  return out;
+}
+
+caf::behavior host(host_actor* self, host_state init) {
+  self->state = std::move(init);
+  self->set_default_handler(caf::drop);
+  return {
+      [self](load_atom, const graph_load& req) -> graph_hosts { return load(self->state, req); },
+  };
+}
+
+std::string default_name() {
+  char buf[256] = {0};
+  ::gethostname(buf, sizeof buf - 1);
+  return std::string(buf) + ":" + std::to_string(::getpid());
+}
+
+}  // namespace
+
+// Proves the key to the gate (when there is one); throws error(unauthorized) when refused.
+void join_gate(caf::scoped_actor& self, const caf::actor& gate,
+               const std::optional<std::string>& key) {
+  std::string nonce;
+  std::optional<std::string> failure;
+  self->request(gate, answer_timeout, hello_atom::value)
+      .receive([&](std::string& n) { nonce = std::move(n); },
+               [&](caf::error& e) { failure = self->system().render(e); });
+  if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
+  bool ok = false;
+  self->request(gate, answer_timeout, prove_atom::value, key ? prove(*key, nonce) : std::string())
+      .receive([&](bool b) { ok = b; }, [&](caf::error& e) { failure = self->system().render(e); });
+  if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
+  if (!ok)
+    throw error(error_code::unauthorized,
+                key ? "the head refused the key (is it the cluster's key file?)"
+                    : "the head requires the cluster's key (--key-file FILE)");
+}
+
+int run_worker(const cli::worker_args& args, const cluster::function_registry& registry) {
+  install_stop_handlers();
+  std::optional<std::string> key;
+  if (!args.key_file.empty()) key = read_key_file(args.key_file);
+  cluster::function_registry lenient = registry;
+  lenient.allow_missing(true);
+  actors::runtime_options ro;
+  ro.threads = args.threads;
+  ro.network = true;
+  ro.configure = register_cluster_types;
+  auto rt = std::make_shared<actors::runtime>(ro);
+  auto& sys = rt->internals().system;
+  host_state init;
+  init.registry = &lenient;
+  init.own = &registry;
+  init.rt = rt;
+  init.threads = rt->threads();
+  init.name = args.name.empty() ? default_name() : args.name;
+  const std::string me = "worker " + init.name;
+  auto host_handle = sys.spawn(host, std::move(init));
+  std::vector<std::string> functions = registry.node_names();
+  for (auto& r : registry.router_names()) functions.push_back(r);
+  const std::string where = args.host + ":" + std::to_string(args.port);
+
+  int status = 0;
+  bool said_waiting = false;
+  while (!stop_requested()) {
+    auto gate = sys.middleman().remote_actor(args.host, args.port);
+    if (!gate) {
+      if (!said_waiting) log(me, "cannot reach the head at " + where + " (" + sys.render(gate.error()) + "); retrying every second");
+      said_waiting = true;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    said_waiting = false;
+    caf::scoped_actor self{sys};
+    try {
+      join_gate(self, *gate, key);
+    } catch (const error& e) {
+      if (e.code() == error_code::unauthorized) {
+        log(me, e.what());
+        status = 1;
+        break;
+      }
+      log(me, e.what());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    bool accepted = false;
+    self->request(*gate, answer_timeout, offer_atom::value,
+                  worker_offer{host_handle, me.substr(7), functions, rt->threads()})
+        .receive([&](bool ok) { accepted = ok; }, [&](caf::error&) {});
+    if (!accepted) {
+      log(me, "the head did not accept this worker; retrying");
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    log(me, "joined the head at " + where + " (" + std::to_string(functions.size()) +
+                " functions, " + std::to_string(rt->threads()) + " threads)");
+    self->monitor(*gate);
+    bool lost = false;
+    while (!lost && !stop_requested())
+      self->receive([&](caf::down_msg&) { lost = true; },
+                    caf::after(std::chrono::milliseconds(200)) >> [] {});
+    if (lost) log(me, "lost the head; joining again");
+  }
+  caf::anon_send_exit(host_handle, caf::exit_reason::user_shutdown);
+  std::fflush(nullptr);
+  // Node actors of running graphs may still hold tasks; nothing here needs saving.
+  std::_Exit(status);
+}
+
+}  // namespace superstep::net

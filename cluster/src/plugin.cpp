@@ -1,0 +1,38 @@
+#include "superstep/cluster/plugin.hpp"
+
+#include <dlfcn.h>
+
+#include "superstep/core/error.hpp"
+
+namespace superstep::cluster {
+
+namespace {
+
+using entry_fn = int (*)(function_registry*, unsigned, char*, std::size_t);
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw error(error_code::invalid_argument, "cannot load node library '" + path + "': " + why);
+}
+
+}  // namespace
+
+void load_plugin(const std::string& path, function_registry& registry) {
+  // A path without '/' would make dlopen search the system's library folders.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  void* lib = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = ::dlerror();
+    fail(path, why ? why : "dlopen failed");
+  }
+  auto entry = reinterpret_cast<entry_fn>(::dlsym(lib, SUPERSTEP_PLUGIN_ENTRY));
+  if (!entry) fail(path, "no entry point " SUPERSTEP_PLUGIN_ENTRY " (see SUPERSTEP_PLUGIN)");
+  char message[512] = {0};
+  switch (entry(&registry, SUPERSTEP_PLUGIN_ABI, message, sizeof message)) {
+    case 0: return;
+    case 1: fail(path, "built for another version of superstep (plugin ABI mismatch)");
+    case 2: fail(path, message);
+    default: fail(path, "its entry point failed");
+  }
+}
+
+}  // namespace superstep::cluster

@@ -1,0 +1,50 @@
+// An example node library: build it as a shared object and give it to a worker with
+// `superstep worker --join HOST:PORT --plugin build/examples/libtext_nodes.so`. Specs then
+// name its functions ("fn": "text.upper"). examples/specs/shout.json uses them.
+#include <cctype>
+#include <string>
+
+#include "superstep/cluster/plugin.hpp"
+
+namespace {
+
+using superstep::node_context;
+using superstep::object;
+using superstep::value;
+
+std::string param(const value& params, const char* name, const char* fallback) {
+  const value& v = params.get(name);
+  if (v.is_null()) return fallback;
+  if (!v.is_string())
+    throw superstep::error(superstep::error_code::invalid_spec,
+                           std::string("params.") + name + " must be a string");
+  return v.as_string();
+}
+
+}  // namespace
+
+SUPERSTEP_PLUGIN(registry) {
+  // text.upper: {to: upper(state[from])}; as a Send target, the Send argument is the state.
+  registry.add_node("text.upper", [](const value& params) {
+    std::string from = param(params, "from", "text"), to = param(params, "to", "text");
+    bool wrap = param(params, "wrap", "") == "list";
+    return [from, to, wrap](const value& state, node_context&) -> value {
+      const value& v = state.get(from);
+      if (!v.is_string())
+        throw superstep::error(superstep::error_code::node_error,
+                               "text.upper: state." + from + " is not a string");
+      std::string s = v.as_string();
+      for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      value out = wrap ? value(superstep::list{value(s)}) : value(s);
+      return object{{to, out}};
+    };
+  });
+  // text.length: {to: length(state[from])}.
+  registry.add_node("text.length", [](const value& params) {
+    std::string from = param(params, "from", "text"), to = param(params, "to", "length");
+    return [from, to](const value& state, node_context&) -> value {
+      const value& v = state.get(from);
+      return object{{to, static_cast<std::int64_t>(v.is_string() ? v.as_string().size() : 0)}};
+    };
+  });
+}
