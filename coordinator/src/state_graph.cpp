@@ -441,6 +441,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.mode = options.mode;
   ro.runtime = options.runtime;
   ro.executor = options.executor;
+  ro.directory = options.directory;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 

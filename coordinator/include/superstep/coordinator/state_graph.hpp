@@ -39,6 +39,8 @@ struct compile_options {
   execution mode = execution::actors;
   std::shared_ptr<actors::runtime> runtime;
   std::shared_ptr<task_executor> executor;
+  /// Nodes hosted by other processes (see runtime_options::directory).
+  std::shared_ptr<actors::node_directory> directory;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   std::string name;
