@@ -25,98 +25,16 @@
 #include <vector>
 
 #include "cluster/cli_support.hpp"
+#include "cluster/process_support.hpp"
 
 using namespace superstep;
 using namespace std::chrono_literals;
 using superstep::test::cli_result;
 using superstep::test::scratch;
+using superstep::test::child;
+using superstep::test::run_to_end;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A child process running the program, with stdout and stderr in files. Killed and reaped
-// when the test leaves early, so that no test can leave a process behind.
-class child {
- public:
-  child(const std::vector<std::string>& args, const scratch& s) {
-    out_ = s.path("out" + std::to_string(++count_));
-    err_ = s.path("err" + std::to_string(count_));
-    std::string bin = test::superstep_bin();
-    std::vector<char*> argv{bin.data()};
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = ::fork();
-    BOOST_REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
-      ::unsetenv("SUPERSTEP_AES_KEY");
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-  }
-  ~child() {
-    if (running()) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  child(const child&) = delete;
-  child& operator=(const child&) = delete;
-
-  bool running() const { return !status_; }
-
-  // Waits at most `timeout` for the child to end; false when it still runs.
-  bool wait(std::chrono::milliseconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (running()) {
-      int status = 0;
-      pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        status_ = status;
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(2ms);
-    }
-    return true;
-  }
-
-  void kill() {
-    if (running()) ::kill(pid_, SIGKILL);
-    BOOST_REQUIRE(wait(10s));
-  }
-
-  // The result once it ended; the status is -1 when a signal ended it.
-  cli_result result() const {
-    cli_result r;
-    r.status = WIFEXITED(*status_) ? WEXITSTATUS(*status_) : -1;
-    r.out = read_file(out_);
-    r.err = read_file(err_);
-    return r;
-  }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<int> status_;
-  std::string out_, err_;
-  static inline int count_ = 0;
-};
-
-// Runs the program to its end (bounded).
-cli_result run_to_end(const std::vector<std::string>& args, const scratch& s) {
-  child c(args, s);
-  BOOST_REQUIRE_MESSAGE(c.wait(20s), "superstep did not finish in 20 s");
-  return c.result();
-}
 
 const std::string spec = std::string(SUPERSTEP_EXAMPLE_SPECS) + "/slow_steps.json";
 const std::string input = R"({"trace": []})";

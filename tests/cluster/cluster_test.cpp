@@ -1,0 +1,235 @@
+// The cluster through real processes on loopback: a head, workers and clients started as
+// `superstep head|worker|submit`, bounded in time, killed and restarted.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <boost/test/unit_test.hpp>
+#include <random>
+#include <regex>
+
+#include "cluster/cli_support.hpp"
+#include "cluster/process_support.hpp"
+
+using namespace superstep;
+using namespace std::chrono_literals;
+using superstep::test::child;
+using superstep::test::cli_result;
+using superstep::test::run_to_end;
+using superstep::test::scratch;
+
+namespace {
+
+std::string spec(const std::string& name) {
+  return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
+}
+
+// A head and its workers, started in a scratch folder; all are killed when it goes.
+class cluster {
+ public:
+  explicit cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0)
+      : s_(s) {
+    start_head(std::move(head_options), port);
+  }
+
+  void start_head(std::vector<std::string> options, int port = 0) {
+    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port),
+                                  "--data", s_.path("head-data")};
+    args.insert(args.end(), options.begin(), options.end());
+    head_ = std::make_unique<child>(args, s_);
+    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
+                          "the head did not start: " + head_->err_text());
+    std::smatch m;
+    std::string err = head_->err_text();
+    BOOST_REQUIRE(std::regex_search(err, m, std::regex("listening on 127\\.0\\.0\\.1:([0-9]+)")));
+    port_ = std::stoi(m[1]);
+  }
+
+  // Starts a worker and waits until the head counts `joined` workers in its log.
+  child& add_worker(const std::string& name, std::vector<std::string> options = {},
+                    bool wait_joined = true) {
+    std::vector<std::string> args{"worker", "--join", address(), "--name", name, "--threads", "2"};
+    args.insert(args.end(), options.begin(), options.end());
+    workers_.push_back(std::make_unique<child>(args, s_));
+    if (wait_joined)
+      BOOST_REQUIRE_MESSAGE(head_->wait_for_err("worker " + name + " joined", 10s),
+                            "worker " + name + " did not join: " + head_->err_text());
+    return *workers_.back();
+  }
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  child& head() { return *head_; }
+
+  // `superstep submit` (or another client command) against this head, to its end.
+  cli_result client(std::vector<std::string> args) {
+    args.insert(args.begin() + 1, {"--head", address()});
+    return run_to_end(args, s_);
+  }
+
+ private:
+  scratch& s_;
+  std::unique_ptr<child> head_;
+  std::vector<std::unique_ptr<child>> workers_;
+  int port_ = 0;
+};
+
+// The output line's data, of an embedded run of the same command.
+value embedded(scratch& s, std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--data", s.path("embedded-data")});
+  cli_result r = run_to_end(args, s);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  return r.last().get("data");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(runs_on_the_cluster_equal_the_embedded_runs) {
+  scratch s;
+  cluster c(s);
+  c.add_worker("w1");
+  c.add_worker("w2");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"jokes", R"({"subjects": ["cats", "dogs", "owls"]})"},
+      {"map_reduce", "{}"},
+      {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
+      {"loop", "{}"},
+      {"subgraph", R"({"text": "hi"})"},
+      {"seed_persistence", R"({"foo": ""})"},
+      {"pregel_cycle", R"({"value": "a"})"},
+      {"pregel_topic", R"({"a": "foo"})"},
+  };
+  for (const auto& [name, input] : cases) {
+    BOOST_TEST_CONTEXT(name) {
+      value expected = embedded(s, {spec(name), "--input", input});
+      cli_result r = c.client({"submit", spec(name), "--input", input, "--stream", "updates"});
+      BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+      BOOST_TEST(r.last().get("type").as_string() == "output");
+      BOOST_TEST(r.last().get("data") == expected);
+      BOOST_TEST(r.lines().size() > 1);  // the updates came too
+    }
+  }
+  // The thread lives on the head: its state and history come from there.
+  cli_result run = c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})",
+                             "--thread", "t1"});
+  BOOST_REQUIRE_EQUAL(run.status, 0);
+  cli_result state = c.client({"state", "--thread", "t1"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values").get("best").as_string() == "joke about a");
+  cli_result history = c.client({"history", "--thread", "t1"});
+  BOOST_TEST(history.lines().size() == 4u);
+  BOOST_TEST(c.client({"state", "--thread", "nope"}).status == 1);
+}
+
+BOOST_AUTO_TEST_CASE(nodes_run_where_their_library_is_loaded) {
+  scratch s;
+  cluster c(s, {"--worker-wait", "1"});
+  c.add_worker("plain");
+  const std::string input = R"({"words": ["hey", "you"]})";
+  // No worker has text.upper: the step waits for one, then the run fails naming the node.
+  cli_result missing = c.client({"submit", spec("shout"), "--input", input});
+  BOOST_TEST(missing.status == 1);
+  BOOST_TEST(missing.err.find("no connected worker can run node 'upper' (it needs text.upper)") !=
+                 std::string::npos,
+             missing.err);
+  c.add_worker("texts", {"--plugin", SUPERSTEP_PLUGIN_LIB});
+  cli_result r = c.client({"submit", spec("shout"), "--input", input});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").to_json() == R"({"loud":["HEY","YOU"]})");
+  // A library that is not one is refused with its name.
+  cli_result bad = run_to_end({"worker", "--join", c.address(), "--plugin", spec("shout")}, s);
+  BOOST_TEST(bad.status == 1);
+  BOOST_TEST(bad.err.find("cannot load node library") != std::string::npos, bad.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_killed_mid_fan_out_loses_nothing) {
+  scratch s;
+  cluster c(s);
+  c.add_worker("stays");
+  child& doomed = c.add_worker("doomed");
+  // 400 Sends of 10 ms each over 4 task threads: about a second.
+  child client({"submit", "--head", c.address(), spec("sleepy_map_reduce"), "--input", "{}"}, s);
+  std::this_thread::sleep_for(300ms);
+  doomed.kill();
+  BOOST_REQUIRE_MESSAGE(client.wait(30s), "the run did not finish");
+  cli_result r = client.result();
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("total").as_int() == 400);
+  BOOST_TEST(c.head().wait_for_err("worker doomed left", 5s));
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_head_resumes_the_interrupted_thread) {
+  scratch s;
+  const std::string input = R"({"trace": []})";
+  value expected = embedded(s, {spec("slow_steps"), "--input", input});
+  cluster c(s);
+  c.add_worker("w");
+  child client({"submit", "--head", c.address(), spec("slow_steps"), "--input", input, "--thread",
+                "t"},
+               s);
+  std::this_thread::sleep_for(150ms);
+  c.head().kill();
+  BOOST_REQUIRE(client.wait(20s));
+  BOOST_TEST(client.result().status == 1);
+  BOOST_TEST(client.result().err.find("lost the head") != std::string::npos);
+  // The same data and port: the worker joins again by itself.
+  c.start_head({}, c.port());
+  BOOST_REQUIRE(c.head().wait_for_err("worker w joined", 10s));
+  cli_result r = c.client({"submit", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data") == expected);
+}
+
+BOOST_AUTO_TEST_CASE(only_holders_of_the_key_join_or_submit) {
+  scratch s;
+  const std::string key = s.write("key", "0123456789abcdef0123456789abcdef\n");
+  const std::string wrong = s.write("wrong", "fedcba9876543210fedcba9876543210\n");
+  cluster c(s, {"--key-file", key});
+  c.add_worker("keyed", {"--key-file", key});
+  const std::vector<std::string> submit{"submit", spec("jokes"), "--input",
+                                        R"({"subjects": ["a"]})"};
+  cli_result none = c.client(submit);
+  BOOST_TEST(none.status == 1);
+  BOOST_TEST(none.err.find("requires the cluster's key") != std::string::npos, none.err);
+  auto with = [&](const std::string& file) {
+    auto args = submit;
+    args.insert(args.end(), {"--key-file", file});
+    return c.client(args);
+  };
+  cli_result bad = with(wrong);
+  BOOST_TEST(bad.status == 1);
+  BOOST_TEST(bad.err.find("refused the key") != std::string::npos, bad.err);
+  cli_result good = with(key);
+  BOOST_TEST(good.status == 0, good.err);
+  // A worker with the wrong key gives up with the reason; the head names the refusal.
+  cli_result w = run_to_end({"worker", "--join", c.address(), "--key-file", wrong}, s);
+  BOOST_TEST(w.status == 1);
+  BOOST_TEST(w.err.find("refused the key") != std::string::npos, w.err);
+  BOOST_TEST(c.head().err_text().find("does not have the cluster's key") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(garbage_sent_to_the_head_does_not_stop_it) {
+  scratch s;
+  cluster c(s);
+  c.add_worker("w");
+  std::mt19937 rng(7);
+  for (int i = 0; i < 20; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    BOOST_REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(c.port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    std::string junk(1 + rng() % 4096, '\0');
+    for (auto& ch : junk) ch = static_cast<char>(rng());
+    if (i % 4 == 0) junk.assign(64, '\xff');  // a header claiming a huge payload
+    (void)!::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL);
+    ::close(fd);
+  }
+  std::this_thread::sleep_for(200ms);
+  BOOST_REQUIRE(c.head().running());
+  cli_result r = c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})"});
+  BOOST_TEST(r.status == 0, r.err);
+}
