@@ -1,5 +1,6 @@
 // The PregelNode actor: hosts one node of a graph, keeps a replica of the channels its node
 // reads fresh, and runs task batches sent by coordinator actors.
+#include <atomic>
 #include <optional>
 
 #include "superstep/actors/protocol.hpp"
@@ -7,6 +8,8 @@
 namespace superstep::actors {
 
 namespace {
+
+std::atomic<std::uint64_t> task_count{0}, batch_count{0};
 
 struct node_state {
   std::shared_ptr<const node_host> node;
@@ -52,6 +55,8 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
             if (!t.done) t.error = task_error{error_code::internal, e.what()};
         }
         for (auto& t : b.tasks) t.input = value();  // the coordinator has it already
+        task_count.fetch_add(b.tasks.size(), std::memory_order_relaxed);
+        batch_count.fetch_add(1, std::memory_order_relaxed);
         // Returned, the result goes back to the sender as a message, after any stream chunk.
         return task_batch_done{b.id, std::move(b.slots), std::move(b.tasks)};
       },
@@ -59,6 +64,9 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
 }
 
 }  // namespace
+
+std::uint64_t tasks_run() noexcept { return task_count.load(std::memory_order_relaxed); }
+std::uint64_t batches_run() noexcept { return batch_count.load(std::memory_order_relaxed); }
 
 caf::actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node) {
   return sys.spawn(node_actor, std::move(node));

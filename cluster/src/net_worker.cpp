@@ -10,6 +10,7 @@
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/coordinator/node_actors.hpp"
 #include "superstep/core/error.hpp"
@@ -167,9 +168,20 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
                 " functions, " + std::to_string(rt->threads()) + " threads)");
     self->monitor(*gate);
     bool lost = false;
-    while (!lost && !stop_requested())
+    auto last_report = std::chrono::steady_clock::now();
+    std::uint64_t reported = actors::tasks_run();
+    while (!lost && !stop_requested()) {
       self->receive([&](caf::down_msg&) { lost = true; },
                     caf::after(std::chrono::milliseconds(200)) >> [] {});
+      // Every few seconds of activity: how much this worker has run.
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_report >= std::chrono::seconds(2) && actors::tasks_run() != reported) {
+        reported = actors::tasks_run();
+        last_report = now;
+        log(me, "ran " + std::to_string(reported) + " tasks in " +
+                    std::to_string(actors::batches_run()) + " batches");
+      }
+    }
     if (lost) log(me, "lost the head; joining again");
   }
   caf::anon_send_exit(host_handle, caf::exit_reason::user_shutdown);

@@ -124,6 +124,10 @@ typename Inspector::result_type inspect(Inspector& f, stream_chunk& x) {
 /// Registers every message type of the protocol. Every process calls it on its config.
 void register_message_types(caf::actor_system_config& cfg);
 
+/// Tasks and batches the node actors of this process have run, for logs.
+std::uint64_t tasks_run() noexcept;
+std::uint64_t batches_run() noexcept;
+
 /// Spawns the actor hosting `node` (one of several instances a process may run for it).
 caf::actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node);
 
