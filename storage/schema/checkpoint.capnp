@@ -62,4 +62,7 @@ struct PendingWrite {
   channel @2 :Text;
   taskPath @3 :Text;
   value @4 :Data;  # by the serializer
+  # Format 2: a bundle, the writes of several tasks saved together (each a format-1 record);
+  # the fields above are then empty.
+  bundle @5 :List(PendingWrite);
 }

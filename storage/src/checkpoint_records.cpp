@@ -16,6 +16,7 @@ namespace {
 
 // The record layout this code writes; a reader refuses a newer one.
 constexpr std::uint16_t format = 1;
+constexpr std::uint16_t bundle_format = 2;  // a PendingWrite holding a bundle
 
 template <class Map>
 std::vector<std::pair<std::string, channel_version>> sorted(const Map& versions) {
@@ -166,6 +167,50 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
   record.setTaskPath(text(task_path));
   record.setValue(data_ptr(value_bytes));
   return message_bytes(builder);
+}
+
+std::string encode_write_bundle(const std::vector<bundled_write>& writes) {
+  capnp::MallocMessageBuilder builder;
+  auto record = builder.initRoot<schema::PendingWrite>();
+  record.setFormat(bundle_format);
+  auto list = record.initBundle(static_cast<unsigned>(writes.size()));
+  for (unsigned i = 0; i < writes.size(); ++i) {
+    auto w = list[i];
+    w.setFormat(format);
+    w.setTaskId(text(*writes[i].task_id));
+    w.setChannel(text(*writes[i].channel));
+    w.setTaskPath(text(*writes[i].task_path));
+    w.setValue(data_ptr(writes[i].value_bytes));
+  }
+  return message_bytes(builder);
+}
+
+std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde) {
+  std::vector<pending_write> out;
+  std::vector<std::string> values = guarded([&] {
+    message_reader reader(bytes, capnp::ReaderOptions());
+    auto record = reader.root<schema::PendingWrite>();
+    std::vector<std::string> v;
+    auto take = [&](schema::PendingWrite::Reader w) {
+      pending_write p;
+      p.task_id = text_of(w.getTaskId());
+      p.channel = text_of(w.getChannel());
+      out.push_back(std::move(p));
+      v.push_back(data_of(w.getValue()));
+    };
+    if (record.getFormat() == bundle_format) {
+      for (auto w : record.getBundle()) {
+        check_format(w.getFormat(), "pending write");
+        take(w);
+      }
+    } else {
+      check_format(record.getFormat(), "pending write");
+      take(record);
+    }
+    return v;
+  });
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].v = serde.loads(values[i]);
+  return out;
 }
 
 pending_write decode_write(std::string_view bytes, const serializer& serde) {

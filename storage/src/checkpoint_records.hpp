@@ -31,4 +31,16 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
                          const std::string& task_path, std::string_view value_bytes);
 pending_write decode_write(std::string_view bytes, const serializer& serde);
 
+/// One write of a bundle: the writes of several tasks in one record.
+struct bundled_write {
+  const std::string* task_id;
+  const std::string* channel;
+  const std::string* task_path;
+  std::string value_bytes;
+};
+std::string encode_write_bundle(const std::vector<bundled_write>& writes);
+
+/// The writes of a record of the writes column family: one, or a bundle's.
+std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde);
+
 }  // namespace superstep::storage::records

@@ -1,7 +1,11 @@
 #include "superstep/storage/rocksdb_saver.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
 #include <mutex>
+#include <unordered_map>
 
 #include "rocksdb_keys.hpp"
 #include "rocksdb_saver_impl.hpp"
@@ -15,12 +19,31 @@ namespace {
 
 // "pending write <index> of task '<id>'" from a key of the writes column family whose
 // checkpoint prefix is `prefix_size` bytes long.
+// The index in the key of a bundle: the writes of several tasks, the first named in the key.
+constexpr std::int32_t bundle_index = std::numeric_limits<std::int32_t>::max();
+
 std::string describe_write(std::string_view key, std::size_t prefix_size) {
   std::size_t pos = prefix_size;
   auto task_id = keys::read_string(key, pos);
   auto index = task_id ? keys::read_i32(key, pos) : std::nullopt;
   if (!index) return "a pending write with a damaged key";
+  if (*index == bundle_index) return "the pending writes saved with task '" + *task_id + "'";
   return "pending write " + std::to_string(*index) + " of task '" + *task_id + "'";
+}
+
+bool is_bundle_key(std::string_view key, std::size_t prefix_size) {
+  std::size_t pos = prefix_size;
+  auto task_id = keys::read_string(key, pos);
+  auto index = task_id ? keys::read_i32(key, pos) : std::nullopt;
+  return index && *index == bundle_index;
+}
+
+// Whether every write of these tasks is a normal one (no error, interrupt, ...).
+bool all_normal(const std::vector<task_writes>& tasks) {
+  for (const auto& t : tasks)
+    for (std::size_t i = 0; i < t.writes.size(); ++i)
+      if (write_index(t.writes[i].first, i) < 0) return false;
+  return true;
 }
 
 }  // namespace
@@ -102,11 +125,22 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
 
   std::string write_prefix = keys::prefix(thread_id, ns, id);
   range_scan writes(db, db.writes, read, write_prefix, keys::successor(write_prefix));
+  // A task's writes come from its own records or from one bundle: should a task ever be in
+  // two (saved again after a crash between them), the first in key order wins.
+  std::unordered_map<std::string, std::string> source;  // task id -> "" or its bundle's key
   for (writes->SeekToFirst(); writes->Valid(); writes->Next()) {
+    std::vector<pending_write> found;
     try {
-      tuple.pending_writes.push_back(records::decode_write(writes->value().ToStringView(), *serde));
+      found = records::decode_writes(writes->value().ToStringView(), *serde);
     } catch (const error& e) {
       throw fail(describe_write(writes->key().ToStringView(), write_prefix.size()), e.what());
+    }
+    const bool bundle = is_bundle_key(writes->key().ToStringView(), write_prefix.size());
+    const std::string from = bundle ? writes->key().ToString() : std::string();
+    for (auto& w : found) {
+      auto [it, fresh] = source.emplace(w.task_id, from);
+      if (!fresh && it->second != from) continue;
+      tuple.pending_writes.push_back(std::move(w));
     }
   }
   writes.check_status("reading the pending writes of " + describe(thread_id, ns, id));
@@ -205,6 +239,32 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
   impl& d = *impl_;
   const std::string base =
       keys::prefix(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
+
+  // The engine saves the writes of a batch of tasks that finished together: one record for
+  // all (a fan-out of 10^6 Sends would otherwise insert 10^6 keys). Tasks of a batch have
+  // never been saved before, so there is no earlier copy to keep.
+  if (tasks.size() > 1 && all_normal(tasks)) {
+    std::vector<records::bundled_write> all;
+    for (const auto& t : tasks)
+      for (const auto& [channel, v] : t.writes)
+        all.push_back({&t.task_id, &channel, &t.task_path, d.serde->dumps(v)});
+    if (all.empty()) return;
+    // Named by its first task and when it was saved, so a later bundle starting with the same
+    // task sorts after it (the first saved copy of a task's writes is the one read back).
+    static std::atomic<std::uint32_t> sequence{0};
+    std::string key = base;
+    keys::append_string(key, tasks.front().task_id);
+    keys::append_i32(key, bundle_index);
+    keys::append_u64(key, static_cast<std::uint64_t>(
+                              std::chrono::system_clock::now().time_since_epoch().count()));
+    keys::append_u64(key, sequence.fetch_add(1));
+    rocksdb::WriteBatch batch;
+    check(batch.Put(d.db.writes, key, records::encode_write_bundle(all)), "batching pending writes");
+    d.write(batch, "writing the pending writes of " + std::to_string(tasks.size()) +
+                       " tasks to " +
+                       describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
+    return;
+  }
 
   // Encode outside the lock.
   struct record {

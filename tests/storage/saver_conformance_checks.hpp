@@ -143,6 +143,30 @@ inline void put_writes_is_idempotent_per_task_and_index(checkpoint_saver& saver)
   BOOST_TEST(writes_value(saver.get_tuple(s)->pending_writes) == expected);
 }
 
+// put_writes_many (the engine saving a batch of finished tasks): every task's writes come
+// back once; a task saved again keeps its first writes, and nothing else is lost.
+inline void writes_of_several_tasks_saved_together(checkpoint_saver& saver) {
+  checkpoint_builder b;
+  auto s = put_all(saver, "t", "", "", b.make({}, {}), loop_metadata(0));
+  saver.put_writes_many(s, {task_writes{"task-1", "p1", {{"a", 1}, {"a", 2}}},
+                            task_writes{"task-2", "p2", {{"b", 3}}}});
+  saver.put_writes_many(s, {task_writes{"task-1", "p1", {{"a", 100}}},
+                            task_writes{"task-3", "p3", {{"c", 4}}}});
+  const value expected =
+      value::array({value::array({"task-1", "a", 1}), value::array({"task-1", "a", 2}),
+                    value::array({"task-2", "b", 3}), value::array({"task-3", "c", 4})});
+  BOOST_TEST(writes_value(saver.get_tuple(s)->pending_writes) == expected);
+  // Many tasks in one call.
+  auto s2 = put_all(saver, "t2", "", "", b.make({}, {}), loop_metadata(0));
+  std::vector<task_writes> many;
+  for (int i = 0; i < 1000; ++i)
+    many.push_back(task_writes{"task-" + std::to_string(1000 + i), "p", {{"x", i}}});
+  saver.put_writes_many(s2, many);
+  auto got = saver.get_tuple(s2)->pending_writes;
+  BOOST_REQUIRE_EQUAL(got.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) BOOST_TEST(got[i].v.as_int() == i);
+}
+
 inline void special_writes_replace_the_stored_one(checkpoint_saver& saver) {
   checkpoint_builder b;
   auto cp = b.make({}, {});
