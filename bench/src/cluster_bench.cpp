@@ -1,0 +1,322 @@
+// superstep_cluster_bench: a fan-out of N Sends (std.map, folded by an append reducer, then
+// summed) run by real processes: embedded (`superstep run`) and on a local cluster (`superstep
+// head`, 1, 2, 4 `superstep worker`s, `superstep submit`), each with the default durability
+// (every task's writes checkpointed) and with --durability exit (the cost of distribution
+// alone). Beside them, the raw CAF remote request/response round trip over loopback, measured
+// in this run. Prints a table (median of --runs after a warm-up, min-max) and writes JSON.
+//
+//   superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] [--runs N]
+//                           [--json PATH]
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct options {
+  std::string bin;
+  long sends = 100000;
+  std::vector<int> workers{1, 2, 4};
+  int runs = 3;
+  std::string json = "cluster_bench.json";
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+[[noreturn]] void die(const std::string& why) {
+  std::cerr << "superstep_cluster_bench: " << why << "\n";
+  std::exit(2);
+}
+
+// A child process of the superstep program, output to files; killed if still running.
+class process {
+ public:
+  process(const options& o, std::vector<std::string> args, const fs::path& dir,
+          const std::string& tag)
+      : out_(dir / (tag + ".out")), err_(dir / (tag + ".err")) {
+    args.insert(args.begin(), o.bin);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ < 0) die("fork failed");
+    if (pid_ == 0) {
+      int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~process() {
+    if (!done_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  // Waits for the end; returns the exit status and the child's peak RSS in KiB.
+  std::pair<int, long> wait() {
+    int status = 0;
+    rusage ru{};
+    ::wait4(pid_, &status, 0, &ru);
+    done_ = true;
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ru.ru_maxrss};
+  }
+  // Peak RSS so far (VmHWM), in KiB.
+  long peak_kib() const {
+    std::string status = slurp("/proc/" + std::to_string(pid_) + "/status");
+    auto at = status.find("VmHWM:");
+    return at == std::string::npos ? 0 : std::atol(status.c_str() + at + 6);
+  }
+  void stop() {
+    ::kill(pid_, SIGTERM);
+    wait();
+  }
+  std::string out() const { return slurp(out_); }
+  std::string err() const { return slurp(err_); }
+  bool wait_err(const std::string& text, int times) const {
+    for (int i = 0; i < 1000; ++i) {
+      std::string e = err();
+      int n = 0;
+      for (auto p = e.find(text); p != std::string::npos; p = e.find(text, p + 1)) ++n;
+      if (n >= times) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+
+ private:
+  fs::path out_, err_;
+  pid_t pid_ = -1;
+  bool done_ = false;
+};
+
+struct row {
+  std::string name, durability;
+  int workers = 0;  // 0: embedded
+  std::vector<double> seconds;
+  long head_peak_kib = 0, worker_peak_kib = 0;
+
+  double median() const {
+    auto v = seconds;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+std::string spec_text(long sends) {
+  return R"({"spec": "superstep.graph/1", "name": "cluster_fanout",
+  "state": {"results": {"reducer": "append"}, "total": {}}, "output": ["total"],
+  "nodes": {"worker": {"fn": "std.map", "params": {"from": "item", "to": "results", "mul": 3, "add": 1, "wrap": "list"}},
+            "reduce": {"fn": "std.sum", "params": {"from": "results", "to": "total"}}},
+  "edges": [["worker", "reduce"], ["reduce", "__end__"]],
+  "conditional_edges": [{"from": "__start__", "router": "std.send_each", "params": {"items": )" +
+         std::to_string(sends) + R"(, "node": "worker", "as": "item"}}]})";
+}
+
+void check_output(const std::string& out, long sends) {
+  long long n = sends, expected = 3 * (n * (n - 1) / 2) + n;
+  if (out.find("\"total\":" + std::to_string(expected)) == std::string::npos)
+    die("wrong result: " + out.substr(0, 300));
+}
+
+// One timed fan-out; returns seconds, fills peaks.
+double run_once(const options& o, const fs::path& dir, const fs::path& spec, int workers,
+                const std::string& durability, long& head_peak, long& worker_peak) {
+  static int n = 0;
+  ++n;
+  const fs::path data = dir / ("data" + std::to_string(n));
+  std::vector<std::string> tail{spec.string(), "--input", "{}", "--durability", durability};
+  if (workers == 0) {
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), tail.begin(), tail.end());
+    args.insert(args.end(), {"--data", data.string()});
+    auto t0 = std::chrono::steady_clock::now();
+    process p(o, args, dir, "embedded" + std::to_string(n));
+    auto [status, peak] = p.wait();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (status != 0) die("superstep run failed: " + p.err());
+    check_output(p.out(), o.sends);
+    head_peak = std::max(head_peak, peak);
+    fs::remove_all(data);
+    return s;
+  }
+  process head(o, {"head", "--listen", "127.0.0.1:0", "--data", data.string()}, dir,
+               "head" + std::to_string(n));
+  if (!head.wait_err("listening on", 1)) die("the head did not start: " + head.err());
+  std::smatch m;
+  std::string log = head.err();
+  if (!std::regex_search(log, m, std::regex("listening on (127\\.0\\.0\\.1:[0-9]+)")))
+    die("no port in the head's log");
+  const std::string address = m[1];
+  std::vector<std::unique_ptr<process>> ws;
+  for (int i = 0; i < workers; ++i)
+    ws.push_back(std::make_unique<process>(
+        o,
+        std::vector<std::string>{"worker", "--join", address, "--threads", "1", "--name",
+                                 "w" + std::to_string(i)},
+        dir, "worker" + std::to_string(n) + "_" + std::to_string(i)));
+  if (!head.wait_err(" joined", workers)) die("workers did not join: " + head.err());
+  std::vector<std::string> args{"submit", "--head", address};
+  args.insert(args.end(), tail.begin(), tail.end());
+  auto t0 = std::chrono::steady_clock::now();
+  process client(o, args, dir, "client" + std::to_string(n));
+  auto [status, peak] = client.wait();
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (status != 0) die("superstep submit failed: " + client.err());
+  check_output(client.out(), o.sends);
+  head_peak = std::max(head_peak, head.peak_kib());
+  for (auto& w : ws) worker_peak = std::max(worker_peak, w->peak_kib());
+  for (auto& w : ws) w->stop();
+  head.stop();
+  fs::remove_all(data);
+  return s;
+}
+
+class echo : public caf::event_based_actor {
+ public:
+  explicit echo(caf::actor_config& cfg) : caf::event_based_actor(cfg) {}
+  caf::behavior make_behavior() override {
+    return {[](int x) { return x; }};
+  }
+};
+
+// Two actor systems in this process, talking over loopback TCP through CAF's middleman.
+std::vector<double> caf_remote_round_trip_us(int runs) {
+  caf::actor_system_config c1, c2;
+  c1.load<caf::io::middleman>();
+  c2.load<caf::io::middleman>();
+  caf::actor_system server{c1}, client{c2};
+  auto e = server.spawn<echo>();
+  auto port = server.middleman().publish(e, 0, "127.0.0.1");
+  if (!port) die("cannot publish the echo actor");
+  auto remote = client.middleman().remote_actor("127.0.0.1", *port);
+  if (!remote) die("cannot reach the echo actor");
+  caf::scoped_actor self{client};
+  std::vector<double> per_trip;
+  constexpr int trips = 2000;
+  for (int r = 0; r <= runs; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < trips; ++i)
+      self->request(*remote, std::chrono::seconds(10), i).receive([](int) {}, [](caf::error&) {
+        die("remote round trip failed");
+      });
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count() / trips;
+    if (r > 0) per_trip.push_back(us);  // the first is the warm-up
+  }
+  self->send_exit(e, caf::exit_reason::user_shutdown);
+  return per_trip;
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  fs::path self = fs::read_symlink("/proc/self/exe");
+  o.bin = (self.parent_path().parent_path() / "cluster" / "superstep").string();
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--superstep") o.bin = next();
+    else if (a == "--sends") o.sends = std::stol(next());
+    else if (a == "--runs") o.runs = std::max(1, std::stoi(next()));
+    else if (a == "--json") o.json = next();
+    else if (a == "--workers") {
+      o.workers.clear();
+      std::stringstream s(next());
+      for (std::string w; std::getline(s, w, ',');) o.workers.push_back(std::stoi(w));
+    } else {
+      die("usage: superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] "
+          "[--runs N] [--json PATH]");
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o = parse(argc, argv);
+  fs::path dir = fs::temp_directory_path() / ("superstep_cluster_bench_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path spec = dir / "fanout.json";
+  std::ofstream(spec) << spec_text(o.sends);
+
+  std::vector<row> rows;
+  for (const char* durability : {"sync", "exit"}) {
+    std::vector<int> configs{0};
+    configs.insert(configs.end(), o.workers.begin(), o.workers.end());
+    for (int w : configs) {
+      row r;
+      r.name = w == 0 ? "embedded" : "cluster";
+      r.workers = w;
+      r.durability = durability;
+      std::cerr << "running " << r.name << " " << w << " workers, durability " << durability
+                << " ..." << std::endl;
+      long hp = 0, wp = 0;
+      run_once(o, dir, spec, w, durability, hp, wp);  // warm-up
+      for (int i = 0; i < o.runs; ++i)
+        r.seconds.push_back(run_once(o, dir, spec, w, durability, r.head_peak_kib, r.worker_peak_kib));
+      rows.push_back(r);
+    }
+  }
+  auto remote = caf_remote_round_trip_us(o.runs);
+  std::sort(remote.begin(), remote.end());
+  fs::remove_all(dir);
+
+  std::printf("fan-out of %ld Sends; %d timed runs after a warm-up; process start included\n\n",
+              o.sends, o.runs);
+  std::printf("| run | workers | durability | median s | min s | max s | us/Send | Sends/s | "
+              "peak RSS head (or process) MiB | peak RSS worker MiB |\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::ostringstream json;
+  json << "{\"sends\": " << o.sends << ", \"runs\": " << o.runs << ", \"rows\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const row& r = rows[i];
+    auto mm = std::minmax_element(r.seconds.begin(), r.seconds.end());
+    double med = r.median();
+    std::printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %s |\n", r.name.c_str(),
+                r.workers, r.durability.c_str(), med, *mm.first, *mm.second, med * 1e6 / o.sends,
+                o.sends / med, r.head_peak_kib / 1024.0,
+                r.workers ? std::to_string(r.worker_peak_kib / 1024).c_str() : "-");
+    json << (i ? ", " : "") << "{\"run\": \"" << r.name << "\", \"workers\": " << r.workers
+         << ", \"durability\": \"" << r.durability << "\", \"median_s\": " << med
+         << ", \"min_s\": " << *mm.first << ", \"max_s\": " << *mm.second
+         << ", \"head_peak_kib\": " << r.head_peak_kib << ", \"worker_peak_kib\": "
+         << r.worker_peak_kib << "}";
+  }
+  json << "], \"caf_remote_round_trip_us\": {\"median\": " << remote[remote.size() / 2]
+       << ", \"min\": " << remote.front() << ", \"max\": " << remote.back() << "}}\n";
+  std::printf("\nCAF remote request/response round trip over loopback (two actor systems in this "
+              "process, one request outstanding): median %.1f us (min %.1f, max %.1f)\n",
+              remote[remote.size() / 2], remote.front(), remote.back());
+  std::ofstream(o.json) << json.str();
+  std::printf("wrote %s\n", o.json.c_str());
+  return 0;
+}
