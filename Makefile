@@ -5,7 +5,7 @@ PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto li
            libboost-test-dev libssl-dev libmimalloc-dev
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test bench bench-peers sanitize tsan clean
+.PHONY: deps build demo test bench bench-cluster bench-peers sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root).
 deps:
@@ -33,6 +33,12 @@ test: build
 
 bench: build
 	$(BUILD)/bench/superstep_bench
+
+# The fan-out embedded and on local clusters of 1, 2 and 4 worker processes (SENDS=1000000
+# for the issue's figure; ~10 min on 2 cores), beside the CAF remote round trip.
+SENDS ?= 100000
+bench-cluster: build
+	$(BUILD)/bench/superstep_cluster_bench --sends $(SENDS) --json $(BUILD)/bench/cluster_bench.json
 
 # Side by side with LangGraph.js (the harness in PEER_JS, npm-installed on first use): the
 # workloads both have, one table of the two medians and their ratio, also as JSON in
