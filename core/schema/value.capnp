@@ -1,5 +1,6 @@
 # A superstep value (superstep::value) as a Cap'n Proto message: what the default serializer
-# (make_capnp_serializer) writes for channel values, pending writes and metadata.
+# (make_capnp_serializer) writes for channel values, pending writes and metadata, and what
+# carries values in the messages between processes (actors/schema/wire.capnp).
 #
 # Append-only: never renumber or retype a field; add new union members and fields at the end.
 # A reader that meets a union member it does not know reports the record as unreadable.
@@ -9,7 +10,7 @@
 # with a budget of 1024 and refuses to write a value that would need more.
 @0xdb9ce2a578e59247;
 
-$import "/capnp/c++.capnp".namespace("superstep::storage::schema");
+$import "/capnp/c++.capnp".namespace("superstep::schema");
 
 struct Value {
   union {

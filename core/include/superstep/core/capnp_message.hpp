@@ -1,0 +1,99 @@
+#pragma once
+
+// Cap'n Proto messages to and from byte strings (RocksDB records, serialized values, frames
+// between processes). Include only where Cap'n Proto is used.
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/io.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "superstep/core/error.hpp"
+
+namespace superstep::capnp_io {
+
+/// The message of `builder` as bytes (segment table, then segments), written in one pass.
+inline std::string message_bytes(capnp::MessageBuilder& builder) {
+  class string_output final : public kj::OutputStream {
+   public:
+    explicit string_output(std::string& out) : out_(out) {}
+    void write(const void* buffer, size_t size) override {
+      out_.append(static_cast<const char*>(buffer), size);
+    }
+
+   private:
+    std::string& out_;
+  };
+  auto segments = builder.getSegmentsForOutput();
+  std::string out;
+  out.reserve(capnp::computeSerializedSizeInWords(segments) * sizeof(capnp::word));
+  string_output stream(out);
+  capnp::writeMessage(stream, segments);
+  return out;
+}
+
+/// Reads one message from bytes of any alignment. FlatArrayMessageReader wants 8-byte aligned
+/// words; bytes that are not aligned (a std::string's SSO buffer, a RocksDB PinnableSlice) are
+/// copied into a word array first.
+///
+/// Bytes that are not a message throw: `superstep::error` (`code`, storage_error unless given)
+/// for a length that is not a positive number of words or for bytes after the message, `kj::Exception` for a bad
+/// segment table and, lazily while the caller walks the message, for bad pointers, bounds or
+/// nesting. Callers wrap the whole read-and-walk.
+class message_reader {
+ public:
+  message_reader(std::string_view bytes, capnp::ReaderOptions options,
+                 error_code code = error_code::storage_error) {
+    if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
+      throw error(code,
+                  std::to_string(bytes.size()) + " bytes is not a whole number of 8-byte words");
+    const std::size_t words = bytes.size() / sizeof(capnp::word);
+    const auto* data = reinterpret_cast<const capnp::word*>(bytes.data());
+    if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(capnp::word) != 0) {
+      copy_ = kj::heapArray<capnp::word>(words);
+      std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(copy_.begin()));
+      data = copy_.begin();
+    }
+    // A message is read once; the traversal limit only has to stop amplification.
+    const std::uint64_t limit = 2 * static_cast<std::uint64_t>(words);
+    if (options.traversalLimitInWords < limit) options.traversalLimitInWords = limit;
+    reader_.emplace(kj::arrayPtr(data, words), options);
+    if (reader_->getEnd() != data + words)
+      throw error(code,
+                  std::to_string((data + words - reader_->getEnd()) * sizeof(capnp::word)) +
+                      " bytes follow the message");
+  }
+
+  template <class T>
+  typename T::Reader root() {
+    return reader_->getRoot<T>();
+  }
+
+ private:
+  kj::Array<capnp::word> copy_;
+  std::optional<capnp::FlatArrayMessageReader> reader_;
+};
+
+/// A std::string as Text; it may hold NULs (Text needs only the NUL after its end, which a
+/// std::string has).
+inline capnp::Text::Reader text(const std::string& s) { return {s.data(), s.size()}; }
+
+inline std::string text_of(capnp::Text::Reader t) { return std::string(t.begin(), t.size()); }
+
+inline std::string data_of(capnp::Data::Reader d) {
+  return std::string(reinterpret_cast<const char*>(d.begin()), d.size());
+}
+
+inline std::string_view data_view(capnp::Data::Reader d) {
+  return std::string_view(reinterpret_cast<const char*>(d.begin()), d.size());
+}
+
+inline kj::ArrayPtr<const kj::byte> data_ptr(std::string_view s) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+
+}  // namespace superstep::capnp_io

@@ -1,0 +1,109 @@
+#include "superstep/core/capnp_value.hpp"
+
+#include <kj/exception.h>
+
+#include <utility>
+#include <vector>
+
+#include "superstep/core/capnp_message.hpp"
+
+namespace superstep::capnp_value {
+
+namespace {
+
+using schema::Value;
+using namespace capnp_io;
+
+// What one level costs a reader (capnp's layout.c++): following a pointer to a list costs 1
+// and reading one of its struct elements 1; an object adds the pointer to the entry's value.
+constexpr int list_cost = 2;
+constexpr int object_cost = 3;
+
+[[noreturn]] void too_deep(error_code code) {
+  throw error(code, "value nested too deeply (a reader allows " +
+                        std::to_string((nesting_limit - 1) / list_cost) + " nested lists or " +
+                        std::to_string((nesting_limit - 1) / object_cost) + " nested objects)");
+}
+
+}  // namespace
+
+void write(Value::Builder out, const value& v, int budget, error_code code) {
+  switch (v.kind()) {
+    case value_kind::null: out.setNull(); return;
+    case value_kind::boolean: out.setBoolean(v.as_bool()); return;
+    case value_kind::integer: out.setInteger(v.as_int()); return;
+    case value_kind::real: out.setReal(v.as_double()); return;
+    case value_kind::string: out.setString(text(v.as_string())); return;
+    case value_kind::bytes: out.setBytes(data_ptr(v.as_bytes())); return;
+    case value_kind::list: {
+      if (budget < list_cost) too_deep(code);
+      const list& items = v.as_list();
+      auto elements = out.initList(static_cast<unsigned>(items.size()));
+      for (unsigned i = 0; i < items.size(); ++i)
+        write(elements[i], items[i], budget - list_cost, code);
+      return;
+    }
+    case value_kind::object: {
+      if (budget < object_cost) too_deep(code);
+      const object& o = v.as_object();
+      auto entries = out.initObject(static_cast<unsigned>(o.size()));
+      unsigned i = 0;
+      for (const auto& [key, member] : o) {
+        auto entry = entries[i++];
+        entry.setKey(text(key));
+        write(entry.initValue(), member, budget - object_cost, code);
+      }
+      return;
+    }
+  }
+  throw error(error_code::internal, "a value of an unknown kind");
+}
+
+value read(Value::Reader in, error_code code) {
+  switch (in.which()) {
+    case Value::NULL_: return value();
+    case Value::BOOLEAN: return value(in.getBoolean());
+    case Value::INTEGER: return value(static_cast<long long>(in.getInteger()));
+    case Value::REAL: return value(in.getReal());
+    case Value::STRING: return value(text_of(in.getString()));
+    case Value::BYTES: return value(bytes{data_of(in.getBytes())});
+    case Value::LIST: {
+      auto elements = in.getList();
+      list items;
+      items.reserve(elements.size());
+      for (auto element : elements) items.push_back(read(element, code));
+      return value(std::move(items));
+    }
+    case Value::OBJECT: {
+      auto entries = in.getObject();
+      std::vector<object::entry> members;
+      members.reserve(entries.size());
+      for (auto entry : entries)
+        members.emplace_back(text_of(entry.getKey()), read(entry.getValue(), code));
+      // Not object::unique_keys: damaged bytes may repeat a key.
+      return value(object(std::move(members)));
+    }
+  }
+  throw error(code, "unknown value kind " + std::to_string(static_cast<unsigned>(in.which())) +
+                        " (written by a newer superstep?)");
+}
+
+std::string encode(const value& v, error_code code) {
+  // A small first segment: most values are small; larger ones grow.
+  capnp::MallocMessageBuilder builder(128);
+  write(builder.initRoot<Value>(), v, nesting_limit - 1, code);
+  return message_bytes(builder);
+}
+
+value decode(std::string_view bytes, error_code code) {
+  try {
+    capnp::ReaderOptions options;
+    options.nestingLimit = nesting_limit;
+    message_reader reader(bytes, options, code);
+    return read(reader.root<Value>(), code);
+  } catch (const kj::Exception& e) {
+    throw error(code, e.getDescription().cStr());
+  }
+}
+
+}  // namespace superstep::capnp_value
