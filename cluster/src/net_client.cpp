@@ -13,25 +13,12 @@
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::net {
 
 namespace {
-
-std::string read_spec_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(error_code::invalid_spec, "invalid graph spec " + path + ": cannot read it");
-  std::ostringstream text;
-  text << in.rdbuf();
-  // Checked here too, so a mistake is named with the file's path.
-  try {
-    (void)value::parse_json(text.str());
-  } catch (const error& e) {
-    throw error(error_code::invalid_spec, "invalid graph spec " + path + ": not JSON: " + e.what());
-  }
-  return text.str();
-}
 
 // "\r[step 3] 51234/100000 tasks  48211/s" on a terminal.
 class progress_line {
@@ -80,7 +67,7 @@ int run_on_head(const cli::command& cmd) {
     req.argv = cli::remote_argv(cmd);
   }
   if (!where.graph_path.empty()) {
-    req.spec = read_spec_text(where.graph_path);
+    req.spec = cluster::read_spec_file(where.graph_path);  // its errors name the file
     req.has_spec = true;
   }
   std::optional<std::string> key;

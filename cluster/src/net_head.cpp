@@ -66,7 +66,7 @@ class worker_registry {
   }
   // Remembers the spec; returns the workers that have not loaded it.
   std::vector<std::pair<caf::actor_addr, worker_record>> lacking(const std::string& key,
-                                                                 const std::string& spec) {
+                                                                 const value& spec) {
     std::lock_guard lock(m_);
     specs_.emplace(key, spec);
     std::vector<std::pair<caf::actor_addr, worker_record>> out;
@@ -74,7 +74,7 @@ class worker_registry {
       if (!w.graphs.count(key)) out.emplace_back(id, worker_record{w.name, w.host, {}, {}});
     return out;
   }
-  std::map<std::string, std::string> specs() {
+  std::map<std::string, value> specs() {
     std::lock_guard lock(m_);
     return specs_;
   }
@@ -86,7 +86,7 @@ class worker_registry {
  private:
   std::mutex m_;
   std::map<caf::actor_addr, worker_record> workers_;
-  std::map<std::string, std::string> specs_;
+  std::map<std::string, value> specs_;
 };
 
 // The directory of one loaded graph: nodes running subgraphs stay on the head; every other
@@ -145,7 +145,7 @@ struct head_context {
 std::string peer_name(const caf::node_id& n) { return caf::to_string(n).substr(0, 12); }
 
 // Asks every worker that lacks the graph to load it; throws when one cannot.
-void load_on_workers(head_context& h, const std::string& key, const std::string& spec) {
+void load_on_workers(head_context& h, const std::string& key, const value& spec) {
   auto lacking = h.workers.lacking(key, spec);
   if (lacking.empty()) return;
   caf::scoped_actor self{*h.sys};
@@ -174,7 +174,7 @@ cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_opt
   options.directory = dir;
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
   dir->bind(spec, g.graph->graph());
-  load_on_workers(h, key, text);
+  load_on_workers(h, key, spec);
   return g;
 }
 
@@ -198,7 +198,7 @@ void serve_request(head_context& h, caf::actor client, client_request req) {
                              caf::anon_send(client, line_atom::value, v.to_json());
                            }};
       env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o); };
-      if (req.has_spec) env.spec_text = req.spec;
+      if (req.has_spec) env.spec_text = req.spec.to_json();
       auto last = std::chrono::steady_clock::now();
       env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
         auto now = std::chrono::steady_clock::now();

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "superstep/actors/protocol.hpp"
+
 namespace superstep::net {
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;        // -> nonce
@@ -34,7 +36,7 @@ struct worker_offer {
 /// Head -> worker: host the nodes you can of this graph. `key` names the spec (a hash).
 struct graph_load {
   std::string key;
-  std::string spec;  ///< the spec as JSON text
+  value spec;
 };
 
 /// Worker -> head: the node actors it spawned, `actors[i]` running node `nodes[i]`; or why
@@ -49,7 +51,7 @@ struct graph_hosts {
 /// name first) with the text of its graph spec, if it gave one.
 struct client_request {
   std::vector<std::string> argv;
-  std::string spec;
+  value spec;
   bool has_spec = false;
 };
 

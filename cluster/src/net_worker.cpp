@@ -46,7 +46,7 @@ graph_hosts load(host_state& st, const graph_load& req) {
   if (known != st.graphs.end()) return known->second.second;
   graph_hosts out;
   try {
-    value spec = value::parse_json(req.spec);
+    const value& spec = req.spec;
     runtime_options options;
     options.runtime = st.rt;
     auto loaded = cluster::load_graph(spec, *st.registry, options);

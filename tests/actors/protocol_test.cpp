@@ -3,6 +3,7 @@
 #include "superstep/actors/protocol.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <random>
 
 #include "superstep/actors/caf_runtime.hpp"
 
@@ -90,9 +91,48 @@ BOOST_AUTO_TEST_CASE(a_corrupt_value_is_an_error_not_a_crash) {
   auto& sys = rt.internals().system;
   std::vector<char> buf;
   caf::binary_serializer sink{sys, buf};
-  std::string not_json = "{\"unterminated";
-  BOOST_REQUIRE(!sink(not_json));
+  std::string not_capnp = "{\"unterminated";
+  BOOST_REQUIRE(!sink(not_capnp));
   value v;
   caf::binary_deserializer source{sys, buf};
   BOOST_TEST(static_cast<bool>(source(v)));
+}
+
+// Messages cross processes as Cap'n Proto (actors/schema/wire.capnp): damaged frames of
+// every kind are refused with an error, never a crash or a half-read message.
+BOOST_AUTO_TEST_CASE(damaged_encodings_are_refused) {
+  task_batch b;
+  b.id = 7;
+  b.header.config = value::parse_json(R"({"configurable":{"thread_id":"t1"}})");
+  b.slots = {0};
+  b.tasks = {sample_task()};
+  const std::string good = wire_codec::encode(b);
+  task_batch back;
+  wire_codec::decode(good, back);
+  BOOST_TEST(back.id == 7u);
+  BOOST_TEST(back.tasks.at(0).input == b.tasks[0].input);
+
+  std::mt19937 rng(42);
+  int refused = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string bad = good;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int f = 0; f < flips; ++f) bad[rng() % bad.size()] = static_cast<char>(rng());
+    if (i % 10 == 0) bad.resize(rng() % bad.size());  // truncated
+    try {
+      task_batch x;
+      wire_codec::decode(bad, x);
+    } catch (const error& e) {
+      BOOST_TEST((e.code() == error_code::protocol_error));
+      ++refused;
+    }
+  }
+  BOOST_TEST(refused > 0);
+  try {
+    task_batch x;
+    wire_codec::decode("garbage!", x);
+    BOOST_FAIL("garbage decoded");
+  } catch (const error& e) {
+    BOOST_TEST(std::string(e.what()).find("malformed task batch") != std::string::npos);
+  }
 }

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "superstep/actors/node_host.hpp"
@@ -14,50 +15,58 @@
 
 namespace superstep {
 
-// Inspectors live beside their types so CAF finds them by argument-dependent lookup.
-// Values travel as JSON text between processes for now (Cap'n Proto with the cluster issue);
-// inside one process CAF moves them without serializing.
-template <class Inspector>
-typename std::enable_if<Inspector::reads_state, typename Inspector::result_type>::type inspect(
-    Inspector& f, value& x) {
-  std::string s = x.to_json();
-  return f(s);
+// Between processes, values and the protocol's messages travel as Cap'n Proto
+// (actors/schema/wire.capnp): each message is one encoded byte string inside CAF's frame.
+// Inside one process CAF moves them without encoding. Inspectors live beside their types so
+// CAF finds them by argument-dependent lookup.
+
+namespace actors {
+struct task_batch;
+struct task_batch_done;
+struct stream_chunk;
+}  // namespace actors
+
+namespace actors::wire_codec {
+// Encoders and decoders (wire.cpp). Decoders throw error(protocol_error) naming what is
+// malformed.
+std::string encode(const value& v);
+void decode(std::string_view bytes, value& v);
+std::string encode(const task_batch& b);
+void decode(std::string_view bytes, task_batch& b);
+std::string encode(const task_batch_done& d);
+void decode(std::string_view bytes, task_batch_done& d);
+std::string encode(const stream_chunk& c);
+void decode(std::string_view bytes, stream_chunk& c);
+}  // namespace actors::wire_codec
+
+namespace detail {
+
+/// Inspects `x` as its Cap'n Proto encoding: written by serializers, read back (and checked)
+/// by deserializers, which answer a malformed one with an error instead of a message.
+template <class Inspector, class T>
+typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* name) {
+  if constexpr (Inspector::reads_state) {
+    std::string bytes = actors::wire_codec::encode(x);
+    return f(caf::meta::type_name(name), bytes);
+  } else {
+    std::string bytes;
+    return f(caf::meta::type_name(name), bytes,
+             caf::meta::load_callback([&]() -> caf::error {
+               try {
+                 actors::wire_codec::decode(bytes, x);
+               } catch (const std::exception&) {
+                 return caf::sec::invalid_argument;
+               }
+               return caf::none;
+             }));
+  }
 }
 
-template <class Inspector>
-typename std::enable_if<Inspector::writes_state, typename Inspector::result_type>::type inspect(
-    Inspector& f, value& x) {
-  std::string s;
-  return f(s, caf::meta::load_callback([&]() -> caf::error {
-             try {
-               x = value::parse_json(s);
-             } catch (const std::exception&) {
-               return caf::sec::invalid_argument;
-             }
-             return caf::none;
-           }));
-}
+}  // namespace detail
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_error& x) {
-  auto code = static_cast<std::uint16_t>(x.code);
-  return f(caf::meta::type_name("task_error"), code, x.message,
-           caf::meta::load_callback([&]() -> caf::error {
-             x.code = static_cast<error_code>(code);
-             return caf::none;
-           }));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, pregel_task& x) {
-  bool has_error = x.error.has_value();
-  task_error err = x.error.value_or(task_error{});
-  return f(caf::meta::type_name("pregel_task"), x.id, x.node, x.name, x.push, x.push_index,
-           x.triggers, x.input, x.writes, x.output, x.resume, x.interrupts, has_error, err, x.done,
-           caf::meta::load_callback([&]() -> caf::error {
-             if (has_error) x.error = err;
-             return caf::none;
-           }));
+typename Inspector::result_type inspect(Inspector& f, value& x) {
+  return detail::inspect_encoded(f, x, "superstep.value");
 }
 
 }  // namespace superstep
@@ -96,29 +105,18 @@ struct stream_chunk {
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, batch_header& x) {
-  return f(caf::meta::type_name("batch_header"), x.step, x.stop, x.checkpoint_id, x.resuming,
-           x.config, x.ns, x.modes, x.subgraphs);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, channel_delta& x) {
-  return f(caf::meta::type_name("channel_delta"), x.channel, x.present, x.v);
-}
-
-template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch& x) {
-  return f(caf::meta::type_name("task_batch"), x.id, x.header, x.deltas, x.slots, x.tasks);
+  return superstep::detail::inspect_encoded(f, x, "superstep.task_batch");
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch_done& x) {
-  return f(caf::meta::type_name("task_batch_done"), x.id, x.slots, x.tasks);
+  return superstep::detail::inspect_encoded(f, x, "superstep.task_batch_done");
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stream_chunk& x) {
-  return f(caf::meta::type_name("stream_chunk"), x.ns, x.mode, x.data);
+  return superstep::detail::inspect_encoded(f, x, "superstep.stream_chunk");
 }
 
 /// Registers every message type of the protocol. Every process calls it on its config.

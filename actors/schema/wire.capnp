@@ -1,0 +1,88 @@
+# The messages between a coordinator and node actors in other processes, as Cap'n Proto: what
+# crosses the network when a cluster runs a step (superstep/actors/protocol.hpp). Inside one
+# process CAF moves the C++ structs without encoding them.
+#
+# Append-only: never renumber or retype a field; add new fields at the end.
+@0xa9299f9f9ce58935;
+
+$import "/capnp/c++.capnp".namespace("superstep::wire");
+
+using Value = import "/value.capnp".Value;
+
+struct TaskError {
+  code @0 :UInt16;
+  message @1 :Text;
+}
+
+struct Write {
+  channel @0 :Text;
+  value @1 :Value;
+}
+
+# One task (superstep::pregel_task): what to run, and once run its writes and outcome.
+struct Task {
+  id @0 :Text;
+  node @1 :UInt32;
+  name @2 :Text;
+  push @3 :Bool;
+  pushIndex @4 :UInt64;
+  triggers @5 :List(Text);
+  input @6 :Value;
+  writes @7 :List(Write);
+  output @8 :Value;
+  resume @9 :List(Value);
+  interrupts @10 :List(Value);
+  hasError @11 :Bool;
+  error @12 :TaskError;
+  done @13 :Bool;
+}
+
+struct BatchHeader {
+  step @0 :Int64;
+  stop @1 :Int64;
+  checkpointId @2 :Text;
+  resuming @3 :Bool;
+  config @4 :Value;
+  ns @5 :List(Text);
+  modes @6 :UInt32;
+  subgraphs @7 :Bool;
+}
+
+# A channel's new value for a node actor's replica (present false: the channel is empty).
+struct ChannelDelta {
+  channel @0 :Text;
+  present @1 :Bool;
+  value @2 :Value;
+}
+
+# Coordinator -> node actor: run these tasks.
+struct TaskBatch {
+  format @0 :UInt16;  # 1
+  id @1 :UInt64;
+  header @2 :BatchHeader;
+  deltas @3 :List(ChannelDelta);
+  slots @4 :List(UInt32);
+  tasks @5 :List(Task);
+}
+
+# Node actor -> coordinator: the batch's tasks, run.
+struct TaskBatchDone {
+  format @0 :UInt16;  # 1
+  id @1 :UInt64;
+  slots @2 :List(UInt32);
+  tasks @3 :List(Task);
+}
+
+# Node actor -> coordinator: a stream event of a running task.
+struct StreamChunk {
+  format @0 :UInt16;  # 1
+  ns @1 :List(Text);
+  mode @2 :UInt8;
+  data @3 :Value;
+}
+
+# A value on its own (a graph spec, a request's arguments).
+struct Envelope {
+  format @0 :UInt16;  # 1
+  value @1 :Value;
+}

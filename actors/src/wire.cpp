@@ -1,0 +1,229 @@
+// The protocol's messages as Cap'n Proto (schema/wire.capnp), for the hops between processes.
+#include <kj/exception.h>
+
+#include "superstep/actors/protocol.hpp"
+#include "superstep/core/capnp_message.hpp"
+#include "superstep/core/capnp_value.hpp"
+#include "wire.capnp.h"
+
+namespace superstep::actors::wire_codec {
+
+namespace {
+
+using namespace capnp_io;
+constexpr std::uint16_t format = 1;
+constexpr auto code = error_code::protocol_error;
+
+void put(schema::Value::Builder out, const value& v) {
+  capnp_value::write(out, v, capnp_value::nesting_limit - 1, code);
+}
+
+value get(schema::Value::Reader in) { return capnp_value::read(in, code); }
+
+template <class List>
+void put_strings(List out, const std::vector<std::string>& v) {
+  for (unsigned i = 0; i < v.size(); ++i) out.set(i, text(v[i]));
+}
+
+template <class List>
+std::vector<std::string> get_strings(List in) {
+  std::vector<std::string> out;
+  out.reserve(in.size());
+  for (auto s : in) out.push_back(text_of(s));
+  return out;
+}
+
+void put_task(wire::Task::Builder out, const pregel_task& t) {
+  out.setId(text(t.id));
+  out.setNode(t.node);
+  out.setName(text(t.name));
+  out.setPush(t.push);
+  out.setPushIndex(t.push_index);
+  put_strings(out.initTriggers(static_cast<unsigned>(t.triggers.size())), t.triggers);
+  put(out.initInput(), t.input);
+  auto writes = out.initWrites(static_cast<unsigned>(t.writes.size()));
+  for (unsigned i = 0; i < t.writes.size(); ++i) {
+    writes[i].setChannel(text(t.writes[i].first));
+    put(writes[i].initValue(), t.writes[i].second);
+  }
+  put(out.initOutput(), t.output);
+  auto resume = out.initResume(static_cast<unsigned>(t.resume.size()));
+  for (unsigned i = 0; i < t.resume.size(); ++i) put(resume[i], t.resume[i]);
+  auto interrupts = out.initInterrupts(static_cast<unsigned>(t.interrupts.size()));
+  for (unsigned i = 0; i < t.interrupts.size(); ++i) put(interrupts[i], t.interrupts[i]);
+  out.setHasError(t.error.has_value());
+  if (t.error) {
+    auto e = out.initError();
+    e.setCode(static_cast<std::uint16_t>(t.error->code));
+    e.setMessage(text(t.error->message));
+  }
+  out.setDone(t.done);
+}
+
+pregel_task get_task(wire::Task::Reader in) {
+  pregel_task t;
+  t.id = text_of(in.getId());
+  t.node = in.getNode();
+  t.name = text_of(in.getName());
+  t.push = in.getPush();
+  t.push_index = in.getPushIndex();
+  t.triggers = get_strings(in.getTriggers());
+  t.input = get(in.getInput());
+  for (auto w : in.getWrites()) t.writes.emplace_back(text_of(w.getChannel()), get(w.getValue()));
+  t.output = get(in.getOutput());
+  for (auto r : in.getResume()) t.resume.push_back(get(r));
+  for (auto i : in.getInterrupts()) t.interrupts.push_back(get(i));
+  if (in.getHasError())
+    t.error = task_error{static_cast<error_code>(in.getError().getCode()),
+                         text_of(in.getError().getMessage())};
+  t.done = in.getDone();
+  return t;
+}
+
+template <class List>
+void put_tasks(List out, const std::vector<pregel_task>& tasks) {
+  for (unsigned i = 0; i < tasks.size(); ++i) put_task(out[i], tasks[i]);
+}
+
+template <class List>
+std::vector<pregel_task> get_tasks(List in) {
+  std::vector<pregel_task> out;
+  out.reserve(in.size());
+  for (auto t : in) out.push_back(get_task(t));
+  return out;
+}
+
+template <class List>
+void put_slots(List out, const std::vector<std::uint32_t>& slots) {
+  for (unsigned i = 0; i < slots.size(); ++i) out.set(i, slots[i]);
+}
+
+template <class List>
+std::vector<std::uint32_t> get_slots(List in) {
+  std::vector<std::uint32_t> out;
+  out.reserve(in.size());
+  for (auto s : in) out.push_back(s);
+  return out;
+}
+
+void check_format(std::uint16_t found, const char* what) {
+  if (found != format)
+    throw error(code, std::string(what) + " of format " + std::to_string(found) +
+                          " (this build reads format " + std::to_string(format) + ")");
+}
+
+// Reads a message of root type T with `read`, turning any damage into protocol_error.
+template <class T, class F>
+void read_message(std::string_view bytes, const char* what, F&& read) {
+  try {
+    capnp::ReaderOptions options;
+    options.nestingLimit = capnp_value::nesting_limit + 16;
+    message_reader reader(bytes, options, code);
+    auto root = reader.root<T>();
+    check_format(root.getFormat(), what);
+    read(root);
+  } catch (const kj::Exception& e) {
+    throw error(code, std::string("malformed ") + what + ": " + e.getDescription().cStr());
+  } catch (const error& e) {
+    throw error(code, std::string("malformed ") + what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string encode(const task_batch& b) {
+  capnp::MallocMessageBuilder builder;
+  auto root = builder.initRoot<wire::TaskBatch>();
+  root.setFormat(format);
+  root.setId(b.id);
+  auto h = root.initHeader();
+  h.setStep(b.header.step);
+  h.setStop(b.header.stop);
+  h.setCheckpointId(text(b.header.checkpoint_id));
+  h.setResuming(b.header.resuming);
+  put(h.initConfig(), b.header.config);
+  put_strings(h.initNs(static_cast<unsigned>(b.header.ns.size())), b.header.ns);
+  h.setModes(b.header.modes);
+  h.setSubgraphs(b.header.subgraphs);
+  auto deltas = root.initDeltas(static_cast<unsigned>(b.deltas.size()));
+  for (unsigned i = 0; i < b.deltas.size(); ++i) {
+    deltas[i].setChannel(text(b.deltas[i].channel));
+    deltas[i].setPresent(b.deltas[i].present);
+    put(deltas[i].initValue(), b.deltas[i].v);
+  }
+  put_slots(root.initSlots(static_cast<unsigned>(b.slots.size())), b.slots);
+  put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
+  return message_bytes(builder);
+}
+
+void decode(std::string_view bytes, task_batch& b) {
+  read_message<wire::TaskBatch>(bytes, "task batch", [&](wire::TaskBatch::Reader root) {
+    b.id = root.getId();
+    auto h = root.getHeader();
+    b.header.step = h.getStep();
+    b.header.stop = h.getStop();
+    b.header.checkpoint_id = text_of(h.getCheckpointId());
+    b.header.resuming = h.getResuming();
+    b.header.config = get(h.getConfig());
+    b.header.ns = get_strings(h.getNs());
+    b.header.modes = h.getModes();
+    b.header.subgraphs = h.getSubgraphs();
+    b.deltas.clear();
+    for (auto d : root.getDeltas())
+      b.deltas.push_back(channel_delta{text_of(d.getChannel()), d.getPresent(), get(d.getValue())});
+    b.slots = get_slots(root.getSlots());
+    b.tasks = get_tasks(root.getTasks());
+  });
+}
+
+std::string encode(const task_batch_done& d) {
+  capnp::MallocMessageBuilder builder;
+  auto root = builder.initRoot<wire::TaskBatchDone>();
+  root.setFormat(format);
+  root.setId(d.id);
+  put_slots(root.initSlots(static_cast<unsigned>(d.slots.size())), d.slots);
+  put_tasks(root.initTasks(static_cast<unsigned>(d.tasks.size())), d.tasks);
+  return message_bytes(builder);
+}
+
+void decode(std::string_view bytes, task_batch_done& d) {
+  read_message<wire::TaskBatchDone>(bytes, "task results", [&](wire::TaskBatchDone::Reader root) {
+    d.id = root.getId();
+    d.slots = get_slots(root.getSlots());
+    d.tasks = get_tasks(root.getTasks());
+  });
+}
+
+std::string encode(const stream_chunk& c) {
+  capnp::MallocMessageBuilder builder;
+  auto root = builder.initRoot<wire::StreamChunk>();
+  root.setFormat(format);
+  put_strings(root.initNs(static_cast<unsigned>(c.ns.size())), c.ns);
+  root.setMode(c.mode);
+  put(root.initData(), c.data);
+  return message_bytes(builder);
+}
+
+void decode(std::string_view bytes, stream_chunk& c) {
+  read_message<wire::StreamChunk>(bytes, "stream event", [&](wire::StreamChunk::Reader root) {
+    c.ns = get_strings(root.getNs());
+    c.mode = root.getMode();
+    c.data = get(root.getData());
+  });
+}
+
+std::string encode(const value& v) {
+  capnp::MallocMessageBuilder builder(128);
+  auto root = builder.initRoot<wire::Envelope>();
+  root.setFormat(format);
+  put(root.initValue(), v);
+  return message_bytes(builder);
+}
+
+void decode(std::string_view bytes, value& v) {
+  read_message<wire::Envelope>(bytes, "value", [&](wire::Envelope::Reader root) {
+    v = get(root.getValue());
+  });
+}
+
+}  // namespace superstep::actors::wire_codec
