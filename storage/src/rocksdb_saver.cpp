@@ -242,8 +242,22 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
 
   // The engine saves the writes of a batch of tasks that finished together: one record for
   // all (a fan-out of 10^6 Sends would otherwise insert 10^6 keys). Tasks of a batch have
-  // never been saved before, so there is no earlier copy to keep.
-  if (tasks.size() > 1 && all_normal(tasks)) {
+  // never been saved before, so there is no earlier copy to keep. One task with many writes
+  // (a node sending 10^6 Sends) is bundled too, unless the task has saved writes already:
+  // then its first copy is kept, as below.
+  constexpr std::size_t many_writes = 64;
+  const bool one_big_task = tasks.size() == 1 && tasks.front().writes.size() >= many_writes;
+  std::unique_lock<std::mutex> task_lock;  // held until the bundle is written
+  if (one_big_task && all_normal(tasks)) {
+    std::string prefix = base;
+    keys::append_string(prefix, tasks.front().task_id);
+    task_lock = std::unique_lock<std::mutex>(d.write_locks[d.writes_stripe(prefix)]);
+    range_scan saved(d.db, d.db.writes, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
+    saved->SeekToFirst();
+    saved.check_status("looking for saved writes of task '" + tasks.front().task_id + "'");
+    if (saved->Valid()) return;  // saved before: keep that copy
+  }
+  if ((tasks.size() > 1 || one_big_task) && all_normal(tasks)) {
     std::vector<records::bundled_write> all;
     for (const auto& t : tasks)
       for (const auto& [channel, v] : t.writes)

@@ -165,6 +165,15 @@ inline void writes_of_several_tasks_saved_together(checkpoint_saver& saver) {
   auto got = saver.get_tuple(s2)->pending_writes;
   BOOST_REQUIRE_EQUAL(got.size(), 1000u);
   for (int i = 0; i < 1000; ++i) BOOST_TEST(got[i].v.as_int() == i);
+  // One task with many writes (a node sending many Sends), saved twice: the first copy stays.
+  auto s3 = put_all(saver, "t3", "", "", b.make({}, {}), loop_metadata(0));
+  std::vector<std::pair<std::string, value>> sends, other;
+  for (int i = 0; i < 500; ++i) sends.emplace_back("x", i), other.emplace_back("x", -i);
+  saver.put_writes(s3, sends, "big", "p");
+  saver.put_writes(s3, other, "big", "p");
+  got = saver.get_tuple(s3)->pending_writes;
+  BOOST_REQUIRE_EQUAL(got.size(), 500u);
+  for (int i = 0; i < 500; ++i) BOOST_TEST(got[i].v.as_int() == i);
 }
 
 inline void special_writes_replace_the_stored_one(checkpoint_saver& saver) {
