@@ -13,32 +13,54 @@ std::atomic<std::uint64_t> task_count{0}, batch_count{0};
 
 struct node_state {
   std::shared_ptr<const node_host> node;
-  channel_map replica;
   std::unordered_map<std::string, std::shared_ptr<const channels::channel>> prototypes;
+  // One replica per coordinator (run): runs of the same graph proceed concurrently, each
+  // refreshing its replica with only what changed in its own thread. Dropped when the
+  // coordinator ends (monitored).
+  std::unordered_map<caf::actor_addr, channel_map> replicas;
+  channel_map empty;  // nodes that read nothing fresh
 };
 
-void apply_deltas(node_state& st, std::vector<channel_delta>& deltas) {
+channel_map fresh_replica(const node_state& st) {
+  channel_map m;
+  for (const auto& [name, proto] : st.prototypes) m.emplace(name, proto->copy());
+  return m;
+}
+
+void apply_deltas(node_state& st, channel_map& replica, std::vector<channel_delta>& deltas) {
   for (auto& d : deltas) {
     auto proto = st.prototypes.find(d.channel);
     if (proto == st.prototypes.end()) continue;
     std::optional<value> saved;
     if (d.present) saved = std::move(d.v);
-    st.replica[d.channel] = proto->second->from_checkpoint(saved);
+    replica[d.channel] = proto->second->from_checkpoint(saved);
   }
+}
+
+// The replica of the coordinator that sent the current batch.
+channel_map& replica_of_sender(caf::stateful_actor<node_state>* self) {
+  auto& st = self->state;
+  if (st.prototypes.empty()) return st.empty;
+  auto sender = caf::actor_cast<caf::actor_addr>(self->current_sender());
+  auto it = st.replicas.find(sender);
+  if (it == st.replicas.end()) {
+    it = st.replicas.emplace(sender, fresh_replica(st)).first;
+    if (auto handle = caf::actor_cast<caf::actor>(self->current_sender())) self->monitor(handle);
+  }
+  return it->second;
 }
 
 caf::behavior node_actor(caf::stateful_actor<node_state>* self,
                          std::shared_ptr<const node_host> node) {
   auto& st = self->state;
   st.node = std::move(node);
-  for (const auto& [name, proto] : st.node->replica_channels) {
-    st.prototypes.emplace(name, proto);
-    st.replica.emplace(name, proto->copy());
-  }
+  for (const auto& [name, proto] : st.node->replica_channels) st.prototypes.emplace(name, proto);
+  self->set_down_handler([self](caf::down_msg& msg) { self->state.replicas.erase(msg.source); });
   return {
       [self](task_batch& b) -> task_batch_done {
         auto& st = self->state;
-        apply_deltas(st, b.deltas);
+        channel_map& replica = replica_of_sender(self);
+        apply_deltas(st, replica, b.deltas);
         // The sender's handle is made only for the rare stream event (the cast is not free);
         // anon_send is thread-safe: nested subgraph runs may emit from pool threads.
         caf::strong_actor_ptr sender = self->current_sender();
@@ -49,7 +71,7 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
           caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
         };
         try {
-          st.node->body(b.tasks, b.header, st.replica, forward);
+          st.node->body(b.tasks, b.header, replica, forward);
         } catch (const std::exception& e) {
           for (auto& t : b.tasks)
             if (!t.done) t.error = task_error{error_code::internal, e.what()};

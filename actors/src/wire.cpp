@@ -6,6 +6,25 @@
 #include "superstep/core/capnp_value.hpp"
 #include "wire.capnp.h"
 
+namespace superstep::actors {
+
+namespace {
+std::function<void(const std::string&)> protocol_error_handler;
+}
+
+void on_protocol_error(std::function<void(const std::string&)> handler) {
+  protocol_error_handler = std::move(handler);
+}
+
+void report_protocol_error(const std::string& what) noexcept {
+  try {
+    if (protocol_error_handler) protocol_error_handler(what);
+  } catch (...) {
+  }
+}
+
+}  // namespace superstep::actors
+
 namespace superstep::actors::wire_codec {
 
 namespace {

@@ -50,6 +50,7 @@ class worker_registry {
     auto it = workers_.find(id);
     if (it == workers_.end()) return;
     auto& nodes = it->second.graphs[key];
+    nodes.clear();  // loaded twice (joining while a request loads it): the same actors
     for (std::size_t i = 0; i < h.nodes.size() && i < h.actors.size(); ++i)
       nodes[h.nodes[i]].push_back(h.actors[i]);
   }
@@ -226,6 +227,7 @@ void serve_request(head_context& h, caf::actor client, client_request req) {
       failure = e.what();
     }
     caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
+    client = caf::actor();  // released before the head may shut its actor system down
     --h.running;
   }).detach();
 }
@@ -330,6 +332,8 @@ caf::behavior gate(gate_actor* self, head_context* h) {
 
 int run_head(const cli::head_args& args, const cluster::function_registry& registry) {
   install_stop_handlers();
+  actors::on_protocol_error(
+      [](const std::string& why) { log("head", "refused a malformed message: " + why); });
   head_context h;
   if (!args.key_file.empty()) h.key = read_key_file(args.key_file);
   cluster::function_registry head_registry = registry;

@@ -85,5 +85,7 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
 
 /// How long a process waits for an answer from another one.
 inline constexpr std::chrono::seconds answer_timeout{30};
+/// How long joining a head waits for each answer before trying again.
+inline constexpr std::chrono::seconds handshake_timeout{3};
 
 }  // namespace superstep::net

@@ -93,12 +93,14 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
                const std::optional<std::string>& key) {
   std::string nonce;
   std::optional<std::string> failure;
-  self->request(gate, answer_timeout, hello_atom::value)
+  // Short: a handle to a head that just died (CAF may hand one out while it notices) never
+  // answers, and the caller tries again.
+  self->request(gate, handshake_timeout, hello_atom::value)
       .receive([&](std::string& n) { nonce = std::move(n); },
                [&](caf::error& e) { failure = self->system().render(e); });
   if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
   bool ok = false;
-  self->request(gate, answer_timeout, prove_atom::value, key ? prove(*key, nonce) : std::string())
+  self->request(gate, handshake_timeout, prove_atom::value, key ? prove(*key, nonce) : std::string())
       .receive([&](bool b) { ok = b; }, [&](caf::error& e) { failure = self->system().render(e); });
   if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
   if (!ok)
@@ -109,6 +111,8 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
 
 int run_worker(const cli::worker_args& args, const cluster::function_registry& registry) {
   install_stop_handlers();
+  actors::on_protocol_error(
+      [](const std::string& why) { log("worker", "refused a malformed message: " + why); });
   std::optional<std::string> key;
   if (!args.key_file.empty()) key = read_key_file(args.key_file);
   cluster::function_registry lenient = registry;
@@ -156,7 +160,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
       continue;
     }
     bool accepted = false;
-    self->request(*gate, answer_timeout, offer_atom::value,
+    self->request(*gate, handshake_timeout, offer_atom::value,
                   worker_offer{host_handle, me.substr(7), functions, rt->threads()})
         .receive([&](bool ok) { accepted = ok; }, [&](caf::error&) {});
     if (!accepted) {

@@ -69,6 +69,8 @@ struct coordinator_state {
   std::promise<bool>* done = nullptr;  // the caller waits on its future
   actors::batch_header header;         // of the current step
   std::uint32_t pending = 0;           // chunks of the step not finished yet
+  std::uint32_t local_out = 0;         // batches at this process's node actors, unanswered
+  bool failing = false;                // failed; waits for local_out to reach 0 to end
   std::size_t step_tasks = 0, step_finished = 0;
   // Remote dispatch: batches in flight by id, chunks waiting for room in an actor's window
   // (or for an actor at all) by node, batches in flight per actor.
@@ -119,6 +121,7 @@ void send_local(coordinator_actor* self, const caf::actor& to, chunk c) {
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
   b.slots = std::move(c.slots);
+  ++st.local_out;
   self->send(to, std::move(b));
 }
 
@@ -140,10 +143,25 @@ void send_remote(coordinator_actor* self, const caf::actor& to, chunk c) {
   self->send(to, std::move(b));
 }
 
+// Ends the run with `e`. Batches still at this process's node actors use the graph and the
+// saver, which the caller may free once told: the end waits for them to come back.
 void fail(coordinator_actor* self, std::exception_ptr e) {
-  self->state.loop->set_failure(e);
-  self->state.done->set_value(false);
+  auto& st = self->state;
+  if (st.failing) return;
+  st.failing = true;
+  st.loop->set_failure(e);
+  if (st.local_out > 0) return;
+  st.done->set_value(false);
   self->quit();
+}
+
+// A local batch came back after the run failed: end it once none is left.
+void drain_after_failure(coordinator_actor* self) {
+  auto& st = self->state;
+  if (st.local_out == 0) {
+    st.done->set_value(false);
+    self->quit();
+  }
 }
 
 // Sends waiting chunks of remote `node` to its least loaded live actors while their windows
@@ -170,6 +188,7 @@ void pump(coordinator_actor* self, std::uint32_t node) {
     queue.pop_front();
     send_remote(self, *best, std::move(c));
   }
+  if (!live.empty()) st.starved_since.reset();
   if (queue.empty()) {
     st.waiting.erase(w);
     return;
@@ -193,7 +212,7 @@ void pump_all(coordinator_actor* self) {
   std::vector<std::uint32_t> nodes;
   for (const auto& [node, queue] : self->state.waiting) nodes.push_back(node);
   for (auto node : nodes) {
-    if (self->getf(caf::abstract_actor::is_terminated_flag)) return;
+    if (self->state.failing || self->getf(caf::abstract_actor::is_terminated_flag)) return;
     pump(self, node);
   }
 }
@@ -237,6 +256,7 @@ void next_step(coordinator_actor* self) {
   st.step_tasks = runnable.size();
   st.step_finished = 0;
   st.starved_since.reset();
+  st.dead.clear();  // a worker that went away may be back (same actor addresses)
   for (auto& [node, slots] : by_node) {
     std::optional<std::vector<caf::actor>> remote;
     if (st.directory) remote = st.directory->instances(node);
@@ -267,7 +287,7 @@ void next_step(coordinator_actor* self) {
       ++st.pending;
     }
     pump(self, node);
-    if (self->getf(caf::abstract_actor::is_terminated_flag)) return;
+    if (self->state.failing || self->getf(caf::abstract_actor::is_terminated_flag)) return;
   }
   if (st.pending == 0) commit_and_continue(self);  // every task was restored from saved writes
 }
@@ -298,14 +318,28 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
                                               " instead of " + tasks[slots[i]].id);
   } else {
     slots = std::move(done.slots);
+    if (slots.size() != done.tasks.size())
+      throw error(error_code::internal, "a node actor answered with mismatched slots");
+    for (auto s : slots)
+      if (s >= tasks.size()) throw error(error_code::internal, "a node actor answered a bad slot");
   }
   std::vector<const pregel_task*> finished;
   finished.reserve(slots.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
     pregel_task& t = tasks[slots[i]];
-    value input = std::move(t.input);  // the node actor sends no input back
-    t = std::move(done.tasks[i]);
-    t.input = std::move(input);
+    pregel_task& r = done.tasks[i];
+    if (node) {
+      // From another process: only the outcome is taken; what the task is stays ours.
+      t.writes = std::move(r.writes);
+      t.output = std::move(r.output);
+      t.interrupts = std::move(r.interrupts);
+      t.error = std::move(r.error);
+      t.done = r.done;
+    } else {
+      value input = std::move(t.input);  // the node actor sends no input back
+      t = std::move(r);
+      t.input = std::move(input);
+    }
     finished.push_back(&t);
   }
   st.loop->tasks_finished(finished);
@@ -319,6 +353,7 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
 void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
   auto& st = self->state;
   st.dead.insert(gone);
+  st.monitored.erase(gone);
   st.load.erase(gone);
   st.synced.erase(gone);
   std::vector<std::uint64_t> ids;
@@ -343,6 +378,7 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
   if (run.directory) st.policy = run.directory->policy();
   st.done = done;
   self->set_down_handler([self](caf::down_msg& msg) {
+    if (self->state.failing) return;
     try {
       actor_lost(self, msg.source);
     } catch (...) {
@@ -360,6 +396,16 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
       },
       [self](actors::task_batch_done& done) {
         auto& st = self->state;
+        if (done.id == 0) {
+          // Unnumbered batches are this process's: refuse one from elsewhere.
+          const auto& sender = self->current_sender();
+          if (!sender || sender->node() != self->node()) return;
+          if (st.local_out > 0) --st.local_out;
+        }
+        if (st.failing) {
+          drain_after_failure(self);
+          return;
+        }
         try {
           if (done.id != 0) {
             // Only the actor a batch went to may answer it (and only once).
@@ -380,6 +426,7 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
       },
       [self](retry_atom) {
         self->state.retry_scheduled = false;
+        if (self->state.failing) return;
         try {
           pump_all(self);
         } catch (...) {
@@ -387,12 +434,17 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
         }
       },
       [self](actors::stream_chunk& chunk) {
+        if (self->state.failing) return;
         const run_shared& shared = self->state.loop->shared();
         if (!shared.sink) return;
-        stream_event ev{std::move(chunk.ns), static_cast<stream_mode>(chunk.mode),
-                        std::move(chunk.data)};
-        std::lock_guard lock(*shared.sink_mutex);
-        (*shared.sink)(ev);
+        try {
+          stream_event ev{std::move(chunk.ns), static_cast<stream_mode>(chunk.mode),
+                          std::move(chunk.data)};
+          std::lock_guard lock(*shared.sink_mutex);
+          (*shared.sink)(ev);
+        } catch (...) {
+          fail(self, std::current_exception());
+        }
       },
   };
 }

@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(a_restarted_head_resumes_the_interrupted_thread) {
   BOOST_TEST(client.result().err.find("lost the head") != std::string::npos);
   // The same data and port: the worker joins again by itself.
   c.start_head({}, c.port());
-  BOOST_REQUIRE(c.head().wait_for_err("worker w joined", 10s));
+  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("worker w joined", 30s), c.head().err_text());
   cli_result r = c.client({"submit", "--thread", "t"});
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   BOOST_TEST(r.last().get("data") == expected);

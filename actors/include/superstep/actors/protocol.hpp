@@ -5,8 +5,10 @@
 
 #include <caf/all.hpp>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "superstep/actors/node_host.hpp"
@@ -39,6 +41,14 @@ std::string encode(const stream_chunk& c);
 void decode(std::string_view bytes, stream_chunk& c);
 }  // namespace actors::wire_codec
 
+namespace actors {
+/// Called with the reason whenever a message from another process is refused as malformed
+/// (a cluster's processes log it); by default nothing is done. Set it before the runtime
+/// starts; the handler may be called from any thread.
+void on_protocol_error(std::function<void(const std::string&)> handler);
+void report_protocol_error(const std::string& what) noexcept;
+}  // namespace actors
+
 namespace detail {
 
 /// Inspects `x` as its Cap'n Proto encoding: written by serializers, read back (and checked)
@@ -46,7 +56,17 @@ namespace detail {
 template <class Inspector, class T>
 typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* name) {
   if constexpr (Inspector::reads_state) {
-    std::string bytes = actors::wire_codec::encode(x);
+    // This may run inside CAF's network layer, which an exception would bring down.
+    std::string bytes;
+    try {
+      bytes = actors::wire_codec::encode(x);
+    } catch (const std::exception& e) {
+      actors::report_protocol_error(std::string("cannot send a message: ") + e.what());
+      if constexpr (std::is_same_v<typename Inspector::result_type, void>)
+        return f(caf::meta::type_name(name), bytes);
+      else
+        return caf::sec::invalid_argument;
+    }
     return f(caf::meta::type_name(name), bytes);
   } else {
     std::string bytes;
@@ -54,7 +74,8 @@ typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* 
              caf::meta::load_callback([&]() -> caf::error {
                try {
                  actors::wire_codec::decode(bytes, x);
-               } catch (const std::exception&) {
+               } catch (const std::exception& e) {
+                 actors::report_protocol_error(e.what());
                  return caf::sec::invalid_argument;
                }
                return caf::none;
