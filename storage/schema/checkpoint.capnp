@@ -65,4 +65,18 @@ struct PendingWrite {
   # Format 2: a bundle, the writes of several tasks saved together (each a format-1 record);
   # the fields above are then empty.
   bundle @5 :List(PendingWrite);
+  # Format 3: a bundle grouped by task, each task's id and path stored once (what this build
+  # writes; format 2 is still read).
+  tasks @6 :List(TaskWrites);
+
+  struct TaskWrites {
+    taskId @0 :Text;
+    taskPath @1 :Text;
+    writes @2 :List(ChannelWrite);
+  }
+
+  struct ChannelWrite {
+    channel @0 :Text;
+    value @1 :Data;  # by the serializer
+  }
 }

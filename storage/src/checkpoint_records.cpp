@@ -16,7 +16,8 @@ namespace {
 
 // The record layout this code writes; a reader refuses a newer one.
 constexpr std::uint16_t format = 1;
-constexpr std::uint16_t bundle_format = 2;  // a PendingWrite holding a bundle
+constexpr std::uint16_t bundle_format = 2;          // a PendingWrite holding a bundle
+constexpr std::uint16_t grouped_bundle_format = 3;  // a bundle grouped by task
 
 template <class Map>
 std::vector<std::pair<std::string, channel_version>> sorted(const Map& versions) {
@@ -169,20 +170,22 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
   return message_bytes(builder);
 }
 
-std::string encode_write_bundle(const std::vector<bundled_write>& writes) {
-  capnp::MallocMessageBuilder builder;
+void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer& serde,
+                         capnp::MallocMessageBuilder& builder) {
   auto record = builder.initRoot<schema::PendingWrite>();
-  record.setFormat(bundle_format);
-  auto list = record.initBundle(static_cast<unsigned>(writes.size()));
-  for (unsigned i = 0; i < writes.size(); ++i) {
-    auto w = list[i];
-    w.setFormat(format);
-    w.setTaskId(text(*writes[i].task_id));
-    w.setChannel(text(*writes[i].channel));
-    w.setTaskPath(text(*writes[i].task_path));
-    w.setValue(data_ptr(writes[i].value_bytes));
+  record.setFormat(grouped_bundle_format);
+  auto list = record.initTasks(static_cast<unsigned>(tasks.size()));
+  for (unsigned i = 0; i < tasks.size(); ++i) {
+    const task_writes& t = tasks[i];
+    auto out = list[i];
+    out.setTaskId(text(t.task_id));
+    out.setTaskPath(text(t.task_path));
+    auto writes = out.initWrites(static_cast<unsigned>(t.writes.size()));
+    for (unsigned j = 0; j < t.writes.size(); ++j) {
+      writes[j].setChannel(text(t.writes[j].first));
+      writes[j].setValue(data_ptr(serde.dumps(t.writes[j].second)));
+    }
   }
-  return message_bytes(builder);
 }
 
 std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde) {
@@ -198,7 +201,15 @@ std::vector<pending_write> decode_writes(std::string_view bytes, const serialize
       out.push_back(std::move(p));
       v.push_back(data_of(w.getValue()));
     };
-    if (record.getFormat() == bundle_format) {
+    if (record.getFormat() == grouped_bundle_format) {
+      for (auto t : record.getTasks()) {
+        std::string task_id = text_of(t.getTaskId());
+        for (auto w : t.getWrites()) {
+          out.push_back(pending_write{task_id, text_of(w.getChannel()), value()});
+          v.push_back(data_of(w.getValue()));
+        }
+      }
+    } else if (record.getFormat() == bundle_format) {
       for (auto w : record.getBundle()) {
         check_format(w.getFormat(), "pending write");
         take(w);

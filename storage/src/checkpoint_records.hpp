@@ -5,10 +5,13 @@
 // Decoding damaged bytes throws `superstep::error` (storage_error) saying what is wrong, never
 // crashes; the saver adds which record it was.
 
+#include <capnp/message.h>
+
 #include <string>
 #include <string_view>
 
 #include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/storage/serializer.hpp"
 
 namespace superstep::storage::records {
@@ -31,14 +34,10 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
                          const std::string& task_path, std::string_view value_bytes);
 pending_write decode_write(std::string_view bytes, const serializer& serde);
 
-/// One write of a bundle: the writes of several tasks in one record.
-struct bundled_write {
-  const std::string* task_id;
-  const std::string* channel;
-  const std::string* task_path;
-  std::string value_bytes;
-};
-std::string encode_write_bundle(const std::vector<bundled_write>& writes);
+/// The writes of several tasks as one record (a bundle) in `builder`, each value encoded by
+/// `serde` straight into it: a fan-out's million writes are not copied once more first.
+void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer& serde,
+                         capnp::MallocMessageBuilder& builder);
 
 /// The writes of a record of the writes column family: one, or a bundle's.
 std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde);

@@ -258,11 +258,8 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     if (saved->Valid()) return;  // saved before: keep that copy
   }
   if ((tasks.size() > 1 || one_big_task) && all_normal(tasks)) {
-    std::vector<records::bundled_write> all;
-    for (const auto& t : tasks)
-      for (const auto& [channel, v] : t.writes)
-        all.push_back({&t.task_id, &channel, &t.task_path, d.serde->dumps(v)});
-    if (all.empty()) return;
+    capnp::MallocMessageBuilder message;
+    records::encode_write_bundle(tasks, *d.serde, message);
     // Named by its first task and when it was saved, so a later bundle starting with the same
     // task sorts after it (the first saved copy of a task's writes is the one read back).
     static std::atomic<std::uint32_t> sequence{0};
@@ -272,8 +269,22 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     keys::append_u64(key, static_cast<std::uint64_t>(
                               std::chrono::system_clock::now().time_since_epoch().count()));
     keys::append_u64(key, sequence.fetch_add(1));
+    // The message goes into the batch from its segments, without a flat copy first.
+    auto segments = message.getSegmentsForOutput();
+    std::vector<std::uint32_t> table(((segments.size() + 2) & ~std::size_t{1}), 0);
+    table[0] = static_cast<std::uint32_t>(segments.size() - 1);
+    std::vector<rocksdb::Slice> parts;
+    parts.emplace_back(reinterpret_cast<const char*>(table.data()), table.size() * 4);
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      table[i + 1] = static_cast<std::uint32_t>(segments[i].size());
+      parts.emplace_back(reinterpret_cast<const char*>(segments[i].begin()),
+                         segments[i].size() * sizeof(capnp::word));
+    }
+    rocksdb::Slice key_slice(key);
     rocksdb::WriteBatch batch;
-    check(batch.Put(d.db.writes, key, records::encode_write_bundle(all)), "batching pending writes");
+    check(batch.Put(d.db.writes, rocksdb::SliceParts(&key_slice, 1),
+                    rocksdb::SliceParts(parts.data(), static_cast<int>(parts.size()))),
+          "batching pending writes");
     d.write(batch, "writing the pending writes of " + std::to_string(tasks.size()) +
                        " tasks to " +
                        describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
