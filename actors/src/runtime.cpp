@@ -13,13 +13,14 @@ namespace {
 caf::actor_system_config& configure(caf::actor_system_config& cfg, unsigned threads,
                                     const runtime_options& options) {
   register_message_types(cfg);
-  if (options.configure) options.configure(cfg);
   if (options.network) {
     cfg.load<caf::io::middleman>();
     // A lost peer is noticed by its connection closing; heartbeats catch a silent one.
     cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
     cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
   }
+  // After the middleman: a layer above may add modules that need it (TLS).
+  if (options.configure) options.configure(cfg);
   cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
   cfg.set("logger.verbosity", caf::atom("quiet"));
   // Idle workers skip the phase where they sleep in 50 us slices that a new message cannot

@@ -43,6 +43,7 @@ bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& o
     out.key_file = args.value_of(arg);
   } else if (arg == "--progress") {
     out.progress = true;
+  } else if (take_tls_option(arg, args, out.tls)) {
   } else {
     return false;
   }
@@ -116,6 +117,8 @@ constexpr const char* submit_usage =
     "\n"
     "  --head HOST:PORT      the head to run on (required)\n"
     "  --key-file FILE       the cluster's key, when the head has one\n"
+    "  --tls, --tls-cert F --tls-key F --tls-ca F\n"
+    "                        TLS, as the head has it (see 'superstep head --help')\n"
     "\n"
     "exit status: 0 done, 1 failed, 2 usage error, 3 interrupted\n";
 

@@ -37,6 +37,15 @@ struct help_request {
 /// The folder of the checkpoint database when --data is not given.
 inline constexpr const char* default_data_dir = ".superstep";
 
+/// TLS between a cluster's processes (--tls, --tls-cert, --tls-key, --tls-ca). With `on`
+/// alone, traffic is encrypted but peers are not authenticated (the cluster's key does that);
+/// with a certificate, its key and a CA file, both ends must present a certificate the CA
+/// signed. Every process of a cluster must agree.
+struct tls_args {
+  bool on = false;
+  std::string cert, key, ca;
+};
+
 /// Options of every command that works on one thread's checkpoints.
 struct thread_args {
   /// --thread; empty only for `run`, which then makes up a fresh thread id.
@@ -52,6 +61,7 @@ struct thread_args {
   /// --progress: show a progress line on stderr during long steps (default: when stderr is a
   /// terminal).
   bool progress = false;
+  tls_args tls;
 };
 
 /// `superstep head --listen HOST:PORT [--data DIR] [--key-file F] [--plugin LIB]...`.
@@ -66,6 +76,7 @@ struct head_args {
   /// --threads: scheduler threads of the head's actor system (0: one per core).
   unsigned threads = 0;
   bool fsync = false;
+  tls_args tls;
 };
 
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
@@ -76,6 +87,7 @@ struct worker_args {
   unsigned threads = 0;  ///< task threads, and node actors per node (0: one per core)
   std::string key_file;
   std::string name;  ///< how the head's log names this worker (default: host name and pid)
+  tls_args tls;
 };
 
 /// `superstep run [GRAPH.json] [--input JSON | --resume JSON] [--thread ID] [--checkpoint ID]

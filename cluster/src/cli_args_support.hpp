@@ -53,6 +53,11 @@ command parse_history(arg_cursor args);
 command parse_update(arg_cursor args);
 command parse_delete(arg_cursor args);
 
+/// Takes --tls, --tls-cert, --tls-key, --tls-ca when `arg` is one of them.
+bool take_tls_option(const std::string& arg, arg_cursor& args, tls_args& out);
+/// Throws usage_error unless the TLS options given make sense together.
+void check_tls(const tls_args& tls);
+
 /// Parses HOST:PORT given to `option`; throws usage_error naming it.
 void parse_address(const std::string& option, const std::string& text, std::string& host,
                    std::uint16_t& port);

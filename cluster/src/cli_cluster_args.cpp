@@ -29,6 +29,10 @@ constexpr const char* head_usage =
     "                        the run fails (default 30)\n"
     "  --threads N           scheduler threads (default: one per core)\n"
     "  --fsync               flush every database write to disk before going on\n"
+    "  --tls                 encrypt traffic (TLS, no certificates: every process of the\n"
+    "                        cluster gives --tls)\n"
+    "  --tls-cert F --tls-key F --tls-ca F\n"
+    "                        TLS where both ends present a certificate signed by the CA\n"
     "  --help                show this help\n";
 
 constexpr const char* worker_usage =
@@ -44,6 +48,10 @@ constexpr const char* worker_usage =
     "  --threads N           threads running tasks (default: one per core)\n"
     "  --key-file FILE       the cluster's key\n"
     "  --name NAME           this worker's name in the head's log (default: host:pid)\n"
+    "  --tls                 encrypt traffic (TLS, no certificates: every process of the\n"
+    "                        cluster gives --tls)\n"
+    "  --tls-cert F --tls-key F --tls-ca F\n"
+    "                        TLS where both ends present a certificate signed by the CA\n"
     "  --help                show this help\n";
 
 unsigned number_of(const std::string& option, const std::string& text, unsigned max) {
@@ -56,6 +64,21 @@ unsigned number_of(const std::string& option, const std::string& text, unsigned 
 }
 
 }  // namespace
+
+bool take_tls_option(const std::string& arg, arg_cursor& args, tls_args& out) {
+  if (arg == "--tls") out.on = true;
+  else if (arg == "--tls-cert") out.cert = args.value_of(arg), out.on = true;
+  else if (arg == "--tls-key") out.key = args.value_of(arg), out.on = true;
+  else if (arg == "--tls-ca") out.ca = args.value_of(arg), out.on = true;
+  else return false;
+  return true;
+}
+
+void check_tls(const tls_args& tls) {
+  const int given = !tls.cert.empty() + !tls.key.empty() + !tls.ca.empty();
+  if (given != 0 && given != 3)
+    throw usage_error("--tls-cert, --tls-key and --tls-ca go together (or --tls alone)");
+}
 
 void parse_address(const std::string& option, const std::string& text, std::string& host,
                    std::uint16_t& port) {
@@ -72,6 +95,7 @@ command parse_head(arg_cursor args) {
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{head_usage};
+    if (take_tls_option(a, args, out.tls)) continue;
     if (a == "--listen") {
       parse_address(a, args.value_of(a), out.host, out.port);
       listen = true;
@@ -93,6 +117,7 @@ command parse_head(arg_cursor args) {
     }
   }
   if (!listen) throw usage_error("head: missing --listen HOST:PORT");
+  check_tls(out.tls);
   return out;
 }
 
@@ -102,6 +127,7 @@ command parse_worker(arg_cursor args) {
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{worker_usage};
+    if (take_tls_option(a, args, out.tls)) continue;
     if (a == "--join") {
       parse_address(a, args.value_of(a), out.host, out.port);
       if (out.port == 0) throw usage_error("--join: the port is 0");
@@ -119,6 +145,7 @@ command parse_worker(arg_cursor args) {
     }
   }
   if (!join) throw usage_error("worker: missing --join HOST:PORT");
+  check_tls(out.tls);
   return out;
 }
 

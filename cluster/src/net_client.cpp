@@ -76,10 +76,14 @@ int run_on_head(const cli::command& cmd) {
   actors::runtime_options ro;
   ro.threads = 1;
   ro.network = true;
-  ro.configure = register_cluster_types;
+  cli::detail::check_tls(where.tls);
+  ro.configure = [&where](caf::actor_system_config& cfg) {
+    register_cluster_types(cfg);
+    configure_tls(cfg, where.tls);
+  };
   actors::runtime rt(ro);
   auto& sys = rt.internals().system;
-  auto gate = sys.middleman().remote_actor(host, port);
+  auto gate = connect_gate(sys, host, port, where.tls);
   if (!gate)
     throw error(error_code::unavailable,
                 "cannot reach the head at " + where.head + ": " + sys.render(gate.error()));

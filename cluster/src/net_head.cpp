@@ -345,12 +345,15 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   actors::runtime_options ro;
   ro.threads = args.threads;
   ro.network = true;
-  ro.configure = register_cluster_types;
+  ro.configure = [&args](caf::actor_system_config& cfg) {
+    register_cluster_types(cfg);
+    configure_tls(cfg, args.tls);
+  };
   h.rt = std::make_shared<actors::runtime>(ro);
   auto& sys = h.rt->internals().system;
   h.sys = &sys;
   auto g = sys.spawn(gate, &h);
-  auto port = sys.middleman().publish(g, args.port, args.host.c_str(), true);
+  auto port = publish_gate(sys, g, args.host, args.port, args.tls);
   if (!port) {
     caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
     throw error(error_code::invalid_argument, "cannot listen on " + args.host + ":" +
@@ -358,6 +361,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                                                   sys.render(port.error()));
   }
   log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " + args.data_dir +
+                  (args.tls.on ? (args.tls.ca.empty() ? ", TLS" : ", TLS with certificates") : "") +
                   (h.key ? ", key required)" : ", no key: anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   log("head", "stopping");

@@ -5,10 +5,34 @@
 #include <ctime>
 
 #include "net.hpp"
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/all.hpp>
+
 #include "net_protocol.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::net {
+
+void configure_tls(caf::actor_system_config& cfg, const cli::tls_args& tls) {
+  if (!tls.on) return;
+  cfg.openssl_certificate = tls.cert;
+  cfg.openssl_key = tls.key;
+  cfg.openssl_cafile = tls.ca;
+  cfg.load<caf::openssl::manager>();
+}
+
+caf::expected<std::uint16_t> publish_gate(caf::actor_system& sys, const caf::actor& gate,
+                                          const std::string& host, std::uint16_t port,
+                                          const cli::tls_args& tls) {
+  if (tls.on) return caf::openssl::publish(gate, port, host.c_str(), true);
+  return sys.middleman().publish(gate, port, host.c_str(), true);
+}
+
+caf::expected<caf::actor> connect_gate(caf::actor_system& sys, const std::string& host,
+                                       std::uint16_t port, const cli::tls_args& tls) {
+  if (tls.on) return caf::openssl::remote_actor(sys, host, port);
+  return sys.middleman().remote_actor(host, port);
+}
 
 void register_cluster_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<worker_offer>("superstep.worker_offer");

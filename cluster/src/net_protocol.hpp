@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::net {
@@ -77,6 +78,18 @@ typename Inspector::result_type inspect(Inspector& f, client_request& x) {
 
 /// Registers the cluster's message types (and the task protocol's).
 void register_cluster_types(caf::actor_system_config& cfg);
+
+/// Loads TLS into a process's configuration when `tls.on` (call before the system starts).
+void configure_tls(caf::actor_system_config& cfg, const cli::tls_args& tls);
+
+/// Publishes `gate` on host:port, over TLS when `tls.on`; returns the port.
+caf::expected<std::uint16_t> publish_gate(caf::actor_system& sys, const caf::actor& gate,
+                                          const std::string& host, std::uint16_t port,
+                                          const cli::tls_args& tls);
+
+/// The head's gate at host:port, over TLS when `tls.on`.
+caf::expected<caf::actor> connect_gate(caf::actor_system& sys, const std::string& host,
+                                       std::uint16_t port, const cli::tls_args& tls);
 
 /// Proves the key to a head's gate (an empty proof without a key). Throws
 /// error(unauthorized) when refused, error(unavailable) when the head does not answer.

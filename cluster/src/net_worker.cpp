@@ -120,7 +120,10 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   actors::runtime_options ro;
   ro.threads = args.threads;
   ro.network = true;
-  ro.configure = register_cluster_types;
+  ro.configure = [&args](caf::actor_system_config& cfg) {
+    register_cluster_types(cfg);
+    configure_tls(cfg, args.tls);
+  };
   auto rt = std::make_shared<actors::runtime>(ro);
   auto& sys = rt->internals().system;
   host_state init;
@@ -138,7 +141,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   int status = 0;
   bool said_waiting = false;
   while (!stop_requested()) {
-    auto gate = sys.middleman().remote_actor(args.host, args.port);
+    auto gate = connect_gate(sys, args.host, args.port, args.tls);
     if (!gate) {
       if (!said_waiting) log(me, "cannot reach the head at " + where + " (" + sys.render(gate.error()) + "); retrying every second");
       said_waiting = true;

@@ -233,3 +233,40 @@ BOOST_AUTO_TEST_CASE(garbage_sent_to_the_head_does_not_stop_it) {
   cli_result r = c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})"});
   BOOST_TEST(r.status == 0, r.err);
 }
+
+BOOST_AUTO_TEST_CASE(tls_encrypts_and_certificates_admit_only_the_cas_nodes) {
+  scratch s;
+  const std::string dir = SUPERSTEP_TLS_DIR;
+  const std::vector<std::string> certs{"--tls-cert", dir + "/node.pem", "--tls-key",
+                                       dir + "/node.key", "--tls-ca", dir + "/ca.pem"};
+  const std::vector<std::string> submit{"submit", spec("jokes"), "--input",
+                                        R"({"subjects": ["a"]})"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = submit;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  {
+    cluster c(s, certs);
+    c.add_worker("certified", certs);
+    cli_result good = c.client(with(certs));
+    BOOST_TEST(good.status == 0, good.err);
+    cli_result other = c.client(with({"--tls-cert", dir + "/other.pem", "--tls-key",
+                                      dir + "/other.key", "--tls-ca", dir + "/ca.pem"}));
+    BOOST_TEST(other.status == 1);
+    BOOST_TEST(other.err.find("cannot reach the head") != std::string::npos, other.err);
+    cli_result plain = c.client(submit);
+    BOOST_TEST(plain.status == 1);
+    BOOST_TEST(c.head().running());
+  }
+  {
+    cluster c(s, {"--tls"});
+    c.add_worker("encrypted", {"--tls"});
+    cli_result good = c.client(with({"--tls"}));
+    BOOST_TEST(good.status == 0, good.err);
+    BOOST_TEST(c.client(submit).status == 1);  // TLS on one side only
+  }
+  cli_result half = run_to_end({"head", "--listen", "127.0.0.1:0", "--tls-cert", "x"}, s);
+  BOOST_TEST(half.status == 2);
+  BOOST_TEST(half.err.find("go together") != std::string::npos, half.err);
+}
