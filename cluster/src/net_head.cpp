@@ -365,7 +365,12 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                   (h.key ? ", key required)" : ", no key: anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   log("head", "stopping");
-  caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
+  {
+    // Once the gate is gone no request can start; then the running ones are counted.
+    caf::scoped_actor self{sys};
+    self->send_exit(g, caf::exit_reason::user_shutdown);
+    self->wait_for(g);
+  }
   // Runs still going keep their last committed checkpoint; they resume when asked again.
   for (int i = 0; i < 20 && h.running > 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

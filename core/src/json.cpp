@@ -94,7 +94,9 @@ class parser {
   }
 
  private:
-  static constexpr int max_depth = 512;
+  // As deep as a value can be stored and sent (capnp_value: 341 nested objects), so that any
+  // value read from JSON can also be checkpointed and cross processes.
+  static constexpr int max_depth = 340;
 
   [[noreturn]] void fail(const std::string& why) const {
     std::size_t line = 1, col = 1;
@@ -125,7 +127,7 @@ class parser {
   }
 
   value parse_value(int depth) {
-    if (depth > max_depth) fail("nesting deeper than 512 levels");
+    if (depth > max_depth) fail("nesting deeper than 340 levels");
     skip_ws();
     if (pos_ >= s_.size()) fail("unexpected end of input, expected a value");
     char c = s_[pos_];
