@@ -44,6 +44,8 @@ bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& o
   } else if (arg == "--progress") {
     out.progress = true;
   } else if (take_tls_option(arg, args, out.tls)) {
+  } else if (arg == "--plugin") {
+    out.plugins.push_back(args.value_of(arg));
   } else {
     return false;
   }
@@ -96,6 +98,7 @@ constexpr const char* run_usage =
     "                        (several after one --stream, or --stream repeated)\n"
     "  --subgraphs           also stream events of subgraphs, with their namespace\n"
     "  --config JSON|@FILE   the run's config object\n"
+    "  --plugin LIB.so       a node library whose functions the spec names (repeatable)\n"
     "  --progress            show a progress line on stderr during long steps (the default\n"
     "                        when stderr is a terminal)\n"
     "  --help                show this help\n"

@@ -62,6 +62,8 @@ struct thread_args {
   /// terminal).
   bool progress = false;
   tls_args tls;
+  /// --plugin: node libraries to load (the commands that run here).
+  std::vector<std::string> plugins;
 };
 
 /// `superstep head --listen HOST:PORT [--data DIR] [--key-file F] [--plugin LIB]...`.

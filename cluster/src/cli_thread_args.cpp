@@ -12,7 +12,8 @@ constexpr const char* thread_options =
     "  --thread ID           the thread (required)\n"
     "  --data DIR            the checkpoint database (default: .superstep)\n"
     "  --head HOST:PORT      work on a cluster head's threads instead (its database)\n"
-    "  --key-file FILE       the cluster's key, when the head has one\n";
+    "  --key-file FILE       the cluster's key, when the head has one\n"
+    "  --plugin LIB.so       a node library the thread's graph needs (repeatable)\n";
 
 constexpr const char* graph_option =
     "  --graph GRAPH.json    the graph spec to read the checkpoints with (default: the spec\n"

@@ -3,6 +3,8 @@
 //
 // Exit statuses: 0 done, 1 failed (graph, spec or database), 2 usage error, 3 interrupted
 // (cli::exit_status).
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -59,9 +61,14 @@ int main(int argc, char** argv) {
     if (auto* graph = std::get_if<cli::graph_args>(&cmd)) return cli::draw_graph(*graph, registry);
     // The commands on this process's own database.
     const cli::thread_args& where = *cli::where_of(cmd);
+    for (const auto& p : where.plugins) cluster::load_plugin(p, registry);
     const auto* run = std::get_if<cli::run_args>(&cmd);
     cli::data_dir data(where.data_dir, run && run->fsync);
     cli::command_env env{data, registry, cli::detail::print_line};
+    cli::detail::progress_line progress(where.progress || ::isatty(STDERR_FILENO));
+    env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
+      progress.show(step, done, total);
+    };
     return std::visit(
         overloaded{[&](const cli::run_args& a) { return cli::run_graph(env, a); },
                    [&](const cli::state_args& a) { return cli::show_state(env, a); },

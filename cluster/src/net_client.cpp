@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_args_support.hpp"
+#include "cli_commands_support.hpp"
 #include "cli_data_dir.hpp"
 #include "net.hpp"
 #include "net_auth.hpp"
@@ -20,41 +21,14 @@ namespace superstep::net {
 
 namespace {
 
-// "\r[step 3] 51234/100000 tasks  48211/s" on a terminal.
-class progress_line {
- public:
-  explicit progress_line(bool on) : on_(on) {}
-  void show(std::int64_t step, std::uint64_t done, std::uint64_t total) {
-    if (!on_ || total < 2) return;
-    auto now = std::chrono::steady_clock::now();
-    if (step != step_) step_ = step, start_ = now;
-    double secs = std::chrono::duration<double>(now - start_).count();
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "\r[step %lld] %llu/%llu tasks  %.0f/s   ",
-                  static_cast<long long>(step), static_cast<unsigned long long>(done),
-                  static_cast<unsigned long long>(total), secs > 0 ? done / secs : 0.0);
-    std::fputs(buf, stderr);
-    shown_ = true;
-    if (done == total) end();
-  }
-  void end() {
-    if (shown_) std::fputs("\n", stderr);
-    shown_ = false;
-  }
-
- private:
-  bool on_;
-  bool shown_ = false;
-  std::int64_t step_ = -2;
-  std::chrono::steady_clock::time_point start_;
-};
-
 }  // namespace
 
 int run_on_head(const cli::command& cmd) {
   const cli::thread_args& where = *cli::where_of(cmd);
   if (where.data_dir != cli::default_data_dir)
     throw cli::usage_error("--data: not with --head (the head keeps the data)");
+  if (!where.plugins.empty())
+    throw cli::usage_error("--plugin: not with --head (workers load node libraries)");
   std::string host;
   std::uint16_t port = 0;
   cli::detail::parse_address("--head", where.head, host, port);
@@ -98,7 +72,7 @@ int run_on_head(const cli::command& cmd) {
   if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
   self->monitor(*gate);
 
-  progress_line progress(where.progress || ::isatty(STDERR_FILENO));
+  cli::detail::progress_line progress(where.progress || ::isatty(STDERR_FILENO));
   int status = -1;
   while (status < 0) {
     self->receive(

@@ -255,6 +255,7 @@ void next_step(coordinator_actor* self) {
   st.pending = 0;
   st.step_tasks = runnable.size();
   st.step_finished = 0;
+  if (st.progress && st.step_tasks > 1) (*st.progress)(header.step, 0, st.step_tasks);
   st.starved_since.reset();
   st.dead.clear();  // a worker that went away may be back (same actor addresses)
   for (auto& [node, slots] : by_node) {
