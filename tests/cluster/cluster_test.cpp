@@ -120,6 +120,15 @@ BOOST_AUTO_TEST_CASE(runs_on_the_cluster_equal_the_embedded_runs) {
   cli_result history = c.client({"history", "--thread", "t1"});
   BOOST_TEST(history.lines().size() == 4u);
   BOOST_TEST(c.client({"state", "--thread", "nope"}).status == 1);
+  cli_result update =
+      c.client({"update", "--thread", "t1", "--values", R"({"best": "x"})", "--as-node", "pick"});
+  BOOST_REQUIRE_MESSAGE(update.status == 0, update.err);
+  BOOST_TEST(c.client({"state", "--thread", "t1"}).last().get("values").get("best").as_string() ==
+             "x");
+  BOOST_TEST(c.client({"delete", "--thread", "t1"}).status == 0);
+  BOOST_TEST(c.client({"state", "--thread", "t1"}).status == 1);
+  // Options that only make sense here are refused before anything is sent.
+  BOOST_TEST(c.client({"state", "--thread", "t1", "--data", "elsewhere"}).status == 2);
 }
 
 BOOST_AUTO_TEST_CASE(nodes_run_where_their_library_is_loaded) {
