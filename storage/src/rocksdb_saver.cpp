@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "rocksdb_keys.hpp"
@@ -207,19 +208,28 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
   require_checkpoint_id(cp.id, "rocksdb_saver", "put (checkpoint.id)");
   impl& d = *impl_;
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
-  rocksdb::WriteBatch batch;
-  check(batch.Put(d.db.checkpoints, prefix + cp.id,
-                  records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde)),
-        "batching a checkpoint");
+  // Encoded first, so the batch is sized once: a big blob (a fan-out's Sends) is not copied
+  // again each time the batch would have grown.
+  const std::string record = records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
+  std::vector<std::pair<std::string, std::optional<std::string>>> blobs;
+  std::size_t bytes = prefix.size() + cp.id.size() + record.size() + 64;
   for (const auto& [channel, version] : new_versions) {
     std::string key = prefix;
     keys::append_string(key, channel);
     keys::append_u64(key, version);
     auto it = cp.channel_values.find(channel);
     // A channel with a new version but no value was cleared: no blob at that version.
-    check(it == cp.channel_values.end() ? batch.Delete(d.db.blobs, key)
-                                        : batch.Put(d.db.blobs, key, d.serde->dumps(it->second)),
+    std::optional<std::string> blob;
+    if (it != cp.channel_values.end()) blob = d.serde->dumps(it->second);
+    bytes += key.size() + (blob ? blob->size() : 0) + 32;
+    blobs.emplace_back(std::move(key), std::move(blob));
+  }
+  rocksdb::WriteBatch batch(bytes);
+  check(batch.Put(d.db.checkpoints, prefix + cp.id, record), "batching a checkpoint");
+  for (auto& [key, blob] : blobs) {
+    check(blob ? batch.Put(d.db.blobs, key, *blob) : batch.Delete(d.db.blobs, key),
           "batching a blob");
+    if (blob) std::string().swap(*blob);  // in the batch now: free the copy at once
   }
   d.write(batch, "writing " + describe(config.thread_id, config.checkpoint_ns, cp.id));
   return checkpoint_config{config.thread_id, config.checkpoint_ns, cp.id};
@@ -258,7 +268,12 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     if (saved->Valid()) return;  // saved before: keep that copy
   }
   if ((tasks.size() > 1 || one_big_task) && all_normal(tasks)) {
-    capnp::MallocMessageBuilder message;
+    // One first segment, sized generously: the builder does not grow by copying, and what
+    // the estimate overshoots is never touched (so never resident).
+    std::size_t estimate = 64;
+    for (const auto& t : tasks) estimate += 16 + 48 * t.writes.size();
+    capnp::MallocMessageBuilder message(static_cast<unsigned>(std::min<std::size_t>(
+        estimate, std::size_t{1} << 28)));
     records::encode_write_bundle(tasks, *d.serde, message);
     // Named by its first task and when it was saved, so a later bundle starting with the same
     // task sorts after it (the first saved copy of a task's writes is the one read back).
@@ -281,7 +296,9 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
                          segments[i].size() * sizeof(capnp::word));
     }
     rocksdb::Slice key_slice(key);
-    rocksdb::WriteBatch batch;
+    std::size_t bytes = key.size() + 64;
+    for (const auto& p : parts) bytes += p.size();
+    rocksdb::WriteBatch batch(bytes);  // reserved: no regrowth copies of a big record
     check(batch.Put(d.db.writes, rocksdb::SliceParts(&key_slice, 1),
                     rocksdb::SliceParts(parts.data(), static_cast<int>(parts.size()))),
           "batching pending writes");
