@@ -31,8 +31,10 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The in-process workloads, then the cluster's fan-out (bench-cluster).
 bench: build
 	$(BUILD)/bench/superstep_bench
+	$(BUILD)/bench/superstep_cluster_bench --sends $(SENDS) --json $(BUILD)/bench/cluster_bench.json
 
 # The fan-out embedded and on local clusters of 1, 2 and 4 worker processes (SENDS=1000000
 # for the issue's figure; ~10 min on 2 cores), beside the CAF remote round trip.
