@@ -6,7 +6,6 @@
 
 #include <boost/test/unit_test.hpp>
 #include <random>
-#include <regex>
 
 #include "cluster/cli_support.hpp"
 #include "cluster/process_support.hpp"
@@ -39,10 +38,12 @@ class cluster {
     head_ = std::make_unique<child>(args, s_);
     BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
                           "the head did not start: " + head_->err_text());
-    std::smatch m;
+    // "listening on 127.0.0.1:PORT (...)"
     std::string err = head_->err_text();
-    BOOST_REQUIRE(std::regex_search(err, m, std::regex("listening on 127\\.0\\.0\\.1:([0-9]+)")));
-    port_ = std::stoi(m[1]);
+    const std::string marker = "listening on 127.0.0.1:";
+    auto at = err.find(marker);
+    BOOST_REQUIRE(at != std::string::npos);
+    port_ = std::stoi(err.substr(at + marker.size()));
   }
 
   // Starts a worker and waits until the head counts `joined` workers in its log.
