@@ -9,6 +9,7 @@
 
 #include "rocksdb_database.hpp"
 #include "rocksdb_keys.hpp"
+#include "store_sweeper.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/store_support.hpp"
 
@@ -73,10 +74,31 @@ std::vector<std::vector<float>> decode_vectors(std::string_view bytes, std::size
   return out;
 }
 
+// Item records are serialized objects. Format 1 (no "format" field): {"v", "created_at",
+// "updated_at", "us"}. Format 2 adds "format": 2 and, for an item with a TTL, "ttl" (minutes)
+// and "exp" (microseconds since the epoch when it expires). Fields are only ever added, each
+// with a new format number, so older records stay readable; a format 1 record never expires.
+constexpr std::int64_t record_format = 2;
+
 struct stored {
   item it;
   long long micros = 0;
+  std::optional<double> ttl_minutes;
+  long long expires = support::never_expires;
 };
+
+value encode_record(const stored& s) {
+  object record{{"v", s.it.v},
+                {"created_at", s.it.created_at},
+                {"updated_at", s.it.updated_at},
+                {"us", s.micros},
+                {"format", record_format}};
+  if (s.ttl_minutes) {
+    record.set("ttl", *s.ttl_minutes);
+    record.set("exp", s.expires);
+  }
+  return record;
+}
 
 }  // namespace
 
@@ -84,8 +106,9 @@ struct rocksdb_store::impl {
   rocksdb_database db;
   rocksdb_store_options options;
   std::shared_ptr<const serializer> serde;
-  std::mutex write_mutex;  // put's read-modify-write and the timestamp clock
+  std::mutex write_mutex;  // read-modify-writes (put, refresh, sweep) and the timestamp clock
   long long last_micros = 0;
+  std::unique_ptr<ttl_sweeper> sweeper;  // set last by open(), reset first by the destructor
 
   impl(const std::string& dir, rocksdb_store_options o)
       : db(dir),
@@ -95,14 +118,55 @@ struct rocksdb_store::impl {
   stored decode(std::string_view key, std::string_view bytes) const {
     auto [ns, k] = parse_key(key);
     const value record = serde->loads(bytes);
+    const auto malformed = [&k = k](const std::string& why) {
+      return error(error_code::storage_error,
+                   "rocksdb_store: malformed record of item \"" + k + "\": " + why);
+    };
     if (!record.is_object() || !record.get("v").is_object() ||
         !record.get("created_at").is_string() || !record.get("updated_at").is_string() ||
         !record.get("us").is_int())
+      throw malformed("missing v, created_at, updated_at or us");
+    stored out{
+        item{std::move(ns), std::move(k), record.get("v"), record.get("created_at").as_string(),
+             record.get("updated_at").as_string(), std::nullopt},
+        record.get("us").as_int(), std::nullopt, support::never_expires};
+    const value* format = record.find("format");
+    if (!format) return out;  // format 1
+    if (!format->is_int()) throw malformed("format is not an integer");
+    if (format->as_int() > record_format)
       throw error(error_code::storage_error,
-                  "rocksdb_store: malformed record of item \"" + k + "\"");
-    return {item{std::move(ns), std::move(k), record.get("v"), record.get("created_at").as_string(),
-                 record.get("updated_at").as_string(), std::nullopt},
-            record.get("us").as_int()};
+                  "rocksdb_store: the record of item \"" + out.it.key + "\" has format " +
+                      std::to_string(format->as_int()) + ", newer than this build reads (" +
+                      std::to_string(record_format) + ")");
+    const value* ttl = record.find("ttl");
+    const value* exp = record.find("exp");
+    if (!ttl && !exp) return out;
+    if (!ttl || !exp || !ttl->is_number() || !exp->is_int())
+      throw malformed("needs both ttl (a number) and exp (an integer)");
+    out.ttl_minutes = ttl->as_double();
+    out.expires = exp->as_int();
+    return out;
+  }
+
+  // Rewrites the records of `targets` (item keys and the "us" their readers saw) with their
+  // TTL restarted at `now`, skipping any overwritten, removed or expired since.
+  void refresh(const std::vector<std::pair<std::string, long long>>& targets, long long now) {
+    if (targets.empty()) return;
+    std::lock_guard lock(write_mutex);
+    rocksdb::WriteBatch batch;
+    for (const auto& [ikey, micros] : targets) {
+      std::string bytes;
+      const auto s = db.db().Get(rocksdb::ReadOptions(), db.store, ikey, &bytes);
+      if (s.IsNotFound()) continue;
+      check(s, "refresh ttl");
+      stored current = decode(ikey, bytes);
+      if (current.micros != micros || !current.ttl_minutes ||
+          support::expired(current.expires, now))
+        continue;
+      current.expires = support::expiry_micros(now, current.ttl_minutes);
+      check(batch.Put(db.store, ikey, serde->dumps(encode_record(current))), "batch");
+    }
+    if (batch.Count() > 0) check(db.db().Write(write_options(), &batch), "refresh ttl");
   }
 
   rocksdb::WriteOptions write_options() const {
@@ -117,17 +181,29 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
   if (dir.empty()) throw error(error_code::invalid_argument, "rocksdb_store: empty directory");
   if (options.index && (!options.index->embed || options.index->dims == 0))
     throw error(error_code::invalid_argument, "rocksdb_store: index needs embed and dims > 0");
-  return std::unique_ptr<rocksdb_store>(
+  support::check_ttl_config(options.ttl);
+  std::unique_ptr<rocksdb_store> s(
       new rocksdb_store(std::make_unique<impl>(dir, std::move(options))));
+  const auto& ttl = s->impl_->options.ttl;
+  if (ttl.sweep_interval) {
+    rocksdb_store* self = s.get();
+    s->impl_->sweeper = std::make_unique<ttl_sweeper>(
+        *ttl.sweep_interval, [self] { return self->sweep(); }, ttl.on_sweep);
+  }
+  return s;
 }
 
 rocksdb_store::rocksdb_store(std::unique_ptr<impl> impl) : impl_(std::move(impl)) {}
-rocksdb_store::~rocksdb_store() = default;
 
-void rocksdb_store::put(const namespace_path& ns, const std::string& key, value v,
-                        put_index index) {
+// The sweeper calls sweep(), so it stops before the database closes.
+rocksdb_store::~rocksdb_store() { impl_->sweeper.reset(); }
+
+void rocksdb_store::put(const namespace_path& ns, const std::string& key, value v, put_index index,
+                        put_ttl ttl) {
   support::check_namespace(ns);
   support::check_item(key, v);
+  const auto minutes = ttl.resolve(impl_->options.ttl);
+  support::check_ttl(minutes, "the TTL of item \"" + key + "\"");
   const auto& config = impl_->options.index;
   std::vector<std::vector<float>> vectors;
   if (config && index.enabled) {
@@ -138,21 +214,23 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
   std::lock_guard lock(impl_->write_mutex);
   auto& db = impl_->db;
   const std::string ikey = item_key('i', ns, key), ekey = item_key('e', ns, key);
-  const long long micros = std::max(support::now_micros(), impl_->last_micros + 1);
+  const long long now = support::now_micros(impl_->options.ttl);
+  const long long micros = std::max(now, impl_->last_micros + 1);
   impl_->last_micros = micros;
-  const std::string now = support::format_timestamp(micros);
-  std::string created_at = now;
+  stored record{item{ns, key, std::move(v), support::format_timestamp(micros), {}, std::nullopt},
+                micros, minutes, support::expiry_micros(now, minutes)};
+  record.it.updated_at = record.it.created_at;
   std::string old;
   const auto s = db.db().Get(rocksdb::ReadOptions(), db.store, ikey, &old);
   if (s.ok()) {
-    created_at = impl_->decode(ikey, old).it.created_at;
+    // An expired item that no sweep has deleted yet is gone all the same.
+    auto previous = impl_->decode(ikey, old);
+    if (!support::expired(previous.expires, now)) record.it.created_at = previous.it.created_at;
   } else if (!s.IsNotFound()) {
     check(s, "get " + key);
   }
-  const value record =
-      object{{"v", std::move(v)}, {"created_at", created_at}, {"updated_at", now}, {"us", micros}};
   rocksdb::WriteBatch batch;
-  check(batch.Put(db.store, ikey, impl_->serde->dumps(record)), "batch");
+  check(batch.Put(db.store, ikey, impl_->serde->dumps(encode_record(record))), "batch");
   if (vectors.empty()) {
     check(batch.Delete(db.store, ekey), "batch");
   } else {
@@ -161,14 +239,20 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
   check(db.db().Write(impl_->write_options(), &batch), "put " + key);
 }
 
-std::optional<item> rocksdb_store::get(const namespace_path& ns, const std::string& key) {
+std::optional<item> rocksdb_store::get(const namespace_path& ns, const std::string& key,
+                                       std::optional<bool> refresh_ttl) {
   support::check_namespace(ns);
   const std::string ikey = item_key('i', ns, key);
   std::string bytes;
   const auto s = impl_->db.db().Get(rocksdb::ReadOptions(), impl_->db.store, ikey, &bytes);
   if (s.IsNotFound()) return std::nullopt;
   check(s, "get " + key);
-  return impl_->decode(ikey, bytes).it;
+  auto found = impl_->decode(ikey, bytes);
+  const long long now = support::now_micros(impl_->options.ttl);
+  if (support::expired(found.expires, now)) return std::nullopt;
+  if (found.ttl_minutes && support::refresh_on_read(refresh_ttl, impl_->options.ttl))
+    impl_->refresh({{ikey, found.micros}}, now);
+  return std::move(found.it);
 }
 
 void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
@@ -190,6 +274,7 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
 
   auto& db = impl_->db;
   snapshot_read read(db);
+  const long long now = support::now_micros(impl_->options.ttl);
   std::vector<stored> found;
   {
     const std::string lower = ns_prefix('i', options.ns_prefix);
@@ -198,7 +283,8 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
     range_scan scan(db, db.store, read.options, lower, upper);
     for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
       auto s = impl_->decode(scan->key().ToStringView(), scan->value().ToStringView());
-      if (support::matches_filter(s.it.v, options.filter)) found.push_back(std::move(s));
+      if (!support::expired(s.expires, now) && support::matches_filter(s.it.v, options.filter))
+        found.push_back(std::move(s));
     }
     scan.check_status("search");
   }
@@ -206,10 +292,19 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   std::stable_sort(found.begin(), found.end(),
                    [](const stored& a, const stored& b) { return a.micros > b.micros; });
 
+  const bool refreshing = support::refresh_on_read(options.refresh_ttl, impl_->options.ttl);
+  std::vector<std::pair<std::string, long long>> to_refresh;
+  const auto take = [&](stored& s, std::vector<item>& out) {
+    if (refreshing && s.ttl_minutes)
+      to_refresh.emplace_back(item_key('i', s.it.ns, s.it.key), s.micros);
+    out.push_back(std::move(s.it));
+  };
+
   std::vector<item> out;
   if (!semantic) {
     for (std::size_t i = options.offset; i < found.size() && out.size() < options.limit; ++i)
-      out.push_back(std::move(found[i].it));
+      take(found[i], out);
+    impl_->refresh(to_refresh, now);
     return out;
   }
   std::vector<std::pair<double, std::size_t>> scored;
@@ -227,9 +322,10 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = options.offset; i < scored.size() && out.size() < options.limit; ++i) {
-    out.push_back(std::move(found[scored[i].second].it));
+    take(found[scored[i].second], out);
     out.back().score = scored[i].first;
   }
+  impl_->refresh(to_refresh, now);
   return out;
 }
 
@@ -246,17 +342,71 @@ std::vector<namespace_path> rocksdb_store::list_namespaces(const list_namespaces
   std::string upper = lower;
   upper.back() = static_cast<char>(upper.back() + 1);
   range_scan scan(db, db.store, read.options, lower, upper);
+  const long long now = support::now_micros(impl_->options.ttl);
   std::vector<namespace_path> namespaces;
   for (scan->SeekToFirst(); scan->Valid();) {
     auto ns = parse_key(scan->key().ToStringView()).first;
-    // Past this namespace's own items: its children (or the next namespace) follow.
-    std::string next = ns_prefix('i', ns);
+    // This namespace's own items start with `own`; its children (or the next namespace)
+    // follow from `next`.
+    std::string own = ns_prefix('i', ns);
+    std::string next = own;
+    own += ns_end;
     next += std::string_view("\0\x01", 2);
-    if (support::matches(ns, options)) namespaces.push_back(std::move(ns));
+    if (support::matches(ns, options)) {
+      // Listed when one of its items has not expired.
+      for (; scan->Valid() && scan->key().starts_with(own); scan->Next()) {
+        if (!support::expired(
+                impl_->decode(scan->key().ToStringView(), scan->value().ToStringView()).expires,
+                now)) {
+          namespaces.push_back(std::move(ns));
+          break;
+        }
+      }
+      scan.check_status("list_namespaces");
+    }
     scan->Seek(next);
   }
   scan.check_status("list_namespaces");
   return support::finish_list(std::move(namespaces), options);
+}
+
+std::size_t rocksdb_store::sweep() {
+  auto& db = impl_->db;
+  const long long now = support::now_micros(impl_->options.ttl);
+  // Find the candidates on a snapshot without blocking writers...
+  std::vector<std::string> candidates;
+  {
+    snapshot_read read(db);
+    const std::string lower = ns_prefix('i', {});
+    std::string upper = lower;
+    upper.back() = static_cast<char>(upper.back() + 1);
+    range_scan scan(db, db.store, read.options, lower, upper);
+    for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
+      const auto key = scan->key().ToStringView();
+      if (support::expired(impl_->decode(key, scan->value().ToStringView()).expires, now))
+        candidates.emplace_back(key);
+    }
+    scan.check_status("sweep");
+  }
+  if (candidates.empty()) return 0;
+  // ...then delete those still expired: a put may have renewed one since.
+  std::lock_guard lock(impl_->write_mutex);
+  rocksdb::WriteBatch batch;
+  std::size_t swept = 0;
+  for (const auto& ikey : candidates) {
+    std::string bytes;
+    const auto s = db.db().Get(rocksdb::ReadOptions(), db.store, ikey, &bytes);
+    if (s.IsNotFound()) continue;
+    check(s, "sweep");
+    if (!support::expired(impl_->decode(ikey, bytes).expires, now)) continue;
+    std::string ekey = ikey;
+    ekey[0] = 'e';
+    check(batch.Delete(db.store, ikey), "batch");
+    check(batch.Delete(db.store, ekey), "batch");
+    ++swept;
+  }
+  if (swept > 0) check(db.db().Write(impl_->write_options(), &batch), "sweep");
+  return swept;
 }
 
 }  // namespace superstep::storage

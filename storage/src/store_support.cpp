@@ -198,6 +198,34 @@ long long now_micros() {
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+long long now_micros(const ttl_config& config) {
+  if (!config.clock) return now_micros();
+  using namespace std::chrono;
+  return duration_cast<microseconds>(config.clock().time_since_epoch()).count();
+}
+
+void check_ttl(const std::optional<double>& minutes, const std::string& what) {
+  if (!minutes) return;
+  if (!std::isfinite(*minutes) || *minutes < 0)
+    invalid(what + " must be a finite, non-negative number of minutes, not " +
+            std::to_string(*minutes));
+}
+
+void check_ttl_config(const ttl_config& config) {
+  check_ttl(config.default_ttl_minutes, "ttl_config::default_ttl_minutes");
+  if (config.sweep_interval && config.sweep_interval->count() <= 0)
+    invalid("ttl_config::sweep_interval must be positive, not " +
+            std::to_string(config.sweep_interval->count()) + " ms");
+}
+
+long long expiry_micros(long long now, const std::optional<double>& minutes) {
+  if (!minutes) return never_expires;
+  const double expires = static_cast<double>(now) + *minutes * 60e6;
+  // Beyond the range of long long (TTLs of some 10^5 years): never, in practice.
+  if (expires >= static_cast<double>(never_expires)) return never_expires;
+  return static_cast<long long>(expires);
+}
+
 std::vector<std::string> texts_to_embed(const value& v, const std::vector<std::string>& fields) {
   std::vector<std::string> texts;
   for (const auto& field : fields) {

@@ -1,11 +1,13 @@
-// memory_store: the store conformance suite (plain and semantic), then the hashing embedder
-// and concurrent use.
+// memory_store: the store conformance suite (plain, semantic, TTL and batch), then the hashing
+// embedder and concurrent use.
 #include "superstep/storage/store_memory.hpp"
 
 #include <memory>
 #include <thread>
 
+#include "store_conformance_batch.hpp"
 #include "store_conformance_semantic.hpp"
+#include "store_conformance_ttl.hpp"
 #include "superstep/storage/embedder.hpp"
 #include "superstep/storage/store_support.hpp"
 
@@ -20,11 +22,17 @@ std::unique_ptr<memory_store> make_indexed_memory_store(storage::index_config in
   return std::make_unique<memory_store>(std::move(index));
 }
 
+std::unique_ptr<memory_store> make_memory_store_with_ttl(storage::ttl_config ttl) {
+  return std::make_unique<memory_store>(std::move(ttl));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(store_conformance)
 SUPERSTEP_STORE_CONFORMANCE(make_memory_store)
 SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_memory_store)
+SUPERSTEP_STORE_TTL_CONFORMANCE(make_memory_store_with_ttl)
+SUPERSTEP_STORE_BATCH_CONFORMANCE(make_memory_store)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(hashing_embedder_is_deterministic_normalized_and_case_blind) {
@@ -85,4 +93,30 @@ BOOST_AUTO_TEST_CASE(concurrent_puts_and_searches_keep_every_item) {
   o.limit = 1000;
   BOOST_TEST(s.search(o).size() == std::size_t(threads * per_thread));
   BOOST_TEST(s.list_namespaces({}).size() == std::size_t(threads));
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_refreshing_reads_puts_and_sweeps_keep_live_items) {
+  superstep::store_conformance::test_clock clock;
+  memory_store s(clock.config({}, /*refresh_on_read=*/true));
+  constexpr int per_thread = 200;
+  for (int i = 0; i < per_thread; ++i) s.put({"live"}, "k" + std::to_string(i), object{}, {}, 10.0);
+  std::vector<std::thread> workers;
+  workers.emplace_back([&] {
+    for (int i = 0; i < per_thread; ++i) (void)s.get({"live"}, "k" + std::to_string(i));
+  });
+  workers.emplace_back([&] {
+    for (int i = 0; i < per_thread; ++i) (void)s.search({});
+  });
+  workers.emplace_back([&] {
+    for (int i = 0; i < per_thread; ++i) {
+      s.put({"dying"}, "k" + std::to_string(i), object{}, {}, 0.0);
+      (void)s.sweep();
+    }
+  });
+  for (auto& w : workers) w.join();
+  (void)s.sweep();
+  storage::search_options o;
+  o.limit = 1000;
+  BOOST_TEST(s.search(o).size() == std::size_t(per_thread));
+  BOOST_TEST((s.list_namespaces({}) == std::vector<storage::namespace_path>{{"live"}}));
 }

@@ -1,15 +1,20 @@
-// rocksdb_store: the store conformance suite (plain and semantic), then what only a database
-// does: items, timestamps and vectors survive reopening, next to a saver's column families.
+// rocksdb_store: the store conformance suite (plain, semantic, TTL and batch), then what only a
+// database does: items, timestamps, vectors and expiry survive reopening, next to a saver's
+// column families, and records written before TTLs still read.
 #include "superstep/storage/store_rocksdb.hpp"
 
+#include <rocksdb/db.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <memory>
 
+#include "store_conformance_batch.hpp"
 #include "store_conformance_semantic.hpp"
+#include "store_conformance_ttl.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
+#include "superstep/storage/serializer.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace superstep;
@@ -39,11 +44,56 @@ std::shared_ptr<rocksdb_store> make_indexed_rocksdb_store(storage::index_config 
   return open_in_temp_dir(std::move(options));
 }
 
+std::shared_ptr<rocksdb_store> make_rocksdb_store_with_ttl(storage::ttl_config ttl) {
+  storage::rocksdb_store_options options;
+  options.ttl = std::move(ttl);
+  return open_in_temp_dir(std::move(options));
+}
+
+// The `store` column family of a closed store's database, opened directly.
+class raw_store_family {
+ public:
+  explicit raw_store_family(const std::string& dir) {
+    std::vector<std::string> names;
+    BOOST_REQUIRE(rocksdb::DB::ListColumnFamilies({}, dir, &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    BOOST_REQUIRE(rocksdb::DB::Open({}, dir, families, &handles_, &db_).ok());
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == "store") store_ = handles_[i];
+    BOOST_REQUIRE(store_ != nullptr);
+  }
+  ~raw_store_family() {
+    for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    db_->Close().PermitUncheckedError();
+    delete db_;
+  }
+  // The keys of the item records ('i' ...).
+  std::vector<std::string> item_keys() const {
+    std::vector<std::string> out;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, store_));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      if (it->key()[0] == 'i') out.push_back(it->key().ToString());
+    BOOST_REQUIRE(it->status().ok());
+    return out;
+  }
+  void put(const std::string& key, const value& record) {
+    BOOST_REQUIRE(db_->Put({}, store_, key, storage::make_capnp_serializer()->dumps(record)).ok());
+  }
+
+ private:
+  rocksdb::DB* db_ = nullptr;
+  rocksdb::ColumnFamilyHandle* store_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(store_conformance)
 SUPERSTEP_STORE_CONFORMANCE(make_rocksdb_store)
 SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_rocksdb_store)
+SUPERSTEP_STORE_TTL_CONFORMANCE(make_rocksdb_store_with_ttl)
+SUPERSTEP_STORE_BATCH_CONFORMANCE(make_rocksdb_store)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(items_and_vectors_survive_reopening) {
@@ -99,4 +149,87 @@ BOOST_AUTO_TEST_CASE(labels_with_nul_bytes_and_prefix_lookalikes_stay_apart) {
   BOOST_TEST(s->search(o).size() == 2u);  // ("a") and ("a", "b")
   BOOST_TEST(s->get({nul}, "k")->v == value(object{{"i", 3}}));
   BOOST_TEST(s->list_namespaces({}).size() == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(expiry_and_refreshes_survive_reopening) {
+  temp_dir dir;
+  superstep::store_conformance::test_clock clock;
+  storage::rocksdb_store_options options;
+  options.sync = false;
+  options.ttl = clock.config({}, /*refresh_on_read=*/false);
+  {
+    auto s = rocksdb_store::open(dir.str(), options);
+    s->put({"t"}, "plain", object{{"n", 1}}, {}, 10.0);
+    s->put({"t"}, "refreshed", object{{"n", 2}}, {}, 10.0);
+    s->put({"t"}, "forever", object{{"n", 3}});
+  }
+  clock.advance_minutes(8);
+  {
+    auto s = rocksdb_store::open(dir.str(), options);
+    BOOST_TEST(s->get({"t"}, "plain").has_value());
+    BOOST_TEST(s->get({"t"}, "refreshed", true).has_value());  // now expires at minute 18
+  }
+  clock.advance_minutes(4);
+  auto s = rocksdb_store::open(dir.str(), options);
+  BOOST_TEST(!s->get({"t"}, "plain").has_value());
+  BOOST_TEST(s->get({"t"}, "refreshed").has_value());
+  BOOST_TEST(s->get({"t"}, "forever").has_value());
+  BOOST_TEST(s->sweep() == 1u);
+  clock.advance_minutes(10);
+  BOOST_TEST(s->sweep() == 1u);
+  BOOST_TEST(superstep::store_conformance::live_keys(*s) == (std::vector<std::string>{"forever"}));
+}
+
+BOOST_AUTO_TEST_CASE(records_from_before_ttls_never_expire) {
+  temp_dir dir;
+  {
+    auto s = rocksdb_store::open(dir.str());
+    s->put({"old"}, "k", object{{"n", 1}}, {}, 1.0);
+  }
+  {
+    // The record as builds without TTLs wrote it: no format, ttl or exp.
+    raw_store_family raw(dir.str());
+    const auto keys = raw.item_keys();
+    BOOST_REQUIRE(keys.size() == 1u);
+    raw.put(keys[0], object{{"v", object{{"n", 1}}},
+                            {"created_at", "2025-01-01T00:00:00.000000+00:00"},
+                            {"updated_at", "2025-01-01T00:00:00.000000+00:00"},
+                            {"us", 1735689600000000LL}});
+  }
+  superstep::store_conformance::test_clock clock;
+  clock.advance_minutes(1e6);
+  storage::rocksdb_store_options options;
+  options.ttl = clock.config(1.0);  // a default TTL applies to new puts only
+  auto s = rocksdb_store::open(dir.str(), options);
+  const auto found = s->get({"old"}, "k");
+  BOOST_REQUIRE(found.has_value());
+  BOOST_TEST(found->created_at == "2025-01-01T00:00:00.000000+00:00");
+  BOOST_TEST(s->sweep() == 0u);
+  BOOST_TEST(s->list_namespaces({}).size() == 1u);
+  // Overwritten, it takes the TTL of the new put and keeps its created_at.
+  s->put({"old"}, "k", object{{"n", 2}});
+  BOOST_TEST(s->get({"old"}, "k")->created_at == "2025-01-01T00:00:00.000000+00:00");
+  clock.advance_minutes(2);
+  BOOST_TEST(s->sweep() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_record_of_a_newer_format_is_named_not_misread) {
+  temp_dir dir;
+  {
+    auto s = rocksdb_store::open(dir.str());
+    s->put({"new"}, "k", object{{"n", 1}});
+  }
+  {
+    raw_store_family raw(dir.str());
+    const auto keys = raw.item_keys();
+    BOOST_REQUIRE(keys.size() == 1u);
+    raw.put(keys[0], object{{"v", object{{"n", 1}}},
+                            {"created_at", "2025-01-01T00:00:00.000000+00:00"},
+                            {"updated_at", "2025-01-01T00:00:00.000000+00:00"},
+                            {"us", 1735689600000000LL},
+                            {"format", 3}});
+  }
+  auto s = rocksdb_store::open(dir.str());
+  BOOST_TEST(superstep::store_conformance::throws_naming([&] { (void)s->get({"new"}, "k"); },
+                                                         error_code::storage_error, "format 3"));
 }

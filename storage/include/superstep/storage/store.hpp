@@ -3,9 +3,13 @@
 // The long-term memory store (LangGraph `BaseStore`): items under hierarchical namespaces
 // that outlive threads, with filters and semantic search.
 
+#include <chrono>
 #include <cstddef>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "superstep/core/value.hpp"
@@ -43,6 +47,11 @@ struct search_options {
   /// Natural-language query for semantic search; ignored by a store without an index.
   std::optional<std::string> query;
   std::size_t limit = 10, offset = 0;
+  /// Whether to restart the TTL of the items returned; nullopt: the store's
+  /// `ttl_config::refresh_on_read`. Items without a TTL are unaffected.
+  std::optional<bool> refresh_ttl;
+
+  bool operator==(const search_options&) const = default;
 };
 
 /// Arguments of `store::list_namespaces` (LangGraph `ListNamespacesOp`).
@@ -52,6 +61,8 @@ struct list_namespaces_options {
   /// Truncates namespaces to their first `max_depth` labels, then removes duplicates.
   std::optional<std::size_t> max_depth;
   std::size_t limit = 100, offset = 0;
+
+  bool operator==(const list_namespaces_options&) const = default;
 };
 
 /// How `put` indexes an item for semantic search (LangGraph's `index` argument).
@@ -72,6 +83,93 @@ struct index_config {
   std::vector<std::string> fields{"$"};
 };
 
+/// How a store expires items (LangGraph `TTLConfig`), given when the store is made.
+///
+/// An item with a TTL expires `ttl` minutes after its last put, or after its last read that
+/// refreshed it. An expired item is invisible to get, search and list_namespaces at once,
+/// whether or not a sweep has deleted it yet; `store::sweep` deletes expired items.
+struct ttl_config {
+  /// TTL in minutes of a put that does not give one; nullopt: such items never expire.
+  std::optional<double> default_ttl_minutes;
+  /// Default of `get`'s and `search`'s `refresh_ttl`: whether a read restarts the TTL of the
+  /// items it returns.
+  bool refresh_on_read = true;
+  /// Period of a background thread that calls `sweep`; nullopt: no thread, expired items stay
+  /// on disk (invisible) until `sweep` is called. Must be positive.
+  std::optional<std::chrono::milliseconds> sweep_interval;
+  /// The store's clock, for expiry and timestamps; empty: std::chrono::system_clock::now.
+  /// Tests inject one to move time without sleeping. Called from any thread.
+  std::function<std::chrono::system_clock::time_point()> clock;
+  /// Called on the sweeper thread after each periodic sweep with the number of items it
+  /// deleted, or with the error that stopped it (the thread keeps going). Empty: nothing.
+  /// It must not throw: there is no one on that thread to throw to, so it would be dropped.
+  std::function<void(std::size_t swept, const std::exception_ptr& failure)> on_sweep;
+};
+
+/// The TTL argument of `put` (LangGraph's `ttl`): the store's default when not given, a
+/// number of minutes, or std::nullopt for "never expires" (Python's `ttl=None`). Minutes must
+/// be finite and not negative; 0 makes an item that is expired at once.
+class put_ttl {
+ public:
+  /// The store's `ttl_config::default_ttl_minutes`.
+  put_ttl() = default;
+  /// Expires `minutes` after the put.
+  put_ttl(double minutes) : given_(true), minutes_(minutes) {}
+  /// Never expires.
+  put_ttl(std::nullopt_t) : given_(true) {}
+
+  /// Whether no TTL was given, so the store's default applies.
+  [[nodiscard]] bool is_default() const noexcept { return !given_; }
+  /// The TTL given in minutes; nullopt for "never expires" or when none was given.
+  [[nodiscard]] std::optional<double> minutes() const noexcept { return minutes_; }
+  /// The TTL in minutes under `config`; nullopt: no expiry.
+  [[nodiscard]] std::optional<double> resolve(const ttl_config& config) const {
+    return given_ ? minutes_ : config.default_ttl_minutes;
+  }
+
+ private:
+  bool given_ = false;
+  std::optional<double> minutes_;
+};
+
+/// A `store::batch` operation reading the item at (ns, key) (LangGraph `GetOp`).
+struct get_op {
+  namespace_path ns;
+  std::string key;
+  /// nullopt: the store's `ttl_config::refresh_on_read`.
+  std::optional<bool> refresh_ttl;
+
+  bool operator==(const get_op&) const = default;
+};
+
+/// A `store::batch` operation storing an item (LangGraph `PutOp` with a value).
+struct put_op {
+  namespace_path ns;
+  std::string key;
+  value v;
+  put_index index;
+  put_ttl ttl;
+};
+
+/// A `store::batch` operation deleting an item (LangGraph `PutOp` with value None).
+struct remove_op {
+  namespace_path ns;
+  std::string key;
+};
+
+/// `store::batch` operations searching (LangGraph `SearchOp`) and listing namespaces
+/// (LangGraph `ListNamespacesOp`) take the arguments of the methods.
+using search_op = search_options;
+using list_namespaces_op = list_namespaces_options;
+
+/// One operation of `store::batch` (LangGraph `Op`).
+using store_op = std::variant<get_op, put_op, remove_op, search_op, list_namespaces_op>;
+
+/// The result of one operation of `store::batch`: std::monostate for put and remove, the
+/// item (if any) for get, the items for search, the namespaces for list_namespaces.
+using store_op_result = std::variant<std::monostate, std::optional<item>, std::vector<item>,
+                                     std::vector<namespace_path>>;
+
 /// The long-term memory store. Every method is thread-safe; each call is atomic.
 ///
 /// Invalid arguments (a bad namespace, a value that is not an object, an unknown filter
@@ -84,17 +182,22 @@ class store {
 
   /// Stores `v` (an object) under (ns, key), replacing any item there but keeping its
   /// created_at. With an index configured, embeds the item's fields first.
-  virtual void put(const namespace_path& ns, const std::string& key, value v,
-                   put_index index = {}) = 0;
+  /// `ttl` sets when the item expires (see `put_ttl`); an expired item at (ns, key) counts
+  /// as absent, so a put over it starts a new created_at.
+  virtual void put(const namespace_path& ns, const std::string& key, value v, put_index index = {},
+                   put_ttl ttl = {}) = 0;
 
-  /// The item at (ns, key), if any.
-  [[nodiscard]] virtual std::optional<item> get(const namespace_path& ns,
-                                                const std::string& key) = 0;
+  /// The item at (ns, key), if any and not expired. With `refresh_ttl` (nullopt: the store's
+  /// `ttl_config::refresh_on_read`) the item's TTL starts again.
+  [[nodiscard]] virtual std::optional<item> get(const namespace_path& ns, const std::string& key,
+                                                std::optional<bool> refresh_ttl = {}) = 0;
 
   /// Removes the item at (ns, key) (LangGraph `delete`); removing nothing is not an error.
   virtual void remove(const namespace_path& ns, const std::string& key) = 0;
 
-  /// Items under `options.ns_prefix` that pass the filter, paged by offset and limit.
+  /// Items under `options.ns_prefix` that pass the filter and have not expired, paged by
+  /// offset and limit. With `options.refresh_ttl` (nullopt: the store's
+  /// `ttl_config::refresh_on_read`) the TTLs of the items returned start again.
   ///
   /// Without a query (or without an index): newest `updated_at` first, ties by namespace and
   /// key. This is the order of LangGraph's Postgres store; LangGraph's in-memory store
@@ -104,9 +207,27 @@ class store {
   /// returned.
   [[nodiscard]] virtual std::vector<item> search(const search_options& options) = 0;
 
-  /// Namespaces that hold at least one item and match the options, in lexicographic order.
+  /// Namespaces that hold at least one unexpired item and match the options, in
+  /// lexicographic order.
   [[nodiscard]] virtual std::vector<namespace_path> list_namespaces(
       const list_namespaces_options& options) = 0;
+
+  /// Deletes the expired items; returns how many. The background sweeper of a store with a
+  /// `ttl_config::sweep_interval` calls it too. Reads never need it: they skip expired items.
+  virtual std::size_t sweep() = 0;
+
+  /// Runs `ops` in order, one result per operation at the same position (LangGraph
+  /// `BaseStore.batch`), with LangGraph's deduplication:
+  ///  - a read (get, search, list_namespaces) equal to an earlier read of the batch is not run
+  ///    again: it gets the earlier read's result, even if a write between them changed it;
+  ///  - of the writes (puts and removes) to one (ns, key), only the last runs, at the position
+  ///    of the first.
+  /// Every operation is checked before any runs, so a bad one (named by its position, such as
+  /// "operation 2 (put)") throws invalid_argument and changes nothing. The batch is not a
+  /// transaction: a backend failure part way leaves the operations before it done.
+  ///
+  /// The default runs the single-operation methods; a backend may do better.
+  virtual std::vector<store_op_result> batch(const std::vector<store_op>& ops);
 };
 
 }  // namespace superstep::storage

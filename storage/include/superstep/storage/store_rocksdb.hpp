@@ -19,6 +19,8 @@ struct rocksdb_store_options {
   std::shared_ptr<const serializer> serde;
   /// True: every write is flushed to disk (fsync) before it returns.
   bool sync = true;
+  /// Expiry of items; the sweeper thread, if configured, starts with the store.
+  ttl_config ttl;
 };
 
 /// A store in the `store` column family of an embedded RocksDB database (the directory of a
@@ -27,7 +29,8 @@ struct rocksdb_store_options {
 ///
 /// Keys (storage/src/rocksdb_keys.hpp's S(x) encoding, then NUL NUL to end the namespace):
 ///
-///   item     'i' S(label)... 00 00 S(key)  -> record {"v", "created_at", "updated_at", "us"}
+///   item     'i' S(label)... 00 00 S(key)  -> record {"v", "created_at", "updated_at", "us",
+///                                             "format": 2, with a TTL "ttl" and "exp"}
 ///   vectors  'e' S(label)... 00 00 S(key)  -> u32 count (little-endian), then count * dims f32
 ///   (native order)
 ///
@@ -36,23 +39,32 @@ struct rocksdb_store_options {
 /// item and its vectors in one atomic batch. Search semantics are memory_store's (exact
 /// cosine for semantic search). Thread-safe: writes are serialized by a mutex (put keeps
 /// created_at, a read-modify-write); reads run on RocksDB snapshots without it.
+///
+/// An item's TTL ("ttl", minutes) and expiry ("exp", microseconds since the epoch) live in its
+/// record, so they survive reopening; records written before TTLs (no "format") never
+/// expire. A read that refreshes TTLs rewrites the records it returns (under the write
+/// mutex); `sweep` scans every item record.
 class rocksdb_store final : public store {
  public:
   /// Opens (creating as needed) the database in `dir`. Throws storage_error naming `dir`
-  /// when RocksDB cannot open it, invalid_argument for an empty dir or a bad index.
+  /// when RocksDB cannot open it, invalid_argument for an empty dir, a bad index or a bad
+  /// TTL configuration.
   static std::unique_ptr<rocksdb_store> open(const std::string& dir,
                                              rocksdb_store_options options = {});
+  /// Stops the sweeper, if any, then closes the database.
   ~rocksdb_store() override;
   rocksdb_store(const rocksdb_store&) = delete;
   rocksdb_store& operator=(const rocksdb_store&) = delete;
 
-  void put(const namespace_path& ns, const std::string& key, value v,
-           put_index index = {}) override;
-  [[nodiscard]] std::optional<item> get(const namespace_path& ns, const std::string& key) override;
+  void put(const namespace_path& ns, const std::string& key, value v, put_index index = {},
+           put_ttl ttl = {}) override;
+  [[nodiscard]] std::optional<item> get(const namespace_path& ns, const std::string& key,
+                                        std::optional<bool> refresh_ttl = {}) override;
   void remove(const namespace_path& ns, const std::string& key) override;
   [[nodiscard]] std::vector<item> search(const search_options& options) override;
   [[nodiscard]] std::vector<namespace_path> list_namespaces(
       const list_namespaces_options& options) override;
+  std::size_t sweep() override;
 
   struct impl;
 

@@ -1,9 +1,11 @@
 #pragma once
 
 // The pieces of the store's contract every backend shares: argument checks, filters,
-// namespace matching, timestamps, the texts to embed and cosine similarity.
+// namespace matching, timestamps, TTLs, the texts to embed and cosine similarity.
 
 #include <cstddef>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,32 @@ std::string format_timestamp(long long micros);
 
 /// Microseconds since the Unix epoch, now.
 long long now_micros();
+
+/// Microseconds since the Unix epoch by `config.clock` (system_clock when it is empty).
+long long now_micros(const ttl_config& config);
+
+/// The expiry of an item that never expires: later than any clock reading.
+inline constexpr long long never_expires = std::numeric_limits<long long>::max();
+
+/// Throws invalid_argument naming `what` (such as "the TTL of item \"k\"") unless `minutes`
+/// is absent or finite and not negative.
+void check_ttl(const std::optional<double>& minutes, const std::string& what);
+
+/// Throws invalid_argument unless `config`'s default TTL passes `check_ttl` and its sweep
+/// interval, if any, is positive.
+void check_ttl_config(const ttl_config& config);
+
+/// When an item put or refreshed at `now` with a TTL of `minutes` expires (microseconds since
+/// the epoch, saturating); `never_expires` without a TTL.
+long long expiry_micros(long long now, const std::optional<double>& minutes);
+
+/// Whether an item with `expires` (from `expiry_micros`) has expired at `now`.
+inline bool expired(long long expires, long long now) { return expires <= now; }
+
+/// A read's `refresh_ttl`, or the store's default when it gives none.
+inline bool refresh_on_read(const std::optional<bool>& refresh_ttl, const ttl_config& config) {
+  return refresh_ttl.value_or(config.refresh_on_read);
+}
 
 /// The texts at `fields` of `v`, in order (see `index_config::fields`).
 std::vector<std::string> texts_to_embed(const value& v, const std::vector<std::string>& fields);
