@@ -1,6 +1,7 @@
 // store::batch on top of the single-operation methods, with LangGraph's deduplication
 // (langgraph/store/base/batch.py): equal reads run once, the last write to a key wins.
 
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>

@@ -206,9 +206,11 @@ long long now_micros(const ttl_config& config) {
 
 void check_ttl(const std::optional<double>& minutes, const std::string& what) {
   if (!minutes) return;
-  if (!std::isfinite(*minutes) || *minutes < 0)
-    invalid(what + " must be a finite, non-negative number of minutes, not " +
-            std::to_string(*minutes));
+  if (!std::isfinite(*minutes) || *minutes < 0) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", *minutes);
+    invalid(what + " must be a finite, non-negative number of minutes, not " + shown);
+  }
 }
 
 void check_ttl_config(const ttl_config& config) {

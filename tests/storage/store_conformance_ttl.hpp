@@ -191,7 +191,9 @@ void bad_ttls_are_named_and_store_nothing(Make make) {
   auto s = make(clock.config());
   const auto inv = error_code::invalid_argument;
   BOOST_TEST(
-      throws_naming([&] { s->put({"b"}, "neg", object{}, {}, -1.0); }, inv, "TTL of item \"neg\""));
+      throws_naming([&] { s->put({"b"}, "neg", object{}, {}, -1.5); }, inv,
+                    "the TTL of item \"neg\" must be a finite, non-negative number of minutes, "
+                    "not -1.5"));
   BOOST_TEST(throws_naming([&] { s->put({"b"}, "nan", object{}, {}, std::nan("")); }, inv,
                            "finite, non-negative"));
   BOOST_TEST(throws_naming(
