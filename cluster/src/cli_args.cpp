@@ -233,6 +233,8 @@ std::string main_usage() {
          "  update --thread ID --values JSON  change a thread's state as a node would\n"
          "  delete --thread ID                delete a thread's checkpoints\n"
          "  graph GRAPH.json --mermaid        draw a graph spec\n"
+         "  store put|get|delete|search|namespaces\n"
+         "                                    the long-term store (memory across threads)\n"
          "\n"
          "a cluster:\n"
          "  head --listen HOST:PORT           start a head: coordinators and the database\n"
@@ -267,6 +269,7 @@ command parse_command_line(int argc, const char* const* argv) {
     if (r->fsync) throw usage_error("submit: --fsync is the head's option");
     return c;
   }
+  if (cmd == "store") return detail::parse_store(rest);
   if (cmd == "head") return detail::parse_head(rest);
   if (cmd == "worker") return detail::parse_worker(rest);
   if (cmd == "graph") return parse_graph(rest);

@@ -145,8 +145,26 @@ struct delete_args {
   thread_args where;
 };
 
+/// `superstep store put|get|delete|search|namespaces [options]` (cli_store.cpp).
+struct store_args {
+  std::string action;
+  std::string data_dir = default_data_dir;
+  std::vector<std::string> ns;
+  std::string key;
+  std::optional<value> item_value;
+  std::optional<double> ttl_minutes;
+  bool index = true;
+  std::optional<std::string> query;
+  object filter;
+  std::optional<std::size_t> limit;
+  std::size_t offset = 0;
+  std::vector<std::string> prefix, suffix;
+  std::optional<std::size_t> max_depth;
+  std::size_t dims = 384;
+};
+
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
-                             update_args, delete_args, head_args, worker_args>;
+                             update_args, delete_args, head_args, worker_args, store_args>;
 
 /// The arguments that make a head run `cmd` (a run, state, history, update or delete command
 /// given --head) as it was parsed here: the command's name first, JSON inline, without the

@@ -48,6 +48,9 @@ int show_history(command_env& env, const history_args& args);
 /// Updates the thread's state as a node would and prints the new config (cli_state.cpp).
 int update_state(command_env& env, const update_args& args);
 
+/// The long-term store in the data folder (cli_store.cpp).
+int run_store(const store_args& args, const std::function<void(const value&)>& print);
+
 /// Deletes the thread's checkpoints and saved spec (cli_state.cpp).
 int delete_thread(command_env& env, const delete_args& args);
 

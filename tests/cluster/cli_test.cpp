@@ -204,3 +204,51 @@ BOOST_AUTO_TEST_CASE(seed_examples_give_langgraphs_results_through_the_program) 
     }
   }
 }
+
+// The store's seed example through the program: memories of user "1" found by meaning, a
+// second user's apart, bad input named.
+BOOST_AUTO_TEST_CASE(store_commands_put_get_search_and_list) {
+  test::scratch s;
+  const std::string data = " --data " + test::quote(s.path("db"));
+  auto store = [&](const std::string& args) { return run("store " + args + data); };
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 1.memories --key a --value '{"food_preference": "I like pizza"}')").status,
+      0);
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 1.memories --key b --value '{"hobby": "I play chess on weekends"}')")
+          .status,
+      0);
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 2.memories --key c --value '{"weather": "rain in Paris"}')").status, 0);
+
+  result got = store("get --ns 1.memories --key a");
+  BOOST_REQUIRE_EQUAL(got.status, 0);
+  BOOST_TEST(got.last().get("value").to_json() == R"({"food_preference":"I like pizza"})");
+  BOOST_TEST(got.last().get("namespace").to_json() == R"(["1","memories"])");
+  BOOST_TEST(!got.last().get("created_at").as_string().empty());
+
+  result found = store(R"(search --ns 1 --query "What does the user like to eat?")");
+  BOOST_REQUIRE_EQUAL(found.status, 0);
+  auto lines = found.lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 2u);  // only user 1's
+  BOOST_TEST(lines[0].get("key").as_string() == "a");
+  BOOST_TEST(lines[0].get("score").as_double() > lines[1].get("score").as_double());
+
+  result filtered = store(R"(search --filter '{"hobby": {"$ne": null}}')");
+  BOOST_REQUIRE_EQUAL(filtered.lines().size(), 1u);
+  BOOST_TEST(filtered.last().get("key").as_string() == "b");
+
+  BOOST_TEST(store("namespaces").out == "[\"1\",\"memories\"]\n[\"2\",\"memories\"]\n");
+  BOOST_TEST(store("delete --ns 1.memories --key a").status == 0);
+  result gone = store("get --ns 1.memories --key a");
+  BOOST_TEST(gone.status == 1);
+  BOOST_TEST(gone.err.find("no item 'a' in namespace '1.memories'") != std::string::npos);
+
+  result bad = store(R"(put --ns 1..x --key a --value '{}')");
+  BOOST_TEST(bad.status == 1);
+  BOOST_TEST(bad.err.find("empty label") != std::string::npos, bad.err);
+  result op = store(R"(search --filter '{"x": {"$foo": 1}}')");
+  BOOST_TEST(op.status == 1);
+  BOOST_TEST(op.err.find("unknown filter operator") != std::string::npos, op.err);
+  BOOST_TEST(store("put --ns 1.m --key a").status == 2);  // no --value
+}
