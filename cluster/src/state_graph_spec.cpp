@@ -36,6 +36,7 @@ class state_graph_loader {
     options.runtime = runtime.runtime;
     options.executor = runtime.executor;
     options.directory = runtime.directory;
+    options.store = runtime.store;
     if (root_.has("name")) options.name = root_.field("name").expect_string();
     load_state();
     if (root_.has("input")) builder_.set_input_keys(state_keys_at(root_.field("input")));

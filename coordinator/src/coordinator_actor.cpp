@@ -24,7 +24,8 @@ namespace superstep::detail {
 
 class node_actor_pool {
  public:
-  node_actor_pool(actors::runtime& rt, const pregel_graph& g, checkpoint_saver* saver);
+  node_actor_pool(actors::runtime& rt, const pregel_graph& g, checkpoint_saver* saver,
+                  storage::store* store);
   ~node_actor_pool();
   actors::runtime& runtime() noexcept { return rt_; }
   const std::vector<caf::actor>& instances(std::uint32_t node);
@@ -454,8 +455,9 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
 
 // The body a node actor runs: each task of the batch through the node's function and
 // writers, with stream events forwarded to the coordinator.
-actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver) {
-  return [g, saver](std::vector<pregel_task>& tasks, const actors::batch_header& h,
+actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver,
+                            storage::store* store) {
+  return [g, saver, store](std::vector<pregel_task>& tasks, const actors::batch_header& h,
                     const actors::channel_map& replica, const actors::stream_forward& forward) {
     std::mutex m;
     stream_sink sink = [&](const stream_event& e) {
@@ -469,6 +471,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver) {
     shared.checkpoint_id = h.checkpoint_id;
     shared.resuming = h.resuming;
     shared.saver = saver;
+    shared.store = store;
     shared.modes = h.modes;
     shared.subgraphs = h.subgraphs;
     shared.sink = &sink;
@@ -482,26 +485,27 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver) {
 
 // What a node actor of `g`'s node `n` needs.
 std::shared_ptr<const actors::node_host> make_host(const pregel_graph& g, const pregel_node& n,
-                                                   checkpoint_saver* saver) {
+                                                   checkpoint_saver* saver,
+                                                   storage::store* store) {
   actors::node_host host;
   host.name = n.name;
-  host.body = make_body(&g, saver);
+  host.body = make_body(&g, saver, store);
   for (const auto& ch : n.fresh_reads) host.replica_channels.emplace_back(ch, g.channels.at(ch));
   return std::make_shared<const actors::node_host>(std::move(host));
 }
 
 node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g,
-                                 checkpoint_saver* saver)
+                                 checkpoint_saver* saver, storage::store* store)
     : rt_(rt), instances_(g.nodes.size()) {
   for (const auto& n : g.nodes) {
-    hosts_.push_back(make_host(g, n, saver));
+    hosts_.push_back(make_host(g, n, saver, store));
     fresh_reads_.push_back(n.fresh_reads);
   }
 }
 
 node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph,
-                                         checkpoint_saver* saver) {
-  return node_actor_pool_ptr(new node_actor_pool(rt, graph, saver));
+                                         checkpoint_saver* saver, storage::store* store) {
+  return node_actor_pool_ptr(new node_actor_pool(rt, graph, saver, store));
 }
 
 node_actor_pool::~node_actor_pool() {
@@ -551,7 +555,7 @@ std::vector<caf::actor> spawn_node_actors(const pregel& graph, actors::runtime& 
   const pregel_graph& g = graph.graph();
   if (node >= g.nodes.size())
     throw error(error_code::invalid_argument, "no node #" + std::to_string(node) + " in the graph");
-  auto host = detail::make_host(g, g.nodes[node], nullptr);
+  auto host = detail::make_host(g, g.nodes[node], nullptr, graph.store());
   std::vector<caf::actor> out;
   for (unsigned i = 0; i < count; ++i)
     out.push_back(actors::spawn_node_actor(rt.internals().system, host));

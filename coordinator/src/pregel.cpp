@@ -94,7 +94,7 @@ detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g, const r
   std::lock_guard lock(m);
   if (!pool) {
     if (!runtime) runtime = o.runtime ? o.runtime : std::make_shared<actors::runtime>();
-    pool = detail::make_node_actor_pool(*runtime, g, o.checkpointer.get());
+    pool = detail::make_node_actor_pool(*runtime, g, o.checkpointer.get(), o.store.get());
   }
   return *pool;
 }
@@ -114,6 +114,7 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   shared.subgraphs = options.subgraphs;
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
+  shared.store = options_.store.get();
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);
@@ -137,6 +138,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.sink = up.sink;
   shared.sink_mutex = up.sink_mutex;
   shared.saver = up.saver;
+  shared.store = options_.store ? options_.store.get() : up.store;
   shared.resuming = up.resuming;
   shared.parents = up.parents;
   shared.parents[up.checkpoint_ns] = up.checkpoint_id;

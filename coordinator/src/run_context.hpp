@@ -29,6 +29,7 @@ struct run_shared {
   // Persistence, shared with subgraphs: they save their checkpoints in the same thread, under
   // their own namespace, with `parents` naming the checkpoints of the graphs around them.
   checkpoint_saver* saver = nullptr;
+  storage::store* store = nullptr;  // the graph's long-term store, shared by subgraphs
   std::string checkpoint_id;  // of the current step (the tasks' parent checkpoint)
   bool resuming = false;      // the run continues a thread (no input, or a Command)
   std::map<std::string, std::string> parents;
@@ -59,6 +60,7 @@ class task_context final : public node_context, public write_scope {
   void reset_attempt() noexcept { interrupt_calls_ = 0; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
+  storage::store* store() const noexcept override { return run_.store; }
 
   void write(std::string channel, value v) override {
     task_.writes.emplace_back(std::move(channel), std::move(v));

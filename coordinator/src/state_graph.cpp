@@ -442,6 +442,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.runtime = options.runtime;
   ro.executor = options.executor;
   ro.directory = options.directory;
+  ro.store = options.store;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 

@@ -11,6 +11,9 @@
 namespace superstep {
 
 class error;
+namespace storage {
+class store;
+}
 
 /// What a node or router sees of its run besides its input: the run's config, its identity,
 /// and the stream writers. Passed by reference to every call; valid only during that call.
@@ -45,6 +48,10 @@ class node_context {
   virtual void emit_custom(value data) = 0;
   /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.
   virtual void emit_message(value chunk) = 0;
+
+  /// The long-term store the graph was compiled with (LangGraph's `store` argument), shared
+  /// by every thread; null when it has none. Include superstep/storage/store.hpp to use it.
+  virtual storage::store* store() const noexcept { return nullptr; }
 };
 
 /// How often and how patiently a failing node is retried (LangGraph `RetryPolicy`, same

@@ -18,6 +18,9 @@ namespace actors {
 class runtime;
 class node_directory;
 }
+namespace storage {
+class store;
+}
 
 /// How a graph's top-level runs execute their tasks.
 enum class execution : std::uint8_t {
@@ -38,6 +41,8 @@ struct runtime_options {
   /// Nodes whose actors live in other processes (a cluster's workers); null: all run here.
   /// Used by `execution::actors` runs of the top-level graph.
   std::shared_ptr<actors::node_directory> directory;
+  /// The long-term store nodes reach through `node_context::store()` (memory across threads).
+  std::shared_ptr<storage::store> store;
 };
 
 /// A task of a snapshot: what would run (or failed, or was interrupted) at that checkpoint.
@@ -118,6 +123,8 @@ class pregel : public std::enable_shared_from_this<pregel> {
   const std::shared_ptr<checkpoint_saver>& checkpointer() const noexcept {
     return options_.checkpointer;
   }
+  /// The long-term store its nodes reach (null: none).
+  storage::store* store() const noexcept { return options_.store.get(); }
 
   /// A copy of this graph using another checkpointer (used by compile()).
   std::shared_ptr<pregel> with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const;

@@ -41,6 +41,8 @@ struct compile_options {
   std::shared_ptr<task_executor> executor;
   /// Nodes hosted by other processes (see runtime_options::directory).
   std::shared_ptr<actors::node_directory> directory;
+  /// The long-term store nodes reach through `node_context::store()`.
+  std::shared_ptr<storage::store> store;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   std::string name;
