@@ -44,6 +44,7 @@ cluster::loaded_graph load_thread_graph(const command_env& env, const thread_arg
   }
   runtime_options options;
   options.checkpointer = env.data.saver();
+  options.store = env.data.store();  // the same database's long-term store
   if (env.load) return env.load(spec, std::move(options));
   return cluster::load_graph(spec, env.registry, std::move(options));
 }

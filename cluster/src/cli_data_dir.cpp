@@ -1,5 +1,8 @@
 #include "cli_data_dir.hpp"
 
+#include "superstep/storage/embedder.hpp"
+#include "superstep/storage/store_rocksdb.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -71,11 +74,28 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-data_dir::data_dir(std::string path, bool fsync) : path_(std::move(path)) {
+data_dir::data_dir(std::string path, bool fsync) : path_(std::move(path)), fsync_(fsync) {
   storage::rocksdb_saver_options options;
   options.sync = fsync;
   options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
   saver_ = storage::rocksdb_saver::open(path_, std::move(options));
+}
+
+std::shared_ptr<storage::store> data_dir::store() const {
+  std::lock_guard lock(store_mutex_);
+  if (!store_) store_ = open_store(path_, 384, fsync_);
+  return store_;
+}
+
+std::shared_ptr<storage::store> open_store(const std::string& dir, std::size_t dims, bool fsync) {
+  storage::rocksdb_store_options options;
+  storage::index_config index;
+  index.dims = dims;
+  index.embed = storage::make_hashing_embedder(dims);
+  options.index = index;
+  options.sync = fsync;
+  options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
+  return storage::rocksdb_store::open(dir, std::move(options));
 }
 
 checkpoint_tuple data_dir::checkpoint(const std::string& thread_id,

@@ -4,11 +4,13 @@
 // the graph spec each thread last ran with, so that commands on a thread need no spec.
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "superstep/coordinator/checkpoint.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
+#include "superstep/storage/store.hpp"
 
 namespace superstep::cli {
 
@@ -26,6 +28,11 @@ class data_dir {
 
   const std::string& path() const noexcept { return path_; }
   const std::shared_ptr<storage::rocksdb_saver>& saver() const noexcept { return saver_; }
+
+  /// The long-term store in the same database (opened on first use), which the graphs' nodes
+  /// reach through their context: semantic search by the hashing embedder (384 dimensions),
+  /// as `superstep store` uses it.
+  std::shared_ptr<storage::store> store() const;
 
   /// The thread's checkpoint `checkpoint_id`, or its latest when that is empty. Throws
   /// error(not_found) with "thread 'T' has no checkpoints in DIR" when the thread has none, or
@@ -57,8 +64,15 @@ class data_dir {
   std::string graph_file(const std::string& thread_id) const;
 
   std::string path_;
+  bool fsync_ = false;
   std::shared_ptr<storage::rocksdb_saver> saver_;
+  mutable std::shared_ptr<storage::store> store_;
+  mutable std::mutex store_mutex_;
 };
+
+/// The store of the database in `dir`, with semantic search by the hashing embedder of
+/// `dims` dimensions, values encrypted as SUPERSTEP_AES_KEY says.
+std::shared_ptr<storage::store> open_store(const std::string& dir, std::size_t dims, bool fsync);
 
 /// A fresh thread id: 32 random hex digits in uuid form.
 std::string new_thread_id();

@@ -7,6 +7,7 @@
 #include "cli_args_support.hpp"
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
+#include "cli_data_dir.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/embedder.hpp"
 #include "superstep/storage/store_rocksdb.hpp"
@@ -146,13 +147,8 @@ value item_json(const storage::item& it) {
 }  // namespace
 
 int run_store(const store_args& args, const std::function<void(const value&)>& print) {
-  storage::rocksdb_store_options options;
-  storage::index_config index;
-  index.dims = args.dims;
-  index.embed = storage::make_hashing_embedder(args.dims);
-  options.index = index;
-  options.sync = false;  // as the checkpoints: the WAL survives the process being killed
-  auto store = storage::rocksdb_store::open(args.data_dir, options);
+  // As the checkpoints: without fsync, the WAL survives the process being killed.
+  auto store = open_store(args.data_dir, args.dims, false);
   if (args.action == "put") {
     storage::put_index idx;
     idx.enabled = args.index;

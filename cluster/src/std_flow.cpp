@@ -9,6 +9,7 @@
 
 #include "std_support.hpp"
 #include "superstep/coordinator/send.hpp"
+#include "superstep/storage/store.hpp"
 
 namespace superstep::cluster::detail {
 
@@ -16,16 +17,29 @@ namespace {
 
 // State of one registration of the library, shared by the functions it made.
 //
-// std.fail counts attempts here, in memory: a restarted process starts counting again. With
-// the persistence issue the count moves to the store, keyed the same way, so that it survives
-// restarts as GRAPH_SPEC.md asks.
+// std.fail counts attempts in the graph's store when it has one, under namespace
+// ("std", "fail", thread) and the node's name, so the count survives restarts as GRAPH_SPEC.md
+// asks; without a store (a worker of a cluster, for now) in memory here.
 struct std_library_state {
-  std::mutex mutex;
+  std::mutex mutex;  // one count at a time per process (Sends of one node may run together)
   std::map<std::pair<std::string, std::string>, std::int64_t> attempts;  // (thread, node)
 
-  std::int64_t next_attempt(std::string thread, std::string node) {
+  std::int64_t next_attempt(storage::store* store, std::string thread, std::string node) {
     std::lock_guard lock(mutex);
-    return ++attempts[{std::move(thread), std::move(node)}];
+    if (!store) return ++attempts[{std::move(thread), std::move(node)}];
+    // Labels cannot hold '.' (or be empty): the thread id is escaped, one to one.
+    std::string label = thread.empty() ? "%" : "";
+    for (char c : thread) label += c == '.' ? "%2E" : c == '%' ? "%25" : std::string(1, c);
+    const storage::namespace_path ns{"std", "fail", label};
+    std::int64_t n = 0;
+    if (auto it = store->get(ns, node)) {
+      const value& a = it->v.get("attempts");
+      if (a.is_int()) n = a.as_int();
+    }
+    storage::put_index no_index;
+    no_index.enabled = false;  // a counter: nothing to search by meaning
+    store->put(ns, node, object{{"attempts", n + 1}}, no_index);
+    return n + 1;
   }
 };
 
@@ -54,7 +68,8 @@ node_factory fail_factory(std::shared_ptr<std_library_state> state) {
     value update = p.any_or_null("update");
     std::string message = p.string_or("message", "");
     return [state, times, update, message](const value&, node_context& ctx) -> value {
-      std::int64_t attempt = state->next_attempt(thread_of(ctx), std::string(ctx.node()));
+      std::int64_t attempt =
+          state->next_attempt(ctx.store(), thread_of(ctx), std::string(ctx.node()));
       if (attempt > times) return update;
       fail_run("std.fail", message.empty() ? "attempt " + std::to_string(attempt) + " of " +
                                                  std::to_string(times) + " fails on purpose"

@@ -1,6 +1,8 @@
 #include "rocksdb_database.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <filesystem>
 #include <system_error>
 
@@ -57,6 +59,20 @@ rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
     if (names[i] == "blobs") blobs = handles_[i];
     if (names[i] == "store") store = handles_[i];
   }
+}
+
+std::shared_ptr<rocksdb_database> rocksdb_database::shared(const std::string& dir) {
+  static std::mutex m;
+  static std::map<std::string, std::weak_ptr<rocksdb_database>> open;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);  // for canonical(); the constructor reports
+  auto canonical = std::filesystem::weakly_canonical(dir, ec);
+  const std::string name = ec ? dir : canonical.string();
+  std::lock_guard lock(m);
+  if (auto db = open[name].lock()) return db;
+  auto db = std::make_shared<rocksdb_database>(dir);
+  open[name] = db;
+  return db;
 }
 
 rocksdb_database::~rocksdb_database() {

@@ -27,6 +27,11 @@ class rocksdb_database {
   rocksdb_database(const rocksdb_database&) = delete;
   rocksdb_database& operator=(const rocksdb_database&) = delete;
 
+  /// The database in `dir` as this process has it open: a saver and a store on one folder
+  /// share it (RocksDB lets one process open a database once). Opened on first use, closed
+  /// when its last user lets go.
+  static std::shared_ptr<rocksdb_database> shared(const std::string& dir);
+
   rocksdb::DB& db() const noexcept { return *db_; }
   const std::string& dir() const noexcept { return dir_; }
 

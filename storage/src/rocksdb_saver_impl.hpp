@@ -30,7 +30,7 @@ std::string describe(const std::string& thread_id, const std::string& ns, const 
 
 struct rocksdb_saver::impl {
   impl(const std::string& dir, rocksdb_saver_options options)
-      : db(dir), serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
+      : db_owner(rocksdb_database::shared(dir)), db(*db_owner), serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
     write_options.sync = options.sync;
   }
 
@@ -60,7 +60,8 @@ struct rocksdb_saver::impl {
     return std::hash<std::string>{}(key) % write_locks.size();
   }
 
-  rocksdb_database db;
+  std::shared_ptr<rocksdb_database> db_owner;  // shared with a store on the same folder
+  rocksdb_database& db;
   std::shared_ptr<const serializer> serde;
   rocksdb::WriteOptions write_options;
   std::array<std::mutex, 16> write_locks;

@@ -103,7 +103,8 @@ value encode_record(const stored& s) {
 }  // namespace
 
 struct rocksdb_store::impl {
-  rocksdb_database db;
+  std::shared_ptr<rocksdb_database> db_owner;  // shared with a saver on the same folder
+  rocksdb_database& db;
   rocksdb_store_options options;
   std::shared_ptr<const serializer> serde;
   std::mutex write_mutex;  // read-modify-writes (put, refresh, sweep) and the timestamp clock
@@ -111,7 +112,8 @@ struct rocksdb_store::impl {
   std::unique_ptr<ttl_sweeper> sweeper;  // set last by open(), reset first by the destructor
 
   impl(const std::string& dir, rocksdb_store_options o)
-      : db(dir),
+      : db_owner(rocksdb_database::shared(dir)),
+        db(*db_owner),
         options(std::move(o)),
         serde(options.serde ? options.serde : make_capnp_serializer()) {}
 

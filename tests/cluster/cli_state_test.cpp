@@ -216,8 +216,8 @@ BOOST_AUTO_TEST_CASE(a_static_interrupt_exits_with_three_and_continuing_passes_i
 
 BOOST_AUTO_TEST_CASE(a_failed_step_is_resumed_without_rerunning_its_finished_tasks) {
   data_folder data;
-  // "flaky" always fails; the fixed spec (same nodes and edges) makes it succeed. std.fail's
-  // attempt count does not survive the process yet, so the fix is what changes between runs.
+  // "flaky" always fails (1000 attempts); the fixed spec (same nodes and edges) makes it
+  // succeed: the fix is what changes between runs.
   auto spec = [&](const char* name, const char* flaky) {
     return data.s.write(name, std::string(R"({"spec": "superstep.graph/1",
       "state": {"log": {"reducer": "append"}},

@@ -104,6 +104,28 @@ BOOST_AUTO_TEST_CASE(a_failing_node_fails_the_run) {
   BOOST_TEST(r.err.find("error: std.fail: attempt 1 of 1 fails on purpose") != std::string::npos);
 }
 
+// std.fail counts its attempts in the data folder's store: they survive the process, so
+// continuing the thread eventually gets past it (GRAPH_SPEC.md).
+BOOST_AUTO_TEST_CASE(std_fail_attempts_survive_the_process) {
+  scratch s;
+  std::string spec = s.write("fail.json", R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"f": {"fn": "std.fail", "params": {"times": 2, "update": {"a": "done"}}}},
+    "edges": [["__start__", "f"]]})");
+  const std::string data = " --data " + quote(s.path("db"));
+  result first = run("run " + quote(spec) + " --input '{}' --thread t" + data);
+  BOOST_TEST(first.status == 1);
+  BOOST_TEST(first.err.find("attempt 1 of 2") != std::string::npos, first.err);
+  result second = run("run --thread t" + data);
+  BOOST_TEST(second.status == 1);
+  BOOST_TEST(second.err.find("attempt 2 of 2") != std::string::npos, second.err);
+  result third = run("run --thread t" + data);
+  BOOST_TEST(third.status == 0, third.err);
+  BOOST_TEST(only_output(third) == R"({"a":"done"})");
+  // The count is an item of the store, as `superstep store` shows it.
+  result item = run("store get --ns std.fail.t --key f" + data);
+  BOOST_TEST(item.last().get("value").get("attempts").as_int() == 3);
+}
+
 BOOST_AUTO_TEST_CASE(usage_errors_exit_with_two) {
   BOOST_TEST(run("").status == 2);
   BOOST_TEST(run("launch").status == 2);

@@ -5,6 +5,8 @@
 #include "superstep/storage/rocksdb_saver.hpp"
 
 #include <rocksdb/db.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -223,11 +225,36 @@ BOOST_AUTO_TEST_CASE(a_damaged_record_is_an_error_naming_its_thread_and_checkpoi
   BOOST_TEST(values_of(saver->get_tuple({"thread-x", "", ""})) == value(object{{"a", "fine"}}));
 }
 
-BOOST_AUTO_TEST_CASE(a_database_open_in_another_saver_is_an_error_naming_it) {
+// In one process, savers (and a store) on one folder share its database; another process
+// holding it is an error naming the folder.
+BOOST_AUTO_TEST_CASE(a_database_is_shared_in_a_process_and_another_process_holding_it_is_named) {
   temp_dir dir;
   auto first = rocksdb_saver::open(dir.str());
-  expect_error([&] { (void)rocksdb_saver::open(dir.str()); }, error_code::storage_error, dir.str());
+  checkpoint_builder b;
+  auto s = put_all(*first, "t", "", "", b.make({{"a", 1}}, {{"a", 1}}), loop_metadata(0));
+  auto second = rocksdb_saver::open(dir.str());
+  BOOST_TEST(second->get_tuple(s).has_value());
   expect_error([&] { (void)rocksdb_saver::open(""); }, error_code::invalid_argument, "directory");
+
+  temp_dir held;
+  int ready[2];
+  BOOST_REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {
+    auto saver = rocksdb_saver::open(held.str());
+    (void)!::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  BOOST_REQUIRE(::read(ready[0], &c, 1) == 1);
+  expect_error([&] { (void)rocksdb_saver::open(held.str()); }, error_code::storage_error,
+               held.str());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
 }
 
 BOOST_AUTO_TEST_CASE(copy_thread_copies_every_namespace_with_values_and_writes) {
