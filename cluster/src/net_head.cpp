@@ -13,6 +13,7 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_store.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/core/error.hpp"
@@ -314,6 +315,16 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         self->state.h->workers.add(offer.host.address(), std::move(w));
         load_all(self, offer.host, name);
         return true;
+      },
+      // A node on a worker using the store: run on the head's (the data folder's) store.
+      [self](store_atom, const std::string& op, const value& args) -> value {
+        if (!admitted(self))
+          return store_error_answer(error(error_code::unauthorized, "not admitted"));
+        try {
+          return run_store_op(*self->state.h->data->store(), op, args);
+        } catch (const std::exception& e) {
+          return store_error_answer(e);
+        }
       },
       [self](request_atom, client_request& req) -> bool {
         if (!admitted(self)) {

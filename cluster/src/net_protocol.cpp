@@ -39,6 +39,7 @@ void register_cluster_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<graph_load>("superstep.graph_load");
   cfg.add_message_type<graph_hosts>("superstep.graph_hosts");
   cfg.add_message_type<client_request>("superstep.client_request");
+  cfg.add_message_type<value>("superstep.value");
 }
 
 namespace {

@@ -25,6 +25,7 @@ using request_atom = caf::atom_constant<caf::atom("request")>;    // (client_req
 using line_atom = caf::atom_constant<caf::atom("line")>;          // (text)
 using progress_atom = caf::atom_constant<caf::atom("progress")>;  // (step, done, total)
 using finished_atom = caf::atom_constant<caf::atom("finished")>;  // (status, error text)
+using store_atom = caf::atom_constant<caf::atom("store")>;        // (op, args) -> value
 
 /// Worker -> head, once it is let in: the actor to send graphs to, and what it can run.
 struct worker_offer {

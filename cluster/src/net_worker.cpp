@@ -3,12 +3,14 @@
 #include <caf/io/middleman.hpp>
 
 #include <map>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_store.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
@@ -19,8 +21,23 @@ namespace superstep::net {
 
 namespace {
 
+// The head this worker is joined to, for the store calls of its nodes.
+struct head_link {
+  std::mutex m;
+  caf::actor gate;
+  caf::actor get() {
+    std::lock_guard lock(m);
+    return gate;
+  }
+  void set(caf::actor g) {
+    std::lock_guard lock(m);
+    gate = std::move(g);
+  }
+};
+
 struct host_state {
   const cluster::function_registry* registry = nullptr;  // allows missing code
+  std::shared_ptr<storage::store> store;                 // the head's, through messages
   const cluster::function_registry* own = nullptr;       // what this worker really has
   std::shared_ptr<actors::runtime> rt;
   unsigned threads = 1;
@@ -49,6 +66,7 @@ graph_hosts load(host_state& st, const graph_load& req) {
     const value& spec = req.spec;
     runtime_options options;
     options.runtime = st.rt;
+    options.store = st.store;
     auto loaded = cluster::load_graph(spec, *st.registry, options);
     auto code = cluster::functions_by_node(spec);
     const auto& nodes = loaded.graph->graph().nodes;
@@ -126,7 +144,24 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   };
   auto rt = std::make_shared<actors::runtime>(ro);
   auto& sys = rt->internals().system;
+  auto link = std::make_shared<head_link>();
+  caf::actor_system* system = &sys;
   host_state init;
+  init.store = std::make_shared<remote_store>([link, system](const std::string& op,
+                                                             const value& args) -> value {
+    caf::actor gate = link->get();
+    if (!gate) throw error(error_code::unavailable, "store: this worker is not joined to a head");
+    caf::scoped_actor self{*system};
+    value answer;
+    std::string failure;
+    self->request(gate, answer_timeout, store_atom::value, op, args)
+        .receive([&](value& v) { answer = std::move(v); },
+                 [&](caf::error& e) { failure = system->render(e); });
+    if (!failure.empty())
+      throw error(error_code::unavailable, "store: the head did not answer: " + failure);
+    throw_if_store_error(answer);
+    return answer;
+  });
   init.registry = &lenient;
   init.own = &registry;
   init.rt = rt;
@@ -171,6 +206,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
+    link->set(*gate);
     log(me, "joined the head at " + where + " (" + std::to_string(functions.size()) +
                 " functions, " + std::to_string(rt->threads()) + " threads)");
     self->monitor(*gate);
@@ -189,6 +225,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
                     std::to_string(actors::batches_run()) + " batches");
       }
     }
+    link->set(caf::actor());
     if (lost) log(me, "lost the head; joining again");
   }
   caf::anon_send_exit(host_handle, caf::exit_reason::user_shutdown);

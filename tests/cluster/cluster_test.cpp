@@ -280,3 +280,28 @@ BOOST_AUTO_TEST_CASE(tls_encrypts_and_certificates_admit_only_the_cas_nodes) {
   BOOST_TEST(half.status == 2);
   BOOST_TEST(half.err.find("go together") != std::string::npos, half.err);
 }
+
+// Nodes on workers reach the head's store through messages: std.fail counts its attempts
+// there, so they add up across runs (and processes), and the count is in the head's database.
+BOOST_AUTO_TEST_CASE(nodes_on_workers_use_the_heads_store) {
+  scratch s;
+  const std::string failing = s.write("fail.json", R"({"spec": "superstep.graph/1",
+    "state": {"a": {}},
+    "nodes": {"f": {"fn": "std.fail", "params": {"times": 2, "update": {"a": "done"}}}},
+    "edges": [["__start__", "f"]]})");
+  cluster c(s);
+  c.add_worker("w");
+  cli_result first = c.client({"submit", failing, "--input", "{}", "--thread", "t"});
+  BOOST_TEST(first.status == 1);
+  BOOST_TEST(first.err.find("attempt 1 of 2") != std::string::npos, first.err);
+  cli_result second = c.client({"submit", "--thread", "t"});
+  BOOST_TEST(second.err.find("attempt 2 of 2") != std::string::npos, second.err);
+  cli_result third = c.client({"submit", "--thread", "t"});
+  BOOST_TEST(third.status == 0, third.err);
+  BOOST_TEST(third.last().get("data").to_json() == R"({"a":"done"})");
+  c.head().stop();  // it holds the database
+  cli_result item =
+      run_to_end({"store", "get", "--ns", "std.fail.t", "--key", "f", "--data", s.path("head-data")}, s);
+  BOOST_TEST(item.status == 0, item.err);
+  BOOST_TEST(item.last().get("value").get("attempts").as_int() == 3);
+}
