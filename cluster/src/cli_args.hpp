@@ -161,6 +161,9 @@ struct store_args {
   std::vector<std::string> prefix, suffix;
   std::optional<std::size_t> max_depth;
   std::size_t dims = 384;
+  /// --head: the store of a cluster's head instead of the data folder's.
+  std::string head, key_file;
+  tls_args tls;
 };
 
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,

@@ -13,6 +13,10 @@
 #include "superstep/cluster/function_registry.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 
+namespace superstep::storage {
+class store;
+}
+
 namespace superstep::cli {
 
 /// What a command works with: the data folder, the named functions, where its JSON lines go
@@ -50,6 +54,10 @@ int update_state(command_env& env, const update_args& args);
 
 /// The long-term store in the data folder (cli_store.cpp).
 int run_store(const store_args& args, const std::function<void(const value&)>& print);
+
+/// The same command on `store` (a head's, through net::remote_store).
+int run_store_with(storage::store& store, const store_args& args,
+                   const std::function<void(const value&)>& print);
 
 /// Deletes the thread's checkpoints and saved spec (cli_state.cpp).
 int delete_thread(command_env& env, const delete_args& args);

@@ -34,6 +34,8 @@ constexpr const char* store_usage =
     "\n"
     "options:\n"
     "  --data DIR            the database (default: .superstep)\n"
+    "  --head HOST:PORT      the store of a cluster's head instead (with --key-file F and\n"
+    "                        the head's --tls options)\n"
     "  --dims N              dimensions of the hashing embedder that indexes values for\n"
     "                        --query (default 384; keep it the same for one database)\n"
     "  --help                show this help\n"
@@ -83,7 +85,12 @@ command parse_store(arg_cursor args) {
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{store_usage};
-    if (a == "--data") {
+    if (take_tls_option(a, args, out.tls)) continue;
+    if (a == "--head") {
+      out.head = args.value_of(a);
+    } else if (a == "--key-file") {
+      out.key_file = args.value_of(a);
+    } else if (a == "--data") {
       out.data_dir = args.value_of(a);
     } else if (a == "--ns") {
       out.ns = namespace_arg(args.value_of(a));
@@ -123,6 +130,9 @@ command parse_store(arg_cursor args) {
   if (keyed && !has_ns) throw usage_error("store " + out.action + ": missing --ns NS");
   if (keyed && out.key.empty()) throw usage_error("store " + out.action + ": missing --key K");
   if (out.action == "put" && !out.item_value) throw usage_error("store put: missing --value JSON");
+  if (!out.head.empty() && out.data_dir != default_data_dir)
+    throw usage_error("store: --data and --head name two different stores");
+  check_tls(out.tls);
   return out;
 }
 
@@ -149,6 +159,12 @@ value item_json(const storage::item& it) {
 int run_store(const store_args& args, const std::function<void(const value&)>& print) {
   // As the checkpoints: without fsync, the WAL survives the process being killed.
   auto store = open_store(args.data_dir, args.dims, false);
+  return run_store_with(*store, args, print);
+}
+
+int run_store_with(storage::store& target, const store_args& args,
+                   const std::function<void(const value&)>& print) {
+  storage::store* store = &target;
   if (args.action == "put") {
     storage::put_index idx;
     idx.enabled = args.index;

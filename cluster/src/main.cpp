@@ -59,7 +59,9 @@ int main(int argc, char** argv) {
       return net::run_worker(*worker, registry);
     }
     if (auto* graph = std::get_if<cli::graph_args>(&cmd)) return cli::draw_graph(*graph, registry);
-    if (auto* st = std::get_if<cli::store_args>(&cmd)) return cli::run_store(*st, cli::detail::print_line);
+    if (auto* st = std::get_if<cli::store_args>(&cmd))
+      return st->head.empty() ? cli::run_store(*st, cli::detail::print_line)
+                              : net::run_store_on_head(*st);
     // The commands on this process's own database.
     const cli::thread_args& where = *cli::where_of(cmd);
     for (const auto& p : where.plugins) cluster::load_plugin(p, registry);

@@ -20,6 +20,9 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
 /// prints what comes back. Returns the command's exit status.
 int run_on_head(const cli::command& cmd);
 
+/// `superstep store ... --head`: the operation on the head's store.
+int run_store_on_head(const cli::store_args& args);
+
 /// Installs SIGINT/SIGTERM handlers that ask the process to stop; `stop_requested` says
 /// whether one came.
 void install_stop_handlers();

@@ -13,6 +13,8 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_store.hpp"
+#include "cli_commands.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
@@ -98,6 +100,44 @@ int run_on_head(const cli::command& cmd) {
         });
   }
   return status;
+}
+
+}  // namespace superstep::net
+
+namespace superstep::net {
+
+int run_store_on_head(const cli::store_args& args) {
+  std::string host;
+  std::uint16_t port = 0;
+  cli::detail::parse_address("--head", args.head, host, port);
+  std::optional<std::string> key;
+  if (!args.key_file.empty()) key = read_key_file(args.key_file);
+  actors::runtime_options ro;
+  ro.threads = 1;
+  ro.network = true;
+  ro.configure = [&args](caf::actor_system_config& cfg) {
+    register_cluster_types(cfg);
+    configure_tls(cfg, args.tls);
+  };
+  actors::runtime rt(ro);
+  auto& sys = rt.internals().system;
+  auto gate = connect_gate(sys, host, port, args.tls);
+  if (!gate)
+    throw error(error_code::unavailable,
+                "cannot reach the head at " + args.head + ": " + sys.render(gate.error()));
+  caf::scoped_actor self{sys};
+  join_gate(self, *gate, key);
+  remote_store store([&](const std::string& op, const value& a) -> value {
+    value answer;
+    std::string failure;
+    self->request(*gate, answer_timeout, store_atom::value, op, a)
+        .receive([&](value& v) { answer = std::move(v); },
+                 [&](caf::error& e) { failure = sys.render(e); });
+    if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
+    throw_if_store_error(answer);
+    return answer;
+  });
+  return cli::run_store_with(store, args, cli::detail::print_line);
 }
 
 }  // namespace superstep::net

@@ -64,7 +64,9 @@ class cluster {
 
   // `superstep submit` (or another client command) against this head, to its end.
   cli_result client(std::vector<std::string> args) {
-    args.insert(args.begin() + 1, {"--head", address()});
+    // After the command (and the store's action): `store get --head ...`.
+    const std::size_t at = args.size() > 1 && args[0] == "store" ? 2 : 1;
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), {"--head", address()});
     return run_to_end(args, s_);
   }
 
@@ -299,6 +301,16 @@ BOOST_AUTO_TEST_CASE(nodes_on_workers_use_the_heads_store) {
   cli_result third = c.client({"submit", "--thread", "t"});
   BOOST_TEST(third.status == 0, third.err);
   BOOST_TEST(third.last().get("data").to_json() == R"({"a":"done"})");
+  // `superstep store --head` reaches the same store.
+  cli_result remote = c.client({"store", "get", "--ns", "std.fail.t", "--key", "f"});
+  BOOST_TEST(remote.status == 0, remote.err);
+  BOOST_TEST(remote.last().get("value").get("attempts").as_int() == 3);
+  BOOST_TEST(c.client({"store", "put", "--ns", "1.memories", "--key", "a", "--value",
+                       R"({"food_preference": "I like pizza"})"})
+                 .status == 0);
+  cli_result found = c.client({"store", "search", "--ns", "1", "--query", "pizza"});
+  BOOST_TEST(found.last().get("key").as_string() == "a", found.err);
+  BOOST_TEST(c.client({"store", "get", "--ns", "1..x", "--key", "a"}).status == 1);
   c.head().stop();  // it holds the database
   cli_result item =
       run_to_end({"store", "get", "--ns", "std.fail.t", "--key", "f", "--data", s.path("head-data")}, s);
