@@ -50,6 +50,25 @@ channel_map& replica_of_sender(caf::stateful_actor<node_state>* self) {
   return it->second;
 }
 
+// Results bound for another process are encoded here: what cannot be encoded (a value nested
+// deeper than a reader allows) fails its batch's tasks with the reason, instead of being
+// dropped by the network layer while the coordinator waits for it.
+void encode_for_remote(task_batch_done& done) {
+  try {
+    done.encoded = wire_codec::encode(done);
+    return;
+  } catch (const std::exception& e) {
+    for (auto& t : done.tasks) {
+      t.writes.clear();
+      t.output = value();
+      t.interrupts.clear();
+      t.error = task_error{error_code::protocol_error,
+                           std::string("results cannot be sent to the coordinator: ") + e.what()};
+    }
+  }
+  done.encoded = wire_codec::encode(done);
+}
+
 caf::behavior node_actor(caf::stateful_actor<node_state>* self,
                          std::shared_ptr<const node_host> node) {
   auto& st = self->state;
@@ -79,8 +98,10 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
         for (auto& t : b.tasks) t.input = value();  // the coordinator has it already
         task_count.fetch_add(b.tasks.size(), std::memory_order_relaxed);
         batch_count.fetch_add(1, std::memory_order_relaxed);
+        task_batch_done done{b.id, std::move(b.slots), std::move(b.tasks), {}};
+        if (sender && sender->node() != self->node()) encode_for_remote(done);
         // Returned, the result goes back to the sender as a message, after any stream chunk.
-        return task_batch_done{b.id, std::move(b.slots), std::move(b.tasks)};
+        return done;
       },
   };
 }
