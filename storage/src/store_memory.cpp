@@ -4,6 +4,8 @@
 #include <mutex>
 #include <utility>
 
+#include "ann_index.hpp"
+#include "rocksdb_keys.hpp"
 #include "store_sweeper.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/store_support.hpp"
@@ -22,6 +24,24 @@ struct newest_first {
   }
 };
 
+// An item's identity in the ANN index: its namespace and key, decodable.
+std::string ann_id(const namespace_path& ns, const std::string& key) {
+  std::string id;
+  for (const auto& label : ns) keys::append_string(id, label);
+  id += std::string_view("\0\0", 2);
+  keys::append_string(id, key);
+  return id;
+}
+
+std::pair<namespace_path, std::string> parse_ann_id(std::string_view id) {
+  namespace_path ns;
+  std::size_t pos = 0;
+  while (pos + 1 < id.size() && id.substr(pos, 2) != std::string_view("\0\0", 2))
+    ns.push_back(keys::read_string(id, pos).value());
+  pos += 2;
+  return {std::move(ns), keys::read_string(id, pos).value()};
+}
+
 }  // namespace
 
 memory_store::memory_store() : memory_store(ttl_config{}) {}
@@ -38,6 +58,7 @@ memory_store::memory_store(index_config index, ttl_config ttl) : ttl_(std::move(
   if (index.dims == 0) throw error(error_code::invalid_argument, "memory_store: index dims is 0");
   support::check_ttl_config(ttl_);
   index_ = std::move(index);
+  if (index_->ann) ann_ = std::make_unique<ann_index>(*index_);
   if (ttl_.sweep_interval)
     sweeper_ = std::make_unique<ttl_sweeper>(
         *ttl_.sweep_interval, [this] { return sweep(); }, ttl_.on_sweep);
@@ -81,6 +102,7 @@ void memory_store::put(const namespace_path& ns, const std::string& key, value v
   if (fresh) slot.it.created_at = stamp;
   slot.it.updated_at = stamp;
   slot.vectors = std::move(vectors);
+  if (ann_) ann_->set(ann_id(ns, key), slot.vectors);
   slot.seq = ++seq_;
   slot.ttl_minutes = minutes;
   slot.expires.store(support::expiry_micros(now, minutes));
@@ -106,7 +128,7 @@ void memory_store::remove(const namespace_path& ns, const std::string& key) {
   std::unique_lock lock(mutex_);
   const auto n = data_.find(ns);
   if (n == data_.end()) return;
-  n->second.erase(key);
+  if (n->second.erase(key) && ann_) ann_->remove(ann_id(ns, key));
   // A namespace lives as long as it holds items, so list_namespaces never shows empty ones.
   if (n->second.empty()) data_.erase(n);
 }
@@ -120,6 +142,8 @@ std::vector<item> memory_store::search(const search_options& options) {
 
   std::shared_lock lock(mutex_);
   const long long now = support::now_micros(ttl_);
+  if (semantic && ann_)
+    if (auto page = ann_search(options, query, refreshing, now)) return std::move(*page);
   std::vector<const entry*> found;
   for (auto n = data_.lower_bound(options.ns_prefix); n != data_.end(); ++n) {
     if (!support::has_prefix(n->first, options.ns_prefix)) break;
@@ -161,6 +185,44 @@ std::vector<item> memory_store::search(const search_options& options) {
   return out;
 }
 
+std::optional<std::vector<item>> memory_store::ann_search(const search_options& options,
+                                                         const std::vector<float>& query,
+                                                         bool refreshing, long long now) const {
+  struct candidate {
+    double score;
+    const entry* e;
+  };
+  const auto accept = [&](const std::string& id) -> std::optional<candidate> {
+    const auto [ns, key] = parse_ann_id(id);
+    if (!support::has_prefix(ns, options.ns_prefix)) return std::nullopt;
+    const auto n = data_.find(ns);
+    if (n == data_.end()) return std::nullopt;
+    const auto k = n->second.find(key);
+    if (k == n->second.end() || k->second.vectors.empty()) return std::nullopt;
+    const entry& e = k->second;
+    if (support::expired(e.expires.load(), now) || !support::matches_filter(e.it.v, options.filter))
+      return std::nullopt;
+    double best = -2;
+    for (const auto& vec : e.vectors) best = std::max(best, support::cosine(query, vec));
+    return candidate{best, &e};
+  };
+  // The exact search's order: score, then newest first.
+  const auto before = [](const candidate& a, const candidate& b) {
+    return a.score != b.score ? a.score > b.score : a.e->seq > b.e->seq;
+  };
+  auto page = ann_page<candidate>(*ann_, query, options, accept, before);
+  if (!page) return std::nullopt;
+  std::vector<item> out;
+  for (const auto& c : *page) {
+    if (refreshing) refresh(*c.e, now);
+    out.push_back(c.e->it);
+    out.back().score = c.score;
+  }
+  return out;
+}
+
+std::size_t memory_store::ann_items() const { return ann_ ? ann_->items() : 0; }
+
 std::vector<namespace_path> memory_store::list_namespaces(const list_namespaces_options& options) {
   std::vector<namespace_path> namespaces;
   {
@@ -182,8 +244,11 @@ std::size_t memory_store::sweep() {
   const long long now = support::now_micros(ttl_);
   std::size_t swept = 0;
   for (auto n = data_.begin(); n != data_.end();) {
-    swept += std::erase_if(
-        n->second, [now](const auto& i) { return support::expired(i.second.expires.load(), now); });
+    swept += std::erase_if(n->second, [&](const auto& i) {
+      if (!support::expired(i.second.expires.load(), now)) return false;
+      if (ann_) ann_->remove(ann_id(n->first, i.first));
+      return true;
+    });
     n = n->second.empty() ? data_.erase(n) : std::next(n);
   }
   return swept;

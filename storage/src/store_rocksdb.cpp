@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "ann_index.hpp"
 #include "rocksdb_database.hpp"
 #include "rocksdb_keys.hpp"
 #include "store_sweeper.hpp"
@@ -109,6 +110,8 @@ struct rocksdb_store::impl {
   std::shared_ptr<const serializer> serde;
   std::mutex write_mutex;  // read-modify-writes (put, refresh, sweep) and the timestamp clock
   long long last_micros = 0;
+  // Keyed by item key ('i'...); updated under write_mutex after each write lands.
+  std::unique_ptr<ann_index> ann;
   std::unique_ptr<ttl_sweeper> sweeper;  // set last by open(), reset first by the destructor
 
   impl(const std::string& dir, rocksdb_store_options o)
@@ -171,6 +174,21 @@ struct rocksdb_store::impl {
     if (batch.Count() > 0) check(db.db().Write(write_options(), &batch), "refresh ttl");
   }
 
+  // Fills the ANN index from the stored vectors (at open: the index lives in memory only).
+  void rebuild_ann() {
+    snapshot_read read(db);
+    const std::string lower = ns_prefix('e', {});
+    std::string upper = lower;
+    upper.back() = static_cast<char>(upper.back() + 1);
+    range_scan scan(db, db.store, read.options, lower, upper);
+    for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
+      std::string ikey(scan->key().ToStringView());
+      ikey[0] = 'i';
+      ann->set(ikey, decode_vectors(scan->value().ToStringView(), options.index->dims));
+    }
+    scan.check_status("rebuild the ANN index");
+  }
+
   rocksdb::WriteOptions write_options() const {
     rocksdb::WriteOptions w;
     w.sync = options.sync;
@@ -186,6 +204,10 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
   support::check_ttl_config(options.ttl);
   std::unique_ptr<rocksdb_store> s(
       new rocksdb_store(std::make_unique<impl>(dir, std::move(options))));
+  if (uses_ann(s->impl_->options.index)) {
+    s->impl_->ann = std::make_unique<ann_index>(*s->impl_->options.index);
+    s->impl_->rebuild_ann();
+  }
   const auto& ttl = s->impl_->options.ttl;
   if (ttl.sweep_interval) {
     rocksdb_store* self = s.get();
@@ -239,6 +261,7 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
     check(batch.Put(db.store, ekey, encode_vectors(vectors)), "batch");
   }
   check(db.db().Write(impl_->write_options(), &batch), "put " + key);
+  if (impl_->ann) impl_->ann->set(ikey, vectors);
 }
 
 std::optional<item> rocksdb_store::get(const namespace_path& ns, const std::string& key,
@@ -265,6 +288,7 @@ void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
   check(batch.Delete(db.store, item_key('i', ns, key)), "batch");
   check(batch.Delete(db.store, item_key('e', ns, key)), "batch");
   check(db.db().Write(impl_->write_options(), &batch), "delete " + key);
+  if (impl_->ann) impl_->ann->remove(item_key('i', ns, key));
 }
 
 std::vector<item> rocksdb_store::search(const search_options& options) {
@@ -277,6 +301,52 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   auto& db = impl_->db;
   snapshot_read read(db);
   const long long now = support::now_micros(impl_->options.ttl);
+  const bool refreshing = support::refresh_on_read(options.refresh_ttl, impl_->options.ttl);
+  if (semantic && impl_->ann) {
+    struct candidate {
+      double score;
+      stored s;
+      std::string ikey;
+    };
+    const std::string under = ns_prefix('i', options.ns_prefix);
+    const auto accept = [&](const std::string& ikey) -> std::optional<candidate> {
+      if (!ikey.starts_with(under)) return std::nullopt;
+      std::string bytes;
+      auto st = db.db().Get(read.options, db.store, ikey, &bytes);
+      if (st.IsNotFound()) return std::nullopt;
+      check(st, "search");
+      auto s = impl_->decode(ikey, bytes);
+      if (support::expired(s.expires, now) || !support::matches_filter(s.it.v, options.filter))
+        return std::nullopt;
+      std::string ekey = ikey;
+      ekey[0] = 'e';
+      st = db.db().Get(read.options, db.store, ekey, &bytes);
+      if (st.IsNotFound()) return std::nullopt;
+      check(st, "search");
+      double best = -2;
+      for (const auto& vec : decode_vectors(bytes, config->dims))
+        best = std::max(best, support::cosine(query, vec));
+      if (best <= -2) return std::nullopt;
+      return candidate{best, std::move(s), ikey};
+    };
+    // The exact search's order: score, then newest first, then namespace and key.
+    const auto before = [](const candidate& a, const candidate& b) {
+      if (a.score != b.score) return a.score > b.score;
+      if (a.s.micros != b.s.micros) return a.s.micros > b.s.micros;
+      return a.ikey < b.ikey;
+    };
+    if (auto page = ann_page<candidate>(*impl_->ann, query, options, accept, before)) {
+      std::vector<std::pair<std::string, long long>> to_refresh;
+      std::vector<item> out;
+      for (auto& c : *page) {
+        if (refreshing && c.s.ttl_minutes) to_refresh.emplace_back(c.ikey, c.s.micros);
+        out.push_back(std::move(c.s.it));
+        out.back().score = c.score;
+      }
+      impl_->refresh(to_refresh, now);
+      return out;
+    }
+  }
   std::vector<stored> found;
   {
     const std::string lower = ns_prefix('i', options.ns_prefix);
@@ -294,7 +364,6 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   std::stable_sort(found.begin(), found.end(),
                    [](const stored& a, const stored& b) { return a.micros > b.micros; });
 
-  const bool refreshing = support::refresh_on_read(options.refresh_ttl, impl_->options.ttl);
   std::vector<std::pair<std::string, long long>> to_refresh;
   const auto take = [&](stored& s, std::vector<item>& out) {
     if (refreshing && s.ttl_minutes)
@@ -330,6 +399,8 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   impl_->refresh(to_refresh, now);
   return out;
 }
+
+std::size_t rocksdb_store::ann_items() const { return impl_->ann ? impl_->ann->items() : 0; }
 
 std::vector<namespace_path> rocksdb_store::list_namespaces(const list_namespaces_options& options) {
   // Scan under the prefix's leading labels before any wildcard.
@@ -395,6 +466,7 @@ std::size_t rocksdb_store::sweep() {
   std::lock_guard lock(impl_->write_mutex);
   rocksdb::WriteBatch batch;
   std::size_t swept = 0;
+  std::vector<std::string> deleted;
   for (const auto& ikey : candidates) {
     std::string bytes;
     const auto s = db.db().Get(rocksdb::ReadOptions(), db.store, ikey, &bytes);
@@ -405,9 +477,12 @@ std::size_t rocksdb_store::sweep() {
     ekey[0] = 'e';
     check(batch.Delete(db.store, ikey), "batch");
     check(batch.Delete(db.store, ekey), "batch");
+    deleted.push_back(ikey);
     ++swept;
   }
   if (swept > 0) check(db.db().Write(impl_->write_options(), &batch), "sweep");
+  if (impl_->ann)
+    for (const auto& ikey : deleted) impl_->ann->remove(ikey);
   return swept;
 }
 

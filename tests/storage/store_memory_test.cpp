@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "store_conformance_ann.hpp"
 #include "store_conformance_batch.hpp"
 #include "store_conformance_semantic.hpp"
 #include "store_conformance_ttl.hpp"
@@ -31,6 +32,7 @@ std::unique_ptr<memory_store> make_memory_store_with_ttl(storage::ttl_config ttl
 BOOST_AUTO_TEST_SUITE(store_conformance)
 SUPERSTEP_STORE_CONFORMANCE(make_memory_store)
 SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_memory_store)
+SUPERSTEP_STORE_ANN_CONFORMANCE(make_indexed_memory_store)
 SUPERSTEP_STORE_TTL_CONFORMANCE(make_memory_store_with_ttl)
 SUPERSTEP_STORE_BATCH_CONFORMANCE(make_memory_store)
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "store_conformance_ann.hpp"
 #include "store_conformance_batch.hpp"
 #include "store_conformance_semantic.hpp"
 #include "store_conformance_ttl.hpp"
@@ -92,6 +93,7 @@ class raw_store_family {
 BOOST_AUTO_TEST_SUITE(store_conformance)
 SUPERSTEP_STORE_CONFORMANCE(make_rocksdb_store)
 SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_rocksdb_store)
+SUPERSTEP_STORE_ANN_CONFORMANCE(make_indexed_rocksdb_store)
 SUPERSTEP_STORE_TTL_CONFORMANCE(make_rocksdb_store_with_ttl)
 SUPERSTEP_STORE_BATCH_CONFORMANCE(make_rocksdb_store)
 BOOST_AUTO_TEST_SUITE_END()
@@ -124,6 +126,43 @@ BOOST_AUTO_TEST_CASE(items_and_vectors_survive_reopening) {
   // An overwrite after reopening keeps created_at.
   s->put({"1", "memories"}, "food", object{{"food_preference", "I like sushi"}});
   BOOST_TEST(s->get({"1", "memories"}, "food")->created_at == before->created_at);
+}
+
+BOOST_AUTO_TEST_CASE(the_ann_index_is_rebuilt_from_the_stored_vectors_on_reopening) {
+  namespace conformance = superstep::store_conformance;
+  temp_dir dir;
+  storage::rocksdb_store_options options;
+  options.index = conformance::random_index(true);
+  options.sync = false;
+  std::vector<storage::item> before;
+  storage::search_options o;
+  o.query = "t123";
+  {
+    auto s = rocksdb_store::open(dir.str(), options);
+    conformance::put_random_items(*s, 300);
+    s->remove({"a"}, "k0");
+    s->put({"a"}, "k2", object{{"t", "changed"}});
+    s->put({"a"}, "k4", object{{"t", "hidden"}}, {false, {}});
+    BOOST_TEST(s->ann_items() == 298u);
+    before = s->search(o);
+  }
+  auto s = rocksdb_store::open(dir.str(), options);
+  BOOST_TEST(s->ann_items() == 298u);
+  const auto after = s->search(o);
+  BOOST_TEST(conformance::keys_of(after) == conformance::keys_of(before));
+  BOOST_REQUIRE(!after.empty());
+  BOOST_TEST(after[0].key == "k123");
+  o.query = "changed";
+  BOOST_TEST(s->search(o).front().key == "k2");
+  o.query = "t2";
+  BOOST_TEST(s->search(o).front().key != "k2");
+  // Without `ann` the same database opens without an index and searches exactly.
+  s.reset();
+  options.index->ann = false;
+  s = rocksdb_store::open(dir.str(), options);
+  BOOST_TEST(s->ann_items() == 0u);
+  o.query = "t123";
+  BOOST_TEST(conformance::keys_of(s->search(o)) == conformance::keys_of(before));
 }
 
 BOOST_AUTO_TEST_CASE(the_store_shares_a_directory_with_the_saver_column_families) {

@@ -81,6 +81,16 @@ struct index_config {
   /// Paths of the texts to embed: "$" (the whole value as JSON), "a.b", "a[0]", "a[*]".
   /// A string is embedded as is, anything else as its JSON; a missing path is skipped.
   std::vector<std::string> fields{"$"};
+  /// Whether a query searches an approximate-nearest-neighbour index (HNSW) of the vectors
+  /// instead of scoring every item. Results have the same shape and exact scores either way;
+  /// the ANN index may miss a few of the true nearest items (recall well above 0.9 with the
+  /// defaults). false: always exact. The store falls back to exact search by itself when the
+  /// index cannot fill the page (a narrow namespace prefix or a filter that rejects most).
+  bool ann = true;
+  /// HNSW parameters: links per node (memory and recall grow with it), the candidate list
+  /// while inserting (build time and graph quality) and while searching (latency and recall;
+  /// a search with a larger offset + limit uses that instead).
+  std::size_t ann_m = 16, ann_ef_construction = 200, ann_ef_search = 100;
 };
 
 /// How a store expires items (LangGraph `TTLConfig`), given when the store is made.

@@ -14,13 +14,16 @@
 namespace superstep::storage {
 
 class ttl_sweeper;
+class ann_index;
 
 /// A store that keeps everything in process memory (LangGraph `InMemoryStore`). For tests,
 /// debugging and single-process runs; nothing survives the process.
 ///
 /// Layout: namespace -> key -> (item, the vectors of its embedded fields, the sequence
-/// number of its last put). Searches scan the namespaces under the prefix; semantic search
-/// is exact (cosine against every vector). Timestamps within one store strictly increase, so
+/// number of its last put). Searches scan the namespaces under the prefix. Semantic search
+/// asks an HNSW index of every item's vectors for candidates and scores them exactly
+/// (`index_config::ann`), or, with `ann` false or when the index cannot fill the page,
+/// scores every item under the prefix. Timestamps within one store strictly increase, so
 /// an overwrite always changes `updated_at` and "newest first" is well defined.
 ///
 /// Thread-safe: reads share a lock, writes (and sweeps) take it alone. The embedder runs
@@ -49,6 +52,10 @@ class memory_store final : public store {
       const list_namespaces_options& options) override;
   std::size_t sweep() override;
 
+  /// Items in the ANN index of semantic search (0 without one, or with `index_config::ann`
+  /// false): those with at least one vector, expired or not. For tests and monitoring.
+  [[nodiscard]] std::size_t ann_items() const;
+
  private:
   struct entry {
     item it;
@@ -63,7 +70,13 @@ class memory_store final : public store {
   // Moves `e`'s expiry to `now` plus its TTL, if that is later.
   static void refresh(const entry& e, long long now);
 
+  // The ANN pass of a semantic search; nullopt: score every item instead.
+  std::optional<std::vector<item>> ann_search(const search_options& options,
+                                              const std::vector<float>& query, bool refreshing,
+                                              long long now) const;
+
   std::optional<index_config> index_;
+  std::unique_ptr<ann_index> ann_;  // with index_->ann
   ttl_config ttl_;
   mutable std::shared_mutex mutex_;
   std::map<namespace_path, std::map<std::string, entry>> data_;

@@ -36,8 +36,10 @@ struct rocksdb_store_options {
 ///
 /// A namespace prefix is one range scan, a namespace's own items come before its children's,
 /// and `list_namespaces` skips over each namespace's items with one seek. A put writes the
-/// item and its vectors in one atomic batch. Search semantics are memory_store's (exact
-/// cosine for semantic search). Thread-safe: writes are serialized by a mutex (put keeps
+/// item and its vectors in one atomic batch. Search semantics are memory_store's: semantic search
+/// asks an in-memory HNSW index for candidates and scores them exactly from their stored
+/// vectors (or scores every item, see `index_config::ann`). The index is not persisted:
+/// `open` rebuilds it from the vectors, which takes time proportional to their number. Thread-safe: writes are serialized by a mutex (put keeps
 /// created_at, a read-modify-write); reads run on RocksDB snapshots without it.
 ///
 /// An item's TTL ("ttl", minutes) and expiry ("exp", microseconds since the epoch) live in its
@@ -65,6 +67,10 @@ class rocksdb_store final : public store {
   [[nodiscard]] std::vector<namespace_path> list_namespaces(
       const list_namespaces_options& options) override;
   std::size_t sweep() override;
+
+  /// Items in the ANN index of semantic search (0 without one, or with `index_config::ann`
+  /// false): those with at least one vector, expired or not. For tests and monitoring.
+  [[nodiscard]] std::size_t ann_items() const;
 
   struct impl;
 

@@ -1,0 +1,155 @@
+#include "ann_index.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "superstep/core/error.hpp"
+
+// hnswlib is header-only and not written for -Wall -Wextra -Wpedantic -Werror.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wcast-function-type"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#include <hnswlib/hnswlib.h>
+#pragma GCC diagnostic pop
+
+namespace superstep::storage {
+
+namespace {
+
+constexpr std::size_t initial_capacity = 1024;
+
+std::vector<float> normalized(const std::vector<float>& v) {
+  double norm = 0;
+  for (float x : v) norm += double(x) * x;
+  std::vector<float> out(v);
+  if (norm > 0) {
+    const float scale = static_cast<float>(1 / std::sqrt(norm));
+    for (float& x : out) x *= scale;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct ann_index::impl {
+  std::size_t dims;
+  hnswlib::InnerProductSpace space;
+  hnswlib::HierarchicalNSW<float> graph;
+  mutable std::shared_mutex mutex;
+  // label -> item id ("" for a free label), item id -> its labels, labels to reuse.
+  std::vector<std::string> owner;
+  std::unordered_map<std::string, std::vector<hnswlib::labeltype>> labels;
+  std::vector<hnswlib::labeltype> free;
+
+  explicit impl(const index_config& c)
+      : dims(c.dims), space(c.dims), graph(&space, initial_capacity, c.ann_m, c.ann_ef_construction) {
+    graph.setEf(c.ann_ef_search);
+  }
+
+  void drop(const std::string& id) {
+    const auto found = labels.find(id);
+    if (found == labels.end()) return;
+    for (const auto label : found->second) {
+      graph.markDelete(label);
+      owner[label].clear();
+      free.push_back(label);
+    }
+    labels.erase(found);
+  }
+
+  void add(const std::string& id, const std::vector<std::vector<float>>& vectors) {
+    auto& mine = labels[id];
+    for (const auto& v : vectors) {
+      const auto point = normalized(v);
+      hnswlib::labeltype label;
+      if (!free.empty()) {
+        // A deleted point's label: addPoint unmarks it and moves it to the new vector.
+        label = free.back();
+        free.pop_back();
+      } else {
+        label = owner.size();
+        if (graph.cur_element_count >= graph.max_elements_)
+          graph.resizeIndex(std::max<std::size_t>(initial_capacity, 2 * graph.max_elements_));
+        owner.emplace_back();
+      }
+      graph.addPoint(point.data(), label);
+      owner[label] = id;
+      mine.push_back(label);
+    }
+    if (mine.empty()) labels.erase(id);
+  }
+};
+
+ann_index::ann_index(const index_config& config) {
+  if (config.dims == 0) throw error(error_code::invalid_argument, "ann_index: dims is 0");
+  if (config.ann_m < 2 || config.ann_ef_construction == 0 || config.ann_ef_search == 0)
+    throw error(error_code::invalid_argument,
+                "index_config: ann_m must be at least 2, ann_ef_construction and ann_ef_search "
+                "positive (have " +
+                    std::to_string(config.ann_m) + ", " +
+                    std::to_string(config.ann_ef_construction) + ", " +
+                    std::to_string(config.ann_ef_search) + ")");
+  impl_ = std::make_unique<impl>(config);
+}
+
+ann_index::~ann_index() = default;
+
+void ann_index::set(const std::string& id, const std::vector<std::vector<float>>& vectors) {
+  std::unique_lock lock(impl_->mutex);
+  impl_->drop(id);
+  impl_->add(id, vectors);
+}
+
+void ann_index::remove(const std::string& id) {
+  std::unique_lock lock(impl_->mutex);
+  impl_->drop(id);
+}
+
+void ann_index::clear() {
+  std::unique_lock lock(impl_->mutex);
+  std::vector<std::string> ids;
+  for (const auto& [id, _] : impl_->labels) ids.push_back(id);
+  for (const auto& id : ids) impl_->drop(id);
+}
+
+std::vector<std::pair<std::string, float>> ann_index::search(const std::vector<float>& query,
+                                                             std::size_t k) const {
+  const auto point = normalized(query);
+  std::shared_lock lock(impl_->mutex);
+  if (impl_->labels.empty() || k == 0) return {};
+  auto queue = impl_->graph.searchKnn(point.data(), k);
+  // The queue pops farthest first; keep each item's best (last popped) similarity.
+  std::vector<std::pair<std::string, float>> out;
+  std::unordered_map<std::string, std::size_t> seen;
+  std::vector<std::pair<float, hnswlib::labeltype>> hits;
+  while (!queue.empty()) {
+    hits.emplace_back(1.0f - queue.top().first, queue.top().second);
+    queue.pop();
+  }
+  for (auto h = hits.rbegin(); h != hits.rend(); ++h) {
+    const auto& id = impl_->owner[h->second];
+    if (id.empty() || seen.count(id)) continue;
+    seen.emplace(id, out.size());
+    out.emplace_back(id, h->first);
+  }
+  return out;
+}
+
+std::size_t ann_index::items() const {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->labels.size();
+}
+
+}  // namespace superstep::storage

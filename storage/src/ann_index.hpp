@@ -1,0 +1,95 @@
+#pragma once
+
+// The approximate-nearest-neighbour index behind both stores' semantic search: an HNSW graph
+// (hnswlib) over the items' normalized vectors, so inner product is cosine similarity. Private
+// to the storage library; hnswlib stays in ann_index.cpp.
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "superstep/storage/store.hpp"
+
+namespace superstep::storage {
+
+/// Item identities → vectors, searchable by similarity. An item owns one point per embedded
+/// field; replacing an item's vectors marks its old points deleted and reuses their labels
+/// (and those of removed items) for new points, so the graph does not grow with rewrites.
+/// The capacity doubles as needed.
+///
+/// Thread-safe: searches share a lock, updates take it alone.
+class ann_index {
+ public:
+  /// Throws invalid_argument unless `config` has dims and sane HNSW parameters.
+  explicit ann_index(const index_config& config);
+  ~ann_index();
+  ann_index(const ann_index&) = delete;
+  ann_index& operator=(const ann_index&) = delete;
+
+  /// Makes `vectors` (each of the index's dims) the points of item `id`; empty removes it.
+  void set(const std::string& id, const std::vector<std::vector<float>>& vectors);
+  /// Removes item `id`'s points; an unknown id is not an error.
+  void remove(const std::string& id);
+  /// Removes every item.
+  void clear();
+
+  /// Up to `k` distinct items nearest to `query`, each with its best approximate cosine
+  /// similarity, best first. Asks the graph for `k` points, so items with several points can
+  /// make the answer shorter than `k` although more items exist.
+  [[nodiscard]] std::vector<std::pair<std::string, float>> search(const std::vector<float>& query,
+                                                                    std::size_t k) const;
+
+  /// Items with at least one point.
+  [[nodiscard]] std::size_t items() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+/// Whether semantic search under `config` uses an ann_index.
+inline bool uses_ann(const std::optional<index_config>& config) { return config && config->ann; }
+
+/// The page of a semantic search found through `index`, or nullopt when the caller should
+/// score every item exactly instead.
+///
+/// Asks the index for a few pages' worth of candidates (offset + limit, times 4, at least
+/// 64); `accept(id)` returns the candidate's exact result (with `.score` and the tie order
+/// `before(a, b)`) or nullopt when the prefix, filter or expiry rejects it or it is gone. When
+/// too few pass, asks again for as many more as the rejection rate suggests, twice at most.
+/// Gives up (nullopt) when a pass would ask for half the index or more: exact search is then
+/// about as cheap and never misses.
+template <class Result, class Accept, class Before>
+std::optional<std::vector<Result>> ann_page(const ann_index& index,
+                                            const std::vector<float>& query,
+                                            const search_options& o, Accept accept,
+                                            Before before) {
+  std::vector<Result> page;
+  const std::size_t want = o.offset + o.limit;
+  if (want == 0 || o.limit == 0) return page;
+  const std::size_t items = index.items();
+  std::size_t k = std::max<std::size_t>(want * 4, 64);
+  for (int pass = 0; pass < 3; ++pass) {
+    if (2 * k >= items) return std::nullopt;
+    const auto hits = index.search(query, k);
+    std::vector<Result> accepted;
+    for (const auto& [id, approximate] : hits)
+      if (auto r = accept(id)) accepted.push_back(std::move(*r));
+    if (accepted.size() >= want) {
+      std::sort(accepted.begin(), accepted.end(), before);
+      for (std::size_t i = o.offset; i < accepted.size() && page.size() < o.limit; ++i)
+        page.push_back(std::move(accepted[i]));
+      return page;
+    }
+    // Scale k by how many more are needed at this pass's rate of acceptance, with margin.
+    const std::size_t rate_k = accepted.empty() ? 16 * k : (2 * k * want) / accepted.size();
+    k = std::max(2 * k, rate_k);
+  }
+  return std::nullopt;
+}
+
+}  // namespace superstep::storage
