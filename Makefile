@@ -5,7 +5,7 @@ PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto li
            libboost-test-dev libssl-dev libmimalloc-dev libhnswlib-dev
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test bench bench-cluster bench-peers sanitize tsan clean
+.PHONY: deps build demo test bench bench-store bench-cluster bench-peers sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root).
 deps:
@@ -39,6 +39,14 @@ bench: build
 # The fan-out embedded and on local clusters of 1, 2 and 4 worker processes (SENDS=1000000
 # for the issue's figure; ~10 min on 2 cores), beside the CAF remote round trip.
 SENDS ?= 100000
+# The long-term store: put/get/filtered-search rates (memory, RocksDB) and ANN vs exact
+# semantic search on 10^5 random 384-dimension vectors. A few minutes (two HNSW builds and a
+# rebuild). STORE_BENCH_ARGS, e.g. "--vectors 20000 --ef-search 400", changes the sizes.
+STORE_BENCH_ARGS ?=
+bench-store: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target superstep_store_bench
+	$(BUILD)/bench/superstep_store_bench $(STORE_BENCH_ARGS)
+
 bench-cluster: build
 	$(BUILD)/bench/superstep_cluster_bench --sends $(SENDS) --json $(BUILD)/bench/cluster_bench.json
 
