@@ -174,7 +174,20 @@ struct rocksdb_store::impl {
     if (batch.Count() > 0) check(db.db().Write(write_options(), &batch), "refresh ttl");
   }
 
-  // Fills the ANN index from the stored vectors (at open: the index lives in memory only).
+  // Builds the ANN index from the stored vectors the first time a semantic search needs it (it
+  // lives in memory only): opening a store (every `superstep` command does) stays cheap, and
+  // only a process that searches by meaning pays for the index. Until then puts and removes
+  // need not maintain it.
+  bool ann_built = false;
+  void ensure_ann() {
+    if (!ann) return;
+    std::lock_guard lock(write_mutex);
+    if (ann_built) return;
+    rebuild_ann();
+    ann_built = true;
+  }
+  bool ann_live() const { return ann && ann_built; }  // under write_mutex
+
   void rebuild_ann() {
     snapshot_read read(db);
     const std::string lower = ns_prefix('e', {});
@@ -206,7 +219,6 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
       new rocksdb_store(std::make_unique<impl>(dir, std::move(options))));
   if (uses_ann(s->impl_->options.index)) {
     s->impl_->ann = std::make_unique<ann_index>(*s->impl_->options.index);
-    s->impl_->rebuild_ann();
   }
   const auto& ttl = s->impl_->options.ttl;
   if (ttl.sweep_interval) {
@@ -261,7 +273,7 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
     check(batch.Put(db.store, ekey, encode_vectors(vectors)), "batch");
   }
   check(db.db().Write(impl_->write_options(), &batch), "put " + key);
-  if (impl_->ann) impl_->ann->set(ikey, vectors);
+  if (impl_->ann_live()) impl_->ann->set(ikey, vectors);
 }
 
 std::optional<item> rocksdb_store::get(const namespace_path& ns, const std::string& key,
@@ -288,7 +300,7 @@ void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
   check(batch.Delete(db.store, item_key('i', ns, key)), "batch");
   check(batch.Delete(db.store, item_key('e', ns, key)), "batch");
   check(db.db().Write(impl_->write_options(), &batch), "delete " + key);
-  if (impl_->ann) impl_->ann->remove(item_key('i', ns, key));
+  if (impl_->ann_live()) impl_->ann->remove(item_key('i', ns, key));
 }
 
 std::vector<item> rocksdb_store::search(const search_options& options) {
@@ -298,6 +310,7 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   std::vector<float> query;
   if (semantic) query = std::move(support::embed_checked(*config, {*options.query}).front());
 
+  if (semantic) impl_->ensure_ann();
   auto& db = impl_->db;
   snapshot_read read(db);
   const long long now = support::now_micros(impl_->options.ttl);
@@ -400,7 +413,10 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   return out;
 }
 
-std::size_t rocksdb_store::ann_items() const { return impl_->ann ? impl_->ann->items() : 0; }
+std::size_t rocksdb_store::ann_items() const {
+  impl_->ensure_ann();
+  return impl_->ann ? impl_->ann->items() : 0;
+}
 
 std::vector<namespace_path> rocksdb_store::list_namespaces(const list_namespaces_options& options) {
   // Scan under the prefix's leading labels before any wildcard.
@@ -481,7 +497,7 @@ std::size_t rocksdb_store::sweep() {
     ++swept;
   }
   if (swept > 0) check(db.db().Write(impl_->write_options(), &batch), "sweep");
-  if (impl_->ann)
+  if (impl_->ann_live())
     for (const auto& ikey : deleted) impl_->ann->remove(ikey);
   return swept;
 }

@@ -90,7 +90,7 @@ struct index_config {
   /// HNSW parameters: links per node (memory and recall grow with it), the candidate list
   /// while inserting (build time and graph quality) and while searching (latency and recall;
   /// a search with a larger offset + limit uses that instead).
-  std::size_t ann_m = 16, ann_ef_construction = 200, ann_ef_search = 100;
+  std::size_t ann_m = 16, ann_ef_construction = 200, ann_ef_search = 400;
 };
 
 /// How a store expires items (LangGraph `TTLConfig`), given when the store is made.
