@@ -8,6 +8,7 @@
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
 #include "cli_data_dir.hpp"
+#include "net_store.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/embedder.hpp"
 #include "superstep/storage/store_rocksdb.hpp"
@@ -138,23 +139,8 @@ command parse_store(arg_cursor args) {
 
 }  // namespace detail
 
-namespace {
-
-value namespace_json(const storage::namespace_path& ns) {
-  return value(list(ns.begin(), ns.end()));
-}
-
-value item_json(const storage::item& it) {
-  object o{{"namespace", namespace_json(it.ns)},
-           {"key", it.key},
-           {"value", it.v},
-           {"created_at", it.created_at},
-           {"updated_at", it.updated_at}};
-  if (it.score) o.set("score", *it.score);
-  return value(std::move(o));
-}
-
-}  // namespace
+using net::item_json;
+using net::namespace_json;
 
 int run_store(const store_args& args, const std::function<void(const value&)>& print) {
   // As the checkpoints: without fsync, the WAL survives the process being killed.

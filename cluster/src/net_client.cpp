@@ -23,6 +23,43 @@ namespace superstep::net {
 
 namespace {
 
+// A client's connection to a head: its own small actor system, joined to the gate.
+struct head_connection {
+  std::unique_ptr<actors::runtime> rt;
+  caf::actor gate;
+  std::unique_ptr<caf::scoped_actor> self;
+
+  head_connection(const std::string& address, const std::string& key_file,
+                  const cli::tls_args& tls) {
+    std::string host;
+    std::uint16_t port = 0;
+    cli::detail::parse_address("--head", address, host, port);
+    cli::detail::check_tls(tls);
+    std::optional<std::string> key;
+    if (!key_file.empty()) key = read_key_file(key_file);
+    actors::runtime_options ro;
+    ro.threads = 1;
+    ro.network = true;
+    ro.configure = [&tls](caf::actor_system_config& cfg) {
+      register_cluster_types(cfg);
+      configure_tls(cfg, tls);
+    };
+    rt = std::make_unique<actors::runtime>(ro);
+    auto& sys = system();
+    auto g = connect_gate(sys, host, port, tls);
+    if (!g)
+      throw error(error_code::unavailable,
+                  "cannot reach the head at " + address + ": " + sys.render(g.error()));
+    gate = *g;
+    self = std::make_unique<caf::scoped_actor>(sys);
+    join_gate(*self, gate, key);
+  }
+  ~head_connection() {
+    self.reset();  // before its actor system
+  }
+  caf::actor_system& system() { return rt->internals().system; }
+};
+
 }  // namespace
 
 int run_on_head(const cli::command& cmd) {
@@ -31,9 +68,6 @@ int run_on_head(const cli::command& cmd) {
     throw cli::usage_error("--data: not with --head (the head keeps the data)");
   if (!where.plugins.empty())
     throw cli::usage_error("--plugin: not with --head (workers load node libraries)");
-  std::string host;
-  std::uint16_t port = 0;
-  cli::detail::parse_address("--head", where.head, host, port);
   client_request req;
   if (auto* run = std::get_if<cli::run_args>(&cmd); run && run->where.thread.empty()) {
     cli::run_args named = *run;  // the head needs the thread: a fresh one, as `run` makes up
@@ -46,33 +80,18 @@ int run_on_head(const cli::command& cmd) {
     req.spec = cluster::read_spec_file(where.graph_path);  // its errors name the file
     req.has_spec = true;
   }
-  std::optional<std::string> key;
-  if (!where.key_file.empty()) key = read_key_file(where.key_file);
-
-  actors::runtime_options ro;
-  ro.threads = 1;
-  ro.network = true;
-  cli::detail::check_tls(where.tls);
-  ro.configure = [&where](caf::actor_system_config& cfg) {
-    register_cluster_types(cfg);
-    configure_tls(cfg, where.tls);
-  };
-  actors::runtime rt(ro);
-  auto& sys = rt.internals().system;
-  auto gate = connect_gate(sys, host, port, where.tls);
-  if (!gate)
-    throw error(error_code::unavailable,
-                "cannot reach the head at " + where.head + ": " + sys.render(gate.error()));
-  caf::scoped_actor self{sys};
-  join_gate(self, *gate, key);
+  head_connection head(where.head, where.key_file, where.tls);
+  auto& sys = head.system();
+  auto& self = *head.self;
+  const caf::actor& gate = head.gate;
   bool accepted = false;
   std::string failure;
-  self->request(*gate, answer_timeout, request_atom::value, req)
+  self->request(gate, answer_timeout, request_atom::value, req)
       .receive([&](bool ok) { accepted = ok; },
                [&](caf::error& e) { failure = sys.render(e); });
   if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
   if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
-  self->monitor(*gate);
+  self->monitor(gate);
 
   cli::detail::progress_line progress(where.progress || ::isatty(STDERR_FILENO));
   int status = -1;
@@ -107,30 +126,14 @@ int run_on_head(const cli::command& cmd) {
 namespace superstep::net {
 
 int run_store_on_head(const cli::store_args& args) {
-  std::string host;
-  std::uint16_t port = 0;
-  cli::detail::parse_address("--head", args.head, host, port);
-  std::optional<std::string> key;
-  if (!args.key_file.empty()) key = read_key_file(args.key_file);
-  actors::runtime_options ro;
-  ro.threads = 1;
-  ro.network = true;
-  ro.configure = [&args](caf::actor_system_config& cfg) {
-    register_cluster_types(cfg);
-    configure_tls(cfg, args.tls);
-  };
-  actors::runtime rt(ro);
-  auto& sys = rt.internals().system;
-  auto gate = connect_gate(sys, host, port, args.tls);
-  if (!gate)
-    throw error(error_code::unavailable,
-                "cannot reach the head at " + args.head + ": " + sys.render(gate.error()));
-  caf::scoped_actor self{sys};
-  join_gate(self, *gate, key);
+  head_connection head(args.head, args.key_file, args.tls);
+  auto& sys = head.system();
+  auto& self = *head.self;
+  const caf::actor& gate = head.gate;
   remote_store store([&](const std::string& op, const value& a) -> value {
     value answer;
     std::string failure;
-    self->request(*gate, answer_timeout, store_atom::value, op, a)
+    self->request(gate, answer_timeout, store_atom::value, op, a)
         .receive([&](value& v) { answer = std::move(v); },
                  [&](caf::error& e) { failure = sys.render(e); });
     if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);

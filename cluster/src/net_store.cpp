@@ -10,7 +10,6 @@ namespace {
   throw error(error_code::protocol_error, "malformed store operation: " + what);
 }
 
-value ns_value(const storage::namespace_path& ns) { return value(list(ns.begin(), ns.end())); }
 
 storage::namespace_path ns_of(const value& v, const char* what) {
   if (v.is_null()) return {};
@@ -41,15 +40,6 @@ std::size_t count_of(const value& v, std::size_t fallback) {
   return static_cast<std::size_t>(v.as_int());
 }
 
-value item_value(const storage::item& it) {
-  object o{{"namespace", ns_value(it.ns)},
-           {"key", it.key},
-           {"value", it.v},
-           {"created_at", it.created_at},
-           {"updated_at", it.updated_at}};
-  if (it.score) o.set("score", *it.score);
-  return value(std::move(o));
-}
 
 storage::item item_of(const value& v) {
   storage::item it;
@@ -63,6 +53,20 @@ storage::item item_of(const value& v) {
 }
 
 }  // namespace
+
+value namespace_json(const storage::namespace_path& ns) {
+  return value(list(ns.begin(), ns.end()));
+}
+
+value item_json(const storage::item& it) {
+  object o{{"namespace", namespace_json(it.ns)},
+           {"key", it.key},
+           {"value", it.v},
+           {"created_at", it.created_at},
+           {"updated_at", it.updated_at}};
+  if (it.score) o.set("score", *it.score);
+  return value(std::move(o));
+}
 
 value run_store_op(storage::store& store, const std::string& op, const value& args) {
   if (!args.is_object()) malformed("arguments are not an object");
@@ -91,7 +95,7 @@ value run_store_op(storage::store& store, const std::string& op, const value& ar
   if (op == "get") {
     auto it = store.get(ns_of(args.get("ns"), "ns"), string_of(args, "key"),
                         flag_of(args.get("refresh_ttl")));
-    return it ? item_value(*it) : value();
+    return it ? item_json(*it) : value();
   }
   if (op == "remove") {
     store.remove(ns_of(args.get("ns"), "ns"), string_of(args, "key"));
@@ -108,7 +112,7 @@ value run_store_op(storage::store& store, const std::string& op, const value& ar
     o.offset = count_of(args.get("offset"), 0);
     o.refresh_ttl = flag_of(args.get("refresh_ttl"));
     list out;
-    for (const auto& it : store.search(o)) out.push_back(item_value(it));
+    for (const auto& it : store.search(o)) out.push_back(item_json(it));
     return value(std::move(out));
   }
   if (op == "list_namespaces") {
@@ -119,7 +123,7 @@ value run_store_op(storage::store& store, const std::string& op, const value& ar
     o.limit = count_of(args.get("limit"), o.limit);
     o.offset = count_of(args.get("offset"), 0);
     list out;
-    for (const auto& ns : store.list_namespaces(o)) out.push_back(ns_value(ns));
+    for (const auto& ns : store.list_namespaces(o)) out.push_back(namespace_json(ns));
     return value(std::move(out));
   }
   if (op == "sweep") return value(static_cast<std::int64_t>(store.sweep()));
@@ -143,7 +147,7 @@ void throw_if_store_error(const value& answer) {
 
 void remote_store::put(const storage::namespace_path& ns, const std::string& key, value v,
                        storage::put_index index, storage::put_ttl ttl) {
-  object args{{"ns", ns_value(ns)}, {"key", key}, {"value", std::move(v)}};
+  object args{{"ns", namespace_json(ns)}, {"key", key}, {"value", std::move(v)}};
   if (index.fields) args.set("index", value(list(index.fields->begin(), index.fields->end())));
   else args.set("index", index.enabled);
   if (!ttl.is_default())
@@ -154,7 +158,7 @@ void remote_store::put(const storage::namespace_path& ns, const std::string& key
 std::optional<storage::item> remote_store::get(const storage::namespace_path& ns,
                                                const std::string& key,
                                                std::optional<bool> refresh_ttl) {
-  object args{{"ns", ns_value(ns)}, {"key", key}};
+  object args{{"ns", namespace_json(ns)}, {"key", key}};
   if (refresh_ttl) args.set("refresh_ttl", *refresh_ttl);
   value answer = call_("get", value(std::move(args)));
   if (answer.is_null()) return std::nullopt;
@@ -162,11 +166,11 @@ std::optional<storage::item> remote_store::get(const storage::namespace_path& ns
 }
 
 void remote_store::remove(const storage::namespace_path& ns, const std::string& key) {
-  (void)call_("remove", object{{"ns", ns_value(ns)}, {"key", key}});
+  (void)call_("remove", object{{"ns", namespace_json(ns)}, {"key", key}});
 }
 
 std::vector<storage::item> remote_store::search(const storage::search_options& options) {
-  object args{{"prefix", ns_value(options.ns_prefix)},
+  object args{{"prefix", namespace_json(options.ns_prefix)},
               {"filter", value(options.filter)},
               {"limit", static_cast<std::int64_t>(options.limit)},
               {"offset", static_cast<std::int64_t>(options.offset)}};
@@ -181,8 +185,8 @@ std::vector<storage::item> remote_store::search(const storage::search_options& o
 
 std::vector<storage::namespace_path> remote_store::list_namespaces(
     const storage::list_namespaces_options& options) {
-  object args{{"prefix", ns_value(options.prefix)},
-              {"suffix", ns_value(options.suffix)},
+  object args{{"prefix", namespace_json(options.prefix)},
+              {"suffix", namespace_json(options.suffix)},
               {"limit", static_cast<std::int64_t>(options.limit)},
               {"offset", static_cast<std::int64_t>(options.offset)}};
   if (options.max_depth) args.set("max_depth", static_cast<std::int64_t>(*options.max_depth));

@@ -39,6 +39,12 @@ class remote_store final : public storage::store {
   store_call call_;
 };
 
+/// An item as JSON: {"namespace", "key", "value", "created_at", "updated_at"} (and "score"
+/// from a semantic search), as the store messages and `superstep store` print it.
+value item_json(const storage::item& it);
+/// A namespace as a JSON list of its labels.
+value namespace_json(const storage::namespace_path& ns);
+
 /// The answer a head sends for an operation that failed: {"error": {"code", "message"}}.
 value store_error_answer(const std::exception& e);
 
