@@ -1,7 +1,6 @@
 #include <algorithm>
-#include <thread>
-
 #include <caf/io/middleman.hpp>
+#include <thread>
 
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"

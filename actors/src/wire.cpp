@@ -240,9 +240,8 @@ std::string encode(const value& v) {
 }
 
 void decode(std::string_view bytes, value& v) {
-  read_message<wire::Envelope>(bytes, "value", [&](wire::Envelope::Reader root) {
-    v = get(root.getValue());
-  });
+  read_message<wire::Envelope>(bytes, "value",
+                               [&](wire::Envelope::Reader root) { v = get(root.getValue()); });
 }
 
 }  // namespace superstep::actors::wire_codec

@@ -7,8 +7,6 @@
 //
 //   superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] [--runs N]
 //                           [--json PATH]
-#include <caf/all.hpp>
-#include <caf/io/middleman.hpp>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -16,6 +14,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -176,11 +176,11 @@ double run_once(const options& o, const fs::path& dir, const fs::path& spec, int
   const std::string address = log.substr(at, log.find_first_of(" \n", at) - at);
   std::vector<std::unique_ptr<process>> ws;
   for (int i = 0; i < workers; ++i)
-    ws.push_back(std::make_unique<process>(
-        o,
-        std::vector<std::string>{"worker", "--join", address, "--threads", "1", "--name",
-                                 "w" + std::to_string(i)},
-        dir, "worker" + std::to_string(n) + "_" + std::to_string(i)));
+    ws.push_back(
+        std::make_unique<process>(o,
+                                  std::vector<std::string>{"worker", "--join", address, "--threads",
+                                                           "1", "--name", "w" + std::to_string(i)},
+                                  dir, "worker" + std::to_string(n) + "_" + std::to_string(i)));
   if (!head.wait_err(" joined", workers)) die("workers did not join: " + head.err());
   std::vector<std::string> args{"submit", "--head", address};
   args.insert(args.end(), tail.begin(), tail.end());
@@ -223,11 +223,11 @@ std::vector<double> caf_remote_round_trip_us(int runs) {
   for (int r = 0; r <= runs; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < trips; ++i)
-      self->request(*remote, std::chrono::seconds(10), i).receive([](int) {}, [](caf::error&) {
-        die("remote round trip failed");
-      });
-    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count() / trips;
+      self->request(*remote, std::chrono::seconds(10), i)
+          .receive([](int) {}, [](caf::error&) { die("remote round trip failed"); });
+    double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        trips;
     if (r > 0) per_trip.push_back(us);  // the first is the warm-up
   }
   self->send_exit(e, caf::exit_reason::user_shutdown);
@@ -244,10 +244,14 @@ options parse(int argc, char** argv) {
       if (i + 1 >= argc) die(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--superstep") o.bin = next();
-    else if (a == "--sends") o.sends = std::stol(next());
-    else if (a == "--runs") o.runs = std::max(1, std::stoi(next()));
-    else if (a == "--json") o.json = next();
+    if (a == "--superstep")
+      o.bin = next();
+    else if (a == "--sends")
+      o.sends = std::stol(next());
+    else if (a == "--runs")
+      o.runs = std::max(1, std::stoi(next()));
+    else if (a == "--json")
+      o.json = next();
     else if (a == "--workers") {
       o.workers.clear();
       std::stringstream s(next());
@@ -264,7 +268,8 @@ options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   options o = parse(argc, argv);
-  fs::path dir = fs::temp_directory_path() / ("superstep_cluster_bench_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("superstep_cluster_bench_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path spec = dir / "fanout.json";
   std::ofstream(spec) << spec_text(o.sends);
@@ -283,7 +288,8 @@ int main(int argc, char** argv) {
       long hp = 0, wp = 0;
       run_once(o, dir, spec, w, durability, hp, wp);  // warm-up
       for (int i = 0; i < o.runs; ++i)
-        r.seconds.push_back(run_once(o, dir, spec, w, durability, r.head_peak_kib, r.worker_peak_kib));
+        r.seconds.push_back(
+            run_once(o, dir, spec, w, durability, r.head_peak_kib, r.worker_peak_kib));
       rows.push_back(r);
     }
   }
@@ -293,8 +299,9 @@ int main(int argc, char** argv) {
 
   std::printf("fan-out of %ld Sends; %d timed runs after a warm-up; process start included\n\n",
               o.sends, o.runs);
-  std::printf("| run | workers | durability | median s | min s | max s | us/Send | Sends/s | "
-              "peak RSS head (or process) MiB | peak RSS worker MiB |\n");
+  std::printf(
+      "| run | workers | durability | median s | min s | max s | us/Send | Sends/s | "
+      "peak RSS head (or process) MiB | peak RSS worker MiB |\n");
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
   std::ostringstream json;
   json << "{\"sends\": " << o.sends << ", \"runs\": " << o.runs << ", \"rows\": [";
@@ -309,14 +316,15 @@ int main(int argc, char** argv) {
     json << (i ? ", " : "") << "{\"run\": \"" << r.name << "\", \"workers\": " << r.workers
          << ", \"durability\": \"" << r.durability << "\", \"median_s\": " << med
          << ", \"min_s\": " << *mm.first << ", \"max_s\": " << *mm.second
-         << ", \"head_peak_kib\": " << r.head_peak_kib << ", \"worker_peak_kib\": "
-         << r.worker_peak_kib << "}";
+         << ", \"head_peak_kib\": " << r.head_peak_kib
+         << ", \"worker_peak_kib\": " << r.worker_peak_kib << "}";
   }
   json << "], \"caf_remote_round_trip_us\": {\"median\": " << remote[remote.size() / 2]
        << ", \"min\": " << remote.front() << ", \"max\": " << remote.back() << "}}\n";
-  std::printf("\nCAF remote request/response round trip over loopback (two actor systems in this "
-              "process, one request outstanding): median %.1f us (min %.1f, max %.1f)\n",
-              remote[remote.size() / 2], remote.front(), remote.back());
+  std::printf(
+      "\nCAF remote request/response round trip over loopback (two actor systems in this "
+      "process, one request outstanding): median %.1f us (min %.1f, max %.1f)\n",
+      remote[remote.size() / 2], remote.front(), remote.back());
   std::ofstream(o.json) << json.str();
   std::printf("wrote %s\n", o.json.c_str());
   return 0;

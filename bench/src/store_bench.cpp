@@ -54,8 +54,7 @@ double percentile(std::vector<double> v, double p) {
 
 void row(const std::string& backend, const std::string& what, const std::string& figure,
          const std::string& note = "") {
-  std::printf("%-9s %-36s %18s  %s\n", backend.c_str(), what.c_str(), figure.c_str(),
-              note.c_str());
+  std::printf("%-9s %-36s %18s  %s\n", backend.c_str(), what.c_str(), figure.c_str(), note.c_str());
   std::fflush(stdout);
 }
 
@@ -276,15 +275,24 @@ int main(int argc, char** argv) {
   options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], arg = argv[i + 1];
-    if (flag == "--items") o.items = std::stoul(arg);
-    else if (flag == "--vectors") o.vectors = std::stoul(arg);
-    else if (flag == "--dims") o.dims = std::stoul(arg);
-    else if (flag == "--queries") o.queries = std::stoul(arg);
-    else if (flag == "--runs") o.runs = std::stoi(arg);
-    else if (flag == "--dir") o.dir = arg;
-    else if (flag == "--m") o.m = std::stoul(arg);
-    else if (flag == "--ef-construction") o.ef_construction = std::stoul(arg);
-    else if (flag == "--ef-search") o.ef_search = std::stoul(arg);
+    if (flag == "--items")
+      o.items = std::stoul(arg);
+    else if (flag == "--vectors")
+      o.vectors = std::stoul(arg);
+    else if (flag == "--dims")
+      o.dims = std::stoul(arg);
+    else if (flag == "--queries")
+      o.queries = std::stoul(arg);
+    else if (flag == "--runs")
+      o.runs = std::stoi(arg);
+    else if (flag == "--dir")
+      o.dir = arg;
+    else if (flag == "--m")
+      o.m = std::stoul(arg);
+    else if (flag == "--ef-construction")
+      o.ef_construction = std::stoul(arg);
+    else if (flag == "--ef-search")
+      o.ef_search = std::stoul(arg);
     else {
       std::fprintf(stderr, "superstep_store_bench: unknown option %s\n", flag.c_str());
       return 2;

@@ -66,11 +66,16 @@ unsigned number_of(const std::string& option, const std::string& text, unsigned 
 }  // namespace
 
 bool take_tls_option(const std::string& arg, arg_cursor& args, tls_args& out) {
-  if (arg == "--tls") out.on = true;
-  else if (arg == "--tls-cert") out.cert = args.value_of(arg), out.on = true;
-  else if (arg == "--tls-key") out.key = args.value_of(arg), out.on = true;
-  else if (arg == "--tls-ca") out.ca = args.value_of(arg), out.on = true;
-  else return false;
+  if (arg == "--tls")
+    out.on = true;
+  else if (arg == "--tls-cert")
+    out.cert = args.value_of(arg), out.on = true;
+  else if (arg == "--tls-key")
+    out.key = args.value_of(arg), out.on = true;
+  else if (arg == "--tls-ca")
+    out.ca = args.value_of(arg), out.on = true;
+  else
+    return false;
   return true;
 }
 
@@ -172,45 +177,44 @@ void add_thread(std::vector<std::string>& argv, const thread_args& where) {
 
 std::vector<std::string> remote_argv(const command& cmd) {
   std::vector<std::string> argv;
-  std::visit(
-      overloaded{
-          [&](const run_args& a) {
-            argv.emplace_back("run");
-            add_thread(argv, a.where);
-            if (a.input) add(argv, "--input", a.input->to_json());
-            if (a.resume) add(argv, "--resume", a.resume->to_json());
-            add(argv, "--checkpoint", a.checkpoint);
-            add(argv, "--durability", a.durability);
-            if (!a.config.is_null()) add(argv, "--config", a.config.to_json());
-            for (auto m : a.modes) add(argv, "--stream", std::string(stream_mode_name(m)));
-            if (a.subgraphs) argv.emplace_back("--subgraphs");
-          },
-          [&](const state_args& a) {
-            argv.emplace_back("state");
-            add_thread(argv, a.where);
-            add(argv, "--checkpoint", a.checkpoint);
-          },
-          [&](const history_args& a) {
-            argv.emplace_back("history");
-            add_thread(argv, a.where);
-            if (a.limit) add(argv, "--limit", std::to_string(*a.limit));
-            add(argv, "--before", a.before);
-            if (!a.filter.empty()) add(argv, "--filter", value(a.filter).to_json());
-          },
-          [&](const update_args& a) {
-            argv.emplace_back("update");
-            add_thread(argv, a.where);
-            add(argv, "--values", a.values.to_json());
-            if (a.as_node) add(argv, "--as-node", *a.as_node);
-            add(argv, "--checkpoint", a.checkpoint);
-          },
-          [&](const delete_args& a) {
-            argv.emplace_back("delete");
-            add_thread(argv, a.where);
-          },
-          [&](const auto&) { throw usage_error("this command does not run on a head"); },
-      },
-      cmd);
+  std::visit(overloaded{
+                 [&](const run_args& a) {
+                   argv.emplace_back("run");
+                   add_thread(argv, a.where);
+                   if (a.input) add(argv, "--input", a.input->to_json());
+                   if (a.resume) add(argv, "--resume", a.resume->to_json());
+                   add(argv, "--checkpoint", a.checkpoint);
+                   add(argv, "--durability", a.durability);
+                   if (!a.config.is_null()) add(argv, "--config", a.config.to_json());
+                   for (auto m : a.modes) add(argv, "--stream", std::string(stream_mode_name(m)));
+                   if (a.subgraphs) argv.emplace_back("--subgraphs");
+                 },
+                 [&](const state_args& a) {
+                   argv.emplace_back("state");
+                   add_thread(argv, a.where);
+                   add(argv, "--checkpoint", a.checkpoint);
+                 },
+                 [&](const history_args& a) {
+                   argv.emplace_back("history");
+                   add_thread(argv, a.where);
+                   if (a.limit) add(argv, "--limit", std::to_string(*a.limit));
+                   add(argv, "--before", a.before);
+                   if (!a.filter.empty()) add(argv, "--filter", value(a.filter).to_json());
+                 },
+                 [&](const update_args& a) {
+                   argv.emplace_back("update");
+                   add_thread(argv, a.where);
+                   add(argv, "--values", a.values.to_json());
+                   if (a.as_node) add(argv, "--as-node", *a.as_node);
+                   add(argv, "--checkpoint", a.checkpoint);
+                 },
+                 [&](const delete_args& a) {
+                   argv.emplace_back("delete");
+                   add_thread(argv, a.where);
+                 },
+                 [&](const auto&) { throw usage_error("this command does not run on a head"); },
+             },
+             cmd);
   return argv;
 }
 

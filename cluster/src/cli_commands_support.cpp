@@ -29,7 +29,8 @@ cluster::loaded_graph load_thread_graph(const command_env& env, const thread_arg
     try {
       spec = value::parse_json(*env.spec_text);
     } catch (const error& e) {
-      throw error(error_code::invalid_spec, std::string("invalid graph spec: not JSON: ") + e.what());
+      throw error(error_code::invalid_spec,
+                  std::string("invalid graph spec: not JSON: ") + e.what());
     }
   } else {
     std::string path = where.graph_path;

@@ -1,8 +1,5 @@
 #include "cli_data_dir.hpp"
 
-#include "superstep/storage/embedder.hpp"
-#include "superstep/storage/store_rocksdb.hpp"
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -17,7 +14,9 @@
 
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/storage/embedder.hpp"
 #include "superstep/storage/serializer.hpp"
+#include "superstep/storage/store_rocksdb.hpp"
 
 namespace superstep::cli {
 

@@ -9,7 +9,6 @@ namespace superstep::cli {
 
 namespace {
 
-
 // The config of the run: the caller's, with the thread, the checkpoint and the durability
 // of the command line, and the spec's recursion limit unless the caller sets one.
 value run_config(const run_args& args, const std::string& thread_id,
@@ -73,9 +72,9 @@ int run_graph(command_env& env, const run_args& args) {
   const value* interrupts = output.find("__interrupt__");
   if (!interrupts && now.next.empty()) {
     env.print(object{{"type", "output"},
-                      {"thread", where.thread},
-                      {"checkpoint", now.config.checkpoint_id},
-                      {"data", output}});
+                     {"thread", where.thread},
+                     {"checkpoint", now.config.checkpoint_id},
+                     {"data", output}});
     return exit_done;
   }
   // Interrupted: by interrupt() in a node (listed in the output), or before or after a node
@@ -83,11 +82,11 @@ int run_graph(command_env& env, const run_args& args) {
   object values = output.is_object() ? output.as_object() : object{};
   values.erase("__interrupt__");
   env.print(object{{"type", "interrupt"},
-                    {"thread", where.thread},
-                    {"checkpoint", now.config.checkpoint_id},
-                    {"interrupts", interrupts ? *interrupts : value(list{})},
-                    {"next", value(list(now.next.begin(), now.next.end()))},
-                    {"data", output.is_object() ? value(std::move(values)) : output}});
+                   {"thread", where.thread},
+                   {"checkpoint", now.config.checkpoint_id},
+                   {"interrupts", interrupts ? *interrupts : value(list{})},
+                   {"next", value(list(now.next.begin(), now.next.end()))},
+                   {"data", output.is_object() ? value(std::move(values)) : output}});
   return exit_interrupted;
 }
 

@@ -1,20 +1,20 @@
 // A command given --head (`superstep submit`, `superstep state --head ...`): it travels to
 // the head, which runs it on its database and workers; its lines come back and are printed.
-#include <caf/io/middleman.hpp>
+#include <unistd.h>
 
+#include <caf/io/middleman.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "cli_args_support.hpp"
+#include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
 #include "cli_data_dir.hpp"
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "net_store.hpp"
-#include "cli_commands.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
@@ -87,8 +87,7 @@ int run_on_head(const cli::command& cmd) {
   bool accepted = false;
   std::string failure;
   self->request(gate, answer_timeout, request_atom::value, req)
-      .receive([&](bool ok) { accepted = ok; },
-               [&](caf::error& e) { failure = sys.render(e); });
+      .receive([&](bool ok) { accepted = ok; }, [&](caf::error& e) { failure = sys.render(e); });
   if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
   if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
   self->monitor(gate);
@@ -136,7 +135,8 @@ int run_store_on_head(const cli::store_args& args) {
     self->request(gate, answer_timeout, store_atom::value, op, a)
         .receive([&](value& v) { answer = std::move(v); },
                  [&](caf::error& e) { failure = sys.render(e); });
-    if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
+    if (!failure.empty())
+      throw error(error_code::unavailable, "the head did not answer: " + failure);
     throw_if_store_error(answer);
     return answer;
   });

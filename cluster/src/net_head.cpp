@@ -1,9 +1,8 @@
 // `superstep head`: the gate actor that workers and clients talk to, the record of workers
 // and of the graphs loaded on them, the node directory coordinators dispatch through, and
 // the threads running clients' commands against the head's database.
-#include <caf/io/middleman.hpp>
-
 #include <atomic>
+#include <caf/io/middleman.hpp>
 #include <map>
 #include <mutex>
 #include <set>
@@ -193,10 +192,10 @@ void serve_request(head_context& h, caf::actor client, client_request req) {
       cli::command cmd = cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
       const cli::thread_args* where = cli::where_of(cmd);
       if (!where) throw cli::usage_error("a head runs run, state, history, update and delete");
-      if (!where->head.empty() || !where->graph_path.empty() || where->data_dir != cli::default_data_dir)
+      if (!where->head.empty() || !where->graph_path.empty() ||
+          where->data_dir != cli::default_data_dir)
         throw cli::usage_error("--head, --data and GRAPH.json are not for the head");
-      cli::command_env env{*h.data, *h.registry,
-                           [&](const value& v) {
+      cli::command_env env{*h.data, *h.registry, [&](const value& v) {
                              caf::anon_send(client, line_atom::value, v.to_json());
                            }};
       env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o); };
@@ -212,12 +211,18 @@ void serve_request(head_context& h, caf::actor client, client_request req) {
       status = std::visit(
           [&](auto& a) -> int {
             using A = std::decay_t<decltype(a)>;
-            if constexpr (std::is_same_v<A, cli::run_args>) return cli::run_graph(env, a);
-            else if constexpr (std::is_same_v<A, cli::state_args>) return cli::show_state(env, a);
-            else if constexpr (std::is_same_v<A, cli::history_args>) return cli::show_history(env, a);
-            else if constexpr (std::is_same_v<A, cli::update_args>) return cli::update_state(env, a);
-            else if constexpr (std::is_same_v<A, cli::delete_args>) return cli::delete_thread(env, a);
-            else throw cli::usage_error("a head runs run, state, history, update and delete");
+            if constexpr (std::is_same_v<A, cli::run_args>)
+              return cli::run_graph(env, a);
+            else if constexpr (std::is_same_v<A, cli::state_args>)
+              return cli::show_state(env, a);
+            else if constexpr (std::is_same_v<A, cli::history_args>)
+              return cli::show_history(env, a);
+            else if constexpr (std::is_same_v<A, cli::update_args>)
+              return cli::update_state(env, a);
+            else if constexpr (std::is_same_v<A, cli::delete_args>)
+              return cli::delete_thread(env, a);
+            else
+              throw cli::usage_error("a head runs run, state, history, update and delete");
           },
           cmd);
     } catch (const cli::usage_error& e) {
@@ -309,7 +314,8 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         std::string name = offer.name.empty() ? peer_name(sender_node(self)) : offer.name;
         log("head", "worker " + name + " joined (" + std::to_string(offer.functions.size()) +
                         " functions, " + std::to_string(offer.threads) + " threads)");
-        worker_record w{name, offer.host,
+        worker_record w{name,
+                        offer.host,
                         std::set<std::string>(offer.functions.begin(), offer.functions.end()),
                         {}};
         self->state.h->workers.add(offer.host.address(), std::move(w));
@@ -371,7 +377,8 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                                                   std::to_string(args.port) + ": " +
                                                   sys.render(port.error()));
   }
-  log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " + args.data_dir +
+  log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " +
+                  args.data_dir +
                   (args.tls.on ? (args.tls.ca.empty() ? ", TLS" : ", TLS with certificates") : "") +
                   (h.key ? ", key required)" : ", no key: anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,14 +1,14 @@
+#include "net_protocol.hpp"
+
 #include <atomic>
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/all.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 
 #include "net.hpp"
-#include <caf/io/middleman.hpp>
-#include <caf/openssl/all.hpp>
-
-#include "net_protocol.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::net {

@@ -10,7 +10,6 @@ namespace {
   throw error(error_code::protocol_error, "malformed store operation: " + what);
 }
 
-
 storage::namespace_path ns_of(const value& v, const char* what) {
   if (v.is_null()) return {};
   if (!v.is_list()) malformed(std::string(what) + " is not a list");
@@ -39,7 +38,6 @@ std::size_t count_of(const value& v, std::size_t fallback) {
   if (!v.is_int() || v.as_int() < 0) malformed("a count is not a non-negative integer");
   return static_cast<std::size_t>(v.as_int());
 }
-
 
 storage::item item_of(const value& v) {
   storage::item it;
@@ -86,9 +84,12 @@ value run_store_op(storage::store& store, const std::string& op, const value& ar
     }
     storage::put_ttl ttl;
     const value& t = args.get("ttl");
-    if (t.is_number()) ttl = storage::put_ttl(t.as_double());
-    else if (t.is_string() && t.as_string() == "never") ttl = storage::put_ttl(std::nullopt);
-    else if (!t.is_null()) malformed("ttl is not a number, \"never\" or null");
+    if (t.is_number())
+      ttl = storage::put_ttl(t.as_double());
+    else if (t.is_string() && t.as_string() == "never")
+      ttl = storage::put_ttl(std::nullopt);
+    else if (!t.is_null())
+      malformed("ttl is not a number, \"never\" or null");
     store.put(ns_of(args.get("ns"), "ns"), string_of(args, "key"), args.get("value"), index, ttl);
     return value();
   }
@@ -105,8 +106,10 @@ value run_store_op(storage::store& store, const std::string& op, const value& ar
     storage::search_options o;
     o.ns_prefix = ns_of(args.get("prefix"), "prefix");
     const value& f = args.get("filter");
-    if (f.is_object()) o.filter = f.as_object();
-    else if (!f.is_null()) malformed("filter is not an object");
+    if (f.is_object())
+      o.filter = f.as_object();
+    else if (!f.is_null())
+      malformed("filter is not an object");
     if (args.get("query").is_string()) o.query = args.get("query").as_string();
     o.limit = count_of(args.get("limit"), o.limit);
     o.offset = count_of(args.get("offset"), 0);
@@ -133,7 +136,8 @@ value run_store_op(storage::store& store, const std::string& op, const value& ar
 value store_error_answer(const std::exception& e) {
   const auto* err = dynamic_cast<const error*>(&e);
   const auto code = err ? err->code() : error_code::storage_error;
-  return object{{"error", object{{"code", static_cast<std::int64_t>(code)}, {"message", e.what()}}}};
+  return object{
+      {"error", object{{"code", static_cast<std::int64_t>(code)}, {"message", e.what()}}}};
 }
 
 void throw_if_store_error(const value& answer) {
@@ -148,10 +152,11 @@ void throw_if_store_error(const value& answer) {
 void remote_store::put(const storage::namespace_path& ns, const std::string& key, value v,
                        storage::put_index index, storage::put_ttl ttl) {
   object args{{"ns", namespace_json(ns)}, {"key", key}, {"value", std::move(v)}};
-  if (index.fields) args.set("index", value(list(index.fields->begin(), index.fields->end())));
-  else args.set("index", index.enabled);
-  if (!ttl.is_default())
-    args.set("ttl", ttl.minutes() ? value(*ttl.minutes()) : value("never"));
+  if (index.fields)
+    args.set("index", value(list(index.fields->begin(), index.fields->end())));
+  else
+    args.set("index", index.enabled);
+  if (!ttl.is_default()) args.set("ttl", ttl.minutes() ? value(*ttl.minutes()) : value("never"));
   (void)call_("put", value(std::move(args)));
 }
 

@@ -1,11 +1,11 @@
 // `superstep worker`: joins a head, offers its node code, and hosts node actors for the
 // graphs the head sends it: for each graph, `threads` actors per node it has the code of.
-#include <caf/io/middleman.hpp>
+#include <unistd.h>
 
+#include <caf/io/middleman.hpp>
 #include <map>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 
 #include "net.hpp"
 #include "net_auth.hpp"
@@ -118,7 +118,8 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
                [&](caf::error& e) { failure = self->system().render(e); });
   if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
   bool ok = false;
-  self->request(gate, handshake_timeout, prove_atom::value, key ? prove(*key, nonce) : std::string())
+  self->request(gate, handshake_timeout, prove_atom::value,
+                key ? prove(*key, nonce) : std::string())
       .receive([&](bool b) { ok = b; }, [&](caf::error& e) { failure = self->system().render(e); });
   if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
   if (!ok)
@@ -147,21 +148,22 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   auto link = std::make_shared<head_link>();
   caf::actor_system* system = &sys;
   host_state init;
-  init.store = std::make_shared<remote_store>([link, system](const std::string& op,
-                                                             const value& args) -> value {
-    caf::actor gate = link->get();
-    if (!gate) throw error(error_code::unavailable, "store: this worker is not joined to a head");
-    caf::scoped_actor self{*system};
-    value answer;
-    std::string failure;
-    self->request(gate, answer_timeout, store_atom::value, op, args)
-        .receive([&](value& v) { answer = std::move(v); },
-                 [&](caf::error& e) { failure = system->render(e); });
-    if (!failure.empty())
-      throw error(error_code::unavailable, "store: the head did not answer: " + failure);
-    throw_if_store_error(answer);
-    return answer;
-  });
+  init.store = std::make_shared<remote_store>(
+      [link, system](const std::string& op, const value& args) -> value {
+        caf::actor gate = link->get();
+        if (!gate)
+          throw error(error_code::unavailable, "store: this worker is not joined to a head");
+        caf::scoped_actor self{*system};
+        value answer;
+        std::string failure;
+        self->request(gate, answer_timeout, store_atom::value, op, args)
+            .receive([&](value& v) { answer = std::move(v); },
+                     [&](caf::error& e) { failure = system->render(e); });
+        if (!failure.empty())
+          throw error(error_code::unavailable, "store: the head did not answer: " + failure);
+        throw_if_store_error(answer);
+        return answer;
+      });
   init.registry = &lenient;
   init.own = &registry;
   init.rt = rt;
@@ -178,7 +180,9 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   while (!stop_requested()) {
     auto gate = connect_gate(sys, args.host, args.port, args.tls);
     if (!gate) {
-      if (!said_waiting) log(me, "cannot reach the head at " + where + " (" + sys.render(gate.error()) + "); retrying every second");
+      if (!said_waiting)
+        log(me, "cannot reach the head at " + where + " (" + sys.render(gate.error()) +
+                    "); retrying every second");
       said_waiting = true;
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;

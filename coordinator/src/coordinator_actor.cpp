@@ -6,13 +6,13 @@
 #include <chrono>
 #include <deque>
 #include <exception>
-#include <map>
-#include <optional>
-#include <unordered_set>
 #include <future>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
@@ -198,9 +198,9 @@ void pump(coordinator_actor* self, std::uint32_t node) {
   auto now = std::chrono::steady_clock::now();
   if (!st.starved_since) st.starved_since = now;
   if (now - *st.starved_since > st.policy.wait) {
-    fail(self, std::make_exception_ptr(error(
-                   error_code::unavailable, st.directory->unavailable(node) + " (waited " +
-                                                std::to_string(st.policy.wait.count()) + " ms)")));
+    fail(self, std::make_exception_ptr(error(error_code::unavailable,
+                                             st.directory->unavailable(node) + " (waited " +
+                                                 std::to_string(st.policy.wait.count()) + " ms)")));
     return;
   }
   if (!st.retry_scheduled) {
@@ -269,9 +269,9 @@ void next_step(coordinator_actor* self) {
       const std::size_t chunks = std::min(slots.size(), k * 4);
       for (std::size_t c = 0; c < chunks; ++c) {
         std::size_t begin = slots.size() * c / chunks, end = slots.size() * (c + 1) / chunks;
-        send_local(self, instances[c % k],
-                   chunk{node, std::vector<std::uint32_t>(slots.begin() + begin,
-                                                          slots.begin() + end)});
+        send_local(
+            self, instances[c % k],
+            chunk{node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end)});
         ++st.pending;
       }
       continue;
@@ -455,38 +455,37 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
 
 // The body a node actor runs: each task of the batch through the node's function and
 // writers, with stream events forwarded to the coordinator.
-actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver,
-                            storage::store* store) {
-  return [g, saver, store](std::vector<pregel_task>& tasks, const actors::batch_header& h,
-                    const actors::channel_map& replica, const actors::stream_forward& forward) {
-    std::mutex m;
-    stream_sink sink = [&](const stream_event& e) {
-      forward(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
-    };
-    run_shared shared;
-    shared.config = h.config;
-    shared.ns = h.ns;
-    shared.checkpoint_ns = join_ns(h.ns);
-    shared.stop = h.stop;
-    shared.checkpoint_id = h.checkpoint_id;
-    shared.resuming = h.resuming;
-    shared.saver = saver;
-    shared.store = store;
-    shared.modes = h.modes;
-    shared.subgraphs = h.subgraphs;
-    shared.sink = &sink;
-    shared.sink_mutex = &m;
-    for (auto& t : tasks) {
-      task_context ctx(shared, t, h.step, replica);
-      run_task(*g, t, ctx);
-    }
-  };
+actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, storage::store* store) {
+  return
+      [g, saver, store](std::vector<pregel_task>& tasks, const actors::batch_header& h,
+                        const actors::channel_map& replica, const actors::stream_forward& forward) {
+        std::mutex m;
+        stream_sink sink = [&](const stream_event& e) {
+          forward(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
+        };
+        run_shared shared;
+        shared.config = h.config;
+        shared.ns = h.ns;
+        shared.checkpoint_ns = join_ns(h.ns);
+        shared.stop = h.stop;
+        shared.checkpoint_id = h.checkpoint_id;
+        shared.resuming = h.resuming;
+        shared.saver = saver;
+        shared.store = store;
+        shared.modes = h.modes;
+        shared.subgraphs = h.subgraphs;
+        shared.sink = &sink;
+        shared.sink_mutex = &m;
+        for (auto& t : tasks) {
+          task_context ctx(shared, t, h.step, replica);
+          run_task(*g, t, ctx);
+        }
+      };
 }
 
 // What a node actor of `g`'s node `n` needs.
 std::shared_ptr<const actors::node_host> make_host(const pregel_graph& g, const pregel_node& n,
-                                                   checkpoint_saver* saver,
-                                                   storage::store* store) {
+                                                   checkpoint_saver* saver, storage::store* store) {
   actors::node_host host;
   host.name = n.name;
   host.body = make_body(&g, saver, store);

@@ -33,9 +33,9 @@ node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph
 
 /// Where a run on actors sends its tasks.
 struct actor_run {
-  node_actor_pool& pool;                     ///< this process's node actors
-  actors::node_directory* directory;         ///< nodes hosted elsewhere, or null
-  const progress_fn* progress = nullptr;     ///< told as tasks finish, or null
+  node_actor_pool& pool;                  ///< this process's node actors
+  actors::node_directory* directory;      ///< nodes hosted elsewhere, or null
+  const progress_fn* progress = nullptr;  ///< told as tasks finish, or null
 };
 
 /// Runs `loop` to completion with a coordinator actor dispatching its tasks; blocks the caller.

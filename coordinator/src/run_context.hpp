@@ -30,8 +30,8 @@ struct run_shared {
   // their own namespace, with `parents` naming the checkpoints of the graphs around them.
   checkpoint_saver* saver = nullptr;
   storage::store* store = nullptr;  // the graph's long-term store, shared by subgraphs
-  std::string checkpoint_id;  // of the current step (the tasks' parent checkpoint)
-  bool resuming = false;      // the run continues a thread (no input, or a Command)
+  std::string checkpoint_id;        // of the current step (the tasks' parent checkpoint)
+  bool resuming = false;            // the run continues a thread (no input, or a Command)
   std::map<std::string, std::string> parents;
   list resume;  // a subgraph's: the resume values its parent task was given
 

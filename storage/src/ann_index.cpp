@@ -54,7 +54,9 @@ struct ann_index::impl {
   std::vector<hnswlib::labeltype> free;
 
   explicit impl(const index_config& c)
-      : dims(c.dims), space(c.dims), graph(&space, initial_capacity, c.ann_m, c.ann_ef_construction) {
+      : dims(c.dims),
+        space(c.dims),
+        graph(&space, initial_capacity, c.ann_m, c.ann_ef_construction) {
     graph.setEf(c.ann_ef_search);
   }
 

@@ -41,7 +41,7 @@ class ann_index {
   /// similarity, best first. Asks the graph for `k` points, so items with several points can
   /// make the answer shorter than `k` although more items exist.
   [[nodiscard]] std::vector<std::pair<std::string, float>> search(const std::vector<float>& query,
-                                                                    std::size_t k) const;
+                                                                  std::size_t k) const;
 
   /// Items with at least one point.
   [[nodiscard]] std::size_t items() const;
@@ -64,10 +64,8 @@ inline bool uses_ann(const std::optional<index_config>& config) { return config 
 /// Gives up (nullopt) when a pass would ask for half the index or more: exact search is then
 /// about as cheap and never misses.
 template <class Result, class Accept, class Before>
-std::optional<std::vector<Result>> ann_page(const ann_index& index,
-                                            const std::vector<float>& query,
-                                            const search_options& o, Accept accept,
-                                            Before before) {
+std::optional<std::vector<Result>> ann_page(const ann_index& index, const std::vector<float>& query,
+                                            const search_options& o, Accept accept, Before before) {
   std::vector<Result> page;
   const std::size_t want = o.offset + o.limit;
   if (want == 0 || o.limit == 0) return page;

@@ -1,13 +1,13 @@
 #include "rocksdb_database.hpp"
 
-#include <algorithm>
-#include <map>
-#include <mutex>
-#include <filesystem>
-#include <system_error>
-
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <system_error>
 
 #include "superstep/core/error.hpp"
 

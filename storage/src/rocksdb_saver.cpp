@@ -210,7 +210,8 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
   // Encoded first, so the batch is sized once: a big blob (a fan-out's Sends) is not copied
   // again each time the batch would have grown.
-  const std::string record = records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
+  const std::string record =
+      records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
   std::vector<std::pair<std::string, std::optional<std::string>>> blobs;
   std::size_t bytes = prefix.size() + cp.id.size() + record.size() + 64;
   for (const auto& [channel, version] : new_versions) {
@@ -272,8 +273,8 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     // the estimate overshoots is never touched (so never resident).
     std::size_t estimate = 64;
     for (const auto& t : tasks) estimate += 16 + 48 * t.writes.size();
-    capnp::MallocMessageBuilder message(static_cast<unsigned>(std::min<std::size_t>(
-        estimate, std::size_t{1} << 28)));
+    capnp::MallocMessageBuilder message(
+        static_cast<unsigned>(std::min<std::size_t>(estimate, std::size_t{1} << 28)));
     records::encode_write_bundle(tasks, *d.serde, message);
     // Named by its first task and when it was saved, so a later bundle starting with the same
     // task sorts after it (the first saved copy of a task's writes is the one read back).
@@ -302,8 +303,7 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     check(batch.Put(d.db.writes, rocksdb::SliceParts(&key_slice, 1),
                     rocksdb::SliceParts(parts.data(), static_cast<int>(parts.size()))),
           "batching pending writes");
-    d.write(batch, "writing the pending writes of " + std::to_string(tasks.size()) +
-                       " tasks to " +
+    d.write(batch, "writing the pending writes of " + std::to_string(tasks.size()) + " tasks to " +
                        describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
     return;
   }

@@ -30,7 +30,9 @@ std::string describe(const std::string& thread_id, const std::string& ns, const 
 
 struct rocksdb_saver::impl {
   impl(const std::string& dir, rocksdb_saver_options options)
-      : db_owner(rocksdb_database::shared(dir)), db(*db_owner), serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
+      : db_owner(rocksdb_database::shared(dir)),
+        db(*db_owner),
+        serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
     write_options.sync = options.sync;
   }
 

@@ -186,8 +186,8 @@ std::vector<item> memory_store::search(const search_options& options) {
 }
 
 std::optional<std::vector<item>> memory_store::ann_search(const search_options& options,
-                                                         const std::vector<float>& query,
-                                                         bool refreshing, long long now) const {
+                                                          const std::vector<float>& query,
+                                                          bool refreshing, long long now) const {
   struct candidate {
     double score;
     const entry* e;

@@ -26,14 +26,13 @@ std::string spec(const std::string& name) {
 // A head and its workers, started in a scratch folder; all are killed when it goes.
 class cluster {
  public:
-  explicit cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0)
-      : s_(s) {
+  explicit cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0) : s_(s) {
     start_head(std::move(head_options), port);
   }
 
   void start_head(std::vector<std::string> options, int port = 0) {
-    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port),
-                                  "--data", s_.path("head-data")};
+    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port), "--data",
+                                  s_.path("head-data")};
     args.insert(args.end(), options.begin(), options.end());
     head_ = std::make_unique<child>(args, s_);
     BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
@@ -114,8 +113,8 @@ BOOST_AUTO_TEST_CASE(runs_on_the_cluster_equal_the_embedded_runs) {
     }
   }
   // The thread lives on the head: its state and history come from there.
-  cli_result run = c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})",
-                             "--thread", "t1"});
+  cli_result run =
+      c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})", "--thread", "t1"});
   BOOST_REQUIRE_EQUAL(run.status, 0);
   cli_result state = c.client({"state", "--thread", "t1"});
   BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
@@ -177,9 +176,8 @@ BOOST_AUTO_TEST_CASE(a_restarted_head_resumes_the_interrupted_thread) {
   value expected = embedded(s, {spec("slow_steps"), "--input", input});
   cluster c(s);
   c.add_worker("w");
-  child client({"submit", "--head", c.address(), spec("slow_steps"), "--input", input, "--thread",
-                "t"},
-               s);
+  child client(
+      {"submit", "--head", c.address(), spec("slow_steps"), "--input", input, "--thread", "t"}, s);
   std::this_thread::sleep_for(150ms);
   c.head().kill();
   BOOST_REQUIRE(client.wait(20s));
@@ -249,8 +247,8 @@ BOOST_AUTO_TEST_CASE(garbage_sent_to_the_head_does_not_stop_it) {
 BOOST_AUTO_TEST_CASE(tls_encrypts_and_certificates_admit_only_the_cas_nodes) {
   scratch s;
   const std::string dir = SUPERSTEP_TLS_DIR;
-  const std::vector<std::string> certs{"--tls-cert", dir + "/node.pem", "--tls-key",
-                                       dir + "/node.key", "--tls-ca", dir + "/ca.pem"};
+  const std::vector<std::string> certs{"--tls-cert",      dir + "/node.pem", "--tls-key",
+                                       dir + "/node.key", "--tls-ca",        dir + "/ca.pem"};
   const std::vector<std::string> submit{"submit", spec("jokes"), "--input",
                                         R"({"subjects": ["a"]})"};
   auto with = [&](std::vector<std::string> extra) {
@@ -312,8 +310,8 @@ BOOST_AUTO_TEST_CASE(nodes_on_workers_use_the_heads_store) {
   BOOST_TEST(found.last().get("key").as_string() == "a", found.err);
   BOOST_TEST(c.client({"store", "get", "--ns", "1..x", "--key", "a"}).status == 1);
   c.head().stop();  // it holds the database
-  cli_result item =
-      run_to_end({"store", "get", "--ns", "std.fail.t", "--key", "f", "--data", s.path("head-data")}, s);
+  cli_result item = run_to_end(
+      {"store", "get", "--ns", "std.fail.t", "--key", "f", "--data", s.path("head-data")}, s);
   BOOST_TEST(item.status == 0, item.err);
   BOOST_TEST(item.last().get("value").get("attempts").as_int() == 3);
 }

@@ -150,8 +150,8 @@ inline void writes_of_several_tasks_saved_together(checkpoint_saver& saver) {
   auto s = put_all(saver, "t", "", "", b.make({}, {}), loop_metadata(0));
   saver.put_writes_many(s, {task_writes{"task-1", "p1", {{"a", 1}, {"a", 2}}},
                             task_writes{"task-2", "p2", {{"b", 3}}}});
-  saver.put_writes_many(s, {task_writes{"task-1", "p1", {{"a", 100}}},
-                            task_writes{"task-3", "p3", {{"c", 4}}}});
+  saver.put_writes_many(
+      s, {task_writes{"task-1", "p1", {{"a", 100}}}, task_writes{"task-3", "p3", {{"c", 4}}}});
   const value expected =
       value::array({value::array({"task-1", "a", 1}), value::array({"task-1", "a", 2}),
                     value::array({"task-2", "b", 3}), value::array({"task-3", "c", 4})});

@@ -158,7 +158,7 @@ void hnsw_parameters_are_checked(Make make) {
 #define SUPERSTEP_STORE_ANN_CASE(check, make) \
   BOOST_AUTO_TEST_CASE(check) { superstep::store_conformance::check(make); }
 
-#define SUPERSTEP_STORE_ANN_CONFORMANCE(make)                                           \
-  SUPERSTEP_STORE_ANN_CASE(ann_search_finds_what_exact_search_finds, make)              \
+#define SUPERSTEP_STORE_ANN_CONFORMANCE(make)                                               \
+  SUPERSTEP_STORE_ANN_CASE(ann_search_finds_what_exact_search_finds, make)                  \
   SUPERSTEP_STORE_ANN_CASE(removed_and_replaced_items_never_come_back_from_the_index, make) \
   SUPERSTEP_STORE_ANN_CASE(hnsw_parameters_are_checked, make)

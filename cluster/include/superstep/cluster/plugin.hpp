@@ -29,7 +29,7 @@
 /// filled, 1 on an ABI mismatch, 2 when filling threw (its message in `message`).
 #define SUPERSTEP_PLUGIN(registry_name)                                                      \
   static void superstep_plugin_fill(::superstep::cluster::function_registry& registry_name); \
-  extern "C" __attribute__((visibility("default"))) int superstep_plugin_register(          \
+  extern "C" __attribute__((visibility("default"))) int superstep_plugin_register(           \
       ::superstep::cluster::function_registry* registry, unsigned abi, char* message,        \
       std::size_t size) {                                                                    \
     if (abi != SUPERSTEP_PLUGIN_ABI) return 1;                                               \

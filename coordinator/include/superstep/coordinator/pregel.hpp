@@ -17,7 +17,7 @@ class task_executor;
 namespace actors {
 class runtime;
 class node_directory;
-}
+}  // namespace actors
 namespace storage {
 class store;
 }

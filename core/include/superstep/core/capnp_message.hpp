@@ -41,9 +41,9 @@ inline std::string message_bytes(capnp::MessageBuilder& builder) {
 /// copied into a word array first.
 ///
 /// Bytes that are not a message throw: `superstep::error` (`code`, storage_error unless given)
-/// for a length that is not a positive number of words or for bytes after the message, `kj::Exception` for a bad
-/// segment table and, lazily while the caller walks the message, for bad pointers, bounds or
-/// nesting. Callers wrap the whole read-and-walk.
+/// for a length that is not a positive number of words or for bytes after the message,
+/// `kj::Exception` for a bad segment table and, lazily while the caller walks the message, for bad
+/// pointers, bounds or nesting. Callers wrap the whole read-and-walk.
 class message_reader {
  public:
   message_reader(std::string_view bytes, capnp::ReaderOptions options,
@@ -63,9 +63,8 @@ class message_reader {
     if (options.traversalLimitInWords < limit) options.traversalLimitInWords = limit;
     reader_.emplace(kj::arrayPtr(data, words), options);
     if (reader_->getEnd() != data + words)
-      throw error(code,
-                  std::to_string((data + words - reader_->getEnd()) * sizeof(capnp::word)) +
-                      " bytes follow the message");
+      throw error(code, std::to_string((data + words - reader_->getEnd()) * sizeof(capnp::word)) +
+                            " bytes follow the message");
   }
 
   template <class T>

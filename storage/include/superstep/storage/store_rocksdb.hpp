@@ -39,8 +39,9 @@ struct rocksdb_store_options {
 /// item and its vectors in one atomic batch. Search semantics are memory_store's: semantic search
 /// asks an in-memory HNSW index for candidates and scores them exactly from their stored
 /// vectors (or scores every item, see `index_config::ann`). The index is not persisted:
-/// `open` rebuilds it from the vectors, which takes time proportional to their number. Thread-safe: writes are serialized by a mutex (put keeps
-/// created_at, a read-modify-write); reads run on RocksDB snapshots without it.
+/// `open` rebuilds it from the vectors, which takes time proportional to their number. Thread-safe:
+/// writes are serialized by a mutex (put keeps created_at, a read-modify-write); reads run on
+/// RocksDB snapshots without it.
 ///
 /// An item's TTL ("ttl", minutes) and expiry ("exp", microseconds since the epoch) live in its
 /// record, so they survive reopening; records written before TTLs (no "format") never
