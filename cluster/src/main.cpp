@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     const auto* run = std::get_if<cli::run_args>(&cmd);
     cli::data_dir data(where.data_dir, run && run->fsync);
     cli::command_env env{data, registry, cli::detail::print_line};
-    cli::detail::progress_line progress(where.progress || ::isatty(STDERR_FILENO));
+    cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
       progress.show(step, done, total);
     };

@@ -92,7 +92,7 @@ int run_on_head(const cli::command& cmd) {
   if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
   self->monitor(gate);
 
-  cli::detail::progress_line progress(where.progress || ::isatty(STDERR_FILENO));
+  cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
   int status = -1;
   while (status < 0) {
     self->receive(
