@@ -51,23 +51,14 @@ void report_protocol_error(const std::string& what) noexcept;
 
 namespace detail {
 
-/// A message's encoding made before sending, when its sender wants to handle a failure to
-/// encode itself (see task_batch_done::encoded); null for messages without one.
-template <class T>
-const std::string* encoded_already(const T& x) {
-  if constexpr (requires { x.encoded; }) return x.encoded.empty() ? nullptr : &x.encoded;
-  return nullptr;
-}
-
 /// Inspects `x` as its Cap'n Proto encoding: written by serializers, read back (and checked)
 /// by deserializers, which answer a malformed one with an error instead of a message.
 template <class Inspector, class T>
 typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* name) {
   if constexpr (Inspector::reads_state) {
-    if (const std::string* ready = encoded_already(x)) {
-      std::string bytes = *ready;
-      return f(caf::meta::type_name(name), bytes);
-    }
+    // A message whose sender encoded it already (task_batch_done::encoded) goes as is.
+    if constexpr (requires { x.encoded; })
+      if (!x.encoded.empty()) return f(caf::meta::type_name(name), x.encoded);
     // This may run inside CAF's network layer, which an exception would bring down.
     std::string bytes;
     try {
