@@ -56,9 +56,7 @@ channel_map& replica_of_sender(caf::stateful_actor<node_state>* self) {
 void encode_for_remote(task_batch_done& done) {
   // Only the bytes travel: the decoded results are dropped at once (a task sending 10^6 Sends
   // would otherwise be held twice until the message leaves).
-  const auto keep_only_bytes = [&done] {
-    std::vector<pregel_task>().swap(done.tasks);
-  };
+  const auto keep_only_bytes = [&done] { std::vector<pregel_task>().swap(done.tasks); };
   try {
     done.encoded = wire_codec::encode(done);
     keep_only_bytes();
