@@ -37,14 +37,7 @@ struct head_connection {
     cli::detail::check_tls(tls);
     std::optional<std::string> key;
     if (!key_file.empty()) key = read_key_file(key_file);
-    actors::runtime_options ro;
-    ro.threads = 1;
-    ro.network = true;
-    ro.configure = [&tls](caf::actor_system_config& cfg) {
-      register_cluster_types(cfg);
-      configure_tls(cfg, tls);
-    };
-    rt = std::make_unique<actors::runtime>(ro);
+    rt = std::make_unique<actors::runtime>(cluster_runtime(1, tls));
     auto& sys = system();
     auto g = connect_gate(sys, host, port, tls);
     if (!g)

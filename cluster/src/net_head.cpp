@@ -359,14 +359,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.policy.wait = std::chrono::seconds(args.worker_wait);
   cli::data_dir data(args.data_dir, args.fsync);
   h.data = &data;
-  actors::runtime_options ro;
-  ro.threads = args.threads;
-  ro.network = true;
-  ro.configure = [&args](caf::actor_system_config& cfg) {
-    register_cluster_types(cfg);
-    configure_tls(cfg, args.tls);
-  };
-  h.rt = std::make_shared<actors::runtime>(ro);
+  h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
   auto& sys = h.rt->internals().system;
   h.sys = &sys;
   auto g = sys.spawn(gate, &h);

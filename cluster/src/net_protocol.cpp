@@ -13,6 +13,17 @@
 
 namespace superstep::net {
 
+actors::runtime_options cluster_runtime(unsigned threads, const cli::tls_args& tls) {
+  actors::runtime_options ro;
+  ro.threads = threads;
+  ro.network = true;
+  ro.configure = [tls](caf::actor_system_config& cfg) {
+    register_cluster_types(cfg);
+    configure_tls(cfg, tls);
+  };
+  return ro;
+}
+
 void configure_tls(caf::actor_system_config& cfg, const cli::tls_args& tls) {
   if (!tls.on) return;
   cfg.openssl_certificate = tls.cert;

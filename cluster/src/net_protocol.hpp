@@ -14,6 +14,7 @@
 
 #include "cli_args.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/actors/runtime.hpp"
 
 namespace superstep::net {
 
@@ -79,6 +80,10 @@ typename Inspector::result_type inspect(Inspector& f, client_request& x) {
 
 /// Registers the cluster's message types (and the task protocol's).
 void register_cluster_types(caf::actor_system_config& cfg);
+
+/// The actor runtime of a cluster process: the network layer, the cluster's message types,
+/// and TLS when `tls.on`; `threads` scheduler threads (0: one per core).
+actors::runtime_options cluster_runtime(unsigned threads, const cli::tls_args& tls);
 
 /// Loads TLS into a process's configuration when `tls.on` (call before the system starts).
 void configure_tls(caf::actor_system_config& cfg, const cli::tls_args& tls);

@@ -136,14 +136,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   if (!args.key_file.empty()) key = read_key_file(args.key_file);
   cluster::function_registry lenient = registry;
   lenient.allow_missing(true);
-  actors::runtime_options ro;
-  ro.threads = args.threads;
-  ro.network = true;
-  ro.configure = [&args](caf::actor_system_config& cfg) {
-    register_cluster_types(cfg);
-    configure_tls(cfg, args.tls);
-  };
-  auto rt = std::make_shared<actors::runtime>(ro);
+  auto rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
   auto& sys = rt->internals().system;
   auto link = std::make_shared<head_link>();
   caf::actor_system* system = &sys;
