@@ -91,6 +91,7 @@ void run_loop::begin(const value& given) {
 
   checkpoint start;
   std::int64_t meta_step = -2;
+  channel_version version_floor = 0;  // versions this run issues are above it
   if (saver_) {
     const bool time_travel = !cp_config_.checkpoint_id.empty();
     auto tuple = saver_->get_tuple(cp_config_);
@@ -102,6 +103,9 @@ void run_loop::begin(const value& given) {
       meta_step = tuple->metadata.step;
       resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
+      // From an earlier checkpoint, the run forks: its versions must not be the ones the
+      // later checkpoints of the thread already stored values under.
+      if (time_travel) version_floor = saver_->latest_version(cp_config_);
       // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
       // and forks: what follows becomes a new branch after that checkpoint.
       replaying_ = time_travel && given.is_null();
@@ -121,6 +125,7 @@ void run_loop::begin(const value& given) {
   if (!nested)  // a subgraph keeps its parent's answer
     shared_.resuming = !start.channel_versions.empty() && (given.is_null() || cmd.has_value());
   state_ = algo::restore(g_, std::move(start));
+  state_.max_version = std::max(state_.max_version, version_floor);
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
   shared_.stop = stop_;

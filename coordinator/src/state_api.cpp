@@ -173,6 +173,9 @@ value pregel::update_state(const value& config, const value& values,
     throw error(error_code::invalid_argument, "update_state: unknown node '" + node + "'");
 
   algo::run_state state = algo::restore(graph_, std::move(cp));
+  // Updating an earlier checkpoint forks: new versions above every one the thread stored.
+  if (!cfg.checkpoint_id.empty())
+    state.max_version = std::max(state.max_version, saver.latest_version(cfg));
   // Run the node's writers (not its function) on `values`, as if it had returned them.
   pregel_task task;
   task.node = found->second;

@@ -1,5 +1,6 @@
 #include "superstep/storage/memory_saver.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <set>
 
@@ -85,6 +86,19 @@ std::optional<checkpoint_tuple> memory_saver::get_tuple(const checkpoint_config&
                                          : checkpoints.find(config.checkpoint_id);
   if (it == checkpoints.end()) return std::nullopt;
   return make_tuple(config.thread_id, config.checkpoint_ns, it->first, it->second);
+}
+
+channel_version memory_saver::latest_version(const checkpoint_config& config) {
+  require_thread(config.thread_id, "memory_saver", "latest_version");
+  std::lock_guard lock(mutex_);
+  channel_version out = 0;
+  auto thread_it = threads_.find(config.thread_id);
+  if (thread_it == threads_.end()) return out;
+  auto ns_it = thread_it->second.find(config.checkpoint_ns);
+  if (ns_it == thread_it->second.end() || ns_it->second.empty()) return out;
+  for (const auto& [_, v] : ns_it->second.rbegin()->second.cp.channel_versions)
+    out = std::max(out, v);
+  return out;
 }
 
 std::vector<checkpoint_tuple> memory_saver::list(const checkpoint_config& config,

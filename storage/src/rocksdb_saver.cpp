@@ -381,6 +381,24 @@ std::optional<checkpoint_tuple> rocksdb_saver::get_tuple(const checkpoint_config
                       d.decode(thread_id, ns, config.checkpoint_id, bytes.ToStringView()));
 }
 
+channel_version rocksdb_saver::latest_version(const checkpoint_config& config) {
+  require_thread(config.thread_id, "rocksdb_saver", "latest_version");
+  const impl& d = *impl_;
+  const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
+  range_scan it(d.db, d.db.checkpoints, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
+  it->SeekToLast();
+  channel_version out = 0;
+  if (!it->Valid()) {
+    it.check_status("finding the latest checkpoint of thread '" + config.thread_id + "'");
+    return out;
+  }
+  const std::string id = it->key().ToString().substr(prefix.size());
+  const auto stored =
+      d.decode(config.thread_id, config.checkpoint_ns, id, it->value().ToStringView());
+  for (const auto& [_, v] : stored.cp.channel_versions) out = std::max(out, v);
+  return out;
+}
+
 std::vector<checkpoint_tuple> rocksdb_saver::list(const checkpoint_config& config,
                                                   const list_options& options) {
   std::vector<checkpoint_tuple> out;

@@ -136,6 +136,31 @@ BOOST_AUTO_TEST_CASE(replaying_from_a_past_checkpoint_forks_the_thread) {
                "checkpoint nope not found in thread 1");
 }
 
+BOOST_AUTO_TEST_CASE(a_fork_never_changes_the_checkpoints_of_the_branch_it_leaves) {
+  seed_graph g;
+  g.graph->invoke(object{{"foo", ""}}, g.config);
+  auto before = g.graph->get_state_history(g.config);
+  BOOST_TEST_REQUIRE(before.size() == 4u);
+  const auto at = [](const std::string& id) -> value {
+    return object{{"configurable", object{{"thread_id", "1"}, {"checkpoint_id", id}}}};
+  };
+  // Update the middle checkpoint (after node_a) as node_a, then run the new branch: node_b
+  // writes the channels the original step 2 wrote, one step later in the fork.
+  value fork = g.graph->update_state(at(before[1].config.checkpoint_id),
+                                     object{{"foo", "x"}, {"bar", value::array({"y"})}},
+                                     std::string("node_a"));
+  BOOST_TEST(g.graph->get_state(fork).values.to_json() == R"({"foo":"x","bar":["a","y"]})");
+  BOOST_TEST(g.graph->invoke(value(), fork).to_json() == R"({"foo":"b","bar":["a","y","b"]})");
+  // And update the original last checkpoint too: a fork of a fork's sibling.
+  g.graph->update_state(at(before[0].config.checkpoint_id), object{{"foo", "z"}});
+
+  for (const auto& s : before)
+    BOOST_TEST_CONTEXT("checkpoint at step " << s.metadata.get("step").as_int()) {
+      BOOST_TEST(g.graph->get_state(at(s.config.checkpoint_id)).values.to_json() ==
+                 s.values.to_json());
+    }
+}
+
 BOOST_AUTO_TEST_CASE(delete_thread_removes_its_history_and_state_needs_a_checkpointer) {
   seed_graph g;
   g.graph->invoke(object{{"foo", ""}}, g.config);

@@ -54,6 +54,9 @@ class memory_saver final : public checkpoint_saver {
   /// the thread id is empty.
   std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) override;
 
+  /// As `checkpoint_saver::latest_version`, without reading values or writes.
+  channel_version latest_version(const checkpoint_config& config) override;
+
   /// Checkpoints newest first. An empty `config.thread_id` lists every thread (in thread id
   /// order, each newest first); `config.checkpoint_ns` always selects the namespace; a
   /// `config.checkpoint_id` selects that checkpoint only. `options.before` keeps checkpoints

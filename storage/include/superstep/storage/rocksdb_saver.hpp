@@ -70,6 +70,9 @@ class rocksdb_saver final : public checkpoint_saver {
   /// As `memory_saver::get_tuple`; read from one snapshot of the database.
   std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) override;
 
+  /// As `checkpoint_saver::latest_version`: reads the latest checkpoint record only.
+  channel_version latest_version(const checkpoint_config& config) override;
+
   /// As `memory_saver::list` (an empty thread id lists every thread, in thread id order).
   std::vector<checkpoint_tuple> list(const checkpoint_config& config,
                                      const list_options& options) override;
