@@ -143,7 +143,8 @@ std::vector<workload> subgraph_workloads();
 /// LangGraph's wide_state_{25x300,15x600,9x1200} (wide_state_workloads.cpp).
 std::vector<workload> wide_state_workloads();
 /// Saver operations and checkpointed steps (checkpoint_workloads.cpp). Their "mode" is the
-/// saver: memory, rocksdb (WAL, no fsync), rocksdb_sync; the state_* ones run on actors.
+/// saver: memory, rocksdb (WAL, no fsync), rocksdb_sync; the state_* and messages_* ones run
+/// on actors with RocksDB.
 std::vector<workload> checkpoint_workloads();
 /// A scoped_actor requesting an echo actor, one request outstanding; `busy_poll`: one CAF
 /// worker that polls instead of sleeping when idle.

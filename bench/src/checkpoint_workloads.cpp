@@ -143,6 +143,45 @@ measurement big_state_step(const options& opts, const std::string& mode, std::si
   return m;
 }
 
+// A chat-like thread on RocksDB: a node loops `steps` times, each step appending one message
+// of ~200 bytes to `messages` (folded by `append`). Written whole, the list would make step k
+// cost O(k) (the whole run O(steps^2) bytes); as list deltas a step writes what it added.
+measurement messages_append(const options& opts, const std::string& mode, int steps,
+                            const std::string& name) {
+  scratch_dir dir(name);
+  storage::rocksdb_saver_options o;
+  o.sync = false;
+  std::shared_ptr<checkpoint_saver> saver = storage::rocksdb_saver::open(dir.path.string(), o);
+  state_graph b;
+  b.add_key("messages", "append");
+  b.add_node(
+      "chat",
+      [](const value& st, node_context&) -> value {
+        const std::size_t n = st.get("messages").as_list().size();
+        return object{{"messages", value::array({object{{"role", n % 2 ? "ai" : "human"},
+                                                        {"content", std::string(180, 'm')},
+                                                        {"n", n}}})}};
+      },
+      node_options{.destinations = {"chat"}});
+  b.add_edge("__start__", "chat");
+  b.add_conditional_edges("chat", [steps](const value& st, node_context&) -> value {
+    return st.get("messages").as_list().size() >= static_cast<std::size_t>(steps) ? value("__end__")
+                                                                                  : value("chat");
+  });
+  compile_options c;
+  c.checkpointer = saver;
+  c.mode = mode == "threads" ? execution::threads : execution::actors;
+  auto graph = b.compile(c);
+  int run = 0;
+  return measure(mode + "+rocksdb", name, "step", steps, opts.runs, [&] {
+    value cfg = object{{"configurable", object{{"thread_id", "t" + std::to_string(run++)}}},
+                       {"recursion_limit", steps + 10}};
+    value out = graph->invoke(object{{"messages", value::array({})}}, cfg);
+    check(out.get("messages").as_list().size() == static_cast<std::size_t>(steps),
+          name + ": wrong message count");
+  });
+}
+
 }  // namespace
 
 std::vector<workload> checkpoint_workloads() {
@@ -157,6 +196,14 @@ std::vector<workload> checkpoint_workloads() {
       {"state_1KB_one_key_per_step",
        [](const options& o, const std::string& m) {
          return big_state_step(o, m, 1 << 10, "state_1KB_one_key_per_step");
+       }},
+      {"messages_append_100",
+       [](const options& o, const std::string& m) {
+         return messages_append(o, m, 100, "messages_append_100");
+       }},
+      {"messages_append_1000",
+       [](const options& o, const std::string& m) {
+         return messages_append(o, m, 1000, "messages_append_1000");
        }},
   };
 }

@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
         for (const auto& saver : opts.savers) plan.emplace_back(w, mode + "+" + saver);
   }
   for (const auto& w : checkpoint_workloads()) {
-    if (w.name.rfind("state_", 0) == 0)
+    if (w.name.rfind("state_", 0) == 0 || w.name.rfind("messages_", 0) == 0)
       plan.emplace_back(w, "actors");
     else if (w.name.rfind("rocksdb_", 0) == 0)
       for (const char* m : {"rocksdb", "rocksdb_sync"}) plan.emplace_back(w, m);

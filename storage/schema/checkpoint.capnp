@@ -80,3 +80,15 @@ struct PendingWrite {
     value @1 :Data;  # by the serializer
   }
 }
+
+# The value of a `blobs` key that ends in "d" after the version: a list channel's value
+# written as what it added to the list of an earlier version of the channel (an append
+# reducer's lists grow by a few elements a step; a list is not written whole each time).
+# The value is the `baseLength` elements of the value at version `base` (a whole blob or
+# another delta) followed by `items`.
+struct ListDelta {
+  format @0 :UInt16;  # 1
+  base @1 :UInt64;
+  baseLength @2 :UInt64;
+  items @3 :Data;  # a list value, by the serializer
+}

@@ -238,4 +238,23 @@ pending_write decode_write(std::string_view bytes, const serializer& serde) {
   return out;
 }
 
+std::string encode_list_delta(const list_delta& delta) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(8 + delta.items.size() / 8));
+  auto record = builder.initRoot<schema::ListDelta>();
+  record.setFormat(format);
+  record.setBase(delta.base);
+  record.setBaseLength(delta.base_length);
+  record.setItems(data_ptr(delta.items));
+  return message_bytes(builder);
+}
+
+list_delta decode_list_delta(std::string_view bytes) {
+  return guarded([&] {
+    message_reader reader(bytes, capnp::ReaderOptions());
+    auto record = reader.root<schema::ListDelta>();
+    check_format(record.getFormat(), "list delta");
+    return list_delta{record.getBase(), record.getBaseLength(), data_of(record.getItems())};
+  });
+}
+
 }  // namespace superstep::storage::records

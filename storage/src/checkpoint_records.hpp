@@ -42,4 +42,14 @@ void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer
 /// The writes of a record of the writes column family: one, or a bundle's.
 std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde);
 
+/// A list channel's value at a version, stored as an earlier version's list and what came
+/// after it (storage/schema/checkpoint.capnp, ListDelta).
+struct list_delta {
+  channel_version base = 0;
+  std::uint64_t base_length = 0;
+  std::string items;  ///< the added elements as a list value, by the serializer
+};
+std::string encode_list_delta(const list_delta& delta);
+list_delta decode_list_delta(std::string_view bytes);
+
 }  // namespace superstep::storage::records

@@ -115,9 +115,15 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
     const auto what = [&, &channel = channel, &version = version] {
       return "channel '" + *channel + "' at version " + std::to_string(version);
     };
-    if (statuses[i].IsNotFound()) continue;  // cleared, or never stored: no value
-    if (!statuses[i].ok()) throw fail(what(), statuses[i].ToString());
     try {
+      if (statuses[i].IsNotFound()) {
+        // A list delta, or no blob: the channel was cleared (or never stored) at that version.
+        const std::string& key = blob_keys[i];
+        auto v = read_delta(read, key.substr(0, key.size() - 8), version);
+        if (v) stored.cp.channel_values.emplace(*channel, std::move(*v));
+        continue;
+      }
+      if (!statuses[i].ok()) throw fail(what(), statuses[i].ToString());
       stored.cp.channel_values.emplace(*channel, serde->loads(blobs[i].ToStringView()));
     } catch (const error& e) {
       throw fail(what(), e.what());
@@ -151,6 +157,71 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
   tuple.checkpoint = std::move(stored.cp);
   tuple.metadata = std::move(stored.metadata);
   return tuple;
+}
+
+std::optional<value> rocksdb_saver::impl::read_delta(const rocksdb::ReadOptions& read,
+                                                     const std::string& channel_key,
+                                                     channel_version version) const {
+  // Down the bases to a whole blob, then the deltas' elements back up.
+  constexpr std::size_t max_chain = 64;  // skip-deltas need ~log2(65,536) + 1
+  std::vector<records::list_delta> deltas;
+  value base;
+  rocksdb::PinnableSlice bytes;
+  for (channel_version at = version;;) {
+    std::string key = channel_key;
+    keys::append_u64(key, at);
+    if (!deltas.empty()) {  // a base: a whole blob, or a delta again
+      bytes.Reset();
+      auto s = db.db().Get(read, db.blobs, key, &bytes);
+      if (s.ok()) {
+        base = serde->loads(bytes.ToStringView());
+        break;
+      }
+      if (!s.IsNotFound()) check(s, "reading version " + std::to_string(at));
+    }
+    key += keys::delta_suffix;
+    bytes.Reset();
+    auto s = db.db().Get(read, db.blobs, key, &bytes);
+    if (s.IsNotFound()) {
+      if (deltas.empty()) return std::nullopt;
+      throw error(error_code::storage_error,
+                  "base version " + std::to_string(at) + " of a list delta has no value");
+    }
+    check(s, "reading the list delta at version " + std::to_string(at));
+    records::list_delta delta = records::decode_list_delta(bytes.ToStringView());
+    if (delta.base >= at || deltas.size() >= max_chain)
+      throw error(error_code::storage_error,
+                  "the list delta at version " + std::to_string(at) + " names base version " +
+                      std::to_string(delta.base) +
+                      (deltas.size() >= max_chain ? ", past the longest chain of deltas"
+                                                  : ", not an earlier one"));
+    at = delta.base;
+    deltas.push_back(std::move(delta));
+  }
+  if (!base.is_list())
+    throw error(
+        error_code::storage_error,
+        "the base of a list delta is a " + std::string(kind_name(base.kind())) + ", not a list");
+  superstep::list out = base.as_list();
+  for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
+    const superstep::list& from = out;
+    if (from.size() < it->base_length)
+      throw error(error_code::storage_error,
+                  "a list delta extends the first " + std::to_string(it->base_length) +
+                      " elements of a list of " + std::to_string(from.size()));
+    value items = serde->loads(it->items);
+    if (!items.is_list())
+      throw error(error_code::storage_error, "the elements of a list delta are a " +
+                                                 std::string(kind_name(items.kind())) +
+                                                 ", not a list");
+    superstep::list next;
+    next.reserve(it->base_length + items.as_list().size());
+    next.insert(next.end(), from.begin(),
+                from.begin() + static_cast<std::ptrdiff_t>(it->base_length));
+    next.insert(next.end(), items.as_list().begin(), items.as_list().end());
+    out = std::move(next);
+  }
+  return value(std::move(out));
 }
 
 void rocksdb_saver::impl::list_namespace(const rocksdb::ReadOptions& read,
@@ -212,27 +283,57 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
   // again each time the batch would have grown.
   const std::string record =
       records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
-  std::vector<std::pair<std::string, std::optional<std::string>>> blobs;
+  struct blob {
+    std::string chain;  // the blob key without the version: the channel's blob_chains key
+    std::string key;
+    channel_version version = 0;
+    const value* v = nullptr;  // nullptr: cleared
+    std::optional<blob_chains::delta> delta;
+    std::string bytes;
+    std::size_t size = 0;
+  };
+  std::vector<blob> blobs;
+  blobs.reserve(new_versions.size());
   std::size_t bytes = prefix.size() + cp.id.size() + record.size() + 64;
   for (const auto& [channel, version] : new_versions) {
-    std::string key = prefix;
-    keys::append_string(key, channel);
-    keys::append_u64(key, version);
-    auto it = cp.channel_values.find(channel);
+    blob& b = blobs.emplace_back();
+    b.chain = prefix;
+    keys::append_string(b.chain, channel);
+    b.key = b.chain;
+    keys::append_u64(b.key, version);
+    b.version = version;
     // A channel with a new version but no value was cleared: no blob at that version.
-    std::optional<std::string> blob;
-    if (it != cp.channel_values.end()) blob = d.serde->dumps(it->second);
-    bytes += key.size() + (blob ? blob->size() : 0) + 32;
-    blobs.emplace_back(std::move(key), std::move(blob));
+    if (auto it = cp.channel_values.find(channel); it != cp.channel_values.end()) {
+      b.v = &it->second;
+      b.delta = d.chains.plan(b.chain, *b.v);
+      if (b.delta) {
+        const superstep::list& all = b.v->as_list();
+        records::list_delta delta{b.delta->base, b.delta->base_length, {}};
+        delta.items = d.serde->dumps(value(superstep::list(
+            all.begin() + static_cast<std::ptrdiff_t>(b.delta->base_length), all.end())));
+        b.bytes = records::encode_list_delta(delta);
+        b.key += keys::delta_suffix;
+      } else {
+        b.bytes = d.serde->dumps(*b.v);
+      }
+      b.size = b.bytes.size();
+    }
+    bytes += b.key.size() + b.size + 32;
   }
   rocksdb::WriteBatch batch(bytes);
   check(batch.Put(d.db.checkpoints, prefix + cp.id, record), "batching a checkpoint");
-  for (auto& [key, blob] : blobs) {
-    check(blob ? batch.Put(d.db.blobs, key, *blob) : batch.Delete(d.db.blobs, key),
+  for (auto& b : blobs) {
+    check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes) : batch.Delete(d.db.blobs, b.key),
           "batching a blob");
-    if (blob) std::string().swap(*blob);  // in the batch now: free the copy at once
+    std::string().swap(b.bytes);  // in the batch now: free the copy at once
   }
   d.write(batch, "writing " + describe(config.thread_id, config.checkpoint_ns, cp.id));
+  for (const auto& b : blobs) {
+    if (b.v)
+      d.chains.written(b.chain, b.version, *b.v, b.delta, b.size);
+    else
+      d.chains.forget(b.chain);
+  }
   return checkpoint_config{config.thread_id, config.checkpoint_ns, cp.id};
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "blob_chains.hpp"
 #include "checkpoint_records.hpp"
 #include "rocksdb_database.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
@@ -50,6 +51,12 @@ struct rocksdb_saver::impl {
                               const std::string& ns, const std::string& id,
                               records::stored_checkpoint stored) const;
 
+  /// The value of a channel at a version whose whole blob is not stored: from its delta (and
+  /// the delta's bases), or nullopt when the version has no blob (the channel was cleared).
+  /// `channel_key` is the blob key without the version.
+  std::optional<value> read_delta(const rocksdb::ReadOptions& read, const std::string& channel_key,
+                                  channel_version version) const;
+
   /// Appends to `out` the checkpoints of (thread, config.checkpoint_ns) that `config` and
   /// `options` select, newest first, until `out` is full.
   void list_namespace(const rocksdb::ReadOptions& read, const std::string& thread_id,
@@ -68,6 +75,7 @@ struct rocksdb_saver::impl {
   rocksdb::WriteOptions write_options;
   std::array<std::mutex, 16> write_locks;
   std::mutex maintenance;  ///< copy_thread, prune and delete_thread, one at a time
+  blob_chains chains;      ///< which list values put writes as deltas
 };
 
 }  // namespace superstep::storage

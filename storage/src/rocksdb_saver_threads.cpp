@@ -21,6 +21,7 @@ void rocksdb_saver::delete_thread(const std::string& thread_id) {
   for (auto* cf : {d.db.checkpoints, d.db.writes, d.db.blobs})
     check(batch.DeleteRange(cf, prefix, end), "batching a range deletion");
   d.write(batch, "deleting thread '" + thread_id + "'");
+  d.chains.clear();
 }
 
 void rocksdb_saver::copy_thread(const std::string& source, const std::string& target) {
@@ -51,11 +52,13 @@ void rocksdb_saver::copy_thread(const std::string& source, const std::string& ta
     it.check_status("reading thread '" + source + "'");
   }
   d.write(batch, "copying thread '" + source + "' to '" + target + "'");
+  d.chains.clear();  // the target's chains were replaced
 }
 
 void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   impl& d = *impl_;
   std::lock_guard lock(d.maintenance);
+  d.chains.clear();  // no delta from now on is based on a version this may remove
   for (const std::string& thread_id : thread_ids) {
     snapshot_read read(d.db);
     const std::string thread = keys::prefix(thread_id);
@@ -96,6 +99,31 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
           used.emplace(ns, channel, version);
       }
     }
+    // A list delta reads its base version too, and the base's base.
+    std::vector<std::tuple<std::string, std::string, channel_version>> bases(used.begin(),
+                                                                             used.end());
+    while (!bases.empty()) {
+      auto [ns, channel, version] = std::move(bases.back());
+      bases.pop_back();
+      std::string key = keys::prefix(thread_id, ns, channel);
+      keys::append_u64(key, version);
+      key += keys::delta_suffix;
+      rocksdb::PinnableSlice bytes;
+      auto s = d.db.db().Get(read.options, d.db.blobs, key, &bytes);
+      if (s.IsNotFound()) continue;
+      check(s, "reading a list delta of thread '" + thread_id + "'");
+      channel_version base = 0;
+      try {
+        base = records::decode_list_delta(bytes.ToStringView()).base;
+      } catch (const error& e) {
+        throw error(error_code::storage_error,
+                    "rocksdb_saver: cannot read the list delta of "
+                    "channel '" +
+                        channel + "' at version " + std::to_string(version) + " of thread '" +
+                        thread_id + "': " + e.what());
+      }
+      if (used.emplace(ns, channel, base).second) bases.emplace_back(ns, channel, base);
+    }
     range_scan blobs(d.db, d.db.blobs, read.options, thread, keys::successor(thread));
     for (blobs->SeekToFirst(); blobs->Valid(); blobs->Next()) {
       std::string_view key = blobs->key().ToStringView();
@@ -103,12 +131,15 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
       auto ns = keys::read_string(key, pos);
       auto channel = ns ? keys::read_string(key, pos) : std::nullopt;
       auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
-      if (!version) damaged_key("blobs", key);
+      if (!version ||
+          !(pos == key.size() || (pos + 1 == key.size() && key[pos] == keys::delta_suffix)))
+        damaged_key("blobs", key);
       if (!used.count({*ns, *channel, *version}))
         check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
     }
     blobs.check_status("reading the blobs of thread '" + thread_id + "'");
     d.write(batch, "pruning thread '" + thread_id + "'");
+    d.chains.clear();  // the chains may name versions just removed
   }
 }
 

@@ -71,6 +71,9 @@ class raw_db {
   void put(const std::string& family, const std::string& key, const std::string& v) {
     BOOST_REQUIRE(db_->Put({}, this->family(family), key, v).ok());
   }
+  void erase(const std::string& family, const std::string& key) {
+    BOOST_REQUIRE(db_->Delete({}, this->family(family), key).ok());
+  }
 
  private:
   rocksdb::DB* db_ = nullptr;
@@ -159,6 +162,95 @@ BOOST_AUTO_TEST_CASE(an_unchanged_channel_is_stored_once_in_the_blobs) {
   // The checkpoint records hold no values: each is far smaller than `big`.
   for (const auto& [key, record] : db.entries("checkpoints")) BOOST_TEST(record.size() < 1024u);
   BOOST_TEST(db.entries("store").empty());
+}
+
+// A list that grows by an element a step (an append reducer's channel) is written as what it
+// added, not whole: every version reads back, after reopening, after pruning, and next to a
+// fork whose list is not an extension of the last one written.
+BOOST_AUTO_TEST_CASE(a_growing_list_is_written_as_deltas_and_every_version_reads_back) {
+  temp_dir dir;
+  checkpoint_builder b;
+  const std::string text(200, 'm');
+  std::vector<value> lists;  // the list of each checkpoint, each sharing the last one's elements
+  std::vector<checkpoint_config> stored;
+  constexpr int steps = 40;
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    list now;
+    for (int i = 0; i < 8; ++i) now.push_back(object{{"n", i}, {"text", text}});
+    checkpoint_config at{"t", "", ""};
+    for (int v = 1; v <= steps; ++v) {
+      now.push_back(object{{"n", v + 100}, {"text", text}});
+      lists.emplace_back(now);
+      auto cp = b.make(
+          {{"messages", lists.back()}, {"n", v}},
+          {{"messages", static_cast<channel_version>(v)}, {"n", static_cast<channel_version>(v)}});
+      at = put_all(*saver, "t", "", at.checkpoint_id, cp, loop_metadata(v));
+      stored.push_back(at);
+    }
+    for (int v = 1; v <= steps; ++v)
+      BOOST_TEST(values_of(saver->get_tuple(stored[v - 1])).get("messages") == lists[v - 1]);
+    // A fork from version 10 with a list of its own: not an extension of the last list.
+    list fork = lists[9].as_list();
+    fork.push_back("forked");
+    auto cp = b.make({{"messages", value(fork)}}, {{"messages", steps + 1}});
+    auto forked = saver->put(stored[9], cp, loop_metadata(11), {{"messages", steps + 1}});
+    BOOST_TEST(values_of(saver->get_tuple(forked)).get("messages") == value(fork));
+    BOOST_TEST(values_of(saver->get_tuple(stored.back())).get("messages") == lists.back());
+  }
+  std::size_t deltas = 0, blob_bytes = 0;
+  {
+    raw_db db(dir.str());
+    for (const auto& [key, bytes] : db.entries("blobs")) {
+      deltas += key.back() == 'd';
+      blob_bytes += bytes.size();
+    }
+  }
+  // Whole, the lists would take ~ (8+1 + 8+40) / 2 * 40 elements of ~200 bytes: ~230 KB.
+  BOOST_TEST(deltas >= 30u);
+  BOOST_TEST(blob_bytes < 60'000u);
+  // A reopened saver (nothing remembered) reads every version, then writes on.
+  auto saver = rocksdb_saver::open(dir.str());
+  for (int v = 1; v <= steps; ++v)
+    BOOST_TEST(values_of(saver->get_tuple(stored[v - 1])).get("messages") == lists[v - 1]);
+  saver->prune({"t"}, 3);
+  const auto kept = saver->list({"t", "", ""}, {});
+  BOOST_REQUIRE_EQUAL(kept.size(), 3u);
+  BOOST_TEST(values_of(kept[1]).get("messages") == lists[steps - 1]);
+  BOOST_TEST(values_of(kept[2]).get("messages") == lists[steps - 2]);
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_list_delta_or_a_missing_base_is_an_error_naming_the_channel) {
+  temp_dir dir;
+  checkpoint_builder b;
+  checkpoint_config at{"t", "", ""};
+  std::vector<checkpoint_config> stored;
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    list now{1, 2, 3, 4};
+    for (channel_version v = 1; v <= 4; ++v) {
+      now.push_back(static_cast<int>(v) * 10);
+      auto cp = b.make({{"l", value(now)}}, {{"l", v}});
+      at = put_all(*saver, "t", "", at.checkpoint_id, cp, loop_metadata(static_cast<int>(v)));
+      stored.push_back(at);
+    }
+  }
+  {
+    raw_db db(dir.str());
+    const auto blobs = db.entries("blobs");
+    BOOST_REQUIRE_EQUAL(blobs.size(), 4u);  // whole at 1, deltas at 2..4
+    BOOST_TEST(blobs[0].first.back() != 'd');
+    BOOST_TEST(blobs[3].first.back() == 'd');
+    db.put("blobs", blobs[3].first, "garbage");
+    // Version 2's delta names version 1, whose whole blob goes.
+    BOOST_REQUIRE(blobs[1].first.back() == 'd');
+    db.erase("blobs", blobs[0].first);
+  }
+  auto saver = rocksdb_saver::open(dir.str());
+  expect_error([&] { (void)saver->get_tuple(stored[3]); }, error_code::storage_error,
+               "channel 'l' at version 4");
+  expect_error([&] { (void)saver->get_tuple(stored[1]); }, error_code::storage_error,
+               "channel 'l' at version 2: base version 1 of a list delta has no value");
 }
 
 BOOST_AUTO_TEST_CASE(a_damaged_record_is_an_error_naming_its_thread_and_checkpoint) {
