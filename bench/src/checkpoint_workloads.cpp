@@ -88,6 +88,39 @@ measurement rocksdb_write_batch(const options& opts, const std::string& mode) {
   return m;
 }
 
+// The same entries as a put of `one_kb_checkpoint` writes, raw: its record (~300 bytes) in one
+// column family and its three values (1000 bytes and two small) in another, one WriteBatch.
+measurement rocksdb_write_batch_entries(const options& opts, const std::string& mode) {
+  scratch_dir dir("raw4");
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  o.create_missing_column_families = true;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families{
+      {rocksdb::kDefaultColumnFamilyName, {}}, {"checkpoints", {}}, {"blobs", {}}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  auto s = rocksdb::DB::Open(o, dir.path.string(), families, &handles, &raw);
+  check(s.ok(), "rocksdb open: " + s.ToString());
+  rocksdb::WriteOptions w;
+  w.sync = mode == "rocksdb_sync";
+  const std::string record(300, 'r'), text(1010, 'x'), small(12, 's');
+  std::int64_t n = 0;
+  auto m = measure(mode, "rocksdb_writebatch_1KB_4_entries", "batch", puts_per_run, opts.runs, [&] {
+    for (int i = 0; i < puts_per_run; ++i) {
+      const std::string id = std::to_string(++n);
+      rocksdb::WriteBatch batch;
+      batch.Put(handles[1], "thread/checkpoint/" + id, record);
+      batch.Put(handles[2], "thread/text/" + id, text);
+      batch.Put(handles[2], "thread/n/" + id, small);
+      batch.Put(handles[2], "thread/ok/" + id, small);
+      check(raw->Write(w, &batch).ok(), "rocksdb write");
+    }
+  });
+  for (auto* h : handles) raw->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  delete raw;
+  return m;
+}
+
 // 50 checkpointed steps of a graph whose state holds `big_bytes` that never change, and a
 // counter that changes every step. Only the steps are timed: each run's thread first gets its
 // input (the big value) untimed, then is resumed with Command(update, goto). With checkpoints
@@ -189,6 +222,7 @@ std::vector<workload> checkpoint_workloads() {
       {"checkpoint_put_1KB", checkpoint_put},
       {"checkpoint_get_tuple", checkpoint_get_tuple},
       {"rocksdb_writebatch_1KB", rocksdb_write_batch},
+      {"rocksdb_writebatch_1KB_4_entries", rocksdb_write_batch_entries},
       {"state_1MB_one_key_per_step",
        [](const options& o, const std::string& m) {
          return big_state_step(o, m, 1 << 20, "state_1MB_one_key_per_step");
