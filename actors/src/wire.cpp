@@ -151,7 +151,7 @@ void read_message(std::string_view bytes, const char* what, F&& read) {
 }  // namespace
 
 std::string encode(const task_batch& b) {
-  capnp::MallocMessageBuilder builder;
+  capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::TaskBatch>();
   root.setFormat(format);
   root.setId(b.id);
@@ -196,7 +196,7 @@ void decode(std::string_view bytes, task_batch& b) {
 }
 
 std::string encode(const task_batch_done& d) {
-  capnp::MallocMessageBuilder builder;
+  capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::TaskBatchDone>();
   root.setFormat(format);
   root.setId(d.id);
@@ -214,7 +214,7 @@ void decode(std::string_view bytes, task_batch_done& d) {
 }
 
 std::string encode(const stream_chunk& c) {
-  capnp::MallocMessageBuilder builder;
+  capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::StreamChunk>();
   root.setFormat(format);
   put_strings(root.initNs(static_cast<unsigned>(c.ns.size())), c.ns);
@@ -232,7 +232,7 @@ void decode(std::string_view bytes, stream_chunk& c) {
 }
 
 std::string encode(const value& v) {
-  capnp::MallocMessageBuilder builder(128);
+  capnp_io::bounded_message_builder builder(128);
   auto root = builder.initRoot<wire::Envelope>();
   root.setFormat(format);
   put(root.initValue(), v);

@@ -89,8 +89,8 @@ value read(Value::Reader in, error_code code) {
 }
 
 std::string encode(const value& v, error_code code) {
-  // A small first segment: most values are small; larger ones grow.
-  capnp::MallocMessageBuilder builder(128);
+  // A small first segment: most values are small; larger ones grow with little slack.
+  capnp_io::bounded_message_builder builder(128);
   write(builder.initRoot<Value>(), v, nesting_limit - 1, code);
   return message_bytes(builder);
 }

@@ -171,7 +171,7 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
 }
 
 void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer& serde,
-                         capnp::MallocMessageBuilder& builder) {
+                         capnp::MessageBuilder& builder) {
   auto record = builder.initRoot<schema::PendingWrite>();
   record.setFormat(grouped_bundle_format);
   auto list = record.initTasks(static_cast<unsigned>(tasks.size()));

@@ -37,7 +37,7 @@ pending_write decode_write(std::string_view bytes, const serializer& serde);
 /// The writes of several tasks as one record (a bundle) in `builder`, each value encoded by
 /// `serde` straight into it: a fan-out's million writes are not copied once more first.
 void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer& serde,
-                         capnp::MallocMessageBuilder& builder);
+                         capnp::MessageBuilder& builder);
 
 /// The writes of a record of the writes column family: one, or a bundle's.
 std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde);

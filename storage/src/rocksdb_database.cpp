@@ -49,12 +49,19 @@ rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  rocksdb::ColumnFamilyOptions probed = cf_options;
+  // Values of 64 KiB and more (a fan-out's pending Sends, a big channel) go to blob files
+  // when their memtable is flushed, streamed, rather than into a table block: a block holding a
+  // 200 MB value is built, then compressed, in two more buffers of its size.
+  rocksdb::ColumnFamilyOptions large = cf_options;
+  large.enable_blob_files = true;
+  large.min_blob_size = 64 << 10;
+  large.enable_blob_garbage_collection = true;
+  rocksdb::ColumnFamilyOptions probed = large;
   probed.memtable_whole_key_filtering = true;
   probed.memtable_prefix_bloom_size_ratio = 0.05;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const auto& name : names)
-    families.emplace_back(name, name == "writes" ? probed : cf_options);
+    families.emplace_back(name, name == "writes" ? probed : name == "blobs" ? large : cf_options);
   check(rocksdb::DB::Open(options, dir, families, &handles_, &db_), "cannot open " + dir);
 
   for (std::size_t i = 0; i < names.size(); ++i) {

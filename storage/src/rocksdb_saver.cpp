@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "capnp_message.hpp"
 #include "rocksdb_keys.hpp"
 #include "rocksdb_saver_impl.hpp"
 #include "saver_checks.hpp"
@@ -370,12 +371,12 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     if (saved->Valid()) return;  // saved before: keep that copy
   }
   if ((tasks.size() > 1 || one_big_task) && all_normal(tasks)) {
-    // One first segment, sized generously: the builder does not grow by copying, and what
-    // the estimate overshoots is never touched (so never resident).
+    // The first segment sized for a batch of small writes; a bigger bundle grows in segments
+    // with little slack (written out segment by segment below, never flattened).
     std::size_t estimate = 64;
-    for (const auto& t : tasks) estimate += 16 + 48 * t.writes.size();
-    capnp::MallocMessageBuilder message(
-        static_cast<unsigned>(std::min<std::size_t>(estimate, std::size_t{1} << 28)));
+    for (const auto& t : tasks) estimate += 16 + 24 * t.writes.size();
+    capnp_io::bounded_message_builder message(
+        static_cast<unsigned>(std::min<std::size_t>(estimate, std::size_t{1} << 20)));
     records::encode_write_bundle(tasks, *d.serde, message);
     // Named by its first task and when it was saved, so a later bundle starting with the same
     // task sorts after it (the first saved copy of a task's writes is the one read back).

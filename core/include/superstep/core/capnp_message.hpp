@@ -7,14 +7,51 @@
 #include <capnp/serialize.h>
 #include <kj/io.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "superstep/core/error.hpp"
 
 namespace superstep::capnp_io {
+
+/// A message builder whose slack stays small for big messages. Cap'n Proto's default makes
+/// each new segment as large as the message so far, zeroed: a 200 MB message may hold 200 MB
+/// more that it never uses but that was touched (resident). Here segments double from
+/// `first_words` up to 8 MB, then grow by an eighth of the message so far: at most ~12 % (or 8
+/// MB) unused, in a few dozen segments even for gigabytes.
+class bounded_message_builder final : public capnp::MessageBuilder {
+ public:
+  explicit bounded_message_builder(unsigned first_words = 1024) : next_(first_words) {}
+  bounded_message_builder(const bounded_message_builder&) = delete;
+  bounded_message_builder& operator=(const bounded_message_builder&) = delete;
+  ~bounded_message_builder() noexcept(false) override {
+    for (void* s : segments_) std::free(s);
+  }
+
+  kj::ArrayPtr<capnp::word> allocateSegment(unsigned minimum_size) override {
+    constexpr std::size_t doubling_limit = std::size_t{1} << 20;  // words: 8 MB
+    const std::size_t size = std::max<std::size_t>(minimum_size, next_);
+    void* memory = std::calloc(size, sizeof(capnp::word));  // builders need zeroed memory
+    if (!memory) throw std::bad_alloc();
+    segments_.push_back(memory);
+    total_ += size;
+    next_ = std::min<std::size_t>(
+        std::max<std::size_t>(total_ <= doubling_limit ? total_ : total_ / 8, next_),
+        std::size_t{1} << 28);
+    return kj::ArrayPtr<capnp::word>(static_cast<capnp::word*>(memory), size);
+  }
+
+ private:
+  std::size_t next_;
+  std::size_t total_ = 0;
+  std::vector<void*> segments_;
+};
 
 /// The message of `builder` as bytes (segment table, then segments), written in one pass.
 inline std::string message_bytes(capnp::MessageBuilder& builder) {
