@@ -10,6 +10,7 @@
 #include "ann_index.hpp"
 #include "rocksdb_database.hpp"
 #include "rocksdb_keys.hpp"
+#include "store_index_record.hpp"
 #include "store_sweeper.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/store_support.hpp"
@@ -112,6 +113,7 @@ struct rocksdb_store::impl {
   long long last_micros = 0;
   // Keyed by item key ('i'...); updated under write_mutex after each write lands.
   std::unique_ptr<ann_index> ann;
+  std::unique_ptr<store_index_record> index_record;  // with an index
   std::unique_ptr<ttl_sweeper> sweeper;  // set last by open(), reset first by the destructor
 
   impl(const std::string& dir, rocksdb_store_options o)
@@ -217,6 +219,9 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
   support::check_ttl_config(options.ttl);
   std::unique_ptr<rocksdb_store> s(
       new rocksdb_store(std::make_unique<impl>(dir, std::move(options))));
+  if (s->impl_->options.index)
+    s->impl_->index_record = std::make_unique<store_index_record>(s->impl_->db, *s->impl_->serde,
+                                                                  *s->impl_->options.index);
   if (uses_ann(s->impl_->options.index)) {
     s->impl_->ann = std::make_unique<ann_index>(*s->impl_->options.index);
   }
@@ -244,6 +249,7 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
   std::vector<std::vector<float>> vectors;
   if (config && index.enabled) {
     const auto& fields = index.fields ? *index.fields : config->fields;
+    impl_->index_record->check();  // before the embedder runs (a model's calls cost)
     vectors = support::embed_checked(*config, support::texts_to_embed(v, fields));
   }
 
@@ -270,9 +276,11 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
   if (vectors.empty()) {
     check(batch.Delete(db.store, ekey), "batch");
   } else {
+    impl_->index_record->add_if_missing(batch);
     check(batch.Put(db.store, ekey, encode_vectors(vectors)), "batch");
   }
   check(db.db().Write(impl_->write_options(), &batch), "put " + key);
+  if (!vectors.empty()) impl_->index_record->written();
   if (impl_->ann_live()) impl_->ann->set(ikey, vectors);
 }
 
@@ -308,9 +316,11 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   const auto& config = impl_->options.index;
   const bool semantic = config && options.query;
   std::vector<float> query;
-  if (semantic) query = std::move(support::embed_checked(*config, {*options.query}).front());
-
-  if (semantic) impl_->ensure_ann();
+  if (semantic) {
+    impl_->index_record->check();
+    query = std::move(support::embed_checked(*config, {*options.query}).front());
+    impl_->ensure_ann();
+  }
   auto& db = impl_->db;
   snapshot_read read(db);
   const long long now = support::now_micros(impl_->options.ttl);

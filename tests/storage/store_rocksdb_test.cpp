@@ -81,6 +81,11 @@ class raw_store_family {
   void put(const std::string& key, const value& record) {
     BOOST_REQUIRE(db_->Put({}, store_, key, storage::make_capnp_serializer()->dumps(record)).ok());
   }
+  void remove(const std::string& key) { BOOST_REQUIRE(db_->Delete({}, store_, key).ok()); }
+  bool has(const std::string& key) const {
+    std::string bytes;
+    return db_->Get({}, store_, key, &bytes).ok();
+  }
 
  private:
   rocksdb::DB* db_ = nullptr;
@@ -271,4 +276,80 @@ BOOST_AUTO_TEST_CASE(a_record_of_a_newer_format_is_named_not_misread) {
   auto s = rocksdb_store::open(dir.str());
   BOOST_TEST(superstep::store_conformance::throws_naming([&] { (void)s->get({"new"}, "k"); },
                                                          error_code::storage_error, "format 3"));
+}
+
+namespace {
+
+storage::rocksdb_store_options hashing_options(std::size_t dims, std::string id) {
+  storage::rocksdb_store_options options;
+  options.sync = false;
+  options.index = storage::index_config{dims, storage::make_hashing_embedder(dims), {"$"}};
+  options.index->embedder_id = std::move(id);
+  return options;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_database_refuses_to_embed_with_another_embedder_or_dims) {
+  using superstep::store_conformance::throws_naming;
+  temp_dir dir;
+  const storage::namespace_path ns{"u"};
+  storage::search_options query;
+  query.query = "pizza";
+  {
+    auto s = rocksdb_store::open(dir.str(), hashing_options(32, "hashing"));
+    s->put(ns, "plain", object{{"t", "no vectors"}}, {false, {}});  // records nothing yet
+  }
+  {
+    // The first vector records its index.
+    auto s = rocksdb_store::open(dir.str(), hashing_options(48, "hashing"));
+    s->put(ns, "food", object{{"t", "I like pizza"}});
+  }
+  const std::string recorded = "embedder \"hashing\" with 48 dimensions";
+  for (const auto& [dims, id] : {std::pair<std::size_t, std::string>{32, "hashing"},
+                                 {48, "openai/text-embedding-3-small"}}) {
+    auto s = rocksdb_store::open(dir.str(), hashing_options(dims, id));
+    BOOST_TEST(throws_naming(
+        [&] {
+          s->put(ns, "x", object{{"t", "sushi"}});
+        },
+        error_code::invalid_argument, recorded));
+    BOOST_TEST(throws_naming([&] { (void)s->search(query); }, error_code::invalid_argument,
+                             "not embedder \"" + id + "\" with " + std::to_string(dims)));
+    // Reading, listing, searching without a query and puts without vectors still work.
+    BOOST_TEST(!s->get(ns, "x").has_value());
+    BOOST_TEST(s->get(ns, "food").has_value());
+    BOOST_TEST(s->search({}).size() == 2u);
+    s->put(ns, "note", object{{"t", "unindexed"}}, {false, {}});
+    s->remove(ns, "note");
+  }
+  // The same index, or one without an id and the same dims, embeds as before.
+  for (const std::string id : {"hashing", ""}) {
+    auto s = rocksdb_store::open(dir.str(), hashing_options(48, id));
+    const auto found = s->search(query);
+    BOOST_REQUIRE_EQUAL(found.size(), 1u);
+    BOOST_TEST(found[0].key == "food");
+    s->put(ns, "food", object{{"t", "I like pizza a lot"}});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(vectors_stored_before_the_index_record_must_have_its_dims) {
+  using superstep::store_conformance::throws_naming;
+  temp_dir dir;
+  { rocksdb_store::open(dir.str(), hashing_options(32, "hashing"))->put({"u"}, "a", object{}); }
+  {
+    raw_store_family raw(dir.str());
+    BOOST_REQUIRE(raw.has("mindex"));
+    raw.remove("mindex");  // as a database from before index records
+  }
+  {
+    auto s = rocksdb_store::open(dir.str(), hashing_options(64, "hashing"));
+    BOOST_TEST(throws_naming([&] { s->put({"u"}, "b", object{}); }, error_code::invalid_argument,
+                             "holds vectors of 32 dimensions, not 64"));
+    BOOST_TEST(!s->get({"u"}, "b").has_value());
+  }
+  BOOST_TEST(!raw_store_family(dir.str()).has("mindex"));
+  // Opened as it was written, it records its index with the next vector.
+  rocksdb_store::open(dir.str(), hashing_options(32, "hashing"))->put({"u"}, "b", object{});
+  BOOST_TEST(raw_store_family(dir.str()).has("mindex"));
 }

@@ -12,8 +12,10 @@ namespace superstep::storage {
 
 /// How `rocksdb_store::open` sets up a store.
 struct rocksdb_store_options {
-  /// Semantic search; nullopt: none. A database keeps the vectors it was written with, so
-  /// reopen it with the same embedder and dims.
+  /// Semantic search; nullopt: none. A database keeps the vectors it was written with and
+  /// records the embedder id and dims of the first: a put or a query through an index with
+  /// another id or dims throws invalid_argument naming both (gets, lists and searches without
+  /// a query still work).
   std::optional<index_config> index;
   /// Turns item records into bytes; null: `make_capnp_serializer()`.
   std::shared_ptr<const serializer> serde;
@@ -33,6 +35,8 @@ struct rocksdb_store_options {
 ///                                             "format": 2, with a TTL "ttl" and "exp"}
 ///   vectors  'e' S(label)... 00 00 S(key)  -> u32 count (little-endian), then count * dims f32
 ///   (native order)
+///   index    "mindex"                      -> record {"embedder", "dims"}: what made the
+///                                             vectors (index_config::embedder_id, dims)
 ///
 /// A namespace prefix is one range scan, a namespace's own items come before its children's,
 /// and `list_namespaces` skips over each namespace's items with one seek. A put writes the
