@@ -1,5 +1,9 @@
 #include "superstep/cluster/function_registry.hpp"
 
+#include <algorithm>
+
+#include "builtin_embedders.hpp"
+#include "superstep/cluster/function_params.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cluster {
@@ -86,6 +90,35 @@ router_function function_registry::make_router(std::string_view name, const valu
   return it->second(params);
 }
 
+void function_registry::add_embedder(std::string name, embedder_factory factory) {
+  if (builtin_embedder(name))
+    throw error(error_code::invalid_argument,
+                "embedder '" + name + "' is built in and cannot be registered");
+  add_unique(embedders_, std::move(name), std::move(factory), "embedder");
+}
+
+bool function_registry::has_embedder(std::string_view name) const noexcept {
+  return builtin_embedder(name) || embedders_.find(name) != embedders_.end();
+}
+
+storage::embed_fn function_registry::make_embedder(std::string_view name,
+                                                   const value& params) const {
+  const embedder_factory* factory = builtin_embedder(name);
+  if (auto it = embedders_.find(name); !factory && it != embedders_.end()) factory = &it->second;
+  if (!factory) {
+    std::string known;
+    for (const auto& n : embedder_names()) known += (known.empty() ? "" : ", ") + n;
+    throw error(error_code::unknown_function,
+                "unknown embedder '" + std::string(name) + "' (known: " + known + ")");
+  }
+  try {
+    return (*factory)(params);
+  } catch (const invalid_param& e) {
+    throw error(error_code::invalid_argument,
+                "embedder '" + std::string(name) + "': " + std::string(e.what()));
+  }
+}
+
 const channels::reducer& function_registry::reducer(std::string_view name) const {
   if (const channels::reducer* r = channels::builtin_reducer(name)) return *r;
   auto it = reducers_.find(name);
@@ -96,5 +129,13 @@ const channels::reducer& function_registry::reducer(std::string_view name) const
 std::vector<std::string> function_registry::node_names() const { return names_of(nodes_); }
 std::vector<std::string> function_registry::router_names() const { return names_of(routers_); }
 std::vector<std::string> function_registry::reducer_names() const { return names_of(reducers_); }
+
+std::vector<std::string> function_registry::embedder_names() const {
+  std::vector<std::string> out = builtin_embedder_names();
+  const auto registered = names_of(embedders_);
+  out.insert(out.end(), registered.begin(), registered.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 }  // namespace superstep::cluster

@@ -1,8 +1,10 @@
 // An example node library: build it as a shared object and give it to a worker with
 // `superstep worker --join HOST:PORT --plugin build/examples/libtext_nodes.so`. Specs then
-// name its functions ("fn": "text.upper"). examples/specs/shout.json uses them.
+// name its functions ("fn": "text.upper"). examples/specs/shout.json uses them. It also has an
+// embedder for the store: `superstep store ... --plugin LIB --embedder text.letters --dims 26`.
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "superstep/cluster/plugin.hpp"
 
@@ -45,6 +47,25 @@ SUPERSTEP_PLUGIN(registry) {
     return [from, to](const value& state, node_context&) -> value {
       const value& v = state.get(from);
       return object{{to, static_cast<std::int64_t>(v.is_string() ? v.as_string().size() : 0)}};
+    };
+  });
+  // text.letters: an embedder whose vector of a text counts its letters a-z, so texts that
+  // share letters are near. A toy; a real one would call a model.
+  registry.add_embedder("text.letters", [](const value& params) -> superstep::storage::embed_fn {
+    if (params.get("dims") != value(26))
+      throw superstep::error(superstep::error_code::invalid_argument,
+                             "text.letters: dims must be 26");
+    return [](const std::vector<std::string>& texts) {
+      std::vector<std::vector<float>> out;
+      for (const auto& text : texts) {
+        std::vector<float> counts(26, 0.0f);
+        for (unsigned char c : text) {
+          if (c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c - 'A' + 'a');
+          if (c >= 'a' && c <= 'z') counts[c - 'a'] += 1;
+        }
+        out.push_back(std::move(counts));
+      }
+      return out;
     };
   });
 }

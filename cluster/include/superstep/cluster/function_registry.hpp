@@ -9,6 +9,7 @@
 #include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/storage/embedder.hpp"
 
 namespace superstep::cluster {
 
@@ -20,17 +21,23 @@ using node_factory = std::function<node_function(const value& params)>;
 /// Makes a router (for conditional edges) from its params, likewise.
 using router_factory = std::function<router_function(const value& params)>;
 
+/// Makes an embedding function for the store's semantic search from its params: an object
+/// that holds at least "dims", the length of the vectors it must return (the store checks).
+/// Throws `invalid_param` or `superstep::error` when the params are missing or malformed.
+using embedder_factory = std::function<storage::embed_fn(const value& params)>;
+
 /// The named functions a graph spec may refer to: node factories, router factories and
-/// reducers.
+/// reducers; and the embedders that index the store for semantic search.
 ///
 /// A spec names node code ("fn": "std.template"); the registry turns the name and its params
 /// into a function. `main()` (or a test) builds one registry, fills it (the `std` library,
 /// node libraries loaded as plugins) and passes it to the spec loader: there is no global
 /// registry and no static registration.
 ///
-/// Built-in reducers (append, add, max, min, merge, add_messages) are always known and cannot
-/// be registered again. Names are unique per kind: registering a name twice throws
-/// `superstep::error` (invalid_argument), so two libraries cannot silently shadow each other.
+/// Built-in reducers (append, add, max, min, merge, add_messages) and embedders ("hashing" and
+/// "openai", see `make_embedder`) are always known and cannot be registered again. Names are unique
+/// per kind: registering a name twice throws `superstep::error` (invalid_argument), so two
+/// libraries cannot silently shadow each other.
 ///
 /// Thread-safety: fill it on one thread; afterwards, concurrent const lookups are safe.
 /// Functions it returns may be called concurrently by tasks of several runs.
@@ -39,11 +46,14 @@ class function_registry {
   void add_node(std::string name, node_factory factory);
   void add_router(std::string name, router_factory factory);
   void add_reducer(std::string name, channels::reducer reducer);
+  void add_embedder(std::string name, embedder_factory factory);
 
   bool has_node(std::string_view name) const noexcept;
   bool has_router(std::string_view name) const noexcept;
   /// True for registered and built-in reducers.
   bool has_reducer(std::string_view name) const noexcept;
+  /// True for registered and built-in embedders.
+  bool has_embedder(std::string_view name) const noexcept;
 
   /// The node function `name` made with `params`. Throws `superstep::error`
   /// (unknown_function) naming `name` when it is not registered; the factory's own errors
@@ -53,6 +63,15 @@ class function_registry {
   router_function make_router(std::string_view name, const value& params) const;
   /// A registered or built-in reducer; throws `superstep::error` (unknown_function) otherwise.
   const channels::reducer& reducer(std::string_view name) const;
+  /// The embedder `name` made with `params`. Built in:
+  ///  - "hashing" {dims}: storage::make_hashing_embedder, offline and deterministic;
+  ///  - "openai" {dims, model, url, key_env, batch, timeout_ms, send_dims}: an
+  ///    OpenAI-compatible HTTP endpoint (storage::make_openai_embedder; model and dims
+  ///    required, the rest as openai_embedder_options has them).
+  /// Throws `superstep::error` (unknown_function) listing the known names when `name` is not
+  /// one; (invalid_argument) naming the embedder when its params are bad; the factory's
+  /// other errors propagate.
+  storage::embed_fn make_embedder(std::string_view name, const value& params) const;
 
   /// Lets node functions and routers that are not registered resolve to stand-ins that fail
   /// with `unavailable` when called: a cluster's head loads graphs whose node code only its
@@ -65,12 +84,16 @@ class function_registry {
   std::vector<std::string> node_names() const;
   std::vector<std::string> router_names() const;
   std::vector<std::string> reducer_names() const;
+  /// Built-in and registered embedders.
+  std::vector<std::string> embedder_names() const;
 
  private:
   std::map<std::string, node_factory, std::less<>> nodes_;
   std::map<std::string, router_factory, std::less<>> routers_;
   std::map<std::string, channels::reducer, std::less<>> reducers_;
   bool allow_missing_ = false;
+  // Last, so that node libraries built before embedders find the members they use in place.
+  std::map<std::string, embedder_factory, std::less<>> embedders_;
 };
 
 }  // namespace superstep::cluster

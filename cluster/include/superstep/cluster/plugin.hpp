@@ -2,11 +2,13 @@
 
 // Writing a node library: a shared object that a worker (or `superstep run`) loads with
 // --plugin LIB.so. It defines one C entry point, through SUPERSTEP_PLUGIN, that fills the
-// registry it is given with node functions, routers and reducers:
+// registry it is given with node functions, routers, reducers and embedders (for the store's
+// semantic search: `superstep store|run|head --plugin LIB.so --embedder NAME`):
 //
 //   #include "superstep/cluster/plugin.hpp"
 //   SUPERSTEP_PLUGIN(registry) {
 //     registry.add_node("text.upper", [](const superstep::value& params) { ... });
+//     registry.add_embedder("text.letters", [](const superstep::value& params) { ... });
 //   }
 //
 // The library is built against the same superstep headers as the program that loads it and
