@@ -1,7 +1,9 @@
 #include "cli_args.hpp"
 
+#include <charconv>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "cli_args_support.hpp"
 #include "superstep/core/error.hpp"
@@ -52,6 +54,79 @@ bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& o
   return true;
 }
 
+std::size_t count_arg(const std::string& option, const std::string& text) {
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw usage_error(option + ": expected a count, not '" + text + "'");
+  return n;
+}
+
+const char* const embedder_usage =
+    "semantic search (the store's index):\n"
+    "  --embedder NAME       what turns values and queries into vectors: hashing (the\n"
+    "                        default: offline, deterministic), openai (an OpenAI-compatible\n"
+    "                        HTTP endpoint) or one that a --plugin library registers\n"
+    "  --dims N              the length of its vectors (default 384 with hashing; required\n"
+    "                        with the others). A database records the embedder and dims of\n"
+    "                        its first vector and refuses to embed with others\n"
+    "  --embedder-url URL    openai: the endpoint (default:\n"
+    "                        https://api.openai.com/v1/embeddings)\n"
+    "  --embedder-model M    openai: the model, such as text-embedding-3-small (required)\n"
+    "  --embedder-key-env V  openai: the environment variable holding the API key (default:\n"
+    "                        SUPERSTEP_EMBEDDINGS_KEY, else OPENAI_API_KEY, else no key)\n"
+    "  --embedder-send-dims  openai: ask the model for --dims dimensions (text-embedding-3)\n"
+    "  --embedder-batch N    openai: texts per request (default 256)\n"
+    "  --embedder-timeout MS openai: the time limit of a request (default 30000)\n"
+    "  --embedder-params JSON|@FILE\n"
+    "                        the embedder's params as an object (a plugin embedder's own)\n";
+
+bool take_embedder_option(const std::string& arg, arg_cursor& args, embedder_args& out) {
+  static const std::pair<const char*, const char*> string_params[] = {
+      {"--embedder-url", "url"}, {"--embedder-model", "model"}, {"--embedder-key-env", "key_env"}};
+  static const std::pair<const char*, const char*> count_params[] = {
+      {"--embedder-batch", "batch"}, {"--embedder-timeout", "timeout_ms"}};
+  if (arg == "--embedder") {
+    out.name = args.value_of(arg);
+    if (out.name.empty()) throw usage_error("--embedder: the name is empty");
+    return true;
+  }
+  if (arg == "--dims") {
+    out.dims = count_arg(arg, args.value_of(arg));
+    if (out.dims == 0) throw usage_error("--dims: must be at least 1");
+    return true;
+  }
+  if (arg == "--embedder-send-dims") {
+    out.params.set("send_dims", true);
+    return true;
+  }
+  if (arg == "--embedder-params") {
+    value params = read_json_arg(arg, args.value_of(arg));
+    if (!params.is_object()) throw usage_error("--embedder-params: expected a JSON object");
+    for (const auto& [name, v] : params.as_object()) out.params.set(name, v);
+    return true;
+  }
+  for (const auto& [option, param] : string_params) {
+    if (arg != option) continue;
+    out.params.set(param, args.value_of(arg));
+    return true;
+  }
+  for (const auto& [option, param] : count_params) {
+    if (arg != option) continue;
+    out.params.set(param, count_arg(arg, args.value_of(arg)));
+    return true;
+  }
+  return false;
+}
+
+void check_embedder(const embedder_args& embedder) {
+  if (embedder.name.empty() && !embedder.params.empty())
+    throw usage_error("the --embedder-* options need --embedder NAME");
+  if (!embedder.name.empty() && embedder.name != "hashing" && embedder.dims == 0)
+    throw usage_error("--embedder " + embedder.name +
+                      " needs --dims N (the length of its vectors)");
+}
+
 void unexpected_argument(const std::string& arg) {
   if (!arg.empty() && arg[0] == '-') throw usage_error("unknown option '" + arg + "'");
   throw usage_error("unexpected argument '" + arg + "'");
@@ -98,10 +173,14 @@ constexpr const char* run_usage =
     "                        (several after one --stream, or --stream repeated)\n"
     "  --subgraphs           also stream events of subgraphs, with their namespace\n"
     "  --config JSON|@FILE   the run's config object\n"
-    "  --plugin LIB.so       a node library whose functions the spec names (repeatable)\n"
+    "  --plugin LIB.so       a node library whose functions the spec names, or whose\n"
+    "                        embedder --embedder names (repeatable)\n"
     "  --progress            show a progress line on stderr during long steps (the default\n"
     "                        when stderr is a terminal)\n"
     "  --help                show this help\n"
+    "\n";
+
+constexpr const char* run_usage_end =
     "\n"
     "environment:\n"
     "  SUPERSTEP_AES_KEY     encrypt checkpoints with AES-256-GCM under this key (64 hex digits\n"
@@ -167,8 +246,12 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
   run_args out;
   while (!args.done()) {
     std::string a = args.next();
-    if (is_help(a)) return help_request{submit_usage_wanted ? submit_usage : run_usage};
+    if (is_help(a))
+      return help_request{submit_usage_wanted
+                              ? std::string(submit_usage)
+                              : std::string(run_usage) + detail::embedder_usage + run_usage_end};
     if (detail::take_thread_option(a, args, out.where)) continue;
+    if (detail::take_embedder_option(a, args, out.embedder)) continue;
     if (a == "--input") {
       out.input = read_json_arg(a, args.value_of(a));
     } else if (a == "--resume") {
@@ -204,6 +287,7 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
     if (out.where.graph_path.empty()) throw usage_error("run: missing GRAPH.json");
   }
   if (out.input && out.resume) throw usage_error("run: give either --input or --resume, not both");
+  detail::check_embedder(out.embedder);
   return out;
 }
 
@@ -267,6 +351,8 @@ command parse_command_line(int argc, const char* const* argv) {
     if (!r) return help_request{submit_usage};
     if (r->where.head.empty()) throw usage_error("submit: missing --head HOST:PORT");
     if (r->fsync) throw usage_error("submit: --fsync is the head's option");
+    if (r->embedder.given())
+      throw usage_error("submit: the store's embedder is the head's (--embedder, --dims)");
     return c;
   }
   if (cmd == "store") return detail::parse_store(rest);

@@ -46,6 +46,24 @@ struct tls_args {
   std::string cert, key, ca;
 };
 
+/// The embedder that indexes the data folder's store for semantic search (--embedder NAME,
+/// --dims N and the embedder's options), for the commands that open the store to use it:
+/// run, head and store. Others open it with the default, which is enough to read and list.
+struct embedder_args {
+  /// --embedder: a built-in embedder (hashing, openai) or one a --plugin registers; empty:
+  /// hashing.
+  std::string name;
+  /// --dims: the length of its vectors; 0: 384 (given without --embedder or with hashing;
+  /// the parsers require it with any other embedder).
+  std::size_t dims = 0;
+  /// The embedder's params: --embedder-params JSON, with what --embedder-url, -model,
+  /// -key-env, -batch, -timeout and -send-dims set on it (later options win).
+  object params;
+
+  /// Whether any of these options was given.
+  bool given() const noexcept { return !name.empty() || dims != 0 || !params.empty(); }
+};
+
 /// Options of every command that works on one thread's checkpoints.
 struct thread_args {
   /// --thread; empty only for `run`, which then makes up a fresh thread id.
@@ -79,6 +97,8 @@ struct head_args {
   unsigned threads = 0;
   bool fsync = false;
   tls_args tls;
+  /// The embedder of the store that nodes (here and on workers) use.
+  embedder_args embedder;
 };
 
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
@@ -110,6 +130,8 @@ struct run_args {
   value config;
   std::vector<stream_mode> modes;
   bool subgraphs = false;
+  /// The embedder of the store the nodes use (not with --head: the head's is the head's).
+  embedder_args embedder;
 };
 
 /// `superstep graph GRAPH.json [--mermaid]`.
@@ -160,7 +182,9 @@ struct store_args {
   std::size_t offset = 0;
   std::vector<std::string> prefix, suffix;
   std::optional<std::size_t> max_depth;
-  std::size_t dims = 384;
+  embedder_args embedder;
+  /// --plugin: libraries whose embedders --embedder may name.
+  std::vector<std::string> plugins;
   /// --head: the store of a cluster's head instead of the data folder's.
   std::string head, key_file;
   tls_args tls;

@@ -19,6 +19,9 @@ inline bool is_help(std::string_view a) { return a == "--help" || a == "-h"; }
 /// JSON given inline or, as "@path", in a file. Throws usage_error naming `option`.
 value read_json_arg(const std::string& option, const std::string& text);
 
+/// A count given to `option`; throws usage_error naming it.
+std::size_t count_arg(const std::string& option, const std::string& text);
+
 /// Walks the arguments after the subcommand.
 class arg_cursor {
  public:
@@ -43,6 +46,13 @@ class arg_cursor {
 /// Takes the options every thread command has (--thread, --data, --graph) when `arg` is one
 /// of them; false for any other argument.
 bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& out);
+
+/// Takes --embedder, --dims and the --embedder-* options when `arg` is one of them.
+bool take_embedder_option(const std::string& arg, arg_cursor& args, embedder_args& out);
+/// Throws usage_error unless the embedder options given make sense together.
+void check_embedder(const embedder_args& embedder);
+/// The help text of the embedder options, for the usage of the commands that take them.
+extern const char* const embedder_usage;
 
 /// Throws usage_error for an argument no command takes.
 [[noreturn]] void unexpected_argument(const std::string& arg);

@@ -24,7 +24,8 @@ constexpr const char* head_usage =
     "  --data DIR            the database (default: .superstep, created if missing)\n"
     "  --key-file FILE       the cluster's key: workers and clients must prove they have it\n"
     "                        (without it, anyone who reaches the port may join)\n"
-    "  --plugin LIB.so       a node library, for the reducers its graphs use (repeatable)\n"
+    "  --plugin LIB.so       a node library, for the reducers its graphs use and the\n"
+    "                        embedder --embedder names (repeatable)\n"
     "  --worker-wait SECONDS how long a step waits for a worker able to run a node before\n"
     "                        the run fails (default 30)\n"
     "  --threads N           scheduler threads (default: one per core)\n"
@@ -33,7 +34,8 @@ constexpr const char* head_usage =
     "                        cluster gives --tls)\n"
     "  --tls-cert F --tls-key F --tls-ca F\n"
     "                        TLS where both ends present a certificate signed by the CA\n"
-    "  --help                show this help\n";
+    "  --help                show this help\n"
+    "\n";
 
 constexpr const char* worker_usage =
     "usage: superstep worker --join HOST:PORT [--plugin LIB.so]... [--threads N] [options]\n"
@@ -99,8 +101,9 @@ command parse_head(arg_cursor args) {
   bool listen = false;
   while (!args.done()) {
     std::string a = args.next();
-    if (is_help(a)) return help_request{head_usage};
+    if (is_help(a)) return help_request{std::string(head_usage) + embedder_usage};
     if (take_tls_option(a, args, out.tls)) continue;
+    if (take_embedder_option(a, args, out.embedder)) continue;
     if (a == "--listen") {
       parse_address(a, args.value_of(a), out.host, out.port);
       listen = true;
@@ -123,6 +126,7 @@ command parse_head(arg_cursor args) {
   }
   if (!listen) throw usage_error("head: missing --listen HOST:PORT");
   check_tls(out.tls);
+  check_embedder(out.embedder);
   return out;
 }
 

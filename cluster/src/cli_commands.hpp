@@ -52,8 +52,10 @@ int show_history(command_env& env, const history_args& args);
 /// Updates the thread's state as a node would and prints the new config (cli_state.cpp).
 int update_state(command_env& env, const update_args& args);
 
-/// The long-term store in the data folder (cli_store.cpp).
-int run_store(const store_args& args, const std::function<void(const value&)>& print);
+/// The long-term store in the data folder, indexed by the embedder of `args` found in
+/// `registry` (cli_store.cpp).
+int run_store(const store_args& args, const cluster::function_registry& registry,
+              const std::function<void(const value&)>& print);
 
 /// The same command on `store` (a head's, through net::remote_store).
 int run_store_with(storage::store& store, const store_args& args,

@@ -73,7 +73,10 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-data_dir::data_dir(std::string path, bool fsync) : path_(std::move(path)), fsync_(fsync) {
+data_dir::data_dir(std::string path, bool fsync, std::optional<storage::index_config> index)
+    : path_(std::move(path)),
+      fsync_(fsync),
+      index_(index ? std::move(*index) : default_store_index()) {
   storage::rocksdb_saver_options options;
   options.sync = fsync;
   options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
@@ -82,19 +85,46 @@ data_dir::data_dir(std::string path, bool fsync) : path_(std::move(path)), fsync
 
 std::shared_ptr<storage::store> data_dir::store() const {
   std::lock_guard lock(store_mutex_);
-  if (!store_) store_ = open_store(path_, 384, fsync_);
+  if (!store_) store_ = open_store(path_, index_, fsync_);
   return store_;
 }
 
-std::shared_ptr<storage::store> open_store(const std::string& dir, std::size_t dims, bool fsync) {
+std::shared_ptr<storage::store> open_store(const std::string& dir, storage::index_config index,
+                                           bool fsync) {
   storage::rocksdb_store_options options;
-  storage::index_config index;
-  index.dims = dims;
-  index.embed = storage::make_hashing_embedder(dims);
-  options.index = index;
+  options.index = std::move(index);
   options.sync = fsync;
   options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
   return storage::rocksdb_store::open(dir, std::move(options));
+}
+
+namespace {
+
+constexpr std::size_t default_dims = 384;
+
+}  // namespace
+
+storage::index_config default_store_index() {
+  storage::index_config index;
+  index.dims = default_dims;
+  index.embed = storage::make_hashing_embedder(index.dims);
+  index.embedder_id = "hashing";
+  return index;
+}
+
+storage::index_config store_index(const embedder_args& embedder,
+                                  const cluster::function_registry& registry) {
+  if (!embedder.given()) return default_store_index();
+  storage::index_config index;
+  const std::string name = embedder.name.empty() ? "hashing" : embedder.name;
+  index.dims = embedder.dims ? embedder.dims : default_dims;
+  object params = embedder.params;
+  params.set("dims", index.dims);
+  index.embed = registry.make_embedder(name, value(params));
+  index.embedder_id = name;
+  if (const value* model = params.find("model"); model && model->is_string())
+    index.embedder_id += "/" + model->as_string();
+  return index;
 }
 
 checkpoint_tuple data_dir::checkpoint(const std::string& thread_id,

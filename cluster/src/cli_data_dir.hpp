@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "cli_args.hpp"
+#include "superstep/cluster/function_registry.hpp"
 #include "superstep/coordinator/checkpoint.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/store.hpp"
@@ -24,14 +26,15 @@ class data_dir {
   /// process holds it, or it is not a readable database.
   /// `fsync`: flush every write to disk before it returns (survives power loss). Without it a
   /// write is in RocksDB's write-ahead log, which survives the process being killed.
-  explicit data_dir(std::string path, bool fsync = false);
+  /// `index`: the semantic search of the store; nullopt: `default_store_index()`.
+  explicit data_dir(std::string path, bool fsync = false,
+                    std::optional<storage::index_config> index = std::nullopt);
 
   const std::string& path() const noexcept { return path_; }
   const std::shared_ptr<storage::rocksdb_saver>& saver() const noexcept { return saver_; }
 
   /// The long-term store in the same database (opened on first use), which the graphs' nodes
-  /// reach through their context: semantic search by the hashing embedder (384 dimensions),
-  /// as `superstep store` uses it.
+  /// reach through their context, with the index given to the constructor.
   std::shared_ptr<storage::store> store() const;
 
   /// The thread's checkpoint `checkpoint_id`, or its latest when that is empty. Throws
@@ -65,14 +68,27 @@ class data_dir {
 
   std::string path_;
   bool fsync_ = false;
+  storage::index_config index_;
   std::shared_ptr<storage::rocksdb_saver> saver_;
   mutable std::shared_ptr<storage::store> store_;
   mutable std::mutex store_mutex_;
 };
 
-/// The store of the database in `dir`, with semantic search by the hashing embedder of
-/// `dims` dimensions, values encrypted as SUPERSTEP_AES_KEY says.
-std::shared_ptr<storage::store> open_store(const std::string& dir, std::size_t dims, bool fsync);
+/// The store of the database in `dir`, with semantic search by `index`, values encrypted as
+/// SUPERSTEP_AES_KEY says.
+std::shared_ptr<storage::store> open_store(const std::string& dir, storage::index_config index,
+                                           bool fsync);
+
+/// The index of the commands' stores when no --embedder is given: the hashing embedder, 384
+/// dimensions.
+storage::index_config default_store_index();
+
+/// The index `embedder` describes, its embedding function made by `registry` with the params
+/// of `embedder` and "dims". Its embedder_id is the name, with "/MODEL" when the params name
+/// a "model" ("openai/text-embedding-3-small"), so that a database refuses another model.
+/// Throws what `function_registry::make_embedder` throws.
+storage::index_config store_index(const embedder_args& embedder,
+                                  const cluster::function_registry& registry);
 
 /// A fresh thread id: 32 random hex digits in uuid form.
 std::string new_thread_id();

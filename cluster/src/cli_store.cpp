@@ -1,7 +1,7 @@
 // `superstep store put|get|delete|search|namespaces`: the long-term store in the data folder
-// (the `store` column family of the database), with semantic search by the hashing embedder.
+// (the `store` column family of the database), with semantic search by the embedder that
+// --embedder names (hashing by default).
 #include <algorithm>
-#include <charconv>
 #include <sstream>
 
 #include "cli_args_support.hpp"
@@ -10,8 +10,6 @@
 #include "cli_data_dir.hpp"
 #include "net_store.hpp"
 #include "superstep/core/error.hpp"
-#include "superstep/storage/embedder.hpp"
-#include "superstep/storage/store_rocksdb.hpp"
 
 namespace superstep::cli {
 
@@ -37,20 +35,14 @@ constexpr const char* store_usage =
     "  --data DIR            the database (default: .superstep)\n"
     "  --head HOST:PORT      the store of a cluster's head instead (with --key-file F and\n"
     "                        the head's --tls options)\n"
-    "  --dims N              dimensions of the hashing embedder that indexes values for\n"
-    "                        --query (default 384; keep it the same for one database)\n"
+    "  --plugin LIB.so       a library whose embedder --embedder names (repeatable)\n"
     "  --help                show this help\n"
+    "\n";
+
+constexpr const char* store_usage_end =
     "\n"
     "Filters: {\"field\": value} or {\"field\": {\"$eq|$ne|$gt|$gte|$lt|$lte\": value}}.\n"
     "exit status: 0 done, 1 failed (or no such item), 2 usage error\n";
-
-std::size_t count_arg(const std::string& option, const std::string& text) {
-  std::size_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw usage_error(option + ": expected a count, not '" + text + "'");
-  return n;
-}
 
 double minutes_arg(const std::string& option, const std::string& text) {
   try {
@@ -73,11 +65,15 @@ std::vector<std::string> namespace_arg(const std::string& text) {
 
 }  // namespace
 
+help_request store_help() {
+  return help_request{std::string(store_usage) + embedder_usage + store_usage_end};
+}
+
 command parse_store(arg_cursor args) {
   store_args out;
   if (args.done()) throw usage_error("store: missing put, get, delete, search or namespaces");
   out.action = args.next();
-  if (is_help(out.action)) return help_request{store_usage};
+  if (is_help(out.action)) return store_help();
   static const char* actions[] = {"put", "get", "delete", "search", "namespaces"};
   if (std::find(std::begin(actions), std::end(actions), out.action) == std::end(actions))
     throw usage_error("store: unknown action '" + out.action +
@@ -85,8 +81,9 @@ command parse_store(arg_cursor args) {
   bool has_ns = false;
   while (!args.done()) {
     std::string a = args.next();
-    if (is_help(a)) return help_request{store_usage};
+    if (is_help(a)) return store_help();
     if (take_tls_option(a, args, out.tls)) continue;
+    if (take_embedder_option(a, args, out.embedder)) continue;
     if (a == "--head") {
       out.head = args.value_of(a);
     } else if (a == "--key-file") {
@@ -120,9 +117,8 @@ command parse_store(arg_cursor args) {
       out.suffix = namespace_arg(args.value_of(a));
     } else if (a == "--max-depth") {
       out.max_depth = count_arg(a, args.value_of(a));
-    } else if (a == "--dims") {
-      out.dims = count_arg(a, args.value_of(a));
-      if (out.dims == 0) throw usage_error("--dims: must be at least 1");
+    } else if (a == "--plugin") {
+      out.plugins.push_back(args.value_of(a));
     } else {
       unexpected_argument(a);
     }
@@ -133,6 +129,11 @@ command parse_store(arg_cursor args) {
   if (out.action == "put" && !out.item_value) throw usage_error("store put: missing --value JSON");
   if (!out.head.empty() && out.data_dir != default_data_dir)
     throw usage_error("store: --data and --head name two different stores");
+  if (!out.head.empty() && (out.embedder.given() || !out.plugins.empty()))
+    throw usage_error(
+        "store: with --head the embedder is the head's (--embedder, --dims and "
+        "--plugin go to 'superstep head')");
+  check_embedder(out.embedder);
   check_tls(out.tls);
   return out;
 }
@@ -142,9 +143,10 @@ command parse_store(arg_cursor args) {
 using net::item_json;
 using net::namespace_json;
 
-int run_store(const store_args& args, const std::function<void(const value&)>& print) {
+int run_store(const store_args& args, const cluster::function_registry& registry,
+              const std::function<void(const value&)>& print) {
   // As the checkpoints: without fsync, the WAL survives the process being killed.
-  auto store = open_store(args.data_dir, args.dims, false);
+  auto store = open_store(args.data_dir, store_index(args.embedder, registry), false);
   return run_store_with(*store, args, print);
 }
 

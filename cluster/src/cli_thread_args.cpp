@@ -1,6 +1,5 @@
 // The command lines of `superstep state|history|update|delete`: commands on the checkpoints
 // of one stored thread.
-#include <charconv>
 
 #include "cli_args_support.hpp"
 
@@ -79,14 +78,6 @@ void require_thread(const char* command, const thread_args& where) {
   if (where.thread.empty()) throw usage_error(std::string(command) + ": missing --thread ID");
 }
 
-std::size_t count_of(const std::string& option, const std::string& text) {
-  std::size_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw usage_error(option + ": expected a count, not '" + text + "'");
-  return n;
-}
-
 }  // namespace
 
 command parse_state(arg_cursor args) {
@@ -111,7 +102,7 @@ command parse_history(arg_cursor args) {
     if (is_help(a)) return usage(history_usage);
     if (take_thread_option(a, args, out.where)) continue;
     if (a == "--limit") {
-      out.limit = count_of(a, args.value_of(a));
+      out.limit = count_arg(a, args.value_of(a));
     } else if (a == "--before") {
       out.before = args.value_of(a);
     } else if (a == "--filter") {

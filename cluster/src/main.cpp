@@ -59,14 +59,19 @@ int main(int argc, char** argv) {
       return net::run_worker(*worker, registry);
     }
     if (auto* graph = std::get_if<cli::graph_args>(&cmd)) return cli::draw_graph(*graph, registry);
-    if (auto* st = std::get_if<cli::store_args>(&cmd))
-      return st->head.empty() ? cli::run_store(*st, cli::detail::print_line)
-                              : net::run_store_on_head(*st);
+    if (auto* st = std::get_if<cli::store_args>(&cmd)) {
+      if (!st->head.empty()) return net::run_store_on_head(*st);
+      for (const auto& p : st->plugins) cluster::load_plugin(p, registry);
+      return cli::run_store(*st, registry, cli::detail::print_line);
+    }
     // The commands on this process's own database.
     const cli::thread_args& where = *cli::where_of(cmd);
     for (const auto& p : where.plugins) cluster::load_plugin(p, registry);
     const auto* run = std::get_if<cli::run_args>(&cmd);
-    cli::data_dir data(where.data_dir, run && run->fsync);
+    // Only a run uses the store's index; the others read and list with the default.
+    cli::data_dir data(
+        where.data_dir, run && run->fsync,
+        run ? std::optional(cli::store_index(run->embedder, registry)) : std::nullopt);
     cli::command_env env{data, registry, cli::detail::print_line};
     cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {

@@ -357,7 +357,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   head_registry.allow_missing(true);
   h.registry = &head_registry;
   h.policy.wait = std::chrono::seconds(args.worker_wait);
-  cli::data_dir data(args.data_dir, args.fsync);
+  cli::data_dir data(args.data_dir, args.fsync, cli::store_index(args.embedder, registry));
   h.data = &data;
   h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
   auto& sys = h.rt->internals().system;

@@ -1,5 +1,8 @@
 // The `superstep` program, run as a child process on the example specs.
+#include <cstdlib>
+
 #include "cluster/cli_support.hpp"
+#include "support/embeddings_server.hpp"
 
 using namespace superstep;
 using superstep::test::example;
@@ -273,4 +276,91 @@ BOOST_AUTO_TEST_CASE(store_commands_put_get_search_and_list) {
   BOOST_TEST(op.status == 1);
   BOOST_TEST(op.err.find("unknown filter operator") != std::string::npos, op.err);
   BOOST_TEST(store("put --ns 1.m --key a").status == 2);  // no --value
+}
+
+// The store through an OpenAI-compatible HTTP endpoint: a server on loopback in this process
+// answers the program. The database then refuses another embedder, reading needs none, and a
+// put whose embedding fails stores nothing and never shows the key.
+BOOST_AUTO_TEST_CASE(store_commands_embed_through_an_http_endpoint) {
+  test::embeddings_server server(64);
+  ::setenv("SUPERSTEP_EMBEDDINGS_KEY", "sk-cli-test", 1);
+  test::scratch s;
+  const std::string data = " --data " + test::quote(s.path("db"));
+  const std::string openai = " --embedder openai --embedder-model test-model --dims 64" +
+                             std::string(" --embedder-url ") + test::quote(server.url());
+  auto store = [&](const std::string& args) { return run("store " + args + data); };
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 1.memories --key a --value '{"food_preference": "I like pizza"}')" + openai)
+          .status,
+      0);
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 1.memories --key b --value '{"hobby": "I play chess on weekends"}')" +
+            openai)
+          .status,
+      0);
+  result found = store(R"(search --ns 1 --query "What does the user like to eat? pizza")" + openai);
+  BOOST_REQUIRE_EQUAL(found.status, 0);
+  auto lines = found.lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 2u);
+  BOOST_TEST(lines[0].get("key").as_string() == "a");
+  const auto seen = server.requests();
+  BOOST_REQUIRE_EQUAL(seen.size(), 3u);
+  BOOST_TEST(seen[2].authorization == "Bearer sk-cli-test");
+  BOOST_TEST(seen[2].body.to_json() ==
+             R"({"model":"test-model","input":["What does the user like to eat? pizza"]})");
+
+  result other = store(R"(search --query "pizza")");
+  BOOST_TEST(other.status == 1);
+  BOOST_TEST(
+      other.err.find("embedder \"openai/test-model\" with 64 dimensions") != std::string::npos,
+      other.err);
+  BOOST_TEST(other.err.find("not embedder \"hashing\" with 384 dimensions") != std::string::npos,
+             other.err);
+  BOOST_TEST(store("get --ns 1.memories --key a").status == 0);
+
+  server.set_mode(test::embeddings_server::mode::unauthorized);
+  result failed = store(R"(put --ns 1.memories --key c --value '{"x": "y"}')" + openai);
+  BOOST_TEST(failed.status == 1);
+  BOOST_TEST(failed.err.find("HTTP 401: Incorrect API key provided") != std::string::npos,
+             failed.err);
+  BOOST_TEST(failed.err.find("sk-cli-test") == std::string::npos, failed.err);
+  BOOST_TEST(store("get --ns 1.memories --key c").status == 1);
+  ::unsetenv("SUPERSTEP_EMBEDDINGS_KEY");
+}
+
+BOOST_AUTO_TEST_CASE(embedder_options_are_checked) {
+  BOOST_TEST(run("store search --query x --embedder openai").status == 2);  // no --dims
+  BOOST_TEST(run("store search --query x --embedder-url http://127.0.0.1:1").status == 2);
+  BOOST_TEST(run("store search --query x --head 127.0.0.1:1 --embedder openai --dims 3").status ==
+             2);
+  BOOST_TEST(run("run " + example("jokes") + " --input '{}' --embedder openai").status == 2);
+  BOOST_TEST(
+      run("submit --head 127.0.0.1:1 " + example("jokes") + " --input '{}' --dims 8").status == 2);
+  BOOST_TEST(run("head --listen 127.0.0.1:0 --embedder openai").status == 2);
+  result unknown = run("store search --query x --embedder nope --dims 3");
+  BOOST_TEST(unknown.status == 1);
+  BOOST_TEST(
+      unknown.err.find("unknown embedder 'nope' (known: hashing, openai)") != std::string::npos,
+      unknown.err);
+  result params = run("store search --query x --embedder hashing --embedder-params '{\"x\": 1}'");
+  BOOST_TEST(params.status == 1);
+  BOOST_TEST(params.err.find("embedder 'hashing': params.x: unknown param") != std::string::npos,
+             params.err);
+}
+
+// A node library's embedder (examples/plugin: text.letters counts letters) by name.
+BOOST_AUTO_TEST_CASE(store_commands_use_an_embedder_from_a_plugin) {
+  test::scratch s;
+  const std::string data = " --data " + test::quote(s.path("db"));
+  const std::string letters =
+      " --plugin " + test::quote(SUPERSTEP_PLUGIN_LIB) + " --embedder text.letters --dims 26";
+  auto store = [&](const std::string& args) { return run("store " + args + data); };
+  BOOST_REQUIRE_EQUAL(store(R"(put --ns n --key a --value '{"t": "aaaa"}')" + letters).status, 0);
+  BOOST_REQUIRE_EQUAL(store(R"(put --ns n --key z --value '{"t": "zzzz"}')" + letters).status, 0);
+  result found = store("search --query zzz" + letters);
+  BOOST_REQUIRE_EQUAL(found.status, 0);
+  BOOST_TEST(found.lines().front().get("key").as_string() == "z");
+  result missing = store("search --query zzz --embedder text.letters --dims 26");
+  BOOST_TEST(missing.status == 1);
+  BOOST_TEST(missing.err.find("unknown embedder 'text.letters'") != std::string::npos, missing.err);
 }
