@@ -92,7 +92,7 @@ std::string encode(const value& v, error_code code) {
   // A small first segment: most values are small; larger ones grow with little slack.
   capnp_io::bounded_message_builder builder(128);
   write(builder.initRoot<Value>(), v, nesting_limit - 1, code);
-  return message_bytes(builder);
+  return message_bytes_for_size(builder);
 }
 
 value decode(std::string_view bytes, error_code code) {

@@ -207,3 +207,32 @@ BOOST_AUTO_TEST_CASE(a_list_that_contains_itself_is_refused_when_read) {
   expect_error([&] { (void)make_capnp_serializer()->loads(bytes); }, error_code::storage_error,
                "too deeply-nested or contains cycles");
 }
+
+// Values of 16 KB and more are written packed (a big list of small objects is mostly zero
+// bytes as a flat message); damaged packed bytes are as clear an error as damaged flat ones.
+BOOST_AUTO_TEST_CASE(big_values_are_written_packed_and_read_back) {
+  list sends;
+  for (int i = 0; i < 20000; ++i)
+    sends.push_back(object{{"__send__", "worker"}, {"arg", object{{"item", i}}}});
+  const value big(std::move(sends));
+  auto serde = make_capnp_serializer();
+  const std::string bytes = serde->dumps(big);
+  BOOST_TEST(bytes.substr(0, 4) == std::string(4, '\xff'));
+  BOOST_TEST(bytes.size() < 20000u * 100);  // flat, each object takes ~180 bytes
+  BOOST_TEST(serde->loads(bytes) == big);
+  // Small values stay flat.
+  BOOST_TEST(serde->dumps(value("small")).substr(0, 4) != std::string(4, '\xff'));
+
+  const auto expect_unreadable = [](const std::string& damaged) {
+    auto e = loads_error(damaged);
+    BOOST_TEST_REQUIRE(e.has_value());
+    BOOST_TEST(e->code() == error_code::storage_error);
+    BOOST_TEST(std::string(e->what()).find("unreadable value") != std::string::npos);
+  };
+  expect_unreadable(bytes.substr(0, bytes.size() / 2));
+  expect_unreadable(bytes + "12345678");
+  // A few bytes claiming a huge run of zero words: refused, not allocated.
+  std::string bomb = bytes.substr(0, 8);
+  for (int i = 0; i < 64; ++i) bomb += std::string("\x00\xff", 2);
+  expect_unreadable(bomb);
+}

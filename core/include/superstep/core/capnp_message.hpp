@@ -4,6 +4,7 @@
 // between processes). Include only where Cap'n Proto is used.
 
 #include <capnp/message.h>
+#include <capnp/serialize-packed.h>
 #include <capnp/serialize.h>
 #include <kj/io.h>
 
@@ -73,6 +74,39 @@ inline std::string message_bytes(capnp::MessageBuilder& builder) {
   return out;
 }
 
+/// The first bytes of a packed message (Cap'n Proto's packing: zero bytes, most of a message's
+/// pointers and small numbers, squeezed out). As a flat message's segment table they would
+/// count 2^32 segments, which no flat message has, so readers tell the two apart.
+inline constexpr std::string_view packed_magic{"\xff\xff\xff\xffpack", 8};
+
+/// Messages of this many bytes or more are written packed by `message_bytes_for_size`.
+inline constexpr std::size_t pack_from_bytes = 16 << 10;
+
+/// The message of `builder` packed, after `packed_magic`: often a third of the flat size.
+inline std::string packed_message_bytes(capnp::MessageBuilder& builder) {
+  class string_output final : public kj::OutputStream {
+   public:
+    explicit string_output(std::string& out) : out_(out) {}
+    void write(const void* buffer, size_t size) override {
+      out_.append(static_cast<const char*>(buffer), size);
+    }
+
+   private:
+    std::string& out_;
+  };
+  std::string out(packed_magic);
+  string_output stream(out);
+  capnp::writePackedMessage(stream, builder);
+  return out;
+}
+
+/// Flat when small (cheapest to write and read), packed from `pack_from_bytes` on.
+inline std::string message_bytes_for_size(capnp::MessageBuilder& builder) {
+  const auto words = capnp::computeSerializedSizeInWords(builder.getSegmentsForOutput());
+  return words * sizeof(capnp::word) >= pack_from_bytes ? packed_message_bytes(builder)
+                                                        : message_bytes(builder);
+}
+
 /// Reads one message from bytes of any alignment. FlatArrayMessageReader wants 8-byte aligned
 /// words; bytes that are not aligned (a std::string's SSO buffer, a RocksDB PinnableSlice) are
 /// copied into a word array first.
@@ -85,6 +119,23 @@ class message_reader {
  public:
   message_reader(std::string_view bytes, capnp::ReaderOptions options,
                  error_code code = error_code::storage_error) {
+    if (bytes.substr(0, packed_magic.size()) == packed_magic) {
+      bytes.remove_prefix(packed_magic.size());
+      // Unpacked, a message may be much larger than its bytes; the traversal limit bounds what
+      // a reader allocates for it (16 bytes per packed byte: real data packs to about a third).
+      const std::uint64_t limit = 2 * static_cast<std::uint64_t>(bytes.size()) + 64;
+      if (options.traversalLimitInWords < limit) options.traversalLimitInWords = limit;
+      input_.emplace(kj::arrayPtr(reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()));
+      packed_.emplace(*input_, options);
+      reader_ = &*packed_;
+      // Segments after the first are read lazily: read them all now.
+      for (unsigned i = 1; i <= 512 && packed_->getSegment(i).begin() != nullptr; ++i) {
+      }
+      if (input_->tryGetReadBuffer().size() != 0)
+        throw error(code, std::to_string(input_->tryGetReadBuffer().size()) +
+                              " bytes follow the packed message");
+      return;
+    }
     if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
       throw error(code,
                   std::to_string(bytes.size()) + " bytes is not a whole number of 8-byte words");
@@ -98,9 +149,10 @@ class message_reader {
     // A message is read once; the traversal limit only has to stop amplification.
     const std::uint64_t limit = 2 * static_cast<std::uint64_t>(words);
     if (options.traversalLimitInWords < limit) options.traversalLimitInWords = limit;
-    reader_.emplace(kj::arrayPtr(data, words), options);
-    if (reader_->getEnd() != data + words)
-      throw error(code, std::to_string((data + words - reader_->getEnd()) * sizeof(capnp::word)) +
+    flat_.emplace(kj::arrayPtr(data, words), options);
+    reader_ = &*flat_;
+    if (flat_->getEnd() != data + words)
+      throw error(code, std::to_string((data + words - flat_->getEnd()) * sizeof(capnp::word)) +
                             " bytes follow the message");
   }
 
@@ -111,7 +163,10 @@ class message_reader {
 
  private:
   kj::Array<capnp::word> copy_;
-  std::optional<capnp::FlatArrayMessageReader> reader_;
+  std::optional<capnp::FlatArrayMessageReader> flat_;
+  std::optional<kj::ArrayInputStream> input_;
+  std::optional<capnp::PackedMessageReader> packed_;
+  capnp::MessageReader* reader_ = nullptr;
 };
 
 /// A std::string as Text; it may hold NULs (Text needs only the NUL after its end, which a
