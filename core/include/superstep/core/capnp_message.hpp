@@ -100,11 +100,12 @@ inline std::string packed_message_bytes(capnp::MessageBuilder& builder) {
   return out;
 }
 
-/// Flat when small (cheapest to write and read), packed from `pack_from_bytes` on.
-inline std::string message_bytes_for_size(capnp::MessageBuilder& builder) {
+/// Flat when small (cheapest to write and read), packed from `pack_from` bytes on.
+inline std::string message_bytes_for_size(capnp::MessageBuilder& builder,
+                                          std::size_t pack_from = pack_from_bytes) {
   const auto words = capnp::computeSerializedSizeInWords(builder.getSegmentsForOutput());
-  return words * sizeof(capnp::word) >= pack_from_bytes ? packed_message_bytes(builder)
-                                                        : message_bytes(builder);
+  return words * sizeof(capnp::word) >= pack_from ? packed_message_bytes(builder)
+                                                  : message_bytes(builder);
 }
 
 /// Reads one message from bytes of any alignment. FlatArrayMessageReader wants 8-byte aligned
