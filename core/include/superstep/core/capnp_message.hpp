@@ -54,18 +54,20 @@ class bounded_message_builder final : public capnp::MessageBuilder {
   std::vector<void*> segments_;
 };
 
+/// A stream that appends what is written to a string.
+class string_output final : public kj::OutputStream {
+ public:
+  explicit string_output(std::string& out) : out_(out) {}
+  void write(const void* buffer, size_t size) override {
+    out_.append(static_cast<const char*>(buffer), size);
+  }
+
+ private:
+  std::string& out_;
+};
+
 /// The message of `builder` as bytes (segment table, then segments), written in one pass.
 inline std::string message_bytes(capnp::MessageBuilder& builder) {
-  class string_output final : public kj::OutputStream {
-   public:
-    explicit string_output(std::string& out) : out_(out) {}
-    void write(const void* buffer, size_t size) override {
-      out_.append(static_cast<const char*>(buffer), size);
-    }
-
-   private:
-    std::string& out_;
-  };
   auto segments = builder.getSegmentsForOutput();
   std::string out;
   out.reserve(capnp::computeSerializedSizeInWords(segments) * sizeof(capnp::word));
@@ -84,16 +86,6 @@ inline constexpr std::size_t pack_from_bytes = 16 << 10;
 
 /// The message of `builder` packed, after `packed_magic`: often a third of the flat size.
 inline std::string packed_message_bytes(capnp::MessageBuilder& builder) {
-  class string_output final : public kj::OutputStream {
-   public:
-    explicit string_output(std::string& out) : out_(out) {}
-    void write(const void* buffer, size_t size) override {
-      out_.append(static_cast<const char*>(buffer), size);
-    }
-
-   private:
-    std::string& out_;
-  };
   std::string out(packed_magic);
   string_output stream(out);
   capnp::writePackedMessage(stream, builder);
