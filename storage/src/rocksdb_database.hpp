@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "blob_chains.hpp"
+
 namespace superstep::storage {
 
 /// Throws `superstep::error` (storage_error) "rocksdb_saver: <what>: <status>" unless `s` is ok.
@@ -39,6 +41,10 @@ class rocksdb_database {
   rocksdb::ColumnFamilyHandle* writes = nullptr;
   rocksdb::ColumnFamilyHandle* blobs = nullptr;
   rocksdb::ColumnFamilyHandle* store = nullptr;
+
+  /// Which list values savers write as deltas, for every saver on this database: a saver that
+  /// deletes or prunes a thread clears it for the others too.
+  blob_chains chains;
 
  private:
   std::string dir_;

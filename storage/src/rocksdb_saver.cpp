@@ -306,7 +306,7 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
     // A channel with a new version but no value was cleared: no blob at that version.
     if (auto it = cp.channel_values.find(channel); it != cp.channel_values.end()) {
       b.v = &it->second;
-      b.delta = d.chains.plan(b.chain, *b.v);
+      b.delta = d.db.chains.plan(b.chain, *b.v);
       if (b.delta) {
         const superstep::list& all = b.v->as_list();
         records::list_delta delta{b.delta->base, b.delta->base_length, {}};
@@ -331,9 +331,9 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
   d.write(batch, "writing " + describe(config.thread_id, config.checkpoint_ns, cp.id));
   for (const auto& b : blobs) {
     if (b.v)
-      d.chains.written(b.chain, b.version, *b.v, b.delta, b.size);
+      d.db.chains.written(b.chain, b.version, *b.v, b.delta, b.size);
     else
-      d.chains.forget(b.chain);
+      d.db.chains.forget(b.chain);
   }
   return checkpoint_config{config.thread_id, config.checkpoint_ns, cp.id};
 }

@@ -12,7 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include "blob_chains.hpp"
 #include "checkpoint_records.hpp"
 #include "rocksdb_database.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
@@ -75,7 +74,6 @@ struct rocksdb_saver::impl {
   rocksdb::WriteOptions write_options;
   std::array<std::mutex, 16> write_locks;
   std::mutex maintenance;  ///< copy_thread, prune and delete_thread, one at a time
-  blob_chains chains;      ///< which list values put writes as deltas
 };
 
 }  // namespace superstep::storage

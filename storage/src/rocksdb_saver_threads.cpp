@@ -21,7 +21,7 @@ void rocksdb_saver::delete_thread(const std::string& thread_id) {
   for (auto* cf : {d.db.checkpoints, d.db.writes, d.db.blobs})
     check(batch.DeleteRange(cf, prefix, end), "batching a range deletion");
   d.write(batch, "deleting thread '" + thread_id + "'");
-  d.chains.clear();
+  d.db.chains.clear();
 }
 
 void rocksdb_saver::copy_thread(const std::string& source, const std::string& target) {
@@ -52,13 +52,13 @@ void rocksdb_saver::copy_thread(const std::string& source, const std::string& ta
     it.check_status("reading thread '" + source + "'");
   }
   d.write(batch, "copying thread '" + source + "' to '" + target + "'");
-  d.chains.clear();  // the target's chains were replaced
+  d.db.chains.clear();  // the target's chains were replaced
 }
 
 void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   impl& d = *impl_;
   std::lock_guard lock(d.maintenance);
-  d.chains.clear();  // no delta from now on is based on a version this may remove
+  d.db.chains.clear();  // no delta from now on is based on a version this may remove
   for (const std::string& thread_id : thread_ids) {
     snapshot_read read(d.db);
     const std::string thread = keys::prefix(thread_id);
@@ -139,7 +139,7 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
     }
     blobs.check_status("reading the blobs of thread '" + thread_id + "'");
     d.write(batch, "pruning thread '" + thread_id + "'");
-    d.chains.clear();  // the chains may name versions just removed
+    d.db.chains.clear();  // the chains may name versions just removed
   }
 }
 
