@@ -13,10 +13,10 @@
 // lookups, and a step writes O(added · log n) bytes. A list is written whole when it is not an
 // extension of the last one, when most of it would be in the delta, or after 65,536 deltas.
 //
-// This is memory of what was written by this process (one per database, shared by its savers): it starts empty (the first write of a
-// channel after opening is whole) and may forget anything at any time, at the cost of a whole
-// write. Bases are always versions whose blobs were written, so a delta never depends on what
-// the cache holds.
+// This is memory of what was written by this process (one per database, shared by its savers): it
+// starts empty (the first write of a channel after opening is whole) and may forget anything at any
+// time, at the cost of a whole write. Bases are always versions whose blobs were written, so a
+// delta never depends on what the cache holds.
 
 #include <cstddef>
 #include <mutex>
