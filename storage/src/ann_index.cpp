@@ -160,4 +160,11 @@ std::size_t ann_index::items() const {
   return impl_->labels.size();
 }
 
+void ann_index::set_ef_search(std::size_t ef) {
+  if (ef == 0)
+    throw error(error_code::invalid_argument, "ann_index: ann_ef_search must be positive");
+  std::unique_lock lock(impl_->mutex);
+  impl_->graph.setEf(ef);
+}
+
 }  // namespace superstep::storage

@@ -46,6 +46,10 @@ class ann_index {
   /// Items with at least one point.
   [[nodiscard]] std::size_t items() const;
 
+  /// Makes later searches keep `ef` candidates (`index_config::ann_ef_search`); throws
+  /// invalid_argument when `ef` is 0.
+  void set_ef_search(std::size_t ef);
+
  private:
   struct impl;
   std::unique_ptr<impl> impl_;

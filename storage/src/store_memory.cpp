@@ -223,6 +223,10 @@ std::optional<std::vector<item>> memory_store::ann_search(const search_options& 
 
 std::size_t memory_store::ann_items() const { return ann_ ? ann_->items() : 0; }
 
+void memory_store::set_ann_ef_search(std::size_t ef) {
+  if (ann_) ann_->set_ef_search(ef);
+}
+
 std::vector<namespace_path> memory_store::list_namespaces(const list_namespaces_options& options) {
   std::vector<namespace_path> namespaces;
   {

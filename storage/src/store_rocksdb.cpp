@@ -428,6 +428,10 @@ std::size_t rocksdb_store::ann_items() const {
   return impl_->ann ? impl_->ann->items() : 0;
 }
 
+void rocksdb_store::set_ann_ef_search(std::size_t ef) {
+  if (impl_->ann) impl_->ann->set_ef_search(ef);
+}
+
 std::vector<namespace_path> rocksdb_store::list_namespaces(const list_namespaces_options& options) {
   // Scan under the prefix's leading labels before any wildcard.
   namespace_path fixed;

@@ -5,6 +5,7 @@
 // factory `make(index_config)` returning a pointer to a new, empty store (with `ann_items()`).
 // SUPERSTEP_STORE_ANN_CONFORMANCE(make) defines one Boost test case per check.
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -153,6 +154,38 @@ void hnsw_parameters_are_checked(Make make) {
   BOOST_TEST(make(index)->ann_items() == 0u);
 }
 
+template <class Make>
+void ef_search_can_change_without_rebuilding(Make make) {
+  // 128 dimensions and a narrow search (the 64 candidates a page of 10 asks for): misses.
+  auto index = random_index(true, 128);
+  index.ann_ef_search = 1;
+  auto ann = make(index);
+  index.ann = false;
+  auto exact = make(index);
+  constexpr int items = 2000, queries = 40;
+  put_random_items(*ann, items);
+  put_random_items(*exact, items);
+  const auto recall = [&] {
+    std::size_t hits = 0;
+    for (int q = 0; q < queries; ++q) {
+      storage::search_options o;
+      o.query = "query " + std::to_string(q);
+      const auto truth = keys_of(exact->search(o));
+      for (const auto& key : keys_of(ann->search(o)))
+        hits += std::count(truth.begin(), truth.end(), key);
+    }
+    return double(hits) / (10.0 * queries);
+  };
+  const double narrow = recall();
+  BOOST_TEST_MESSAGE("recall@10 with 64 candidates = " << narrow);
+  BOOST_TEST(narrow < 1.0);
+  // A search that keeps more candidates than there are items visits them all.
+  ann->set_ann_ef_search(items);
+  BOOST_TEST(recall() == 1.0);
+  BOOST_TEST(throws_naming([&] { ann->set_ann_ef_search(0); }, error_code::invalid_argument,
+                           "ann_ef_search"));
+}
+
 }  // namespace superstep::store_conformance
 
 #define SUPERSTEP_STORE_ANN_CASE(check, make) \
@@ -161,4 +194,5 @@ void hnsw_parameters_are_checked(Make make) {
 #define SUPERSTEP_STORE_ANN_CONFORMANCE(make)                                               \
   SUPERSTEP_STORE_ANN_CASE(ann_search_finds_what_exact_search_finds, make)                  \
   SUPERSTEP_STORE_ANN_CASE(removed_and_replaced_items_never_come_back_from_the_index, make) \
-  SUPERSTEP_STORE_ANN_CASE(hnsw_parameters_are_checked, make)
+  SUPERSTEP_STORE_ANN_CASE(hnsw_parameters_are_checked, make)                               \
+  SUPERSTEP_STORE_ANN_CASE(ef_search_can_change_without_rebuilding, make)

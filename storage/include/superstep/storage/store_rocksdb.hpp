@@ -77,6 +77,10 @@ class rocksdb_store final : public store {
   /// false): those with at least one vector, expired or not. For tests and monitoring.
   [[nodiscard]] std::size_t ann_items() const;
 
+  /// Sets `index_config::ann_ef_search` for later searches: trades recall for latency without
+  /// rebuilding the index. No effect without an ANN index; with one, 0 is invalid_argument.
+  void set_ann_ef_search(std::size_t ef);
+
   struct impl;
 
  private:
