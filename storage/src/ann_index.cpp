@@ -6,6 +6,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "ann_distance.hpp"
 #include "superstep/core/error.hpp"
 
 // hnswlib is header-only and not written for -Wall -Wextra -Wpedantic -Werror.
@@ -36,6 +37,20 @@ namespace {
 
 constexpr std::size_t initial_capacity = 1024;
 
+// Inner product on normalized vectors (cosine distance), with ann_distance.cpp's kernels.
+class inner_product_space final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit inner_product_space(std::size_t dims)
+      : dims_(dims), distance_(inner_product_distance()) {}
+  std::size_t get_data_size() override { return dims_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
+  void* get_dist_func_param() override { return &dims_; }
+
+ private:
+  std::size_t dims_;
+  ann_distance_fn distance_;
+};
+
 std::vector<float> normalized(const std::vector<float>& v) {
   double norm = 0;
   for (float x : v) norm += double(x) * x;
@@ -51,7 +66,7 @@ std::vector<float> normalized(const std::vector<float>& v) {
 
 struct ann_index::impl {
   std::size_t dims;
-  hnswlib::InnerProductSpace space;
+  inner_product_space space;
   hnswlib::HierarchicalNSW<float> graph;
   mutable std::shared_mutex mutex;
   // label -> item id ("" for a free label), item id -> its labels, labels to reuse.
