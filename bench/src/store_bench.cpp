@@ -5,7 +5,7 @@
 //
 //   superstep_store_bench [--items N] [--vectors N] [--dims D] [--queries Q] [--runs R]
 //                         [--datasets uniform,clustered,text] [--backends memory,rocksdb]
-//                         [--plain yes|no]
+//                         [--plain yes|no] [--build-threads T]
 //                         [--m M] [--ef-construction E] [--ef-search E1,E2,...]
 //                         [--clusters C] [--latent-dims L] [--spread S] [--noise N]
 //                         [--exact-queries Q] [--dir PATH]
@@ -29,6 +29,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "store_datasets.hpp"
@@ -50,6 +51,8 @@ struct options {
   std::vector<std::string> datasets = {"uniform", "clustered", "text"};
   /// Stores of the semantic-search rows ("memory", "rocksdb").
   std::vector<std::string> backends = {"memory", "rocksdb"};
+  /// index_config::ann_build_threads; unset: its default.
+  std::optional<std::size_t> build_threads;
   bench::dataset_options data;
   /// HNSW parameters; unset: index_config's defaults. Several ef_search values are a sweep.
   std::optional<std::size_t> m, ef_construction;
@@ -348,6 +351,7 @@ void semantic(const options& o, const std::string& name) {
   index_config ann{o.data.dims, d.embed, {"t"}};
   if (o.m) ann.ann_m = *o.m;
   if (o.ef_construction) ann.ann_ef_construction = *o.ef_construction;
+  if (o.build_threads) ann.ann_build_threads = *o.build_threads;
   index_config exact = ann;
   exact.ann = false;
 
@@ -397,8 +401,12 @@ void rocksdb_semantic(const options& o, const bench::dataset& d, const ground_tr
   start = clock_type::now();
   (void)s->search(first);
   const double built = seconds_since(start);
+  const std::size_t threads = ann.ann_build_threads
+                                  ? ann.ann_build_threads
+                                  : std::max(1u, std::thread::hardware_concurrency());
   row("rocksdb", "first semantic search: builds the index", ms(built),
-      rate(double(n) / built) + " items; " + hnsw_params(ann));
+      rate(double(n) / built) + " items; " + std::to_string(threads) + " threads, " +
+          hnsw_params(ann));
   auto* rocks = static_cast<rocksdb_store*>(s.get());
   for (auto ef : sweep) {
     rocks->set_ann_ef_search(ef);
@@ -462,6 +470,8 @@ int main(int argc, char** argv) {
             throw std::invalid_argument("no dataset " + d + " (uniform, clustered or text)");
       } else if (flag == "--backends") {
         o.backends = split(arg);
+      } else if (flag == "--build-threads") {
+        o.build_threads = std::stoul(arg);
       } else if (flag == "--plain") {
         o.plain = arg == "yes";
       } else if (flag == "--dir") {

@@ -1,9 +1,12 @@
 #include "ann_index.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "ann_distance.hpp"
@@ -92,26 +95,72 @@ struct ann_index::impl {
     labels.erase(found);
   }
 
-  void add(const std::string& id, const std::vector<std::vector<float>>& vectors) {
-    auto& mine = labels[id];
-    for (const auto& v : vectors) {
-      const auto point = normalized(v);
-      hnswlib::labeltype label;
-      if (!free.empty()) {
-        // A deleted point's label: addPoint unmarks it and moves it to the new vector.
-        label = free.back();
-        free.pop_back();
-      } else {
-        label = owner.size();
-        if (graph.cur_element_count >= graph.max_elements_)
-          graph.resizeIndex(std::max<std::size_t>(initial_capacity, 2 * graph.max_elements_));
-        owner.emplace_back();
-      }
-      graph.addPoint(point.data(), label);
-      owner[label] = id;
-      mine.push_back(label);
+  // A label for a new point of `id`: a deleted point's (addPoint then unmarks it and moves it
+  // to the new vector), else the next unused one, for which the graph may have to grow.
+  hnswlib::labeltype take_label(const std::string& id) {
+    hnswlib::labeltype label;
+    if (!free.empty()) {
+      label = free.back();
+      free.pop_back();
+    } else {
+      label = owner.size();
+      owner.emplace_back();
+      if (owner.size() > graph.max_elements_)
+        graph.resizeIndex(std::max({initial_capacity, 2 * graph.max_elements_, owner.size()}));
     }
-    if (mine.empty()) labels.erase(id);
+    owner[label] = id;
+    labels[id].push_back(label);
+    return label;
+  }
+
+  // Gives back `label` when adding its point failed: the graph never had it (a reused label
+  // still has its deleted point, which stays deleted), so it becomes free again.
+  void release_if_missing(hnswlib::labeltype label) {
+    const auto point = graph.label_lookup_.find(label);
+    if (point != graph.label_lookup_.end() && !graph.isMarkedDeleted(point->second)) return;
+    auto& mine = labels[owner[label]];
+    std::erase(mine, label);
+    if (mine.empty()) labels.erase(owner[label]);
+    owner[label].clear();
+    free.push_back(label);
+  }
+
+  void add(const std::string& id, const std::vector<float>& v) {
+    const auto label = take_label(id);
+    try {
+      graph.addPoint(normalized(v).data(), label);
+    } catch (...) {
+      release_if_missing(label);
+      throw;
+    }
+  }
+
+  // Adds points with labels never used before from up to `threads` threads: hnswlib's
+  // insertion locks each node it links, so concurrent addPoint calls are its supported way of
+  // building in parallel (reused labels are updates, which are not). The graph then depends on
+  // how the threads interleave. Rethrows the first failure once every thread has stopped.
+  void add_parallel(
+      const std::vector<std::pair<hnswlib::labeltype, const std::vector<float>*>>& points,
+      std::size_t threads) {
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    const auto work = [&] {
+      for (std::size_t i = next++; i < points.size(); i = next++) {
+        try {
+          graph.addPoint(normalized(*points[i].second).data(), points[i].first);
+        } catch (...) {
+          std::lock_guard lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+          next = points.size();
+        }
+      }
+    };
+    std::vector<std::thread> helpers;
+    for (std::size_t t = 1; t < threads && t < points.size(); ++t) helpers.emplace_back(work);
+    work();
+    for (auto& h : helpers) h.join();
+    if (failure) std::rethrow_exception(failure);
   }
 };
 
@@ -132,7 +181,29 @@ ann_index::~ann_index() = default;
 void ann_index::set(const std::string& id, const std::vector<std::vector<float>>& vectors) {
   std::unique_lock lock(impl_->mutex);
   impl_->drop(id);
-  impl_->add(id, vectors);
+  for (const auto& v : vectors) impl_->add(id, v);
+}
+
+void ann_index::set_many(
+    const std::vector<std::pair<std::string, std::vector<std::vector<float>>>>& items,
+    std::size_t threads) {
+  std::unique_lock lock(impl_->mutex);
+  for (const auto& [id, _] : items) impl_->drop(id);
+  std::vector<std::pair<hnswlib::labeltype, const std::vector<float>*>> fresh;
+  for (const auto& [id, vectors] : items)
+    for (const auto& v : vectors) {
+      if (impl_->free.empty()) {
+        fresh.emplace_back(impl_->take_label(id), &v);
+      } else {
+        impl_->add(id, v);
+      }
+    }
+  try {
+    impl_->add_parallel(fresh, std::max<std::size_t>(threads, 1));
+  } catch (...) {
+    for (const auto& [label, _] : fresh) impl_->release_if_missing(label);
+    throw;
+  }
 }
 
 void ann_index::remove(const std::string& id) {

@@ -32,6 +32,12 @@ class ann_index {
 
   /// Makes `vectors` (each of the index's dims) the points of item `id`; empty removes it.
   void set(const std::string& id, const std::vector<std::vector<float>>& vectors);
+  /// `set` for each of `items` (distinct ids), adding the new points from up to `threads`
+  /// threads: how the stores build an index from many stored items. The graph depends on the
+  /// threads' interleaving, so approximate answers may differ from a build by `set` (or with
+  /// another number of threads), within the index's recall.
+  void set_many(const std::vector<std::pair<std::string, std::vector<std::vector<float>>>>& items,
+                std::size_t threads);
   /// Removes item `id`'s points; an unknown id is not an error.
   void remove(const std::string& id);
   /// Removes every item.

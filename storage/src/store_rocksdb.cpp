@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "ann_index.hpp"
@@ -190,18 +191,31 @@ struct rocksdb_store::impl {
   }
   bool ann_live() const { return ann && ann_built; }  // under write_mutex
 
+  // Adds the stored vectors to the index a few thousand items at a time, each batch from
+  // several threads, so the vectors need not all be in memory twice.
   void rebuild_ann() {
     snapshot_read read(db);
     const std::string lower = ns_prefix('e', {});
     std::string upper = lower;
     upper.back() = static_cast<char>(upper.back() + 1);
     range_scan scan(db, db.store, read.options, lower, upper);
+    const std::size_t threads = options.index->ann_build_threads
+                                    ? options.index->ann_build_threads
+                                    : std::max(1u, std::thread::hardware_concurrency());
+    constexpr std::size_t batch_items = 4096;
+    std::vector<std::pair<std::string, std::vector<std::vector<float>>>> batch;
     for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
       std::string ikey(scan->key().ToStringView());
       ikey[0] = 'i';
-      ann->set(ikey, decode_vectors(scan->value().ToStringView(), options.index->dims));
+      batch.emplace_back(std::move(ikey),
+                         decode_vectors(scan->value().ToStringView(), options.index->dims));
+      if (batch.size() == batch_items) {
+        ann->set_many(batch, threads);
+        batch.clear();
+      }
     }
     scan.check_status("rebuild the ANN index");
+    ann->set_many(batch, threads);
   }
 
   rocksdb::WriteOptions write_options() const {

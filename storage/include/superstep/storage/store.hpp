@@ -91,6 +91,9 @@ struct index_config {
   /// while inserting (build time and graph quality) and while searching (latency and recall;
   /// a search with a larger offset + limit uses that instead).
   std::size_t ann_m = 16, ann_ef_construction = 200, ann_ef_search = 400;
+  /// Threads that build the index from stored items (a rocksdb_store's first semantic
+  /// search); 0: std::thread::hardware_concurrency(). Puts always add to it on their own thread.
+  std::size_t ann_build_threads = 0;
   /// What makes the vectors, such as "hashing" or "openai/text-embedding-3-small": vectors of
   /// two embedders (or models) cannot be compared. A rocksdb_store records it with `dims` when
   /// it stores its first vector and then refuses to embed with an index that differs. Empty:
