@@ -404,7 +404,7 @@ void rocksdb_semantic(const options& o, const bench::dataset& d, const ground_tr
   const std::size_t threads = ann.ann_build_threads
                                   ? ann.ann_build_threads
                                   : std::max(1u, std::thread::hardware_concurrency());
-  row("rocksdb", "first semantic search: builds the index", ms(built),
+  row("rocksdb", "first semantic search: build + save", ms(built),
       rate(double(n) / built) + " items; " + std::to_string(threads) + " threads, " +
           hnsw_params(ann));
   auto* rocks = static_cast<rocksdb_store*>(s.get());
@@ -422,7 +422,7 @@ void rocksdb_semantic(const options& o, const bench::dataset& d, const ground_tr
   s = rocksdb_store::open(o.dir, ro);
   (void)s->search(first);
   row("rocksdb", "reopen, first semantic search", ms(seconds_since(start)),
-      "builds the index again");
+      "loads the saved index");
   s.reset();
   ro.index = ann;
   ro.index->ann = false;

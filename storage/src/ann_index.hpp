@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,14 @@ class ann_index {
 
   /// Items with at least one point.
   [[nodiscard]] std::size_t items() const;
+
+  /// The index as bytes for `load`: its parameters, the item of every point and the graph.
+  /// Takes the shared lock; throws storage_error when the graph cannot be written out.
+  [[nodiscard]] std::string save() const;
+  /// Replaces this index with one `save` wrote, if `bytes` are such an index with this one's
+  /// dims, ann_m and ann_ef_construction (this one's ef_search stays); false otherwise, and
+  /// the index is unchanged. Throws storage_error when the system fails (memory, memfd).
+  [[nodiscard]] bool load(std::string_view bytes);
 
   /// Makes later searches keep `ef` candidates (`index_config::ann_ef_search`); throws
   /// invalid_argument when `ef` is 0.

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "ann_index.hpp"
 #include "rocksdb_database.hpp"
 #include "rocksdb_keys.hpp"
+#include "rocksdb_store_ann.hpp"
 #include "store_index_record.hpp"
 #include "store_sweeper.hpp"
 #include "superstep/core/error.hpp"
@@ -54,29 +54,6 @@ std::pair<namespace_path, std::string> parse_key(std::string_view key) {
   throw error(error_code::storage_error, "rocksdb_store: malformed key in column family store");
 }
 
-std::string encode_vectors(const std::vector<std::vector<float>>& vectors) {
-  std::string out;
-  const auto count = static_cast<std::uint32_t>(vectors.size());
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>(count >> shift));
-  for (const auto& vec : vectors)
-    out.append(reinterpret_cast<const char*>(vec.data()), vec.size() * sizeof(float));
-  return out;
-}
-
-std::vector<std::vector<float>> decode_vectors(std::string_view bytes, std::size_t dims) {
-  std::uint32_t count = 0;
-  for (int i = 0; i < 4 && i < static_cast<int>(bytes.size()); ++i)
-    count |= std::uint32_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
-  if (bytes.size() != 4 + std::size_t(count) * dims * sizeof(float))
-    throw error(
-        error_code::storage_error,
-        "rocksdb_store: stored vectors do not have the index's dimension " + std::to_string(dims));
-  std::vector<std::vector<float>> out(count, std::vector<float>(dims));
-  for (std::uint32_t i = 0; i < count; ++i)
-    std::memcpy(out[i].data(), bytes.data() + 4 + i * dims * sizeof(float), dims * sizeof(float));
-  return out;
-}
-
 // Item records are serialized objects. Format 1 (no "format" field): {"v", "created_at",
 // "updated_at", "us"}. Format 2 adds "format": 2 and, for an item with a TTL, "ttl" (minutes)
 // and "exp" (microseconds since the epoch when it expires). Fields are only ever added, each
@@ -112,8 +89,8 @@ struct rocksdb_store::impl {
   std::shared_ptr<const serializer> serde;
   std::mutex write_mutex;  // read-modify-writes (put, refresh, sweep) and the timestamp clock
   long long last_micros = 0;
-  // Keyed by item key ('i'...); updated under write_mutex after each write lands.
-  std::unique_ptr<ann_index> ann;
+  // Keyed by item key ('i'...); logs and follows each write under write_mutex.
+  rocksdb_store_ann ann;
   std::unique_ptr<store_index_record> index_record;  // with an index
   std::unique_ptr<ttl_sweeper> sweeper;  // set last by open(), reset first by the destructor
 
@@ -121,7 +98,8 @@ struct rocksdb_store::impl {
       : db_owner(rocksdb_database::shared(dir)),
         db(*db_owner),
         options(std::move(o)),
-        serde(options.serde ? options.serde : make_capnp_serializer()) {}
+        serde(options.serde ? options.serde : make_capnp_serializer()),
+        ann(db, options.index, options.sync) {}
 
   stored decode(std::string_view key, std::string_view bytes) const {
     auto [ns, k] = parse_key(key);
@@ -177,45 +155,11 @@ struct rocksdb_store::impl {
     if (batch.Count() > 0) check(db.db().Write(write_options(), &batch), "refresh ttl");
   }
 
-  // Builds the ANN index from the stored vectors the first time a semantic search needs it (it
-  // lives in memory only): opening a store (every `superstep` command does) stays cheap, and
-  // only a process that searches by meaning pays for the index. Until then puts and removes
-  // need not maintain it.
-  bool ann_built = false;
+  // The ANN index, loaded or built on the first semantic search (see rocksdb_store_ann).
   void ensure_ann() {
-    if (!ann) return;
+    if (ann.made()) return;
     std::lock_guard lock(write_mutex);
-    if (ann_built) return;
-    rebuild_ann();
-    ann_built = true;
-  }
-  bool ann_live() const { return ann && ann_built; }  // under write_mutex
-
-  // Adds the stored vectors to the index a few thousand items at a time, each batch from
-  // several threads, so the vectors need not all be in memory twice.
-  void rebuild_ann() {
-    snapshot_read read(db);
-    const std::string lower = ns_prefix('e', {});
-    std::string upper = lower;
-    upper.back() = static_cast<char>(upper.back() + 1);
-    range_scan scan(db, db.store, read.options, lower, upper);
-    const std::size_t threads = options.index->ann_build_threads
-                                    ? options.index->ann_build_threads
-                                    : std::max(1u, std::thread::hardware_concurrency());
-    constexpr std::size_t batch_items = 4096;
-    std::vector<std::pair<std::string, std::vector<std::vector<float>>>> batch;
-    for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
-      std::string ikey(scan->key().ToStringView());
-      ikey[0] = 'i';
-      batch.emplace_back(std::move(ikey),
-                         decode_vectors(scan->value().ToStringView(), options.index->dims));
-      if (batch.size() == batch_items) {
-        ann->set_many(batch, threads);
-        batch.clear();
-      }
-    }
-    scan.check_status("rebuild the ANN index");
-    ann->set_many(batch, threads);
+    ann.ensure();
   }
 
   rocksdb::WriteOptions write_options() const {
@@ -236,9 +180,6 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
   if (s->impl_->options.index)
     s->impl_->index_record = std::make_unique<store_index_record>(s->impl_->db, *s->impl_->serde,
                                                                   *s->impl_->options.index);
-  if (uses_ann(s->impl_->options.index)) {
-    s->impl_->ann = std::make_unique<ann_index>(*s->impl_->options.index);
-  }
   const auto& ttl = s->impl_->options.ttl;
   if (ttl.sweep_interval) {
     rocksdb_store* self = s.get();
@@ -250,8 +191,13 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
 
 rocksdb_store::rocksdb_store(std::unique_ptr<impl> impl) : impl_(std::move(impl)) {}
 
-// The sweeper calls sweep(), so it stops before the database closes.
-rocksdb_store::~rocksdb_store() { impl_->sweeper.reset(); }
+// The sweeper calls sweep(), so it stops before the database closes; the ANN index may be
+// saved before it does.
+rocksdb_store::~rocksdb_store() {
+  impl_->sweeper.reset();
+  std::lock_guard lock(impl_->write_mutex);
+  impl_->ann.close();
+}
 
 void rocksdb_store::put(const namespace_path& ns, const std::string& key, value v, put_index index,
                         put_ttl ttl) {
@@ -293,9 +239,10 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
     impl_->index_record->add_if_missing(batch);
     check(batch.Put(db.store, ekey, encode_vectors(vectors)), "batch");
   }
+  impl_->ann.log_write(batch, ikey);
   check(db.db().Write(impl_->write_options(), &batch), "put " + key);
   if (!vectors.empty()) impl_->index_record->written();
-  if (impl_->ann_live()) impl_->ann->set(ikey, vectors);
+  impl_->ann.wrote(ikey, vectors);
 }
 
 std::optional<item> rocksdb_store::get(const namespace_path& ns, const std::string& key,
@@ -318,11 +265,13 @@ void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
   support::check_namespace(ns);
   std::lock_guard lock(impl_->write_mutex);
   auto& db = impl_->db;
+  const std::string ikey = item_key('i', ns, key);
   rocksdb::WriteBatch batch;
-  check(batch.Delete(db.store, item_key('i', ns, key)), "batch");
+  check(batch.Delete(db.store, ikey), "batch");
   check(batch.Delete(db.store, item_key('e', ns, key)), "batch");
+  impl_->ann.log_write(batch, ikey);
   check(db.db().Write(impl_->write_options(), &batch), "delete " + key);
-  if (impl_->ann_live()) impl_->ann->remove(item_key('i', ns, key));
+  impl_->ann.wrote(ikey, {});
 }
 
 std::vector<item> rocksdb_store::search(const search_options& options) {
@@ -339,7 +288,7 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   snapshot_read read(db);
   const long long now = support::now_micros(impl_->options.ttl);
   const bool refreshing = support::refresh_on_read(options.refresh_ttl, impl_->options.ttl);
-  if (semantic && impl_->ann) {
+  if (semantic && impl_->ann.index()) {
     struct candidate {
       double score;
       stored s;
@@ -372,7 +321,7 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
       if (a.s.micros != b.s.micros) return a.s.micros > b.s.micros;
       return a.ikey < b.ikey;
     };
-    if (auto page = ann_page<candidate>(*impl_->ann, query, options, accept, before)) {
+    if (auto page = ann_page<candidate>(*impl_->ann.index(), query, options, accept, before)) {
       std::vector<std::pair<std::string, long long>> to_refresh;
       std::vector<item> out;
       for (auto& c : *page) {
@@ -439,11 +388,13 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
 
 std::size_t rocksdb_store::ann_items() const {
   impl_->ensure_ann();
-  return impl_->ann ? impl_->ann->items() : 0;
+  return impl_->ann.index() ? impl_->ann.index()->items() : 0;
 }
 
 void rocksdb_store::set_ann_ef_search(std::size_t ef) {
-  if (impl_->ann) impl_->ann->set_ef_search(ef);
+  // Under the write mutex: ensure_ann may be replacing the index.
+  std::lock_guard lock(impl_->write_mutex);
+  impl_->ann.set_ef_search(ef);
 }
 
 std::vector<namespace_path> rocksdb_store::list_namespaces(const list_namespaces_options& options) {
@@ -521,12 +472,12 @@ std::size_t rocksdb_store::sweep() {
     ekey[0] = 'e';
     check(batch.Delete(db.store, ikey), "batch");
     check(batch.Delete(db.store, ekey), "batch");
+    impl_->ann.log_write(batch, ikey);
     deleted.push_back(ikey);
     ++swept;
   }
   if (swept > 0) check(db.db().Write(impl_->write_options(), &batch), "sweep");
-  if (impl_->ann_live())
-    for (const auto& ikey : deleted) impl_->ann->remove(ikey);
+  for (const auto& ikey : deleted) impl_->ann.wrote(ikey, {});
   return swept;
 }
 

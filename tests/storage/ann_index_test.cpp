@@ -1,5 +1,5 @@
-// ann_index, the HNSW index behind both stores (storage/src, private): its distance kernels and
-// building from several threads.
+// ann_index, the HNSW index behind both stores (storage/src, private): its distance kernels,
+// building from several threads, and saving and loading.
 #include "ann_index.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -89,4 +89,57 @@ BOOST_AUTO_TEST_CASE(a_build_on_several_threads_finds_what_one_thread_finds) {
     BOOST_REQUIRE(hits.size() == 1u);
     BOOST_TEST(hits.front().first == id);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_loaded_index_answers_as_the_saved_one) {
+  const auto c = config();
+  ann_index saved(c);
+  saved.set_many(random_items(400, c.dims, 4), 2);
+  saved.remove("item3");
+  saved.set("item4", {});
+  std::mt19937_64 gen(5);
+  saved.set("item5", {random_vector(gen, c.dims), random_vector(gen, c.dims)});
+  const std::string bytes = saved.save();
+
+  ann_index loaded(c);
+  loaded.set("stale", {random_vector(gen, c.dims)});
+  BOOST_REQUIRE(loaded.load(bytes));
+  BOOST_TEST(loaded.items() == saved.items());
+  for (int q = 0; q < 30; ++q) {
+    const auto query = random_vector(gen, c.dims);
+    BOOST_TEST(loaded.search(query, 10) == saved.search(query, 10));
+  }
+  // It goes on changing: a removed item comes back, a replaced one moves.
+  const auto back = random_vector(gen, c.dims), moved = random_vector(gen, c.dims);
+  loaded.set("item3", {back});
+  loaded.set("item6", {moved});
+  BOOST_TEST(loaded.items() == saved.items() + 1);
+  BOOST_TEST(loaded.search(back, 1).front().first == "item3");
+  BOOST_TEST(loaded.search(moved, 1).front().first == "item6");
+}
+
+BOOST_AUTO_TEST_CASE(load_refuses_other_parameters_and_damaged_bytes) {
+  const auto c = config();
+  ann_index saved(c);
+  saved.set_many(random_items(200, c.dims, 6), 1);
+  const std::string bytes = saved.save();
+  auto other_m = c, other_ef = c;
+  other_m.ann_m = 12;
+  other_ef.ann_ef_construction = 100;
+  for (const auto& other : {config(8), other_m, other_ef})
+    BOOST_TEST(!ann_index(other).load(bytes));
+
+  ann_index target(c);
+  std::mt19937_64 gen(7);
+  const auto kept = random_vector(gen, c.dims);
+  target.set("kept", {kept});
+  std::set<std::size_t> cuts{0, 7, 40, 100, bytes.size() / 2, bytes.size() - 1};
+  for (std::size_t cut : cuts) BOOST_TEST(!target.load(bytes.substr(0, cut)), "cut at " << cut);
+  BOOST_TEST(!target.load(bytes + "x"));
+  std::string wrong_count = bytes;
+  wrong_count[32] = static_cast<char>(wrong_count[32] + 1);  // the number of labels
+  BOOST_TEST(!target.load(wrong_count));
+  // The refused loads left the index as it was.
+  BOOST_TEST(target.items() == 1u);
+  BOOST_TEST(target.search(kept, 1).front().first == "kept");
 }

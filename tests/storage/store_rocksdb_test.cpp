@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "raw_store_family.hpp"
 #include "store_conformance_ann.hpp"
 #include "store_conformance_batch.hpp"
 #include "store_conformance_semantic.hpp"
@@ -20,6 +21,7 @@
 
 using namespace superstep;
 using superstep::storage::rocksdb_store;
+using superstep::test::raw_store_family;
 
 namespace {
 
@@ -50,48 +52,6 @@ std::shared_ptr<rocksdb_store> make_rocksdb_store_with_ttl(storage::ttl_config t
   options.ttl = std::move(ttl);
   return open_in_temp_dir(std::move(options));
 }
-
-// The `store` column family of a closed store's database, opened directly.
-class raw_store_family {
- public:
-  explicit raw_store_family(const std::string& dir) {
-    std::vector<std::string> names;
-    BOOST_REQUIRE(rocksdb::DB::ListColumnFamilies({}, dir, &names).ok());
-    std::vector<rocksdb::ColumnFamilyDescriptor> families;
-    for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
-    BOOST_REQUIRE(rocksdb::DB::Open({}, dir, families, &handles_, &db_).ok());
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == "store") store_ = handles_[i];
-    BOOST_REQUIRE(store_ != nullptr);
-  }
-  ~raw_store_family() {
-    for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    db_->Close().PermitUncheckedError();
-    delete db_;
-  }
-  // The keys of the item records ('i' ...).
-  std::vector<std::string> item_keys() const {
-    std::vector<std::string> out;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, store_));
-    for (it->SeekToFirst(); it->Valid(); it->Next())
-      if (it->key()[0] == 'i') out.push_back(it->key().ToString());
-    BOOST_REQUIRE(it->status().ok());
-    return out;
-  }
-  void put(const std::string& key, const value& record) {
-    BOOST_REQUIRE(db_->Put({}, store_, key, storage::make_capnp_serializer()->dumps(record)).ok());
-  }
-  void remove(const std::string& key) { BOOST_REQUIRE(db_->Delete({}, store_, key).ok()); }
-  bool has(const std::string& key) const {
-    std::string bytes;
-    return db_->Get({}, store_, key, &bytes).ok();
-  }
-
- private:
-  rocksdb::DB* db_ = nullptr;
-  rocksdb::ColumnFamilyHandle* store_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-};
 
 }  // namespace
 
@@ -133,7 +93,7 @@ BOOST_AUTO_TEST_CASE(items_and_vectors_survive_reopening) {
   BOOST_TEST(s->get({"1", "memories"}, "food")->created_at == before->created_at);
 }
 
-BOOST_AUTO_TEST_CASE(the_ann_index_is_rebuilt_from_the_stored_vectors_on_reopening) {
+BOOST_AUTO_TEST_CASE(the_ann_index_comes_back_on_reopening) {
   namespace conformance = superstep::store_conformance;
   temp_dir dir;
   storage::rocksdb_store_options options;

@@ -37,15 +37,20 @@ struct rocksdb_store_options {
 ///   (native order)
 ///   index    "mindex"                      -> record {"embedder", "dims"}: what made the
 ///                                             vectors (index_config::embedder_id, dims)
+///   the saved HNSW index and its change log: 'a', 'x' and 'c' keys (storage/src/
+///   rocksdb_store_ann.hpp)
 ///
 /// A namespace prefix is one range scan, a namespace's own items come before its children's,
 /// and `list_namespaces` skips over each namespace's items with one seek. A put writes the
 /// item and its vectors in one atomic batch. Search semantics are memory_store's: semantic search
 /// asks an in-memory HNSW index for candidates and scores them exactly from their stored
-/// vectors (or scores every item, see `index_config::ann`). The index is not persisted:
-/// `open` rebuilds it from the vectors, which takes time proportional to their number. Thread-safe:
-/// writes are serialized by a mutex (put keeps created_at, a read-modify-write); reads run on
-/// RocksDB snapshots without it.
+/// vectors (or scores every item, see `index_config::ann`). The first semantic search in a
+/// process makes the index: it loads the copy saved in the database, bringing it up to date
+/// with the items written since, or builds it from the stored vectors (in time proportional
+/// to their number, on `index_config::ann_build_threads` threads) and saves it. Closing saves
+/// it again once many items changed. Thread-safe: writes are serialized by a mutex (put keeps
+/// created_at, a read-modify-write); reads run on RocksDB snapshots without it. Open one
+/// store per database in a process: one store's index does not see another's writes.
 ///
 /// An item's TTL ("ttl", minutes) and expiry ("exp", microseconds since the epoch) live in its
 /// record, so they survive reopening; records written before TTLs (no "format") never
@@ -58,7 +63,8 @@ class rocksdb_store final : public store {
   /// TTL configuration.
   static std::unique_ptr<rocksdb_store> open(const std::string& dir,
                                              rocksdb_store_options options = {});
-  /// Stops the sweeper, if any, then closes the database.
+  /// Stops the sweeper, if any, saves the ANN index if it changed much since its saved copy,
+  /// then closes the database.
   ~rocksdb_store() override;
   rocksdb_store(const rocksdb_store&) = delete;
   rocksdb_store& operator=(const rocksdb_store&) = delete;
