@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -73,6 +75,9 @@ class ann_index {
 /// Whether semantic search under `config` uses an ann_index.
 inline bool uses_ann(const std::optional<index_config>& config) { return config && config->ann; }
 
+/// How far the index's similarities may be from exact scores (float rounding), with margin.
+inline constexpr double ann_score_slack = 1e-4;
+
 /// The page of a semantic search found through `index`, or nullopt when the caller should
 /// score every item exactly instead.
 ///
@@ -82,6 +87,13 @@ inline bool uses_ann(const std::optional<index_config>& config) { return config 
 /// too few pass, asks again for as many more as the rejection rate suggests, twice at most.
 /// Gives up (nullopt) when a pass would ask for half the index or more: exact search is then
 /// about as cheap and never misses.
+///
+/// Candidates are accepted best first, and only while they can still enter the page: the
+/// index's similarity of a candidate is its exact score but for float rounding, so once
+/// offset + limit are accepted, a candidate more than `ann_score_slack` below the last of them
+/// cannot displace it. (An item scores as the best of its vectors; when the index missed that
+/// one, the item may be left out, as if the index had missed it altogether.) Accepting reads
+/// an item and scores its vectors, which costs more than the graph search in a database.
 template <class Result, class Accept, class Before>
 std::optional<std::vector<Result>> ann_page(const ann_index& index, const std::vector<float>& query,
                                             const search_options& o, Accept accept, Before before) {
@@ -94,8 +106,16 @@ std::optional<std::vector<Result>> ann_page(const ann_index& index, const std::v
     if (2 * k >= items) return std::nullopt;
     const auto hits = index.search(query, k);
     std::vector<Result> accepted;
-    for (const auto& [id, approximate] : hits)
-      if (auto r = accept(id)) accepted.push_back(std::move(*r));
+    // The best `want` exact scores so far, lowest on top.
+    std::priority_queue<double, std::vector<double>, std::greater<>> best;
+    for (const auto& [id, approximate] : hits) {
+      if (best.size() == want && approximate < best.top() - ann_score_slack) break;
+      auto r = accept(id);
+      if (!r) continue;
+      best.push(r->score);
+      if (best.size() > want) best.pop();
+      accepted.push_back(std::move(*r));
+    }
     if (accepted.size() >= want) {
       std::sort(accepted.begin(), accepted.end(), before);
       for (std::size_t i = o.offset; i < accepted.size() && page.size() < o.limit; ++i)

@@ -179,9 +179,16 @@ void ef_search_can_change_without_rebuilding(Make make) {
   const double narrow = recall();
   BOOST_TEST_MESSAGE("recall@10 with 64 candidates = " << narrow);
   BOOST_TEST(narrow < 1.0);
-  // A search that keeps more candidates than there are items visits them all.
+  // A search that keeps more candidates than there are items visits them all: pages (in
+  // order, at any offset) are exact search's.
   ann->set_ann_ef_search(items);
   BOOST_TEST(recall() == 1.0);
+  for (int q = 0; q < queries; ++q) {
+    storage::search_options o;
+    o.query = "query " + std::to_string(q);
+    o.offset = std::size_t(q % 3) * 7;
+    BOOST_TEST(keys_of(ann->search(o)) == keys_of(exact->search(o)));
+  }
   BOOST_TEST(throws_naming([&] { ann->set_ann_ef_search(0); }, error_code::invalid_argument,
                            "ann_ef_search"));
 }
