@@ -1,9 +1,11 @@
 #include "ann_distance.hpp"
 
 // GCC 12's AVX-512 intrinsics start some results from a deliberately undefined register, which
-// its -Wuninitialized reports when they are inlined here (GCC bug 105593).
+// its -Wuninitialized (-Wmaybe-uninitialized in sanitizer builds) reports when they are inlined
+// here (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 
