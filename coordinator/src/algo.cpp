@@ -215,11 +215,13 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
     std::stable_sort(tasks.begin(), tasks.end(), [](const pregel_task* a, const pregel_task* b) {
       return task_path_less(*a, *b);
     });
+  applied out;
   bool bump_step = false;
   for (const pregel_task* t : tasks) {
     if (t->push || !t->triggers.empty()) bump_step = true;
     if (t->triggers.empty()) continue;  // PUSH tasks see no channel versions
     auto& seen = cp.versions_seen[t->name];
+    out.seen_changed.insert(t->name);
     for (const auto& ch : t->triggers) {
       auto v = cp.channel_versions.find(ch);
       if (v != cp.channel_versions.end()) seen[ch] = v->second;
@@ -227,7 +229,6 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   }
 
   const channel_version next_version = state.max_version + 1;
-  applied out;
   auto bump = [&](const std::string& name, const channels::channel& c) {
     cp.channel_versions[name] = next_version;
     out.new_versions[name] = next_version;

@@ -137,7 +137,8 @@ void run_loop::begin(const value& given) {
     // Proceed past the previous run's stop: a static interrupt does not fire again.
     auto& seen = state_.checkpoint.versions_seen[std::string(INTERRUPT)];
     for (const auto& [ch, v] : state_.checkpoint.channel_versions) seen[ch] = v;
-    if (replaying_) put_checkpoint("fork", value(), {});
+    unsaved_changes_.seen.insert(std::string(INTERRUPT));
+    if (replaying_) put_checkpoint("fork", value(), nullptr);
     // As LangGraph: resuming emits the state it resumes from. It is also the output when
     // nothing is left to run (a finished thread) or nothing left writes an output channel.
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
@@ -163,7 +164,7 @@ void run_loop::begin(const value& given) {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
-  put_checkpoint("input", input, applied.new_versions);
+  put_checkpoint("input", input, &applied);
 }
 
 bool run_loop::plan() {
@@ -263,7 +264,7 @@ bool run_loop::commit_step() {
   emit_values_if(updated_);
   // Metadata is only read from saved checkpoints and debug events.
   const bool want_meta = saver_ || shared_.wants(stream_mode::debug);
-  put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), applied.new_versions);
+  put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), &applied);
   if (algo::should_interrupt(state_, g_.interrupt_after, tasks_)) {
     interrupted_ = true;
     return false;

@@ -119,8 +119,8 @@ class run_loop {
   void report_finished(const pregel_task& t);
   value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
   void emit_values_if(const std::unordered_set<std::string>& updated);
-  void put_checkpoint(const char* source, value writes,
-                      const std::map<std::string, channel_version>& new_versions);
+  /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
+  void put_checkpoint(const char* source, value writes, const algo::applied* applied);
 
   const pregel_graph& g_;
   const algo::graph_index& index_;
@@ -132,12 +132,12 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
-  std::map<std::string, channel_version> unsaved_changes_;  // version changes since the last put
+  checkpoint_changes unsaved_changes_;  // changes since the last put
   durability durability_ = durability::sync;
   background_saves_ptr background_;  // async durability
   // exit durability: what the last (unsaved) checkpoint needs when it is finally saved
   std::string last_saved_id_;
-  std::map<std::string, channel_version> unsaved_versions_;
+  checkpoint_changes unsaved_versions_;  // since last_saved_id_
   checkpoint_metadata unsaved_meta_;
   bool unsaved_ = false;
   std::vector<const pregel_task*> held_writes_;

@@ -64,7 +64,8 @@ void run_loop::take_command(const command& cmd) {
   // tasks must be planned again too. The changed channels go to the saver with the next
   // checkpoint.
   auto applied = algo::apply_writes(state_, index_, batch);
-  for (const auto& [ch, v] : applied.new_versions) unsaved_changes_[ch] = v;
+  for (const auto& [ch, v] : applied.new_versions) unsaved_changes_.versions[ch] = v;
+  unsaved_changes_.seen.insert(applied.seen_changed.begin(), applied.seen_changed.end());
 }
 
 void run_loop::attach_resumed_writes() {

@@ -27,10 +27,10 @@ class background_saves {
   }
 
   void put(checkpoint_config parent, checkpoint cp, checkpoint_metadata meta,
-           std::map<std::string, channel_version> versions) {
+           checkpoint_changes changes) {
     {
       std::lock_guard lock(m_);
-      jobs_.push_back({std::move(parent), std::move(cp), std::move(meta), std::move(versions)});
+      jobs_.push_back({std::move(parent), std::move(cp), std::move(meta), std::move(changes)});
     }
     cv_.notify_all();
   }
@@ -47,7 +47,7 @@ class background_saves {
     checkpoint_config parent;
     checkpoint cp;
     checkpoint_metadata meta;
-    std::map<std::string, channel_version> versions;
+    checkpoint_changes changes;
   };
 
   void work() {
@@ -60,7 +60,7 @@ class background_saves {
       busy_ = true;
       lock.unlock();
       try {
-        if (!failure_) saver_.put(j.parent, j.cp, j.meta, j.versions);
+        if (!failure_) saver_.put_changes(j.parent, j.cp, j.meta, j.changes);
       } catch (...) {
         failure_ = std::current_exception();
       }
@@ -101,7 +101,7 @@ void run_loop::finish(bool failed) {
   if (unsaved_) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = last_saved_id_;
-    cp_config_ = saver_->put(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
+    cp_config_ = saver_->put_changes(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
     unsaved_ = false;
   }
   if (!held_writes_.empty()) save_writes(held_writes_);
@@ -140,13 +140,16 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   saver_->put_writes_many(cfg, all);
 }
 
-void run_loop::put_checkpoint(const char* source, value writes,
-                              const std::map<std::string, channel_version>& new_versions) {
-  // Every version change since the last put reaches the saver, including those made outside a
-  // step (a Command's update), so it stores the value of each.
-  std::map<std::string, channel_version> changed;
+void run_loop::put_checkpoint(const char* source, value writes, const algo::applied* applied) {
+  // Every change since the last put reaches the saver, including those made outside a step
+  // (a Command's update, the seen versions of a resumed run), so it stores the value of each
+  // changed channel and may store the version maps as what changed.
+  checkpoint_changes changed;
   if (saver_) {
-    for (const auto& [ch, v] : new_versions) unsaved_changes_[ch] = v;
+    if (applied) {
+      for (const auto& [ch, v] : applied->new_versions) unsaved_changes_.versions[ch] = v;
+      unsaved_changes_.seen.insert(applied->seen_changed.begin(), applied->seen_changed.end());
+    }
     changed = std::exchange(unsaved_changes_, {});
   }
   checkpoint& cp = state_.checkpoint;
@@ -163,16 +166,17 @@ void run_loop::put_checkpoint(const char* source, value writes,
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;
     switch (durability_) {
-      case durability::sync: cp_config_ = saver_->put(parent, cp, meta, changed); break;
+      case durability::sync: cp_config_ = saver_->put_changes(parent, cp, meta, changed); break;
       case durability::async:
-        background_->put(parent, cp, meta, changed);
+        background_->put(parent, cp, meta, std::move(changed));
         cp_config_.checkpoint_id = cp.id;
         break;
       case durability::exit:
         if (!unsaved_) last_saved_id_ = parent_id;
         unsaved_ = true;
         unsaved_meta_ = meta;
-        for (const auto& [ch, v] : changed) unsaved_versions_[ch] = v;
+        for (const auto& [ch, v] : changed.versions) unsaved_versions_.versions[ch] = v;
+        unsaved_versions_.seen.insert(changed.seen.begin(), changed.seen.end());
         cp_config_.checkpoint_id = cp.id;
         break;
     }

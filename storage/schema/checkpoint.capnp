@@ -48,11 +48,17 @@ struct CheckpointMetadata {
 
 # The value of a key in the `checkpoints` column family.
 struct CheckpointRecord {
-  format @0 :UInt16;  # 1
+  format @0 :UInt16;  # 1; 2 when versionsBase is set
   checkpoint @1 :Checkpoint;
   metadata @2 :CheckpointMetadata;
   parentCheckpointId @3 :Text;  # empty: none
   serializer @4 :Text;          # name of the serializer that wrote the values
+  # Format 2: the checkpoint's channelVersions and versionsSeen hold only the entries that
+  # differ from those of the checkpoint `versionsBase` of the same thread and namespace (a
+  # node's entry whole), which is at a smaller `versionsDepth`; depth 0 is a whole record.
+  # (storage/src/version_chains.hpp: skip-deltas along a line of parents.)
+  versionsBase @5 :Text;
+  versionsDepth @6 :UInt32;
 }
 
 # The value of a key in the `writes` column family (LangGraph's PendingWrite plus its path).

@@ -16,6 +16,7 @@ namespace {
 
 // The record layout this code writes; a reader refuses a newer one.
 constexpr std::uint16_t format = 1;
+constexpr std::uint16_t versions_delta_format = 2;  // a checkpoint record with versionsBase
 constexpr std::uint16_t bundle_format = 2;          // a PendingWrite holding a bundle
 constexpr std::uint16_t grouped_bundle_format = 3;  // a bundle grouped by task
 
@@ -44,11 +45,11 @@ std::unordered_map<std::string, channel_version> read_versions(
   return out;
 }
 
-void check_format(std::uint16_t found, const char* what) {
-  if (found == 0 || found > format)
+void check_format(std::uint16_t found, const char* what, std::uint16_t newest = format) {
+  if (found == 0 || found > newest)
     throw error(error_code::storage_error,
                 std::string(what) + " record format " + std::to_string(found) +
-                    " is not one this build reads (1.." + std::to_string(format) + ")");
+                    " is not one this build reads (1.." + std::to_string(newest) + ")");
 }
 
 // Runs the read-and-walk `f`, turning Cap'n Proto's errors into ours.
@@ -64,10 +65,15 @@ auto guarded(F&& f) {
 }  // namespace
 
 std::string encode_checkpoint(const checkpoint& cp, const checkpoint_metadata& metadata,
-                              const std::string& parent_id, const serializer& serde) {
+                              const std::string& parent_id, const serializer& serde,
+                              const versions_delta* delta) {
   capnp::MallocMessageBuilder builder(256);
   auto record = builder.initRoot<schema::CheckpointRecord>();
-  record.setFormat(format);
+  record.setFormat(delta ? versions_delta_format : format);
+  if (delta) {
+    record.setVersionsBase(text(delta->base));
+    record.setVersionsDepth(delta->depth);
+  }
   record.setParentCheckpointId(text(parent_id));
   const std::string serde_name(serde.name());
   record.setSerializer(text(serde_name));
@@ -76,16 +82,26 @@ std::string encode_checkpoint(const checkpoint& cp, const checkpoint_metadata& m
   c.setV(cp.v);
   c.setId(text(cp.id));
   c.setTs(text(cp.ts));
-  write_versions([&](unsigned n) { return c.initChannelVersions(n); }, cp.channel_versions);
   std::vector<std::string> nodes;
-  nodes.reserve(cp.versions_seen.size());
-  for (const auto& [node, versions] : cp.versions_seen) nodes.push_back(node);
-  std::sort(nodes.begin(), nodes.end());
-  auto seen = c.initVersionsSeen(static_cast<unsigned>(nodes.size()));
-  for (unsigned i = 0; i < nodes.size(); ++i) {
-    seen[i].setNode(text(nodes[i]));
+  if (delta) {
+    auto versions = c.initChannelVersions(static_cast<unsigned>(delta->channels->size()));
+    for (unsigned i = 0; i < delta->channels->size(); ++i) {
+      const std::string& channel = (*delta->channels)[i];
+      versions[i].setChannel(text(channel));
+      versions[i].setVersion(cp.channel_versions.at(channel));
+    }
+  } else {
+    write_versions([&](unsigned n) { return c.initChannelVersions(n); }, cp.channel_versions);
+    nodes.reserve(cp.versions_seen.size());
+    for (const auto& [node, versions] : cp.versions_seen) nodes.push_back(node);
+    std::sort(nodes.begin(), nodes.end());
+  }
+  const std::vector<std::string>& seen_nodes = delta ? *delta->nodes : nodes;
+  auto seen = c.initVersionsSeen(static_cast<unsigned>(seen_nodes.size()));
+  for (unsigned i = 0; i < seen_nodes.size(); ++i) {
+    seen[i].setNode(text(seen_nodes[i]));
     write_versions([&](unsigned n) { return seen[i].initVersions(n); },
-                   cp.versions_seen.at(nodes[i]));
+                   cp.versions_seen.at(seen_nodes[i]));
   }
   auto updated = c.initUpdatedChannels(static_cast<unsigned>(cp.updated_channels.size()));
   for (unsigned i = 0; i < cp.updated_channels.size(); ++i)
@@ -111,8 +127,15 @@ stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& se
   guarded([&] {
     message_reader reader(bytes, capnp::ReaderOptions());
     auto record = reader.root<schema::CheckpointRecord>();
-    check_format(record.getFormat(), "checkpoint");
+    check_format(record.getFormat(), "checkpoint", versions_delta_format);
     out.parent_id = text_of(record.getParentCheckpointId());
+    if (record.getFormat() == versions_delta_format) {
+      out.versions_base = text_of(record.getVersionsBase());
+      out.versions_depth = record.getVersionsDepth();
+      if (out.versions_base.empty() || out.versions_depth == 0)
+        throw error(error_code::storage_error,
+                    "a checkpoint record of format 2 names no base checkpoint or depth 0");
+    }
     out.serializer = text_of(record.getSerializer());
 
     auto c = record.getCheckpoint();

@@ -22,11 +22,24 @@ struct stored_checkpoint {
   checkpoint_metadata metadata;
   std::string parent_id;   ///< empty: none
   std::string serializer;  ///< name of the serializer that wrote the metadata values
+  /// Not empty: `cp`'s version maps hold only the entries that differ from this checkpoint's.
+  std::string versions_base;
+  std::uint32_t versions_depth = 0;
 };
 
-/// `cp` without its channel values, its metadata (values by `serde`) and its parent's id.
+/// Which version entries a checkpoint record holds when it is a delta.
+struct versions_delta {
+  std::string base;  ///< the checkpoint it is against
+  std::uint32_t depth = 0;
+  const std::vector<std::string>* channels = nullptr;  ///< sorted
+  const std::vector<std::string>* nodes = nullptr;     ///< sorted
+};
+
+/// `cp` without its channel values, its metadata (values by `serde`) and its parent's id;
+/// with `delta`, only the version entries it names.
 std::string encode_checkpoint(const checkpoint& cp, const checkpoint_metadata& metadata,
-                              const std::string& parent_id, const serializer& serde);
+                              const std::string& parent_id, const serializer& serde,
+                              const versions_delta* delta = nullptr);
 stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& serde);
 
 /// A pending write with its task path; the value by `serde`.

@@ -7,6 +7,7 @@
 #include "saver_checks.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/write_index.hpp"
+#include "version_chains.hpp"
 
 namespace superstep::storage {
 
@@ -29,30 +30,102 @@ void erase_thread_range(Map& map, const std::string& thread_id) {
 
 }  // namespace
 
+memory_saver::memory_saver() : chains_(std::make_unique<version_chains>()) {}
+
+memory_saver::~memory_saver() = default;
+
 checkpoint_config memory_saver::put(const checkpoint_config& config, const checkpoint& cp,
                                     const checkpoint_metadata& metadata,
                                     const std::map<std::string, channel_version>& new_versions) {
+  return store(config, cp, metadata, new_versions, nullptr);
+}
+
+checkpoint_config memory_saver::put_changes(const checkpoint_config& config, const checkpoint& cp,
+                                            const checkpoint_metadata& metadata,
+                                            const checkpoint_changes& changes) {
+  return store(config, cp, metadata, changes.versions, &changes);
+}
+
+checkpoint_config memory_saver::store(const checkpoint_config& config, const checkpoint& cp,
+                                      const checkpoint_metadata& metadata,
+                                      const std::map<std::string, channel_version>& new_versions,
+                                      const checkpoint_changes* changes) {
   require_thread(config.thread_id, "memory_saver", "put");
   require_checkpoint_id(cp.id, "memory_saver", "put (checkpoint.id)");
+  std::string line = config.thread_id;
+  (line += '\0') += config.checkpoint_ns;
+  version_chains::plan plan = chains_->plan_put(line, config.checkpoint_id, cp, changes);
   // Values live in blobs_, one per channel version: copy the rest of the checkpoint only.
-  stored_checkpoint stored{{}, metadata, config.checkpoint_id};
+  stored_checkpoint stored;
+  stored.metadata = metadata;
+  stored.parent_id = config.checkpoint_id;
   stored.cp.v = cp.v;
   stored.cp.id = cp.id;
   stored.cp.ts = cp.ts;
-  stored.cp.channel_versions = cp.channel_versions;
-  stored.cp.versions_seen = cp.versions_seen;
   stored.cp.updated_channels = cp.updated_channels;
-
-  std::lock_guard lock(mutex_);
-  for (const auto& [channel, version] : new_versions) {
-    auto it = cp.channel_values.find(channel);
-    std::optional<value> blob;
-    if (it != cp.channel_values.end()) blob = it->second;
-    blobs_.insert_or_assign(blob_key{config.thread_id, config.checkpoint_ns, channel, version},
-                            std::move(blob));
+  const auto store_whole = [&] {
+    plan.depth = 0;
+    stored.cp.channel_versions = cp.channel_versions;
+    stored.cp.versions_seen = cp.versions_seen;
+  };
+  if (plan.depth == 0) {
+    store_whole();
+  } else {
+    stored.versions_base = plan.base_id;
+    stored.versions_depth = plan.depth;
+    for (const auto& channel : plan.channels)
+      stored.cp.channel_versions.emplace(channel, cp.channel_versions.at(channel));
+    for (const auto& node : plan.nodes)
+      stored.cp.versions_seen.emplace(node, cp.versions_seen.at(node));
   }
-  threads_[config.thread_id][config.checkpoint_ns].insert_or_assign(cp.id, std::move(stored));
+
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [channel, version] : new_versions) {
+      auto it = cp.channel_values.find(channel);
+      std::optional<value> blob;
+      if (it != cp.channel_values.end()) blob = it->second;
+      blobs_.insert_or_assign(blob_key{config.thread_id, config.checkpoint_ns, channel, version},
+                              std::move(blob));
+    }
+    checkpoints_by_id& checkpoints = threads_[config.thread_id][config.checkpoint_ns];
+    // The base went away since the plan (the thread was pruned or deleted): whole after all.
+    if (plan.depth > 0 && !checkpoints.count(plan.base_id)) {
+      stored.versions_base.clear();
+      stored.versions_depth = 0;
+      stored.cp.channel_versions.clear();
+      stored.cp.versions_seen.clear();
+      store_whole();
+    }
+    auto it = checkpoints.insert_or_assign(cp.id, std::move(stored)).first;
+    if (plan.depth > 0 && check_version_deltas()) {
+      checkpoint back;
+      resolve_versions(checkpoints, it->second, back);
+      compare_versions(cp, back, "memory_saver");
+    }
+  }
+  chains_->written(line, cp.id, plan, changes);
   return checkpoint_config{config.thread_id, config.checkpoint_ns, cp.id};
+}
+
+void memory_saver::resolve_versions(const checkpoints_by_id& checkpoints,
+                                    const stored_checkpoint& stored, checkpoint& out) const {
+  out.channel_versions = stored.cp.channel_versions;
+  out.versions_seen = stored.cp.versions_seen;
+  // Down the bases to a whole one; an entry of a nearer checkpoint wins over its base's.
+  const stored_checkpoint* at = &stored;
+  while (!at->versions_base.empty()) {
+    auto base = checkpoints.find(at->versions_base);
+    if (base == checkpoints.end() || base->second.versions_depth >= at->versions_depth)
+      throw error(error_code::storage_error,
+                  "memory_saver: checkpoint " + stored.cp.id + " is stored against checkpoint " +
+                      at->versions_base + ", which is " +
+                      (base == checkpoints.end() ? "missing" : "not an earlier one"));
+    at = &base->second;
+    for (const auto& [channel, version] : at->cp.channel_versions)
+      out.channel_versions.try_emplace(channel, version);
+    for (const auto& [node, seen] : at->cp.versions_seen) out.versions_seen.try_emplace(node, seen);
+  }
 }
 
 void memory_saver::put_writes(const checkpoint_config& config,
@@ -85,7 +158,7 @@ std::optional<checkpoint_tuple> memory_saver::get_tuple(const checkpoint_config&
   auto it = config.checkpoint_id.empty() ? std::prev(checkpoints.end())
                                          : checkpoints.find(config.checkpoint_id);
   if (it == checkpoints.end()) return std::nullopt;
-  return make_tuple(config.thread_id, config.checkpoint_ns, it->first, it->second);
+  return make_tuple(config.thread_id, config.checkpoint_ns, it->first, checkpoints, it->second);
 }
 
 channel_version memory_saver::latest_version(const checkpoint_config& config) {
@@ -96,8 +169,9 @@ channel_version memory_saver::latest_version(const checkpoint_config& config) {
   if (thread_it == threads_.end()) return out;
   auto ns_it = thread_it->second.find(config.checkpoint_ns);
   if (ns_it == thread_it->second.end() || ns_it->second.empty()) return out;
-  for (const auto& [_, v] : ns_it->second.rbegin()->second.cp.channel_versions)
-    out = std::max(out, v);
+  checkpoint latest;
+  resolve_versions(ns_it->second, ns_it->second.rbegin()->second, latest);
+  for (const auto& [_, v] : latest.channel_versions) out = std::max(out, v);
   return out;
 }
 
@@ -126,7 +200,8 @@ std::vector<checkpoint_tuple> memory_saver::list(const checkpoint_config& config
     for (auto it = std::make_reverse_iterator(last), end = std::make_reverse_iterator(first);
          it != end && !full(); ++it)
       if (metadata_matches(options.filter, it->second.metadata))
-        out.push_back(make_tuple(thread_id, config.checkpoint_ns, it->first, it->second));
+        out.push_back(
+            make_tuple(thread_id, config.checkpoint_ns, it->first, checkpoints, it->second));
   };
 
   if (config.thread_id.empty()) {
@@ -143,6 +218,7 @@ std::vector<checkpoint_tuple> memory_saver::list(const checkpoint_config& config
 void memory_saver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(mutex_);
   erase_thread(thread_id);
+  chains_->clear();
 }
 
 void memory_saver::copy_thread(const std::string& source, const std::string& target) {
@@ -156,6 +232,7 @@ void memory_saver::copy_thread(const std::string& source, const std::string& tar
   if (source == target) return;
 
   erase_thread(target);
+  chains_->clear();
   threads_[target] = source_it->second;
 
   std::vector<std::pair<blob_key, std::optional<value>>> blobs;
@@ -179,6 +256,7 @@ void memory_saver::copy_thread(const std::string& source, const std::string& tar
 
 void memory_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   std::lock_guard lock(mutex_);
+  chains_->clear();
   for (const std::string& thread_id : thread_ids) {
     auto thread_it = threads_.find(thread_id);
     if (thread_it == threads_.end()) continue;
@@ -187,6 +265,17 @@ void memory_saver::prune(const std::vector<std::string>& thread_ids, std::size_t
     for (auto ns_it = thread_it->second.begin(); ns_it != thread_it->second.end();) {
       const std::string& ns = ns_it->first;
       checkpoints_by_id& checkpoints = ns_it->second;
+      // The kept checkpoints' version maps made whole first: their bases may go.
+      std::size_t index = 0;
+      for (auto& [id, stored] : checkpoints) {
+        if (index++ + keep_last < checkpoints.size() || stored.versions_base.empty()) continue;
+        checkpoint whole;
+        resolve_versions(checkpoints, stored, whole);
+        stored.cp.channel_versions = std::move(whole.channel_versions);
+        stored.cp.versions_seen = std::move(whole.versions_seen);
+        stored.versions_base.clear();
+        stored.versions_depth = 0;
+      }
       while (checkpoints.size() > keep_last) {
         writes_.erase(writes_key{thread_id, ns, checkpoints.begin()->first});
         checkpoints.erase(checkpoints.begin());
@@ -207,11 +296,13 @@ void memory_saver::prune(const std::vector<std::string>& thread_ids, std::size_t
 
 checkpoint_tuple memory_saver::make_tuple(const std::string& thread_id, const std::string& ns,
                                           const std::string& id,
+                                          const checkpoints_by_id& checkpoints,
                                           const stored_checkpoint& stored) const {
   checkpoint_tuple tuple;
   tuple.config = checkpoint_config{thread_id, ns, id};
   tuple.checkpoint = stored.cp;
-  for (const auto& [channel, version] : stored.cp.channel_versions) {
+  if (!stored.versions_base.empty()) resolve_versions(checkpoints, stored, tuple.checkpoint);
+  for (const auto& [channel, version] : tuple.checkpoint.channel_versions) {
     auto blob = blobs_.find(blob_key{thread_id, ns, channel, version});
     if (blob != blobs_.end() && blob->second)
       tuple.checkpoint.channel_values.emplace(channel, *blob->second);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blob_chains.hpp"
+#include "version_chains.hpp"
 
 namespace superstep::storage {
 
@@ -45,6 +46,8 @@ class rocksdb_database {
   /// Which list values savers write as deltas, for every saver on this database: a saver that
   /// deletes or prunes a thread clears it for the others too.
   blob_chains chains;
+  /// Which checkpoints savers store with their version maps as deltas (cleared with `chains`).
+  version_chains versions;
 
  private:
   std::string dir_;

@@ -14,6 +14,7 @@
 #include "saver_checks.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/write_index.hpp"
+#include "version_chains.hpp"
 
 namespace superstep::storage {
 
@@ -94,6 +95,7 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
   };
   checkpoint_tuple tuple;
   tuple.config = checkpoint_config{thread_id, ns, id};
+  resolve(read, thread_id, ns, stored);
 
   // Blobs: one batched lookup for every channel the checkpoint has a version of.
   const std::string blob_prefix = keys::prefix(thread_id, ns);
@@ -276,14 +278,35 @@ const std::string& rocksdb_saver::directory() const noexcept { return impl_->db.
 checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const checkpoint& cp,
                                      const checkpoint_metadata& metadata,
                                      const std::map<std::string, channel_version>& new_versions) {
+  return impl_->put(config, cp, metadata, new_versions, nullptr);
+}
+
+checkpoint_config rocksdb_saver::put_changes(const checkpoint_config& config, const checkpoint& cp,
+                                             const checkpoint_metadata& metadata,
+                                             const checkpoint_changes& changes) {
+  return impl_->put(config, cp, metadata, changes.versions, &changes);
+}
+
+checkpoint_config rocksdb_saver::impl::put(
+    const checkpoint_config& config, const checkpoint& cp, const checkpoint_metadata& metadata,
+    const std::map<std::string, channel_version>& new_versions, const checkpoint_changes* changes) {
   require_thread(config.thread_id, "rocksdb_saver", "put");
   require_checkpoint_id(cp.id, "rocksdb_saver", "put (checkpoint.id)");
-  impl& d = *impl_;
+  impl& d = *this;
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
+  // The version maps as what changed since an earlier checkpoint, when the caller said what
+  // changed and this process stored that line of checkpoints (version_chains.hpp).
+  version_chains::plan plan = d.db.versions.plan_put(prefix, config.checkpoint_id, cp, changes);
+  std::unique_lock<std::mutex> maintenance;  // a delta's base must not be pruned meanwhile
+  if (plan.depth > 0) {
+    maintenance = std::unique_lock<std::mutex>(d.maintenance);
+    if (d.db.versions.stale(plan)) plan.depth = 0;
+  }
+  const records::versions_delta delta{plan.base_id, plan.depth, &plan.channels, &plan.nodes};
   // Encoded first, so the batch is sized once: a big blob (a fan-out's Sends) is not copied
   // again each time the batch would have grown.
-  const std::string record =
-      records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
+  const std::string record = records::encode_checkpoint(cp, metadata, config.checkpoint_id,
+                                                        *d.serde, plan.depth ? &delta : nullptr);
   struct blob {
     std::string chain;  // the blob key without the version: the channel's blob_chains key
     std::string key;
@@ -335,7 +358,48 @@ checkpoint_config rocksdb_saver::put(const checkpoint_config& config, const chec
     else
       d.db.chains.forget(b.chain);
   }
+  d.db.versions.written(prefix, cp.id, plan, changes);
+  if (plan.depth > 0 && check_version_deltas()) {
+    auto back = decode(config.thread_id, config.checkpoint_ns, cp.id, record);
+    resolve(rocksdb::ReadOptions(), config.thread_id, config.checkpoint_ns, back);
+    compare_versions(cp, back.cp, "rocksdb_saver");
+  }
   return checkpoint_config{config.thread_id, config.checkpoint_ns, cp.id};
+}
+
+void rocksdb_saver::impl::resolve(const rocksdb::ReadOptions& read, const std::string& thread_id,
+                                  const std::string& ns, records::stored_checkpoint& stored) const {
+  if (stored.versions_base.empty()) return;
+  const std::string prefix = keys::prefix(thread_id, ns);
+  // Down the bases to a whole record; an entry of a nearer checkpoint wins over its base's.
+  std::string base_id = std::move(stored.versions_base);
+  std::uint32_t depth = stored.versions_depth;
+  stored.versions_base.clear();
+  stored.versions_depth = 0;
+  rocksdb::PinnableSlice bytes;
+  while (!base_id.empty()) {
+    bytes.Reset();
+    auto s = db.db().Get(read, db.checkpoints, prefix + base_id, &bytes);
+    if (s.IsNotFound())
+      throw error(error_code::storage_error, "rocksdb_saver: cannot read " +
+                                                 describe(thread_id, ns, stored.cp.id) +
+                                                 ": its versions are stored against checkpoint " +
+                                                 base_id + ", which is missing");
+    check(s, "reading " + describe(thread_id, ns, base_id));
+    auto base = decode(thread_id, ns, base_id, bytes.ToStringView());
+    if (!base.versions_base.empty() && base.versions_depth >= depth)
+      throw error(error_code::storage_error,
+                  "rocksdb_saver: cannot read " + describe(thread_id, ns, stored.cp.id) +
+                      ": checkpoint " + base_id + " is not an earlier base (depth " +
+                      std::to_string(base.versions_depth) + " after " + std::to_string(depth) +
+                      ")");
+    for (auto& [channel, version] : base.cp.channel_versions)
+      stored.cp.channel_versions.try_emplace(channel, version);
+    for (auto& [node, seen] : base.cp.versions_seen)
+      stored.cp.versions_seen.try_emplace(node, std::move(seen));
+    base_id = std::move(base.versions_base);
+    depth = base.versions_depth;
+  }
 }
 
 void rocksdb_saver::put_writes(const checkpoint_config& config,
@@ -483,8 +547,8 @@ channel_version rocksdb_saver::latest_version(const checkpoint_config& config) {
     return out;
   }
   const std::string id = it->key().ToString().substr(prefix.size());
-  const auto stored =
-      d.decode(config.thread_id, config.checkpoint_ns, id, it->value().ToStringView());
+  auto stored = d.decode(config.thread_id, config.checkpoint_ns, id, it->value().ToStringView());
+  d.resolve(rocksdb::ReadOptions(), config.thread_id, config.checkpoint_ns, stored);
   for (const auto& [_, v] : stored.cp.channel_versions) out = std::max(out, v);
   return out;
 }

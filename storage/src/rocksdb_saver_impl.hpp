@@ -40,6 +40,17 @@ struct rocksdb_saver::impl {
     check(db.db().Write(write_options, &batch), what);
   }
 
+  /// `rocksdb_saver::put` and `put_changes` (`changes` nullptr: not known).
+  checkpoint_config put(const checkpoint_config& config, const checkpoint& cp,
+                        const checkpoint_metadata& metadata,
+                        const std::map<std::string, channel_version>& new_versions,
+                        const checkpoint_changes* changes);
+
+  /// Makes the version maps of a decoded checkpoint stored as a delta whole, from its bases
+  /// read on the snapshot of `read`.
+  void resolve(const rocksdb::ReadOptions& read, const std::string& thread_id,
+               const std::string& ns, records::stored_checkpoint& stored) const;
+
   /// The checkpoint record under (thread, ns, id), decoded; its errors say which it is.
   records::stored_checkpoint decode(const std::string& thread_id, const std::string& ns,
                                     const std::string& id, std::string_view bytes) const;

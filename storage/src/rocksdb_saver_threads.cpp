@@ -22,6 +22,7 @@ void rocksdb_saver::delete_thread(const std::string& thread_id) {
     check(batch.DeleteRange(cf, prefix, end), "batching a range deletion");
   d.write(batch, "deleting thread '" + thread_id + "'");
   d.db.chains.clear();
+  d.db.versions.clear();
 }
 
 void rocksdb_saver::copy_thread(const std::string& source, const std::string& target) {
@@ -52,13 +53,15 @@ void rocksdb_saver::copy_thread(const std::string& source, const std::string& ta
     it.check_status("reading thread '" + source + "'");
   }
   d.write(batch, "copying thread '" + source + "' to '" + target + "'");
-  d.db.chains.clear();  // the target's chains were replaced
+  d.db.chains.clear();
+  d.db.versions.clear();  // the target's chains were replaced
 }
 
 void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   impl& d = *impl_;
   std::lock_guard lock(d.maintenance);
-  d.db.chains.clear();  // no delta from now on is based on a version this may remove
+  d.db.chains.clear();
+  d.db.versions.clear();  // no delta from now on is based on a version this may remove
   for (const std::string& thread_id : thread_ids) {
     snapshot_read read(d.db);
     const std::string thread = keys::prefix(thread_id);
@@ -94,8 +97,15 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
         rocksdb::PinnableSlice bytes;
         check(d.db.db().Get(read.options, d.db.checkpoints, prefix + of_ns[i], &bytes),
               "reading " + describe(thread_id, ns, of_ns[i]));
-        for (const auto& [channel, version] :
-             d.decode(thread_id, ns, of_ns[i], bytes.ToStringView()).cp.channel_versions)
+        auto stored = d.decode(thread_id, ns, of_ns[i], bytes.ToStringView());
+        if (!stored.versions_base.empty()) {  // its base may go: stored whole from now on
+          d.resolve(read.options, thread_id, ns, stored);
+          check(batch.Put(d.db.checkpoints, prefix + of_ns[i],
+                          records::encode_checkpoint(stored.cp, stored.metadata, stored.parent_id,
+                                                     *d.serde)),
+                "batching a checkpoint");
+        }
+        for (const auto& [channel, version] : stored.cp.channel_versions)
           used.emplace(ns, channel, version);
       }
     }
@@ -139,7 +149,8 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
     }
     blobs.check_status("reading the blobs of thread '" + thread_id + "'");
     d.write(batch, "pruning thread '" + thread_id + "'");
-    d.db.chains.clear();  // the chains may name versions just removed
+    d.db.chains.clear();
+    d.db.versions.clear();  // the chains may name versions just removed
   }
 }
 

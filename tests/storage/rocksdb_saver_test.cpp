@@ -253,6 +253,58 @@ BOOST_AUTO_TEST_CASE(a_damaged_list_delta_or_a_missing_base_is_an_error_naming_t
                "channel 'l' at version 2: base version 1 of a list delta has no value");
 }
 
+BOOST_AUTO_TEST_CASE(version_maps_are_stored_as_what_changed_and_read_back_after_reopening) {
+  temp_dir dir;
+  std::vector<checkpoint_config> line;
+  std::map<std::string, checkpoint> expected;
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    changing_graph g(*saver);
+    line.push_back(g.start());
+    for (int i = 1; i <= 64; ++i) line.push_back(g.step(line.back(), i));
+    expected = g.expected();
+  }
+  {
+    // The first record holds 60 channels and 40 nodes; a step's holds what changed since its
+    // base: a few entries, so a fraction of the bytes.
+    raw_db db(dir.str());
+    const auto first = db.entries("checkpoints").front().second.size();
+    const auto step_3 = db.entries("checkpoints").at(3).second.size();
+    BOOST_TEST(step_3 * 4 < first, "step 3: " << step_3 << " bytes, first: " << first);
+  }
+  auto saver = rocksdb_saver::open(dir.str());
+  for (const auto& at : line) {
+    auto t = saver->get_tuple(at);
+    BOOST_REQUIRE(t);
+    BOOST_TEST(checkpoint_value(t->checkpoint) == checkpoint_value(expected.at(at.checkpoint_id)));
+  }
+  // A new process's first put is whole; its next ones go on as deltas.
+  changing_graph more(*saver, "t2");
+  auto at = more.start();
+  for (int i = 1; i <= 10; ++i) at = more.step(at, i);
+  expect_all_read_back(*saver, more, "t2");
+}
+
+BOOST_AUTO_TEST_CASE(a_checkpoint_whose_versions_base_is_missing_is_an_error_naming_both) {
+  temp_dir dir;
+  std::vector<checkpoint_config> line;
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    changing_graph g(*saver);
+    line.push_back(g.start());
+    for (int i = 1; i <= 4; ++i) line.push_back(g.step(line.back(), i));
+  }
+  {
+    raw_db db(dir.str());
+    db.erase("checkpoints", checkpoint_key(db, line[0].checkpoint_id));  // the base of 1..4
+  }
+  auto saver = rocksdb_saver::open(dir.str());
+  expect_error([&] { (void)saver->get_tuple(line[3]); }, error_code::storage_error,
+               "checkpoint " + line[3].checkpoint_id +
+                   " of thread 't': its versions are stored against checkpoint " +
+                   line[0].checkpoint_id + ", which is missing");
+}
+
 BOOST_AUTO_TEST_CASE(a_damaged_record_is_an_error_naming_its_thread_and_checkpoint) {
   temp_dir dir;
   checkpoint_builder b;

@@ -61,6 +61,8 @@ struct applied {
   std::unordered_set<std::string> updated_channels;
   /// Every channel whose version was bumped (its checkpoint value must be saved).
   std::map<std::string, channel_version> new_versions;
+  /// Every node whose versions_seen entry was written (the nodes of the tasks that ran).
+  std::set<std::string> seen_changed;
 };
 
 /// Applies the writes of finished tasks (LangGraph `apply_writes`): sort by path, record

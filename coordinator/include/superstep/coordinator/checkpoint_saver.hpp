@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct task_writes {
   std::vector<std::pair<std::string, value>> writes;
 };
 
+/// What changed in a checkpoint since its parent, as the run loop that made it knows it.
+struct checkpoint_changes {
+  /// Every channel whose version differs from the parent's, with its new version (the
+  /// `new_versions` of `checkpoint_saver::put`).
+  std::map<std::string, channel_version> versions;
+  /// Every node whose `versions_seen` entry differs from the parent's.
+  std::set<std::string> seen;
+};
+
 /// Where checkpoints and pending writes are kept (LangGraph `BaseCheckpointSaver`).
 ///
 /// Implementations must be safe to call from several threads at once.
@@ -36,6 +46,16 @@ class checkpoint_saver {
   virtual checkpoint_config put(const checkpoint_config& config, const checkpoint& cp,
                                 const checkpoint_metadata& metadata,
                                 const std::map<std::string, channel_version>& new_versions) = 0;
+
+  /// `put` by a caller that knows everything that changed since the parent (`changes`
+  /// is complete: no other version or seen entry differs). A saver may then store the
+  /// checkpoint's version maps as what changed, so a step of a graph of many channels costs
+  /// what it changed, not the size of the maps. The default stores as `put` does.
+  virtual checkpoint_config put_changes(const checkpoint_config& config, const checkpoint& cp,
+                                        const checkpoint_metadata& metadata,
+                                        const checkpoint_changes& changes) {
+    return put(config, cp, metadata, changes.versions);
+  }
 
   /// Stores the writes of one task against checkpoint `config`. Idempotent per (task, index).
   virtual void put_writes(const checkpoint_config& config,

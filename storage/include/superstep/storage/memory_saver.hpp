@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -12,6 +14,8 @@
 #include "superstep/coordinator/checkpoint_saver.hpp"
 
 namespace superstep::storage {
+
+class version_chains;
 
 /// A checkpoint saver that keeps everything in process memory (LangGraph `InMemorySaver`).
 /// For tests, debugging and single-process runs; nothing survives the process.
@@ -26,11 +30,14 @@ namespace superstep::storage {
 ///   `channel_versions`.
 /// - writes: (thread_id, checkpoint_ns, checkpoint_id) -> (task_id, index) -> write.
 ///
-/// Values are immutable and shared, so nothing is copied deeply on put or get.
+/// Values are immutable and shared, so nothing is copied deeply on put or get. Checkpoints put
+/// with their changes (`put_changes`, as the run loop does) keep only the version entries that
+/// differ from an earlier checkpoint (version_chains.hpp): a step costs what it changed.
 /// Thread-safe: every method takes one mutex.
 class memory_saver final : public checkpoint_saver {
  public:
-  memory_saver() = default;
+  memory_saver();
+  ~memory_saver() override;
   memory_saver(const memory_saver&) = delete;
   memory_saver& operator=(const memory_saver&) = delete;
 
@@ -40,6 +47,13 @@ class memory_saver final : public checkpoint_saver {
   checkpoint_config put(const checkpoint_config& config, const checkpoint& cp,
                         const checkpoint_metadata& metadata,
                         const std::map<std::string, channel_version>& new_versions) override;
+
+  /// `put` told what changed: stores the checkpoint's version maps as what differs from an
+  /// earlier checkpoint of the same line of parents (at most log2(steps) + 1 of them are read
+  /// to rebuild the maps), not whole.
+  checkpoint_config put_changes(const checkpoint_config& config, const checkpoint& cp,
+                                const checkpoint_metadata& metadata,
+                                const checkpoint_changes& changes) override;
 
   /// Stores the writes of task `task_id` against checkpoint `config`. A normal write whose
   /// (task, index) is already stored is skipped; special writes (__error__, __scheduled__,
@@ -82,9 +96,11 @@ class memory_saver final : public checkpoint_saver {
  private:
   /// A checkpoint as stored: without channel_values, which live in the blobs.
   struct stored_checkpoint {
-    checkpoint cp;
+    checkpoint cp;  ///< with versions_base: only the version entries that differ from it
     checkpoint_metadata metadata;
     std::string parent_id;
+    std::string versions_base;  ///< empty: the version maps are whole
+    std::uint32_t versions_depth = 0;
   };
   /// A pending write as stored.
   struct stored_write {
@@ -103,10 +119,19 @@ class memory_saver final : public checkpoint_saver {
   using task_writes = std::map<std::pair<std::string, int>, stored_write>;
   using writes_map = std::map<writes_key, task_writes>;
 
+  checkpoint_config store(const checkpoint_config& config, const checkpoint& cp,
+                          const checkpoint_metadata& metadata,
+                          const std::map<std::string, channel_version>& new_versions,
+                          const checkpoint_changes* changes);
   checkpoint_tuple make_tuple(const std::string& thread_id, const std::string& ns,
-                              const std::string& id, const stored_checkpoint& stored) const;
+                              const std::string& id, const checkpoints_by_id& checkpoints,
+                              const stored_checkpoint& stored) const;
+  /// The whole version maps of `stored` (one of `checkpoints`) into `out`.
+  void resolve_versions(const checkpoints_by_id& checkpoints, const stored_checkpoint& stored,
+                        checkpoint& out) const;
   void erase_thread(const std::string& thread_id);
 
+  std::unique_ptr<version_chains> chains_;
   mutable std::mutex mutex_;
   std::map<std::string, namespaces> threads_;
   blob_map blobs_;

@@ -58,6 +58,13 @@ class rocksdb_saver final : public checkpoint_saver {
                         const checkpoint_metadata& metadata,
                         const std::map<std::string, channel_version>& new_versions) override;
 
+  /// `put` told what changed: the checkpoint record holds the version entries that differ from
+  /// an earlier checkpoint of the same line of parents (at most log2(steps) + 1 records are read
+  /// to rebuild the maps; storage/schema/checkpoint.capnp, format 2), not the whole maps.
+  checkpoint_config put_changes(const checkpoint_config& config, const checkpoint& cp,
+                                const checkpoint_metadata& metadata,
+                                const checkpoint_changes& changes) override;
+
   /// As `memory_saver::put_writes`: a normal write whose (task, index) is stored is skipped, a
   /// special write replaces the stored one; the batch is written atomically.
   void put_writes(const checkpoint_config& config,
