@@ -7,6 +7,7 @@
 #include <rocksdb/snapshot.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,10 @@ class rocksdb_database {
   blob_chains chains;
   /// Which checkpoints savers store with their version maps as deltas (cleared with `chains`).
   version_chains versions;
+  /// Held by copy_thread, prune and delete_thread (one at a time, whichever saver calls them),
+  /// and by a put that stores a checkpoint against a base, from checking that the base is
+  /// still there to writing.
+  std::mutex maintenance;
 
  private:
   std::string dir_;

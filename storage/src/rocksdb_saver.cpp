@@ -297,16 +297,11 @@ checkpoint_config rocksdb_saver::impl::put(
   // The version maps as what changed since an earlier checkpoint, when the caller said what
   // changed and this process stored that line of checkpoints (version_chains.hpp).
   version_chains::plan plan = d.db.versions.plan_put(prefix, config.checkpoint_id, cp, changes);
-  std::unique_lock<std::mutex> maintenance;  // a delta's base must not be pruned meanwhile
-  if (plan.depth > 0) {
-    maintenance = std::unique_lock<std::mutex>(d.maintenance);
-    if (d.db.versions.stale(plan)) plan.depth = 0;
-  }
   const records::versions_delta delta{plan.base_id, plan.depth, &plan.channels, &plan.nodes};
   // Encoded first, so the batch is sized once: a big blob (a fan-out's Sends) is not copied
   // again each time the batch would have grown.
-  const std::string record = records::encode_checkpoint(cp, metadata, config.checkpoint_id,
-                                                        *d.serde, plan.depth ? &delta : nullptr);
+  std::string record = records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde,
+                                                  plan.depth ? &delta : nullptr);
   struct blob {
     std::string chain;  // the blob key without the version: the channel's blob_chains key
     std::string key;
@@ -343,6 +338,17 @@ checkpoint_config rocksdb_saver::impl::put(
       b.size = b.bytes.size();
     }
     bytes += b.key.size() + b.size + 32;
+  }
+  // A delta's base must not go (a prune, delete or copy of the thread, by any saver on this
+  // database) between the check that none happened since the plan and the write.
+  std::unique_lock<std::mutex> maintenance;
+  if (plan.depth > 0) {
+    maintenance = std::unique_lock<std::mutex>(d.db.maintenance);
+    if (d.db.versions.stale(plan)) {
+      plan.depth = 0;
+      record = records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
+      bytes += record.size();
+    }
   }
   rocksdb::WriteBatch batch(bytes);
   check(batch.Put(d.db.checkpoints, prefix + cp.id, record), "batching a checkpoint");
@@ -539,7 +545,8 @@ channel_version rocksdb_saver::latest_version(const checkpoint_config& config) {
   require_thread(config.thread_id, "rocksdb_saver", "latest_version");
   const impl& d = *impl_;
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
-  range_scan it(d.db, d.db.checkpoints, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
+  snapshot_read read(d.db);  // the latest record and its bases as of one moment
+  range_scan it(d.db, d.db.checkpoints, read.options, prefix, keys::successor(prefix));
   it->SeekToLast();
   channel_version out = 0;
   if (!it->Valid()) {
@@ -548,7 +555,7 @@ channel_version rocksdb_saver::latest_version(const checkpoint_config& config) {
   }
   const std::string id = it->key().ToString().substr(prefix.size());
   auto stored = d.decode(config.thread_id, config.checkpoint_ns, id, it->value().ToStringView());
-  d.resolve(rocksdb::ReadOptions(), config.thread_id, config.checkpoint_ns, stored);
+  d.resolve(read.options, config.thread_id, config.checkpoint_ns, stored);
   for (const auto& [_, v] : stored.cp.channel_versions) out = std::max(out, v);
   return out;
 }

@@ -84,7 +84,6 @@ struct rocksdb_saver::impl {
   std::shared_ptr<const serializer> serde;
   rocksdb::WriteOptions write_options;
   std::array<std::mutex, 16> write_locks;
-  std::mutex maintenance;  ///< copy_thread, prune and delete_thread, one at a time
 };
 
 }  // namespace superstep::storage

@@ -16,7 +16,7 @@ void rocksdb_saver::delete_thread(const std::string& thread_id) {
   impl& d = *impl_;
   const std::string prefix = keys::prefix(thread_id);
   const std::string end = keys::successor(prefix);
-  std::lock_guard lock(d.maintenance);
+  std::lock_guard lock(d.db.maintenance);
   rocksdb::WriteBatch batch;
   for (auto* cf : {d.db.checkpoints, d.db.writes, d.db.blobs})
     check(batch.DeleteRange(cf, prefix, end), "batching a range deletion");
@@ -31,7 +31,7 @@ void rocksdb_saver::copy_thread(const std::string& source, const std::string& ta
                 "rocksdb_saver::copy_thread needs non-empty source and target thread ids");
   impl& d = *impl_;
   const std::string from = keys::prefix(source), to = keys::prefix(target);
-  std::lock_guard lock(d.maintenance);
+  std::lock_guard lock(d.db.maintenance);
   snapshot_read read(d.db);
   {
     range_scan any(d.db, d.db.checkpoints, read.options, from, keys::successor(from));
@@ -59,7 +59,7 @@ void rocksdb_saver::copy_thread(const std::string& source, const std::string& ta
 
 void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   impl& d = *impl_;
-  std::lock_guard lock(d.maintenance);
+  std::lock_guard lock(d.db.maintenance);
   d.db.chains.clear();
   d.db.versions.clear();  // no delta from now on is based on a version this may remove
   for (const std::string& thread_id : thread_ids) {
