@@ -149,6 +149,8 @@ std::vector<workload> checkpoint_workloads();
 /// A scoped_actor requesting an echo actor, one request outstanding; `busy_poll`: one CAF
 /// worker that polls instead of sleeping when idle.
 measurement caf_round_trip(const options& opts, bool busy_poll);
+/// The same between two actor systems over loopback TCP (CAF's middleman).
+measurement caf_remote_round_trip(const options& opts);
 
 /// Prints the table to stdout and writes it as JSON (table.cpp).
 void print_table(const std::vector<measurement>& rows, long process_peak_kib);

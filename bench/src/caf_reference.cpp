@@ -1,8 +1,10 @@
-// The machine's reference: a CAF local request/response round trip, measured in the same run
-// as the graph workloads (the only translation unit that includes CAF).
+// The machine's reference: CAF request/response round trips, local and over loopback TCP,
+// measured in the same run as the graph workloads (with caf_remote.cpp, the only translation
+// units that include CAF).
 #include <caf/all.hpp>
 
 #include "bench.hpp"
+#include "caf_remote.hpp"
 
 namespace superstep::bench {
 
@@ -54,6 +56,13 @@ measurement caf_round_trip(const options& opts, bool busy_poll) {
     self->send_exit(echo, caf::exit_reason::user_shutdown);
   }
   return m;
+}
+
+measurement caf_remote_round_trip(const options& opts) {
+  remote_echo echo;
+  constexpr int trips = 2000;
+  return measure("loopback", "caf_remote_round_trip", "round trip", trips, opts.runs,
+                 [&] { echo.round_trips(trips); });
 }
 
 }  // namespace superstep::bench

@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <caf/all.hpp>
-#include <caf/io/middleman.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +23,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "caf_remote.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -198,39 +198,23 @@ double run_once(const options& o, const fs::path& dir, const fs::path& spec, int
   return s;
 }
 
-class echo : public caf::event_based_actor {
- public:
-  explicit echo(caf::actor_config& cfg) : caf::event_based_actor(cfg) {}
-  caf::behavior make_behavior() override {
-    return {[](int x) { return x; }};
-  }
-};
-
 // Two actor systems in this process, talking over loopback TCP through CAF's middleman.
 std::vector<double> caf_remote_round_trip_us(int runs) {
-  caf::actor_system_config c1, c2;
-  c1.load<caf::io::middleman>();
-  c2.load<caf::io::middleman>();
-  caf::actor_system server{c1}, client{c2};
-  auto e = server.spawn<echo>();
-  auto port = server.middleman().publish(e, 0, "127.0.0.1");
-  if (!port) die("cannot publish the echo actor");
-  auto remote = client.middleman().remote_actor("127.0.0.1", *port);
-  if (!remote) die("cannot reach the echo actor");
-  caf::scoped_actor self{client};
   std::vector<double> per_trip;
-  constexpr int trips = 2000;
-  for (int r = 0; r <= runs; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < trips; ++i)
-      self->request(*remote, std::chrono::seconds(10), i)
-          .receive([](int) {}, [](caf::error&) { die("remote round trip failed"); });
-    double us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
-        trips;
-    if (r > 0) per_trip.push_back(us);  // the first is the warm-up
+  try {
+    superstep::bench::remote_echo echo;
+    constexpr int trips = 2000;
+    for (int r = 0; r <= runs; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      echo.round_trips(trips);
+      double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+          trips;
+      if (r > 0) per_trip.push_back(us);  // the first is the warm-up
+    }
+  } catch (const std::exception& e) {
+    die(e.what());
   }
-  self->send_exit(e, caf::exit_reason::user_shutdown);
   return per_trip;
 }
 

@@ -212,6 +212,10 @@ int main(int argc, char** argv) {
                                  return caf_round_trip(o, busy_poll);
                                }},
                       "-");
+  plan.emplace_back(
+      workload{"caf_remote_round_trip",
+               [](const options& o, const std::string&) { return caf_remote_round_trip(o); }},
+      "-");
 
   std::vector<measurement> rows;
   long process_peak = peak_rss_kib();

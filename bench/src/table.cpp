@@ -91,6 +91,17 @@ void print_table(const std::vector<measurement>& rows, long process_peak_kib) {
             << "\nmedian/min/max: per step, Send or round trip over " << rows.front().run_us.size()
             << " timed runs after a warm-up; peak RSS: high-water mark during the workload\n"
                "(VmHWM, reset before it); proc peak: the process's ru_maxrss after it\n";
+  // The machine's limits measured in this run, as rates.
+  std::string limits;
+  for (const auto& m : rows) {
+    const double us = m.per_unit(m.median_us());
+    if (m.name == "caf_round_trip" || m.name == "caf_round_trip_polling" ||
+        m.name == "caf_remote_round_trip")
+      limits += "  " + m.name + " [" + m.mode + "]: " + figure(us) + " us a round trip\n";
+    else if (m.name.rfind("rocksdb_writebatch", 0) == 0)
+      limits += "  " + m.name + " [" + m.mode + "]: " + figure(1e6 / us) + " commits/s\n";
+  }
+  if (!limits.empty()) std::cout << "machine reference limits, this run:\n" << limits;
 }
 
 void write_json(const std::string& path, const std::vector<measurement>& rows,

@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -14,6 +15,11 @@
 namespace superstep::detail {
 
 // Saves checkpoints on one background thread, in the order they were made.
+//
+// The thread keeps its own copy of the loop's checkpoint: the first job carries it whole, each
+// later one only what changed (the values and versions of the changed channels, the seen
+// versions of the changed nodes), so handing a step's checkpoint over costs what the step
+// changed, not a copy of the graph's whole state.
 class background_saves {
  public:
   explicit background_saves(checkpoint_saver& saver) : saver_(saver), thread_([this] { work(); }) {}
@@ -26,11 +32,29 @@ class background_saves {
     thread_.join();
   }
 
-  void put(checkpoint_config parent, checkpoint cp, checkpoint_metadata meta,
+  void put(checkpoint_config parent, const checkpoint& cp, checkpoint_metadata meta,
            checkpoint_changes changes) {
+    job j{std::move(parent), {}, {}, std::move(meta), std::move(changes)};
+    if (!sent_whole_) {
+      j.whole = cp;
+      sent_whole_ = true;
+    } else {
+      j.part.v = cp.v;
+      j.part.id = cp.id;
+      j.part.ts = cp.ts;
+      j.part.updated_channels = cp.updated_channels;
+      for (const auto& [channel, version] : j.changes.versions) {
+        j.part.channel_versions.emplace(channel, version);
+        if (auto it = cp.channel_values.find(channel); it != cp.channel_values.end())
+          j.part.channel_values.emplace(channel, it->second);
+      }
+      for (const auto& node : j.changes.seen)
+        if (auto it = cp.versions_seen.find(node); it != cp.versions_seen.end())
+          j.part.versions_seen.emplace(node, it->second);
+    }
     {
       std::lock_guard lock(m_);
-      jobs_.push_back({std::move(parent), std::move(cp), std::move(meta), std::move(changes)});
+      jobs_.push_back(std::move(j));
     }
     cv_.notify_all();
   }
@@ -45,10 +69,31 @@ class background_saves {
  private:
   struct job {
     checkpoint_config parent;
-    checkpoint cp;
+    std::optional<checkpoint> whole;  ///< the first job's checkpoint
+    checkpoint part;                  ///< later ones': what changed, and the id and ts
     checkpoint_metadata meta;
     checkpoint_changes changes;
   };
+
+  // The thread's copy brought up to the job's checkpoint.
+  void apply(job& j) {
+    if (j.whole) {
+      copy_ = std::move(*j.whole);
+      return;
+    }
+    copy_.v = j.part.v;
+    copy_.id = std::move(j.part.id);
+    copy_.ts = std::move(j.part.ts);
+    copy_.updated_channels = std::move(j.part.updated_channels);
+    for (const auto& [channel, version] : j.changes.versions) {
+      copy_.channel_versions[channel] = version;
+      if (auto it = j.part.channel_values.find(channel); it != j.part.channel_values.end())
+        copy_.channel_values[channel] = std::move(it->second);
+      else
+        copy_.channel_values.erase(channel);  // cleared
+    }
+    for (auto& [node, seen] : j.part.versions_seen) copy_.versions_seen[node] = std::move(seen);
+  }
 
   void work() {
     std::unique_lock lock(m_);
@@ -60,7 +105,8 @@ class background_saves {
       busy_ = true;
       lock.unlock();
       try {
-        if (!failure_) saver_.put_changes(j.parent, j.cp, j.meta, j.changes);
+        apply(j);
+        if (!failure_) saver_.put_changes(j.parent, copy_, j.meta, j.changes);
       } catch (...) {
         failure_ = std::current_exception();
       }
@@ -71,6 +117,8 @@ class background_saves {
   }
 
   checkpoint_saver& saver_;
+  bool sent_whole_ = false;  // the loop's side
+  checkpoint copy_;          // the thread's side
   std::mutex m_;
   std::condition_variable cv_, idle_;
   std::deque<job> jobs_;

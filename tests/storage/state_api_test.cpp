@@ -176,6 +176,48 @@ BOOST_AUTO_TEST_CASE(delete_thread_removes_its_history_and_state_needs_a_checkpo
                "needs a graph compiled with a checkpointer");
 }
 
+BOOST_AUTO_TEST_CASE(async_durability_saves_the_same_history_as_sync) {
+  // The background thread keeps its own copy of the checkpoint, sent whole once and then as
+  // what changed: its history must be the sync one, value for value, through a loop of 24
+  // steps, conditional branches (their channels cleared again) and an append list.
+  struct loop_graph {
+    std::shared_ptr<checkpoint_saver> saver = test::make_saver();
+    std::shared_ptr<pregel> graph;
+    loop_graph() {
+      state_graph b;
+      b.add_key("count", "add").add_key("log", "append").add_key("last");
+      for (const char* name : {"a", "b", "c"})
+        b.add_node(name, [name](const value&, node_context&) -> value {
+          return object{{"count", 1}, {"log", value::array({name})}, {"last", name}};
+        });
+      b.add_edge("__start__", "a");
+      const auto route = [](const value& state, node_context&) -> value {
+        const auto n = state.get("count").as_int();
+        return n >= 24 ? "__end__" : n % 3 == 0 ? "c" : "b";
+      };
+      for (const char* from : {"a", "b", "c"}) b.add_conditional_edges(from, route);
+      compile_options o;
+      o.checkpointer = saver;
+      graph = b.compile(o);
+    }
+  };
+  const auto history = [](const char* mode) {
+    loop_graph g;
+    value cfg = object{{"configurable", object{{"thread_id", "t"}}}, {"durability", mode}};
+    g.graph->invoke(object{{"count", 0}}, cfg);
+    list out;
+    for (const auto& s : g.graph->get_state_history(cfg))
+      out.push_back(object{{"values", s.values},
+                           {"next", value(list(s.next.begin(), s.next.end()))},
+                           {"step", s.metadata.get("step")},
+                           {"writes", s.metadata.get("writes")}});
+    return value(std::move(out));
+  };
+  const value sync = history("sync");
+  BOOST_TEST(sync.as_list().size() == 26u);
+  BOOST_TEST(history("async").to_json() == sync.to_json());
+}
+
 BOOST_AUTO_TEST_CASE(durability_async_saves_every_step_and_exit_only_the_last) {
   auto with = [](const char* mode) {
     value cfg = object{{"configurable", object{{"thread_id", "1"}}}, {"durability", mode}};
