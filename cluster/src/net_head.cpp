@@ -141,7 +141,40 @@ struct head_context {
   worker_registry workers;
   actors::dispatch_policy policy;
   std::atomic<int> running{0};
+  /// Store operations of workers and clients run on these actors, each on a thread of its own
+  /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
+  /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
+  std::vector<caf::actor> store_ops;
+  std::unique_ptr<std::atomic<int>[]> store_queued;
 };
+
+constexpr std::size_t store_threads = 4;
+
+// Runs store operations for the gate (detached: blocking here holds up no other actor).
+caf::behavior store_op_runner(caf::event_based_actor*, head_context* h, std::size_t index) {
+  return {
+      [h, index](store_atom, const std::string& op, const value& args) -> value {
+        struct done {
+          std::atomic<int>& queued;
+          ~done() { --queued; }
+        } guard{h->store_queued[index]};
+        try {
+          return run_store_op(*h->data->store(), op, args);
+        } catch (const std::exception& e) {
+          return store_error_answer(e);
+        }
+      },
+  };
+}
+
+// The store runner with the fewest operations waiting, counted as given one more.
+const caf::actor& least_busy_store_runner(head_context& h) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < h.store_ops.size(); ++i)
+    if (h.store_queued[i].load() < h.store_queued[best].load()) best = i;
+  ++h.store_queued[best];
+  return h.store_ops[best];
+}
 
 std::string peer_name(const caf::node_id& n) { return caf::to_string(n).substr(0, 12); }
 
@@ -323,14 +356,12 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         return true;
       },
       // A node on a worker using the store: run on the head's (the data folder's) store.
-      [self](store_atom, const std::string& op, const value& args) -> value {
+      // The runner answers the sender itself.
+      [self](store_atom, const std::string& op, const value& args) -> caf::result<value> {
         if (!admitted(self))
           return store_error_answer(error(error_code::unauthorized, "not admitted"));
-        try {
-          return run_store_op(*self->state.h->data->store(), op, args);
-        } catch (const std::exception& e) {
-          return store_error_answer(e);
-        }
+        self->delegate(least_busy_store_runner(*self->state.h), store_atom::value, op, args);
+        return caf::delegated<value>{};
       },
       [self](request_atom, client_request& req) -> bool {
         if (!admitted(self)) {
@@ -362,10 +393,21 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
   auto& sys = h.rt->internals().system;
   h.sys = &sys;
+  h.store_queued = std::make_unique<std::atomic<int>[]>(store_threads);
+  for (std::size_t i = 0; i < store_threads; ++i) {
+    h.store_queued[i] = 0;
+    h.store_ops.push_back(sys.spawn<caf::detached>(store_op_runner, &h, i));
+  }
+  const auto stop_store_runners = [&] {
+    caf::scoped_actor self{sys};
+    for (auto& r : h.store_ops) self->send_exit(r, caf::exit_reason::user_shutdown);
+    for (auto& r : h.store_ops) self->wait_for(r);
+  };
   auto g = sys.spawn(gate, &h);
   auto port = publish_gate(sys, g, args.host, args.port, args.tls);
   if (!port) {
     caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
+    stop_store_runners();
     throw error(error_code::invalid_argument, "cannot listen on " + args.host + ":" +
                                                   std::to_string(args.port) + ": " +
                                                   sys.render(port.error()));
@@ -382,14 +424,24 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
     self->send_exit(g, caf::exit_reason::user_shutdown);
     self->wait_for(g);
   }
-  // Runs still going keep their last committed checkpoint; they resume when asked again.
-  for (int i = 0; i < 20 && h.running > 0; ++i)
+  // Runs still going keep their last committed checkpoint; they resume when asked again. A
+  // store operation still going (an embedder waiting on its endpoint) has written nothing.
+  const auto store_busy = [&] {
+    int n = 0;
+    for (std::size_t i = 0; i < h.store_ops.size(); ++i) n += h.store_queued[i].load();
+    return n;
+  };
+  for (int i = 0; i < 20 && (h.running > 0 || store_busy() > 0); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (h.running > 0) {
-    log("head", std::to_string(h.running.load()) + " runs interrupted; resume them by thread");
+  if (h.running > 0 || store_busy() > 0) {
+    if (h.running > 0)
+      log("head", std::to_string(h.running.load()) + " runs interrupted; resume them by thread");
+    if (store_busy() > 0)
+      log("head", std::to_string(store_busy()) + " store operations interrupted");
     std::fflush(nullptr);
     std::_Exit(0);
   }
+  stop_store_runners();
   return 0;
 }
 

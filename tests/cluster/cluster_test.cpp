@@ -2,6 +2,7 @@
 // `superstep head|worker|submit`, bounded in time, killed and restarted.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <boost/test/unit_test.hpp>
@@ -314,4 +315,44 @@ BOOST_AUTO_TEST_CASE(nodes_on_workers_use_the_heads_store) {
       {"store", "get", "--ns", "std.fail.t", "--key", "f", "--data", s.path("head-data")}, s);
   BOOST_TEST(item.status == 0, item.err);
   BOOST_TEST(item.last().get("value").get("attempts").as_int() == 3);
+}
+
+// A store operation of the head runs beside the gate, not on it: one waiting on its embedder
+// (an endpoint that takes the connection and never answers, until the 30 s timeout) holds up
+// neither other store operations nor workers and clients joining.
+BOOST_AUTO_TEST_CASE(a_store_operation_waiting_on_its_embedder_holds_up_no_other) {
+  scratch s;
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  BOOST_REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  BOOST_REQUIRE(::listen(fd, 16) == 0);
+  BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/v1/embeddings";
+  {
+    cluster c(s, {"--embedder", "openai", "--embedder-url", url, "--embedder-model", "m", "--dims",
+                  "8", "--embedder-timeout", "30000"});
+    child slow({"store", "put", "--head", c.address(), "--ns", "1.m", "--key", "a", "--value",
+                R"({"t": "x"})"},
+               s);
+    // The put's text has gone to the endpoint when a connection waits there.
+    pollfd p{fd, POLLIN, 0};
+    BOOST_REQUIRE_MESSAGE(::poll(&p, 1, 10000) == 1, "the put did not reach the endpoint");
+    const auto start = std::chrono::steady_clock::now();
+    cli_result other = c.client(
+        {"store", "put", "--ns", "1.m", "--key", "b", "--value", R"({"t": "y"})", "--no-index"});
+    BOOST_TEST(other.status == 0, other.err);
+    cli_result listed = c.client({"store", "namespaces"});
+    BOOST_TEST(listed.status == 0, listed.err);
+    c.add_worker("w");  // joins through the gate
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    BOOST_TEST(took.count() < 15000, "took " << took.count() << " ms");  // not the put's 30 s
+    BOOST_TEST(slow.running());
+  }
+  ::close(fd);
 }
