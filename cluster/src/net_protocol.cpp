@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <set>
 
 #include "net.hpp"
 #include "superstep/actors/protocol.hpp"
@@ -41,8 +42,23 @@ caf::expected<std::uint16_t> publish_gate(caf::actor_system& sys, const caf::act
 
 caf::expected<caf::actor> connect_gate(caf::actor_system& sys, const std::string& host,
                                        std::uint16_t port, const cli::tls_args& tls) {
-  if (tls.on) return caf::openssl::remote_actor(sys, host, port);
-  return sys.middleman().remote_actor(host, port);
+  // CAF's remote_actor waits for the connection without a time limit: a head that accepts it
+  // and never finishes the handshake (one restarting on the port) would hold a worker or a
+  // client forever. The same request to the middleman (or its TLS twin), bounded.
+  const caf::io::middleman_actor manager =
+      tls.on ? sys.openssl_manager().actor_handle() : sys.middleman().actor_handle();
+  caf::expected<caf::actor> out{caf::sec::cannot_connect_to_node};
+  caf::scoped_actor self{sys};
+  self->request(manager, connect_timeout, caf::connect_atom::value, host, port)
+      .receive(
+          [&](const caf::node_id&, caf::strong_actor_ptr& gate, const std::set<std::string>&) {
+            if (gate)
+              out = caf::actor_cast<caf::actor>(std::move(gate));
+            else
+              out = caf::make_error(caf::sec::no_actor_published_at_port, port);
+          },
+          [&](caf::error& e) { out = std::move(e); });
+  return out;
 }
 
 void register_cluster_types(caf::actor_system_config& cfg) {

@@ -162,9 +162,11 @@ BOOST_AUTO_TEST_CASE(a_worker_killed_mid_fan_out_loses_nothing) {
   child& doomed = c.add_worker("doomed");
   // 400 Sends of 10 ms each over 4 task threads: about a second.
   child client({"submit", "--head", c.address(), spec("sleepy_map_reduce"), "--input", "{}"}, s);
+  // Killed once it has the graph (however slow the build), 300 ms into its tasks.
+  BOOST_REQUIRE_MESSAGE(doomed.wait_for_err("loaded graph", 60s), doomed.err_text());
   std::this_thread::sleep_for(300ms);
   doomed.kill();
-  BOOST_REQUIRE_MESSAGE(client.wait(30s), "the run did not finish");
+  BOOST_REQUIRE_MESSAGE(client.wait(90s), "the run did not finish");  // slow sanitizer builds
   cli_result r = client.result();
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   BOOST_TEST(r.last().get("data").get("total").as_int() == 400);
@@ -176,17 +178,20 @@ BOOST_AUTO_TEST_CASE(a_restarted_head_resumes_the_interrupted_thread) {
   const std::string input = R"({"trace": []})";
   value expected = embedded(s, {spec("slow_steps"), "--input", input});
   cluster c(s);
-  c.add_worker("w");
-  child client(
-      {"submit", "--head", c.address(), spec("slow_steps"), "--input", input, "--thread", "t"}, s);
-  std::this_thread::sleep_for(150ms);
+  child& worker = c.add_worker("w");
+  child client({"submit", "--head", c.address(), spec("slow_steps"), "--input", input, "--thread",
+                "t", "--stream", "updates"},
+               s);
+  // Killed once the first step is committed (however slow the build), before the last.
+  BOOST_REQUIRE_MESSAGE(client.wait_for_out("\"updates\"", 60s), client.err_text());
   c.head().kill();
   BOOST_REQUIRE(client.wait(20s));
   BOOST_TEST(client.result().status == 1);
   BOOST_TEST(client.result().err.find("lost the head") != std::string::npos);
   // The same data and port: the worker joins again by itself.
   c.start_head({}, c.port());
-  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("worker w joined", 30s), c.head().err_text());
+  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("worker w joined", 30s),
+                        c.head().err_text() + worker.err_text());
   cli_result r = c.client({"submit", "--thread", "t"});
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   BOOST_TEST(r.last().get("data") == expected);
@@ -341,7 +346,7 @@ BOOST_AUTO_TEST_CASE(a_store_operation_waiting_on_its_embedder_holds_up_no_other
                s);
     // The put's text has gone to the endpoint when a connection waits there.
     pollfd p{fd, POLLIN, 0};
-    BOOST_REQUIRE_MESSAGE(::poll(&p, 1, 10000) == 1, "the put did not reach the endpoint");
+    BOOST_REQUIRE_MESSAGE(::poll(&p, 1, 60000) == 1, "the put did not reach the endpoint");
     const auto start = std::chrono::steady_clock::now();
     cli_result other = c.client(
         {"store", "put", "--ns", "1.m", "--key", "b", "--value", R"({"t": "y"})", "--no-index"});

@@ -65,17 +65,17 @@ class child {
   /// What it wrote to stderr so far.
   std::string err_text() const { return read_file(err_); }
 
+  /// What it wrote to stdout so far.
+  std::string out_text() const { return read_file(out_); }
+
   /// Waits at most `timeout` until its stderr holds `text` `times` times; false otherwise.
   bool wait_for_err(const std::string& text, std::chrono::milliseconds timeout, int times = 1) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      std::string err = err_text();
-      int n = 0;
-      for (auto at = err.find(text); at != std::string::npos; at = err.find(text, at + 1)) ++n;
-      if (n >= times) return true;
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(10ms);
-    }
+    return wait_for(err_, text, timeout, times);
+  }
+
+  /// The same for its stdout.
+  bool wait_for_out(const std::string& text, std::chrono::milliseconds timeout, int times = 1) {
+    return wait_for(out_, text, timeout, times);
   }
 
   /// Sends `sig` (SIGTERM to stop a head or worker) and waits for it to end.
@@ -84,6 +84,21 @@ class child {
     if (!wait(10s)) kill();
   }
 
+ private:
+  bool wait_for(const std::string& file, const std::string& text, std::chrono::milliseconds timeout,
+                int times) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      std::string err = read_file(file);
+      int n = 0;
+      for (auto at = err.find(text); at != std::string::npos; at = err.find(text, at + 1)) ++n;
+      if (n >= times) return true;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+
+ public:
   // Waits at most `timeout` for the child to end; false when it still runs.
   bool wait(std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;

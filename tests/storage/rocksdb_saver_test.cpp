@@ -380,6 +380,11 @@ BOOST_AUTO_TEST_CASE(a_database_is_shared_in_a_process_and_another_process_holdi
   BOOST_TEST(second->get_tuple(s).has_value());
   expect_error([&] { (void)rocksdb_saver::open(""); }, error_code::invalid_argument, "directory");
 
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer cannot run a forked child that starts threads (RocksDB's): the part
+  // with another process holding the database runs in the other builds.
+  return;
+#endif
   temp_dir held;
   int ready[2];
   BOOST_REQUIRE(::pipe(ready) == 0);
@@ -391,14 +396,16 @@ BOOST_AUTO_TEST_CASE(a_database_is_shared_in_a_process_and_another_process_holdi
     ::pause();
     ::_exit(0);
   }
+  ::close(ready[1]);  // a child that dies before holding the database ends the read
   char c = 0;
-  BOOST_REQUIRE(::read(ready[0], &c, 1) == 1);
-  expect_error([&] { (void)rocksdb_saver::open(held.str()); }, error_code::storage_error,
-               held.str());
+  const bool held_by_child = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  if (held_by_child)
+    expect_error([&] { (void)rocksdb_saver::open(held.str()); }, error_code::storage_error,
+                 held.str());
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  ::close(ready[0]);
-  ::close(ready[1]);
+  BOOST_REQUIRE_MESSAGE(held_by_child, "the child process died before opening the database");
 }
 
 BOOST_AUTO_TEST_CASE(copy_thread_copies_every_namespace_with_values_and_writes) {
