@@ -53,8 +53,9 @@ class cluster {
     args.insert(args.end(), options.begin(), options.end());
     workers_.push_back(std::make_unique<child>(args, s_));
     if (wait_joined)
-      BOOST_REQUIRE_MESSAGE(head_->wait_for_err("worker " + name + " joined", 10s),
-                            "worker " + name + " did not join: " + head_->err_text());
+      BOOST_REQUIRE_MESSAGE(
+          head_->wait_for_err("worker " + name + " joined", 10s),
+          "worker " + name + " did not join: " + head_->err_text() + workers_.back()->err_text());
     return *workers_.back();
   }
 
@@ -346,7 +347,8 @@ BOOST_AUTO_TEST_CASE(a_store_operation_waiting_on_its_embedder_holds_up_no_other
                s);
     // The put's text has gone to the endpoint when a connection waits there.
     pollfd p{fd, POLLIN, 0};
-    BOOST_REQUIRE_MESSAGE(::poll(&p, 1, 60000) == 1, "the put did not reach the endpoint");
+    BOOST_REQUIRE_MESSAGE(::poll(&p, 1, 60000) == 1, "the put did not reach the endpoint: " +
+                                                         slow.err_text() + c.head().err_text());
     const auto start = std::chrono::steady_clock::now();
     cli_result other = c.client(
         {"store", "put", "--ns", "1.m", "--key", "b", "--value", R"({"t": "y"})", "--no-index"});
