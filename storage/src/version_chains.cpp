@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "superstep/core/error.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 // Maps smaller than this are stored whole: a delta would save little and cost reads.
 constexpr std::size_t min_whole_entries = 32;
 
-void sort_unique(std::vector<std::string>& v) {
+void sort_unique(std::vector<std::string_view>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
@@ -43,7 +44,8 @@ version_chains::plan version_chains::plan_put(const std::string& line, const std
   const auto depth = static_cast<std::uint32_t>(l.ids.size());
   if (depth >= max_depth || l.entries > 4 * whole) return p;
   const std::uint32_t base = depth & (depth - 1);
-  std::vector<std::string> channels, nodes;
+  // Views into the line and the changes (both outlive this): only what stays is copied.
+  std::vector<std::string_view> channels, nodes;
   for (std::uint32_t k = base + 1; k < depth; ++k) {
     channels.insert(channels.end(), l.channels[k].begin(), l.channels[k].end());
     nodes.insert(nodes.end(), l.nodes[k].begin(), l.nodes[k].end());
@@ -55,8 +57,8 @@ version_chains::plan version_chains::plan_put(const std::string& line, const std
   if (2 * (channels.size() + nodes.size()) > whole) return p;
   p.depth = depth;
   p.base_id = l.ids[base];
-  p.channels = std::move(channels);
-  p.nodes = std::move(nodes);
+  p.channels.assign(channels.begin(), channels.end());
+  p.nodes.assign(nodes.begin(), nodes.end());
   return p;
 }
 

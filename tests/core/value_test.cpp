@@ -1,9 +1,14 @@
 #include "superstep/core/value.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <vector>
 
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "support/expect_error.hpp"
 
 using superstep::error;
 using superstep::error_code;
@@ -109,4 +114,34 @@ BOOST_AUTO_TEST_CASE(task_ids_are_deterministic_and_distinct) {
   BOOST_TEST(a != superstep::task_id("cp", "", 2, "node", "pull", "branch:to:node"));
   BOOST_TEST(a != superstep::task_id("cp", "", 1, "node", "push", "0"));
   BOOST_TEST(a.size() == 36u);
+}
+
+// Checkpoint timestamps: the hand-written civil date against gmtime_r and snprintf, over
+// random instants of years 0 to 9999 (before 1970 too) and the edges.
+BOOST_AUTO_TEST_CASE(iso8601_timestamps_match_gmtime) {
+  const auto reference = [](std::int64_t micros) {
+    std::int64_t secs = micros / 1000000, us = micros % 1000000;
+    if (us < 0) us += 1000000, --secs;
+    std::time_t t = static_cast<std::time_t>(secs);
+    std::tm tm{};
+    BOOST_REQUIRE(gmtime_r(&t, &tm));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lld+00:00", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<long long>(us));
+    return std::string(buf);
+  };
+  const std::int64_t first = -62167219200000000;  // 0000-01-01T00:00:00
+  const std::int64_t last = 253402300799999999;   // 9999-12-31T23:59:59.999999
+  std::vector<std::int64_t> instants{
+      first, last, -1, 0, 1, 951782400000000 /* 2000-02-29 */, 4107456000000000 /* 2100-02-28 */};
+  std::mt19937_64 gen(7);
+  std::uniform_int_distribution<std::int64_t> any(first, last);
+  for (int i = 0; i < 20000; ++i) instants.push_back(any(gen));
+  for (std::int64_t at : instants)
+    BOOST_TEST(superstep::iso8601_from_micros(at) == reference(at), at);
+  BOOST_TEST(superstep::iso8601_from_micros(last) == "9999-12-31T23:59:59.999999+00:00");
+  superstep::test::expect_error([&] { superstep::iso8601_from_micros(last + 1); },
+                                error_code::invalid_argument, "10000");
+  BOOST_TEST(superstep::now_iso8601().size() == 32u);
 }

@@ -50,4 +50,7 @@ std::uint64_t stable_hash(std::string_view data, std::uint64_t seed = 0) noexcep
 /// The current UTC time as ISO 8601 with microseconds ("2026-11-21T06:50:57.123456+00:00").
 std::string now_iso8601();
 
+/// The same for a time given in microseconds since 1970-01-01 UTC (years 0 to 9999).
+std::string iso8601_from_micros(std::int64_t micros);
+
 }  // namespace superstep
