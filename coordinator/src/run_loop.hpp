@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -39,6 +40,14 @@ struct background_saves_deleter {
   void operator()(background_saves* p) const noexcept;
 };
 using background_saves_ptr = std::unique_ptr<background_saves, background_saves_deleter>;
+/// Adds changes made since to `into` (a channel's later version wins).
+inline void add_changes(checkpoint_changes& into,
+                        const std::map<std::string, channel_version>& versions,
+                        const std::set<std::string>& seen) {
+  for (const auto& [ch, v] : versions) into.versions[ch] = v;
+  into.seen.insert(seen.begin(), seen.end());
+}
+
 /// A thread saving checkpoints in order, for async durability (run_loop_saves.cpp).
 background_saves_ptr start_background_saves(checkpoint_saver& saver);
 

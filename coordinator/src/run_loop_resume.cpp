@@ -64,8 +64,7 @@ void run_loop::take_command(const command& cmd) {
   // tasks must be planned again too. The changed channels go to the saver with the next
   // checkpoint.
   auto applied = algo::apply_writes(state_, index_, batch);
-  for (const auto& [ch, v] : applied.new_versions) unsaved_changes_.versions[ch] = v;
-  unsaved_changes_.seen.insert(applied.seen_changed.begin(), applied.seen_changed.end());
+  add_changes(unsaved_changes_, applied.new_versions, applied.seen_changed);
 }
 
 void run_loop::attach_resumed_writes() {

@@ -194,10 +194,7 @@ void run_loop::put_checkpoint(const char* source, value writes, const algo::appl
   // changed channel and may store the version maps as what changed.
   checkpoint_changes changed;
   if (saver_) {
-    if (applied) {
-      for (const auto& [ch, v] : applied->new_versions) unsaved_changes_.versions[ch] = v;
-      unsaved_changes_.seen.insert(applied->seen_changed.begin(), applied->seen_changed.end());
-    }
+    if (applied) add_changes(unsaved_changes_, applied->new_versions, applied->seen_changed);
     changed = std::exchange(unsaved_changes_, {});
   }
   checkpoint& cp = state_.checkpoint;
@@ -223,8 +220,7 @@ void run_loop::put_checkpoint(const char* source, value writes, const algo::appl
         if (!unsaved_) last_saved_id_ = parent_id;
         unsaved_ = true;
         unsaved_meta_ = meta;
-        for (const auto& [ch, v] : changed.versions) unsaved_versions_.versions[ch] = v;
-        unsaved_versions_.seen.insert(changed.seen.begin(), changed.seen.end());
+        add_changes(unsaved_versions_, changed.versions, changed.seen);
         cp_config_.checkpoint_id = cp.id;
         break;
     }
