@@ -65,6 +65,8 @@ checkpoint_config memory_saver::store(const checkpoint_config& config, const che
   stored.cp.updated_channels = cp.updated_channels;
   const auto store_whole = [&] {
     plan.depth = 0;
+    stored.versions_base.clear();
+    stored.versions_depth = 0;
     stored.cp.channel_versions = cp.channel_versions;
     stored.cp.versions_seen = cp.versions_seen;
   };
@@ -90,13 +92,7 @@ checkpoint_config memory_saver::store(const checkpoint_config& config, const che
     }
     checkpoints_by_id& checkpoints = threads_[config.thread_id][config.checkpoint_ns];
     // The base went away since the plan (the thread was pruned or deleted): whole after all.
-    if (plan.depth > 0 && !checkpoints.count(plan.base_id)) {
-      stored.versions_base.clear();
-      stored.versions_depth = 0;
-      stored.cp.channel_versions.clear();
-      stored.cp.versions_seen.clear();
-      store_whole();
-    }
+    if (plan.depth > 0 && !checkpoints.count(plan.base_id)) store_whole();
     auto it = checkpoints.insert_or_assign(cp.id, std::move(stored)).first;
     if (plan.depth > 0 && check_version_deltas()) {
       checkpoint back;
