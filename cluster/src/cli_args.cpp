@@ -165,6 +165,11 @@ constexpr const char* run_usage =
     "  --durability MODE     when checkpoints are written: sync (each step, before the next\n"
     "                        starts; the default), async (each step, in the background) or\n"
     "                        exit (once, when the run ends)\n"
+    "  --multitask STRATEGY  when the thread has a run in progress (in this process, or on the\n"
+    "                        head with --head): reject (fail, naming the running run; the\n"
+    "                        default), enqueue (run after it), interrupt (stop it at its next\n"
+    "                        step, keeping its checkpoints, then run) or rollback (stop it and\n"
+    "                        remove what it saved, then run)\n"
     "  --data DIR            the checkpoint database (default: .superstep, created if missing)\n"
     "  --fsync               flush every write to disk before going on (survives power loss;\n"
     "                        without it writes survive the process being killed)\n"
@@ -263,6 +268,12 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
       if (out.durability != "sync" && out.durability != "async" && out.durability != "exit")
         throw usage_error("--durability: expected sync, async or exit, not '" + out.durability +
                           "'");
+    } else if (a == "--multitask") {
+      out.multitask = args.value_of(a);
+      if (out.multitask != "reject" && out.multitask != "enqueue" &&
+          out.multitask != "interrupt" && out.multitask != "rollback")
+        throw usage_error("--multitask: expected reject, enqueue, interrupt or rollback, not '" +
+                          out.multitask + "'");
     } else if (a == "--config") {
       out.config = read_json_arg(a, args.value_of(a));
       if (!out.config.is_object()) throw usage_error("--config: expected a JSON object");

@@ -113,7 +113,8 @@ struct worker_args {
 };
 
 /// `superstep run [GRAPH.json] [--input JSON | --resume JSON] [--thread ID] [--checkpoint ID]
-/// [--durability MODE] [--data DIR] [--stream MODE...] [--subgraphs] [--config JSON]`.
+/// [--durability MODE] [--multitask STRATEGY] [--data DIR] [--stream MODE...] [--subgraphs]
+/// [--config JSON]`.
 struct run_args {
   thread_args where;
   /// --input; nullopt: continue the thread from its last checkpoint (LangGraph invoke(None)).
@@ -124,6 +125,9 @@ struct run_args {
   std::string checkpoint;
   /// --durability: sync, async or exit; empty: the engine's default (sync).
   std::string durability;
+  /// --multitask: reject, enqueue, interrupt or rollback (LangGraph's multitask_strategy)
+  /// when the thread has a run in progress; empty: the config's, else reject.
+  std::string multitask;
   /// --fsync: every checkpoint and pending write is flushed to disk before the run goes on.
   bool fsync = false;
   /// --config: the caller's config object (null when not given).

@@ -189,6 +189,7 @@ std::vector<std::string> remote_argv(const command& cmd) {
                    if (a.resume) add(argv, "--resume", a.resume->to_json());
                    add(argv, "--checkpoint", a.checkpoint);
                    add(argv, "--durability", a.durability);
+                   add(argv, "--multitask", a.multitask);
                    if (!a.config.is_null()) add(argv, "--config", a.config.to_json());
                    for (auto m : a.modes) add(argv, "--stream", std::string(stream_mode_name(m)));
                    if (a.subgraphs) argv.emplace_back("--subgraphs");

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -170,7 +171,11 @@ void data_dir::save_graph_text(const std::string& thread_id, const std::string& 
   if (ec)
     throw error(error_code::storage_error,
                 "cannot create '" + fs::path(target).parent_path().string() + "': " + ec.message());
-  const std::string temp = target + ".tmp" + std::to_string(::getpid());
+  // Unique per writer: two writers (the head's request threads, or processes) each rename a
+  // whole file of their own over the target; the last rename wins.
+  static std::atomic<std::uint64_t> writes{0};
+  const std::string temp = target + ".tmp" + std::to_string(::getpid()) + "-" +
+                           std::to_string(writes.fetch_add(1));
   write_file(temp, text);
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     int saved = errno;

@@ -58,12 +58,17 @@ int run_graph(command_env& env, const run_args& args) {
   // empty graph (or report a missing interrupt) and hide a mistyped thread id or folder.
   if (!args.input) data.require_thread(where.thread);
   cluster::loaded_graph graph = detail::load_thread_graph(env, where);
-  if (env.spec_text)
-    data.save_graph_text(where.thread, *env.spec_text);
-  else if (!where.graph_path.empty())
-    data.save_graph(where.thread, where.graph_path);
 
   stream_options options{args.modes, args.subgraphs, env.progress};
+  if (!args.multitask.empty()) options.multitask = parse_multitask_strategy(args.multitask);
+  // The spec is kept once the run holds the thread: a run refused or cancelled while another
+  // runs leaves that run's spec in place.
+  options.started = [&] {
+    if (env.spec_text)
+      data.save_graph_text(where.thread, *env.spec_text);
+    else if (!where.graph_path.empty())
+      data.save_graph(where.thread, where.graph_path);
+  };
   value output = graph.graph->stream(run_input(args), run_config(args, where.thread, graph),
                                      options, event_printer(env, args));
 

@@ -1,6 +1,8 @@
 #include "superstep/coordinator/pregel.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 #include <mutex>
 #include <set>
 
@@ -8,6 +10,7 @@
 #include "pregel_impl.hpp"
 #include "run_context.hpp"
 #include "run_loop.hpp"
+#include "run_rollback.hpp"
 #include "superstep/actors/runtime.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/constants.hpp"
@@ -65,6 +68,32 @@ value run_sync(detail::run_loop& loop, task_executor& executor, const value& inp
                   });
 }
 
+// The run's id: the config's "run_id", or a fresh uuid.
+std::string run_id_of(const value& config) {
+  if (const value* id = config.find("run_id"); id && id->is_string() && !id->as_string().empty())
+    return id->as_string();
+  std::random_device rd;
+  std::uint64_t a = (std::uint64_t(rd()) << 32) | rd(), b = (std::uint64_t(rd()) << 32) | rd();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(a >> 32),
+                static_cast<unsigned long long>((a >> 16) & 0xffff),
+                static_cast<unsigned long long>(a & 0xffff),
+                static_cast<unsigned long long>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return buf;
+}
+
+multitask_strategy multitask_of(const value& config, const stream_options& options) {
+  if (options.multitask) return *options.multitask;
+  const value* s = config.find("multitask_strategy");
+  if (!s || s->is_null()) return multitask_strategy::reject;
+  if (!s->is_string())
+    throw error(error_code::invalid_argument,
+                "config multitask_strategy must be a string, not " + s->to_json());
+  return parse_multitask_strategy(s->as_string());
+}
+
 }  // namespace
 
 pregel::pregel(pregel_graph graph, runtime_options options)
@@ -107,6 +136,38 @@ value pregel::stream(const value& input, const value& config, const stream_optio
                      const stream_sink& sink) const {
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "config must be an object");
+  const value* thread = config.is_null() ? nullptr : config.get("configurable").find("thread_id");
+  if (!options_.checkpointer || !thread || !thread->is_string()) {
+    if (options.started) options.started();
+    return run_unguarded(input, config, options, sink, nullptr);
+  }
+  // One run per thread: take the thread's slot (waiting, or stopping its run, as the
+  // strategy says), run, and remove what the run saved if a later run rolled it back.
+  const std::string& thread_id = thread->as_string();
+  thread_runs::slot slot = options_.checkpointer->runs().begin(
+      thread_id, run_id_of(config), multitask_of(config, options));
+  value out;
+  std::exception_ptr failure;
+  try {
+    if (options.started) options.started();
+    out = run_unguarded(input, config, options, sink, &slot);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  auto stopped = slot.stop_request();
+  if (stopped && stopped->first == multitask_strategy::rollback) {
+    detail::roll_back_run(*options_.checkpointer, thread_id, slot.footprint());
+    throw error(error_code::run_cancelled,
+                "run " + slot.run_id() + " on thread '" + thread_id + "' was rolled back by run " +
+                    stopped->second + " (multitask strategy rollback): what it saved is removed");
+  }
+  if (failure) std::rethrow_exception(failure);
+  return out;
+}
+
+value pregel::run_unguarded(const value& input, const value& config,
+                            const stream_options& options, const stream_sink& sink,
+                            thread_runs::slot* slot) const {
   std::mutex sink_mutex;
   detail::run_shared shared;
   shared.config = config.is_null() ? value(object{}) : config;
@@ -115,6 +176,7 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
+  shared.run_slot = slot;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);

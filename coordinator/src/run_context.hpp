@@ -13,6 +13,7 @@
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/stream.hpp"
+#include "superstep/coordinator/thread_runs.hpp"
 
 namespace superstep::detail {
 
@@ -34,6 +35,9 @@ struct run_shared {
   bool resuming = false;            // the run continues a thread (no input, or a Command)
   std::map<std::string, std::string> parents;
   list resume;  // a subgraph's: the resume values its parent task was given
+  // The top-level run's hold on its thread (null in subgraphs and without a saver): set when
+  // a later run asks this one to stop (multitask interrupt or rollback).
+  thread_runs::slot* run_slot = nullptr;
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;

@@ -98,6 +98,8 @@ void run_loop::begin(const value& given) {
     if (!tuple && time_travel)
       throw error(error_code::not_found, "checkpoint " + cp_config_.checkpoint_id +
                                              " not found in thread " + cp_config_.thread_id);
+    if (tuple && shared_.run_slot)  // what a rollback of this run puts back
+      shared_.run_slot->set_start(tuple->config, tuple->pending_writes);
     if (tuple) {
       start = std::move(tuple->checkpoint);
       meta_step = tuple->metadata.step;
@@ -168,6 +170,16 @@ void run_loop::begin(const value& given) {
 }
 
 bool run_loop::plan() {
+  if (shared_.run_slot && shared_.run_slot->stop_flag()->load(std::memory_order_relaxed)) {
+    // A later run on the thread asked this one to stop (multitask interrupt or rollback):
+    // it stops between steps, its checkpoints so far saved.
+    auto by = shared_.run_slot->stop_request();
+    throw error(error_code::run_cancelled,
+                "run " + shared_.run_slot->run_id() + " on thread '" + cp_config_.thread_id +
+                    "' was stopped before step " + std::to_string(step_) + " by run " +
+                    (by ? by->second : std::string("?")) + " (multitask strategy " +
+                    std::string(by ? multitask_strategy_name(by->first) : "interrupt") + ")");
+  }
   if (step_ > stop_)
     throw error(error_code::graph_recursion,
                 "Recursion limit of " + std::to_string(limit_) +

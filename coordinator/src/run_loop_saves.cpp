@@ -150,6 +150,7 @@ void run_loop::finish(bool failed) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = last_saved_id_;
     cp_config_ = saver_->put_changes(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
+    saver_->runs().saved_checkpoint(cp_config_);
     unsaved_ = false;
   }
   if (!held_writes_.empty()) save_writes(held_writes_);
@@ -211,10 +212,14 @@ void run_loop::put_checkpoint(const char* source, value writes, const algo::appl
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;
     switch (durability_) {
-      case durability::sync: cp_config_ = saver_->put_changes(parent, cp, meta, changed); break;
+      case durability::sync:
+        cp_config_ = saver_->put_changes(parent, cp, meta, changed);
+        saver_->runs().saved_checkpoint(cp_config_);
+        break;
       case durability::async:
         background_->put(parent, cp, meta, std::move(changed));
         cp_config_.checkpoint_id = cp.id;
+        saver_->runs().saved_checkpoint(cp_config_);  // saved by the time the run ends
         break;
       case durability::exit:
         if (!unsaved_) last_saved_id_ = parent_id;

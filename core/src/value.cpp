@@ -42,6 +42,8 @@ std::string_view code_name(error_code c) noexcept {
     case error_code::unavailable: return "unavailable";
     case error_code::unauthorized: return "unauthorized";
     case error_code::protocol_error: return "protocol_error";
+    case error_code::thread_busy: return "thread_busy";
+    case error_code::run_cancelled: return "run_cancelled";
   }
   return "unknown";
 }

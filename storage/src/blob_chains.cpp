@@ -14,7 +14,8 @@ constexpr std::size_t max_deltas = std::size_t{1} << 16;
 
 }  // namespace
 
-std::optional<blob_chains::delta> blob_chains::plan(const std::string& key, const value& v) const {
+std::optional<blob_chains::delta> blob_chains::plan(const std::string& key, const value& v,
+                                                    channel_version version) const {
   if (!v.is_list()) return std::nullopt;
   const list& now = v.as_list();
   std::lock_guard lock(mutex_);
@@ -22,6 +23,7 @@ std::optional<blob_chains::delta> blob_chains::plan(const std::string& key, cons
   if (it == chains_.end()) return std::nullopt;
   const chain& c = it->second;
   if (c.versions.size() > max_deltas) return std::nullopt;
+  if (version <= c.versions.back().first) return std::nullopt;
   const list& last = c.last.as_list();
   if (now.size() < last.size()) return std::nullopt;
   // Pointer comparisons: an append reducer's new list shares the old list's elements.

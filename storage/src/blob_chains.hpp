@@ -39,9 +39,12 @@ class blob_chains {
     channel_version after = 0;  ///< the version written last before it
   };
 
-  /// How to write `v` for the channel `key` (any string naming thread, namespace and
-  /// channel): as a delta, or whole (nullopt).
-  std::optional<delta> plan(const std::string& key, const value& v) const;
+  /// How to write `v` at `version` for the channel `key` (any string naming thread, namespace
+  /// and channel): as a delta, or whole (nullopt). Whole when `version` is not above the last
+  /// version written for the channel: a delta's base must be an earlier version, and a
+  /// version written out of order means another writer (a second run on the thread) is
+  /// interleaving with this one.
+  std::optional<delta> plan(const std::string& key, const value& v, channel_version version) const;
 
   /// Notes that `v` was written at `version`, as `written` planned (nullopt: whole) and in
   /// about `bytes` bytes. Call after the write succeeded.

@@ -253,18 +253,50 @@ void memory_saver::copy_thread(const std::string& source, const std::string& tar
 void memory_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   std::lock_guard lock(mutex_);
   chains_->clear();
-  for (const std::string& thread_id : thread_ids) {
-    auto thread_it = threads_.find(thread_id);
-    if (thread_it == threads_.end()) continue;
-    // (namespace, channel, version) of every blob a kept checkpoint still reads.
-    std::set<std::tuple<std::string, std::string, channel_version>> used;
-    for (auto ns_it = thread_it->second.begin(); ns_it != thread_it->second.end();) {
-      const std::string& ns = ns_it->first;
-      checkpoints_by_id& checkpoints = ns_it->second;
-      // The kept checkpoints' version maps made whole first: their bases may go.
-      std::size_t index = 0;
+  for (const std::string& thread_id : thread_ids)
+    drop_checkpoints(thread_id, [keep_last](const std::string&, std::size_t index,
+                                            std::size_t count, const std::string&) {
+      return index + keep_last < count;
+    });
+}
+
+void memory_saver::delete_checkpoints(const std::string& thread_id,
+                                      const std::vector<checkpoint_config>& which) {
+  std::set<std::pair<std::string, std::string>> gone;  // (namespace, id)
+  for (const auto& c : which)
+    if (c.thread_id == thread_id) gone.emplace(c.checkpoint_ns, c.checkpoint_id);
+  if (gone.empty()) return;
+  std::lock_guard lock(mutex_);
+  chains_->clear();
+  drop_checkpoints(thread_id, [&gone](const std::string& ns, std::size_t, std::size_t,
+                                      const std::string& id) { return gone.count({ns, id}) > 0; });
+}
+
+void memory_saver::delete_writes(const checkpoint_config& config) {
+  std::lock_guard lock(mutex_);
+  writes_.erase(writes_key{config.thread_id, config.checkpoint_ns, config.checkpoint_id});
+}
+
+void memory_saver::drop_checkpoints(
+    const std::string& thread_id,
+    const std::function<bool(const std::string& ns, std::size_t index, std::size_t count,
+                             const std::string& id)>& drop) {
+  auto thread_it = threads_.find(thread_id);
+  if (thread_it == threads_.end()) return;
+  // (namespace, channel, version) of every blob a kept checkpoint still reads.
+  std::set<std::tuple<std::string, std::string, channel_version>> used;
+  for (auto ns_it = thread_it->second.begin(); ns_it != thread_it->second.end();) {
+    const std::string& ns = ns_it->first;
+    checkpoints_by_id& checkpoints = ns_it->second;
+    const std::size_t count = checkpoints.size();
+    std::set<std::string> gone;
+    std::size_t index = 0;
+    for (const auto& [id, stored] : checkpoints)
+      if (drop(ns, index++, count, id)) gone.insert(id);
+    // The kept checkpoints' version maps made whole first: their bases may go.
+    if (!gone.empty()) {
       for (auto& [id, stored] : checkpoints) {
-        if (index++ + keep_last < checkpoints.size() || stored.versions_base.empty()) continue;
+        if (gone.count(id) || stored.versions_base.empty()) continue;
         checkpoint whole;
         resolve_versions(checkpoints, stored, whole);
         stored.cp.channel_versions = std::move(whole.channel_versions);
@@ -272,22 +304,22 @@ void memory_saver::prune(const std::vector<std::string>& thread_ids, std::size_t
         stored.versions_base.clear();
         stored.versions_depth = 0;
       }
-      while (checkpoints.size() > keep_last) {
-        writes_.erase(writes_key{thread_id, ns, checkpoints.begin()->first});
-        checkpoints.erase(checkpoints.begin());
-      }
-      for (const auto& [id, stored] : checkpoints)
-        for (const auto& [channel, version] : stored.cp.channel_versions)
-          used.emplace(ns, channel, version);
-      ns_it = checkpoints.empty() ? thread_it->second.erase(ns_it) : std::next(ns_it);
     }
-    for (auto it = thread_range_begin(blobs_, thread_id);
-         it != blobs_.end() && std::get<0>(it->first) == thread_id;) {
-      const auto& [tid, ns, channel, version] = it->first;
-      it = used.count({ns, channel, version}) ? std::next(it) : blobs_.erase(it);
+    for (const std::string& id : gone) {
+      writes_.erase(writes_key{thread_id, ns, id});
+      checkpoints.erase(id);
     }
-    if (thread_it->second.empty()) threads_.erase(thread_it);
+    for (const auto& [id, stored] : checkpoints)
+      for (const auto& [channel, version] : stored.cp.channel_versions)
+        used.emplace(ns, channel, version);
+    ns_it = checkpoints.empty() ? thread_it->second.erase(ns_it) : std::next(ns_it);
   }
+  for (auto it = thread_range_begin(blobs_, thread_id);
+       it != blobs_.end() && std::get<0>(it->first) == thread_id;) {
+    const auto& [tid, ns, channel, version] = it->first;
+    it = used.count({ns, channel, version}) ? std::next(it) : blobs_.erase(it);
+  }
+  if (thread_it->second.empty()) threads_.erase(thread_it);
 }
 
 checkpoint_tuple memory_saver::make_tuple(const std::string& thread_id, const std::string& ns,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "blob_chains.hpp"
+#include "superstep/coordinator/thread_runs.hpp"
 #include "version_chains.hpp"
 
 namespace superstep::storage {
@@ -53,6 +54,8 @@ class rocksdb_database {
   /// and by a put that stores a checkpoint against a base, from checking that the base is
   /// still there to writing.
   std::mutex maintenance;
+  /// The runs in progress on the database's threads (one run per thread in this process).
+  thread_runs runs;
 
  private:
   std::string dir_;

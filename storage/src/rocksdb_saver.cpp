@@ -324,7 +324,7 @@ checkpoint_config rocksdb_saver::impl::put(
     // A channel with a new version but no value was cleared: no blob at that version.
     if (auto it = cp.channel_values.find(channel); it != cp.channel_values.end()) {
       b.v = &it->second;
-      b.delta = d.db.chains.plan(b.chain, *b.v);
+      b.delta = d.db.chains.plan(b.chain, *b.v, b.version);
       if (b.delta) {
         const superstep::list& all = b.v->as_list();
         records::list_delta delta{b.delta->base, b.delta->base_length, {}};

@@ -73,6 +73,14 @@ struct rocksdb_saver::impl {
                       const checkpoint_config& config, const list_options& options,
                       std::vector<checkpoint_tuple>& out) const;
 
+  /// Removes the checkpoints of the thread for which `drop(ns, index, count, id)` holds (index
+  /// of count in the namespace, oldest first), their writes and the blobs no kept checkpoint
+  /// reads, in one batch; kept checkpoints stored against a base are stored whole. The caller
+  /// holds db.maintenance (rocksdb_saver_threads.cpp).
+  void drop_checkpoints(const std::string& thread_id,
+                        const std::function<bool(const std::string& ns, std::size_t index,
+                                                 std::size_t count, const std::string& id)>& drop);
+
   // The lock of put_writes for one task of one checkpoint: its check-then-write must not
   // interleave with another batch of the same task, while other tasks' batches go on.
   std::size_t writes_stripe(const std::string& key) const {

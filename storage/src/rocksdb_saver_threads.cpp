@@ -1,4 +1,5 @@
 // rocksdb_saver: deleting, copying and pruning whole threads.
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -62,7 +63,46 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
   std::lock_guard lock(d.db.maintenance);
   d.db.chains.clear();
   d.db.versions.clear();  // no delta from now on is based on a version this may remove
-  for (const std::string& thread_id : thread_ids) {
+  for (const std::string& thread_id : thread_ids)
+    d.drop_checkpoints(thread_id, [keep_last](const std::string&, std::size_t index,
+                                              std::size_t count, const std::string&) {
+      return index + keep_last < count;
+    });
+}
+
+void rocksdb_saver::delete_checkpoints(const std::string& thread_id,
+                                       const std::vector<checkpoint_config>& which) {
+  std::set<std::pair<std::string, std::string>> gone;  // (namespace, id)
+  for (const auto& c : which)
+    if (c.thread_id == thread_id) gone.emplace(c.checkpoint_ns, c.checkpoint_id);
+  if (gone.empty()) return;
+  impl& d = *impl_;
+  std::lock_guard lock(d.db.maintenance);
+  d.db.chains.clear();
+  d.db.versions.clear();
+  d.drop_checkpoints(thread_id, [&gone](const std::string& ns, std::size_t, std::size_t,
+                                        const std::string& id) { return gone.count({ns, id}) > 0; });
+}
+
+void rocksdb_saver::delete_writes(const checkpoint_config& config) {
+  impl& d = *impl_;
+  const std::string writes =
+      keys::prefix(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
+  rocksdb::WriteBatch batch;
+  check(batch.DeleteRange(d.db.writes, writes, keys::successor(writes)),
+        "batching a range deletion");
+  d.write(batch, "deleting the pending writes of " +
+                     describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
+}
+
+thread_runs& rocksdb_saver::runs() noexcept { return impl_->db.runs; }
+
+void rocksdb_saver::impl::drop_checkpoints(
+    const std::string& thread_id,
+    const std::function<bool(const std::string& ns, std::size_t index, std::size_t count,
+                             const std::string& id)>& drop) {
+  impl& d = *this;
+  {
     snapshot_read read(d.db);
     const std::string thread = keys::prefix(thread_id);
     // The checkpoint ids of each namespace, oldest first.
@@ -78,16 +118,15 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
       }
       it.check_status("reading thread '" + thread_id + "'");
     }
-    if (ids.empty()) continue;
+    if (ids.empty()) return;
 
     rocksdb::WriteBatch batch;
     // (namespace, channel, version) of every blob a kept checkpoint still reads.
     std::set<std::tuple<std::string, std::string, channel_version>> used;
     for (const auto& [ns, of_ns] : ids) {
       const std::string prefix = keys::prefix(thread_id, ns);
-      const std::size_t drop = of_ns.size() > keep_last ? of_ns.size() - keep_last : 0;
       for (std::size_t i = 0; i < of_ns.size(); ++i) {
-        if (i < drop) {
+        if (drop(ns, i, of_ns.size(), of_ns[i])) {
           check(batch.Delete(d.db.checkpoints, prefix + of_ns[i]), "batching a deletion");
           const std::string writes = keys::prefix(thread_id, ns, of_ns[i]);
           check(batch.DeleteRange(d.db.writes, writes, keys::successor(writes)),
@@ -148,10 +187,11 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
         check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
     }
     blobs.check_status("reading the blobs of thread '" + thread_id + "'");
-    d.write(batch, "pruning thread '" + thread_id + "'");
+    d.write(batch, "removing checkpoints of thread '" + thread_id + "'");
     d.db.chains.clear();
     d.db.versions.clear();  // the chains may name versions just removed
   }
 }
+
 
 }  // namespace superstep::storage

@@ -561,3 +561,23 @@ BOOST_AUTO_TEST_CASE(the_seed_example_saves_its_four_checkpoints_in_rocksdb) {
   BOOST_TEST(history[3].metadata.writes == value(object{{"foo", ""}}));
   BOOST_TEST(history[2].pending_writes.size() >= 2u);  // node_a's foo and bar
 }
+
+BOOST_AUTO_TEST_CASE(a_list_written_below_the_last_version_of_its_channel_is_written_whole) {
+  // Two runs on one thread at once (what one run per thread now prevents) each issue versions
+  // from the checkpoint they started at: one writes the list at version 4, the other then
+  // extends the same list at version 3. A delta of version 3 against version 4 could never be
+  // read ("names base version 4, not an earlier one"): it is written whole instead.
+  temp_dir dir;
+  checkpoint_builder b;
+  auto saver = rocksdb_saver::open(dir.str());
+  list base;
+  for (int i = 0; i < 8; ++i) base.push_back(object{{"n", i}, {"text", std::string(100, 'm')}});
+  auto at4 = b.make({{"log", value(base)}}, {{"log", 4}});
+  auto first = put_all(*saver, "t", "", "", at4, loop_metadata(1));
+  list more = base;
+  more.push_back("later");
+  auto at3 = b.make({{"log", value(more)}}, {{"log", 3}});
+  auto second = put_all(*saver, "t", "", "", at3, loop_metadata(1));
+  BOOST_TEST(values_of(saver->get_tuple(second)).get("log") == value(more));
+  BOOST_TEST(values_of(saver->get_tuple(first)).get("log") == value(base));
+}

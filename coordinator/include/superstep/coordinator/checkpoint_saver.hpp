@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/coordinator/thread_runs.hpp"
 
 namespace superstep {
 
@@ -87,6 +88,22 @@ class checkpoint_saver {
   /// writes and values they still use.
   virtual void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) = 0;
 
+  /// Removes checkpoints `which` of thread `thread_id` (any namespaces), with their pending
+  /// writes and the values no other checkpoint uses; every other checkpoint stays readable.
+  /// Ids not stored are skipped. For rolling a run back (multitask strategy rollback). The
+  /// default throws `superstep::error` (invalid_argument): the saver cannot.
+  virtual void delete_checkpoints(const std::string& thread_id,
+                                  const std::vector<checkpoint_config>& which);
+
+  /// Removes the pending writes saved against checkpoint `config` (the checkpoint stays).
+  /// The default throws `superstep::error` (invalid_argument): the saver cannot.
+  virtual void delete_writes(const checkpoint_config& config);
+
+  /// The runs in progress on this saver's threads: one run per thread at a time in this
+  /// process (thread_runs.hpp). Savers on one database return the same registry; the default
+  /// is this saver's own.
+  virtual thread_runs& runs() noexcept { return runs_; }
+
   /// The version that follows `current` (0: none yet).
   virtual channel_version get_next_version(channel_version current) { return current + 1; }
 
@@ -101,6 +118,9 @@ class checkpoint_saver {
       for (const auto& [_, v] : tuple->checkpoint.channel_versions) out = std::max(out, v);
     return out;
   }
+
+ private:
+  thread_runs runs_;
 };
 
 }  // namespace superstep

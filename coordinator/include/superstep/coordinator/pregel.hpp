@@ -75,6 +75,13 @@ struct stream_options {
   /// Called as a step's tasks finish: the step, tasks finished and tasks in the step. On the
   /// actor runtime only, from the coordinator's thread; keep it cheap (throttle printing).
   std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
+  /// What the run does when its thread has a run in progress in this process (a checkpointer
+  /// is shared by the runs of its database): thread_runs.hpp. Unset: the config's
+  /// "multitask_strategy" ("reject", "enqueue", "interrupt", "rollback"), else reject.
+  std::optional<multitask_strategy> multitask;
+  /// Called once the run holds its thread, before it starts (not when it is rejected or
+  /// cancelled while waiting).
+  std::function<void()> started = nullptr;
 };
 
 /// A compiled graph: the runtime of the Pregel algorithm (LangGraph `Pregel`).
@@ -83,6 +90,9 @@ struct stream_options {
 /// their writes, checkpoint, repeat. The config is an object as in LangGraph:
 /// {"configurable": {"thread_id": ..., ...}, "recursion_limit": 25}. With a checkpointer a
 /// thread_id is required. Runs of one `pregel` may proceed concurrently on different threads.
+/// One thread runs one run at a time: a run whose thread is busy in this process (any graph
+/// on the same checkpointer) follows its multitask strategy (`stream_options::multitask`,
+/// default reject). The run's id is the config's "run_id", or a fresh one.
 class pregel : public std::enable_shared_from_this<pregel> {
  public:
   /// Validates the graph (channels named by nodes exist, ...) and takes ownership.
@@ -109,11 +119,13 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// Applies `values` as if node `as_node` had returned them: through the reducers and the
   /// node's edges and routers, so the node's successors run next. Without `as_node`, the node
   /// that ran last. Saves a checkpoint with source "update" and returns its config
-  /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}).
+  /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}). Throws
+  /// `superstep::error` (thread_busy) while a run of this process holds the thread.
   value update_state(const value& config, const value& values,
                      const std::optional<std::string>& as_node = std::nullopt) const;
 
-  /// Removes every checkpoint and write of the thread.
+  /// Removes every checkpoint and write of the thread. Throws `superstep::error`
+  /// (thread_busy) while a run of this process holds the thread.
   void delete_thread(const std::string& thread_id) const;
 
   /// A Mermaid flowchart of the graph (LangGraph `draw_mermaid`).
@@ -135,6 +147,9 @@ class pregel : public std::enable_shared_from_this<pregel> {
   value run_nested(const value& input, node_context& parent) const;
 
  private:
+  value run_unguarded(const value& input, const value& config, const stream_options& options,
+                      const stream_sink& sink, thread_runs::slot* slot) const;
+
   struct impl;
   pregel_graph graph_;
   runtime_options options_;

@@ -30,6 +30,8 @@ enum class error_code : std::uint16_t {
   unavailable = 16,       ///< no process of a cluster can do it (no worker hosts a node)
   unauthorized = 17,      ///< a peer without the cluster's key
   protocol_error = 18,    ///< a malformed or unexpected message from another process
+  thread_busy = 19,       ///< the thread has a run in progress (multitask strategy reject)
+  run_cancelled = 20,     ///< another run on the thread stopped this one (interrupt, rollback)
 };
 
 std::string_view code_name(error_code c) noexcept;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -93,6 +94,14 @@ class memory_saver final : public checkpoint_saver {
   /// oldest kept checkpoint keeps naming its parent, which may no longer exist.
   void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) override;
 
+  /// As `checkpoint_saver::delete_checkpoints`: the kept checkpoints that stored their version
+  /// maps against a removed one are stored whole first.
+  void delete_checkpoints(const std::string& thread_id,
+                          const std::vector<checkpoint_config>& which) override;
+
+  /// As `checkpoint_saver::delete_writes`.
+  void delete_writes(const checkpoint_config& config) override;
+
  private:
   /// A checkpoint as stored: without channel_values, which live in the blobs.
   struct stored_checkpoint {
@@ -130,6 +139,12 @@ class memory_saver final : public checkpoint_saver {
   void resolve_versions(const checkpoints_by_id& checkpoints, const stored_checkpoint& stored,
                         checkpoint& out) const;
   void erase_thread(const std::string& thread_id);
+  /// Removes the checkpoints of the thread for which `drop(ns, index, count, id)` holds (index
+  /// of count in the namespace, oldest first), their writes and the blobs no kept checkpoint
+  /// reads. Kept checkpoints are made whole first. Called with the mutex held.
+  void drop_checkpoints(const std::string& thread_id,
+                        const std::function<bool(const std::string& ns, std::size_t index,
+                                                 std::size_t count, const std::string& id)>& drop);
 
   std::unique_ptr<version_chains> chains_;
   mutable std::mutex mutex_;

@@ -93,6 +93,17 @@ class rocksdb_saver final : public checkpoint_saver {
   /// As `memory_saver::prune`, one atomic batch per thread.
   void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) override;
 
+  /// As `memory_saver::delete_checkpoints`, in one atomic batch.
+  void delete_checkpoints(const std::string& thread_id,
+                          const std::vector<checkpoint_config>& which) override;
+
+  /// As `checkpoint_saver::delete_writes`.
+  void delete_writes(const checkpoint_config& config) override;
+
+  /// The runs in progress on the threads of this database: every saver (and store) this
+  /// process opened on the folder shares one.
+  thread_runs& runs() noexcept override;
+
   /// The directory of the database.
   const std::string& directory() const noexcept;
 

@@ -1,0 +1,45 @@
+// The data folder of the `superstep` program: thread specs kept beside the database.
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cli_data_dir.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace superstep;
+
+BOOST_AUTO_TEST_CASE(two_writers_of_one_threads_spec_both_succeed_and_leave_one_whole_spec) {
+  // A head serves requests on threads of one process: two saving the same thread's spec at
+  // once must not share a temporary file (one rename then finds it gone, or a mix of both).
+  test::temp_dir dir("superstep-data-dir");
+  cli::data_dir data(dir.str());
+  const std::string a(4096, 'a'), b(4096, 'b');
+  std::vector<std::string> failures(2);
+  auto writer = [&](const std::string& text, std::string& failure) {
+    try {
+      for (int i = 0; i < 300; ++i) data.save_graph_text("t", text);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  };
+  std::thread one(writer, std::cref(a), std::ref(failures[0]));
+  std::thread two(writer, std::cref(b), std::ref(failures[1]));
+  one.join();
+  two.join();
+  BOOST_TEST(failures[0] == "");
+  BOOST_TEST(failures[1] == "");
+  auto saved = data.saved_graph("t");
+  BOOST_TEST_REQUIRE(saved.has_value());
+  std::ifstream in(*saved);
+  std::ostringstream text;
+  text << in.rdbuf();
+  BOOST_TEST((text.str() == a || text.str() == b));
+  // No temporary file is left behind.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& f :
+       std::filesystem::directory_iterator(std::filesystem::path(*saved).parent_path()))
+    ++files;
+  BOOST_TEST(files == 1u);
+}
