@@ -78,7 +78,7 @@ struct stream_options {
   /// What the run does when its thread has a run in progress in this process (a checkpointer
   /// is shared by the runs of its database): thread_runs.hpp. Unset: the config's
   /// "multitask_strategy" ("reject", "enqueue", "interrupt", "rollback"), else reject.
-  std::optional<multitask_strategy> multitask;
+  std::optional<multitask_strategy> multitask = std::nullopt;
   /// Called once the run holds its thread, before it starts (not when it is rejected or
   /// cancelled while waiting).
   std::function<void()> started = nullptr;
