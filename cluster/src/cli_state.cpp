@@ -53,6 +53,8 @@ int delete_thread(command_env& env, const delete_args& args) {
   const std::string& thread = args.where.thread;
   data_dir& data = env.data;
   data.require_thread(thread);
+  // Not while a run holds the thread (on a head, another client's): thread_busy names it.
+  thread_runs::slot slot = data.saver()->runs().begin(thread, "delete", multitask_strategy::reject);
   data.saver()->delete_thread(thread);
   data.forget_graph(thread);
   env.print(object{{"thread", thread}, {"deleted", true}});

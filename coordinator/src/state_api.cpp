@@ -139,8 +139,8 @@ value pregel::update_state(const value& config, const value& values,
   checkpoint_saver& saver = need_saver(options_.checkpointer, "update_state");
   checkpoint_config cfg = detail::checkpoint_config_of(config, true);
   // Not while a run writes the thread: both would issue the same channel versions.
-  thread_runs::slot slot = saver.runs().begin(cfg.thread_id, "update_state",
-                                              multitask_strategy::reject);
+  thread_runs::slot slot =
+      saver.runs().begin(cfg.thread_id, "update_state", multitask_strategy::reject);
   auto tuple = saver.get_tuple(cfg);
   if (!tuple && !cfg.checkpoint_id.empty())
     throw error(error_code::not_found,
@@ -211,8 +211,8 @@ value pregel::update_state(const value& config, const value& values,
 
 void pregel::delete_thread(const std::string& thread_id) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "delete_thread");
-  thread_runs::slot slot = saver.runs().begin(thread_id, "delete_thread",
-                                              multitask_strategy::reject);
+  thread_runs::slot slot =
+      saver.runs().begin(thread_id, "delete_thread", multitask_strategy::reject);
   saver.delete_thread(thread_id);
 }
 

@@ -11,9 +11,10 @@ multitask_strategy parse_multitask_strategy(std::string_view name) {
   if (name == "enqueue") return multitask_strategy::enqueue;
   if (name == "interrupt") return multitask_strategy::interrupt;
   if (name == "rollback") return multitask_strategy::rollback;
-  throw error(error_code::invalid_argument, "multitask strategy must be reject, enqueue, "
-                                            "interrupt or rollback, not '" +
-                                                std::string(name) + "'");
+  throw error(error_code::invalid_argument,
+              "multitask strategy must be reject, enqueue, "
+              "interrupt or rollback, not '" +
+                  std::string(name) + "'");
 }
 
 std::string_view multitask_strategy_name(multitask_strategy s) noexcept {
@@ -161,8 +162,7 @@ const std::atomic<bool>* thread_runs::slot::stop_flag() const noexcept {
   return run_ ? &run_->stop : nullptr;
 }
 
-std::optional<std::pair<multitask_strategy, std::string>> thread_runs::slot::stop_request()
-    const {
+std::optional<std::pair<multitask_strategy, std::string>> thread_runs::slot::stop_request() const {
   if (!owner_ || !run_) return std::nullopt;
   std::lock_guard lock(owner_->m_);
   if (!run_->stop_kind) return std::nullopt;

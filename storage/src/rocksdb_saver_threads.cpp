@@ -64,10 +64,9 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
   d.db.chains.clear();
   d.db.versions.clear();  // no delta from now on is based on a version this may remove
   for (const std::string& thread_id : thread_ids)
-    d.drop_checkpoints(thread_id, [keep_last](const std::string&, std::size_t index,
-                                              std::size_t count, const std::string&) {
-      return index + keep_last < count;
-    });
+    d.drop_checkpoints(thread_id,
+                       [keep_last](const std::string&, std::size_t index, std::size_t count,
+                                   const std::string&) { return index + keep_last < count; });
 }
 
 void rocksdb_saver::delete_checkpoints(const std::string& thread_id,
@@ -80,8 +79,10 @@ void rocksdb_saver::delete_checkpoints(const std::string& thread_id,
   std::lock_guard lock(d.db.maintenance);
   d.db.chains.clear();
   d.db.versions.clear();
-  d.drop_checkpoints(thread_id, [&gone](const std::string& ns, std::size_t, std::size_t,
-                                        const std::string& id) { return gone.count({ns, id}) > 0; });
+  d.drop_checkpoints(
+      thread_id, [&gone](const std::string& ns, std::size_t, std::size_t, const std::string& id) {
+        return gone.count({ns, id}) > 0;
+      });
 }
 
 void rocksdb_saver::delete_writes(const checkpoint_config& config) {
@@ -102,96 +103,93 @@ void rocksdb_saver::impl::drop_checkpoints(
     const std::function<bool(const std::string& ns, std::size_t index, std::size_t count,
                              const std::string& id)>& drop) {
   impl& d = *this;
+  snapshot_read read(d.db);
+  const std::string thread = keys::prefix(thread_id);
+  // The checkpoint ids of each namespace, oldest first.
+  std::map<std::string, std::vector<std::string>> ids;
   {
-    snapshot_read read(d.db);
-    const std::string thread = keys::prefix(thread_id);
-    // The checkpoint ids of each namespace, oldest first.
-    std::map<std::string, std::vector<std::string>> ids;
-    {
-      range_scan it(d.db, d.db.checkpoints, read.options, thread, keys::successor(thread));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        std::string_view key = it->key().ToStringView();
-        std::size_t pos = thread.size();
-        auto ns = keys::read_string(key, pos);
-        if (!ns) damaged_key("checkpoints", key);
-        ids[*ns].emplace_back(key.substr(pos));
-      }
-      it.check_status("reading thread '" + thread_id + "'");
-    }
-    if (ids.empty()) return;
-
-    rocksdb::WriteBatch batch;
-    // (namespace, channel, version) of every blob a kept checkpoint still reads.
-    std::set<std::tuple<std::string, std::string, channel_version>> used;
-    for (const auto& [ns, of_ns] : ids) {
-      const std::string prefix = keys::prefix(thread_id, ns);
-      for (std::size_t i = 0; i < of_ns.size(); ++i) {
-        if (drop(ns, i, of_ns.size(), of_ns[i])) {
-          check(batch.Delete(d.db.checkpoints, prefix + of_ns[i]), "batching a deletion");
-          const std::string writes = keys::prefix(thread_id, ns, of_ns[i]);
-          check(batch.DeleteRange(d.db.writes, writes, keys::successor(writes)),
-                "batching a range deletion");
-          continue;
-        }
-        rocksdb::PinnableSlice bytes;
-        check(d.db.db().Get(read.options, d.db.checkpoints, prefix + of_ns[i], &bytes),
-              "reading " + describe(thread_id, ns, of_ns[i]));
-        auto stored = d.decode(thread_id, ns, of_ns[i], bytes.ToStringView());
-        if (!stored.versions_base.empty()) {  // its base may go: stored whole from now on
-          d.resolve(read.options, thread_id, ns, stored);
-          check(batch.Put(d.db.checkpoints, prefix + of_ns[i],
-                          records::encode_checkpoint(stored.cp, stored.metadata, stored.parent_id,
-                                                     *d.serde)),
-                "batching a checkpoint");
-        }
-        for (const auto& [channel, version] : stored.cp.channel_versions)
-          used.emplace(ns, channel, version);
-      }
-    }
-    // A list delta reads its base version too, and the base's base.
-    std::vector<std::tuple<std::string, std::string, channel_version>> bases(used.begin(),
-                                                                             used.end());
-    while (!bases.empty()) {
-      auto [ns, channel, version] = std::move(bases.back());
-      bases.pop_back();
-      std::string key = keys::prefix(thread_id, ns, channel);
-      keys::append_u64(key, version);
-      key += keys::delta_suffix;
-      rocksdb::PinnableSlice bytes;
-      auto s = d.db.db().Get(read.options, d.db.blobs, key, &bytes);
-      if (s.IsNotFound()) continue;
-      check(s, "reading a list delta of thread '" + thread_id + "'");
-      channel_version base = 0;
-      try {
-        base = records::decode_list_delta(bytes.ToStringView()).base;
-      } catch (const error& e) {
-        throw error(error_code::storage_error,
-                    "rocksdb_saver: cannot read the list delta of "
-                    "channel '" +
-                        channel + "' at version " + std::to_string(version) + " of thread '" +
-                        thread_id + "': " + e.what());
-      }
-      if (used.emplace(ns, channel, base).second) bases.emplace_back(ns, channel, base);
-    }
-    range_scan blobs(d.db, d.db.blobs, read.options, thread, keys::successor(thread));
-    for (blobs->SeekToFirst(); blobs->Valid(); blobs->Next()) {
-      std::string_view key = blobs->key().ToStringView();
+    range_scan it(d.db, d.db.checkpoints, read.options, thread, keys::successor(thread));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      std::string_view key = it->key().ToStringView();
       std::size_t pos = thread.size();
       auto ns = keys::read_string(key, pos);
-      auto channel = ns ? keys::read_string(key, pos) : std::nullopt;
-      auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
-      if (!version ||
-          !(pos == key.size() || (pos + 1 == key.size() && key[pos] == keys::delta_suffix)))
-        damaged_key("blobs", key);
-      if (!used.count({*ns, *channel, *version}))
-        check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
+      if (!ns) damaged_key("checkpoints", key);
+      ids[*ns].emplace_back(key.substr(pos));
     }
-    blobs.check_status("reading the blobs of thread '" + thread_id + "'");
-    d.write(batch, "removing checkpoints of thread '" + thread_id + "'");
-    d.db.chains.clear();
-    d.db.versions.clear();  // the chains may name versions just removed
+    it.check_status("reading thread '" + thread_id + "'");
   }
-}
+  if (ids.empty()) return;
 
+  rocksdb::WriteBatch batch;
+  // (namespace, channel, version) of every blob a kept checkpoint still reads.
+  std::set<std::tuple<std::string, std::string, channel_version>> used;
+  for (const auto& [ns, of_ns] : ids) {
+    const std::string prefix = keys::prefix(thread_id, ns);
+    for (std::size_t i = 0; i < of_ns.size(); ++i) {
+      if (drop(ns, i, of_ns.size(), of_ns[i])) {
+        check(batch.Delete(d.db.checkpoints, prefix + of_ns[i]), "batching a deletion");
+        const std::string writes = keys::prefix(thread_id, ns, of_ns[i]);
+        check(batch.DeleteRange(d.db.writes, writes, keys::successor(writes)),
+              "batching a range deletion");
+        continue;
+      }
+      rocksdb::PinnableSlice bytes;
+      check(d.db.db().Get(read.options, d.db.checkpoints, prefix + of_ns[i], &bytes),
+            "reading " + describe(thread_id, ns, of_ns[i]));
+      auto stored = d.decode(thread_id, ns, of_ns[i], bytes.ToStringView());
+      if (!stored.versions_base.empty()) {  // its base may go: stored whole from now on
+        d.resolve(read.options, thread_id, ns, stored);
+        check(batch.Put(d.db.checkpoints, prefix + of_ns[i],
+                        records::encode_checkpoint(stored.cp, stored.metadata, stored.parent_id,
+                                                   *d.serde)),
+              "batching a checkpoint");
+      }
+      for (const auto& [channel, version] : stored.cp.channel_versions)
+        used.emplace(ns, channel, version);
+    }
+  }
+  // A list delta reads its base version too, and the base's base.
+  std::vector<std::tuple<std::string, std::string, channel_version>> bases(used.begin(),
+                                                                           used.end());
+  while (!bases.empty()) {
+    auto [ns, channel, version] = std::move(bases.back());
+    bases.pop_back();
+    std::string key = keys::prefix(thread_id, ns, channel);
+    keys::append_u64(key, version);
+    key += keys::delta_suffix;
+    rocksdb::PinnableSlice bytes;
+    auto s = d.db.db().Get(read.options, d.db.blobs, key, &bytes);
+    if (s.IsNotFound()) continue;
+    check(s, "reading a list delta of thread '" + thread_id + "'");
+    channel_version base = 0;
+    try {
+      base = records::decode_list_delta(bytes.ToStringView()).base;
+    } catch (const error& e) {
+      throw error(error_code::storage_error,
+                  "rocksdb_saver: cannot read the list delta of "
+                  "channel '" +
+                      channel + "' at version " + std::to_string(version) + " of thread '" +
+                      thread_id + "': " + e.what());
+    }
+    if (used.emplace(ns, channel, base).second) bases.emplace_back(ns, channel, base);
+  }
+  range_scan blobs(d.db, d.db.blobs, read.options, thread, keys::successor(thread));
+  for (blobs->SeekToFirst(); blobs->Valid(); blobs->Next()) {
+    std::string_view key = blobs->key().ToStringView();
+    std::size_t pos = thread.size();
+    auto ns = keys::read_string(key, pos);
+    auto channel = ns ? keys::read_string(key, pos) : std::nullopt;
+    auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
+    if (!version ||
+        !(pos == key.size() || (pos + 1 == key.size() && key[pos] == keys::delta_suffix)))
+      damaged_key("blobs", key);
+    if (!used.count({*ns, *channel, *version}))
+      check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
+  }
+  blobs.check_status("reading the blobs of thread '" + thread_id + "'");
+  d.write(batch, "removing checkpoints of thread '" + thread_id + "'");
+  d.db.chains.clear();
+  d.db.versions.clear();  // the chains may name versions just removed
+}
 
 }  // namespace superstep::storage

@@ -28,8 +28,7 @@ class head_with_worker {
     BOOST_REQUIRE(at != std::string::npos);
     address_ = "127.0.0.1:" + std::to_string(std::stoi(err.substr(at + marker.size())));
     worker_ = std::make_unique<child>(
-        std::vector<std::string>{"worker", "--join", address_, "--name", "w", "--threads", "2"},
-        s);
+        std::vector<std::string>{"worker", "--join", address_, "--name", "w", "--threads", "2"}, s);
     BOOST_REQUIRE_MESSAGE(head_->wait_for_err("worker w joined", 10s),
                           "the worker did not join: " + head_->err_text() + worker_->err_text());
   }
@@ -51,15 +50,16 @@ std::string log_spec(scratch& s, int sleep_ms = 0) {
   std::string nodes = R"("a": {"fn": "std.set", "params": {"update": {"log": ["a"]}}})";
   std::string edges = R"(["__start__", "a"])";
   if (sleep_ms > 0) {
-    nodes += R"(, "slow": {"fn": "std.sleep", "params": {"ms": )" + std::to_string(sleep_ms) +
-             "}}";
+    nodes += R"(, "slow": {"fn": "std.sleep", "params": {"ms": )" + std::to_string(sleep_ms) + "}}";
     edges += R"(, ["a", "slow"])";
   }
   return s.write("log" + std::to_string(sleep_ms) + ".json",
                  R"({"spec": "superstep.graph/1", "name": "log",
                      "state": {"log": {"reducer": "append"}},
-                     "nodes": {)" + nodes + R"(},
-                     "edges": [)" + edges + "]}");
+                     "nodes": {)" +
+                     nodes + R"(},
+                     "edges": [)" +
+                     edges + "]}");
 }
 
 }  // namespace
@@ -73,10 +73,10 @@ BOOST_AUTO_TEST_CASE(concurrent_submits_to_one_thread_all_run_when_enqueued) {
   constexpr int clients = 8;
   std::vector<std::unique_ptr<child>> submits;
   for (int i = 0; i < clients; ++i)
-    submits.push_back(std::make_unique<child>(
-        c.against({"submit", spec, "--input", R"({"log": []})", "--thread", "t", "--multitask",
-                   "enqueue"}),
-        s));
+    submits.push_back(
+        std::make_unique<child>(c.against({"submit", spec, "--input", R"({"log": []})", "--thread",
+                                           "t", "--multitask", "enqueue"}),
+                                s));
   for (auto& p : submits) {
     BOOST_REQUIRE_MESSAGE(p->wait(20s), "a submit did not finish in 20 s");
     cli_result r = p->result();
@@ -95,15 +95,23 @@ BOOST_AUTO_TEST_CASE(a_submit_to_a_busy_thread_is_rejected_naming_the_running_ru
   head_with_worker c(s);
   // The first run sleeps in its second step for far longer than the test lasts; the head is
   // killed at the end with it still running.
-  child slow(c.against({"submit", log_spec(s, 60000), "--input", R"({"log": []})", "--thread",
-                        "t", "--stream", "updates", "--config", R"({"run_id": "slow-run"})"}),
+  child slow(c.against({"submit", log_spec(s, 60000), "--input", R"({"log": []})", "--thread", "t",
+                        "--stream", "updates", "--config", R"({"run_id": "slow-run"})"}),
              s);
-  BOOST_REQUIRE_MESSAGE(slow.wait_for_out(R"("a")", 20s), "the first run did not start: " +
-                                                              slow.err_text());
+  BOOST_REQUIRE_MESSAGE(slow.wait_for_out(R"("a")", 20s),
+                        "the first run did not start: " + slow.err_text());
   cli_result second = c.client({"submit", "--input", R"({"log": []})", "--thread", "t"});
   BOOST_TEST(second.status == 1);
   BOOST_TEST(second.err.find("thread 't' is busy with run slow-run") != std::string::npos,
              second.err);
+  // Nor do update and delete change the thread under the run.
+  for (auto args :
+       {std::vector<std::string>{"update", "--thread", "t", "--values", R"({"log": ["u"]})"},
+        std::vector<std::string>{"delete", "--thread", "t"}}) {
+    cli_result r = c.client(args);
+    BOOST_TEST(r.status == 1, args[0]);
+    BOOST_TEST(r.err.find("thread 't' is busy with run slow-run") != std::string::npos, r.err);
+  }
   cli_result bad = c.client({"submit", "--input", "{}", "--thread", "t", "--multitask", "later"});
   BOOST_TEST(bad.status == 2);
   BOOST_TEST(bad.err.find("--multitask: expected reject, enqueue, interrupt or rollback, not "

@@ -66,7 +66,8 @@ std::shared_ptr<pregel> make_graph(std::shared_ptr<checkpoint_saver> saver, gate
   b.add_key("tag").add_key("block").add_key("trail", "append");
   b.add_node("first", [&g](const value& st, node_context&) -> value {
     if (st.get("block").is_bool() && st.get("block").as_bool()) g.pass();
-    return object{{"trail", value::array({"first:" + st.get("tag").as_string()})}, {"block", false}};
+    return object{{"trail", value::array({"first:" + st.get("tag").as_string()})},
+                  {"block", false}};
   });
   b.add_node("second", [](const value& st, node_context&) -> value {
     return object{{"trail", value::array({"second:" + st.get("tag").as_string()})}};
@@ -121,7 +122,8 @@ std::string error_of(F&& f, error_code expected) {
 
 bool wait_status(checkpoint_saver& saver, const std::string& thread,
                  const std::function<bool(const thread_runs::thread_status&)>& ready) {
-  return saver.runs().wait_until(thread, ready, std::chrono::duration_cast<std::chrono::milliseconds>(bound));
+  return saver.runs().wait_until(thread, ready,
+                                 std::chrono::duration_cast<std::chrono::milliseconds>(bound));
 }
 
 using strings = std::vector<std::string>;
@@ -143,8 +145,11 @@ BOOST_AUTO_TEST_CASE(a_second_run_on_a_busy_thread_is_rejected_naming_the_thread
   // checkpointer is held off as well.
   gate other;
   auto graph2 = make_graph(saver, other);
-  error_of([&] { graph2->invoke(input("c"), object{{"configurable", object{{"thread_id", "t"}}}}); },
-           error_code::thread_busy);
+  error_of(
+      [&] {
+        graph2->invoke(input("c"), object{{"configurable", object{{"thread_id", "t"}}}});
+      },
+      error_code::thread_busy);
   g.release();
   BOOST_TEST(trail(a.get()) == (strings{"first:a", "second:a"}));
   BOOST_TEST(check_readable(*graph, "t") == (strings{"first:a", "second:a"}));
@@ -221,7 +226,8 @@ BOOST_AUTO_TEST_CASE(rollback_removes_what_the_stopped_run_saved_and_keeps_earli
   BOOST_TEST(why.find("rolled back") != std::string::npos);
   BOOST_TEST(why.find("run-b") != std::string::npos);
   BOOST_TEST(trail(b.get()) == (strings{"first:0", "second:0", "first:b", "second:b"}));
-  BOOST_TEST(check_readable(*graph, "t") == (strings{"first:0", "second:0", "first:b", "second:b"}));
+  BOOST_TEST(check_readable(*graph, "t") ==
+             (strings{"first:0", "second:0", "first:b", "second:b"}));
   // Every checkpoint of run-0 is still there; none of run-a's is.
   const std::set<std::string> after = checkpoint_ids(*graph, "t");
   for (const auto& id : before) BOOST_TEST(after.count(id) == 1u, "checkpoint " << id << " lost");
@@ -320,8 +326,7 @@ BOOST_AUTO_TEST_CASE(an_unknown_strategy_is_an_error_naming_it) {
   auto saver = test::make_saver();
   gate g;
   auto graph = make_graph(saver, g);
-  std::string why =
-      error_of([&] { graph->invoke(input("a"), config("t", "run-a", "later")); },
-               error_code::invalid_argument);
+  std::string why = error_of([&] { graph->invoke(input("a"), config("t", "run-a", "later")); },
+                             error_code::invalid_argument);
   BOOST_TEST(why.find("'later'") != std::string::npos);
 }

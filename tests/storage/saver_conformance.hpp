@@ -33,6 +33,6 @@
   SUPERSTEP_SAVER_CONFORMANCE_CASE(next_versions_increase, make)                                 \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_reads_back_every_checkpoint_of_a_long_line, make) \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_forks_and_siblings_read_back, make)               \
-  SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_prune_and_copy_keep_checkpoints_whole, make)     \
-  SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_checkpoints_removes_only_those_named, make)           \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_prune_and_copy_keep_checkpoints_whole, make)      \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_checkpoints_removes_only_those_named, make)            \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_writes_removes_the_writes_of_one_checkpoint, make)

@@ -66,9 +66,9 @@ class thread_runs {
  public:
   /// What a thread is doing, as `status` reports it.
   struct thread_status {
-    std::string running;                    ///< the run in progress; empty: none
-    std::optional<multitask_strategy> stop; ///< interrupt or rollback asked of it
-    std::vector<std::string> waiting;       ///< runs waiting for the thread, in order
+    std::string running;                     ///< the run in progress; empty: none
+    std::optional<multitask_strategy> stop;  ///< interrupt or rollback asked of it
+    std::vector<std::string> waiting;        ///< runs waiting for the thread, in order
   };
 
   /// A run's hold on its thread, from `begin` until destroyed.
