@@ -69,11 +69,12 @@ int run_graph(command_env& env, const run_args& args) {
     else if (!where.graph_path.empty())
       data.save_graph(where.thread, where.graph_path);
   };
+  // The thread's newest checkpoint: after a fork, the end of the new branch. Read while the
+  // run holds the thread: once it lets go, a run waiting for the thread may have begun.
+  state_snapshot now;
+  options.finished = [&] { now = graph.graph->get_state(detail::thread_config(where.thread)); };
   value output = graph.graph->stream(run_input(args), run_config(args, where.thread, graph),
                                      options, event_printer(env, args));
-
-  // The thread's newest checkpoint: after a fork, the end of the new branch.
-  state_snapshot now = graph.graph->get_state(detail::thread_config(where.thread));
   const value* interrupts = output.find("__interrupt__");
   if (!interrupts && now.next.empty()) {
     env.print(object{{"type", "output"},

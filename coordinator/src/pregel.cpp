@@ -139,7 +139,9 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   const value* thread = config.is_null() ? nullptr : config.get("configurable").find("thread_id");
   if (!options_.checkpointer || !thread || !thread->is_string()) {
     if (options.started) options.started();
-    return run_unguarded(input, config, options, sink, nullptr);
+    value out = run_unguarded(input, config, options, sink, nullptr);
+    if (options.finished) options.finished();
+    return out;
   }
   // One run per thread: take the thread's slot (waiting, or stopping its run, as the
   // strategy says), run, and remove what the run saved if a later run rolled it back.
@@ -151,6 +153,10 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   try {
     if (options.started) options.started();
     out = run_unguarded(input, config, options, sink, &slot);
+    if (options.finished) {
+      auto stop = slot.stop_request();  // a run rolled back has no state of its own to read
+      if (!stop || stop->first != multitask_strategy::rollback) options.finished();
+    }
   } catch (...) {
     failure = std::current_exception();
   }

@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(concurrent_submits_to_one_thread_all_run_when_enqueued) {
   for (auto& p : submits) {
     BOOST_REQUIRE_MESSAGE(p->wait(20s), "a submit did not finish in 20 s");
     cli_result r = p->result();
-    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(r.status == 0, "status " << r.status << ": " << r.err << r.out);
   }
   cli_result state = c.client({"state", "--thread", "t"});
   BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);

@@ -330,3 +330,82 @@ BOOST_AUTO_TEST_CASE(an_unknown_strategy_is_an_error_naming_it) {
                              error_code::invalid_argument);
   BOOST_TEST(why.find("'later'") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(rollback_removes_the_checkpoints_of_the_stopped_runs_subgraphs_too) {
+  auto saver = test::make_saver();
+  gate g;
+  state_graph sb;
+  sb.add_key("tag").add_key("trail", "append");
+  sb.add_node("inner", [](const value& st, node_context&) -> value {
+    return object{{"trail", value::array({"inner:" + st.get("tag").as_string()})}};
+  });
+  sb.add_edge("__start__", "inner");
+  auto sub = sb.compile(test::opts());
+  state_graph b;
+  b.add_key("tag").add_key("block").add_key("trail", "append");
+  b.add_node("child", sub);
+  b.add_node("wait", [&g](const value& st, node_context&) -> value {
+    if (st.get("block").is_bool() && st.get("block").as_bool()) g.pass();
+    return object{{"block", false}};
+  });
+  b.add_edge("__start__", "child").add_edge("child", "wait");
+  compile_options o = test::opts();
+  o.checkpointer = saver;
+  auto graph = b.compile(o);
+  // The namespace of the subgraph run of the run tagged `tag`.
+  auto child_ns = [&](const std::string& tag) {
+    for (const auto& s :
+         graph->get_state_history(object{{"configurable", object{{"thread_id", "t"}}}}))
+      if (s.next == strings{"child"} && s.values.get("tag") == value(tag))
+        return "child:" + s.tasks.at(0).id;
+    BOOST_FAIL("no child task of run " << tag);
+    return std::string();
+  };
+
+  graph->invoke(input("0"), config("t", "run-0"));
+  const std::string ns0 = child_ns("0");
+  BOOST_TEST(!saver->list({"t", ns0, ""}, {}).empty());
+  auto a = start(graph, input("a", true), config("t", "run-a"));
+  g.wait_arrived(1);
+  const std::string ns_a = child_ns("a");
+  BOOST_TEST_REQUIRE(!saver->list({"t", ns_a, ""}, {}).empty());
+  auto r = start(graph, input("r"), config("t", "run-r", "rollback"));
+  BOOST_TEST_REQUIRE(wait_status(*saver, "t", [](const auto& s) {
+    return s.running == "run-a" && s.stop == multitask_strategy::rollback;
+  }));
+  g.release();
+  error_of([&] { a.get(); }, error_code::run_cancelled);
+  value r_out = r.get();
+  // The subgraph returns the trail it was given too (both append to it): run-0's entry twice.
+  BOOST_TEST(trail(r_out) == (strings{"inner:0", "inner:0", "inner:r"}), r_out.to_json());
+  BOOST_TEST(saver->list({"t", ns_a, ""}, {}).empty());
+  BOOST_TEST(!saver->list({"t", ns0, ""}, {}).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_run_reads_its_own_end_state_before_an_enqueued_run_begins) {
+  // `superstep run` prints the thread's state after its run: read once the next run began,
+  // it showed that run's first checkpoint ("interrupted" before __start__, with no interrupt).
+  auto saver = test::make_saver();
+  gate g;
+  auto graph = make_graph(saver, g);
+  std::string holder;
+  state_snapshot end;
+  stream_options options;
+  options.finished = [&] {
+    holder = saver->runs().status("t").running;
+    end = graph->get_state(object{{"configurable", object{{"thread_id", "t"}}}});
+  };
+  auto a = std::async(std::launch::async, [&] {
+    return graph->stream(input("a", true), config("t", "run-a"), options, nullptr);
+  });
+  g.wait_arrived(1);
+  auto b = start(graph, input("b"), config("t", "run-b", "enqueue"));
+  BOOST_TEST_REQUIRE(
+      wait_status(*saver, "t", [](const auto& s) { return s.waiting == strings{"run-b"}; }));
+  g.release();
+  a.get();
+  b.get();
+  BOOST_TEST(holder == "run-a");
+  BOOST_TEST(end.next.empty());
+  BOOST_TEST(trail(end.values) == (strings{"first:a", "second:a"}));
+}

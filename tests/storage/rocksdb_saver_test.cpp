@@ -581,3 +581,20 @@ BOOST_AUTO_TEST_CASE(a_list_written_below_the_last_version_of_its_channel_is_wri
   BOOST_TEST(values_of(saver->get_tuple(second)).get("log") == value(more));
   BOOST_TEST(values_of(saver->get_tuple(first)).get("log") == value(base));
 }
+
+BOOST_AUTO_TEST_CASE(savers_on_one_database_share_its_runs) {
+  // One run per thread holds across every saver of the database in this process.
+  temp_dir dir;
+  auto first = rocksdb_saver::open(dir.str());
+  auto second = rocksdb_saver::open(dir.str());
+  BOOST_TEST(&first->runs() == &second->runs());
+  thread_runs::slot held = first->runs().begin("t", "run-1", multitask_strategy::reject);
+  expect_error([&] { (void)second->runs().begin("t", "run-2", multitask_strategy::reject); },
+               error_code::thread_busy, "thread 't' is busy with run run-1");
+  BOOST_TEST(second->runs().status("t").running == "run-1");
+  // Another database has runs of its own.
+  temp_dir other;
+  auto third = rocksdb_saver::open(other.str());
+  thread_runs::slot elsewhere = third->runs().begin("t", "run-3", multitask_strategy::reject);
+  BOOST_TEST(third->runs().status("t").running == "run-3");
+}

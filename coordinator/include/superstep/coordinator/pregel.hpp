@@ -82,6 +82,9 @@ struct stream_options {
   /// Called once the run holds its thread, before it starts (not when it is rejected or
   /// cancelled while waiting).
   std::function<void()> started = nullptr;
+  /// Called once the run ended without an error, while it still holds its thread: the
+  /// thread's state read here is the one the run left, not a later run's.
+  std::function<void()> finished = nullptr;
 };
 
 /// A compiled graph: the runtime of the Pregel algorithm (LangGraph `Pregel`).
