@@ -85,6 +85,14 @@ struct thread_args {
 };
 
 /// `superstep head --listen HOST:PORT [--data DIR] [--key-file F] [--plugin LIB]...`.
+/// A head's bounds on the links it accepts (net_transport.hpp's link_options).
+struct link_limits {
+  unsigned max_connections = 1024;     ///< --max-connections
+  unsigned max_pending = 64;           ///< --max-pending: links still in their handshake
+  unsigned handshake_timeout_ms = 10000;  ///< --handshake-timeout (given in seconds)
+  unsigned max_frame_mb = 1024;        ///< --max-frame: the largest message, in MiB
+};
+
 struct head_args {
   std::string host;
   std::uint16_t port = 0;
@@ -99,6 +107,7 @@ struct head_args {
   tls_args tls;
   /// The embedder of the store that nodes (here and on workers) use.
   embedder_args embedder;
+  link_limits limits;
 };
 
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.

@@ -22,8 +22,10 @@ constexpr const char* head_usage =
     "  --listen HOST:PORT    where to accept workers and clients (port 0: any free port; the\n"
     "                        port is logged as 'listening on HOST:PORT')\n"
     "  --data DIR            the database (default: .superstep, created if missing)\n"
-    "  --key-file FILE       the cluster's key: workers and clients must prove they have it\n"
-    "                        (without it, anyone who reaches the port may join)\n"
+    "  --key-file FILE       the cluster's key: every link is TLS keyed by it, so workers and\n"
+    "                        clients prove they have it (and the head proves it to them)\n"
+    "                        before anything they send is read; without it, anyone who\n"
+    "                        reaches the port may join\n"
     "  --plugin LIB.so       a node library, for the reducers its graphs use and the\n"
     "                        embedder --embedder names (repeatable)\n"
     "  --worker-wait SECONDS how long a step waits for a worker able to run a node before\n"
@@ -34,6 +36,11 @@ constexpr const char* head_usage =
     "                        cluster gives --tls)\n"
     "  --tls-cert F --tls-key F --tls-ca F\n"
     "                        TLS where both ends present a certificate signed by the CA\n"
+    "                        (instead of --key-file)\n"
+    "  --max-connections N   links open at once, at most (default 1024)\n"
+    "  --max-pending N       links still in their handshake, at most (default 64)\n"
+    "  --handshake-timeout S seconds a new link has to finish its handshake (default 10)\n"
+    "  --max-frame MB        the largest message a peer may send (default 1024)\n"
     "  --help                show this help\n"
     "\n";
 
@@ -63,6 +70,22 @@ unsigned number_of(const std::string& option, const std::string& text, unsigned 
     throw usage_error(option + ": expected a number up to " + std::to_string(max) + ", not '" +
                       text + "'");
   return n;
+}
+
+// Seconds, with up to three decimals ("10", "0.5"), as milliseconds (at least 1).
+unsigned parse_seconds_ms(const std::string& option, const std::string& text) {
+  auto dot = text.find('.');
+  std::string whole = text.substr(0, dot);
+  std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (whole.empty() || frac.size() > 3 || (dot != std::string::npos && frac.empty()))
+    throw usage_error(option + ": expected seconds such as 10 or 0.5, not '" + text + "'");
+  unsigned ms = number_of(option, whole, 86400) * 1000;
+  if (!frac.empty()) {
+    frac.resize(3, '0');
+    ms += number_of(option, frac, 999);
+  }
+  if (ms == 0) throw usage_error(option + ": more than 0 seconds");
+  return ms;
 }
 
 }  // namespace
@@ -120,6 +143,17 @@ command parse_head(arg_cursor args) {
       out.threads = number_of(a, args.value_of(a), 1024);
     } else if (a == "--fsync") {
       out.fsync = true;
+    } else if (a == "--max-connections") {
+      out.limits.max_connections = number_of(a, args.value_of(a), 1u << 20);
+      if (out.limits.max_connections == 0) throw usage_error(a + ": at least 1");
+    } else if (a == "--max-pending") {
+      out.limits.max_pending = number_of(a, args.value_of(a), 1u << 20);
+      if (out.limits.max_pending == 0) throw usage_error(a + ": at least 1");
+    } else if (a == "--handshake-timeout") {
+      out.limits.handshake_timeout_ms = parse_seconds_ms(a, args.value_of(a));
+    } else if (a == "--max-frame") {
+      out.limits.max_frame_mb = number_of(a, args.value_of(a), 4095);
+      if (out.limits.max_frame_mb == 0) throw usage_error(a + ": at least 1");
     } else {
       unexpected_argument(a);
     }

@@ -14,6 +14,7 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_transport.hpp"
 #include "net_store.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/graph_spec.hpp"
@@ -26,6 +27,7 @@ namespace {
 // A client's connection to a head: its own small actor system, joined to the gate.
 struct head_connection {
   std::unique_ptr<actors::runtime> rt;
+  std::unique_ptr<link_transport> transport;
   caf::actor gate;
   std::unique_ptr<caf::scoped_actor> self;
 
@@ -37,18 +39,24 @@ struct head_connection {
     cli::detail::check_tls(tls);
     std::optional<std::string> key;
     if (!key_file.empty()) key = read_key_file(key_file);
-    rt = std::make_unique<actors::runtime>(cluster_runtime(1, tls));
+    rt = std::make_unique<actors::runtime>(cluster_runtime(1));
     auto& sys = system();
-    auto g = connect_gate(sys, host, port, tls);
-    if (!g)
-      throw error(error_code::unavailable,
-                  "cannot reach the head at " + address + ": " + sys.render(g.error()));
-    gate = *g;
+    link_options links;
+    links.key = key;
+    links.tls = tls;
+    transport = std::make_unique<link_transport>(sys, std::move(links));
+    auto linked = transport->connect(host, port, connect_timeout);
+    if (!linked.actor)
+      throw error(linked.refused ? error_code::unauthorized : error_code::unavailable,
+                  "cannot reach the head at " + address + ": " + linked.error);
+    gate = linked.actor;
     self = std::make_unique<caf::scoped_actor>(sys);
     join_gate(*self, gate, key);
   }
   ~head_connection() {
     self.reset();  // before its actor system
+    gate = caf::actor();
+    transport.reset();
   }
   caf::actor_system& system() { return rt->internals().system; }
 };

@@ -1,6 +1,8 @@
 // `superstep head`: the gate actor that workers and clients talk to, the record of workers
 // and of the graphs loaded on them, the node directory coordinators dispatch through, and
 // the threads running clients' commands against the head's database.
+#include <sys/resource.h>
+
 #include <atomic>
 #include <caf/io/middleman.hpp>
 #include <map>
@@ -13,6 +15,7 @@
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "net_store.hpp"
+#include "net_transport.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/core/error.hpp"
@@ -376,6 +379,15 @@ caf::behavior gate(gate_actor* self, head_context* h) {
   };
 }
 
+// The head holds a descriptor per link and per database file: use the hard limit.
+void raise_descriptor_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
 }  // namespace
 
 int run_head(const cli::head_args& args, const cluster::function_registry& registry) {
@@ -390,8 +402,18 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.policy.wait = std::chrono::seconds(args.worker_wait);
   cli::data_dir data(args.data_dir, args.fsync, cli::store_index(args.embedder, registry));
   h.data = &data;
-  h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
+  h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads));
   auto& sys = h.rt->internals().system;
+  raise_descriptor_limit();
+  link_options links;
+  links.key = h.key;
+  links.tls = args.tls;
+  links.log = [](const std::string& text) { log("head", text); };
+  links.max_connections = args.limits.max_connections;
+  links.max_pending = args.limits.max_pending;
+  links.handshake_timeout = std::chrono::milliseconds(args.limits.handshake_timeout_ms);
+  links.max_frame = std::uint64_t{args.limits.max_frame_mb} << 20;
+  link_transport transport(sys, std::move(links));
   h.sys = &sys;
   h.store_queued = std::make_unique<std::atomic<int>[]>(store_threads);
   for (std::size_t i = 0; i < store_threads; ++i) {
@@ -404,7 +426,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
     for (auto& r : h.store_ops) self->wait_for(r);
   };
   auto g = sys.spawn(gate, &h);
-  auto port = publish_gate(sys, g, args.host, args.port, args.tls);
+  auto port = transport.publish(g, args.host, args.port);
   if (!port) {
     caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
     stop_store_runners();
@@ -413,9 +435,8 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                                                   sys.render(port.error()));
   }
   log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " +
-                  args.data_dir +
-                  (args.tls.on ? (args.tls.ca.empty() ? ", TLS" : ", TLS with certificates") : "") +
-                  (h.key ? ", key required)" : ", no key: anyone who reaches the port may join)"));
+                  args.data_dir + ", links: " + transport.describe() +
+                  (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   log("head", "stopping");
   {

@@ -81,21 +81,10 @@ typename Inspector::result_type inspect(Inspector& f, client_request& x) {
 /// Registers the cluster's message types (and the task protocol's).
 void register_cluster_types(caf::actor_system_config& cfg);
 
-/// The actor runtime of a cluster process: the network layer, the cluster's message types,
-/// and TLS when `tls.on`; `threads` scheduler threads (0: one per core).
-actors::runtime_options cluster_runtime(unsigned threads, const cli::tls_args& tls);
-
-/// Loads TLS into a process's configuration when `tls.on` (call before the system starts).
-void configure_tls(caf::actor_system_config& cfg, const cli::tls_args& tls);
-
-/// Publishes `gate` on host:port, over TLS when `tls.on`; returns the port.
-caf::expected<std::uint16_t> publish_gate(caf::actor_system& sys, const caf::actor& gate,
-                                          const std::string& host, std::uint16_t port,
-                                          const cli::tls_args& tls);
-
-/// The head's gate at host:port, over TLS when `tls.on`.
-caf::expected<caf::actor> connect_gate(caf::actor_system& sys, const std::string& host,
-                                       std::uint16_t port, const cli::tls_args& tls);
+/// The actor runtime of a cluster process: the network layer and the cluster's message
+/// types; `threads` scheduler threads (0: one per core). Its links go through a
+/// `link_transport` (net_transport.hpp).
+actors::runtime_options cluster_runtime(unsigned threads);
 
 /// Proves the key to a head's gate (an empty proof without a key). Throws
 /// error(unauthorized) when refused, error(unavailable) when the head does not answer.

@@ -10,6 +10,7 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_transport.hpp"
 #include "net_store.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"
@@ -136,7 +137,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   if (!args.key_file.empty()) key = read_key_file(args.key_file);
   cluster::function_registry lenient = registry;
   lenient.allow_missing(true);
-  auto rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
+  auto rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads));
   auto& sys = rt->internals().system;
   auto link = std::make_shared<head_link>();
   caf::actor_system* system = &sys;
@@ -163,6 +164,11 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   init.threads = rt->threads();
   init.name = args.name.empty() ? default_name() : args.name;
   const std::string me = "worker " + init.name;
+  link_options links;
+  links.key = key;
+  links.tls = args.tls;
+  links.log = [me](const std::string& text) { log(me, text); };
+  link_transport transport(sys, std::move(links));
   auto host_handle = sys.spawn(host, std::move(init));
   std::vector<std::string> functions = registry.node_names();
   for (auto& r : registry.router_names()) functions.push_back(r);
@@ -171,10 +177,17 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   int status = 0;
   bool said_waiting = false;
   while (!stop_requested()) {
-    auto gate = connect_gate(sys, args.host, args.port, args.tls);
+    auto linked = transport.connect(args.host, args.port, connect_timeout);
+    if (linked.refused) {
+      log(me, "cannot join the head at " + where + ": " + linked.error);
+      status = 1;
+      break;
+    }
+    std::optional<caf::actor> gate;
+    if (linked.actor) gate = linked.actor;
     if (!gate) {
       if (!said_waiting)
-        log(me, "cannot reach the head at " + where + " (" + sys.render(gate.error()) +
+        log(me, "cannot reach the head at " + where + " (" + linked.error +
                     "); retrying every second");
       said_waiting = true;
       std::this_thread::sleep_for(std::chrono::seconds(1));
