@@ -320,6 +320,15 @@ caf::behavior gate(gate_actor* self, head_context* h) {
   });
   // Messages of unknown types (or from a newer protocol) are dropped, not fatal.
   self->set_default_handler(caf::drop);
+  // The gate is linked to nothing: the only exit it obeys is the head's own shutdown. Any
+  // other would leave every client with request_receiver_down until a restart.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    if (msg.reason == caf::exit_reason::user_shutdown) {
+      self->quit(msg.reason);
+      return;
+    }
+    log("head", "the gate ignored an exit message (" + self->system().render(msg.reason) + ")");
+  });
   return {
       [self](hello_atom) -> std::string {
         std::string nonce = make_nonce();

@@ -327,8 +327,10 @@ class link {
     return rw_state::success;
   }
 
-  bool must_read_more(native_socket, std::size_t threshold) {
-    return ssl_ && static_cast<std::size_t>(SSL_pending(ssl_)) >= threshold;
+  // Bytes TLS has already taken off the socket: read them now, since no readiness event will
+  // come for them (CAF stops after a number of reads unless this says there is more).
+  bool must_read_more(native_socket, std::size_t) {
+    return ssl_ && (SSL_pending(ssl_) > 0 || SSL_has_pending(ssl_) == 1);
   }
 
  private:
