@@ -82,7 +82,6 @@ class link_transport {
   /// How the links are secured, for a log line ("TLS with the cluster key", ...).
   std::string describe() const;
 
-  struct state;
   struct impl;
 
  private:
