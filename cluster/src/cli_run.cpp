@@ -93,8 +93,7 @@ int run_graph(command_env& env, const run_args& args) {
   } end_exit{data, where.thread, exit_run};
 
   stream_options options{args.modes, args.subgraphs, env.progress, env.stop};
-  value output =
-      graph.graph->stream(run_input(args), config, options, event_printer(env, args));
+  value output = graph.graph->stream(run_input(args), config, options, event_printer(env, args));
 
   // The thread's newest checkpoint: after a fork, the end of the new branch.
   state_snapshot now = graph.graph->get_state(detail::thread_config(where.thread));

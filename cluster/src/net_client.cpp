@@ -63,7 +63,8 @@ int run_on_head(const cli::command& cmd) {
     throw cli::usage_error("--plugin: not with --head (workers load node libraries)");
   // The client reads its own files; the head gets values (net_request.hpp).
   std::optional<value> spec;
-  if (!where.graph_path.empty()) spec = cluster::read_spec_file(where.graph_path);  // names the file
+  if (!where.graph_path.empty())
+    spec = cluster::read_spec_file(where.graph_path);  // names the file
   cli::command named = cmd;
   if (auto* run = std::get_if<cli::run_args>(&named); run && run->where.thread.empty())
     run->where.thread = cli::new_thread_id();  // the head needs the thread, as `run` makes up

@@ -189,9 +189,7 @@ client_request decode_request(std::string_view bytes) {
         r.cmd = std::move(a);
         break;
       }
-      case Kind::DELETE:
-        r.cmd = cli::delete_args{where};
-        break;
+      case Kind::DELETE: r.cmd = cli::delete_args{where}; break;
       default:
         throw error(code, "command kind " + std::to_string(static_cast<unsigned>(in.getKind())) +
                               " (this head runs run, state, history, update and delete)");

@@ -2,10 +2,9 @@
 // typed values (the head opens no file a client names and refuses what it cannot read, saying
 // why), a bounded pool that answers "head busy", graphs unloaded past --max-graphs, an orderly
 // shutdown, and what a lost --durability exit run leaves behind.
+#include <boost/test/unit_test.hpp>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-
-#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <regex>
 
@@ -35,11 +34,11 @@ std::string slow_chain(const scratch& s, int steps, int ms) {
   std::string nodes, edges = R"(["__start__", "s1"])";
   for (int i = 1; i <= steps; ++i) {
     std::string n = "s" + std::to_string(i);
-    nodes += (i > 1 ? ", " : "") + ("\"" + n + "\": {\"fn\": \"std.sleep\", \"params\": {\"ms\": " +
-                                    std::to_string(ms) + ", \"update\": {\"trace\": [\"" + n +
-                                    "\"]}}}");
-    edges += ", [\"" + n + "\", \"" + (i == steps ? std::string("__end__") : "s" + std::to_string(i + 1)) +
-             "\"]";
+    nodes += (i > 1 ? ", " : "") +
+             ("\"" + n + "\": {\"fn\": \"std.sleep\", \"params\": {\"ms\": " + std::to_string(ms) +
+              ", \"update\": {\"trace\": [\"" + n + "\"]}}}");
+    edges += ", [\"" + n + "\", \"" +
+             (i == steps ? std::string("__end__") : "s" + std::to_string(i + 1)) + "\"]";
   }
   return s.write("chain" + std::to_string(steps) + ".json",
                  R"({"spec": "superstep.graph/1", "name": "chain", "state": {"trace": )"
@@ -264,7 +263,8 @@ BOOST_AUTO_TEST_CASE(the_head_opens_no_file_a_request_names_and_says_why_it_refu
   BOOST_REQUIRE_MESSAGE(first.status == 0, first.err);
   // A file only the head could read: a request in the old argument-list form asks for it.
   const std::string secret = s.write("secret.json", R"({"subjects": ["secret"]})");
-  std::string answer = send_raw(c.port(), argv_request{{"run", "--thread", "t", "--input", "@" + secret}, value(), false});
+  std::string answer = send_raw(
+      c.port(), argv_request{{"run", "--thread", "t", "--input", "@" + secret}, value(), false});
   BOOST_TEST(answer.find("refused: malformed request") == 0u, answer);
   cli_result state = c.client({"state", "--thread", "t"});
   BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
@@ -285,15 +285,15 @@ BOOST_AUTO_TEST_CASE(a_full_head_answers_busy_at_once) {
   cluster c(s, {"--request-threads", "1", "--request-queue", "0"});
   c.add_worker("w");
   const std::string chain = slow_chain(s, 6, 200);
-  auto slow = c.start_client({"submit", chain, "--input", R"({"trace": []})", "--thread", "slow",
-                              "--stream", "updates"});
+  auto slow = c.start_client(
+      {"submit", chain, "--input", R"({"trace": []})", "--thread", "slow", "--stream", "updates"});
   BOOST_REQUIRE_MESSAGE(slow->wait_for_out("\"updates\"", 30s), slow->err_text());
   const auto start = std::chrono::steady_clock::now();
   cli_result busy = c.client({"state", "--thread", "slow"});
   BOOST_TEST(busy.status == 1);
-  BOOST_TEST(busy.err.find("head busy: 1 requests running, 0 queued; try again") !=
-                 std::string::npos,
-             busy.err);
+  BOOST_TEST(
+      busy.err.find("head busy: 1 requests running, 0 queued; try again") != std::string::npos,
+      busy.err);
   BOOST_TEST(ms_since(start) < 5000);
   BOOST_REQUIRE(slow->wait(30s));
   BOOST_TEST(slow->result().status == 0, slow->result().err);
@@ -306,10 +306,8 @@ BOOST_AUTO_TEST_CASE(graphs_past_max_graphs_are_unloaded_and_load_again_when_use
   cluster c(s, {"--max-graphs", "2"});
   child& worker = c.add_worker("w");
   const std::vector<std::pair<std::string, std::string>> runs{
-      {"jokes", R"({"subjects": ["cats"]})"},
-      {"loop", "{}"},
-      {"pregel_cycle", R"({"value": "a"})"},
-      {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
+      {"jokes", R"({"subjects": ["cats"]})"}, {"loop", "{}"},
+      {"pregel_cycle", R"({"value": "a"})"},  {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
       {"jokes", R"({"subjects": ["cats"]})"},  // unloaded by now: loaded again
   };
   std::vector<value> outputs;
@@ -332,8 +330,8 @@ BOOST_AUTO_TEST_CASE(a_stopping_head_lets_the_running_step_commit_and_tells_the_
   c.add_worker("w");
   const int steps = 8;
   const std::string chain = slow_chain(s, steps, 300);
-  auto client = c.start_client({"submit", chain, "--input", R"({"trace": []})", "--thread", "t",
-                                "--stream", "updates"});
+  auto client = c.start_client(
+      {"submit", chain, "--input", R"({"trace": []})", "--thread", "t", "--stream", "updates"});
   BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"updates\"", 30s), client->err_text());
   const auto start = std::chrono::steady_clock::now();
   ::kill(c.head().pid(), SIGTERM);
