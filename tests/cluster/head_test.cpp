@@ -6,11 +6,13 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <chrono>
+#include <future>
 #include <regex>
 
 #include "cluster/cli_support.hpp"
 #include "cluster/process_support.hpp"
 #include "net_request.hpp"
+#include "net_request_pool.hpp"
 #include "request.capnp.h"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/capnp_message.hpp"
@@ -280,6 +282,38 @@ BOOST_AUTO_TEST_CASE(the_head_opens_no_file_a_request_names_and_says_why_it_refu
   BOOST_TEST(r.last().get("data").get("best").as_string() == "joke about mine");
 }
 
+BOOST_AUTO_TEST_CASE(the_request_pool_queues_to_its_bound_then_refuses_and_stops_cleanly) {
+  net::request_pool pool(1, 1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  std::vector<std::string> refused;
+  std::mutex m;
+  auto refuse = [&](const std::string& why) {
+    std::lock_guard lock(m);
+    refused.push_back(why);
+  };
+  bool second_ran = false;
+  BOOST_TEST(!pool.submit({[&] {
+                             started.set_value();
+                             released.wait();
+                           },
+                           refuse}));
+  started.get_future().wait();                                     // the one thread is busy
+  BOOST_TEST(!pool.submit({[&] { second_ran = true; }, refuse}));  // waits
+  auto full = pool.submit({[] {}, refuse});
+  BOOST_REQUIRE(full);
+  BOOST_TEST(*full == "head busy: 1 requests running, 1 queued; try again");
+  BOOST_TEST(pool.running() == 1u);
+  pool.stop("head shutting down");  // the waiting one is refused, the running one goes on
+  BOOST_TEST(refused == std::vector<std::string>{"head shutting down"});
+  BOOST_TEST(*pool.submit({[] {}, refuse}) == "head shutting down");
+  BOOST_TEST(!pool.wait_idle(std::chrono::milliseconds(0)));
+  release.set_value();
+  BOOST_TEST(pool.wait_idle(std::chrono::seconds(10)));
+  BOOST_TEST(!second_ran);
+}
+
 BOOST_AUTO_TEST_CASE(a_full_head_answers_busy_at_once) {
   scratch s;
   cluster c(s, {"--request-threads", "1", "--request-queue", "0"});
@@ -388,4 +422,31 @@ BOOST_AUTO_TEST_CASE(a_lost_durability_exit_run_is_reported_when_its_thread_runs
   BOOST_REQUIRE_MESSAGE(ended.status == 0, ended.err);
   cli_result after = run_to_end({"run", "--thread", "u", "--data", data}, s);
   BOOST_TEST(after.err.find("note:") == std::string::npos, after.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopping_head_waits_for_a_step_no_longer_than_shutdown_wait) {
+  scratch s;
+  cluster c(s, {"--shutdown-wait", "1"});
+  c.add_worker("w");
+  // One step of two tasks: `fast` reports its update while `slow` still sleeps for 20 s.
+  const std::string spec = s.write("long_step.json", R"({
+    "spec": "superstep.graph/1", "name": "long_step", "state": {"trace": {"reducer": "append"}},
+    "nodes": {
+      "fast": {"fn": "std.sleep", "params": {"ms": 1, "update": {"trace": ["fast"]}}},
+      "slow": {"fn": "std.sleep", "params": {"ms": 20000, "update": {"trace": ["slow"]}}}},
+    "edges": [["__start__", "fast"], ["__start__", "slow"], ["fast", "__end__"],
+              ["slow", "__end__"]]})");
+  auto client = c.start_client(
+      {"submit", spec, "--input", R"({"trace": []})", "--thread", "t", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"fast\"", 30s), client->err_text());
+  const auto start = std::chrono::steady_clock::now();
+  ::kill(c.head().pid(), SIGTERM);
+  BOOST_REQUIRE_MESSAGE(c.head().wait(15s), "the head did not stop: " + c.head().err_text());
+  BOOST_TEST(ms_since(start) < 8000);
+  BOOST_TEST(
+      c.head().err_text().find("commands still running were interrupted (runs of threads t)") !=
+          std::string::npos,
+      c.head().err_text());
+  BOOST_REQUIRE(client->wait(15s));
+  BOOST_TEST(client->result().status == 1);
 }
