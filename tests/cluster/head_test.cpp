@@ -159,6 +159,23 @@ std::string send_raw(int port, Request req) {
   return out;
 }
 
+// Runs `superstep ARGS` to its end with `dir` as its working folder.
+cli_result in_folder(const scratch& dir, const std::vector<std::string>& args) {
+  std::string cmd =
+      "cd " + test::quote(dir.dir.string()) + " && exec " + test::quote(test::superstep_bin());
+  for (const auto& a : args) cmd += " " + test::quote(a);
+  cmd += " 2>" + test::quote((dir.dir / "stderr").string());
+  cli_result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = test::read_file((dir.dir / "stderr").string());
+  return r;
+}
+
 // The largest N of "(N graphs loaded)" in a worker's log.
 int most_graphs_loaded(const std::string& log) {
   static const std::regex count(R"(\((\d+) graphs loaded\))");
@@ -275,9 +292,14 @@ BOOST_AUTO_TEST_CASE(the_head_opens_no_file_a_request_names_and_says_why_it_refu
   answer = send_raw(c.port(), bytes_request{"garbage"});
   BOOST_TEST(answer.find("refused: malformed request") == 0u, answer);
   BOOST_TEST(c.head().err_text().find("refused a request: malformed request") != std::string::npos);
-  // The client read its own file: what it sent is the file's value.
-  const std::string mine = s.write("mine.json", R"({"subjects": ["mine"]})");
-  cli_result r = c.client({"submit", spec("jokes"), "--input", "@" + mine, "--thread", "m"});
+  // The client reads its own files: relative paths in its folder, which the head (working
+  // in another) could not open; what it sends are their values.
+  scratch client_dir;
+  client_dir.write("mine.json", R"({"subjects": ["mine"]})");
+  test::fs::copy_file(spec("jokes"), client_dir.dir / "graph.json");
+  BOOST_REQUIRE(!test::fs::exists("mine.json") && !test::fs::exists("graph.json"));
+  cli_result r = in_folder(client_dir, {"submit", "--head", c.address(), "graph.json", "--input",
+                                        "@mine.json", "--thread", "m"});
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   BOOST_TEST(r.last().get("data").get("best").as_string() == "joke about mine");
 }
