@@ -232,7 +232,8 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     status = cli::exit_failed;
     failure = e.what();
     if (is_run && h.stopping) {
-      failure = "head shutting down: " + failure;
+      failure = "head shutting down: " + failure + " ('superstep submit --thread " + thread +
+                "' continues it once a head is back)";
       log("head", "run of thread " + thread + " stopped by the shutdown: " + e.what());
     }
   }
