@@ -1,5 +1,4 @@
-// The command lines of `superstep head` and `superstep worker`, and the arguments a client
-// sends to a head.
+// The command lines of `superstep head` and `superstep worker`.
 #include <charconv>
 
 #include "cli_args_support.hpp"
@@ -32,6 +31,17 @@ constexpr const char* head_usage =
     "                        the run fails (default 30)\n"
     "  --threads N           scheduler threads (default: one per core)\n"
     "  --fsync               flush every database write to disk before going on\n"
+    "  --request-threads N   clients' commands run at once (default 8)\n"
+    "  --request-queue N     commands that may wait for one of those threads (default 16);\n"
+    "                        past that a client is refused at once with 'head busy'\n"
+    "  --max-graphs N        distinct graph specs kept loaded here and on the workers\n"
+    "                        (default 32); the least recently used one no run uses goes\n"
+    "                        first, and is loaded again when a run needs it\n"
+    "  --shutdown-wait SECONDS\n"
+    "                        on SIGINT or SIGTERM: new commands are refused ('head shutting\n"
+    "                        down'), running runs stop once their current step is saved,\n"
+    "                        and the head waits this long for them (default 10); runs still\n"
+    "                        going then are logged and resume from their last checkpoint\n"
     "  --tls                 encrypt traffic (TLS, no certificates: every process of the\n"
     "                        cluster gives --tls)\n"
     "  --tls-cert F --tls-key F --tls-ca F\n"
@@ -154,6 +164,16 @@ command parse_head(arg_cursor args) {
     } else if (a == "--max-frame") {
       out.limits.max_frame_mb = number_of(a, args.value_of(a), 4095);
       if (out.limits.max_frame_mb == 0) throw usage_error(a + ": at least 1");
+    } else if (a == "--request-threads") {
+      out.request_threads = number_of(a, args.value_of(a), 1024);
+      if (out.request_threads == 0) throw usage_error("--request-threads: at least 1");
+    } else if (a == "--request-queue") {
+      out.request_queue = number_of(a, args.value_of(a), 1u << 20);
+    } else if (a == "--max-graphs") {
+      out.max_graphs = number_of(a, args.value_of(a), 1u << 20);
+      if (out.max_graphs == 0) throw usage_error("--max-graphs: at least 1");
+    } else if (a == "--shutdown-wait") {
+      out.shutdown_wait = number_of(a, args.value_of(a), 86400);
     } else {
       unexpected_argument(a);
     }
@@ -201,60 +221,7 @@ struct overloaded : Fs... {
   using Fs::operator()...;
 };
 
-void add(std::vector<std::string>& argv, const char* option, const std::string& v) {
-  if (v.empty()) return;
-  argv.emplace_back(option);
-  argv.push_back(v);
-}
-
-void add_thread(std::vector<std::string>& argv, const thread_args& where) {
-  add(argv, "--thread", where.thread);
-}
-
 }  // namespace
-
-std::vector<std::string> remote_argv(const command& cmd) {
-  std::vector<std::string> argv;
-  std::visit(overloaded{
-                 [&](const run_args& a) {
-                   argv.emplace_back("run");
-                   add_thread(argv, a.where);
-                   if (a.input) add(argv, "--input", a.input->to_json());
-                   if (a.resume) add(argv, "--resume", a.resume->to_json());
-                   add(argv, "--checkpoint", a.checkpoint);
-                   add(argv, "--durability", a.durability);
-                   if (!a.config.is_null()) add(argv, "--config", a.config.to_json());
-                   for (auto m : a.modes) add(argv, "--stream", std::string(stream_mode_name(m)));
-                   if (a.subgraphs) argv.emplace_back("--subgraphs");
-                 },
-                 [&](const state_args& a) {
-                   argv.emplace_back("state");
-                   add_thread(argv, a.where);
-                   add(argv, "--checkpoint", a.checkpoint);
-                 },
-                 [&](const history_args& a) {
-                   argv.emplace_back("history");
-                   add_thread(argv, a.where);
-                   if (a.limit) add(argv, "--limit", std::to_string(*a.limit));
-                   add(argv, "--before", a.before);
-                   if (!a.filter.empty()) add(argv, "--filter", value(a.filter).to_json());
-                 },
-                 [&](const update_args& a) {
-                   argv.emplace_back("update");
-                   add_thread(argv, a.where);
-                   add(argv, "--values", a.values.to_json());
-                   if (a.as_node) add(argv, "--as-node", *a.as_node);
-                   add(argv, "--checkpoint", a.checkpoint);
-                 },
-                 [&](const delete_args& a) {
-                   argv.emplace_back("delete");
-                   add_thread(argv, a.where);
-                 },
-                 [&](const auto&) { throw usage_error("this command does not run on a head"); },
-             },
-             cmd);
-  return argv;
-}
 
 const thread_args* where_of(const command& cmd) {
   return std::visit(overloaded{[](const run_args& a) { return &a.where; },

@@ -48,12 +48,28 @@ stream_sink event_printer(const command_env& env, const run_args& args) {
   };
 }
 
+void note(const command_env& env, const std::string& text) {
+  if (env.note)
+    env.note(text);
+  else
+    std::fprintf(stderr, "note: %s\n", text.c_str());
+}
+
 }  // namespace
 
 int run_graph(command_env& env, const run_args& args) {
   data_dir& data = env.data;
   thread_args where = args.where;
   if (where.thread.empty()) where.thread = new_thread_id();
+  // A run with durability exit saves its steps only when it ends: one whose process died
+  // left a record and nothing else, which the next run on the thread reports.
+  if (auto started = data.unfinished_exit_run(where.thread)) {
+    note(env, "thread " + where.thread + ": its run with durability exit that started at " +
+                  *started +
+                  " never finished (its process ended first), so none of that run's steps were "
+                  "saved; the thread goes on from the checkpoint before that run");
+    data.end_exit_run(where.thread);
+  }
   // Continuing and resuming need what the thread saved; without it the engine would run an
   // empty graph (or report a missing interrupt) and hide a mistyped thread id or folder.
   if (!args.input) data.require_thread(where.thread);
@@ -63,9 +79,21 @@ int run_graph(command_env& env, const run_args& args) {
   else if (!where.graph_path.empty())
     data.save_graph(where.thread, where.graph_path);
 
-  stream_options options{args.modes, args.subgraphs, env.progress};
-  value output = graph.graph->stream(run_input(args), run_config(args, where.thread, graph),
-                                     options, event_printer(env, args));
+  value config = run_config(args, where.thread, graph);
+  const value& durability = config.get("durability");
+  const bool exit_run = durability.is_string() && durability.as_string() == "exit";
+  if (exit_run) data.begin_exit_run(where.thread);
+  struct exit_run_end {  // the run ended, whichever way, and saved what it ran
+    const data_dir& data;
+    const std::string& thread;
+    bool on;
+    ~exit_run_end() {
+      if (on) data.end_exit_run(thread);
+    }
+  } end_exit{data, where.thread, exit_run};
+
+  stream_options options{args.modes, args.subgraphs, env.progress, env.stop};
+  value output = graph.graph->stream(run_input(args), config, options, event_printer(env, args));
 
   // The thread's newest checkpoint: after a fork, the end of the new branch.
   state_snapshot now = graph.graph->get_state(detail::thread_config(where.thread));

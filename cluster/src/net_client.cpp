@@ -69,28 +69,27 @@ int run_on_head(const cli::command& cmd) {
     throw cli::usage_error("--data: not with --head (the head keeps the data)");
   if (!where.plugins.empty())
     throw cli::usage_error("--plugin: not with --head (workers load node libraries)");
-  client_request req;
-  if (auto* run = std::get_if<cli::run_args>(&cmd); run && run->where.thread.empty()) {
-    cli::run_args named = *run;  // the head needs the thread: a fresh one, as `run` makes up
-    named.where.thread = cli::new_thread_id();
-    req.argv = cli::remote_argv(named);
-  } else {
-    req.argv = cli::remote_argv(cmd);
-  }
-  if (!where.graph_path.empty()) {
-    req.spec = cluster::read_spec_file(where.graph_path);  // its errors name the file
-    req.has_spec = true;
-  }
+  // The client reads its own files; the head gets values (net_request.hpp).
+  std::optional<value> spec;
+  if (!where.graph_path.empty())
+    spec = cluster::read_spec_file(where.graph_path);  // names the file
+  cli::command named = cmd;
+  if (auto* run = std::get_if<cli::run_args>(&named); run && run->where.thread.empty())
+    run->where.thread = cli::new_thread_id();  // the head needs the thread, as `run` makes up
+  client_request req = make_client_request(named, std::move(spec));
+  (void)encode_request(req);  // what cannot be sent fails here, with its reason
   head_connection head(where.head, where.key_file, where.tls);
   auto& sys = head.system();
   auto& self = *head.self;
   const caf::actor& gate = head.gate;
-  bool accepted = false;
+  std::optional<std::string> refusal;
   std::string failure;
   self->request(gate, answer_timeout, request_atom::value, req)
-      .receive([&](bool ok) { accepted = ok; }, [&](caf::error& e) { failure = sys.render(e); });
+      .receive([&](std::string& why) { refusal = std::move(why); },
+               [&](caf::error& e) { failure = sys.render(e); });
   if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
-  if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
+  if (refusal && !refusal->empty())  // busy, shutting down, not admitted, malformed
+    throw error(error_code::unavailable, "the head refused the request: " + *refusal);
   self->monitor(gate);
 
   cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
@@ -102,6 +101,10 @@ int run_on_head(const cli::command& cmd) {
           std::string out = line + "\n";
           std::fwrite(out.data(), 1, out.size(), stdout);
           std::fflush(stdout);
+        },
+        [&](note_atom, const std::string& text) {
+          progress.end();
+          std::fprintf(stderr, "note: %s\n", text.c_str());
         },
         [&](progress_atom, std::int64_t step, std::uint64_t done, std::uint64_t total) {
           progress.show(step, done, total);

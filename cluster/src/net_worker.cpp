@@ -43,7 +43,7 @@ struct host_state {
   std::shared_ptr<actors::runtime> rt;
   unsigned threads = 1;
   std::string name;
-  // Graphs loaded, by key: kept for the life of the process (a head that comes back sends
+  // Graphs loaded, by key: kept until the head unloads them (a head that comes back sends
   // the same keys and gets the same actors).
   std::map<std::string, std::pair<std::shared_ptr<pregel>, graph_hosts>> graphs;
 };
@@ -81,7 +81,8 @@ graph_hosts load(host_state& st, const graph_load& req) {
     }
     log("worker " + st.name, "loaded graph " + req.key + ": " +
                                  std::to_string(out.actors.size() / std::max(1u, st.threads)) +
-                                 " of " + std::to_string(nodes.size()) + " nodes here");
+                                 " of " + std::to_string(nodes.size()) + " nodes here (" +
+                                 std::to_string(st.graphs.size() + 1) + " graphs loaded)");
     st.graphs.emplace(req.key, std::make_pair(loaded.graph, out));
   } catch (const std::exception& e) {
     out = graph_hosts{};
@@ -96,6 +97,17 @@ caf::behavior host(host_actor* self, host_state init) {
   self->set_default_handler(caf::drop);
   return {
       [self](load_atom, const graph_load& req) -> graph_hosts { return load(self->state, req); },
+      // The head forgot the graph (no run uses it): its node actors and graph go.
+      [self](unload_atom, const std::string& key) {
+        auto& st = self->state;
+        auto it = st.graphs.find(key);
+        if (it == st.graphs.end()) return;
+        for (const auto& a : it->second.second.actors)
+          self->send_exit(a, caf::exit_reason::user_shutdown);
+        st.graphs.erase(it);
+        log("worker " + st.name,
+            "unloaded graph " + key + " (" + std::to_string(st.graphs.size()) + " graphs loaded)");
+      },
   };
 }
 

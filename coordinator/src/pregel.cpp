@@ -115,6 +115,7 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
+  shared.stop_asked = options.stop ? &options.stop : nullptr;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);

@@ -2,6 +2,7 @@
 
 // Internal: the node_context and write_scope the runtime hands to node code.
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -34,6 +35,7 @@ struct run_shared {
   bool resuming = false;            // the run continues a thread (no input, or a Command)
   std::map<std::string, std::string> parents;
   list resume;  // a subgraph's: the resume values its parent task was given
+  const std::function<bool()>* stop_asked = nullptr;  // stream_options::stop (top level only)
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;

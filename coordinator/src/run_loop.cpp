@@ -168,6 +168,10 @@ void run_loop::begin(const value& given) {
 }
 
 bool run_loop::plan() {
+  if (shared_.stop_asked && (*shared_.stop_asked)())
+    throw error(error_code::unavailable,
+                "the run stopped before step " + std::to_string(step_) +
+                    (saver_ ? "; its thread resumes from the checkpoint saved before it" : ""));
   if (step_ > stop_)
     throw error(error_code::graph_recursion,
                 "Recursion limit of " + std::to_string(limit_) +

@@ -75,6 +75,10 @@ struct stream_options {
   /// Called as a step's tasks finish: the step, tasks finished and tasks in the step. On the
   /// actor runtime only, from the coordinator's thread; keep it cheap (throttle printing).
   std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
+  /// Asked before each step of the run starts, once the step before is saved: true ends the
+  /// run there with error(unavailable, "the run stopped before step N ..."), its thread
+  /// resumable from that checkpoint (a head shutting down). Called from the run's thread.
+  std::function<bool()> stop = nullptr;
 };
 
 /// A compiled graph: the runtime of the Pregel algorithm (LangGraph `Pregel`).
