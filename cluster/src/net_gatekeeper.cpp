@@ -75,16 +75,32 @@ class gatekeeper {
   }
   std::uint16_t port() const noexcept { return port_; }
 
-  // On CAF's multiplexer thread: the next link ready for BASP, if any.
+  // On CAF's multiplexer thread: the next link ready for BASP, if any. The hand-off socket
+  // holds a byte while the queue is not empty (CAF's poller is level-triggered).
   std::optional<ready_link> next() {
-    char byte;
-    (void)!::recv(handoff_read_, &byte, 1, 0);
     std::lock_guard lock(qm_);
-    if (queue_.empty()) return std::nullopt;
-    ready_link r = std::move(queue_.front());
-    queue_.pop_front();
-    return r;
+    std::optional<ready_link> out;
+    if (!queue_.empty()) {
+      out = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (queue_.empty() && signaled_) {
+      char bytes[64];
+      while (::recv(handoff_read_, bytes, sizeof bytes, 0) > 0) {
+      }
+      signaled_ = false;
+    }
+    return out;
   }
+
+  // Links handed off and not yet taken by CAF.
+  std::size_t queued() {
+    std::lock_guard lock(qm_);
+    return queue_.size();
+  }
+
+  // A link CAF cannot take (its doorman is gone): closed, and no longer counted.
+  void discard(ready_link& r) { drop_ready(r); }
 
  private:
   struct pending {
@@ -173,12 +189,23 @@ class gatekeeper {
       }
       std::string peer = peer_of(fd);
       const auto& o = st_->options;
-      const std::size_t waiting = pending_.size() + st_->unproven_count();
+      std::size_t waiting = pending_.size() + queued() + st_->unproven_count();
       if (st_->open.load() >= o.max_connections) {
         st_->log("refused " + peer + ": " + std::to_string(st_->open.load()) +
                  " links are open, the most allowed (--max-connections)");
         ::close(fd);
         continue;
+      }
+      if (waiting >= o.max_pending && !pending_.empty()) {
+        // The oldest connection still waiting makes room: a real peer finishes its handshake
+        // within milliseconds, so the oldest ones are those that stall on purpose.
+        auto oldest = pending_.begin();
+        for (auto it = pending_.begin(); it != pending_.end(); ++it)
+          if (it->second.deadline < oldest->second.deadline) oldest = it;
+        st_->log("closed " + oldest->second.peer + ": the oldest of " + std::to_string(waiting) +
+                 " connections waiting for their handshake (--max-pending), for a new one");
+        close_pending(oldest->first);
+        --waiting;
       }
       if (waiting >= o.max_pending) {
         st_->log("refused " + peer + ": " + std::to_string(waiting) +
@@ -238,6 +265,11 @@ class gatekeeper {
     ERR_clear_error();
     int r = SSL_do_handshake(p.ssl);
     if (r == 1) {
+      if (st_->mode == security::tls_key && !proved_key(p.ssl)) {
+        st_->log("refused " + p.peer + ": it did not prove the cluster key");
+        close_pending(fd);
+        return;
+      }
       hand_off(fd);
       return;
     }
@@ -262,15 +294,27 @@ class gatekeeper {
     ::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
     ready_link r{fd, it->second.ssl, std::move(it->second.peer), it->second.deadline};
     pending_.erase(it);
-    {
-      std::lock_guard lock(qm_);
-      queue_.push_back(std::move(r));
+    std::lock_guard lock(qm_);
+    queue_.push_back(std::move(r));
+    if (!signaled_) {
+      char byte = 1;
+      signaled_ = ::send(handoff_write_, &byte, 1, MSG_NOSIGNAL) == 1;
     }
-    char byte = 1;
-    (void)!::send(handoff_write_, &byte, 1, MSG_NOSIGNAL);
   }
 
   void expire(clock_type::time_point now) {
+    {
+      std::lock_guard lock(qm_);
+      for (auto it = queue_.begin(); it != queue_.end();) {
+        if (it->deadline > now) {
+          ++it;
+          continue;
+        }
+        st_->log("closed " + it->peer + ": not taken up within " + st_->timeout_text());
+        drop_ready(*it);
+        it = queue_.erase(it);
+      }
+    }
     for (auto it = pending_.begin(); it != pending_.end();) {
       if (it->second.deadline > now) {
         ++it;
@@ -292,6 +336,7 @@ class gatekeeper {
   std::map<native_socket, pending> pending_;  // the thread's own
   std::mutex qm_;
   std::deque<ready_link> queue_;
+  bool signaled_ = false;  // under qm_: the hand-off socket holds a byte
   std::atomic<bool> stop_{false};
   std::thread thread_;
   bool paused_ = false;
@@ -321,9 +366,13 @@ class link_doorman final : public caf::io::doorman {
         acceptor_(mpx, handoff, g) {}
 
   bool new_connection() override {
-    if (detached()) return false;
     auto& policy = policy_of();
     if (!policy.current) return false;
+    if (detached()) {
+      gate_->discard(*policy.current);
+      policy.current.reset();
+      return false;
+    }
     ready_link r = std::move(*policy.current);
     policy.current.reset();
     auto& mpx = acceptor_.backend();
@@ -338,6 +387,7 @@ class link_doorman final : public caf::io::doorman {
   void graceful_shutdown() override {
     acceptor_.graceful_shutdown();
     detach(&acceptor_.backend(), false);
+    gate_->stop();  // nobody takes its links any more
   }
   void launch() override { acceptor_.start(this); }
   std::string addr() const override {

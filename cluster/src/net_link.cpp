@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
+#include <openssl/x509.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -90,6 +91,16 @@ bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == EINTR; 
 void set_nonblocking(native_socket fd) {
   int flags = ::fcntl(fd, F_GETFL, 0);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+// Whether a finished TLS handshake was keyed by the cluster key: TLS 1.3 resumed from the
+// external PSK, with no certificate from the peer.
+bool proved_key(SSL* ssl) {
+  if (SSL_session_reused(ssl) != 1) return false;
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (!cert) return true;
+  X509_free(cert);
+  return false;
 }
 
 }  // namespace superstep::net::links

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "net_transport.hpp"
 
@@ -50,6 +51,9 @@ std::string hello_mismatch(const std::array<char, hello_size>& h, security mine,
 std::string peer_of(native_socket fd);
 /// OpenSSL's queued errors, in words.
 std::string ssl_errors();
+/// Whether a finished TLS handshake was keyed by the cluster key: TLS 1.3 resumed from the
+/// external PSK, with no certificate from the peer.
+bool proved_key(SSL* ssl);
 bool would_block(int e);
 void set_nonblocking(native_socket fd);
 
@@ -59,8 +63,10 @@ void set_nonblocking(native_socket fd);
 
 class frame_guard {
  public:
-  frame_guard(std::uint64_t first_limit, std::uint64_t limit)
-      : first_limit_(first_limit), limit_(limit) {}
+  /// `first_operation`: the BASP operation the peer's first frame must have, its handshake
+  /// (a head expects client_handshake, 1; a worker or client server_handshake, 0).
+  frame_guard(std::uint8_t first_operation, std::uint64_t first_limit, std::uint64_t limit)
+      : first_operation_(first_operation), first_limit_(first_limit), limit_(limit) {}
 
   // The reason to close the link, or empty.
   std::string feed(const char* p, std::size_t n) {
@@ -84,6 +90,9 @@ class frame_guard {
                           (std::uint32_t{static_cast<unsigned char>(header_[5])} << 16) |
                           (std::uint32_t{static_cast<unsigned char>(header_[6])} << 8) |
                           std::uint32_t{static_cast<unsigned char>(header_[7])};
+      if (frames_ == 0 && static_cast<std::uint8_t>(header_[0]) != first_operation_)
+        return "a first frame of BASP operation " +
+               std::to_string(static_cast<std::uint8_t>(header_[0])) + ", not its handshake";
       const std::uint64_t limit = frames_ == 0 ? first_limit_ : limit_;
       if (len > limit)
         return std::string(frames_ == 0 ? "a first frame (the handshake)" : "a frame") +
@@ -101,6 +110,7 @@ class frame_guard {
 
  private:
   static constexpr std::size_t header_size = 32;
+  std::uint8_t first_operation_;
   std::uint64_t first_limit_, limit_;
   char header_[header_size] = {};
   std::size_t have_ = 0;
@@ -128,13 +138,36 @@ struct link_state {
   };
   std::map<native_socket, watched> unproven;
 
+  std::mutex log_m;
+  clock_type::time_point log_second{};
+  int log_lines = 0, log_skipped = 0;
+
   ~link_state() {
     if (server_ctx) SSL_CTX_free(server_ctx);
     if (client_ctx) SSL_CTX_free(client_ctx);
   }
 
-  void log(const std::string& text) const {
-    if (options.log) options.log(text);
+  // At most 20 lines a second: a flood of connections must not flood the log too; what is
+  // left out is counted in the next line logged.
+  void log(const std::string& text) {
+    if (!options.log) return;
+    std::string line;
+    {
+      std::lock_guard lock(log_m);
+      auto now = clock_type::now();
+      if (now - log_second >= std::chrono::seconds(1)) {
+        log_second = now;
+        if (log_skipped > 0)
+          line = "(" + std::to_string(log_skipped) + " more such lines left out) ";
+        log_skipped = 0;
+        log_lines = 0;
+      }
+      if (++log_lines > 20) {
+        ++log_skipped;
+        return;
+      }
+    }
+    options.log(line + text);
   }
   std::size_t unproven_count() {
     std::lock_guard lock(m);
@@ -150,16 +183,21 @@ struct link_state {
   }
   // Shuts down the links past their deadline (their reads then fail and CAF closes them).
   void expire(clock_type::time_point now) {
-    std::lock_guard lock(m);
-    for (auto it = unproven.begin(); it != unproven.end();) {
-      if (it->second.deadline > now) {
-        ++it;
-        continue;
+    std::vector<std::string> closed;
+    {
+      std::lock_guard lock(m);
+      for (auto it = unproven.begin(); it != unproven.end();) {
+        if (it->second.deadline > now) {
+          ++it;
+          continue;
+        }
+        closed.push_back(it->second.peer);
+        ::shutdown(it->first, SHUT_RDWR);
+        it = unproven.erase(it);
       }
-      log("closed " + it->second.peer + ": no handshake within " + timeout_text());
-      ::shutdown(it->first, SHUT_RDWR);
-      it = unproven.erase(it);
     }
+    for (const auto& peer : closed)
+      log("closed " + peer + ": no handshake within " + timeout_text());
   }
   std::string timeout_text() const {
     auto ms = options.handshake_timeout.count();
@@ -179,7 +217,7 @@ class link {
         ssl_(ssl),
         peer_(std::move(peer)),
         accepted_(accepted),
-        guard_(st_->options.max_handshake_frame, st_->options.max_frame) {}
+        guard_(accepted ? 1 : 0, st_->options.max_handshake_frame, st_->options.max_frame) {}
   ~link() {
     if (ssl_) SSL_free(ssl_);
     if (accepted_) {

@@ -5,6 +5,7 @@
 #include <openssl/hmac.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <caf/scoped_actor.hpp>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -31,6 +33,7 @@ using namespace links;
 
 namespace {
 
+
 class link_manager final : public caf::io::middleman_actor_impl {
  public:
   link_manager(caf::actor_config& cfg, caf::actor broker, state_ptr st,
@@ -44,18 +47,19 @@ class link_manager final : public caf::io::middleman_actor_impl {
  protected:
   caf::expected<caf::io::scribe_ptr> connect(const std::string& host,
                                              std::uint16_t port) override {
-    auto fd = caf::io::network::new_tcp_connection(host, port);
-    if (!fd) return std::move(fd.error());
+    const auto deadline = clock_type::now() + st_->options.handshake_timeout;
     std::string why;
     SSL* ssl = nullptr;
     bool refused = false;
-    if (!handshake(*fd, ssl, why, refused)) {
-      ::close(*fd);
-      // The text and whether trying again is pointless travel in the error's context.
-      return caf::make_error(caf::sec::cannot_connect_to_node, why, refused);
+    native_socket fd = connect_by(host, port, deadline, why);
+    if (fd >= 0 && !handshake(fd, deadline, ssl, why, refused)) {
+      ::close(fd);
+      fd = -1;
     }
-    auto l = std::make_unique<link>(st_, *fd, ssl, host + ":" + std::to_string(port), false);
-    return caf::make_counted<link_scribe>(mpx(), *fd, std::move(l));
+    // The text and whether trying again is pointless travel in the error's context.
+    if (fd < 0) return caf::make_error(caf::sec::cannot_connect_to_node, why, refused);
+    auto l = std::make_unique<link>(st_, fd, ssl, host + ":" + std::to_string(port), false);
+    return caf::make_counted<link_scribe>(mpx(), fd, std::move(l));
   }
 
   caf::expected<caf::io::doorman_ptr> open(std::uint16_t port, const char* addr,
@@ -76,17 +80,63 @@ class link_manager final : public caf::io::middleman_actor_impl {
  private:
   default_mpx& mpx() { return static_cast<default_mpx&>(system().middleman().backend()); }
 
-  // Hellos, then TLS, on a blocking schedule bounded by the handshake timeout.
-  bool handshake(native_socket fd, SSL*& ssl, std::string& why, bool& refused) {
-    const auto deadline = clock_type::now() + st_->options.handshake_timeout;
-    set_nonblocking(fd);
-    auto wait = [&](short events) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                        clock_type::now());
+  // Whether `fd` becomes ready for `events` before `deadline`.
+  static bool wait_for(native_socket fd, short events, clock_type::time_point deadline) {
+    for (;;) {
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now());
       if (left.count() <= 0) return false;
       pollfd p{fd, events, 0};
-      return ::poll(&p, 1, static_cast<int>(left.count())) > 0;
-    };
+      int n = ::poll(&p, 1, static_cast<int>(left.count()));
+      if (n > 0) return true;
+      if (n == 0 || errno != EINTR) return false;
+    }
+  }
+
+  // A TCP connection to host:port made before `deadline` (the name resolved first), or -1
+  // with `why`.
+  static native_socket connect_by(const std::string& host, std::uint16_t port,
+                                  clock_type::time_point deadline, std::string& why) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+    if (rc != 0) {
+      why = "cannot resolve '" + host + "': " + ::gai_strerror(rc);
+      return -1;
+    }
+    why = "cannot connect";
+    native_socket out = -1;
+    for (addrinfo* a = found; a && out < 0; a = a->ai_next) {
+      native_socket fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                                  a->ai_protocol);
+      if (fd < 0) continue;
+      int r = ::connect(fd, a->ai_addr, a->ai_addrlen);
+      int err = r == 0 ? 0 : errno;
+      if (err == EINPROGRESS) {
+        if (wait_for(fd, POLLOUT, deadline)) {
+          socklen_t len = sizeof err;
+          ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        } else {
+          err = ETIMEDOUT;
+        }
+      }
+      if (err == 0) {
+        out = fd;
+      } else {
+        why = std::string("cannot connect: ") + std::strerror(err);
+        ::close(fd);
+      }
+    }
+    ::freeaddrinfo(found);
+    return out;
+  }
+
+  // Hellos, then TLS, bounded by `deadline`.
+  bool handshake(native_socket fd, clock_type::time_point deadline, SSL*& ssl, std::string& why,
+                 bool& refused) {
+    auto wait = [&](short events) { return wait_for(fd, events, deadline); };
     auto hello = make_hello(st_->mode);
     if (::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) != static_cast<long>(hello.size())) {
       why = "the head closed the connection";
@@ -124,19 +174,33 @@ class link_manager final : public caf::io::middleman_actor_impl {
     for (;;) {
       ERR_clear_error();
       int r = SSL_do_handshake(ssl);
-      if (r == 1) return true;
-      int e = SSL_get_error(ssl, r);
-      if ((e == SSL_ERROR_WANT_READ && wait(POLLIN)) || (e == SSL_ERROR_WANT_WRITE && wait(POLLOUT)))
-        continue;
-      if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
-        why = "the TLS handshake did not finish within " + st_->timeout_text();
-      else if (st_->mode == security::tls_key) {
-        why = "the head refused the key, or holds another one (TLS handshake failed: " +
-              ssl_errors() + ")";
+      if (r == 1) {
+        if (st_->mode != security::tls_key || proved_key(ssl)) return true;
+        why = "the head did not prove the cluster key (it answered TLS without it): refused";
         refused = true;
       } else {
-        why = "TLS handshake failed: " + ssl_errors();
-        refused = true;
+        int e = SSL_get_error(ssl, r);
+        if ((e == SSL_ERROR_WANT_READ && wait(POLLIN)) ||
+            (e == SSL_ERROR_WANT_WRITE && wait(POLLOUT)))
+          continue;
+        // Final: the head sent an alert (it refused us), or the head failed our checks.
+        // Anything else (a reset, a closed connection, a timeout) may pass: try again.
+        unsigned long first = ERR_peek_error();
+        refused = e == SSL_ERROR_SSL && (ERR_GET_REASON(first) >= SSL_AD_REASON_OFFSET ||
+                                         ERR_GET_REASON(first) == SSL_R_CERTIFICATE_VERIFY_FAILED);
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+          why = "the TLS handshake did not finish within " + st_->timeout_text();
+        else if (!refused)
+          why = "the TLS handshake was cut off (" + ssl_errors() + ")";
+        else if (st_->mode == security::tls_key &&
+                 ERR_GET_REASON(first) == SSL_R_CERTIFICATE_VERIFY_FAILED)
+          why = "the head did not prove the cluster key (it answered TLS with a certificate "
+                "instead): refused";
+        else if (st_->mode == security::tls_key)
+          why = "the head refused the key, or holds another one (TLS handshake failed: " +
+                ssl_errors() + ")";
+        else
+          why = "TLS handshake failed: " + ssl_errors();
       }
       SSL_free(ssl);
       ssl = nullptr;
@@ -169,6 +233,8 @@ unsigned int psk_client_callback(SSL* ssl, const char*, char* identity, unsigned
   return static_cast<unsigned int>(st->psk.size());
 }
 
+int refuse_certificates(int, X509_STORE_CTX*) { return 0; }
+
 [[noreturn]] void tls_failure(const std::string& what) {
   throw error(error_code::invalid_argument, what + ": " + ssl_errors());
 }
@@ -200,18 +266,21 @@ SSL_CTX* make_context(link_state& st, bool server) {
   SSL_CTX_set_app_data(ctx, &st);
   SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
   SSL_CTX_set_num_tickets(ctx, 0);
-  SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+  SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
   const auto& tls = st.options.tls;
   switch (st.mode) {
     case security::tls_key:
-      if (server)
+      if (server) {
         SSL_CTX_set_psk_server_callback(ctx, psk_server_callback);
-      else
+      } else {
         SSL_CTX_set_psk_client_callback(ctx, psk_client_callback);
+        // Only the key authenticates: a head that answers with a certificate instead (it
+        // does not hold the key) fails the handshake.
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, refuse_certificates);
+      }
       break;
     case security::tls_certificates:
-      SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
       if (SSL_CTX_use_certificate_chain_file(ctx, tls.cert.c_str()) != 1)
         tls_failure("cannot use the certificate '" + tls.cert + "'");
       if (SSL_CTX_use_PrivateKey_file(ctx, tls.key.c_str(), SSL_FILETYPE_PEM) != 1)
@@ -311,7 +380,10 @@ link_connect_result link_transport::connect(const std::string& host, std::uint16
                                             std::chrono::milliseconds timeout) {
   link_connect_result out;
   caf::scoped_actor self{impl_->sys};
-  self->request(impl_->manager, timeout, caf::connect_atom::value, host, port)
+  // The link manager bounds the hellos and TLS by the handshake timeout; CAF's own
+  // handshake comes after.
+  self->request(impl_->manager, timeout + impl_->st->options.handshake_timeout,
+                caf::connect_atom::value, host, port)
       .receive(
           [&](const caf::node_id&, caf::strong_actor_ptr& whom, const std::set<std::string>&) {
             if (whom)
