@@ -85,6 +85,14 @@ struct thread_args {
 };
 
 /// `superstep head --listen HOST:PORT [--data DIR] [--key-file F] [--plugin LIB]...`.
+/// A head's bounds on the links it accepts (net_transport.hpp's link_options).
+struct link_limits {
+  unsigned max_connections = 1024;     ///< --max-connections
+  unsigned max_pending = 64;           ///< --max-pending: links still in their handshake
+  unsigned handshake_timeout_ms = 10000;  ///< --handshake-timeout (given in seconds)
+  unsigned max_frame_mb = 1024;        ///< --max-frame: the largest message, in MiB
+};
+
 struct head_args {
   std::string host;
   std::uint16_t port = 0;
@@ -96,9 +104,18 @@ struct head_args {
   /// --threads: scheduler threads of the head's actor system (0: one per core).
   unsigned threads = 0;
   bool fsync = false;
+  /// --request-threads: clients' commands running at once.
+  unsigned request_threads = 8;
+  /// --request-queue: commands waiting for a thread; past that a client is told "head busy".
+  unsigned request_queue = 16;
+  /// --max-graphs: distinct specs kept loaded (here and on workers) while no run uses them.
+  unsigned max_graphs = 32;
+  /// --shutdown-wait: seconds a stopping head waits for its runs to save their step and end.
+  unsigned shutdown_wait = 10;
   tls_args tls;
   /// The embedder of the store that nodes (here and on workers) use.
   embedder_args embedder;
+  link_limits limits;
 };
 
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
@@ -196,12 +213,6 @@ struct store_args {
 
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
                              update_args, delete_args, head_args, worker_args, store_args>;
-
-/// The arguments that make a head run `cmd` (a run, state, history, update or delete command
-/// given --head) as it was parsed here: the command's name first, JSON inline, without the
-/// options that only concern this process (--head, --key-file, --progress, GRAPH.json, whose
-/// text travels separately). Parsing them again gives the same command.
-std::vector<std::string> remote_argv(const command& cmd);
 
 /// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them.
 const thread_args* where_of(const command& cmd);

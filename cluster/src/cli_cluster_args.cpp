@@ -1,5 +1,4 @@
-// The command lines of `superstep head` and `superstep worker`, and the arguments a client
-// sends to a head.
+// The command lines of `superstep head` and `superstep worker`.
 #include <charconv>
 
 #include "cli_args_support.hpp"
@@ -22,18 +21,36 @@ constexpr const char* head_usage =
     "  --listen HOST:PORT    where to accept workers and clients (port 0: any free port; the\n"
     "                        port is logged as 'listening on HOST:PORT')\n"
     "  --data DIR            the database (default: .superstep, created if missing)\n"
-    "  --key-file FILE       the cluster's key: workers and clients must prove they have it\n"
-    "                        (without it, anyone who reaches the port may join)\n"
+    "  --key-file FILE       the cluster's key: every link is TLS keyed by it, so workers and\n"
+    "                        clients prove they have it (and the head proves it to them)\n"
+    "                        before anything they send is read; without it, anyone who\n"
+    "                        reaches the port may join\n"
     "  --plugin LIB.so       a node library, for the reducers its graphs use and the\n"
     "                        embedder --embedder names (repeatable)\n"
     "  --worker-wait SECONDS how long a step waits for a worker able to run a node before\n"
     "                        the run fails (default 30)\n"
     "  --threads N           scheduler threads (default: one per core)\n"
     "  --fsync               flush every database write to disk before going on\n"
+    "  --request-threads N   clients' commands run at once (default 8)\n"
+    "  --request-queue N     commands that may wait for one of those threads (default 16);\n"
+    "                        past that a client is refused at once with 'head busy'\n"
+    "  --max-graphs N        distinct graph specs kept loaded here and on the workers\n"
+    "                        (default 32); the least recently used one no run uses goes\n"
+    "                        first, and is loaded again when a run needs it\n"
+    "  --shutdown-wait SECONDS\n"
+    "                        on SIGINT or SIGTERM: new commands are refused ('head shutting\n"
+    "                        down'), running runs stop once their current step is saved,\n"
+    "                        and the head waits this long for them (default 10); runs still\n"
+    "                        going then are logged and resume from their last checkpoint\n"
     "  --tls                 encrypt traffic (TLS, no certificates: every process of the\n"
     "                        cluster gives --tls)\n"
     "  --tls-cert F --tls-key F --tls-ca F\n"
     "                        TLS where both ends present a certificate signed by the CA\n"
+    "                        (instead of --key-file)\n"
+    "  --max-connections N   links open at once, at most (default 1024)\n"
+    "  --max-pending N       links still in their handshake, at most (default 64)\n"
+    "  --handshake-timeout S seconds a new link has to finish its handshake (default 10)\n"
+    "  --max-frame MB        the largest message a peer may send (default 1024)\n"
     "  --help                show this help\n"
     "\n";
 
@@ -63,6 +80,22 @@ unsigned number_of(const std::string& option, const std::string& text, unsigned 
     throw usage_error(option + ": expected a number up to " + std::to_string(max) + ", not '" +
                       text + "'");
   return n;
+}
+
+// Seconds, with up to three decimals ("10", "0.5"), as milliseconds (at least 1).
+unsigned parse_seconds_ms(const std::string& option, const std::string& text) {
+  auto dot = text.find('.');
+  std::string whole = text.substr(0, dot);
+  std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (whole.empty() || frac.size() > 3 || (dot != std::string::npos && frac.empty()))
+    throw usage_error(option + ": expected seconds such as 10 or 0.5, not '" + text + "'");
+  unsigned ms = number_of(option, whole, 86400) * 1000;
+  if (!frac.empty()) {
+    frac.resize(3, '0');
+    ms += number_of(option, frac, 999);
+  }
+  if (ms == 0) throw usage_error(option + ": more than 0 seconds");
+  return ms;
 }
 
 }  // namespace
@@ -120,6 +153,27 @@ command parse_head(arg_cursor args) {
       out.threads = number_of(a, args.value_of(a), 1024);
     } else if (a == "--fsync") {
       out.fsync = true;
+    } else if (a == "--max-connections") {
+      out.limits.max_connections = number_of(a, args.value_of(a), 1u << 20);
+      if (out.limits.max_connections == 0) throw usage_error(a + ": at least 1");
+    } else if (a == "--max-pending") {
+      out.limits.max_pending = number_of(a, args.value_of(a), 1u << 20);
+      if (out.limits.max_pending == 0) throw usage_error(a + ": at least 1");
+    } else if (a == "--handshake-timeout") {
+      out.limits.handshake_timeout_ms = parse_seconds_ms(a, args.value_of(a));
+    } else if (a == "--max-frame") {
+      out.limits.max_frame_mb = number_of(a, args.value_of(a), 4095);
+      if (out.limits.max_frame_mb == 0) throw usage_error(a + ": at least 1");
+    } else if (a == "--request-threads") {
+      out.request_threads = number_of(a, args.value_of(a), 1024);
+      if (out.request_threads == 0) throw usage_error("--request-threads: at least 1");
+    } else if (a == "--request-queue") {
+      out.request_queue = number_of(a, args.value_of(a), 1u << 20);
+    } else if (a == "--max-graphs") {
+      out.max_graphs = number_of(a, args.value_of(a), 1u << 20);
+      if (out.max_graphs == 0) throw usage_error("--max-graphs: at least 1");
+    } else if (a == "--shutdown-wait") {
+      out.shutdown_wait = number_of(a, args.value_of(a), 86400);
     } else {
       unexpected_argument(a);
     }
@@ -167,61 +221,7 @@ struct overloaded : Fs... {
   using Fs::operator()...;
 };
 
-void add(std::vector<std::string>& argv, const char* option, const std::string& v) {
-  if (v.empty()) return;
-  argv.emplace_back(option);
-  argv.push_back(v);
-}
-
-void add_thread(std::vector<std::string>& argv, const thread_args& where) {
-  add(argv, "--thread", where.thread);
-}
-
 }  // namespace
-
-std::vector<std::string> remote_argv(const command& cmd) {
-  std::vector<std::string> argv;
-  std::visit(overloaded{
-                 [&](const run_args& a) {
-                   argv.emplace_back("run");
-                   add_thread(argv, a.where);
-                   if (a.input) add(argv, "--input", a.input->to_json());
-                   if (a.resume) add(argv, "--resume", a.resume->to_json());
-                   add(argv, "--checkpoint", a.checkpoint);
-                   add(argv, "--durability", a.durability);
-                   add(argv, "--multitask", a.multitask);
-                   if (!a.config.is_null()) add(argv, "--config", a.config.to_json());
-                   for (auto m : a.modes) add(argv, "--stream", std::string(stream_mode_name(m)));
-                   if (a.subgraphs) argv.emplace_back("--subgraphs");
-                 },
-                 [&](const state_args& a) {
-                   argv.emplace_back("state");
-                   add_thread(argv, a.where);
-                   add(argv, "--checkpoint", a.checkpoint);
-                 },
-                 [&](const history_args& a) {
-                   argv.emplace_back("history");
-                   add_thread(argv, a.where);
-                   if (a.limit) add(argv, "--limit", std::to_string(*a.limit));
-                   add(argv, "--before", a.before);
-                   if (!a.filter.empty()) add(argv, "--filter", value(a.filter).to_json());
-                 },
-                 [&](const update_args& a) {
-                   argv.emplace_back("update");
-                   add_thread(argv, a.where);
-                   add(argv, "--values", a.values.to_json());
-                   if (a.as_node) add(argv, "--as-node", *a.as_node);
-                   add(argv, "--checkpoint", a.checkpoint);
-                 },
-                 [&](const delete_args& a) {
-                   argv.emplace_back("delete");
-                   add_thread(argv, a.where);
-                 },
-                 [&](const auto&) { throw usage_error("this command does not run on a head"); },
-             },
-             cmd);
-  return argv;
-}
 
 const thread_args* where_of(const command& cmd) {
   return std::visit(overloaded{[](const run_args& a) { return &a.where; },

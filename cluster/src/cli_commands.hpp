@@ -34,6 +34,12 @@ struct command_env {
   std::optional<std::string> spec_text = std::nullopt;
   /// Told as a step's tasks finish (run only).
   std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
+  /// Asked before each step of a run: true stops it there, once its last step is saved (a
+  /// head shutting down; see stream_options::stop).
+  std::function<bool()> stop = nullptr;
+  /// Receives a remark for the person who gave the command (stderr; a head's go to the
+  /// client). Default: "note: TEXT" on stderr.
+  std::function<void(const std::string&)> note = nullptr;
 };
 
 /// Runs the graph on a thread of the data folder and prints the stream events and the output

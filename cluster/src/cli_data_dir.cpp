@@ -195,6 +195,35 @@ std::optional<std::string> data_dir::saved_graph(const std::string& thread_id) c
 void data_dir::forget_graph(const std::string& thread_id) const {
   std::error_code ec;
   fs::remove(graph_file(thread_id), ec);
+  fs::remove(exit_run_file(thread_id), ec);
+}
+
+std::string data_dir::exit_run_file(const std::string& thread_id) const {
+  std::string spec = graph_file(thread_id);
+  return spec.substr(0, spec.size() - 5) + ".exit-run";  // without ".json"
+}
+
+void data_dir::begin_exit_run(const std::string& thread_id) const {
+  const std::string target = exit_run_file(thread_id);
+  std::error_code ec;
+  fs::create_directories(fs::path(target).parent_path(), ec);
+  if (ec)
+    throw error(error_code::storage_error,
+                "cannot create '" + fs::path(target).parent_path().string() + "': " + ec.message());
+  write_file(target, now_iso8601());
+}
+
+void data_dir::end_exit_run(const std::string& thread_id) const {
+  std::error_code ec;
+  fs::remove(exit_run_file(thread_id), ec);
+}
+
+std::optional<std::string> data_dir::unfinished_exit_run(const std::string& thread_id) const {
+  std::ifstream in(exit_run_file(thread_id), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string new_thread_id() {

@@ -60,11 +60,25 @@ class data_dir {
   /// The path of the thread's saved spec, nullopt when there is none.
   std::optional<std::string> saved_graph(const std::string& thread_id) const;
 
-  /// Removes the thread's saved spec, if any.
+  /// Removes the thread's saved spec, if any (and the record of an unfinished exit run).
   void forget_graph(const std::string& thread_id) const;
+
+  /// Records that a run with durability exit started on the thread: such a run saves its
+  /// steps only when it ends, so a crash loses all of them. A file beside the thread's spec
+  /// holds the start time until `end_exit_run`.
+  void begin_exit_run(const std::string& thread_id) const;
+
+  /// The run of `begin_exit_run` ended (done, interrupted, failed or stopped: it saved what
+  /// it ran); its record goes.
+  void end_exit_run(const std::string& thread_id) const;
+
+  /// When a run with durability exit started on the thread and never ended (its process
+  /// died): the time it started (ISO 8601, UTC); nullopt otherwise.
+  std::optional<std::string> unfinished_exit_run(const std::string& thread_id) const;
 
  private:
   std::string graph_file(const std::string& thread_id) const;
+  std::string exit_run_file(const std::string& thread_id) const;
 
   std::string path_;
   bool fsync_ = false;

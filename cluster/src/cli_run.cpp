@@ -48,6 +48,13 @@ stream_sink event_printer(const command_env& env, const run_args& args) {
   };
 }
 
+void note(const command_env& env, const std::string& text) {
+  if (env.note)
+    env.note(text);
+  else
+    std::fprintf(stderr, "note: %s\n", text.c_str());
+}
+
 }  // namespace
 
 int run_graph(command_env& env, const run_args& args) {
@@ -59,22 +66,50 @@ int run_graph(command_env& env, const run_args& args) {
   if (!args.input) data.require_thread(where.thread);
   cluster::loaded_graph graph = detail::load_thread_graph(env, where);
 
-  stream_options options{args.modes, args.subgraphs, env.progress};
+  value config = run_config(args, where.thread, graph);
+  const value& durability = config.get("durability");
+  const bool exit_run = durability.is_string() && durability.as_string() == "exit";
+  struct exit_run_end {  // the run ended, whichever way, and saved what it ran
+    const data_dir& data;
+    const std::string& thread;
+    bool on = false;
+    ~exit_run_end() {
+      if (on) data.end_exit_run(thread);
+    }
+  } end_exit{data, where.thread};
+
+  stream_options options{args.modes, args.subgraphs, env.progress, env.stop};
   if (!args.multitask.empty()) options.multitask = parse_multitask_strategy(args.multitask);
-  // The spec is kept once the run holds the thread: a run refused or cancelled while another
-  // runs leaves that run's spec in place.
+  // What concerns the thread's files is done once the run holds the thread: a run refused or
+  // cancelled while another runs leaves that run's spec and records in place.
   options.started = [&] {
+    // A run with durability exit saves its steps only when it ends: one whose process died
+    // left a record and nothing else, which the next run on the thread reports.
+    if (auto started = data.unfinished_exit_run(where.thread)) {
+      note(env, "thread " + where.thread + ": its run with durability exit that started at " +
+                    *started +
+                    " never finished (its process ended first), so none of that run's steps "
+                    "were saved; the thread goes on from the checkpoint before that run");
+      data.end_exit_run(where.thread);
+    }
     if (env.spec_text)
       data.save_graph_text(where.thread, *env.spec_text);
     else if (!where.graph_path.empty())
       data.save_graph(where.thread, where.graph_path);
+    if (exit_run) {
+      data.begin_exit_run(where.thread);
+      end_exit.on = true;
+    }
   };
   // The thread's newest checkpoint: after a fork, the end of the new branch. Read while the
   // run holds the thread: once it lets go, a run waiting for the thread may have begun.
   state_snapshot now;
-  options.finished = [&] { now = graph.graph->get_state(detail::thread_config(where.thread)); };
-  value output = graph.graph->stream(run_input(args), run_config(args, where.thread, graph),
-                                     options, event_printer(env, args));
+  options.finished = [&] {
+    if (end_exit.on) data.end_exit_run(where.thread);  // before a run waiting may begin its own
+    end_exit.on = false;
+    now = graph.graph->get_state(detail::thread_config(where.thread));
+  };
+  value output = graph.graph->stream(run_input(args), config, options, event_printer(env, args));
   const value* interrupts = output.find("__interrupt__");
   if (!interrupts && now.next.empty()) {
     env.print(object{{"type", "output"},

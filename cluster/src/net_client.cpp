@@ -14,6 +14,7 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_transport.hpp"
 #include "net_store.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/graph_spec.hpp"
@@ -26,6 +27,7 @@ namespace {
 // A client's connection to a head: its own small actor system, joined to the gate.
 struct head_connection {
   std::unique_ptr<actors::runtime> rt;
+  std::unique_ptr<link_transport> transport;
   caf::actor gate;
   std::unique_ptr<caf::scoped_actor> self;
 
@@ -37,18 +39,24 @@ struct head_connection {
     cli::detail::check_tls(tls);
     std::optional<std::string> key;
     if (!key_file.empty()) key = read_key_file(key_file);
-    rt = std::make_unique<actors::runtime>(cluster_runtime(1, tls));
+    rt = std::make_unique<actors::runtime>(cluster_runtime(1));
     auto& sys = system();
-    auto g = connect_gate(sys, host, port, tls);
-    if (!g)
-      throw error(error_code::unavailable,
-                  "cannot reach the head at " + address + ": " + sys.render(g.error()));
-    gate = *g;
+    link_options links;
+    links.key = key;
+    links.tls = tls;
+    transport = std::make_unique<link_transport>(sys, std::move(links));
+    auto linked = transport->connect(host, port, connect_timeout);
+    if (!linked.actor)
+      throw error(linked.refused ? error_code::unauthorized : error_code::unavailable,
+                  "cannot reach the head at " + address + ": " + linked.error);
+    gate = linked.actor;
     self = std::make_unique<caf::scoped_actor>(sys);
     join_gate(*self, gate, key);
   }
   ~head_connection() {
     self.reset();  // before its actor system
+    gate = caf::actor();
+    transport.reset();
   }
   caf::actor_system& system() { return rt->internals().system; }
 };
@@ -61,28 +69,27 @@ int run_on_head(const cli::command& cmd) {
     throw cli::usage_error("--data: not with --head (the head keeps the data)");
   if (!where.plugins.empty())
     throw cli::usage_error("--plugin: not with --head (workers load node libraries)");
-  client_request req;
-  if (auto* run = std::get_if<cli::run_args>(&cmd); run && run->where.thread.empty()) {
-    cli::run_args named = *run;  // the head needs the thread: a fresh one, as `run` makes up
-    named.where.thread = cli::new_thread_id();
-    req.argv = cli::remote_argv(named);
-  } else {
-    req.argv = cli::remote_argv(cmd);
-  }
-  if (!where.graph_path.empty()) {
-    req.spec = cluster::read_spec_file(where.graph_path);  // its errors name the file
-    req.has_spec = true;
-  }
+  // The client reads its own files; the head gets values (net_request.hpp).
+  std::optional<value> spec;
+  if (!where.graph_path.empty())
+    spec = cluster::read_spec_file(where.graph_path);  // names the file
+  cli::command named = cmd;
+  if (auto* run = std::get_if<cli::run_args>(&named); run && run->where.thread.empty())
+    run->where.thread = cli::new_thread_id();  // the head needs the thread, as `run` makes up
+  client_request req = make_client_request(named, std::move(spec));
+  (void)encode_request(req);  // what cannot be sent fails here, with its reason
   head_connection head(where.head, where.key_file, where.tls);
   auto& sys = head.system();
   auto& self = *head.self;
   const caf::actor& gate = head.gate;
-  bool accepted = false;
+  std::optional<std::string> refusal;
   std::string failure;
   self->request(gate, answer_timeout, request_atom::value, req)
-      .receive([&](bool ok) { accepted = ok; }, [&](caf::error& e) { failure = sys.render(e); });
+      .receive([&](std::string& why) { refusal = std::move(why); },
+               [&](caf::error& e) { failure = sys.render(e); });
   if (!failure.empty()) throw error(error_code::unavailable, "the head did not answer: " + failure);
-  if (!accepted) throw error(error_code::unauthorized, "the head refused the request");
+  if (refusal && !refusal->empty())  // busy, shutting down, not admitted, malformed
+    throw error(error_code::unavailable, "the head refused the request: " + *refusal);
   self->monitor(gate);
 
   cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
@@ -94,6 +101,10 @@ int run_on_head(const cli::command& cmd) {
           std::string out = line + "\n";
           std::fwrite(out.data(), 1, out.size(), stdout);
           std::fflush(stdout);
+        },
+        [&](note_atom, const std::string& text) {
+          progress.end();
+          std::fprintf(stderr, "note: %s\n", text.c_str());
         },
         [&](progress_atom, std::int64_t step, std::uint64_t done, std::uint64_t total) {
           progress.show(step, done, total);

@@ -1,6 +1,8 @@
 // `superstep head`: the gate actor that workers and clients talk to, the record of workers
 // and of the graphs loaded on them, the node directory coordinators dispatch through, and
 // the threads running clients' commands against the head's database.
+#include <sys/resource.h>
+
 #include <atomic>
 #include <caf/io/middleman.hpp>
 #include <map>
@@ -12,7 +14,10 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_request_pool.hpp"
 #include "net_store.hpp"
+#include "net_transport.hpp"
+#include "net_worker_registry.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/core/error.hpp"
@@ -20,75 +25,6 @@
 namespace superstep::net {
 
 namespace {
-
-// A worker as the head knows it: what it can run and, per loaded graph, its node actors.
-struct worker_record {
-  std::string name;
-  caf::actor host;
-  std::set<std::string> functions;
-  std::map<std::string, std::map<std::uint32_t, std::vector<caf::actor>>> graphs;
-};
-
-// The head's workers and the graphs (specs by key) they were asked to load. Shared by the
-// gate actor, the request threads and the coordinators' directories.
-class worker_registry {
- public:
-  void add(const caf::actor_addr& id, worker_record w) {
-    std::lock_guard lock(m_);
-    workers_[id] = std::move(w);
-  }
-  std::optional<std::string> remove(const caf::actor_addr& id) {
-    std::lock_guard lock(m_);
-    auto it = workers_.find(id);
-    if (it == workers_.end()) return std::nullopt;
-    std::string name = it->second.name;
-    workers_.erase(it);
-    return name;
-  }
-  void set_hosts(const caf::actor_addr& id, const std::string& key, const graph_hosts& h) {
-    std::lock_guard lock(m_);
-    auto it = workers_.find(id);
-    if (it == workers_.end()) return;
-    auto& nodes = it->second.graphs[key];
-    nodes.clear();  // loaded twice (joining while a request loads it): the same actors
-    for (std::size_t i = 0; i < h.nodes.size() && i < h.actors.size(); ++i)
-      nodes[h.nodes[i]].push_back(h.actors[i]);
-  }
-  std::vector<caf::actor> instances(const std::string& key, std::uint32_t node) {
-    std::lock_guard lock(m_);
-    std::vector<caf::actor> out;
-    for (auto& [id, w] : workers_) {
-      auto g = w.graphs.find(key);
-      if (g == w.graphs.end()) continue;
-      auto n = g->second.find(node);
-      if (n != g->second.end()) out.insert(out.end(), n->second.begin(), n->second.end());
-    }
-    return out;
-  }
-  // Remembers the spec; returns the workers that have not loaded it.
-  std::vector<std::pair<caf::actor_addr, worker_record>> lacking(const std::string& key,
-                                                                 const value& spec) {
-    std::lock_guard lock(m_);
-    specs_.emplace(key, spec);
-    std::vector<std::pair<caf::actor_addr, worker_record>> out;
-    for (auto& [id, w] : workers_)
-      if (!w.graphs.count(key)) out.emplace_back(id, worker_record{w.name, w.host, {}, {}});
-    return out;
-  }
-  std::map<std::string, value> specs() {
-    std::lock_guard lock(m_);
-    return specs_;
-  }
-  std::size_t size() {
-    std::lock_guard lock(m_);
-    return workers_.size();
-  }
-
- private:
-  std::mutex m_;
-  std::map<caf::actor_addr, worker_record> workers_;
-  std::map<std::string, value> specs_;
-};
 
 // The directory of one loaded graph: nodes running subgraphs stay on the head; every other
 // node runs on the workers that loaded the graph and host the node.
@@ -140,7 +76,15 @@ struct head_context {
   const cluster::function_registry* registry = nullptr;  // allows missing node code
   worker_registry workers;
   actors::dispatch_policy policy;
-  std::atomic<int> running{0};
+  /// Clients' commands run on its threads (created in run_head).
+  std::unique_ptr<request_pool> requests;
+  /// Distinct specs kept loaded while no run uses them (--max-graphs).
+  std::size_t max_graphs = 32;
+  /// Set on SIGINT/SIGTERM: new commands are refused, runs stop before their next step.
+  std::atomic<bool> stopping{false};
+  /// The threads of the runs going now, for the log of a shutdown.
+  std::mutex runs_m;
+  std::multiset<std::string> runs;
   /// Store operations of workers and clients run on these actors, each on a thread of its own
   /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
@@ -178,11 +122,24 @@ const caf::actor& least_busy_store_runner(head_context& h) {
 
 std::string peer_name(const caf::node_id& n) { return caf::to_string(n).substr(0, 12); }
 
-// Asks every worker that lacks the graph to load it; throws when one cannot.
+// Forgets the specs past --max-graphs that no run uses, least recently used first, and tells
+// the workers to unload them. A later load of the same spec is sent after (the registry's
+// lock orders them) over the same connection to the worker, so it arrives after the unload.
+void evict_graphs(head_context& h, caf::scoped_actor& self) {
+  auto [gone, hosts] = h.workers.evict(h.max_graphs);
+  for (const auto& key : gone) {
+    log("head", "unloaded graph " + key + " (the least recently used beyond --max-graphs " +
+                    std::to_string(h.max_graphs) + ")");
+    for (const auto& host : hosts) self->send(host, unload_atom::value, key);
+  }
+}
+
+// Asks every worker that lacks the graph to load it; throws when one cannot. The spec counts
+// as used until the caller releases `key`.
 void load_on_workers(head_context& h, const std::string& key, const value& spec) {
-  auto lacking = h.workers.lacking(key, spec);
-  if (lacking.empty()) return;
+  auto lacking = h.workers.acquire(key, spec);
   caf::scoped_actor self{*h.sys};
+  evict_graphs(h, self);  // first: a worker then never holds more than it must
   for (auto& [id, w] : lacking) {
     std::string failure;
     self->request(w.host, answer_timeout, load_atom::value, graph_load{key, spec})
@@ -200,7 +157,9 @@ void load_on_workers(head_context& h, const std::string& key, const value& spec)
   }
 }
 
-cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_options options) {
+// Loads the graph here and on the workers; its key goes to `held` (released by the caller).
+cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_options options,
+                                 std::vector<std::string>& held) {
   std::string text = spec.to_json();
   std::string key = spec_key(text);
   auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy);
@@ -208,67 +167,104 @@ cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_opt
   options.directory = dir;
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
   dir->bind(spec, g.graph->graph());
+  held.push_back(key);
   load_on_workers(h, key, spec);
   return g;
 }
 
-// Runs a client's command on a thread of its own, sending its lines back to the client.
-void serve_request(head_context& h, caf::actor client, client_request req) {
-  ++h.running;
-  std::thread([&h, client, req = std::move(req)]() mutable {
-    int status = cli::exit_failed;
-    std::string failure;
-    try {
-      if (req.argv.empty()) throw cli::usage_error("empty request");
-      std::vector<const char*> argv{"superstep"};
-      for (const auto& a : req.argv) argv.push_back(a.c_str());
-      cli::command cmd = cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
-      const cli::thread_args* where = cli::where_of(cmd);
-      if (!where) throw cli::usage_error("a head runs run, state, history, update and delete");
-      if (!where->head.empty() || !where->graph_path.empty() ||
-          where->data_dir != cli::default_data_dir)
-        throw cli::usage_error("--head, --data and GRAPH.json are not for the head");
-      cli::command_env env{*h.data, *h.registry, [&](const value& v) {
-                             caf::anon_send(client, line_atom::value, v.to_json());
-                           }};
-      env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o); };
-      if (req.has_spec) env.spec_text = req.spec.to_json();
-      auto last = std::chrono::steady_clock::now();
-      env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
-        auto now = std::chrono::steady_clock::now();
-        if (done != total && now - last < std::chrono::milliseconds(200)) return;
-        last = now;
-        caf::anon_send(client, progress_atom::value, step, static_cast<std::uint64_t>(done),
-                       static_cast<std::uint64_t>(total));
-      };
-      status = std::visit(
-          [&](auto& a) -> int {
-            using A = std::decay_t<decltype(a)>;
-            if constexpr (std::is_same_v<A, cli::run_args>)
-              return cli::run_graph(env, a);
-            else if constexpr (std::is_same_v<A, cli::state_args>)
-              return cli::show_state(env, a);
-            else if constexpr (std::is_same_v<A, cli::history_args>)
-              return cli::show_history(env, a);
-            else if constexpr (std::is_same_v<A, cli::update_args>)
-              return cli::update_state(env, a);
-            else if constexpr (std::is_same_v<A, cli::delete_args>)
-              return cli::delete_thread(env, a);
-            else
-              throw cli::usage_error("a head runs run, state, history, update and delete");
-          },
-          cmd);
-    } catch (const cli::usage_error& e) {
-      status = cli::exit_usage;
-      failure = e.what();
-    } catch (const std::exception& e) {
-      status = cli::exit_failed;
-      failure = e.what();
+// The specs a command used are no longer in use by it.
+void release_graphs(head_context& h, const std::vector<std::string>& held) {
+  for (const auto& key : held) h.workers.release(key);
+  caf::scoped_actor self{*h.sys};
+  evict_graphs(h, self);
+}
+
+// Runs a client's command (on a thread of the request pool), sending its lines back to the
+// client. The command comes as typed fields: nothing here parses arguments or opens a file
+// the client names.
+void serve_request(head_context& h, const caf::actor& client, const client_request& req) {
+  int status = cli::exit_failed;
+  std::string failure;
+  std::vector<std::string> held;
+  const std::string thread = cli::where_of(req.cmd)->thread;
+  const bool is_run = std::holds_alternative<cli::run_args>(req.cmd);
+  if (is_run) {
+    std::lock_guard lock(h.runs_m);
+    h.runs.insert(thread);
+  }
+  try {
+    cli::command_env env{*h.data, *h.registry, [&](const value& v) {
+                           caf::anon_send(client, line_atom::value, v.to_json());
+                         }};
+    env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o, held); };
+    if (req.spec) env.spec_text = req.spec->to_json();
+    auto last = std::chrono::steady_clock::now();
+    env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
+      auto now = std::chrono::steady_clock::now();
+      if (done != total && now - last < std::chrono::milliseconds(200)) return;
+      last = now;
+      caf::anon_send(client, progress_atom::value, step, static_cast<std::uint64_t>(done),
+                     static_cast<std::uint64_t>(total));
+    };
+    env.stop = [&h] { return h.stopping.load(); };
+    env.note = [&](const std::string& text) {
+      log("head", text);
+      caf::anon_send(client, note_atom::value, text);
+    };
+    status = std::visit(
+        [&](const auto& a) -> int {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_same_v<A, cli::run_args>)
+            return cli::run_graph(env, a);
+          else if constexpr (std::is_same_v<A, cli::state_args>)
+            return cli::show_state(env, a);
+          else if constexpr (std::is_same_v<A, cli::history_args>)
+            return cli::show_history(env, a);
+          else if constexpr (std::is_same_v<A, cli::update_args>)
+            return cli::update_state(env, a);
+          else if constexpr (std::is_same_v<A, cli::delete_args>)
+            return cli::delete_thread(env, a);
+          else
+            throw cli::usage_error("a head runs run, state, history, update and delete");
+        },
+        req.cmd);
+  } catch (const cli::usage_error& e) {
+    status = cli::exit_usage;
+    failure = e.what();
+  } catch (const std::exception& e) {
+    status = cli::exit_failed;
+    failure = e.what();
+    if (is_run && h.stopping) {
+      failure = "head shutting down: " + failure + " ('superstep submit --thread " + thread +
+                "' continues it once a head is back)";
+      log("head", "run of thread " + thread + " stopped by the shutdown: " + e.what());
     }
-    caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
-    client = caf::actor();  // released before the head may shut its actor system down
-    --h.running;
-  }).detach();
+  }
+  if (is_run) {
+    std::lock_guard lock(h.runs_m);
+    h.runs.erase(h.runs.find(thread));
+  }
+  release_graphs(h, held);
+  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
+}
+
+// Queues a client's command on the request pool; the refusal when it cannot be taken (the
+// pool is full, or the head is stopping).
+std::optional<std::string> queue_request(head_context& h, caf::actor client, client_request req) {
+  if (!req.malformed.empty()) return req.malformed;
+  if (h.stopping) return std::string("head shutting down");
+  auto shared =
+      std::make_shared<std::pair<caf::actor, client_request>>(std::move(client), std::move(req));
+  return h.requests->submit(request_pool::job{
+      [&h, shared] {
+        serve_request(h, shared->first, shared->second);
+        shared->first = caf::actor();  // released before the head may shut its system down
+      },
+      [shared](const std::string& why) {
+        caf::anon_send(shared->first, finished_atom::value,
+                       static_cast<std::int32_t>(cli::exit_failed), why);
+        shared->first = caf::actor();
+      }});
 }
 
 struct gate_state {
@@ -317,6 +313,15 @@ caf::behavior gate(gate_actor* self, head_context* h) {
   });
   // Messages of unknown types (or from a newer protocol) are dropped, not fatal.
   self->set_default_handler(caf::drop);
+  // The gate is linked to nothing: the only exit it obeys is the head's own shutdown. Any
+  // other would leave every client with request_receiver_down until a restart.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    if (msg.reason == caf::exit_reason::user_shutdown) {
+      self->quit(msg.reason);
+      return;
+    }
+    log("head", "the gate ignored an exit message (" + self->system().render(msg.reason) + ")");
+  });
   return {
       [self](hello_atom) -> std::string {
         std::string nonce = make_nonce();
@@ -363,17 +368,29 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         self->delegate(least_busy_store_runner(*self->state.h), store_atom::value, op, args);
         return caf::delegated<value>{};
       },
-      [self](request_atom, client_request& req) -> bool {
+      // The answer is empty when the command was taken, else why not.
+      [self](request_atom, client_request& req) -> std::string {
         if (!admitted(self)) {
           log("head", "ignored a request from a client that did not prove the key");
-          return false;
+          return "not admitted: prove the cluster's key first";
         }
         auto client = caf::actor_cast<caf::actor>(self->current_sender());
-        if (!client) return false;
-        serve_request(*self->state.h, std::move(client), std::move(req));
-        return true;
+        if (!client) return "no client to answer";
+        auto refusal = queue_request(*self->state.h, std::move(client), std::move(req));
+        if (!refusal) return {};
+        log("head", "refused a request: " + *refusal);
+        return *refusal;
       },
   };
+}
+
+// The head holds a descriptor per link and per database file: use the hard limit.
+void raise_descriptor_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
 }
 
 }  // namespace
@@ -388,10 +405,21 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   head_registry.allow_missing(true);
   h.registry = &head_registry;
   h.policy.wait = std::chrono::seconds(args.worker_wait);
+  h.max_graphs = args.max_graphs;
   cli::data_dir data(args.data_dir, args.fsync, cli::store_index(args.embedder, registry));
   h.data = &data;
-  h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
+  h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads));
   auto& sys = h.rt->internals().system;
+  raise_descriptor_limit();
+  link_options links;
+  links.key = h.key;
+  links.tls = args.tls;
+  links.log = [](const std::string& text) { log("head", text); };
+  links.max_connections = args.limits.max_connections;
+  links.max_pending = args.limits.max_pending;
+  links.handshake_timeout = std::chrono::milliseconds(args.limits.handshake_timeout_ms);
+  links.max_frame = std::uint64_t{args.limits.max_frame_mb} << 20;
+  link_transport transport(sys, std::move(links));
   h.sys = &sys;
   h.store_queued = std::make_unique<std::atomic<int>[]>(store_threads);
   for (std::size_t i = 0; i < store_threads; ++i) {
@@ -403,8 +431,9 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
     for (auto& r : h.store_ops) self->send_exit(r, caf::exit_reason::user_shutdown);
     for (auto& r : h.store_ops) self->wait_for(r);
   };
+  h.requests = std::make_unique<request_pool>(args.request_threads, args.request_queue);
   auto g = sys.spawn(gate, &h);
-  auto port = publish_gate(sys, g, args.host, args.port, args.tls);
+  auto port = transport.publish(g, args.host, args.port);
   if (!port) {
     caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
     stop_store_runners();
@@ -413,34 +442,49 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                                                   sys.render(port.error()));
   }
   log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " +
-                  args.data_dir +
-                  (args.tls.on ? (args.tls.ca.empty() ? ", TLS" : ", TLS with certificates") : "") +
-                  (h.key ? ", key required)" : ", no key: anyone who reaches the port may join)"));
+                  args.data_dir + ", links: " + transport.describe() +
+                  (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  log("head", "stopping");
+  // Stopping: the gate stays up (workers' store calls and clients' answers go on) but takes
+  // no new command; waiting ones are refused; runs stop once their current step is saved.
+  log("head", "stopping: new commands are refused; waiting up to " +
+                  std::to_string(args.shutdown_wait) + " s for running commands");
+  h.stopping = true;
+  h.requests->stop("head shutting down");
+  const bool drained = h.requests->wait_idle(std::chrono::seconds(args.shutdown_wait));
   {
-    // Once the gate is gone no request can start; then the running ones are counted.
+    // Once the gate is gone no store call can start; then the running ones are counted.
     caf::scoped_actor self{sys};
     self->send_exit(g, caf::exit_reason::user_shutdown);
     self->wait_for(g);
   }
-  // Runs still going keep their last committed checkpoint; they resume when asked again. A
-  // store operation still going (an embedder waiting on its endpoint) has written nothing.
+  // A store operation still going (an embedder waiting on its endpoint) has written nothing.
   const auto store_busy = [&] {
     int n = 0;
     for (std::size_t i = 0; i < h.store_ops.size(); ++i) n += h.store_queued[i].load();
     return n;
   };
-  for (int i = 0; i < 20 && (h.running > 0 || store_busy() > 0); ++i)
+  for (int i = 0; i < 20 && store_busy() > 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (h.running > 0 || store_busy() > 0) {
-    if (h.running > 0)
-      log("head", std::to_string(h.running.load()) + " runs interrupted; resume them by thread");
+  if (!drained || store_busy() > 0) {
+    if (!drained) {
+      std::string threads;
+      {
+        std::lock_guard lock(h.runs_m);
+        for (const auto& t : h.runs) threads += (threads.empty() ? "" : ", ") + t;
+      }
+      log("head", std::to_string(h.requests->running()) +
+                      " commands still running were interrupted" +
+                      (threads.empty() ? "" : " (runs of threads " + threads + ")") +
+                      "; each thread resumes from its last checkpoint when run again");
+    }
     if (store_busy() > 0)
       log("head", std::to_string(store_busy()) + " store operations interrupted");
     std::fflush(nullptr);
     std::_Exit(0);
   }
+  h.requests.reset();
+  log("head", "stopped");
   stop_store_runners();
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_args.hpp"
+#include "net_request.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/actors/runtime.hpp"
 
@@ -22,11 +23,13 @@ using hello_atom = caf::atom_constant<caf::atom("hello")>;        // -> nonce
 using prove_atom = caf::atom_constant<caf::atom("prove")>;        // (mac) -> bool
 using offer_atom = caf::atom_constant<caf::atom("offer")>;        // (worker_offer) -> bool
 using load_atom = caf::atom_constant<caf::atom("load")>;          // (graph_load) -> graph_hosts
-using request_atom = caf::atom_constant<caf::atom("request")>;    // (client_request) -> bool
+using request_atom = caf::atom_constant<caf::atom("request")>;    // (client_request) -> refusal
 using line_atom = caf::atom_constant<caf::atom("line")>;          // (text)
 using progress_atom = caf::atom_constant<caf::atom("progress")>;  // (step, done, total)
 using finished_atom = caf::atom_constant<caf::atom("finished")>;  // (status, error text)
 using store_atom = caf::atom_constant<caf::atom("store")>;        // (op, args) -> value
+using unload_atom = caf::atom_constant<caf::atom("unload")>;      // (graph key): head -> worker
+using note_atom = caf::atom_constant<caf::atom("note")>;          // (text): head -> client
 
 /// Worker -> head, once it is let in: the actor to send graphs to, and what it can run.
 struct worker_offer {
@@ -50,14 +53,6 @@ struct graph_hosts {
   std::string error;
 };
 
-/// Client -> head: run a command (its arguments as `superstep` parses them, the command's
-/// name first) with the text of its graph spec, if it gave one.
-struct client_request {
-  std::vector<std::string> argv;
-  value spec;
-  bool has_spec = false;
-};
-
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_offer& x) {
   return f(caf::meta::type_name("worker_offer"), x.host, x.name, x.functions, x.threads);
@@ -73,29 +68,41 @@ typename Inspector::result_type inspect(Inspector& f, graph_hosts& x) {
   return f(caf::meta::type_name("graph_hosts"), x.nodes, x.actors, x.error);
 }
 
+/// A client_request travels as its Cap'n Proto bytes (net_request.hpp). Bytes that are not a
+/// request are delivered all the same, with `malformed` saying why, so that the head can
+/// refuse them with a reason instead of the client waiting for an answer that never comes.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, client_request& x) {
-  return f(caf::meta::type_name("client_request"), x.argv, x.spec, x.has_spec);
+  if constexpr (Inspector::reads_state) {
+    std::string bytes;
+    try {
+      bytes = encode_request(x);  // the client encoded it once already, to report errors
+    } catch (const std::exception& e) {
+      actors::report_protocol_error(std::string("cannot send a request: ") + e.what());
+    }
+    return f(caf::meta::type_name("client_request"), bytes);
+  } else {
+    std::string bytes;
+    return f(caf::meta::type_name("client_request"), bytes,
+             caf::meta::load_callback([&]() -> caf::error {
+               try {
+                 x = decode_request(bytes);
+               } catch (const std::exception& e) {
+                 x = client_request{};
+                 x.malformed = e.what();
+               }
+               return caf::none;
+             }));
+  }
 }
 
 /// Registers the cluster's message types (and the task protocol's).
 void register_cluster_types(caf::actor_system_config& cfg);
 
-/// The actor runtime of a cluster process: the network layer, the cluster's message types,
-/// and TLS when `tls.on`; `threads` scheduler threads (0: one per core).
-actors::runtime_options cluster_runtime(unsigned threads, const cli::tls_args& tls);
-
-/// Loads TLS into a process's configuration when `tls.on` (call before the system starts).
-void configure_tls(caf::actor_system_config& cfg, const cli::tls_args& tls);
-
-/// Publishes `gate` on host:port, over TLS when `tls.on`; returns the port.
-caf::expected<std::uint16_t> publish_gate(caf::actor_system& sys, const caf::actor& gate,
-                                          const std::string& host, std::uint16_t port,
-                                          const cli::tls_args& tls);
-
-/// The head's gate at host:port, over TLS when `tls.on`.
-caf::expected<caf::actor> connect_gate(caf::actor_system& sys, const std::string& host,
-                                       std::uint16_t port, const cli::tls_args& tls);
+/// The actor runtime of a cluster process: the network layer and the cluster's message
+/// types; `threads` scheduler threads (0: one per core). Its links go through a
+/// `link_transport` (net_transport.hpp).
+actors::runtime_options cluster_runtime(unsigned threads);
 
 /// Proves the key to a head's gate (an empty proof without a key). Throws
 /// error(unauthorized) when refused, error(unavailable) when the head does not answer.

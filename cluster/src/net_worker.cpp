@@ -10,6 +10,7 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
+#include "net_transport.hpp"
 #include "net_store.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"
@@ -42,7 +43,7 @@ struct host_state {
   std::shared_ptr<actors::runtime> rt;
   unsigned threads = 1;
   std::string name;
-  // Graphs loaded, by key: kept for the life of the process (a head that comes back sends
+  // Graphs loaded, by key: kept until the head unloads them (a head that comes back sends
   // the same keys and gets the same actors).
   std::map<std::string, std::pair<std::shared_ptr<pregel>, graph_hosts>> graphs;
 };
@@ -80,7 +81,8 @@ graph_hosts load(host_state& st, const graph_load& req) {
     }
     log("worker " + st.name, "loaded graph " + req.key + ": " +
                                  std::to_string(out.actors.size() / std::max(1u, st.threads)) +
-                                 " of " + std::to_string(nodes.size()) + " nodes here");
+                                 " of " + std::to_string(nodes.size()) + " nodes here (" +
+                                 std::to_string(st.graphs.size() + 1) + " graphs loaded)");
     st.graphs.emplace(req.key, std::make_pair(loaded.graph, out));
   } catch (const std::exception& e) {
     out = graph_hosts{};
@@ -95,6 +97,17 @@ caf::behavior host(host_actor* self, host_state init) {
   self->set_default_handler(caf::drop);
   return {
       [self](load_atom, const graph_load& req) -> graph_hosts { return load(self->state, req); },
+      // The head forgot the graph (no run uses it): its node actors and graph go.
+      [self](unload_atom, const std::string& key) {
+        auto& st = self->state;
+        auto it = st.graphs.find(key);
+        if (it == st.graphs.end()) return;
+        for (const auto& a : it->second.second.actors)
+          self->send_exit(a, caf::exit_reason::user_shutdown);
+        st.graphs.erase(it);
+        log("worker " + st.name,
+            "unloaded graph " + key + " (" + std::to_string(st.graphs.size()) + " graphs loaded)");
+      },
   };
 }
 
@@ -136,7 +149,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   if (!args.key_file.empty()) key = read_key_file(args.key_file);
   cluster::function_registry lenient = registry;
   lenient.allow_missing(true);
-  auto rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads, args.tls));
+  auto rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads));
   auto& sys = rt->internals().system;
   auto link = std::make_shared<head_link>();
   caf::actor_system* system = &sys;
@@ -163,6 +176,11 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   init.threads = rt->threads();
   init.name = args.name.empty() ? default_name() : args.name;
   const std::string me = "worker " + init.name;
+  link_options links;
+  links.key = key;
+  links.tls = args.tls;
+  links.log = [me](const std::string& text) { log(me, text); };
+  link_transport transport(sys, std::move(links));
   auto host_handle = sys.spawn(host, std::move(init));
   std::vector<std::string> functions = registry.node_names();
   for (auto& r : registry.router_names()) functions.push_back(r);
@@ -171,10 +189,17 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   int status = 0;
   bool said_waiting = false;
   while (!stop_requested()) {
-    auto gate = connect_gate(sys, args.host, args.port, args.tls);
+    auto linked = transport.connect(args.host, args.port, connect_timeout);
+    if (linked.refused) {
+      log(me, "cannot join the head at " + where + ": " + linked.error);
+      status = 1;
+      break;
+    }
+    std::optional<caf::actor> gate;
+    if (linked.actor) gate = linked.actor;
     if (!gate) {
       if (!said_waiting)
-        log(me, "cannot reach the head at " + where + " (" + sys.render(gate.error()) +
+        log(me, "cannot reach the head at " + where + " (" + linked.error +
                     "); retrying every second");
       said_waiting = true;
       std::this_thread::sleep_for(std::chrono::seconds(1));

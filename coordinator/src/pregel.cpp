@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "coordinator_actor.hpp"
@@ -75,12 +75,11 @@ std::string run_id_of(const value& config) {
   std::random_device rd;
   std::uint64_t a = (std::uint64_t(rd()) << 32) | rd(), b = (std::uint64_t(rd()) << 32) | rd();
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(a >> 32),
-                static_cast<unsigned long long>((a >> 16) & 0xffff),
-                static_cast<unsigned long long>(a & 0xffff),
-                static_cast<unsigned long long>(b >> 48),
-                static_cast<unsigned long long>(b & 0xffffffffffffull));
+  std::snprintf(
+      buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx",
+      static_cast<unsigned long long>(a >> 32), static_cast<unsigned long long>((a >> 16) & 0xffff),
+      static_cast<unsigned long long>(a & 0xffff), static_cast<unsigned long long>(b >> 48),
+      static_cast<unsigned long long>(b & 0xffffffffffffull));
   return buf;
 }
 
@@ -137,43 +136,46 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "config must be an object");
   const value* thread = config.is_null() ? nullptr : config.get("configurable").find("thread_id");
-  if (!options_.checkpointer || !thread || !thread->is_string()) {
-    if (options.started) options.started();
-    value out = run_unguarded(input, config, options, sink, nullptr);
-    if (options.finished) options.finished();
-    return out;
-  }
   // One run per thread: take the thread's slot (waiting, or stopping its run, as the
   // strategy says), run, and remove what the run saved if a later run rolled it back.
-  const std::string& thread_id = thread->as_string();
-  thread_runs::slot slot = options_.checkpointer->runs().begin(
-      thread_id, run_id_of(config), multitask_of(config, options));
+  std::optional<thread_runs::slot> slot;
+  if (options_.checkpointer && thread && thread->is_string())
+    slot.emplace(options_.checkpointer->runs().begin(thread->as_string(), run_id_of(config),
+                                                     multitask_of(config, options)));
   value out;
   std::exception_ptr failure;
   try {
     if (options.started) options.started();
-    out = run_unguarded(input, config, options, sink, &slot);
-    if (options.finished) {
-      auto stop = slot.stop_request();  // a run rolled back has no state of its own to read
-      if (!stop || stop->first != multitask_strategy::rollback) options.finished();
-    }
+    out = run_unguarded(input, config, options, sink, slot ? &*slot : nullptr);
   } catch (...) {
     failure = std::current_exception();
   }
-  auto stopped = slot.stop_request();
+  auto stopped = slot ? slot->stop_request() : std::nullopt;
   if (stopped && stopped->first == multitask_strategy::rollback) {
-    detail::roll_back_run(*options_.checkpointer, thread_id, slot.footprint());
-    throw error(error_code::run_cancelled,
-                "run " + slot.run_id() + " on thread '" + thread_id + "' was rolled back by run " +
-                    stopped->second + " (multitask strategy rollback): what it saved is removed");
+    const std::string& thread_id = slot->thread_id();
+    try {
+      detail::roll_back_run(*options_.checkpointer, thread_id, slot->footprint());
+      failure = std::make_exception_ptr(
+          error(error_code::run_cancelled,
+                "run " + slot->run_id() + " on thread '" + thread_id + "' was rolled back by run " +
+                    stopped->second + " (multitask strategy rollback): what it saved is removed"));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (options.finished) {
+    try {
+      options.finished();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();  // else the run's own error is told
+    }
   }
   if (failure) std::rethrow_exception(failure);
   return out;
 }
 
-value pregel::run_unguarded(const value& input, const value& config,
-                            const stream_options& options, const stream_sink& sink,
-                            thread_runs::slot* slot) const {
+value pregel::run_unguarded(const value& input, const value& config, const stream_options& options,
+                            const stream_sink& sink, thread_runs::slot* slot) const {
   std::mutex sink_mutex;
   detail::run_shared shared;
   shared.config = config.is_null() ? value(object{}) : config;
@@ -183,6 +185,7 @@ value pregel::run_unguarded(const value& input, const value& config,
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
   shared.run_slot = slot;
+  shared.stop_asked = options.stop ? &options.stop : nullptr;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);

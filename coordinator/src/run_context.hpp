@@ -2,6 +2,7 @@
 
 // Internal: the node_context and write_scope the runtime hands to node code.
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -38,6 +39,7 @@ struct run_shared {
   // The top-level run's hold on its thread (null in subgraphs and without a saver): set when
   // a later run asks this one to stop (multitask interrupt or rollback).
   thread_runs::slot* run_slot = nullptr;
+  const std::function<bool()>* stop_asked = nullptr;  // stream_options::stop (top level only)
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;

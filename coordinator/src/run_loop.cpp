@@ -170,6 +170,10 @@ void run_loop::begin(const value& given) {
 }
 
 bool run_loop::plan() {
+  if (shared_.stop_asked && (*shared_.stop_asked)())
+    throw error(error_code::unavailable,
+                "the run stopped before step " + std::to_string(step_) +
+                    (saver_ ? "; its thread resumes from the checkpoint saved before it" : ""));
   if (shared_.run_slot && shared_.run_slot->stop_flag()->load(std::memory_order_relaxed)) {
     // A later run on the thread asked this one to stop (multitask interrupt or rollback):
     // it stops between steps, its checkpoints so far saved.

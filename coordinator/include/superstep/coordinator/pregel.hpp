@@ -75,6 +75,10 @@ struct stream_options {
   /// Called as a step's tasks finish: the step, tasks finished and tasks in the step. On the
   /// actor runtime only, from the coordinator's thread; keep it cheap (throttle printing).
   std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
+  /// Asked before each step of the run starts, once the step before is saved: true ends the
+  /// run there with error(unavailable, "the run stopped before step N ..."), its thread
+  /// resumable from that checkpoint (a head shutting down). Called from the run's thread.
+  std::function<bool()> stop = nullptr;
   /// What the run does when its thread has a run in progress in this process (a checkpointer
   /// is shared by the runs of its database): thread_runs.hpp. Unset: the config's
   /// "multitask_strategy" ("reject", "enqueue", "interrupt", "rollback"), else reject.
@@ -82,8 +86,10 @@ struct stream_options {
   /// Called once the run holds its thread, before it starts (not when it is rejected or
   /// cancelled while waiting).
   std::function<void()> started = nullptr;
-  /// Called once the run ended without an error, while it still holds its thread: the
-  /// thread's state read here is the one the run left, not a later run's.
+  /// Called once the run ended, whichever way (done, failed, stopped; rolled back: after what
+  /// it saved was removed), while it still holds its thread: the thread's state read here is
+  /// the one the run left, not a later run's. When the run failed, an error thrown here is
+  /// dropped for the run's own.
   std::function<void()> finished = nullptr;
 };
 

@@ -1,0 +1,128 @@
+#pragma once
+
+// The head's record of its workers and of the graphs loaded on them (net_head.cpp).
+
+#include <caf/all.hpp>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "net_protocol.hpp"
+
+namespace superstep::net {
+
+/// A worker as the head knows it: what it can run and, per loaded graph, its node actors.
+struct worker_record {
+  std::string name;
+  caf::actor host;
+  std::set<std::string> functions;
+  std::map<std::string, std::map<std::uint32_t, std::vector<caf::actor>>> graphs;
+};
+
+/// The head's workers and the graphs (specs by key) they were asked to load, at most
+/// `evict`'s bound of them while no run uses them. Shared by the gate actor, the request
+/// threads and the coordinators' directories; thread-safe.
+class worker_registry {
+ public:
+  void add(const caf::actor_addr& id, worker_record w) {
+    std::lock_guard lock(m_);
+    workers_[id] = std::move(w);
+  }
+  std::optional<std::string> remove(const caf::actor_addr& id) {
+    std::lock_guard lock(m_);
+    auto it = workers_.find(id);
+    if (it == workers_.end()) return std::nullopt;
+    std::string name = it->second.name;
+    workers_.erase(it);
+    return name;
+  }
+  void set_hosts(const caf::actor_addr& id, const std::string& key, const graph_hosts& h) {
+    std::lock_guard lock(m_);
+    auto it = workers_.find(id);
+    if (it == workers_.end() || !specs_.count(key)) return;  // gone, or unloaded meanwhile
+    auto& nodes = it->second.graphs[key];
+    nodes.clear();  // loaded twice (joining while a request loads it): the same actors
+    for (std::size_t i = 0; i < h.nodes.size() && i < h.actors.size(); ++i)
+      nodes[h.nodes[i]].push_back(h.actors[i]);
+  }
+  std::vector<caf::actor> instances(const std::string& key, std::uint32_t node) {
+    std::lock_guard lock(m_);
+    std::vector<caf::actor> out;
+    for (auto& [id, w] : workers_) {
+      auto g = w.graphs.find(key);
+      if (g == w.graphs.end()) continue;
+      auto n = g->second.find(node);
+      if (n != g->second.end()) out.insert(out.end(), n->second.begin(), n->second.end());
+    }
+    return out;
+  }
+  // Remembers the spec as used by one more run (until `release`); returns the workers that
+  // have not loaded it.
+  std::vector<std::pair<caf::actor_addr, worker_record>> acquire(const std::string& key,
+                                                                 const value& spec) {
+    std::lock_guard lock(m_);
+    auto& e = specs_[key];
+    if (e.spec.is_null()) e.spec = spec;
+    ++e.users;
+    e.used = ++clock_;
+    std::vector<std::pair<caf::actor_addr, worker_record>> out;
+    for (auto& [id, w] : workers_)
+      if (!w.graphs.count(key)) out.emplace_back(id, worker_record{w.name, w.host, {}, {}});
+    return out;
+  }
+  void release(const std::string& key) {
+    std::lock_guard lock(m_);
+    auto it = specs_.find(key);
+    if (it != specs_.end() && it->second.users > 0) --it->second.users;
+  }
+  // Forgets the least recently used specs that no run uses while more than `bound` are
+  // known; returns their keys and the workers to tell.
+  std::pair<std::vector<std::string>, std::vector<caf::actor>> evict(std::size_t bound) {
+    std::lock_guard lock(m_);
+    std::vector<std::string> gone;
+    while (specs_.size() > bound) {
+      auto oldest = specs_.end();
+      for (auto it = specs_.begin(); it != specs_.end(); ++it)
+        if (it->second.users == 0 &&
+            (oldest == specs_.end() || it->second.used < oldest->second.used))
+          oldest = it;
+      if (oldest == specs_.end()) break;  // every one is in use
+      for (auto& [id, w] : workers_) w.graphs.erase(oldest->first);
+      gone.push_back(oldest->first);
+      specs_.erase(oldest);
+    }
+    std::vector<caf::actor> hosts;
+    if (!gone.empty())
+      for (auto& [id, w] : workers_) hosts.push_back(w.host);
+    return {std::move(gone), std::move(hosts)};
+  }
+  std::map<std::string, value> specs() {
+    std::lock_guard lock(m_);
+    std::map<std::string, value> out;
+    for (auto& [key, e] : specs_) out.emplace(key, e.spec);
+    return out;
+  }
+  std::size_t size() {
+    std::lock_guard lock(m_);
+    return workers_.size();
+  }
+
+ private:
+  // A spec the head knows: loaded on the workers while it is known.
+  struct spec_entry {
+    value spec;
+    std::uint64_t used = 0;  // `clock_` when a run last took it
+    int users = 0;           // runs using it now
+  };
+  std::mutex m_;
+  std::map<caf::actor_addr, worker_record> workers_;
+  std::map<std::string, spec_entry> specs_;
+  std::uint64_t clock_ = 0;
+};
+
+}  // namespace superstep::net

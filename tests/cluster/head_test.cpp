@@ -1,0 +1,480 @@
+// A cluster's head as clients meet it, through real processes on loopback: commands arrive as
+// typed values (the head opens no file a client names and refuses what it cannot read, saying
+// why), a bounded pool that answers "head busy", graphs unloaded past --max-graphs, an orderly
+// shutdown, and what a lost --durability exit run leaves behind.
+#include <boost/test/unit_test.hpp>
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <chrono>
+#include <future>
+#include <regex>
+
+#include "cluster/cli_support.hpp"
+#include "cluster/process_support.hpp"
+#include "net_request.hpp"
+#include "net_request_pool.hpp"
+#include "net_transport.hpp"
+#include "request.capnp.h"
+#include "superstep/actors/protocol.hpp"
+#include "superstep/core/capnp_message.hpp"
+#include "superstep/core/error.hpp"
+
+using namespace superstep;
+using namespace std::chrono_literals;
+using superstep::test::child;
+using superstep::test::cli_result;
+using superstep::test::run_to_end;
+using superstep::test::scratch;
+
+namespace {
+
+std::string spec(const std::string& name) {
+  return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
+}
+
+// A chain of `steps` sleeping nodes (`ms` each), every one appending its name to `trace`.
+std::string slow_chain(const scratch& s, int steps, int ms) {
+  std::string nodes, edges = R"(["__start__", "s1"])";
+  for (int i = 1; i <= steps; ++i) {
+    std::string n = "s" + std::to_string(i);
+    nodes += (i > 1 ? ", " : "") +
+             ("\"" + n + "\": {\"fn\": \"std.sleep\", \"params\": {\"ms\": " + std::to_string(ms) +
+              ", \"update\": {\"trace\": [\"" + n + "\"]}}}");
+    edges += ", [\"" + n + "\", \"" +
+             (i == steps ? std::string("__end__") : "s" + std::to_string(i + 1)) + "\"]";
+  }
+  return s.write("chain" + std::to_string(steps) + ".json",
+                 R"({"spec": "superstep.graph/1", "name": "chain", "state": {"trace": )"
+                 R"({"reducer": "append"}}, "nodes": {)" +
+                     nodes + "}, \"edges\": [" + edges + "]}");
+}
+
+value chain_trace(int steps) {
+  list t;
+  for (int i = 1; i <= steps; ++i) t.push_back(value("s" + std::to_string(i)));
+  return value(std::move(t));
+}
+
+// A head (and workers) started in a scratch folder; all are killed when it goes.
+class cluster {
+ public:
+  explicit cluster(scratch& s, std::vector<std::string> head_options = {}) : s_(s) {
+    start_head(std::move(head_options));
+  }
+
+  void start_head(std::vector<std::string> options, int port = 0) {
+    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port), "--data",
+                                  s_.path("head-data")};
+    args.insert(args.end(), options.begin(), options.end());
+    head_ = std::make_unique<child>(args, s_);
+    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
+                          "the head did not start: " + head_->err_text());
+    std::string err = head_->err_text();
+    const std::string marker = "listening on 127.0.0.1:";
+    auto at = err.find(marker);
+    BOOST_REQUIRE(at != std::string::npos);
+    port_ = std::stoi(err.substr(at + marker.size()));
+  }
+
+  child& add_worker(const std::string& name) {
+    workers_.push_back(std::make_unique<child>(
+        std::vector<std::string>{"worker", "--join", address(), "--name", name, "--threads", "2"},
+        s_));
+    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("worker " + name + " joined", 10s),
+                          "worker " + name + " did not join: " + head_->err_text());
+    return *workers_.back();
+  }
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  child& head() { return *head_; }
+
+  std::vector<std::string> with_head(std::vector<std::string> args) const {
+    args.insert(args.begin() + 1, {"--head", address()});
+    return args;
+  }
+  cli_result client(std::vector<std::string> args) { return run_to_end(with_head(args), s_); }
+  std::unique_ptr<child> start_client(std::vector<std::string> args) {
+    return std::make_unique<child>(with_head(args), s_);
+  }
+
+ private:
+  scratch& s_;
+  std::unique_ptr<child> head_;
+  std::vector<std::unique_ptr<child>> workers_;
+  int port_ = 0;
+};
+
+// What a client that is not `superstep` sends: a request of the argument-list form heads
+// took before (a head re-parsed it, reading `--input @FILE` on the head), or any bytes.
+struct argv_request {
+  std::vector<std::string> argv;
+  value spec;
+  bool has_spec = false;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, argv_request& x) {
+  return f(caf::meta::type_name("client_request"), x.argv, x.spec, x.has_spec);
+}
+struct bytes_request {
+  std::string bytes;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bytes_request& x) {
+  return f(caf::meta::type_name("client_request"), x.bytes);
+}
+
+using request_atom = caf::atom_constant<caf::atom("request")>;
+using line_atom = caf::atom_constant<caf::atom("line")>;
+using finished_atom = caf::atom_constant<caf::atom("finished")>;
+
+// Sends `req` as the head's message type and tells what came back: "refused: WHY" (the
+// head's answer), "finished: STATUS WHY" (a command it ran), or "no answer".
+template <class Request>
+std::string send_raw(int port, Request req) {
+  caf::actor_system_config cfg;
+  cfg.load<caf::io::middleman>();
+  cfg.add_message_type<Request>("superstep.client_request");
+  caf::actor_system sys{cfg};
+  // It speaks the cluster's link protocol (a head without a key: plain links).
+  net::link_transport links(sys, net::link_options{});
+  auto linked = links.connect("127.0.0.1", static_cast<std::uint16_t>(port), std::chrono::seconds(10));
+  if (!linked.actor) BOOST_FAIL("cannot reach the head: " + linked.error);
+  caf::scoped_actor self{sys};
+  self->send(linked.actor, request_atom::value, std::move(req));
+  std::string out = "no answer";
+  for (bool waiting = true; waiting;) {
+    self->receive(
+        [&](std::string& why) {
+          if (!why.empty()) out = "refused: " + why, waiting = false;
+        },
+        [&](bool accepted) {
+          if (!accepted) out = "refused", waiting = false;
+        },
+        [&](line_atom, std::string&) {},
+        [&](finished_atom, std::int32_t status, std::string& why) {
+          out = "finished: " + std::to_string(status) + " " + why;
+          waiting = false;
+        },
+        caf::others >> [](caf::message_view&) -> caf::result<caf::message> { return caf::none; },
+        caf::after(std::chrono::seconds(10)) >> [&] { waiting = false; });
+  }
+  return out;
+}
+
+// Runs `superstep ARGS` to its end with `dir` as its working folder.
+cli_result in_folder(const scratch& dir, const std::vector<std::string>& args) {
+  std::string cmd =
+      "cd " + test::quote(dir.dir.string()) + " && exec " + test::quote(test::superstep_bin());
+  for (const auto& a : args) cmd += " " + test::quote(a);
+  cmd += " 2>" + test::quote((dir.dir / "stderr").string());
+  cli_result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = test::read_file((dir.dir / "stderr").string());
+  return r;
+}
+
+// The largest N of "(N graphs loaded)" in a worker's log.
+int most_graphs_loaded(const std::string& log) {
+  static const std::regex count(R"(\((\d+) graphs loaded\))");
+  int most = 0;
+  for (std::sregex_iterator it(log.begin(), log.end(), count), end; it != end; ++it)
+    most = std::max(most, std::stoi((*it)[1]));
+  return most;
+}
+
+long ms_since(std::chrono::steady_clock::time_point start) {
+  return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
+}
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
+  cli::run_args run;
+  run.where.thread = "t";
+  run.where.data_dir = "/elsewhere";
+  run.where.graph_path = "/client/graph.json";
+  run.where.plugins = {"/client/lib.so"};
+  run.input = value("@/etc/hostname");  // a string, as the client's JSON said
+  run.durability = "exit";
+  run.multitask = "enqueue";
+  run.config = object{{"recursion_limit", 5}};
+  run.modes = {stream_mode::updates, stream_mode::custom};
+  run.subgraphs = true;
+  auto req = net::make_client_request(run, value(object{{"spec", "superstep.graph/1"}}));
+  auto back = net::decode_request(net::encode_request(req));
+  const auto& r = std::get<cli::run_args>(back.cmd);
+  BOOST_TEST(r.where.thread == "t");
+  BOOST_TEST(r.where.data_dir == cli::default_data_dir);  // never sent
+  BOOST_TEST(r.where.graph_path.empty());
+  BOOST_TEST(r.where.plugins.empty());
+  BOOST_TEST(*r.input == value("@/etc/hostname"));
+  BOOST_TEST(!r.resume);
+  BOOST_TEST(r.durability == "exit");
+  BOOST_TEST(r.multitask == "enqueue");
+  BOOST_TEST(r.config == run.config);
+  BOOST_TEST(r.modes == run.modes);
+  BOOST_TEST(r.subgraphs);
+  BOOST_TEST(*back.spec == *req.spec);
+
+  cli::history_args history;
+  history.where.thread = "h";
+  history.limit = 3;
+  history.before = "c1";
+  history.filter = object{{"source", "loop"}};
+  auto h = std::get<cli::history_args>(
+      net::decode_request(net::encode_request(net::make_client_request(history, {}))).cmd);
+  BOOST_TEST(*h.limit == 3u);
+  BOOST_TEST(h.before == "c1");
+  BOOST_TEST(value(h.filter) == value(history.filter));
+
+  cli::update_args update;
+  update.where.thread = "u";
+  update.values = object{{"x", 1}};
+  update.as_node = "pick";
+  auto u = std::get<cli::update_args>(
+      net::decode_request(net::encode_request(net::make_client_request(update, {}))).cmd);
+  BOOST_TEST(u.values == update.values);
+  BOOST_TEST(*u.as_node == "pick");
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_request_is_an_error_naming_what_is_wrong) {
+  auto fails = [](std::string_view bytes, const std::string& expected) {
+    try {
+      (void)net::decode_request(bytes);
+      BOOST_ERROR("decoded: " << expected);
+    } catch (const error& e) {
+      BOOST_TEST(e.code() == error_code::protocol_error);
+      BOOST_TEST(std::string(e.what()).find(expected) != std::string::npos, e.what());
+    }
+  };
+  fails("not a message", "malformed request");
+  auto build = [](auto fill) {
+    capnp::MallocMessageBuilder b;
+    auto r = b.initRoot<wire::ClientRequest>();
+    r.setFormat(1);
+    r.setThread("t");
+    fill(r);
+    return capnp_io::message_bytes(b);
+  };
+  fails(build([](auto r) { r.setFormat(2); }), "format 2 (this head reads format 1)");
+  fails(build([](auto r) { r.setKind(static_cast<wire::ClientRequest::Kind>(9)); }),
+        "command kind 9");
+  fails(build([](auto r) { r.setThread(""); }), "no thread");
+  fails(build([](auto r) { r.setDurability("often"); }), "durability 'often'");
+  fails(build([](auto r) { r.setMultitask("later"); }), "multitask strategy 'later'");
+  fails(build([](auto r) { r.initStreamModes(1).set(0, "everything"); }), "everything");
+}
+
+BOOST_AUTO_TEST_CASE(the_head_opens_no_file_a_request_names_and_says_why_it_refuses_one) {
+  scratch s;
+  cluster c(s);
+  c.add_worker("w");
+  const std::string input = R"({"subjects": ["a"]})";
+  cli_result first = c.client({"submit", spec("jokes"), "--input", input, "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(first.status == 0, first.err);
+  // A file only the head could read: a request in the old argument-list form asks for it.
+  const std::string secret = s.write("secret.json", R"({"subjects": ["secret"]})");
+  std::string answer = send_raw(
+      c.port(), argv_request{{"run", "--thread", "t", "--input", "@" + secret}, value(), false});
+  BOOST_TEST(answer.find("refused: malformed request") == 0u, answer);
+  cli_result state = c.client({"state", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.out.find("secret") == std::string::npos, state.out);
+  // Bytes that are no request: refused with the reason, not left unanswered.
+  answer = send_raw(c.port(), bytes_request{"garbage"});
+  BOOST_TEST(answer.find("refused: malformed request") == 0u, answer);
+  BOOST_TEST(c.head().err_text().find("refused a request: malformed request") != std::string::npos);
+  // The client reads its own files: relative paths in its folder, which the head (working
+  // in another) could not open; what it sends are their values.
+  scratch client_dir;
+  client_dir.write("mine.json", R"({"subjects": ["mine"]})");
+  test::fs::copy_file(spec("jokes"), client_dir.dir / "graph.json");
+  BOOST_REQUIRE(!test::fs::exists("mine.json") && !test::fs::exists("graph.json"));
+  cli_result r = in_folder(client_dir, {"submit", "--head", c.address(), "graph.json", "--input",
+                                        "@mine.json", "--thread", "m"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("best").as_string() == "joke about mine");
+}
+
+BOOST_AUTO_TEST_CASE(the_request_pool_queues_to_its_bound_then_refuses_and_stops_cleanly) {
+  net::request_pool pool(1, 1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  std::vector<std::string> refused;
+  std::mutex m;
+  auto refuse = [&](const std::string& why) {
+    std::lock_guard lock(m);
+    refused.push_back(why);
+  };
+  bool second_ran = false;
+  BOOST_TEST(!pool.submit({[&] {
+                             started.set_value();
+                             released.wait();
+                           },
+                           refuse}));
+  started.get_future().wait();                                     // the one thread is busy
+  BOOST_TEST(!pool.submit({[&] { second_ran = true; }, refuse}));  // waits
+  auto full = pool.submit({[] {}, refuse});
+  BOOST_REQUIRE(full);
+  BOOST_TEST(*full == "head busy: 1 requests running, 1 queued; try again");
+  BOOST_TEST(pool.running() == 1u);
+  pool.stop("head shutting down");  // the waiting one is refused, the running one goes on
+  BOOST_TEST(refused == std::vector<std::string>{"head shutting down"});
+  BOOST_TEST(*pool.submit({[] {}, refuse}) == "head shutting down");
+  BOOST_TEST(!pool.wait_idle(std::chrono::milliseconds(0)));
+  release.set_value();
+  BOOST_TEST(pool.wait_idle(std::chrono::seconds(10)));
+  BOOST_TEST(!second_ran);
+}
+
+BOOST_AUTO_TEST_CASE(a_full_head_answers_busy_at_once) {
+  scratch s;
+  cluster c(s, {"--request-threads", "1", "--request-queue", "0"});
+  c.add_worker("w");
+  const std::string chain = slow_chain(s, 6, 200);
+  auto slow = c.start_client(
+      {"submit", chain, "--input", R"({"trace": []})", "--thread", "slow", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(slow->wait_for_out("\"updates\"", 30s), slow->err_text());
+  const auto start = std::chrono::steady_clock::now();
+  cli_result busy = c.client({"state", "--thread", "slow"});
+  BOOST_TEST(busy.status == 1);
+  BOOST_TEST(
+      busy.err.find("head busy: 1 requests running, 0 queued; try again") != std::string::npos,
+      busy.err);
+  BOOST_TEST(ms_since(start) < 5000);
+  BOOST_REQUIRE(slow->wait(30s));
+  BOOST_TEST(slow->result().status == 0, slow->result().err);
+  cli_result after = c.client({"state", "--thread", "slow"});
+  BOOST_TEST(after.status == 0, after.err);
+}
+
+BOOST_AUTO_TEST_CASE(graphs_past_max_graphs_are_unloaded_and_load_again_when_used) {
+  scratch s;
+  cluster c(s, {"--max-graphs", "2"});
+  child& worker = c.add_worker("w");
+  const std::vector<std::pair<std::string, std::string>> runs{
+      {"jokes", R"({"subjects": ["cats"]})"}, {"loop", "{}"},
+      {"pregel_cycle", R"({"value": "a"})"},  {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
+      {"jokes", R"({"subjects": ["cats"]})"},  // unloaded by now: loaded again
+  };
+  std::vector<value> outputs;
+  for (const auto& [name, input] : runs) {
+    cli_result r = c.client({"submit", spec(name), "--input", input});
+    BOOST_REQUIRE_MESSAGE(r.status == 0, name + ": " + r.err);
+    outputs.push_back(r.last().get("data"));
+  }
+  BOOST_TEST(outputs.back() == outputs.front());
+  const std::string log = worker.err_text();
+  BOOST_TEST(occurrences(log, "loaded graph ") - occurrences(log, "unloaded graph ") >= 5);
+  BOOST_TEST(most_graphs_loaded(log) <= 2, log);
+  BOOST_TEST(occurrences(log, "unloaded graph ") >= 3, log);
+  BOOST_TEST(occurrences(c.head().err_text(), "unloaded graph ") >= 3);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopping_head_lets_the_running_step_commit_and_tells_the_client) {
+  scratch s;
+  cluster c(s, {"--shutdown-wait", "10"});
+  c.add_worker("w");
+  const int steps = 8;
+  const std::string chain = slow_chain(s, steps, 300);
+  auto client = c.start_client(
+      {"submit", chain, "--input", R"({"trace": []})", "--thread", "t", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"updates\"", 30s), client->err_text());
+  const auto start = std::chrono::steady_clock::now();
+  ::kill(c.head().pid(), SIGTERM);
+  BOOST_REQUIRE_MESSAGE(c.head().wait(15s), "the head did not stop: " + c.head().err_text());
+  BOOST_TEST(ms_since(start) < 5000);  // one step, not the whole run
+  BOOST_TEST(c.head().result().status == 0);
+  BOOST_REQUIRE(client->wait(15s));
+  cli_result r = client->result();
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(r.err.find("head shutting down") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("lost the head") == std::string::npos, r.err);
+  BOOST_TEST(c.head().err_text().find("run of thread t stopped by the shutdown") !=
+             std::string::npos);
+  // Restarted on the same data: the thread kept the steps it saved, and finishes.
+  c.start_head({}, c.port());
+  BOOST_REQUIRE(c.head().wait_for_err("worker w joined", 30s));
+  cli_result state = c.client({"state", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  const std::size_t saved = state.last().get("values").get("trace").as_list().size();
+  BOOST_TEST(saved >= 1u);
+  BOOST_TEST(saved < static_cast<std::size_t>(steps));
+  cli_result resumed = c.client({"submit", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.last().get("data").get("trace") == chain_trace(steps));
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_durability_exit_run_is_reported_when_its_thread_runs_again) {
+  scratch s;
+  const std::string data = s.path("data");
+  const std::string chain = slow_chain(s, 6, 200);
+  cli_result first =
+      run_to_end({"run", chain, "--input", R"({"trace": []})", "--thread", "t", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(first.status == 0, first.err);
+  BOOST_TEST(first.err.find("note:") == std::string::npos);
+  child lost({"run", chain, "--input", R"({"trace": ["again"]})", "--thread", "t", "--durability",
+              "exit", "--data", data, "--stream", "updates"},
+             s);
+  BOOST_REQUIRE_MESSAGE(lost.wait_for_out("\"updates\"", 30s), lost.err_text());
+  lost.kill();
+  cli_result next = run_to_end({"run", "--thread", "t", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(next.status == 0, next.err);
+  BOOST_TEST(next.err.find("note: thread t: its run with durability exit that started at") !=
+                 std::string::npos,
+             next.err);
+  BOOST_TEST(next.err.find("none of that run's steps were saved") != std::string::npos);
+  BOOST_TEST(next.last().get("data").get("trace") == chain_trace(6));  // the run before it
+  // Said once: the run after that is an ordinary one.
+  cli_result again = run_to_end({"run", "--thread", "t", "--data", data}, s);
+  BOOST_TEST(again.err.find("note:") == std::string::npos, again.err);
+  // A durability exit run that ends leaves nothing to report.
+  cli_result ended = run_to_end({"run", chain, "--input", R"({"trace": []})", "--thread", "u",
+                                 "--durability", "exit", "--data", data},
+                                s);
+  BOOST_REQUIRE_MESSAGE(ended.status == 0, ended.err);
+  cli_result after = run_to_end({"run", "--thread", "u", "--data", data}, s);
+  BOOST_TEST(after.err.find("note:") == std::string::npos, after.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopping_head_waits_for_a_step_no_longer_than_shutdown_wait) {
+  scratch s;
+  cluster c(s, {"--shutdown-wait", "1"});
+  c.add_worker("w");
+  // One step of two tasks: `fast` reports its update while `slow` still sleeps for 20 s.
+  const std::string spec = s.write("long_step.json", R"({
+    "spec": "superstep.graph/1", "name": "long_step", "state": {"trace": {"reducer": "append"}},
+    "nodes": {
+      "fast": {"fn": "std.sleep", "params": {"ms": 1, "update": {"trace": ["fast"]}}},
+      "slow": {"fn": "std.sleep", "params": {"ms": 20000, "update": {"trace": ["slow"]}}}},
+    "edges": [["__start__", "fast"], ["__start__", "slow"], ["fast", "__end__"],
+              ["slow", "__end__"]]})");
+  auto client = c.start_client(
+      {"submit", spec, "--input", R"({"trace": []})", "--thread", "t", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"fast\"", 30s), client->err_text());
+  const auto start = std::chrono::steady_clock::now();
+  ::kill(c.head().pid(), SIGTERM);
+  BOOST_REQUIRE_MESSAGE(c.head().wait(15s), "the head did not stop: " + c.head().err_text());
+  BOOST_TEST(ms_since(start) < 8000);
+  BOOST_TEST(
+      c.head().err_text().find("commands still running were interrupted (runs of threads t)") !=
+          std::string::npos,
+      c.head().err_text());
+  BOOST_REQUIRE(client->wait(15s));
+  BOOST_TEST(client->result().status == 1);
+}
