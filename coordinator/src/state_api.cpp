@@ -63,7 +63,7 @@ struct task_outcome {
 // What `get_state` shows of one checkpoint: its values, the tasks it would run, their errors
 // and interrupts from the saved pending writes.
 state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index,
-                           checkpoint_tuple tuple) {
+                           const checkpoint_tuple& tuple) {
   state_snapshot s;
   s.config = tuple.config;
   s.parent_config = tuple.parent_config;
@@ -71,7 +71,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   s.created_at = tuple.checkpoint.ts;
   const std::string ns = tuple.config.checkpoint_ns;
   const std::int64_t step = tuple.metadata.step + 1;
-  algo::run_state state = algo::restore(g, std::move(tuple.checkpoint));
+  algo::run_state state = algo::restore(g, tuple.checkpoint);  // values are shared, not copied
   bool single = g.state_channels.empty() && g.output_single;
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   s.values = values ? *values : value(object{});
@@ -137,7 +137,11 @@ state_snapshot pregel::get_state(const value& config) const {
     empty.config = cfg;
     return empty;
   }
-  return snapshot_of(graph_, impl_->index, std::move(*tuple));
+  return snapshot_of(graph_, impl_->index, *tuple);
+}
+
+state_snapshot pregel::state_at(const checkpoint_tuple& tuple) const {
+  return snapshot_of(graph_, impl_->index, tuple);
 }
 
 std::vector<state_snapshot> pregel::get_state_history(const value& config,
@@ -145,8 +149,8 @@ std::vector<state_snapshot> pregel::get_state_history(const value& config,
   checkpoint_saver& saver = need_saver(options_.checkpointer, "get_state_history");
   checkpoint_config cfg = detail::checkpoint_config_of(config, true);
   std::vector<state_snapshot> out;
-  for (auto& tuple : saver.list(cfg, options))
-    out.push_back(snapshot_of(graph_, impl_->index, std::move(tuple)));
+  for (const auto& tuple : saver.list(cfg, options))
+    out.push_back(snapshot_of(graph_, impl_->index, tuple));
   return out;
 }
 
