@@ -93,8 +93,8 @@ measurement history_of_fan_out(const options& opts, const std::string& mode) {
         "history_of_fan_out: total " + out.get("total").to_json());
   return measure(mode, "read_history_fanout_10^5", "history", 1, opts.runs, [&] {
     const auto history = graph->get_state_history(config);
-    check(history.size() == 5, "history_of_fan_out: " + std::to_string(history.size()) +
-                                   " checkpoints, want 5");
+    check(history.size() == 5,
+          "history_of_fan_out: " + std::to_string(history.size()) + " checkpoints, want 5");
     check(static_cast<std::int64_t>(history[2].tasks.size()) == sends,
           "history_of_fan_out: the Sends' checkpoint has " +
               std::to_string(history[2].tasks.size()) + " tasks");

@@ -73,8 +73,7 @@ struct fan_out {
   std::shared_ptr<pregel> graph;
   value config = object{{"configurable", object{{"thread_id", "crashed"}}}};
 
-  explicit fan_out(std::int64_t n)
-      : saver(std::make_shared<counting_saver>(test::make_saver())) {
+  explicit fan_out(std::int64_t n) : saver(std::make_shared<counting_saver>(test::make_saver())) {
     state_graph b;
     b.add_key("n").add_key("results", "append").add_key("total");
     b.add_node("fan", [](const value&, node_context&) -> value { return value(); });
@@ -192,13 +191,14 @@ BOOST_AUTO_TEST_CASE(state_and_history_show_each_tasks_errors_and_interrupts_as_
   auto tuples = f.saver->list(checkpoint_config{"crashed", "", ""}, {});
   BOOST_TEST_REQUIRE(history.size() == tuples.size());
   BOOST_TEST_REQUIRE(history.size() == 3u);  // input, fan, and the Sends' step
-  for (std::size_t i = 0; i < history.size(); ++i)
+  for (std::size_t i = 0; i < history.size(); ++i) {
     BOOST_TEST_CONTEXT("checkpoint " << i) {
       BOOST_TEST(f.graph->state_at(tuples[i]).to_value().to_json() ==
                  history[i].to_value().to_json());
       BOOST_TEST(history[i].to_value().get("tasks").to_json() ==
                  tasks_by_scan(history[i], tuples[i].pending_writes).to_json());
     }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(state_and_history_read_the_thread_once) {
