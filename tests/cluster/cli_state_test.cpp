@@ -283,8 +283,7 @@ BOOST_AUTO_TEST_CASE(state_of_a_failed_fan_out_shows_each_sends_result_and_the_e
     BOOST_TEST_CONTEXT("Send " << i) {
       BOOST_TEST(t.get("name") == value("worker"));
       BOOST_TEST(t.get("error").is_null());
-      BOOST_TEST(t.get("result").to_json() ==
-                 R"({"results":[)" + std::to_string(3 * i + 1) + "]}");
+      BOOST_TEST(t.get("result").to_json() == R"({"results":[)" + std::to_string(3 * i + 1) + "]}");
     }
   }
   // history shows the same checkpoint the same way.
