@@ -190,8 +190,15 @@ struct store_args {
   tls_args tls;
 };
 
+/// `superstep check [--data DIR]` and `superstep repair [--data DIR]` (cli_maintenance.cpp).
+struct maintenance_args {
+  bool repair = false;  ///< repair; otherwise check
+  std::string data_dir = default_data_dir;
+};
+
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
-                             update_args, delete_args, head_args, worker_args, store_args>;
+                             update_args, delete_args, head_args, worker_args, store_args,
+                             maintenance_args>;
 
 /// The arguments that make a head run `cmd` (a run, state, history, update or delete command
 /// given --head) as it was parsed here: the command's name first, JSON inline, without the

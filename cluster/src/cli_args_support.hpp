@@ -76,5 +76,6 @@ void parse_address(const std::string& option, const std::string& text, std::stri
 command parse_head(arg_cursor args);
 command parse_worker(arg_cursor args);
 command parse_store(arg_cursor args);  // cli_store.cpp
+command parse_maintenance(arg_cursor args, bool repair);  // cli_maintenance.cpp
 
 }  // namespace superstep::cli::detail

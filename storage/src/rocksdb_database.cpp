@@ -109,9 +109,10 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
       throw error(error_code::storage_error, "rocksdb_saver: " + dir +
                                                  " is in use by another process (pid " +
                                                  std::to_string(holder) + "), which writes to it");
-    closed_cleanly = holder == 0 && verify_clean_close(dir);
+    closed_cleanly = holder == 0 && !open.salvage && verify_clean_close(dir);
   }
-  options.wal_recovery_mode = closed_cleanly
+  options.wal_recovery_mode = open.salvage ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
+                              : closed_cleanly
                                   ? rocksdb::WALRecoveryMode::kAbsoluteConsistency
                                   : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   options.paranoid_checks = true;
@@ -121,7 +122,7 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
     rocksdb::Status listed = rocksdb::DB::ListColumnFamilies(options, dir, &names);
     if (!listed.ok()) fail_open(dir, listed);
     for (const char* core : core_families)
-      if (std::find(names.begin(), names.end(), core) == names.end())
+      if (!open.salvage && std::find(names.begin(), names.end(), core) == names.end())
         throw error(error_code::storage_error, "rocksdb_saver: " + dir +
                                                    " is damaged: its MANIFEST has no column "
                                                    "family '" + core + "'");
@@ -155,11 +156,13 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const auto& name : names)
     families.emplace_back(name, name == "writes" ? probed : name == "blobs" ? large : cf_options);
-  if (closed_cleanly && !read_only_) forget_clean_close(dir);  // the open changes the files
   rocksdb::Status opened =
       read_only_ ? rocksdb::DB::OpenForReadOnly(options, dir, families, &handles_, &db_)
                  : rocksdb::DB::Open(options, dir, families, &handles_, &db_);
-  if (!opened.ok()) fail_open(dir, opened);
+  if (!opened.ok()) fail_open(dir, opened);  // the mark stays: a damaged folder stays damaged
+  // The open made a new MANIFEST, so a crash before this leaves a stale mark, which
+  // verify_clean_close ignores; from here on the files change.
+  if ((closed_cleanly || open.salvage) && !read_only_) forget_clean_close(dir);
 
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == "checkpoints") checkpoints = handles_[i];

@@ -31,6 +31,11 @@ struct database_options {
   /// The environment RocksDB runs on (tests inject one whose writes fail); nullptr: the
   /// default.
   rocksdb::Env* env = nullptr;
+  /// For repairing (writable only): the write-ahead log is replayed skipping damaged records
+  /// (kSkipAnyCorruptedRecords), the mark of the last clean close is not checked, and the
+  /// saver's column families are created even in an existing database that lacks them (RocksDB's
+  /// repair leaves out a family none of whose tables it could read).
+  bool salvage = false;
 };
 
 /// An open database with the saver's column families.

@@ -3,7 +3,8 @@
 // and deleted, read as the `state` and `history` commands read it (read-only) and as a writer
 // opening it to continue the thread reads it. Each case must give exactly the undamaged answer
 // or an error, never another answer, a crash or a hang (each runs in a child process with a
-// time limit).
+// time limit). `check_rocksdb_database` must find every damage that makes reading fail, and
+// `repair_rocksdb_database` must leave a database that checks and reads.
 #include <rocksdb/db.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <sstream>
 
 #include "saver_test_support.hpp"
+#include "superstep/storage/rocksdb_check.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/temp_dir.hpp"
 
@@ -28,6 +30,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* thread = "finished";
+
+// What a reader of `dir` gets (below), then, for a reader, what `superstep check` says, and for
+// a writer that got an error, whether `superstep repair` leaves a database that checks and
+// reads.
 
 // Everything a reader gets from the saver: every checkpoint of every thread with its values,
 // metadata, parent and pending writes, and the thread's latest.
@@ -199,6 +205,18 @@ std::string read_in_child(const std::string& dir, bool read_only, unsigned secon
     } catch (const std::exception& e) {
       result = std::string("exception: ") + e.what();
     }
+    if (read_only)
+      result += storage::check_rocksdb_database(dir).ok() ? "\ncheck: ok" : "\ncheck: damaged";
+    if (!read_only && result.rfind("error: ", 0) == 0) {
+      try {
+        const auto repaired = storage::repair_rocksdb_database(dir);
+        auto saver = rocksdb_saver::open(dir);
+        (void)answer(*saver);
+        result += repaired.after.ok() ? "\nrepair: ok" : "\nrepair: not ok";
+      } catch (const std::exception& e) {
+        result += std::string("\nrepair: failed: ") + e.what();
+      }
+    }
     for (std::size_t done = 0; done < result.size();) {
       const ssize_t n = ::write(out[1], result.data() + done, result.size() - done);
       if (n <= 0) break;
@@ -226,12 +244,15 @@ BOOST_AUTO_TEST_CASE(every_damage_of_a_finished_thread_gives_its_answer_or_an_er
 #endif
   test::temp_dir original("superstep-damage");
   build_finished_thread(original.str());
-  const std::string undamaged = read_in_child(original.str(), true);
+  const std::string undamaged_output = read_in_child(original.str(), true);
+  const std::string undamaged = undamaged_output.substr(0, undamaged_output.find("\ncheck: "));
+  BOOST_TEST(undamaged_output.find("\ncheck: ok") != std::string::npos, undamaged_output);
   BOOST_REQUIRE_MESSAGE(undamaged.rfind("answer: ", 0) == 0, undamaged);
   {
     test::temp_dir copy("superstep-undamaged");  // a writer's open changes the files
     fs::copy(original.path, copy.path, fs::copy_options::recursive);
-    BOOST_REQUIRE(read_in_child(copy.str(), false) == undamaged);
+    const std::string writer = read_in_child(copy.str(), false);
+    BOOST_REQUIRE(writer.substr(0, writer.find("\ncheck: ")) == undamaged);
   }
 
   std::map<std::string, int> counts;
@@ -242,13 +263,20 @@ BOOST_AUTO_TEST_CASE(every_damage_of_a_finished_thread_gives_its_answer_or_an_er
       test::temp_dir copy("superstep-damaged");
       fs::copy(original.path, copy.path, fs::copy_options::recursive);
       apply(copy.path, d);
-      const std::string got = read_in_child(copy.str(), read_only);
+      const std::string output = read_in_child(copy.str(), read_only);
+      const std::string got = output.substr(0, output.find("\ncheck: "));
       const std::string label = d.file + " " + d.what + (read_only ? " (read-only)" : " (writer)");
       if (got == undamaged) {
         ++counts["unaffected"];
       } else if (got.rfind("error: ", 0) == 0) {
         ++counts["error"];
-        BOOST_TEST_MESSAGE(label << ": " << got);
+        BOOST_TEST_MESSAGE(label << ": " << output);
+        if (read_only)
+          BOOST_TEST(output.find("\ncheck: damaged") != std::string::npos,
+                     label << ": check finds nothing wrong: " << output);
+        else
+          BOOST_TEST(output.find("\nrepair: ok") != std::string::npos,
+                     label << ": repair does not leave a sound database: " << output);
       } else {
         ++counts["wrong"];
         BOOST_ERROR(label << ": neither the answer nor an error: " << got.substr(0, 300));
@@ -259,4 +287,57 @@ BOOST_AUTO_TEST_CASE(every_damage_of_a_finished_thread_gives_its_answer_or_an_er
                                    << ", wrong " << counts["wrong"]);
   BOOST_TEST(counts["wrong"] == 0);
   BOOST_TEST(counts["error"] > 0);
+}
+
+BOOST_AUTO_TEST_CASE(check_names_an_unreadable_checkpoint_and_repair_drops_it_and_its_children) {
+  test::temp_dir dir("superstep-damaged-record");
+  build_finished_thread(dir.str());
+  std::vector<std::string> ids;  // newest first
+  {
+    auto saver = rocksdb_saver::open(dir.str());
+    ids = ids_of(saver->list({thread, "", ""}, {}));
+  }
+  BOOST_REQUIRE_EQUAL(ids.size(), 6u);
+  {
+    // The record of the fourth checkpoint becomes bytes that do not decode.
+    rocksdb::DBOptions options;
+    std::vector<std::string> names;
+    BOOST_REQUIRE(rocksdb::DB::ListColumnFamilies(options, dir.str(), &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    BOOST_REQUIRE(rocksdb::DB::Open(options, dir.str(), families, &handles, &db).ok());
+    const auto at = std::find(names.begin(), names.end(), "checkpoints") - names.begin();
+    std::string key = std::string(thread) + std::string("\0\1\0\1", 4) + ids[2];
+    std::string old;
+    BOOST_REQUIRE(db->Get({}, handles[at], key, &old).ok());
+    BOOST_REQUIRE(db->Put({}, handles[at], key, "not a checkpoint").ok());
+    for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    BOOST_REQUIRE(db->Close().ok());
+    delete db;
+  }
+  const auto checked = storage::check_rocksdb_database(dir.str());
+  BOOST_TEST(!checked.ok());
+  BOOST_TEST(checked.checkpoints == 6u);
+  BOOST_REQUIRE(!checked.problems.empty());
+  BOOST_TEST(checked.problems.front().find(ids[2]) != std::string::npos, checked.problems.front());
+
+  const auto repaired = storage::repair_rocksdb_database(dir.str());
+  BOOST_TEST(repaired.after.ok());
+  BOOST_TEST(repaired.after.checkpoints == 3u);
+  // The damaged checkpoint, then its children, whose parent it was.
+  for (const auto& l : repaired.lost) BOOST_TEST_MESSAGE(l);
+  BOOST_REQUIRE_EQUAL(repaired.lost.size(), 3u);
+  BOOST_TEST(repaired.lost[0].find(ids[2]) != std::string::npos, repaired.lost[0]);
+  BOOST_TEST(repaired.lost[1].find(ids[1]) != std::string::npos, repaired.lost[1]);
+  BOOST_TEST(repaired.lost[2].find(ids[0]) != std::string::npos, repaired.lost[2]);
+  auto saver = rocksdb_saver::open(dir.str());
+  BOOST_TEST(saver->get_tuple({thread, "", ""})->checkpoint.id == ids[3]);
+  BOOST_TEST(ids_of(saver->list({thread, "", ""}, {})) ==
+                 (std::vector<std::string>{ids[3], ids[4], ids[5]}),
+             boost::test_tools::per_element());
+  // A sound database is left as it is.
+  const auto again = storage::repair_rocksdb_database(dir.str());
+  BOOST_TEST(again.lost.empty());
 }
