@@ -196,9 +196,9 @@ struct maintenance_args {
   std::string data_dir = default_data_dir;
 };
 
-using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
-                             update_args, delete_args, head_args, worker_args, store_args,
-                             maintenance_args>;
+using command =
+    std::variant<help_request, run_args, graph_args, state_args, history_args, update_args,
+                 delete_args, head_args, worker_args, store_args, maintenance_args>;
 
 /// The arguments that make a head run `cmd` (a run, state, history, update or delete command
 /// given --head) as it was parsed here: the command's name first, JSON inline, without the

@@ -89,10 +89,11 @@ auto open_folder(const std::string& dir, bool read_only, Open open) {
     const int holder = read_only ? 0 : storage::rocksdb_lock_holder(dir);
     const std::string what = e.what();
     if (e.code() == error_code::storage_error && holder == 0 &&
-        (what.find("Corruption") != std::string::npos || what.find("is damaged") != std::string::npos))
-      throw error(error_code::storage_error,
-                  what + " (see 'superstep check --data " + dir + "'; 'superstep repair --data " +
-                      dir + "' salvages what can be read)");
+        (what.find("Corruption") != std::string::npos ||
+         what.find("is damaged") != std::string::npos))
+      throw error(error_code::storage_error, what + " (see 'superstep check --data " + dir +
+                                                 "'; 'superstep repair --data " + dir +
+                                                 "' salvages what can be read)");
     if (e.code() != error_code::storage_error || holder == 0) throw;
     throw error(error_code::storage_error,
                 "the data folder " + dir + " is in use by another process (pid " +

@@ -30,9 +30,11 @@ std::string describe(const checkpoint_key& k) {
 }
 
 // Every checkpoint key of the database, or a problem when they cannot all be read.
-std::vector<checkpoint_key> checkpoint_keys(rocksdb_database& db, std::vector<std::string>& problems) {
+std::vector<checkpoint_key> checkpoint_keys(rocksdb_database& db,
+                                            std::vector<std::string>& problems) {
   std::vector<checkpoint_key> out;
-  std::unique_ptr<rocksdb::Iterator> it(db.db().NewIterator(rocksdb::ReadOptions(), db.checkpoints));
+  std::unique_ptr<rocksdb::Iterator> it(
+      db.db().NewIterator(rocksdb::ReadOptions(), db.checkpoints));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const std::string_view key = it->key().ToStringView();
     std::size_t pos = 0;
@@ -65,8 +67,8 @@ std::vector<std::pair<checkpoint_key, std::string>> unreadable(
       if (tuple->parent_config &&
           !present.count({tuple->parent_config->thread_id, tuple->parent_config->checkpoint_ns,
                           tuple->parent_config->checkpoint_id}))
-        out.emplace_back(k, describe(k) + ": its parent " + tuple->parent_config->checkpoint_id +
-                                " is missing");
+        out.emplace_back(
+            k, describe(k) + ": its parent " + tuple->parent_config->checkpoint_id + " is missing");
     } catch (const std::exception& e) {
       out.emplace_back(k, e.what());
     }
@@ -178,7 +180,8 @@ database_repair repair_rocksdb_database(const std::string& dir,
             it->path().extension() == ".log"
                 ? "the write-ahead log " + name +
                       ": its records were moved into a table as far as they could be read (the "
-                      "file is set aside in " + lost_dir.string() + ")"
+                      "file is set aside in " +
+                      lost_dir.string() + ")"
             : name.rfind("MANIFEST-", 0) == 0
                 ? name + ": replaced by one rebuilt from the tables (set aside in " +
                       lost_dir.string() + ")"

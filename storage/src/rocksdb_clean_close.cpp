@@ -120,8 +120,7 @@ bool verify_clean_close(const std::string& dir) {
   if (!read_file(fs::path(dir) / mark_name, text)) return false;
   // The mark's own last line hashes the lines before it.
   const std::size_t last = text.rfind("hash ", text.size());
-  if (last == std::string::npos || (last != 0 && text[last - 1] != '\n') ||
-      text.back() != '\n' ||
+  if (last == std::string::npos || (last != 0 && text[last - 1] != '\n') || text.back() != '\n' ||
       text.substr(last) != "hash " + std::to_string(stable_hash(text.substr(0, last))) + "\n")
     damaged(dir, std::string("its ") + mark_name + " file is not whole");
   std::vector<file_state> now;

@@ -20,9 +20,9 @@ bool write_clean_close(const std::string& dir);
 void forget_clean_close(const std::string& dir);
 
 /// Whether `dir` has the mark, after checking the files against it (false too when the mark
-/// names another MANIFEST than CURRENT: the database was opened without us since). Throws storage_error
-/// "DIR is damaged: ..." naming the file that differs from what was closed (or the mark
-/// itself, when it is not whole).
+/// names another MANIFEST than CURRENT: the database was opened without us since). Throws
+/// storage_error "DIR is damaged: ..." naming the file that differs from what was closed (or the
+/// mark itself, when it is not whole).
 [[nodiscard]] bool verify_clean_close(const std::string& dir);
 
 }  // namespace superstep::storage

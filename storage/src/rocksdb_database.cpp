@@ -43,13 +43,13 @@ namespace {
 // Why `dir` cannot be opened, from RocksDB's status.
 [[noreturn]] void fail_open(const std::string& dir, const rocksdb::Status& s) {
   if (s.IsNoSpace())
-    throw error(error_code::storage_error,
-                "rocksdb_saver: no space left on " + dir + " (cannot open it: " + s.ToString() + ")");
+    throw error(error_code::storage_error, "rocksdb_saver: no space left on " + dir +
+                                               " (cannot open it: " + s.ToString() + ")");
   if (s.IsIOError()) {
     if (const int holder = rocksdb_lock_holder(dir))
-      throw error(error_code::storage_error,
-                  "rocksdb_saver: " + dir + " is in use by another process (pid " +
-                      std::to_string(holder) + "), which writes to it");
+      throw error(error_code::storage_error, "rocksdb_saver: " + dir +
+                                                 " is in use by another process (pid " +
+                                                 std::to_string(holder) + "), which writes to it");
   }
   throw error(error_code::storage_error, "rocksdb_saver: cannot open " + dir + ": " + s.ToString());
 }
@@ -125,7 +125,8 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
       if (!open.salvage && std::find(names.begin(), names.end(), core) == names.end())
         throw error(error_code::storage_error, "rocksdb_saver: " + dir +
                                                    " is damaged: its MANIFEST has no column "
-                                                   "family '" + core + "'");
+                                                   "family '" +
+                                                   core + "'");
   } else {
     names = {rocksdb::kDefaultColumnFamilyName};  // a new database
   }

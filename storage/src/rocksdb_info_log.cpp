@@ -35,7 +35,8 @@ class file_info_log final : public rocksdb::Logger {
     int n = static_cast<int>(std::strftime(line, sizeof line, "%Y/%m/%d-%H:%M:%S", &t));
     n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ".%06ld ",
                        static_cast<long>(now.tv_usec));
-    const int body = std::vsnprintf(line + n, sizeof line - static_cast<std::size_t>(n), format, ap);
+    const int body =
+        std::vsnprintf(line + n, sizeof line - static_cast<std::size_t>(n), format, ap);
     if (body > 0) n = std::min<int>(n + body, static_cast<int>(sizeof line) - 1);
     line[n++] = '\n';
     // One write per line: O_APPEND keeps concurrent lines whole.

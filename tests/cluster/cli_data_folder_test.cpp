@@ -39,10 +39,9 @@ BOOST_AUTO_TEST_CASE(readers_work_beside_a_running_writer_and_a_second_writer_is
   scratch s;
   const std::string data = s.path("data");
   const std::string spec = s.write("slow.json", slow_spec);
-  const std::string pregel =
-      std::string(SUPERSTEP_EXAMPLE_SPECS) + "/pregel_single_node.json";
-  cli_result done =
-      run_to_end({"run", pregel, "--input", R"({"a": "foo"})", "--thread", "done", "--data", data}, s);
+  const std::string pregel = std::string(SUPERSTEP_EXAMPLE_SPECS) + "/pregel_single_node.json";
+  cli_result done = run_to_end(
+      {"run", pregel, "--input", R"({"a": "foo"})", "--thread", "done", "--data", data}, s);
   BOOST_REQUIRE_MESSAGE(done.status == 0, done.err);
   cli_result put = run_to_end({"store", "put", "--data", data, "--ns", "u.m", "--key", "k",
                                "--value", R"({"text": "kept"})"},

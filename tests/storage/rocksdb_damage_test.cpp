@@ -116,7 +116,8 @@ std::vector<std::uintmax_t> log_record_offsets(const std::string& bytes) {
     }
     out.push_back(pos);
     const std::size_t length = static_cast<unsigned char>(bytes[pos + 4]) |
-                               static_cast<std::size_t>(static_cast<unsigned char>(bytes[pos + 5])) << 8;
+                               static_cast<std::size_t>(static_cast<unsigned char>(bytes[pos + 5]))
+                                   << 8;
     pos += header + length;
   }
   return out;
@@ -227,12 +228,14 @@ std::string read_in_child(const std::string& dir, bool read_only, unsigned secon
   ::close(out[1]);
   std::string result;
   char buf[4096];
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) result.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;)
+    result.append(buf, static_cast<std::size_t>(n));
   ::close(out[0]);
   int status = 0;
   ::waitpid(child, &status, 0);
   if (WIFSIGNALED(status))
-    return WTERMSIG(status) == SIGALRM ? "hung" : "crashed: signal " + std::to_string(WTERMSIG(status));
+    return WTERMSIG(status) == SIGALRM ? "hung"
+                                       : "crashed: signal " + std::to_string(WTERMSIG(status));
   return result;
 }
 

@@ -57,8 +57,7 @@ class file_on_disk final : public rocksdb::FSWritableFileOwnerWrapper {
 
 class file_system_on_disk final : public rocksdb::FileSystemWrapper {
  public:
-  file_system_on_disk(disk& d)
-      : FileSystemWrapper(rocksdb::FileSystem::Default()), disk_(d) {}
+  file_system_on_disk(disk& d) : FileSystemWrapper(rocksdb::FileSystem::Default()), disk_(d) {}
   const char* Name() const override { return "file_system_on_disk"; }
 
   rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
@@ -89,9 +88,10 @@ struct full_disk_fixture {
     return o;
   }
   checkpoint_config put_step(rocksdb_saver& saver, const checkpoint_config& parent, int i) {
-    return put_all(saver, "t", "", parent.checkpoint_id,
-                   b.make({{"n", i}, {"text", std::string(5000, 'x')}}, {{"n", i + 1}, {"text", i + 1}}),
-                   loop_metadata(i));
+    return put_all(
+        saver, "t", "", parent.checkpoint_id,
+        b.make({{"n", i}, {"text", std::string(5000, 'x')}}, {{"n", i + 1}, {"text", i + 1}}),
+        loop_metadata(i));
   }
 };
 
@@ -111,8 +111,11 @@ BOOST_FIXTURE_TEST_CASE(the_first_failed_write_is_an_error_naming_the_folder_and
     // Stopped: the next writes fail the same way without touching the files.
     expect_error([&] { put_step(*saver, last, 3); }, error_code::storage_error,
                  "no space left on " + dir.str());
-    expect_error([&] { saver->put_writes(last, {{"n", 9}}, "task", "p"); },
-                 error_code::storage_error, "no space left on " + dir.str());
+    expect_error(
+        [&] {
+          saver->put_writes(last, {{"n", 9}}, "task", "p");
+        },
+        error_code::storage_error, "no space left on " + dir.str());
     BOOST_TEST(d.appends_while_full == tried);
     // Reads go on.
     auto latest = saver->get_tuple({"t", "", ""});
@@ -121,8 +124,8 @@ BOOST_FIXTURE_TEST_CASE(the_first_failed_write_is_an_error_naming_the_folder_and
     BOOST_TEST(saver->list({"t", "", ""}, {}).size() == 3u);
   }  // closing on a full disk does not abort either
   // Still full: a writer cannot open it, and says why; a reader can.
-  expect_error([&] { (void)rocksdb_saver::open(dir.str(), options()); },
-               error_code::storage_error, "no space left on " + dir.str());
+  expect_error([&] { (void)rocksdb_saver::open(dir.str(), options()); }, error_code::storage_error,
+               "no space left on " + dir.str());
   {
     auto reader = rocksdb_saver::open(dir.str(), options(true));
     BOOST_TEST(reader->list({"t", "", ""}, {}).size() == 3u);
@@ -173,7 +176,8 @@ BOOST_AUTO_TEST_CASE(a_real_full_disk_is_an_error_and_the_thread_continues_once_
   const auto put_step = [&](rocksdb_saver& saver, int i) {
     // Incompressible, so that the disk fills in a few steps.
     std::string text(100 << 10, ' ');
-    for (std::size_t k = 0; k < text.size(); ++k) text[k] = static_cast<char>(stable_hash(std::to_string(i * 1000003 + k)));
+    for (std::size_t k = 0; k < text.size(); ++k)
+      text[k] = static_cast<char>(stable_hash(std::to_string(i * 1000003 + k)));
     return put_all(saver, "t", "", last.checkpoint_id,
                    b.make({{"n", i}, {"text", bytes{text}}}, {{"n", i + 1}, {"text", i + 1}}),
                    loop_metadata(i));
