@@ -157,9 +157,17 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const auto& name : names)
     families.emplace_back(name, name == "writes" ? probed : name == "blobs" ? large : cf_options);
-  rocksdb::Status opened =
-      read_only_ ? rocksdb::DB::OpenForReadOnly(options, dir, families, &handles_, &db_)
-                 : rocksdb::DB::Open(options, dir, families, &handles_, &db_);
+  rocksdb::Status opened;
+  for (int attempt = 1;; ++attempt) {
+    handles_.clear();
+    opened = read_only_ ? rocksdb::DB::OpenForReadOnly(options, dir, families, &handles_, &db_)
+                        : rocksdb::DB::Open(options, dir, families, &handles_, &db_);
+    // A writer beside a reader may delete a log or a MANIFEST the reader was about to read,
+    // or be in the middle of appending a record: a few more tries, while it holds the folder.
+    const bool racing = read_only_ && (opened.IsIOError() || opened.IsCorruption()) &&
+                        rocksdb_lock_holder(dir) != 0;
+    if (opened.ok() || !racing || attempt == 5) break;
+  }
   if (!opened.ok()) fail_open(dir, opened);  // the mark stays: a damaged folder stays damaged
   // The open made a new MANIFEST, so a crash before this leaves a stale mark, which
   // verify_clean_close ignores; from here on the files change.
@@ -218,7 +226,11 @@ void rocksdb_database::write(const rocksdb::WriteOptions& options, rocksdb::Writ
 rocksdb_database::~rocksdb_database() {
   // A writer that never failed leaves the mark of a clean close, its logs synced first so
   // that the mark holds after a power loss too.
-  const bool clean = !read_only_ && !stopped_.load() && db_->FlushWAL(true).ok();
+  // (Not after an I/O error: syncing a log that failed asserts in RocksDB.)
+  std::uint64_t background_errors = 0;
+  const bool clean = !read_only_ && !stopped_.load() &&
+                     db_->GetIntProperty("rocksdb.background-errors", &background_errors) &&
+                     background_errors == 0 && db_->FlushWAL(true).ok();
   for (auto* handle : handles_) db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
   // Close flushes nothing we need (every write is in the WAL).
   const bool closed = db_->Close().ok();

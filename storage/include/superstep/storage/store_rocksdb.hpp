@@ -29,7 +29,8 @@ struct rocksdb_store_options {
   ttl_config ttl;
   /// Open the database read-only: nothing is written and the folder's lock is not taken, so
   /// it reads beside a process that writes to it (as of opening). It must exist; writes
-  /// throw storage_error.
+  /// throw storage_error, reads do not restart TTLs, and the ANN index a search builds is
+  /// not saved.
   bool read_only = false;
   /// The RocksDB environment to run on (tests inject one whose writes fail); nullptr: the
   /// default. It must outlive the database.
