@@ -72,51 +72,10 @@ void require_no_database_files(const std::string& dir) {
 // existing database means its MANIFEST lost them.
 constexpr const char* core_families[] = {"checkpoints", "writes", "blobs"};
 
-}  // namespace
-
-rocksdb_database::rocksdb_database(const std::string& dir, database_options open)
-    : dir_(dir), read_only_(open.read_only) {
-  std::error_code ec;
-  const bool exists = std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec);
-  if (!exists) require_no_database_files(dir);
-  if (read_only_ && !exists)
-    throw error(error_code::storage_error, "rocksdb_saver: " + dir + " has no database");
-  if (!read_only_) {
-    // RocksDB creates only the last level of the path.
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-      throw error(error_code::storage_error,
-                  "rocksdb_saver: cannot create the directory " + dir + ": " + ec.message());
-  }
-
-  rocksdb::DBOptions options;
-  if (open.env) options.env = open.env;
-  options.create_if_missing = true;
-  options.create_missing_column_families = true;
-  // Our own info log: RocksDB's asserts (Debian builds it with assertions) when it writes a
-  // line after one failed on a full disk, and its read-only open would take the writer's log
-  // away from it.
-  options.info_log = read_only_ ? make_silent_info_log() : make_info_log(dir);
-  // Damage must fail the open, never silently drop the rest of the write-ahead log as
-  // point-in-time recovery (RocksDB's default) does. After a clean close the logs must be
-  // whole (and are checked against the mark it left). Otherwise (a crash, a full disk, or the
-  // writer is still running) a record cut short at the end of the last log is tolerated: it
-  // is what those leave; a checksum that does not match still fails.
-  bool closed_cleanly = false;
-  if (exists) {
-    const int holder = rocksdb_lock_holder(dir);
-    if (holder != 0 && !read_only_)
-      throw error(error_code::storage_error, "rocksdb_saver: " + dir +
-                                                 " is in use by another process (pid " +
-                                                 std::to_string(holder) + "), which writes to it");
-    closed_cleanly = holder == 0 && !open.salvage && verify_clean_close(dir);
-  }
-  options.wal_recovery_mode = open.salvage ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
-                              : closed_cleanly
-                                  ? rocksdb::WALRecoveryMode::kAbsoluteConsistency
-                                  : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
-  options.paranoid_checks = true;
-  // Open every column family the database has (a newer build may have added some) plus ours.
+// The families to open: every one the database has (a newer build may have added some),
+// plus, for writing, ours.
+std::vector<std::string> family_names(const rocksdb::DBOptions& options, const std::string& dir,
+                                      bool exists, const database_options& open) {
   std::vector<std::string> names;
   if (exists) {
     rocksdb::Status listed = rocksdb::DB::ListColumnFamilies(options, dir, &names);
@@ -126,14 +85,19 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
         throw error(error_code::storage_error, "rocksdb_saver: " + dir +
                                                    " is damaged: its MANIFEST has no column "
                                                    "family '" +
-                                                   core + "'");
+                                                   std::string(core) + "'");
   } else {
     names = {rocksdb::kDefaultColumnFamilyName};  // a new database
   }
-  if (!read_only_)
+  if (!open.read_only)
     for (const char* ours : {"checkpoints", "writes", "blobs", "store"})
       if (std::find(names.begin(), names.end(), ours) == names.end()) names.emplace_back(ours);
+  return names;
+}
 
+// The options of each family of `names`.
+std::vector<rocksdb::ColumnFamilyDescriptor> family_descriptors(
+    const std::vector<std::string>& names) {
   // Saving a pending write first looks for an earlier copy (a retried task keeps its first
   // writes): nearly always a miss, which bloom filters answer without searching the memtable
   // (whole keys) or the tables. Without them a fan-out of 10^6 Sends spends most of its time
@@ -157,6 +121,56 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const auto& name : names)
     families.emplace_back(name, name == "writes" ? probed : name == "blobs" ? large : cf_options);
+  return families;
+}
+
+}  // namespace
+
+rocksdb_database::rocksdb_database(const std::string& dir, database_options open)
+    : dir_(dir), read_only_(open.read_only) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec);
+  if (!exists) require_no_database_files(dir);
+  if (read_only_ && !exists)
+    throw error(error_code::storage_error, "rocksdb_saver: " + dir + " has no database");
+  if (!read_only_) {
+    // RocksDB creates only the last level of the path.
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      throw error(error_code::storage_error,
+                  "rocksdb_saver: cannot create the directory " + dir + ": " + ec.message());
+  }
+
+  // Damage must fail the open, never silently drop the rest of the write-ahead log as
+  // point-in-time recovery (RocksDB's default) does. After a clean close the logs must be
+  // whole (and are checked against the mark it left). Otherwise (a crash, a full disk, or the
+  // writer is still running) a record cut short at the end of the last log is tolerated: it
+  // is what those leave; a checksum that does not match still fails.
+  bool closed_cleanly = false;
+  if (exists) {
+    const int holder = rocksdb_lock_holder(dir);
+    if (holder != 0 && !read_only_)
+      throw error(error_code::storage_error, "rocksdb_saver: " + dir +
+                                                 " is in use by another process (pid " +
+                                                 std::to_string(holder) + "), which writes to it");
+    closed_cleanly = holder == 0 && !open.salvage && verify_clean_close(dir);
+  }
+  rocksdb::DBOptions options;
+  if (open.env) options.env = open.env;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  options.wal_recovery_mode = open.salvage ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
+                              : closed_cleanly
+                                  ? rocksdb::WALRecoveryMode::kAbsoluteConsistency
+                                  : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  options.paranoid_checks = true;
+  // Our own info log: RocksDB's asserts (Debian builds it with assertions) when it writes a
+  // line after one failed on a full disk, and its read-only open would take the writer's log
+  // away from it.
+  options.info_log = read_only_ ? make_silent_info_log() : make_info_log(dir);
+
+  const std::vector<std::string> names = family_names(options, dir, exists, open);
+  const auto families = family_descriptors(names);
   rocksdb::Status opened;
   for (int attempt = 1;; ++attempt) {
     handles_.clear();
