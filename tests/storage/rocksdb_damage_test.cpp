@@ -147,12 +147,12 @@ std::vector<damage> damages_of(const fs::path& dir) {
     const std::string bytes = read_all(entry.path());
     std::vector<std::uintmax_t> flips;
     if (!bytes.empty())
-      for (std::uintmax_t at : {std::uintmax_t(0), bytes.size() / 3, bytes.size() / 2,
-                                bytes.size() * 2 / 3, bytes.size() - 1})
+      for (std::uintmax_t at : {std::uintmax_t(0), bytes.size() / 2, bytes.size() - 1})
         flips.push_back(at);
     if (entry.path().extension() == ".log" || name.rfind("MANIFEST-", 0) == 0) {
-      // The last record's length and type: damage there looks most like a record a crash cut
-      // short.
+      // More places in the logs, among them the last record's length and type: damage there
+      // looks most like a record a crash cut short.
+      for (std::uintmax_t at : {bytes.size() / 3, bytes.size() * 2 / 3}) flips.push_back(at);
       auto records = log_record_offsets(bytes);
       if (!records.empty())
         for (int i : {4, 5, 6}) flips.push_back(records.back() + i);
