@@ -45,11 +45,13 @@ struct database_repair {
   database_check after;
 };
 
-/// Salvages what it can of the database in `dir`: RocksDB's RepairDB (which rebuilds the
-/// MANIFEST from the tables and logs it can read, setting the others aside in DIR/lost), then
-/// drops every checkpoint that still cannot be read whole or whose parent or delta base was
-/// lost (with its pending writes), until every remaining one reads. Throws storage_error when
-/// another process has the database open, or RocksDB cannot repair it at all.
+/// Salvages what it can of the database in `dir` (a sound one is left as it is): opens it as
+/// it is, else replaying its write-ahead log skipping damaged records, else rebuilds it with
+/// RocksDB's RepairDB from the tables and logs it can read (setting the others aside in
+/// DIR/lost; RepairDB does not keep blob files, so values stored in them are lost then); then
+/// drops every checkpoint that still cannot be read whole or whose parent was lost (with its
+/// pending writes), until every remaining one reads. Throws storage_error when another process
+/// has the database open, or RocksDB cannot repair it at all.
 database_repair repair_rocksdb_database(const std::string& dir,
                                         std::shared_ptr<const serializer> serde = nullptr);
 
