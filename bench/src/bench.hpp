@@ -146,6 +146,9 @@ std::vector<workload> wide_state_workloads();
 /// saver: memory, rocksdb (WAL, no fsync), rocksdb_sync; the state_* and messages_* ones run
 /// on actors with RocksDB.
 std::vector<workload> checkpoint_workloads();
+/// get_state and get_state_history of a fan-out of 10^5 Sends (state_read_workloads.cpp). Their
+/// "mode" is the saver: memory, rocksdb.
+std::vector<workload> state_read_workloads();
 /// A scoped_actor requesting an echo actor, one request outstanding; `busy_poll`: one CAF
 /// worker that polls instead of sleeping when idle.
 measurement caf_round_trip(const options& opts, bool busy_poll);

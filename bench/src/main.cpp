@@ -206,6 +206,8 @@ int main(int argc, char** argv) {
     else
       for (const char* m : {"memory", "rocksdb", "rocksdb_sync"}) plan.emplace_back(w, m);
   }
+  for (const auto& w : state_read_workloads())
+    for (const char* m : {"memory", "rocksdb"}) plan.emplace_back(w, m);
   for (bool busy_poll : {false, true})
     plan.emplace_back(workload{busy_poll ? "caf_round_trip_polling" : "caf_round_trip",
                                [busy_poll](const options& o, const std::string&) {

@@ -332,6 +332,8 @@ std::string main_usage() {
          "  graph GRAPH.json --mermaid        draw a graph spec\n"
          "  store put|get|delete|search|namespaces\n"
          "                                    the long-term store (memory across threads)\n"
+         "  check                             verify the database (--data); 'repair' salvages\n"
+         "                                    a damaged one, saying what was lost\n"
          "\n"
          "a cluster:\n"
          "  head --listen HOST:PORT           start a head: coordinators and the database\n"
@@ -369,6 +371,7 @@ command parse_command_line(int argc, const char* const* argv) {
     return c;
   }
   if (cmd == "store") return detail::parse_store(rest);
+  if (cmd == "check" || cmd == "repair") return detail::parse_maintenance(rest, cmd == "repair");
   if (cmd == "head") return detail::parse_head(rest);
   if (cmd == "worker") return detail::parse_worker(rest);
   if (cmd == "graph") return parse_graph(rest);

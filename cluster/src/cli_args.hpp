@@ -211,8 +211,15 @@ struct store_args {
   tls_args tls;
 };
 
-using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
-                             update_args, delete_args, head_args, worker_args, store_args>;
+/// `superstep check [--data DIR]` and `superstep repair [--data DIR]` (cli_maintenance.cpp).
+struct maintenance_args {
+  bool repair = false;  ///< repair; otherwise check
+  std::string data_dir = default_data_dir;
+};
+
+using command =
+    std::variant<help_request, run_args, graph_args, state_args, history_args, update_args,
+                 delete_args, head_args, worker_args, store_args, maintenance_args>;
 
 /// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them.
 const thread_args* where_of(const command& cmd);

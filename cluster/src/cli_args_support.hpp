@@ -75,6 +75,7 @@ void parse_address(const std::string& option, const std::string& text, std::stri
 // The parsers of the cluster's processes (cli_cluster_args.cpp).
 command parse_head(arg_cursor args);
 command parse_worker(arg_cursor args);
-command parse_store(arg_cursor args);  // cli_store.cpp
+command parse_store(arg_cursor args);                     // cli_store.cpp
+command parse_maintenance(arg_cursor args, bool repair);  // cli_maintenance.cpp
 
 }  // namespace superstep::cli::detail

@@ -67,6 +67,11 @@ int run_store(const store_args& args, const cluster::function_registry& registry
 int run_store_with(storage::store& store, const store_args& args,
                    const std::function<void(const value&)>& print);
 
+/// Verifies (or repairs) the database of the data folder and prints what it found as one JSON
+/// line; exit_done when it is sound (after repairing), exit_failed otherwise
+/// (cli_maintenance.cpp).
+int run_maintenance(const maintenance_args& args);
+
 /// Deletes the thread's checkpoints and saved spec (cli_state.cpp).
 int delete_thread(command_env& env, const delete_args& args);
 

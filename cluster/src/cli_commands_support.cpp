@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
@@ -57,20 +59,23 @@ value snapshot_json(const state_snapshot& snapshot, const pregel_graph& graph,
   // As the engine decides on resuming: a task with saved writes is done unless one of them
   // is an error or an interrupt.
   std::unordered_set<std::string_view> unfinished;
-  for (const auto& w : pending)
+  // Each task's writes in saved order, gathered in one pass (a crashed step of 10^5 Sends has
+  // as many tasks and writes: no scan of all writes per task).
+  std::unordered_map<std::string_view, std::vector<const pending_write*>> by_task;
+  for (const auto& w : pending) {
     if (w.channel == ERROR || w.channel == INTERRUPT) unfinished.insert(w.task_id);
+    by_task[w.task_id].push_back(&w);
+  }
 
   object out = snapshot.to_value().as_object();
   list tasks;
   for (const value& task : out.find("tasks")->as_list()) {
     const std::string& id = task.get("id").as_string();
     std::optional<object> result;
-    if (!unfinished.count(id)) {
-      for (const auto& w : pending) {
-        if (w.task_id != id) continue;
-        if (!result) result.emplace();
-        if (state_keys.count(w.channel)) result->set(w.channel, w.v);
-      }
+    if (auto writes = by_task.find(id); writes != by_task.end() && !unfinished.count(id)) {
+      result.emplace();
+      for (const pending_write* w : writes->second)
+        if (state_keys.count(w->channel)) result->set(w->channel, w->v);
     }
     object t = task.as_object();
     t.set("result", result ? value(std::move(*result)) : value());

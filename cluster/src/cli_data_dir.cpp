@@ -74,29 +74,70 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-data_dir::data_dir(std::string path, bool fsync, std::optional<storage::index_config> index)
+bool has_database(const std::string& dir) {
+  std::error_code ec;
+  return fs::exists(fs::path(dir) / "CURRENT", ec);
+}
+
+namespace {
+
+// Opens what `open` opens, telling a writer whose folder another process holds what to do.
+template <class Open>
+auto open_folder(const std::string& dir, bool read_only, Open open) {
+  try {
+    return open();
+  } catch (const error& e) {
+    const int holder = read_only ? 0 : storage::rocksdb_lock_holder(dir);
+    const std::string what = e.what();
+    if (e.code() == error_code::storage_error && holder == 0 &&
+        (what.find("Corruption") != std::string::npos ||
+         what.find("is damaged") != std::string::npos))
+      throw error(error_code::storage_error, what + " (see 'superstep check --data " + dir +
+                                                 "'; 'superstep repair --data " + dir +
+                                                 "' salvages what can be read)");
+    if (e.code() != error_code::storage_error || holder == 0) throw;
+    throw error(error_code::storage_error,
+                "the data folder " + dir + " is in use by another process (pid " +
+                    std::to_string(holder) +
+                    "): one process at a time writes to it. Wait for that one to finish (or stop "
+                    "it), or give another --data; state, history and store get/search/namespaces "
+                    "can read the folder meanwhile");
+  }
+}
+
+}  // namespace
+
+data_dir::data_dir(std::string path, bool fsync, std::optional<storage::index_config> index,
+                   bool read_only)
     : path_(std::move(path)),
       fsync_(fsync),
+      read_only_(read_only && has_database(path_)),
       index_(index ? std::move(*index) : default_store_index()) {
   storage::rocksdb_saver_options options;
   options.sync = fsync;
+  options.read_only = read_only_;
   options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
-  saver_ = storage::rocksdb_saver::open(path_, std::move(options));
+  saver_ = open_folder(path_, read_only_,
+                       [&] { return storage::rocksdb_saver::open(path_, std::move(options)); });
 }
 
 std::shared_ptr<storage::store> data_dir::store() const {
   std::lock_guard lock(store_mutex_);
-  if (!store_) store_ = open_store(path_, index_, fsync_);
+  if (!store_) store_ = open_store(path_, index_, fsync_, read_only_);
   return store_;
 }
 
 std::shared_ptr<storage::store> open_store(const std::string& dir, storage::index_config index,
-                                           bool fsync) {
+                                           bool fsync, bool read_only) {
   storage::rocksdb_store_options options;
   options.index = std::move(index);
   options.sync = fsync;
+  options.read_only = read_only && has_database(dir);
   options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
-  return storage::rocksdb_store::open(dir, std::move(options));
+  const bool ro = options.read_only;
+  return open_folder(dir, ro, [&]() -> std::shared_ptr<storage::store> {
+    return storage::rocksdb_store::open(dir, std::move(options));
+  });
 }
 
 namespace {

@@ -27,8 +27,13 @@ class data_dir {
   /// `fsync`: flush every write to disk before it returns (survives power loss). Without it a
   /// write is in RocksDB's write-ahead log, which survives the process being killed.
   /// `index`: the semantic search of the store; nullopt: `default_store_index()`.
+  /// `read_only`: for commands that only read (state, history): the database is opened
+  /// without its lock, beside a process that writes to it, and nothing is written (a folder
+  /// without a database is opened as a new one, as for writing). A writer whose folder another
+  /// process holds gets an error naming the folder, that process and what to do.
   explicit data_dir(std::string path, bool fsync = false,
-                    std::optional<storage::index_config> index = std::nullopt);
+                    std::optional<storage::index_config> index = std::nullopt,
+                    bool read_only = false);
 
   const std::string& path() const noexcept { return path_; }
   const std::shared_ptr<storage::rocksdb_saver>& saver() const noexcept { return saver_; }
@@ -82,6 +87,7 @@ class data_dir {
 
   std::string path_;
   bool fsync_ = false;
+  bool read_only_ = false;
   storage::index_config index_;
   std::shared_ptr<storage::rocksdb_saver> saver_;
   mutable std::shared_ptr<storage::store> store_;
@@ -90,8 +96,13 @@ class data_dir {
 
 /// The store of the database in `dir`, with semantic search by `index`, values encrypted as
 /// SUPERSTEP_AES_KEY says.
+/// `read_only`: as data_dir's. Throws as data_dir's constructor does.
 std::shared_ptr<storage::store> open_store(const std::string& dir, storage::index_config index,
-                                           bool fsync);
+                                           bool fsync, bool read_only = false);
+
+/// Whether `dir` holds a database (a reader of a folder without one opens it for writing,
+/// which makes one).
+bool has_database(const std::string& dir);
 
 /// The index of the commands' stores when no --embedder is given: the hashing embedder, 384
 /// dimensions.

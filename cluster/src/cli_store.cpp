@@ -146,7 +146,9 @@ using net::namespace_json;
 int run_store(const store_args& args, const cluster::function_registry& registry,
               const std::function<void(const value&)>& print) {
   // As the checkpoints: without fsync, the WAL survives the process being killed.
-  auto store = open_store(args.data_dir, store_index(args.embedder, registry), false);
+  // The actions that only read open the database read-only, beside a process writing to it.
+  const bool reads = args.action == "get" || args.action == "search" || args.action == "namespaces";
+  auto store = open_store(args.data_dir, store_index(args.embedder, registry), false, reads);
   return run_store_with(*store, args, print);
 }
 

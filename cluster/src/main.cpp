@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
       return net::run_worker(*worker, registry);
     }
     if (auto* graph = std::get_if<cli::graph_args>(&cmd)) return cli::draw_graph(*graph, registry);
+    if (auto* m = std::get_if<cli::maintenance_args>(&cmd)) return cli::run_maintenance(*m);
     if (auto* st = std::get_if<cli::store_args>(&cmd)) {
       if (!st->head.empty()) return net::run_store_on_head(*st);
       for (const auto& p : st->plugins) cluster::load_plugin(p, registry);
@@ -68,10 +69,13 @@ int main(int argc, char** argv) {
     const cli::thread_args& where = *cli::where_of(cmd);
     for (const auto& p : where.plugins) cluster::load_plugin(p, registry);
     const auto* run = std::get_if<cli::run_args>(&cmd);
-    // Only a run uses the store's index; the others read and list with the default.
+    // Only a run uses the store's index; the others read and list with the default. The
+    // commands that only read open the database read-only, beside a process that writes.
+    const bool reads = std::holds_alternative<cli::state_args>(cmd) ||
+                       std::holds_alternative<cli::history_args>(cmd);
     cli::data_dir data(
         where.data_dir, run && run->fsync,
-        run ? std::optional(cli::store_index(run->embedder, registry)) : std::nullopt);
+        run ? std::optional(cli::store_index(run->embedder, registry)) : std::nullopt, reads);
     cli::command_env env{data, registry, cli::detail::print_line};
     cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {

@@ -2,6 +2,8 @@
 // writing a thread's checkpoints through the graph's own channels and writers.
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "pregel_impl.hpp"
 #include "run_config.hpp"
@@ -52,10 +54,16 @@ const std::vector<std::string>& state_channels(const pregel_graph& g) {
   return g.state_channels.empty() ? g.output_channels : g.state_channels;
 }
 
+// What the saved writes of a checkpoint say of one task: its error and its interrupts.
+struct task_outcome {
+  std::optional<std::string> error;
+  list interrupts;
+};
+
 // What `get_state` shows of one checkpoint: its values, the tasks it would run, their errors
 // and interrupts from the saved pending writes.
 state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index,
-                           checkpoint_tuple tuple) {
+                           const checkpoint_tuple& tuple) {
   state_snapshot s;
   s.config = tuple.config;
   s.parent_config = tuple.parent_config;
@@ -63,26 +71,34 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   s.created_at = tuple.checkpoint.ts;
   const std::string ns = tuple.config.checkpoint_ns;
   const std::int64_t step = tuple.metadata.step + 1;
-  algo::run_state state = algo::restore(g, std::move(tuple.checkpoint));
+  algo::run_state state = algo::restore(g, tuple.checkpoint);  // values are shared, not copied
   bool single = g.state_channels.empty() && g.output_single;
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   s.values = values ? *values : value(object{});
   auto tasks = algo::prepare_next_tasks(g, index, state, nullptr, step, ns);
+  // Each task's error and interrupts, gathered in one pass over the writes (a crashed step
+  // of 10^5 Sends has as many tasks and writes: no scan of all writes per task).
+  std::unordered_map<std::string_view, task_outcome> outcomes;
+  for (const auto& w : tuple.pending_writes) {
+    if (w.channel == ERROR) {
+      outcomes[w.task_id].error = w.v.is_string() ? w.v.as_string() : w.v.to_json();
+    } else if (w.channel == INTERRUPT) {
+      list& interrupts = outcomes[w.task_id].interrupts;
+      if (w.v.is_list())
+        for (const auto& i : w.v.as_list()) interrupts.push_back(i);
+      else
+        interrupts.push_back(w.v);
+    }
+  }
   std::set<std::string> next;
+  s.tasks.reserve(tasks.size());
   for (const auto& t : tasks) {
     next.insert(t.name);
-    snapshot_task st{t.id, t.name, std::nullopt, list{}};
-    for (const auto& w : tuple.pending_writes) {
-      if (w.task_id != t.id) continue;
-      if (w.channel == ERROR) st.error = w.v.is_string() ? w.v.as_string() : w.v.to_json();
-      if (w.channel == INTERRUPT) {
-        if (w.v.is_list())
-          for (const auto& i : w.v.as_list()) st.interrupts.push_back(i);
-        else
-          st.interrupts.push_back(w.v);
-      }
+    snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
+    if (auto it = outcomes.find(t.id); it != outcomes.end()) {
+      st.error = it->second.error;
+      st.interrupts = it->second.interrupts;
     }
-    s.tasks.push_back(std::move(st));
   }
   s.next.assign(next.begin(), next.end());
   return s;
@@ -121,7 +137,11 @@ state_snapshot pregel::get_state(const value& config) const {
     empty.config = cfg;
     return empty;
   }
-  return snapshot_of(graph_, impl_->index, std::move(*tuple));
+  return snapshot_of(graph_, impl_->index, *tuple);
+}
+
+state_snapshot pregel::state_at(const checkpoint_tuple& tuple) const {
+  return snapshot_of(graph_, impl_->index, tuple);
 }
 
 std::vector<state_snapshot> pregel::get_state_history(const value& config,
@@ -129,8 +149,8 @@ std::vector<state_snapshot> pregel::get_state_history(const value& config,
   checkpoint_saver& saver = need_saver(options_.checkpointer, "get_state_history");
   checkpoint_config cfg = detail::checkpoint_config_of(config, true);
   std::vector<state_snapshot> out;
-  for (auto& tuple : saver.list(cfg, options))
-    out.push_back(snapshot_of(graph_, impl_->index, std::move(tuple)));
+  for (const auto& tuple : saver.list(cfg, options))
+    out.push_back(snapshot_of(graph_, impl_->index, tuple));
   return out;
 }
 

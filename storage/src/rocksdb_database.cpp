@@ -1,7 +1,9 @@
 #include "rocksdb_database.hpp"
 
+#include <fcntl.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +11,10 @@
 #include <mutex>
 #include <system_error>
 
+#include "rocksdb_clean_close.hpp"
+#include "rocksdb_info_log.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/storage/rocksdb_saver.hpp"
 
 namespace superstep::storage {
 
@@ -19,26 +24,80 @@ void check(const rocksdb::Status& s, std::string_view what) {
                 "rocksdb_saver: " + std::string(what) + ": " + s.ToString());
 }
 
-rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
-  // RocksDB creates only the last level of the path.
+// RocksDB's lock is an fcntl lock on DIR/LOCK; F_GETLK names its holder when that is another
+// process.
+int rocksdb_lock_holder(const std::string& dir) {
+  const std::string lock = (std::filesystem::path(dir) / "LOCK").string();
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct flock query {};
+  query.l_type = F_WRLCK;
+  query.l_whence = SEEK_SET;
+  const bool asked = ::fcntl(fd, F_GETLK, &query) == 0;
+  ::close(fd);
+  return asked && query.l_type != F_UNLCK ? query.l_pid : 0;
+}
+
+namespace {
+
+// Why `dir` cannot be opened, from RocksDB's status.
+[[noreturn]] void fail_open(const std::string& dir, const rocksdb::Status& s) {
+  if (s.IsNoSpace())
+    throw error(error_code::storage_error, "rocksdb_saver: no space left on " + dir +
+                                               " (cannot open it: " + s.ToString() + ")");
+  if (s.IsIOError()) {
+    if (const int holder = rocksdb_lock_holder(dir))
+      throw error(error_code::storage_error, "rocksdb_saver: " + dir +
+                                                 " is in use by another process (pid " +
+                                                 std::to_string(holder) + "), which writes to it");
+  }
+  throw error(error_code::storage_error, "rocksdb_saver: cannot open " + dir + ": " + s.ToString());
+}
+
+// Throws unless `dir` holds none of a database's files: without CURRENT, which names the
+// MANIFEST, they are a database that lost it, which a new one must not be made over.
+void require_no_database_files(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
-    throw error(error_code::storage_error,
-                "rocksdb_saver: cannot create the directory " + dir + ": " + ec.message());
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::string ext = it->path().extension().string();
+    if (name.rfind("MANIFEST-", 0) == 0 || ext == ".sst" || ext == ".log" || ext == ".blob")
+      throw error(error_code::storage_error, "rocksdb_saver: " + dir +
+                                                 " is damaged: it has database files (" + name +
+                                                 ") but no CURRENT file");
+  }
+}
 
-  rocksdb::DBOptions options;
-  options.create_if_missing = true;
-  // Every open rotates RocksDB's info log; the command line opens the database per command.
-  options.keep_log_file_num = 4;
-  options.create_missing_column_families = true;
-  // Open every column family the database has (a newer build may have added some) plus ours.
+// The families every database of ours has had since its first open: one missing from an
+// existing database means its MANIFEST lost them.
+constexpr const char* core_families[] = {"checkpoints", "writes", "blobs"};
+
+// The families to open: every one the database has (a newer build may have added some),
+// plus, for writing, ours.
+std::vector<std::string> family_names(const rocksdb::DBOptions& options, const std::string& dir,
+                                      bool exists, const database_options& open) {
   std::vector<std::string> names;
-  if (!rocksdb::DB::ListColumnFamilies(options, dir, &names).ok())
+  if (exists) {
+    rocksdb::Status listed = rocksdb::DB::ListColumnFamilies(options, dir, &names);
+    if (!listed.ok()) fail_open(dir, listed);
+    for (const char* core : core_families)
+      if (!open.salvage && std::find(names.begin(), names.end(), core) == names.end())
+        throw error(error_code::storage_error, "rocksdb_saver: " + dir +
+                                                   " is damaged: its MANIFEST has no column "
+                                                   "family '" +
+                                                   std::string(core) + "'");
+  } else {
     names = {rocksdb::kDefaultColumnFamilyName};  // a new database
-  for (const char* ours : {"checkpoints", "writes", "blobs", "store"})
-    if (std::find(names.begin(), names.end(), ours) == names.end()) names.emplace_back(ours);
+  }
+  if (!open.read_only)
+    for (const char* ours : {"checkpoints", "writes", "blobs", "store"})
+      if (std::find(names.begin(), names.end(), ours) == names.end()) names.emplace_back(ours);
+  return names;
+}
 
+// The options of each family of `names`.
+std::vector<rocksdb::ColumnFamilyDescriptor> family_descriptors(
+    const std::vector<std::string>& names) {
   // Saving a pending write first looks for an earlier copy (a retried task keeps its first
   // writes): nearly always a miss, which bloom filters answer without searching the memtable
   // (whole keys) or the tables. Without them a fan-out of 10^6 Sends spends most of its time
@@ -62,7 +121,71 @@ rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const auto& name : names)
     families.emplace_back(name, name == "writes" ? probed : name == "blobs" ? large : cf_options);
-  check(rocksdb::DB::Open(options, dir, families, &handles_, &db_), "cannot open " + dir);
+  return families;
+}
+
+}  // namespace
+
+rocksdb_database::rocksdb_database(const std::string& dir, database_options open)
+    : dir_(dir), read_only_(open.read_only) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec);
+  if (!exists) require_no_database_files(dir);
+  if (read_only_ && !exists)
+    throw error(error_code::storage_error, "rocksdb_saver: " + dir + " has no database");
+  if (!read_only_) {
+    // RocksDB creates only the last level of the path.
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      throw error(error_code::storage_error,
+                  "rocksdb_saver: cannot create the directory " + dir + ": " + ec.message());
+  }
+
+  // Damage must fail the open, never silently drop the rest of the write-ahead log as
+  // point-in-time recovery (RocksDB's default) does. After a clean close the logs must be
+  // whole (and are checked against the mark it left). Otherwise (a crash, a full disk, or the
+  // writer is still running) a record cut short at the end of the last log is tolerated: it
+  // is what those leave; a checksum that does not match still fails.
+  bool closed_cleanly = false;
+  if (exists) {
+    const int holder = rocksdb_lock_holder(dir);
+    if (holder != 0 && !read_only_)
+      throw error(error_code::storage_error, "rocksdb_saver: " + dir +
+                                                 " is in use by another process (pid " +
+                                                 std::to_string(holder) + "), which writes to it");
+    closed_cleanly = holder == 0 && !open.salvage && verify_clean_close(dir);
+  }
+  rocksdb::DBOptions options;
+  if (open.env) options.env = open.env;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  options.wal_recovery_mode = open.salvage ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
+                              : closed_cleanly
+                                  ? rocksdb::WALRecoveryMode::kAbsoluteConsistency
+                                  : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  options.paranoid_checks = true;
+  // Our own info log: RocksDB's asserts (Debian builds it with assertions) when it writes a
+  // line after one failed on a full disk, and its read-only open would take the writer's log
+  // away from it.
+  options.info_log = read_only_ ? make_silent_info_log() : make_info_log(dir);
+
+  const std::vector<std::string> names = family_names(options, dir, exists, open);
+  const auto families = family_descriptors(names);
+  rocksdb::Status opened;
+  for (int attempt = 1;; ++attempt) {
+    handles_.clear();
+    opened = read_only_ ? rocksdb::DB::OpenForReadOnly(options, dir, families, &handles_, &db_)
+                        : rocksdb::DB::Open(options, dir, families, &handles_, &db_);
+    // A writer beside a reader may delete a log or a MANIFEST the reader was about to read,
+    // or be in the middle of appending a record: a few more tries, while it holds the folder.
+    const bool racing = read_only_ && (opened.IsIOError() || opened.IsCorruption()) &&
+                        rocksdb_lock_holder(dir) != 0;
+    if (opened.ok() || !racing || attempt == 5) break;
+  }
+  if (!opened.ok()) fail_open(dir, opened);  // the mark stays: a damaged folder stays damaged
+  // The open made a new MANIFEST, so a crash before this leaves a stale mark, which
+  // verify_clean_close ignores; from here on the files change.
+  if ((closed_cleanly || open.salvage) && !read_only_) forget_clean_close(dir);
 
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == "checkpoints") checkpoints = handles_[i];
@@ -72,25 +195,61 @@ rocksdb_database::rocksdb_database(const std::string& dir) : dir_(dir) {
   }
 }
 
-std::shared_ptr<rocksdb_database> rocksdb_database::shared(const std::string& dir) {
+std::shared_ptr<rocksdb_database> rocksdb_database::shared(const std::string& dir,
+                                                           database_options options) {
   static std::mutex m;
   static std::map<std::string, std::weak_ptr<rocksdb_database>> open;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);  // for canonical(); the constructor reports
+  if (!options.read_only)
+    std::filesystem::create_directories(dir, ec);  // for canonical(); the constructor reports
   auto canonical = std::filesystem::weakly_canonical(dir, ec);
-  const std::string name = ec ? dir : canonical.string();
+  const std::string name = (ec ? dir : canonical.string()) + (options.read_only ? "\n(ro)" : "");
   std::lock_guard lock(m);
   if (auto db = open[name].lock()) return db;
-  auto db = std::make_shared<rocksdb_database>(dir);
+  auto db = std::make_shared<rocksdb_database>(dir, options);
   open[name] = db;
   return db;
 }
 
+void rocksdb_database::write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch& batch,
+                             std::string_view what) {
+  const auto stopped = [&] {
+    std::lock_guard lock(stop_mutex_);
+    return error(error_code::storage_error,
+                 "rocksdb_saver: " + std::string(what) + ": " + stop_reason_);
+  };
+  if (read_only_)
+    throw error(error_code::storage_error,
+                "rocksdb_saver: " + std::string(what) + ": " + dir_ + " is open read-only");
+  if (stopped_.load(std::memory_order_acquire)) throw stopped();
+  rocksdb::Status s = db_->Write(options, &batch);
+  if (s.ok()) return;
+  if (!s.IsIOError()) check(s, what);  // not about the files: nothing to stop
+  {
+    std::lock_guard lock(stop_mutex_);
+    if (!stopped_.load(std::memory_order_relaxed)) {
+      stop_reason_ = s.IsNoSpace() ? "no space left on " + dir_ + " (" + s.ToString() + ")"
+                                   : "cannot write to " + dir_ + ": " + s.ToString();
+      stop_reason_ += "; nothing more is written until it is opened again";
+      stopped_.store(true, std::memory_order_release);
+    }
+  }
+  throw stopped();
+}
+
 rocksdb_database::~rocksdb_database() {
+  // A writer that never failed leaves the mark of a clean close, its logs synced first so
+  // that the mark holds after a power loss too.
+  // (Not after an I/O error: syncing a log that failed asserts in RocksDB.)
+  std::uint64_t background_errors = 0;
+  const bool clean = !read_only_ && !stopped_.load() &&
+                     db_->GetIntProperty("rocksdb.background-errors", &background_errors) &&
+                     background_errors == 0 && db_->FlushWAL(true).ok();
   for (auto* handle : handles_) db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
-  // Close flushes nothing we need (every write is in the WAL); its status only reports that.
-  db_->Close().PermitUncheckedError();
+  // Close flushes nothing we need (every write is in the WAL).
+  const bool closed = db_->Close().ok();
   delete db_;
+  if (clean && closed) static_cast<void>(write_clean_close(dir_));  // else: as after a crash
 }
 
 range_scan::range_scan(const rocksdb_database& db, rocksdb::ColumnFamilyHandle* cf,

@@ -5,7 +5,9 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/snapshot.h>
+#include <rocksdb/write_batch.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,12 +23,37 @@ namespace superstep::storage {
 /// Throws `superstep::error` (storage_error) "rocksdb_saver: <what>: <status>" unless `s` is ok.
 void check(const rocksdb::Status& s, std::string_view what);
 
+/// How a database is opened.
+struct database_options {
+  /// Read-only: nothing is written, not even RocksDB's info log, and the folder's lock is not
+  /// taken, so it works beside the process that writes (it sees the database as of opening).
+  /// The database must exist.
+  bool read_only = false;
+  /// The environment RocksDB runs on (tests inject one whose writes fail); nullptr: the
+  /// default.
+  rocksdb::Env* env = nullptr;
+  /// For repairing (writable only): the write-ahead log is replayed skipping damaged records
+  /// (kSkipAnyCorruptedRecords), the mark of the last clean close is not checked, and the
+  /// saver's column families are created even in an existing database that lacks them (RocksDB's
+  /// repair leaves out a family none of whose tables it could read).
+  bool salvage = false;
+};
+
 /// An open database with the saver's column families.
+///
+/// Damage is an error, never a different answer: the write-ahead log is replayed with
+/// kTolerateCorruptedTailRecords (a record cut short at the end of the last log, which a crash
+/// or a full disk leaves, is dropped; any other damage fails the open), paranoid checks are on
+/// and every read verifies checksums. The first failed write stops writing: later writes throw
+/// the same error without touching the files (RocksDB asserts when a file that failed is
+/// written again), while reads go on.
 class rocksdb_database {
  public:
-  /// Opens (creating as needed) the database in `dir` with the column families `checkpoints`,
-  /// `writes`, `blobs` and `store`, and any others it already has.
-  explicit rocksdb_database(const std::string& dir);
+  /// Opens the database in `dir` with the column families `checkpoints`, `writes`, `blobs` and
+  /// `store`, and any others it already has; unless read-only, creates the folder, the
+  /// database and missing families. Throws storage_error naming `dir`: "no space left on DIR",
+  /// "DIR is in use by another process (pid N)", or RocksDB's reason.
+  explicit rocksdb_database(const std::string& dir, database_options options = {});
   /// Releases the column-family handles, then closes the database (another order crashes).
   ~rocksdb_database();
   rocksdb_database(const rocksdb_database&) = delete;
@@ -35,10 +62,19 @@ class rocksdb_database {
   /// The database in `dir` as this process has it open: a saver and a store on one folder
   /// share it (RocksDB lets one process open a database once). Opened on first use, closed
   /// when its last user lets go.
-  static std::shared_ptr<rocksdb_database> shared(const std::string& dir);
+  /// A read-only and a writable opening of a folder are kept apart.
+  static std::shared_ptr<rocksdb_database> shared(const std::string& dir,
+                                                  database_options options = {});
 
   rocksdb::DB& db() const noexcept { return *db_; }
   const std::string& dir() const noexcept { return dir_; }
+  bool read_only() const noexcept { return read_only_; }
+
+  /// Writes `batch` atomically. Throws storage_error "<what>: no space left on DIR" (or
+  /// "<what>: cannot write to DIR: <reason>") when the write fails, and from then on for every
+  /// write; "<what>: DIR is open read-only" on a read-only database.
+  void write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch& batch,
+             std::string_view what);
 
   rocksdb::ColumnFamilyHandle* checkpoints = nullptr;
   rocksdb::ColumnFamilyHandle* writes = nullptr;
@@ -59,6 +95,10 @@ class rocksdb_database {
 
  private:
   std::string dir_;
+  bool read_only_ = false;
+  std::atomic<bool> stopped_{false};
+  std::mutex stop_mutex_;
+  std::string stop_reason_;  // under stop_mutex_, set once stopped_
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };

@@ -30,14 +30,14 @@ std::string describe(const std::string& thread_id, const std::string& ns, const 
 
 struct rocksdb_saver::impl {
   impl(const std::string& dir, rocksdb_saver_options options)
-      : db_owner(rocksdb_database::shared(dir)),
+      : db_owner(rocksdb_database::shared(dir, {options.read_only, options.env})),
         db(*db_owner),
         serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
     write_options.sync = options.sync;
   }
 
   void write(rocksdb::WriteBatch& batch, std::string_view what) {
-    check(db.db().Write(write_options, &batch), what);
+    db.write(write_options, batch, what);
   }
 
   /// `rocksdb_saver::put` and `put_changes` (`changes` nullptr: not known).

@@ -198,6 +198,7 @@ void rocksdb_store_ann::build() {
 // with the change log and every other generation deleted: a crash before that batch leaves
 // the previous copy and its log whole.
 void rocksdb_store_ann::save() {
+  if (db_.read_only()) return;  // the index built here lives in memory only
   const std::string bytes = index_->save();
   const header h{generation_ + 1, bytes.size(), (bytes.size() + chunk_bytes - 1) / chunk_bytes,
                  index_->items()};
@@ -206,7 +207,7 @@ void rocksdb_store_ann::save() {
     const auto chunk = std::string_view(bytes).substr(c * chunk_bytes, chunk_bytes);
     check(batch.Put(db_.store, chunk_key(h.generation, c), chunk), "batch");
     if ((c + 1) % chunks_per_batch == 0) {
-      check(db_.db().Write(rocksdb::WriteOptions(), &batch), "save the ANN index");
+      db_.write(rocksdb::WriteOptions(), batch, "save the ANN index");
       batch.Clear();
     }
   }
@@ -216,7 +217,7 @@ void rocksdb_store_ann::save() {
   check(batch.DeleteRange(db_.store, chunk_key(h.generation, h.chunks), "y"), "batch");
   rocksdb::WriteOptions last;
   last.sync = sync_;
-  check(db_.db().Write(last, &batch), "save the ANN index");
+  db_.write(last, batch, "save the ANN index");
   generation_ = h.generation;
   saved_copy_ = true;
   changed_ = 0;

@@ -95,7 +95,7 @@ struct rocksdb_store::impl {
   std::unique_ptr<ttl_sweeper> sweeper;  // set last by open(), reset first by the destructor
 
   impl(const std::string& dir, rocksdb_store_options o)
-      : db_owner(rocksdb_database::shared(dir)),
+      : db_owner(rocksdb_database::shared(dir, {o.read_only, o.env})),
         db(*db_owner),
         options(std::move(o)),
         serde(options.serde ? options.serde : make_capnp_serializer()),
@@ -136,8 +136,9 @@ struct rocksdb_store::impl {
 
   // Rewrites the records of `targets` (item keys and the "us" their readers saw) with their
   // TTL restarted at `now`, skipping any overwritten, removed or expired since.
+  // Read-only: the TTLs are not restarted (a reader beside the writing process).
   void refresh(const std::vector<std::pair<std::string, long long>>& targets, long long now) {
-    if (targets.empty()) return;
+    if (targets.empty() || db.read_only()) return;
     std::lock_guard lock(write_mutex);
     rocksdb::WriteBatch batch;
     for (const auto& [ikey, micros] : targets) {
@@ -152,7 +153,7 @@ struct rocksdb_store::impl {
       current.expires = support::expiry_micros(now, current.ttl_minutes);
       check(batch.Put(db.store, ikey, serde->dumps(encode_record(current))), "batch");
     }
-    if (batch.Count() > 0) check(db.db().Write(write_options(), &batch), "refresh ttl");
+    if (batch.Count() > 0) db.write(write_options(), batch, "refresh ttl");
   }
 
   // The ANN index, loaded or built on the first semantic search (see rocksdb_store_ann).
@@ -177,6 +178,8 @@ std::unique_ptr<rocksdb_store> rocksdb_store::open(const std::string& dir,
   support::check_ttl_config(options.ttl);
   std::unique_ptr<rocksdb_store> s(
       new rocksdb_store(std::make_unique<impl>(dir, std::move(options))));
+  if (!s->impl_->db.store)
+    throw error(error_code::storage_error, "rocksdb_store: " + dir + " has no store yet");
   if (s->impl_->options.index)
     s->impl_->index_record = std::make_unique<store_index_record>(s->impl_->db, *s->impl_->serde,
                                                                   *s->impl_->options.index);
@@ -240,7 +243,7 @@ void rocksdb_store::put(const namespace_path& ns, const std::string& key, value 
     check(batch.Put(db.store, ekey, encode_vectors(vectors)), "batch");
   }
   impl_->ann.log_write(batch, ikey);
-  check(db.db().Write(impl_->write_options(), &batch), "put " + key);
+  db.write(impl_->write_options(), batch, "put " + key);
   if (!vectors.empty()) impl_->index_record->written();
   impl_->ann.wrote(ikey, vectors);
 }
@@ -270,7 +273,7 @@ void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
   check(batch.Delete(db.store, ikey), "batch");
   check(batch.Delete(db.store, item_key('e', ns, key)), "batch");
   impl_->ann.log_write(batch, ikey);
-  check(db.db().Write(impl_->write_options(), &batch), "delete " + key);
+  db.write(impl_->write_options(), batch, "delete " + key);
   impl_->ann.wrote(ikey, {});
 }
 
@@ -476,7 +479,7 @@ std::size_t rocksdb_store::sweep() {
     deleted.push_back(ikey);
     ++swept;
   }
-  if (swept > 0) check(db.db().Write(impl_->write_options(), &batch), "sweep");
+  if (swept > 0) db.write(impl_->write_options(), batch, "sweep");
   for (const auto& ikey : deleted) impl_->ann.wrote(ikey, {});
   return swept;
 }

@@ -256,6 +256,40 @@ BOOST_AUTO_TEST_CASE(a_failed_step_is_resumed_without_rerunning_its_finished_tas
              R"({"log":["flaky","ok"]})");
 }
 
+BOOST_AUTO_TEST_CASE(state_of_a_failed_fan_out_shows_each_sends_result_and_the_error) {
+  data_folder data;
+  // 300 Sends beside a node that fails: the step's 300 results are saved, then the run fails.
+  std::string spec = data.s.write("fan.json", R"({"spec": "superstep.graph/1",
+    "state": {"results": {"reducer": "append"}, "total": {}},
+    "nodes": {"worker": {"fn": "std.map",
+                         "params": {"from": "item", "to": "results", "mul": 3, "add": 1,
+                                    "wrap": "list"}},
+              "flaky": {"fn": "std.fail", "params": {"times": 1000}},
+              "reduce": {"fn": "std.sum", "params": {"from": "results", "to": "total"}}},
+    "edges": [["__start__", "flaky"], ["worker", "reduce"], ["reduce", "__end__"]],
+    "conditional_edges": [{"from": "__start__", "router": "std.send_each",
+                           "params": {"items": 300, "node": "worker", "as": "item"}}]})");
+  cli_result r = data("run " + quote(spec) + " --input '{\"results\": []}' --thread f");
+  BOOST_TEST_REQUIRE(r.status == 1, r.err);
+
+  const value state = data("state --thread f").last();
+  const list& tasks = state.get("tasks").as_list();
+  BOOST_TEST_REQUIRE(tasks.size() == 301u);
+  BOOST_TEST(tasks[0].get("name") == value("flaky"));  // PULL tasks first, then the Sends
+  BOOST_TEST(tasks[0].get("error").as_string().find("fails on purpose") != std::string::npos);
+  BOOST_TEST(tasks[0].get("result").is_null());
+  for (std::int64_t i = 0; i < 300; ++i) {
+    const value& t = tasks[static_cast<std::size_t>(i) + 1];
+    BOOST_TEST_CONTEXT("Send " << i) {
+      BOOST_TEST(t.get("name") == value("worker"));
+      BOOST_TEST(t.get("error").is_null());
+      BOOST_TEST(t.get("result").to_json() == R"({"results":[)" + std::to_string(3 * i + 1) + "]}");
+    }
+  }
+  // history shows the same checkpoint the same way.
+  BOOST_TEST(data("history --thread f --limit 1").last().to_json() == state.to_json());
+}
+
 BOOST_AUTO_TEST_CASE(delete_removes_the_thread_and_its_spec) {
   data_folder data;
   BOOST_TEST_REQUIRE(

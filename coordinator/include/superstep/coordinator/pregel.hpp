@@ -121,6 +121,11 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// Throws `superstep::error` (invalid_argument) without a checkpointer or thread_id.
   state_snapshot get_state(const value& config) const;
 
+  /// The state at a checkpoint the caller has read from this graph's checkpointer already:
+  /// what `get_state` shows of it, without reading it again (a caller that also needs the
+  /// tuple's pending writes reads a thread once).
+  state_snapshot state_at(const checkpoint_tuple& tuple) const;
+
   /// The thread's checkpoints, newest first (LangGraph `get_state_history`).
   std::vector<state_snapshot> get_state_history(const value& config,
                                                 const list_options& options = {}) const;

@@ -11,6 +11,10 @@
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/storage/serializer.hpp"
 
+namespace rocksdb {
+class Env;
+}
+
 namespace superstep::storage {
 
 /// How `rocksdb_saver::open` sets up a saver.
@@ -23,7 +27,18 @@ struct rocksdb_saver_options {
   /// loss. False: it is in RocksDB's write-ahead log, which survives a crash of the process
   /// but not of the machine.
   bool sync = true;
+  /// Open the database read-only: nothing is written and the folder's lock is not taken, so
+  /// it reads beside a process that writes to it (as of opening). It must exist; writes
+  /// throw storage_error.
+  bool read_only = false;
+  /// The RocksDB environment to run on (tests inject one whose writes fail); nullptr: the
+  /// default. It must outlive the database.
+  rocksdb::Env* env = nullptr;
 };
+
+/// The id of another process that has the database in `dir` open for writing (holds its
+/// lock), or 0 when none has.
+int rocksdb_lock_holder(const std::string& dir);
 
 /// A checkpoint saver in an embedded RocksDB database (a directory), with the semantics of
 /// `memory_saver`, so one conformance suite holds for both.

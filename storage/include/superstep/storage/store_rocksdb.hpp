@@ -8,6 +8,10 @@
 #include "superstep/storage/serializer.hpp"
 #include "superstep/storage/store.hpp"
 
+namespace rocksdb {
+class Env;
+}
+
 namespace superstep::storage {
 
 /// How `rocksdb_store::open` sets up a store.
@@ -23,6 +27,14 @@ struct rocksdb_store_options {
   bool sync = true;
   /// Expiry of items; the sweeper thread, if configured, starts with the store.
   ttl_config ttl;
+  /// Open the database read-only: nothing is written and the folder's lock is not taken, so
+  /// it reads beside a process that writes to it (as of opening). It must exist; writes
+  /// throw storage_error, reads do not restart TTLs, and the ANN index a search builds is
+  /// not saved.
+  bool read_only = false;
+  /// The RocksDB environment to run on (tests inject one whose writes fail); nullptr: the
+  /// default. It must outlive the database.
+  rocksdb::Env* env = nullptr;
 };
 
 /// A store in the `store` column family of an embedded RocksDB database (the directory of a
