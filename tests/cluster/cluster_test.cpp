@@ -12,8 +12,7 @@
 #include <random>
 #include <thread>
 
-#include "cluster/cli_support.hpp"
-#include "cluster/process_support.hpp"
+#include "cluster/cluster_support.hpp"
 
 using namespace superstep;
 using namespace std::chrono_literals;
@@ -24,63 +23,9 @@ using superstep::test::scratch;
 
 namespace {
 
-std::string spec(const std::string& name) {
-  return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
-}
+std::string spec(const std::string& name) { return test::example_spec(name); }
 
-// A head and its workers, started in a scratch folder; all are killed when it goes.
-class cluster {
- public:
-  explicit cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0) : s_(s) {
-    start_head(std::move(head_options), port);
-  }
-
-  void start_head(std::vector<std::string> options, int port = 0) {
-    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port), "--data",
-                                  s_.path("head-data")};
-    args.insert(args.end(), options.begin(), options.end());
-    head_ = std::make_unique<child>(args, s_);
-    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
-                          "the head did not start: " + head_->err_text());
-    // "listening on 127.0.0.1:PORT (...)"
-    std::string err = head_->err_text();
-    const std::string marker = "listening on 127.0.0.1:";
-    auto at = err.find(marker);
-    BOOST_REQUIRE(at != std::string::npos);
-    port_ = std::stoi(err.substr(at + marker.size()));
-  }
-
-  // Starts a worker and waits until the head counts `joined` workers in its log.
-  child& add_worker(const std::string& name, std::vector<std::string> options = {},
-                    bool wait_joined = true) {
-    std::vector<std::string> args{"worker", "--join", address(), "--name", name, "--threads", "2"};
-    args.insert(args.end(), options.begin(), options.end());
-    workers_.push_back(std::make_unique<child>(args, s_));
-    if (wait_joined)
-      BOOST_REQUIRE_MESSAGE(
-          head_->wait_for_err("worker " + name + " joined", 10s),
-          "worker " + name + " did not join: " + head_->err_text() + workers_.back()->err_text());
-    return *workers_.back();
-  }
-
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  int port() const { return port_; }
-  child& head() { return *head_; }
-
-  // `superstep submit` (or another client command) against this head, to its end.
-  cli_result client(std::vector<std::string> args) {
-    // After the command (and the store's action): `store get --head ...`.
-    const std::size_t at = args.size() > 1 && args[0] == "store" ? 2 : 1;
-    args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), {"--head", address()});
-    return run_to_end(args, s_);
-  }
-
- private:
-  scratch& s_;
-  std::unique_ptr<child> head_;
-  std::vector<std::unique_ptr<child>> workers_;
-  int port_ = 0;
-};
+using cluster = test::test_cluster;
 
 // The output line's data, of an embedded run of the same command.
 value embedded(scratch& s, std::vector<std::string> args) {

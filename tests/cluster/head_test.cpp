@@ -9,8 +9,7 @@
 #include <future>
 #include <regex>
 
-#include "cluster/cli_support.hpp"
-#include "cluster/process_support.hpp"
+#include "cluster/cluster_support.hpp"
 #include "net_request.hpp"
 #include "net_request_pool.hpp"
 #include "net_transport.hpp"
@@ -28,9 +27,7 @@ using superstep::test::scratch;
 
 namespace {
 
-std::string spec(const std::string& name) {
-  return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
-}
+std::string spec(const std::string& name) { return test::example_spec(name); }
 
 // A chain of `steps` sleeping nodes (`ms` each), every one appending its name to `trace`.
 std::string slow_chain(const scratch& s, int steps, int ms) {
@@ -55,55 +52,7 @@ value chain_trace(int steps) {
   return value(std::move(t));
 }
 
-// A head (and workers) started in a scratch folder; all are killed when it goes.
-class cluster {
- public:
-  explicit cluster(scratch& s, std::vector<std::string> head_options = {}) : s_(s) {
-    start_head(std::move(head_options));
-  }
-
-  void start_head(std::vector<std::string> options, int port = 0) {
-    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port), "--data",
-                                  s_.path("head-data")};
-    args.insert(args.end(), options.begin(), options.end());
-    head_ = std::make_unique<child>(args, s_);
-    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
-                          "the head did not start: " + head_->err_text());
-    std::string err = head_->err_text();
-    const std::string marker = "listening on 127.0.0.1:";
-    auto at = err.find(marker);
-    BOOST_REQUIRE(at != std::string::npos);
-    port_ = std::stoi(err.substr(at + marker.size()));
-  }
-
-  child& add_worker(const std::string& name) {
-    workers_.push_back(std::make_unique<child>(
-        std::vector<std::string>{"worker", "--join", address(), "--name", name, "--threads", "2"},
-        s_));
-    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("worker " + name + " joined", 10s),
-                          "worker " + name + " did not join: " + head_->err_text());
-    return *workers_.back();
-  }
-
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  int port() const { return port_; }
-  child& head() { return *head_; }
-
-  std::vector<std::string> with_head(std::vector<std::string> args) const {
-    args.insert(args.begin() + 1, {"--head", address()});
-    return args;
-  }
-  cli_result client(std::vector<std::string> args) { return run_to_end(with_head(args), s_); }
-  std::unique_ptr<child> start_client(std::vector<std::string> args) {
-    return std::make_unique<child>(with_head(args), s_);
-  }
-
- private:
-  scratch& s_;
-  std::unique_ptr<child> head_;
-  std::vector<std::unique_ptr<child>> workers_;
-  int port_ = 0;
-};
+using cluster = test::test_cluster;
 
 // What a client that is not `superstep` sends: a request of the argument-list form heads
 // took before (a head re-parsed it, reading `--input @FILE` on the head), or any bytes.

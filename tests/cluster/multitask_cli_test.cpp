@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cluster/cli_support.hpp"
+#include "cluster/cluster_support.hpp"
 #include "cluster/process_support.hpp"
 
 using namespace superstep;
@@ -15,34 +16,10 @@ using superstep::test::scratch;
 namespace {
 
 // A head with one worker, started in a scratch folder; both are killed when it goes.
-class head_with_worker {
+class head_with_worker : public test::test_cluster {
  public:
-  explicit head_with_worker(scratch& s) : s_(s) {
-    head_ = std::make_unique<child>(
-        std::vector<std::string>{"head", "--listen", "127.0.0.1:0", "--data", s.path("head-data")},
-        s);
-    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
-                          "the head did not start: " + head_->err_text());
-    const std::string err = head_->err_text(), marker = "listening on 127.0.0.1:";
-    auto at = err.find(marker);
-    BOOST_REQUIRE(at != std::string::npos);
-    address_ = "127.0.0.1:" + std::to_string(std::stoi(err.substr(at + marker.size())));
-    worker_ = std::make_unique<child>(
-        std::vector<std::string>{"worker", "--join", address_, "--name", "w", "--threads", "2"}, s);
-    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("worker w joined", 10s),
-                          "the worker did not join: " + head_->err_text() + worker_->err_text());
-  }
-  // The client command `args` against the head (--head after the command's name).
-  std::vector<std::string> against(std::vector<std::string> args) const {
-    args.insert(args.begin() + 1, {"--head", address_});
-    return args;
-  }
-  cli_result client(std::vector<std::string> args) { return run_to_end(against(args), s_); }
-
- private:
-  scratch& s_;
-  std::unique_ptr<child> head_, worker_;
-  std::string address_;
+  explicit head_with_worker(scratch& s) : test::test_cluster(s) { add_worker("w"); }
+  std::vector<std::string> against(std::vector<std::string> args) const { return with_head(args); }
 };
 
 // Each run appends "a" to the log (and, with a sleep, then sleeps `ms`).

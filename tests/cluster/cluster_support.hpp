@@ -1,0 +1,85 @@
+#pragma once
+
+// A cluster of real processes for tests: a head and its workers started as `superstep head`
+// and `superstep worker` in a scratch folder, bounded in time, killed when it goes.
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/cli_support.hpp"
+#include "cluster/process_support.hpp"
+
+namespace superstep::test {
+
+/// The example spec NAME (examples/specs/NAME.json).
+inline std::string example_spec(const std::string& name) {
+  return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
+}
+
+class test_cluster {
+ public:
+  explicit test_cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0)
+      : s_(s) {
+    start_head(std::move(head_options), port);
+  }
+
+  /// Starts the head (again, after it was stopped: `port` keeps its address).
+  void start_head(std::vector<std::string> options, int port = 0) {
+    using namespace std::chrono_literals;
+    std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port), "--data",
+                                  s_.path("head-data")};
+    args.insert(args.end(), options.begin(), options.end());
+    head_ = std::make_unique<child>(args, s_);
+    BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
+                          "the head did not start: " + head_->err_text());
+    // "listening on 127.0.0.1:PORT (...)"
+    std::string err = head_->err_text();
+    const std::string marker = "listening on 127.0.0.1:";
+    auto at = err.find(marker);
+    BOOST_REQUIRE(at != std::string::npos);
+    port_ = std::stoi(err.substr(at + marker.size()));
+  }
+
+  /// Starts a worker and, unless told not to, waits until the head logs it joined.
+  child& add_worker(const std::string& name, std::vector<std::string> options = {},
+                    bool wait_joined = true) {
+    using namespace std::chrono_literals;
+    std::vector<std::string> args{"worker", "--join", address(), "--name", name, "--threads", "2"};
+    args.insert(args.end(), options.begin(), options.end());
+    workers_.push_back(std::make_unique<child>(args, s_));
+    if (wait_joined)
+      BOOST_REQUIRE_MESSAGE(
+          head_->wait_for_err("worker " + name + " joined", 10s),
+          "worker " + name + " did not join: " + head_->err_text() + workers_.back()->err_text());
+    return *workers_.back();
+  }
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  child& head() { return *head_; }
+
+  /// `args` (a client command) given --head: after the command's name, or after the store's
+  /// action (`store get --head ...`).
+  std::vector<std::string> with_head(std::vector<std::string> args) const {
+    const std::size_t at = args.size() > 1 && args[0] == "store" ? 2 : 1;
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), {"--head", address()});
+    return args;
+  }
+  /// The client command against this head, to its end.
+  cli_result client(std::vector<std::string> args) { return run_to_end(with_head(args), s_); }
+  /// The client command against this head, running.
+  std::unique_ptr<child> start_client(std::vector<std::string> args) {
+    return std::make_unique<child>(with_head(args), s_);
+  }
+
+ private:
+  scratch& s_;
+  std::unique_ptr<child> head_;
+  std::vector<std::unique_ptr<child>> workers_;
+  int port_ = 0;
+};
+
+}  // namespace superstep::test
