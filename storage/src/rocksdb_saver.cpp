@@ -6,7 +6,6 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 
 #include "capnp_message.hpp"
 #include "rocksdb_keys.hpp"
@@ -32,13 +31,6 @@ std::string describe_write(std::string_view key, std::size_t prefix_size) {
   if (!index) return "a pending write with a damaged key";
   if (*index == bundle_index) return "the pending writes saved with task '" + *task_id + "'";
   return "pending write " + std::to_string(*index) + " of task '" + *task_id + "'";
-}
-
-bool is_bundle_key(std::string_view key, std::size_t prefix_size) {
-  std::size_t pos = prefix_size;
-  auto task_id = keys::read_string(key, pos);
-  auto index = task_id ? keys::read_i32(key, pos) : std::nullopt;
-  return index && *index == bundle_index;
 }
 
 // Whether every write of these tasks is a normal one (no error, interrupt, ...).
@@ -135,25 +127,52 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
 
   std::string write_prefix = keys::prefix(thread_id, ns, id);
   range_scan writes(db, db.writes, read, write_prefix, keys::successor(write_prefix));
-  // A task's writes come from its own records or from one bundle: should a task ever be in
-  // two (saved again after a crash between them), the first in key order wins.
-  std::unordered_map<std::string, std::string> source;  // task id -> "" or its bundle's key
+  // Every write of every task, from its own records (the index in the key) and from bundles
+  // (a bundle holds normal writes only: index = position in its task). A task may have both:
+  // its normal writes in a bundle, its error or interrupt saved on its own. Should a (task,
+  // index) be stored twice (saved again after a crash between the copies), the first in key
+  // order wins, as the first saved copy does in memory_saver.
+  struct indexed {
+    std::int32_t index;
+    pending_write w;
+  };
+  std::vector<indexed> found;
   for (writes->SeekToFirst(); writes->Valid(); writes->Next()) {
-    std::vector<pending_write> found;
+    const std::string_view key = writes->key().ToStringView();
+    std::vector<pending_write> decoded;
     try {
-      found = records::decode_writes(writes->value().ToStringView(), *serde);
+      decoded = records::decode_writes(writes->value().ToStringView(), *serde);
     } catch (const error& e) {
-      throw fail(describe_write(writes->key().ToStringView(), write_prefix.size()), e.what());
+      throw fail(describe_write(key, write_prefix.size()), e.what());
     }
-    const bool bundle = is_bundle_key(writes->key().ToStringView(), write_prefix.size());
-    const std::string from = bundle ? writes->key().ToString() : std::string();
-    for (auto& w : found) {
-      auto [it, fresh] = source.emplace(w.task_id, from);
-      if (!fresh && it->second != from) continue;
-      tuple.pending_writes.push_back(std::move(w));
+    std::size_t pos = write_prefix.size();
+    auto key_task = keys::read_string(key, pos);
+    auto key_index = key_task ? keys::read_i32(key, pos) : std::nullopt;
+    if (!key_index) damaged_key("writes", key);
+    if (*key_index != bundle_index) {
+      for (auto& w : decoded) found.push_back({*key_index, std::move(w)});
+      continue;
+    }
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
+      const bool same_task = i > 0 && decoded[i].task_id == found.back().w.task_id;
+      found.push_back({same_task ? found.back().index + 1 : 0, std::move(decoded[i])});
     }
   }
   writes.check_status("reading the pending writes of " + describe(thread_id, ns, id));
+  // memory_saver's order: by task id, then index (special writes first).
+  std::stable_sort(found.begin(), found.end(), [](const indexed& a, const indexed& b) {
+    if (int c = a.w.task_id.compare(b.w.task_id); c != 0) return c < 0;
+    return a.index < b.index;
+  });
+  const auto copy_of_previous = [&](std::size_t i) {
+    return i > 0 && found[i].index == found[i - 1].index &&
+           found[i].w.task_id == found[i - 1].w.task_id;
+  };
+  std::vector<bool> skip(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) skip[i] = copy_of_previous(i);
+  tuple.pending_writes.reserve(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (!skip[i]) tuple.pending_writes.push_back(std::move(found[i].w));
 
   if (!stored.parent_id.empty())
     tuple.parent_config = checkpoint_config{thread_id, ns, stored.parent_id};
@@ -353,7 +372,9 @@ checkpoint_config rocksdb_saver::impl::put(
   rocksdb::WriteBatch batch(bytes);
   check(batch.Put(d.db.checkpoints, prefix + cp.id, record), "batching a checkpoint");
   for (auto& b : blobs) {
-    check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes) : batch.Delete(d.db.blobs, b.key),
+    // A cleared channel's version has no value, only a marker that the version is taken.
+    check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes)
+              : batch.Put(d.db.blobs, b.key + keys::cleared_suffix, rocksdb::Slice()),
           "batching a blob");
     std::string().swap(b.bytes);  // in the batch now: free the copy at once
   }
@@ -545,10 +566,30 @@ channel_version rocksdb_saver::latest_version(const checkpoint_config& config) {
   require_thread(config.thread_id, "rocksdb_saver", "latest_version");
   const impl& d = *impl_;
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
-  snapshot_read read(d.db);  // the latest record and its bases as of one moment
+  snapshot_read read(d.db);  // the blobs, the latest record and its bases as of one moment
+  channel_version out = 0;
+  // Every version a put issued has a key in the blobs (a value, a list delta or a cleared
+  // marker), on any branch: the last key of each channel's range holds its highest version.
+  {
+    range_scan it(d.db, d.db.blobs, read.options, prefix, keys::successor(prefix));
+    for (it->SeekToFirst(); it->Valid();) {
+      std::size_t pos = prefix.size();
+      std::string_view key = it->key().ToStringView();
+      if (!keys::read_string(key, pos)) damaged_key("blobs", key);
+      const std::string channel_end = keys::successor(std::string(key.substr(0, pos)));
+      it->SeekForPrev(channel_end);
+      if (!it->Valid()) break;
+      key = it->key().ToStringView();
+      auto version = keys::read_u64(key, pos);
+      if (!version) damaged_key("blobs", key);
+      out = std::max(out, *version);
+      it->Seek(channel_end);
+    }
+    it.check_status("finding the highest version of thread '" + config.thread_id + "'");
+  }
+  // And the latest checkpoint's own versions (a database written before the markers).
   range_scan it(d.db, d.db.checkpoints, read.options, prefix, keys::successor(prefix));
   it->SeekToLast();
-  channel_version out = 0;
   if (!it->Valid()) {
     it.check_status("finding the latest checkpoint of thread '" + config.thread_id + "'");
     return out;
