@@ -1,7 +1,10 @@
 // Resuming must never lose or overwrite saved data: a resumed fork leaves the branch it left
 // alone, and a Command's update survives a resumed node that interrupts again. Runs against
 // both savers and both execution modes (tests/CMakeLists.txt).
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -147,4 +150,88 @@ BOOST_AUTO_TEST_CASE(
     BOOST_TEST(graph->get_state(cfg).values.get("my_key") == value("DE foofoo answer 1 answer 2"));
     BOOST_TEST(graph->get_state(cfg).next.empty());
   }
+}
+
+namespace {
+
+// (source, next, values) of each checkpoint of a history, newest first, as one string per
+// checkpoint (LangGraph test_time_travel.py's _checkpoint_summary).
+std::vector<std::string> summary(const std::vector<state_snapshot>& history) {
+  std::vector<std::string> out;
+  for (const auto& s : history) {
+    std::string next;
+    for (const auto& n : s.next) next += (next.empty() ? "" : ",") + n;
+    out.push_back(s.metadata.get("source").as_string() + " (" + next + ") " + s.values.to_json());
+  }
+  return out;
+}
+
+}  // namespace
+
+// LangGraph test_time_travel.py, test_replay_from_before_interrupt_then_resume.
+BOOST_AUTO_TEST_CASE(test_replay_from_before_interrupt_then_resume) {
+  auto called = std::make_shared<std::vector<std::string>>();
+  auto mutex = std::make_shared<std::mutex>();
+  const auto note = [called, mutex](const char* name) {
+    std::lock_guard lock(*mutex);
+    called->push_back(name);
+  };
+  const auto was_called = [called, mutex](const char* name) {
+    std::lock_guard lock(*mutex);
+    return std::find(called->begin(), called->end(), name) != called->end();
+  };
+  state_graph b;
+  b.add_key("value", "append");
+  b.add_node("node_a", [note](const value&, node_context&) -> value {
+    note("node_a");
+    return object{{"value", value::array({"a"})}};
+  });
+  b.add_node("ask_human", [note](const value&, node_context& ctx) -> value {
+    note("ask_human");
+    value answer = ctx.interrupt("What is your input?");
+    return object{{"value", value::array({"human:" + answer.as_string()})}};
+  });
+  b.add_node("node_b", [note](const value&, node_context&) -> value {
+    note("node_b");
+    return object{{"value", value::array({"b"})}};
+  });
+  b.add_edge("__start__", "node_a").add_edge("node_a", "ask_human").add_edge("ask_human", "node_b");
+  auto graph = b.compile(with_saver(test::make_saver()));
+  const value config = thread("1");
+
+  graph->invoke(object{{"value", list{}}}, config);
+  graph->invoke(resume("old_answer"), config);
+  std::vector<state_snapshot> original_history = graph->get_state_history(config);
+  const std::vector<std::string> original{
+      R"(loop () {"value":["a","human:old_answer","b"]})",
+      R"(loop (node_b) {"value":["a","human:old_answer"]})", R"(loop (ask_human) {"value":["a"]})",
+      R"(loop (node_a) {"value":[]})", R"(input (__start__) {"value":[]})"};
+  BOOST_TEST(summary(original_history) == original, boost::test_tools::per_element());
+
+  std::string before_ask;
+  for (const auto& s : original_history)
+    if (s.next == std::vector<std::string>{"ask_human"}) before_ask = s.config.checkpoint_id;
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  called->clear();
+  value replay_result = graph->invoke(value(), at("1", before_ask));
+  BOOST_TEST(replay_result.get("__interrupt__").as_list().at(0).get("value") ==
+             value("What is your input?"));
+  BOOST_TEST(was_called("ask_human"));
+  BOOST_TEST(!was_called("node_a"));
+  std::vector<state_snapshot> post_replay = graph->get_state_history(config);
+  BOOST_TEST_REQUIRE(post_replay.size() == 6u);
+  BOOST_TEST(post_replay[0].metadata.get("source") == value("fork"));
+  BOOST_TEST((post_replay[0].next == std::vector<std::string>{"ask_human"}));
+
+  called->clear();
+  value final_result = graph->invoke(resume("new_answer"), config);
+  BOOST_TEST(final_result.get("value").to_json() == R"(["a","human:new_answer","b"])");
+  BOOST_TEST(was_called("ask_human"));
+  BOOST_TEST(was_called("node_b"));
+  std::vector<std::string> expected{R"(loop () {"value":["a","human:new_answer","b"]})",
+                                    R"(loop (node_b) {"value":["a","human:new_answer"]})",
+                                    R"(fork (ask_human) {"value":["a"]})"};
+  expected.insert(expected.end(), original.begin(), original.end());
+  BOOST_TEST(summary(graph->get_state_history(config)) == expected,
+             boost::test_tools::per_element());
 }
