@@ -461,3 +461,25 @@ BOOST_AUTO_TEST_CASE(an_update_sent_with_a_resume_survives_a_step_that_interrupt
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err.find("--update goes with --resume") != std::string::npos, r.err);
 }
+
+// The same through `superstep update` on the fork's head: new versions, not the old branch's.
+BOOST_AUTO_TEST_CASE(an_update_to_a_replayed_fork_leaves_the_old_branch_as_it_was) {
+  data_folder data;
+  BOOST_TEST_REQUIRE(data("run " + example("ask_name") + " --input '{}' --thread t").status == 3);
+  BOOST_TEST_REQUIRE(data("run --thread t --resume '\"old\"'").status == 0);
+  std::vector<value> old_branch = data("history --thread t").lines();
+  std::string before_ask;
+  for (const value& s : old_branch)
+    if (names(s.get("next")) == "ask") before_ask = checkpoint_id(s);
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  BOOST_TEST_REQUIRE(data("run --thread t --checkpoint " + before_ask).status == 3);
+
+  cli_result r = data("update --thread t --values '{\"name\": \"patched\"}' --as-node ask");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(data("state --thread t").last().get("values").get("name") == value("patched"));
+  for (const value& s : old_branch) {
+    r = data("state --thread t --checkpoint " + checkpoint_id(s));
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    BOOST_TEST(r.last().get("values").to_json() == s.get("values").to_json());
+  }
+}
