@@ -435,6 +435,30 @@ void rocksdb_saver::put_writes(const checkpoint_config& config,
   put_writes_many(config, {task_writes{task_id, task_path, writes}});
 }
 
+// How many normal writes of a task are stored under `prefix`, the task's key prefix: one past
+// the highest index, from its own records and its bundles.
+std::size_t rocksdb_saver::impl::saved_normal_writes(const std::string& prefix,
+                                                     const std::string& task_id) const {
+  std::size_t count = 0;
+  range_scan saved(db, db.writes, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
+  for (saved->SeekToFirst(); saved->Valid(); saved->Next()) {
+    const std::string_view key = saved->key().ToStringView();
+    std::size_t pos = prefix.size();
+    auto index = keys::read_i32(key, pos);
+    if (!index) damaged_key("writes", key);
+    if (*index == bundle_index) {
+      std::size_t in_bundle = 0;
+      for (const auto& w : records::decode_writes(saved->value().ToStringView(), *serde))
+        in_bundle += w.task_id == task_id;
+      count = std::max(count, in_bundle);
+    } else if (*index >= 0) {
+      count = std::max(count, static_cast<std::size_t>(*index) + 1);
+    }
+  }
+  saved.check_status("looking for saved writes of task '" + task_id + "'");
+  return count;
+}
+
 void rocksdb_saver::put_writes_many(const checkpoint_config& config,
                                     const std::vector<task_writes>& tasks) {
   require_thread(config.thread_id, "rocksdb_saver", "put_writes");
@@ -452,16 +476,18 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
   constexpr std::size_t many_writes = 64;
   const bool one_big_task = tasks.size() == 1 && tasks.front().writes.size() >= many_writes;
   std::unique_lock<std::mutex> task_lock;  // held until the bundle is written
+  std::size_t first_new = 0;  // one big task saved before: its writes from this index are new
   if (one_big_task && all_normal(tasks)) {
     std::string prefix = base;
     keys::append_string(prefix, tasks.front().task_id);
     task_lock = std::unique_lock<std::mutex>(d.write_locks[d.writes_stripe(prefix)]);
-    range_scan saved(d.db, d.db.writes, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
-    saved->SeekToFirst();
-    saved.check_status("looking for saved writes of task '" + tasks.front().task_id + "'");
-    if (saved->Valid()) return;  // saved before: keep that copy
+    first_new = d.saved_normal_writes(prefix, tasks.front().task_id);
+    // Saved before: keep that copy, and save only what it lacks (the writes of no task grow
+    // as Commands on one checkpoint add to them), one record each.
+    if (first_new >= tasks.front().writes.size()) return;
+    if (first_new > 0) task_lock.unlock();
   }
-  if ((tasks.size() > 1 || one_big_task) && all_normal(tasks)) {
+  if ((tasks.size() > 1 || (one_big_task && first_new == 0)) && all_normal(tasks)) {
     // The first segment sized for a batch of small writes; a bigger bundle grows in segments
     // with little slack (written out segment by segment below, never flattened).
     std::size_t estimate = 64;
@@ -500,7 +526,7 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     std::string prefix = base;
     keys::append_string(prefix, t.task_id);
     stripes.push_back(d.writes_stripe(prefix));
-    for (std::size_t i = 0; i < t.writes.size(); ++i) {
+    for (std::size_t i = first_new; i < t.writes.size(); ++i) {
       const auto& [channel, v] = t.writes[i];
       const std::int32_t index = write_index(channel, i);
       std::string key = prefix;

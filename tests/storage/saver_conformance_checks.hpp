@@ -210,7 +210,7 @@ inline void writes_saved_together_and_alone_all_come_back(checkpoint_saver& save
 // A fork's head may have lower versions than the branch it left: latest_version is the
 // highest of every branch of the namespace, a cleared channel's version included, so a run
 // going on from the fork never stores a value under a version the other branch used.
-inline void latest_version_counts_every_branch_and_cleared_versions(checkpoint_saver& saver) {
+inline void latest_version_is_the_highest_of_every_branch(checkpoint_saver& saver) {
   checkpoint_builder b;
   auto root = put_all(saver, "t", "", "", b.make({{"a", 1}, {"b", 1}}, {{"a", 1}, {"b", 1}}),
                       loop_metadata(0));
@@ -230,6 +230,26 @@ inline void latest_version_counts_every_branch_and_cleared_versions(checkpoint_s
   // The old branch reads as it was.
   auto back = saver.get_tuple({"t", "", old.id});
   BOOST_TEST(values_of(back).to_json() == R"({"a":5})");
+}
+
+// A task saved again with more writes than before (the writes of no task, which Commands on
+// one checkpoint add to): the first copy of each index stays and the new ones are added.
+inline void a_task_saved_again_with_more_writes_keeps_its_first(checkpoint_saver& saver) {
+  checkpoint_builder b;
+  for (const std::size_t first : {std::size_t{3}, std::size_t{100}}) {
+    const std::string thread = "t" + std::to_string(first);
+    auto s = put_all(saver, thread, "", "", b.make({}, {}), loop_metadata(0));
+    std::vector<std::pair<std::string, value>> before, after;
+    for (std::size_t i = 0; i < first; ++i) before.emplace_back("x", static_cast<int>(i));
+    for (std::size_t i = 0; i < first + 70; ++i) after.emplace_back("x", -static_cast<int>(i));
+    saver.put_writes(s, before, std::string(NULL_TASK_ID), "__input__");
+    saver.put_writes(s, after, std::string(NULL_TASK_ID), "__input__");
+    auto got = saver.get_tuple(s)->pending_writes;
+    BOOST_REQUIRE_EQUAL(got.size(), first + 70);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      BOOST_TEST(got[i].v.as_int() == (i < first ? 1 : -1) * static_cast<int>(i),
+                 thread << " " << i);
+  }
 }
 
 inline void special_writes_replace_the_stored_one(checkpoint_saver& saver) {
