@@ -161,6 +161,8 @@ constexpr const char* run_usage =
     "  --thread ID           the thread (default: a new thread id, printed in the result)\n"
     "  --resume JSON|@FILE   answer the pending interrupt: Command(resume=JSON); when several\n"
     "                        are pending, an object of interrupt id -> answer\n"
+    "  --update JSON|@FILE   with --resume: a state update sent with the answer,\n"
+    "                        Command(resume=..., update=JSON)\n"
     "  --checkpoint ID       replay the thread from this checkpoint (with --input: fork it)\n"
     "  --durability MODE     when checkpoints are written: sync (each step, before the next\n"
     "                        starts; the default), async (each step, in the background) or\n"
@@ -265,6 +267,9 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
       out.input = read_json_arg(a, args.value_of(a));
     } else if (a == "--resume") {
       out.resume = read_json_arg(a, args.value_of(a));
+    } else if (a == "--update" && !submit_usage_wanted) {
+      out.update = read_json_arg(a, args.value_of(a));
+      if (!out.update->is_object()) throw usage_error("--update: expected a JSON object");
     } else if (a == "--checkpoint") {
       out.checkpoint = args.value_of(a);
     } else if (a == "--durability") {
@@ -302,6 +307,7 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
     if (out.where.graph_path.empty()) throw usage_error("run: missing GRAPH.json");
   }
   if (out.input && out.resume) throw usage_error("run: give either --input or --resume, not both");
+  if (out.update && !out.resume) throw usage_error("run: --update goes with --resume");
   detail::check_embedder(out.embedder);
   return out;
 }

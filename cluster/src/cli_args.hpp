@@ -138,6 +138,8 @@ struct run_args {
   std::optional<value> input;
   /// --resume: the answer to the pending interrupt(s), sent as Command(resume=...).
   std::optional<value> resume;
+  /// --update (with --resume): a state update sent with the answer, Command(update=...).
+  std::optional<value> update;
   /// --checkpoint: replay or fork from this checkpoint of the thread.
   std::string checkpoint;
   /// --durability: sync, async or exit; empty: the engine's default (sync).

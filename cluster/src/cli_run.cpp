@@ -31,6 +31,7 @@ value run_input(const run_args& args) {
   if (!args.resume) return value();
   superstep::command c;  // LangGraph Command, not the command line
   c.resume = *args.resume;
+  if (args.update) c.update = *args.update;
   return make_command(c);
 }
 

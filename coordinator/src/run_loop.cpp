@@ -105,13 +105,16 @@ void run_loop::begin(const value& given) {
       meta_step = tuple->metadata.step;
       resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
-      // From an earlier checkpoint, the run forks: its versions must not be the ones the
-      // later checkpoints of the thread already stored values under.
-      if (time_travel) version_floor = saver_->latest_version(cp_config_);
+      // Versions this run issues must be new to the thread: from an earlier checkpoint the run
+      // forks, and the head of a branch that forked before may have lower versions than the
+      // branch it left, which stored values under the versions that follow the head's.
+      version_floor = saver_->latest_version(cp_config_);
       // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
       // and forks: what follows becomes a new branch after that checkpoint.
       replaying_ = time_travel && given.is_null();
-      if (replaying_) resumed_writes_.clear();
+      if (replaying_)  // the writes of no task (a Command's update) still apply
+        std::erase_if(resumed_writes_,
+                      [](const pending_write& w) { return w.task_id != NULL_TASK_ID; });
       if (nested && shared_.resuming) {
         // The parent re-runs an interrupted task: the subgraph continues where it stopped,
         // its pending interrupt answered with the parent task's latest resume value.
@@ -132,7 +135,10 @@ void run_loop::begin(const value& given) {
   stop_ = step_ + limit_ + 1;
   shared_.stop = stop_;
 
-  if (cmd) take_command(*cmd);
+  if (cmd)
+    take_command(*cmd);
+  else
+    apply_null_writes({});
 
   const bool resuming = !state_.checkpoint.channel_versions.empty() && input.is_null();
   if (resuming) {

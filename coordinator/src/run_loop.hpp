@@ -122,6 +122,9 @@ class run_loop {
  private:
   void attach_resumed_writes();
   void take_command(const command& cmd);
+  /// Applies the writes of no task: those saved with the loaded checkpoint (the updates of
+  /// earlier Commands on it) and `added` (this run's Command), saving `added` with them.
+  void apply_null_writes(std::vector<std::pair<std::string, value>> added);
   bool has_pending_interrupt() const;
   std::vector<std::string> pending_interrupt_ids() const;
   void save_writes(const std::vector<const pregel_task*>& tasks);

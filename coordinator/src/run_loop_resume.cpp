@@ -1,6 +1,7 @@
 // The run loop resuming a thread: Command input, resume values for interrupted tasks, and
 // the saved writes that spare the tasks of an interrupted step from running again.
 #include <algorithm>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -48,16 +49,39 @@ void run_loop::take_command(const command& cmd) {
     resume_ = *cmd.resume;
   }
   // A state update and goto apply as if written before the step the thread resumes.
-  pregel_task in;
-  in.name = std::string(INPUT);
+  std::vector<std::pair<std::string, value>> writes;
   if (cmd.update.is_object())
-    for (const auto& [k, v] : cmd.update.as_object()) in.writes.emplace_back(k, v);
+    for (const auto& [k, v] : cmd.update.as_object()) writes.emplace_back(k, v);
   for (const auto& g : cmd.go_to) {
     if (as_send(g))
-      in.writes.emplace_back(std::string(TASKS), g);
+      writes.emplace_back(std::string(TASKS), g);
     else if (g.is_string() && g.as_string() != END)
-      in.writes.emplace_back("branch:to:" + g.as_string(), value());
+      writes.emplace_back("branch:to:" + g.as_string(), value());
   }
+  apply_null_writes(std::move(writes));
+}
+
+void run_loop::apply_null_writes(std::vector<std::pair<std::string, value>> added) {
+  pregel_task in;
+  in.name = std::string(INPUT);
+  // The updates of earlier Commands on this checkpoint: a resumed node that interrupted again
+  // made no checkpoint that holds them, so they live on as its pending writes.
+  const auto is_null = [](const pending_write& w) { return w.task_id == NULL_TASK_ID; };
+  for (auto& w : resumed_writes_)
+    if (is_null(w)) in.writes.emplace_back(std::move(w.channel), std::move(w.v));
+  resumed_writes_.erase(std::remove_if(resumed_writes_.begin(), resumed_writes_.end(), is_null),
+                        resumed_writes_.end());
+  if (!added.empty() && saver_ && !state_.checkpoint.id.empty()) {
+    // Saved after the earlier ones (a saver keeps the first copy of each index), so the next
+    // resume of this checkpoint applies them all again, in order.
+    checkpoint_config cfg = cp_config_;
+    cfg.checkpoint_id = state_.checkpoint.id;
+    std::vector<std::pair<std::string, value>> all = in.writes;
+    all.insert(all.end(), added.begin(), added.end());
+    saver_->put_writes(cfg, all, std::string(NULL_TASK_ID), std::string(INPUT));
+  }
+  in.writes.insert(in.writes.end(), std::make_move_iterator(added.begin()),
+                   std::make_move_iterator(added.end()));
   if (in.writes.empty()) return;
   std::vector<pregel_task*> batch{&in};
   // Every node stays a candidate for the next step (no updated set): the interrupted step's

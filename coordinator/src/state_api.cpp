@@ -72,6 +72,16 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   const std::string ns = tuple.config.checkpoint_ns;
   const std::int64_t step = tuple.metadata.step + 1;
   algo::run_state state = algo::restore(g, tuple.checkpoint);  // values are shared, not copied
+  // A Command's update saved with the checkpoint (as the writes of no task) is part of its
+  // state, as LangGraph shows it.
+  pregel_task null_task;
+  null_task.name = std::string(INPUT);
+  for (const auto& w : tuple.pending_writes)
+    if (w.task_id == NULL_TASK_ID) null_task.writes.emplace_back(w.channel, w.v);
+  if (!null_task.writes.empty()) {
+    std::vector<pregel_task*> batch{&null_task};
+    (void)algo::apply_writes(state, index, batch);
+  }
   bool single = g.state_channels.empty() && g.output_single;
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   s.values = values ? *values : value(object{});
@@ -196,9 +206,9 @@ value pregel::update_state(const value& config, const value& values,
     throw error(error_code::invalid_argument, "update_state: unknown node '" + node + "'");
 
   algo::run_state state = algo::restore(graph_, std::move(cp));
-  // Updating an earlier checkpoint forks: new versions above every one the thread stored.
-  if (!cfg.checkpoint_id.empty())
-    state.max_version = std::max(state.max_version, saver.latest_version(cfg));
+  // New versions above every one the thread stored: updating an earlier checkpoint forks, and
+  // the head of a fork may have lower versions than the branch it left.
+  state.max_version = std::max(state.max_version, saver.latest_version(cfg));
   // Run the node's writers (not its function) on `values`, as if it had returned them.
   pregel_task task;
   task.node = found->second;

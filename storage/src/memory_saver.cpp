@@ -160,14 +160,18 @@ std::optional<checkpoint_tuple> memory_saver::get_tuple(const checkpoint_config&
 channel_version memory_saver::latest_version(const checkpoint_config& config) {
   require_thread(config.thread_id, "memory_saver", "latest_version");
   std::lock_guard lock(mutex_);
+  // Every version a put issued has a blob (a cleared channel's is empty), on any branch: the
+  // highest of each channel is the last of its range, so one lookup per channel finds it.
   channel_version out = 0;
-  auto thread_it = threads_.find(config.thread_id);
-  if (thread_it == threads_.end()) return out;
-  auto ns_it = thread_it->second.find(config.checkpoint_ns);
-  if (ns_it == thread_it->second.end() || ns_it->second.empty()) return out;
-  checkpoint latest;
-  resolve_versions(ns_it->second, ns_it->second.rbegin()->second, latest);
-  for (const auto& [_, v] : latest.channel_versions) out = std::max(out, v);
+  const std::string& thread = config.thread_id;
+  const std::string& ns = config.checkpoint_ns;
+  for (auto it = blobs_.lower_bound(blob_key{thread, ns, std::string(), 0});
+       it != blobs_.end() && std::get<0>(it->first) == thread && std::get<1>(it->first) == ns;) {
+    const std::string channel = std::get<2>(it->first);
+    auto next = blobs_.upper_bound(blob_key{thread, ns, channel, ~channel_version{0}});
+    out = std::max(out, std::get<3>(std::prev(next)->first));
+    it = next;
+  }
   return out;
 }
 

@@ -6,7 +6,7 @@
 //
 //   checkpoints  S(thread) S(ns) checkpoint_id
 //   writes       S(thread) S(ns) S(checkpoint_id) S(task_id) I(index)
-//   blobs        S(thread) S(ns) S(channel) U(version) [d]
+//   blobs        S(thread) S(ns) S(channel) U(version) [d|c]
 //
 // S(x) is x with each NUL written as 00 FF, then the terminator 00 01: any bytes are allowed,
 // no S(x) is a prefix of another, and S(a) < S(b) exactly when a < b. U is a big-endian u64
@@ -24,6 +24,10 @@ namespace superstep::storage::keys {
 /// Ends the key of a blob that holds a list delta (checkpoint.capnp, ListDelta) rather than a
 /// whole value; a version has one or the other.
 inline constexpr char delta_suffix = 'd';
+
+/// Ends the key of an empty blob that marks a version at which the channel was cleared: the
+/// version is taken (no branch may store a value under it), though it has no value.
+inline constexpr char cleared_suffix = 'c';
 
 inline void append_string(std::string& key, std::string_view part) {
   for (char c : part) {

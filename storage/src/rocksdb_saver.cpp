@@ -6,7 +6,6 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 
 #include "capnp_message.hpp"
 #include "rocksdb_keys.hpp"
@@ -32,13 +31,6 @@ std::string describe_write(std::string_view key, std::size_t prefix_size) {
   if (!index) return "a pending write with a damaged key";
   if (*index == bundle_index) return "the pending writes saved with task '" + *task_id + "'";
   return "pending write " + std::to_string(*index) + " of task '" + *task_id + "'";
-}
-
-bool is_bundle_key(std::string_view key, std::size_t prefix_size) {
-  std::size_t pos = prefix_size;
-  auto task_id = keys::read_string(key, pos);
-  auto index = task_id ? keys::read_i32(key, pos) : std::nullopt;
-  return index && *index == bundle_index;
 }
 
 // Whether every write of these tasks is a normal one (no error, interrupt, ...).
@@ -135,25 +127,52 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
 
   std::string write_prefix = keys::prefix(thread_id, ns, id);
   range_scan writes(db, db.writes, read, write_prefix, keys::successor(write_prefix));
-  // A task's writes come from its own records or from one bundle: should a task ever be in
-  // two (saved again after a crash between them), the first in key order wins.
-  std::unordered_map<std::string, std::string> source;  // task id -> "" or its bundle's key
+  // Every write of every task, from its own records (the index in the key) and from bundles
+  // (a bundle holds normal writes only: index = position in its task). A task may have both:
+  // its normal writes in a bundle, its error or interrupt saved on its own. Should a (task,
+  // index) be stored twice (saved again after a crash between the copies), the first in key
+  // order wins, as the first saved copy does in memory_saver.
+  struct indexed {
+    std::int32_t index;
+    pending_write w;
+  };
+  std::vector<indexed> found;
   for (writes->SeekToFirst(); writes->Valid(); writes->Next()) {
-    std::vector<pending_write> found;
+    const std::string_view key = writes->key().ToStringView();
+    std::vector<pending_write> decoded;
     try {
-      found = records::decode_writes(writes->value().ToStringView(), *serde);
+      decoded = records::decode_writes(writes->value().ToStringView(), *serde);
     } catch (const error& e) {
-      throw fail(describe_write(writes->key().ToStringView(), write_prefix.size()), e.what());
+      throw fail(describe_write(key, write_prefix.size()), e.what());
     }
-    const bool bundle = is_bundle_key(writes->key().ToStringView(), write_prefix.size());
-    const std::string from = bundle ? writes->key().ToString() : std::string();
-    for (auto& w : found) {
-      auto [it, fresh] = source.emplace(w.task_id, from);
-      if (!fresh && it->second != from) continue;
-      tuple.pending_writes.push_back(std::move(w));
+    std::size_t pos = write_prefix.size();
+    auto key_task = keys::read_string(key, pos);
+    auto key_index = key_task ? keys::read_i32(key, pos) : std::nullopt;
+    if (!key_index) damaged_key("writes", key);
+    if (*key_index != bundle_index) {
+      for (auto& w : decoded) found.push_back({*key_index, std::move(w)});
+      continue;
+    }
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
+      const bool same_task = i > 0 && decoded[i].task_id == found.back().w.task_id;
+      found.push_back({same_task ? found.back().index + 1 : 0, std::move(decoded[i])});
     }
   }
   writes.check_status("reading the pending writes of " + describe(thread_id, ns, id));
+  // memory_saver's order: by task id, then index (special writes first).
+  std::stable_sort(found.begin(), found.end(), [](const indexed& a, const indexed& b) {
+    if (int c = a.w.task_id.compare(b.w.task_id); c != 0) return c < 0;
+    return a.index < b.index;
+  });
+  const auto copy_of_previous = [&](std::size_t i) {
+    return i > 0 && found[i].index == found[i - 1].index &&
+           found[i].w.task_id == found[i - 1].w.task_id;
+  };
+  std::vector<bool> skip(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) skip[i] = copy_of_previous(i);
+  tuple.pending_writes.reserve(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (!skip[i]) tuple.pending_writes.push_back(std::move(found[i].w));
 
   if (!stored.parent_id.empty())
     tuple.parent_config = checkpoint_config{thread_id, ns, stored.parent_id};
@@ -353,7 +372,9 @@ checkpoint_config rocksdb_saver::impl::put(
   rocksdb::WriteBatch batch(bytes);
   check(batch.Put(d.db.checkpoints, prefix + cp.id, record), "batching a checkpoint");
   for (auto& b : blobs) {
-    check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes) : batch.Delete(d.db.blobs, b.key),
+    // A cleared channel's version has no value, only a marker that the version is taken.
+    check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes)
+              : batch.Put(d.db.blobs, b.key + keys::cleared_suffix, rocksdb::Slice()),
           "batching a blob");
     std::string().swap(b.bytes);  // in the batch now: free the copy at once
   }
@@ -414,6 +435,30 @@ void rocksdb_saver::put_writes(const checkpoint_config& config,
   put_writes_many(config, {task_writes{task_id, task_path, writes}});
 }
 
+// How many normal writes of a task are stored under `prefix`, the task's key prefix: one past
+// the highest index, from its own records and its bundles.
+std::size_t rocksdb_saver::impl::saved_normal_writes(const std::string& prefix,
+                                                     const std::string& task_id) const {
+  std::size_t count = 0;
+  range_scan saved(db, db.writes, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
+  for (saved->SeekToFirst(); saved->Valid(); saved->Next()) {
+    const std::string_view key = saved->key().ToStringView();
+    std::size_t pos = prefix.size();
+    auto index = keys::read_i32(key, pos);
+    if (!index) damaged_key("writes", key);
+    if (*index == bundle_index) {
+      std::size_t in_bundle = 0;
+      for (const auto& w : records::decode_writes(saved->value().ToStringView(), *serde))
+        in_bundle += w.task_id == task_id;
+      count = std::max(count, in_bundle);
+    } else if (*index >= 0) {
+      count = std::max(count, static_cast<std::size_t>(*index) + 1);
+    }
+  }
+  saved.check_status("looking for saved writes of task '" + task_id + "'");
+  return count;
+}
+
 void rocksdb_saver::put_writes_many(const checkpoint_config& config,
                                     const std::vector<task_writes>& tasks) {
   require_thread(config.thread_id, "rocksdb_saver", "put_writes");
@@ -431,16 +476,18 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
   constexpr std::size_t many_writes = 64;
   const bool one_big_task = tasks.size() == 1 && tasks.front().writes.size() >= many_writes;
   std::unique_lock<std::mutex> task_lock;  // held until the bundle is written
+  std::size_t first_new = 0;  // one big task saved before: its writes from this index are new
   if (one_big_task && all_normal(tasks)) {
     std::string prefix = base;
     keys::append_string(prefix, tasks.front().task_id);
     task_lock = std::unique_lock<std::mutex>(d.write_locks[d.writes_stripe(prefix)]);
-    range_scan saved(d.db, d.db.writes, rocksdb::ReadOptions(), prefix, keys::successor(prefix));
-    saved->SeekToFirst();
-    saved.check_status("looking for saved writes of task '" + tasks.front().task_id + "'");
-    if (saved->Valid()) return;  // saved before: keep that copy
+    first_new = d.saved_normal_writes(prefix, tasks.front().task_id);
+    // Saved before: keep that copy, and save only what it lacks (the writes of no task grow
+    // as Commands on one checkpoint add to them), one record each.
+    if (first_new >= tasks.front().writes.size()) return;
+    if (first_new > 0) task_lock.unlock();
   }
-  if ((tasks.size() > 1 || one_big_task) && all_normal(tasks)) {
+  if ((tasks.size() > 1 || (one_big_task && first_new == 0)) && all_normal(tasks)) {
     // The first segment sized for a batch of small writes; a bigger bundle grows in segments
     // with little slack (written out segment by segment below, never flattened).
     std::size_t estimate = 64;
@@ -479,7 +526,7 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     std::string prefix = base;
     keys::append_string(prefix, t.task_id);
     stripes.push_back(d.writes_stripe(prefix));
-    for (std::size_t i = 0; i < t.writes.size(); ++i) {
+    for (std::size_t i = first_new; i < t.writes.size(); ++i) {
       const auto& [channel, v] = t.writes[i];
       const std::int32_t index = write_index(channel, i);
       std::string key = prefix;
@@ -545,10 +592,30 @@ channel_version rocksdb_saver::latest_version(const checkpoint_config& config) {
   require_thread(config.thread_id, "rocksdb_saver", "latest_version");
   const impl& d = *impl_;
   const std::string prefix = keys::prefix(config.thread_id, config.checkpoint_ns);
-  snapshot_read read(d.db);  // the latest record and its bases as of one moment
+  snapshot_read read(d.db);  // the blobs, the latest record and its bases as of one moment
+  channel_version out = 0;
+  // Every version a put issued has a key in the blobs (a value, a list delta or a cleared
+  // marker), on any branch: the last key of each channel's range holds its highest version.
+  {
+    range_scan it(d.db, d.db.blobs, read.options, prefix, keys::successor(prefix));
+    for (it->SeekToFirst(); it->Valid();) {
+      std::size_t pos = prefix.size();
+      std::string_view key = it->key().ToStringView();
+      if (!keys::read_string(key, pos)) damaged_key("blobs", key);
+      const std::string channel_end = keys::successor(std::string(key.substr(0, pos)));
+      it->SeekForPrev(channel_end);
+      if (!it->Valid()) break;
+      key = it->key().ToStringView();
+      auto version = keys::read_u64(key, pos);
+      if (!version) damaged_key("blobs", key);
+      out = std::max(out, *version);
+      it->Seek(channel_end);
+    }
+    it.check_status("finding the highest version of thread '" + config.thread_id + "'");
+  }
+  // And the latest checkpoint's own versions (a database written before the markers).
   range_scan it(d.db, d.db.checkpoints, read.options, prefix, keys::successor(prefix));
   it->SeekToLast();
-  channel_version out = 0;
   if (!it->Valid()) {
     it.check_status("finding the latest checkpoint of thread '" + config.thread_id + "'");
     return out;

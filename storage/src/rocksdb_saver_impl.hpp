@@ -67,6 +67,10 @@ struct rocksdb_saver::impl {
   std::optional<value> read_delta(const rocksdb::ReadOptions& read, const std::string& channel_key,
                                   channel_version version) const;
 
+  /// How many normal writes of a task are stored under `prefix` (the writes key prefix of the
+  /// task): one past the highest index, counting its own records and its bundles.
+  std::size_t saved_normal_writes(const std::string& prefix, const std::string& task_id) const;
+
   /// Appends to `out` the checkpoints of (thread, config.checkpoint_ns) that `config` and
   /// `options` select, newest first, until `out` is full.
   void list_namespace(const rocksdb::ReadOptions& read, const std::string& thread_id,

@@ -181,7 +181,8 @@ void rocksdb_saver::impl::drop_checkpoints(
     auto channel = ns ? keys::read_string(key, pos) : std::nullopt;
     auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
     if (!version ||
-        !(pos == key.size() || (pos + 1 == key.size() && key[pos] == keys::delta_suffix)))
+        !(pos == key.size() || (pos + 1 == key.size() && (key[pos] == keys::delta_suffix ||
+                                                            key[pos] == keys::cleared_suffix))))
       damaged_key("blobs", key);
     if (!used.count({*ns, *channel, *version}))
       check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");

@@ -24,6 +24,9 @@
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_writes_is_idempotent_per_task_and_index, make)            \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(special_writes_replace_the_stored_one, make)                  \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(writes_of_several_tasks_saved_together, make)                 \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(writes_saved_together_and_alone_all_come_back, make)          \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(a_task_saved_again_with_more_writes_keeps_its_first, make)    \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(latest_version_is_the_highest_of_every_branch, make)          \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(get_tuple_finds_latest_exact_or_nothing, make)                \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(list_is_newest_first_and_filters_by_metadata, make)           \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(list_pages_with_exclusive_before_and_limit, make)             \

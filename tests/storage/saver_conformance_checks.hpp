@@ -176,6 +176,82 @@ inline void writes_of_several_tasks_saved_together(checkpoint_saver& saver) {
   for (int i = 0; i < 500; ++i) BOOST_TEST(got[i].v.as_int() == i);
 }
 
+// A task whose writes were saved with others' (put_writes_many) and whose error or interrupt
+// came later on its own shows both, whichever of its ids sorts first; the order is memory
+// saver's: by task id, each task's special writes first.
+inline void writes_saved_together_and_alone_all_come_back(checkpoint_saver& saver) {
+  checkpoint_builder b;
+  auto s = put_all(saver, "t", "", "", b.make({}, {}), loop_metadata(0));
+  const std::string error(ERROR), interrupt(INTERRUPT);
+  saver.put_writes_many(
+      s, {task_writes{"m-first", "p1", {{"x", 1}, {"y", 2}}},
+          task_writes{"a-second", "p2", {{"x", 3}}}, task_writes{"z-third", "p3", {{"x", 4}}}});
+  saver.put_writes(s, {{interrupt, "i"}}, "m-first", "p1");
+  saver.put_writes(s, {{error, "e2"}}, "a-second", "p2");
+  saver.put_writes(s, {{error, "e3"}}, "z-third", "p3");
+  // One task with many writes is saved as a bundle of its own.
+  std::vector<std::pair<std::string, value>> sends;
+  for (int i = 0; i < 100; ++i) sends.emplace_back("s", i);
+  saver.put_writes(s, sends, "k-big", "p4");
+  saver.put_writes(s, {{error, "e4"}}, "k-big", "p4");
+  list expected{value::array({"a-second", error, "e2"}), value::array({"a-second", "x", 3}),
+                value::array({"k-big", error, "e4"})};
+  for (int i = 0; i < 100; ++i) expected.push_back(value::array({"k-big", "s", i}));
+  for (value w : {value::array({"m-first", interrupt, "i"}), value::array({"m-first", "x", 1}),
+                  value::array({"m-first", "y", 2}), value::array({"z-third", error, "e3"}),
+                  value::array({"z-third", "x", 4})})
+    expected.push_back(std::move(w));
+  BOOST_TEST(writes_value(saver.get_tuple(s)->pending_writes).to_json() ==
+             value(expected).to_json());
+  BOOST_TEST(writes_value(saver.list({"t", "", ""}, {}).at(0).pending_writes).to_json() ==
+             value(expected).to_json());
+}
+
+// A fork's head may have lower versions than the branch it left: latest_version is the
+// highest of every branch of the namespace, a cleared channel's version included, so a run
+// going on from the fork never stores a value under a version the other branch used.
+inline void latest_version_is_the_highest_of_every_branch(checkpoint_saver& saver) {
+  checkpoint_builder b;
+  auto root = put_all(saver, "t", "", "", b.make({{"a", 1}, {"b", 1}}, {{"a", 1}, {"b", 1}}),
+                      loop_metadata(0));
+  // The old branch: `a` at version 5, `b` cleared at version 7.
+  checkpoint old = b.make({{"a", 5}}, {{"a", 5}, {"b", 7}});
+  saver.put(root, old, loop_metadata(1), {{"a", 5}, {"b", 7}});
+  BOOST_TEST(saver.latest_version({"t", "", ""}) == 7u);
+  // The fork: a copy of the root, the thread's latest checkpoint now.
+  checkpoint fork = b.make({{"a", 1}, {"b", 1}}, {{"a", 1}, {"b", 1}});
+  saver.put(root, fork, loop_metadata(1), {});
+  BOOST_TEST(saver.get_tuple({"t", "", ""})->checkpoint.id == fork.id);
+  BOOST_TEST(saver.latest_version({"t", "", ""}) == 7u);
+  BOOST_TEST(saver.latest_version({"t", "", fork.id}) == 7u);  // the id is ignored
+  // Other namespaces and threads have their own.
+  BOOST_TEST(saver.latest_version({"t", "sub", ""}) == 0u);
+  BOOST_TEST(saver.latest_version({"other", "", ""}) == 0u);
+  // The old branch reads as it was.
+  auto back = saver.get_tuple({"t", "", old.id});
+  BOOST_TEST(values_of(back).to_json() == R"({"a":5})");
+}
+
+// A task saved again with more writes than before (the writes of no task, which Commands on
+// one checkpoint add to): the first copy of each index stays and the new ones are added.
+inline void a_task_saved_again_with_more_writes_keeps_its_first(checkpoint_saver& saver) {
+  checkpoint_builder b;
+  for (const std::size_t first : {std::size_t{3}, std::size_t{100}}) {
+    const std::string thread = "t" + std::to_string(first);
+    auto s = put_all(saver, thread, "", "", b.make({}, {}), loop_metadata(0));
+    std::vector<std::pair<std::string, value>> before, after;
+    for (std::size_t i = 0; i < first; ++i) before.emplace_back("x", static_cast<int>(i));
+    for (std::size_t i = 0; i < first + 70; ++i) after.emplace_back("x", -static_cast<int>(i));
+    saver.put_writes(s, before, std::string(NULL_TASK_ID), "__input__");
+    saver.put_writes(s, after, std::string(NULL_TASK_ID), "__input__");
+    auto got = saver.get_tuple(s)->pending_writes;
+    BOOST_REQUIRE_EQUAL(got.size(), first + 70);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      BOOST_TEST(got[i].v.as_int() == (i < first ? 1 : -1) * static_cast<int>(i),
+                 thread << " " << i);
+  }
+}
+
 inline void special_writes_replace_the_stored_one(checkpoint_saver& saver) {
   checkpoint_builder b;
   auto cp = b.make({}, {});

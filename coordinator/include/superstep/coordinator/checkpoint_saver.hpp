@@ -107,15 +107,17 @@ class checkpoint_saver {
   /// The version that follows `current` (0: none yet).
   virtual channel_version get_next_version(channel_version current) { return current + 1; }
 
-  /// The highest channel version of the latest checkpoint of `config`'s thread and namespace
+  /// The highest channel version stored in `config`'s thread and namespace, on any branch
   /// (its checkpoint id is ignored; 0 when there is none). Values are stored once per
-  /// (channel, version): a run or an update that forks from an earlier checkpoint issues
-  /// versions above this one, so the fork never writes over a value of the branch it leaves.
+  /// (channel, version): every run and update issues versions above this one, so a branch
+  /// that forked from an earlier checkpoint never writes over a value of a branch it left,
+  /// even when its head has lower versions than the branch it left. The default reads every
+  /// checkpoint of the namespace; savers answer it from what they index.
   virtual channel_version latest_version(const checkpoint_config& config) {
-    auto tuple = get_tuple(checkpoint_config{config.thread_id, config.checkpoint_ns, ""});
     channel_version out = 0;
-    if (tuple)
-      for (const auto& [_, v] : tuple->checkpoint.channel_versions) out = std::max(out, v);
+    for (const auto& tuple :
+         list(checkpoint_config{config.thread_id, config.checkpoint_ns, ""}, {}))
+      for (const auto& [_, v] : tuple.checkpoint.channel_versions) out = std::max(out, v);
     return out;
   }
 

@@ -15,6 +15,9 @@ inline constexpr std::string_view NO_WRITES = "__no_writes__";
 inline constexpr std::string_view INPUT = "__input__";
 inline constexpr std::string_view PUSH = "__pregel_push";
 inline constexpr std::string_view PULL = "__pregel_pull";
+/// The task id of writes that belong to no task: a Command's update and goto, saved against
+/// the checkpoint they apply to (LangGraph NULL_TASK_ID).
+inline constexpr std::string_view NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
 
 /// Pending-write indices of the special writes (LangGraph WRITES_IDX_MAP).
 inline constexpr int error_write_index = -1;

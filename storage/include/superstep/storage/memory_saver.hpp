@@ -69,7 +69,7 @@ class memory_saver final : public checkpoint_saver {
   /// the thread id is empty.
   std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) override;
 
-  /// As `checkpoint_saver::latest_version`, without reading values or writes.
+  /// As `checkpoint_saver::latest_version`: one lookup per channel in the blobs.
   channel_version latest_version(const checkpoint_config& config) override;
 
   /// Checkpoints newest first. An empty `config.thread_id` lists every thread (in thread id

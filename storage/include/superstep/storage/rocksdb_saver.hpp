@@ -92,7 +92,8 @@ class rocksdb_saver final : public checkpoint_saver {
   /// As `memory_saver::get_tuple`; read from one snapshot of the database.
   std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) override;
 
-  /// As `checkpoint_saver::latest_version`: reads the latest checkpoint record only.
+  /// As `checkpoint_saver::latest_version`: two seeks per channel in the blobs (a cleared
+  /// version leaves an empty marker there, so it counts too) and the latest record.
   channel_version latest_version(const checkpoint_config& config) override;
 
   /// As `memory_saver::list` (an empty thread id lists every thread, in thread id order).

@@ -1,0 +1,237 @@
+// Resuming must never lose or overwrite saved data: a resumed fork leaves the branch it left
+// alone, and a Command's update survives a resumed node that interrupts again. Runs against
+// both savers and both execution modes (tests/CMakeLists.txt).
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "coordinator/test_execution.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+#include "test_saver.hpp"
+
+using namespace superstep;
+
+namespace {
+
+value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+
+value at(const char* id, const std::string& checkpoint_id) {
+  return object{{"configurable", object{{"thread_id", id}, {"checkpoint_id", checkpoint_id}}}};
+}
+
+value resume(value v, value update = value()) {
+  command c;
+  c.resume = std::move(v);
+  c.update = std::move(update);
+  return make_command(c);
+}
+
+compile_options with_saver(std::shared_ptr<checkpoint_saver> saver) {
+  compile_options o = test::opts();
+  o.checkpointer = std::move(saver);
+  return o;
+}
+
+// a → ask (interrupt) → b, each appending to `trail`; ask writes the answer to `human`.
+std::shared_ptr<pregel> ask_graph(std::shared_ptr<checkpoint_saver> saver) {
+  state_graph b;
+  b.add_key("trail", "append").add_key("human");
+  b.add_node("a", [](const value&, node_context&) -> value {
+    return object{{"trail", value::array({"a"})}};
+  });
+  b.add_node("ask", [](const value&, node_context& ctx) -> value {
+    value answer = ctx.interrupt("who?");
+    return object{{"human", "human:" + answer.as_string()}, {"trail", value::array({"ask"})}};
+  });
+  b.add_node("b", [](const value&, node_context&) -> value {
+    return object{{"trail", value::array({"b"})}};
+  });
+  b.add_edge("__start__", "a").add_edge("a", "ask").add_edge("ask", "b");
+  return b.compile(with_saver(std::move(saver)));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(resuming_a_replayed_fork_leaves_every_checkpoint_of_the_old_branch_as_it_was) {
+  auto graph = ask_graph(test::make_saver());
+  graph->invoke(object{{"trail", list{}}}, thread("t"));
+  BOOST_TEST_REQUIRE(graph->invoke(resume("old"), thread("t")).to_json() ==
+                     R"({"trail":["a","ask","b"],"human":"human:old"})");
+  std::vector<state_snapshot> old_branch = graph->get_state_history(thread("t"));
+  std::vector<std::string> old_values;
+  for (const auto& s : old_branch) old_values.push_back(s.values.to_json());
+
+  // Replay from the checkpoint before `ask`: it interrupts again, on a new branch.
+  std::string before_ask;
+  for (const auto& s : old_branch)
+    if (s.next == std::vector<std::string>{"ask"}) before_ask = s.config.checkpoint_id;
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  value replay = graph->invoke(value(), at("t", before_ask));
+  BOOST_TEST(replay.get("__interrupt__").is_list());
+  BOOST_TEST(graph->invoke(resume("new"), thread("t")).to_json() ==
+             R"({"trail":["a","ask","b"],"human":"human:new"})");
+
+  // Each checkpoint of the old branch reads as before, by id and in the history.
+  for (std::size_t i = 0; i < old_branch.size(); ++i) {
+    const std::string& id = old_branch[i].config.checkpoint_id;
+    BOOST_TEST(graph->get_state(at("t", id)).values.to_json() == old_values[i], "checkpoint " << i);
+  }
+  BOOST_TEST(
+      graph->get_state(at("t", old_branch.front().config.checkpoint_id)).values.get("human") ==
+      value("human:old"));
+  std::vector<state_snapshot> all = graph->get_state_history(thread("t"));
+  BOOST_TEST(all.size() == old_branch.size() + 3u);  // the fork, after ask, after b
+  for (const auto& s : all)
+    for (std::size_t i = 0; i < old_branch.size(); ++i)
+      if (s.config.checkpoint_id == old_branch[i].config.checkpoint_id)
+        BOOST_TEST(s.values.to_json() == old_values[i]);
+  BOOST_TEST(all.front().values.get("human") == value("human:new"));
+}
+
+BOOST_AUTO_TEST_CASE(an_update_to_a_replayed_fork_leaves_the_old_branch_as_it_was) {
+  auto graph = ask_graph(test::make_saver());
+  graph->invoke(object{{"trail", list{}}}, thread("t"));
+  graph->invoke(resume("old"), thread("t"));
+  std::vector<state_snapshot> old_branch = graph->get_state_history(thread("t"));
+  std::string before_ask;
+  for (const auto& s : old_branch)
+    if (s.next == std::vector<std::string>{"ask"}) before_ask = s.config.checkpoint_id;
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  graph->invoke(value(), at("t", before_ask));
+  // The update goes to the fork's head (no checkpoint id): new versions, not the old branch's.
+  graph->update_state(thread("t"), object{{"human", "human:patched"}, {"trail", list{"x"}}},
+                      std::string("a"));
+  for (const auto& s : old_branch)
+    BOOST_TEST(graph->get_state(at("t", s.config.checkpoint_id)).values.to_json() ==
+               s.values.to_json());
+}
+
+// LangGraph test_pregel.py, test_interrupt_multiple (both resume styles), and
+// test_pregel_async.py, test_interrupt_multiple (the state between the two resumes).
+BOOST_AUTO_TEST_CASE(
+    test_interrupt_multiple_keeps_the_command_update_when_the_node_interrupts_again) {
+  for (const bool by_id : {false, true}) {
+    state_graph b;
+    b.add_key("my_key", "add");
+    b.add_node("node", [](const value&, node_context& ctx) -> value {
+      value answer = ctx.interrupt(object{{"value", 1}});
+      value answer2 = ctx.interrupt(object{{"value", 2}});
+      return object{{"my_key", answer.as_string() + " " + answer2.as_string()}};
+    });
+    b.add_edge("__start__", "node");
+    auto graph = b.compile(with_saver(test::make_saver()));
+    const value cfg = thread("1");
+    const auto answer = [&](const value& interrupted, const char* text) {
+      if (!by_id) return value(text);
+      const value& pending = interrupted.get("__interrupt__");
+      return value(object{{pending.as_list().at(0).get("id").as_string(), text}});
+    };
+
+    value r1 = graph->invoke(object{{"my_key", "DE"}}, cfg);
+    BOOST_TEST_REQUIRE(r1.get("__interrupt__").is_list());
+    BOOST_TEST(r1.get("__interrupt__").as_list()[0].get("value").to_json() == R"({"value":1})");
+
+    value r2 = graph->invoke(resume(answer(r1, "answer 1"), object{{"my_key", " foofoo "}}), cfg);
+    BOOST_TEST_REQUIRE(r2.get("__interrupt__").is_list());
+    BOOST_TEST(r2.get("__interrupt__").as_list()[0].get("value").to_json() == R"({"value":2})");
+    // Between the resumes the state shows the update (LangGraph applies the null writes).
+    BOOST_TEST(graph->get_state(cfg).values.get("my_key") == value("DE foofoo "));
+
+    std::vector<std::string> values;
+    graph->stream(resume(answer(r2, "answer 2")), cfg, stream_options{{stream_mode::values}, false},
+                  [&](const stream_event& e) { values.push_back(e.data.to_json()); });
+    BOOST_TEST(values == (std::vector<std::string>{R"({"my_key":"DE foofoo "})",
+                                                   R"({"my_key":"DE foofoo answer 1 answer 2"})"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(graph->get_state(cfg).values.get("my_key") == value("DE foofoo answer 1 answer 2"));
+    BOOST_TEST(graph->get_state(cfg).next.empty());
+  }
+}
+
+namespace {
+
+// (source, next, values) of each checkpoint of a history, newest first, as one string per
+// checkpoint (LangGraph test_time_travel.py's _checkpoint_summary).
+std::vector<std::string> summary(const std::vector<state_snapshot>& history) {
+  std::vector<std::string> out;
+  for (const auto& s : history) {
+    std::string next;
+    for (const auto& n : s.next) next += (next.empty() ? "" : ",") + n;
+    out.push_back(s.metadata.get("source").as_string() + " (" + next + ") " + s.values.to_json());
+  }
+  return out;
+}
+
+}  // namespace
+
+// LangGraph test_time_travel.py, test_replay_from_before_interrupt_then_resume.
+BOOST_AUTO_TEST_CASE(test_replay_from_before_interrupt_then_resume) {
+  auto called = std::make_shared<std::vector<std::string>>();
+  auto mutex = std::make_shared<std::mutex>();
+  const auto note = [called, mutex](const char* name) {
+    std::lock_guard lock(*mutex);
+    called->push_back(name);
+  };
+  const auto was_called = [called, mutex](const char* name) {
+    std::lock_guard lock(*mutex);
+    return std::find(called->begin(), called->end(), name) != called->end();
+  };
+  state_graph b;
+  b.add_key("value", "append");
+  b.add_node("node_a", [note](const value&, node_context&) -> value {
+    note("node_a");
+    return object{{"value", value::array({"a"})}};
+  });
+  b.add_node("ask_human", [note](const value&, node_context& ctx) -> value {
+    note("ask_human");
+    value answer = ctx.interrupt("What is your input?");
+    return object{{"value", value::array({"human:" + answer.as_string()})}};
+  });
+  b.add_node("node_b", [note](const value&, node_context&) -> value {
+    note("node_b");
+    return object{{"value", value::array({"b"})}};
+  });
+  b.add_edge("__start__", "node_a").add_edge("node_a", "ask_human").add_edge("ask_human", "node_b");
+  auto graph = b.compile(with_saver(test::make_saver()));
+  const value config = thread("1");
+
+  graph->invoke(object{{"value", list{}}}, config);
+  graph->invoke(resume("old_answer"), config);
+  std::vector<state_snapshot> original_history = graph->get_state_history(config);
+  const std::vector<std::string> original{
+      R"(loop () {"value":["a","human:old_answer","b"]})",
+      R"(loop (node_b) {"value":["a","human:old_answer"]})", R"(loop (ask_human) {"value":["a"]})",
+      R"(loop (node_a) {"value":[]})", R"(input (__start__) {"value":[]})"};
+  BOOST_TEST(summary(original_history) == original, boost::test_tools::per_element());
+
+  std::string before_ask;
+  for (const auto& s : original_history)
+    if (s.next == std::vector<std::string>{"ask_human"}) before_ask = s.config.checkpoint_id;
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  called->clear();
+  value replay_result = graph->invoke(value(), at("1", before_ask));
+  BOOST_TEST(replay_result.get("__interrupt__").as_list().at(0).get("value") ==
+             value("What is your input?"));
+  BOOST_TEST(was_called("ask_human"));
+  BOOST_TEST(!was_called("node_a"));
+  std::vector<state_snapshot> post_replay = graph->get_state_history(config);
+  BOOST_TEST_REQUIRE(post_replay.size() == 6u);
+  BOOST_TEST(post_replay[0].metadata.get("source") == value("fork"));
+  BOOST_TEST((post_replay[0].next == std::vector<std::string>{"ask_human"}));
+
+  called->clear();
+  value final_result = graph->invoke(resume("new_answer"), config);
+  BOOST_TEST(final_result.get("value").to_json() == R"(["a","human:new_answer","b"])");
+  BOOST_TEST(was_called("ask_human"));
+  BOOST_TEST(was_called("node_b"));
+  std::vector<std::string> expected{R"(loop () {"value":["a","human:new_answer","b"]})",
+                                    R"(loop (node_b) {"value":["a","human:new_answer"]})",
+                                    R"(fork (ask_human) {"value":["a"]})"};
+  expected.insert(expected.end(), original.begin(), original.end());
+  BOOST_TEST(summary(graph->get_state_history(config)) == expected,
+             boost::test_tools::per_element());
+}
