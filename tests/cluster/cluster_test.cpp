@@ -443,6 +443,36 @@ BOOST_AUTO_TEST_CASE(huge_frames_and_idle_connections_are_cut_and_logged) {
   BOOST_TEST(r.status == 0, r.err);
 }
 
+// A head holds at most --max-connections links (a worker's included); past that a new
+// connection is refused at once and logged, and room comes back as links close.
+BOOST_AUTO_TEST_CASE(links_past_the_connection_cap_are_refused_and_logged) {
+  scratch s;
+  cluster c(s, {"--max-connections", "3"});
+  c.add_worker("w");
+  {
+    std::vector<std::unique_ptr<raw_connection>> idle;
+    for (int i = 0; i < 2; ++i) {
+      idle.push_back(std::make_unique<raw_connection>(c.port()));
+      BOOST_TEST(idle.back()->receive(300ms).size() == 16u);
+    }
+    raw_connection refused(c.port());
+    refused.receive(1s);
+    BOOST_TEST(refused.closed());
+    BOOST_TEST(c.head().wait_for_err("refused " + refused.local_address() +
+                                         ": 3 links are open, the most allowed",
+                                     2s),
+               c.head().err_text());
+  }
+  // The idle ones are gone: a client gets in.
+  cli_result r;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    r = c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})"});
+    if (r.status == 0) break;
+    std::this_thread::sleep_for(100ms);  // the head notices the closed sockets on its next poll
+  }
+  BOOST_TEST(r.status == 0, r.err);
+}
+
 BOOST_AUTO_TEST_CASE(garbage_sent_to_the_head_does_not_stop_it) {
   scratch s;
   cluster c(s);
