@@ -44,6 +44,7 @@ struct head_connection {
     link_options links;
     links.key = key;
     links.tls = tls;
+    links.log = [](const std::string& text) { log("client", text); };
     transport = std::make_unique<link_transport>(sys, std::move(links));
     auto linked = transport->connect(host, port, connect_timeout);
     if (!linked.actor)
