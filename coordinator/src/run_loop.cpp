@@ -167,7 +167,15 @@ void run_loop::begin(const value& given) {
   pregel_task in;
   in.name = std::string(INPUT);
   in.writes = std::move(writes);
-  std::vector<pregel_task*> batch{&in};
+  // The tasks the last checkpoint left to run are discarded: applied with no writes, they mark
+  // their triggers seen, so only what the new input triggers runs (LangGraph's _first).
+  std::vector<pregel_task> discarded;
+  if (!state_.checkpoint.channel_versions.empty())
+    discarded =
+        algo::prepare_next_tasks(g_, index_, state_, nullptr, step_, shared_.checkpoint_ns);
+  std::vector<pregel_task*> batch;
+  for (auto& t : discarded) batch.push_back(&t);
+  batch.push_back(&in);
   auto applied = algo::apply_writes(state_, index_, batch);
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
@@ -200,7 +208,7 @@ bool run_loop::plan() {
                                     shared_.checkpoint_ns);
   if (tasks_.empty()) return false;
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
-  if (algo::should_interrupt(state_, g_.interrupt_before, tasks_)) {
+  if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
     interrupted_ = true;
     return false;
   }
@@ -287,7 +295,7 @@ bool run_loop::commit_step() {
   // Metadata is only read from saved checkpoints and debug events.
   const bool want_meta = saver_ || shared_.wants(stream_mode::debug);
   put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), &applied);
-  if (algo::should_interrupt(state_, g_.interrupt_after, tasks_)) {
+  if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     interrupted_ = true;
     return false;
   }

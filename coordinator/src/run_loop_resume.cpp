@@ -33,10 +33,8 @@ void run_loop::take_command(const command& cmd) {
     if (!saver_)
       throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
     std::vector<std::string> pending = pending_interrupt_ids();
-    if (pending.empty())
-      throw error(
-          error_code::invalid_argument,
-          "Command(resume=...) but thread " + cp_config_.thread_id + " has no pending interrupt");
+    // With no pending interrupt (a fork, a static breakpoint, a finished step) the value is
+    // LangGraph's null resume: it answers the next interrupt() the resumed step raises.
     // An object keyed by pending interrupt ids answers each; anything else answers the one.
     resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
     if (resume_by_id_)
@@ -111,6 +109,13 @@ void run_loop::attach_resumed_writes() {
       t.done = t.cached = true;
       if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
     }
+  }
+  if (resume_ && !has_pending_interrupt()) {
+    // A null resume: every task of the step may ask for it (LangGraph hands it to the first
+    // that does; each task here gets it, so the step stays deterministic on every executor).
+    for (auto& t : tasks_)
+      if (!t.done) t.resume.push_back(*resume_);
+    resume_.reset();
   }
   if (resume_) {
     for (const auto& w : resumed_writes_) {

@@ -73,7 +73,8 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
 
 /// Whether the run must stop before/after executing `tasks` because one of them runs a node
 /// in `interrupt_nodes` (LangGraph `should_interrupt`).
-bool should_interrupt(const run_state& state, const std::vector<std::string>& interrupt_nodes,
+bool should_interrupt(const pregel_graph& g, const run_state& state,
+                      const std::vector<std::string>& interrupt_nodes,
                       const std::vector<pregel_task>& tasks);
 
 /// The value of `channels` as output: the single channel's value, or an object of the
