@@ -53,7 +53,13 @@ void run_loop::take_command(const command& cmd) {
   for (const auto& g : cmd.go_to) {
     if (as_send(g))
       writes.emplace_back(std::string(TASKS), g);
-    else if (g.is_string() && g.as_string() != END)
+    else if (!g.is_string())
+      throw error(error_code::invalid_argument,
+                  "Command(goto=...) takes node names and Sends, not " + g.to_json());
+    else if (g.as_string() != END && !index_.node_by_name.count(g.as_string()))
+      throw error(error_code::invalid_argument,
+                  "Command(goto=...) names unknown node '" + g.as_string() + "'");
+    else if (g.as_string() != END)
       writes.emplace_back("branch:to:" + g.as_string(), value());
   }
   apply_null_writes(std::move(writes));
