@@ -112,6 +112,7 @@ void run_loop::begin(const value& given) {
       // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
       // and forks: what follows becomes a new branch after that checkpoint.
       replaying_ = time_travel && given.is_null();
+      replay_source_ = tuple->metadata.source;
       if (replaying_)  // the writes of no task (a Command's update) still apply
         std::erase_if(resumed_writes_,
                       [](const pending_write& w) { return w.task_id != NULL_TASK_ID; });
@@ -146,7 +147,10 @@ void run_loop::begin(const value& given) {
     auto& seen = state_.checkpoint.versions_seen[std::string(INTERRUPT)];
     for (const auto& [ch, v] : state_.checkpoint.channel_versions) seen[ch] = v;
     unsaved_changes_.seen.insert(std::string(INTERRUPT));
-    if (replaying_) put_checkpoint("fork", value(), nullptr);
+    // A checkpoint update_state made (source update or fork) is a fork already: the replay
+    // continues from it without another (LangGraph's _first).
+    if (replaying_ && replay_source_ != "update" && replay_source_ != "fork")
+      put_checkpoint("fork", value(), nullptr);
     // As LangGraph: resuming emits the state it resumes from. It is also the output when
     // nothing is left to run (a finished thread) or nothing left writes an output channel.
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {

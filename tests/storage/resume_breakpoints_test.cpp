@@ -408,3 +408,59 @@ BOOST_AUTO_TEST_CASE(a_command_goto_to_an_unknown_node_is_rejected_naming_it) {
     BOOST_TEST(std::string(e.what()).find("unknown node 'nodeX'") != std::string::npos, e.what());
   }
 }
+
+// LangGraph test_time_travel.py, test_fork_creates_branch_preserving_old_checkpoints.
+BOOST_AUTO_TEST_CASE(test_fork_creates_branch_preserving_old_checkpoints) {
+  auto call_count = std::make_shared<std::atomic<int>>(0);
+  state_graph b;
+  b.add_key("value", "append");
+  b.add_node("node_a", [](const value&, node_context&) -> value {
+    return object{{"value", value::array({"a"})}};
+  });
+  b.add_node("node_b", [call_count](const value&, node_context&) -> value {
+    return object{{"value", value::array({"b" + std::to_string(++*call_count)})}};
+  });
+  b.add_node("node_c", [](const value&, node_context&) -> value {
+    return object{{"value", value::array({"c"})}};
+  });
+  b.add_edge("__start__", "node_a").add_edge("node_a", "node_b").add_edge("node_b", "node_c");
+  auto graph = b.compile(with_saver());
+  const value cfg = thread("1");
+  BOOST_TEST(graph->invoke(object{{"value", list{}}}, cfg).to_json() ==
+             R"({"value":["a","b1","c"]})");
+
+  const auto summary = [](const std::vector<state_snapshot>& history) {
+    std::vector<std::string> out;
+    for (const auto& s : history) {
+      std::string next;
+      for (const auto& n : s.next) next += (next.empty() ? "" : ",") + n;
+      out.push_back("(" + next + ") " + s.values.to_json());
+    }
+    return out;
+  };
+  std::vector<state_snapshot> original_history = graph->get_state_history(cfg);
+  const std::vector<std::string> original{
+      R"(() {"value":["a","b1","c"]})", R"((node_c) {"value":["a","b1"]})",
+      R"((node_b) {"value":["a"]})", R"((node_a) {"value":[]})", R"((__start__) {"value":[]})"};
+  BOOST_TEST(summary(original_history) == original, boost::test_tools::per_element());
+
+  const std::string before_b_id = before(graph, cfg, "node_b");
+  BOOST_TEST_REQUIRE(!before_b_id.empty());
+  value fork_config = graph->update_state(at("1", before_b_id), object{{"value", list{"x"}}});
+  BOOST_TEST(graph->invoke(value(), fork_config).to_json() == R"({"value":["a","x","b2","c"]})");
+
+  // 5 original + 1 fork checkpoint (update_state) + 2 new nodes (node_b, node_c).
+  std::vector<state_snapshot> post_fork_history = graph->get_state_history(cfg);
+  std::vector<std::string> expected{R"(() {"value":["a","x","b2","c"]})",
+                                    R"((node_c) {"value":["a","x","b2"]})",
+                                    R"((node_b) {"value":["a","x"]})"};
+  expected.insert(expected.end(), original.begin(), original.end());
+  BOOST_TEST(summary(post_fork_history) == expected, boost::test_tools::per_element());
+  BOOST_TEST_REQUIRE(post_fork_history.size() == 8u);
+  BOOST_TEST_REQUIRE(post_fork_history[2].parent_config.has_value());
+  BOOST_TEST(post_fork_history[2].parent_config->checkpoint_id == before_b_id);
+  for (std::size_t i = 0; i < original_history.size(); ++i)
+    BOOST_TEST(post_fork_history[3 + i].config.checkpoint_id ==
+               original_history[i].config.checkpoint_id);
+  BOOST_TEST(graph->get_state(cfg).values.to_json() == R"({"value":["a","x","b2","c"]})");
+}
