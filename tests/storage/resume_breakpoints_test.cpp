@@ -88,6 +88,13 @@ value at(const char* thread_id, const std::string& checkpoint_id) {
       {"configurable", object{{"thread_id", thread_id}, {"checkpoint_id", checkpoint_id}}}};
 }
 
+// A snapshot's config as a RunnableConfig value.
+value snapshot_config(const state_snapshot& s) {
+  return object{{"configurable", object{{"thread_id", s.config.thread_id},
+                                        {"checkpoint_ns", s.config.checkpoint_ns},
+                                        {"checkpoint_id", s.config.checkpoint_id}}}};
+}
+
 }  // namespace
 
 // LangGraph test_pregel.py, test_command_with_static_breakpoints.
@@ -463,4 +470,97 @@ BOOST_AUTO_TEST_CASE(test_fork_creates_branch_preserving_old_checkpoints) {
     BOOST_TEST(post_fork_history[3 + i].config.checkpoint_id ==
                original_history[i].config.checkpoint_id);
   BOOST_TEST(graph->get_state(cfg).values.to_json() == R"({"value":["a","x","b2","c"]})");
+}
+
+// LangGraph test_time_travel.py, test_fork_from_interrupt_checkpoint_refires.
+BOOST_AUTO_TEST_CASE(test_fork_from_interrupt_checkpoint_refires) {
+  auto graph = ask_graph();
+  const value cfg = thread("1");
+  graph->invoke(object{{"value", list{}}}, cfg);
+  graph->invoke(resume("hello"), cfg);
+  std::string interrupt_checkpoint;
+  for (const auto& s : graph->get_state_history(cfg))
+    if (s.next == std::vector<std::string>{"ask_human"} && interrupt_checkpoint.empty())
+      for (const auto& t : s.tasks)
+        if (!t.interrupts.empty()) interrupt_checkpoint = s.config.checkpoint_id;
+  BOOST_TEST_REQUIRE(!interrupt_checkpoint.empty());
+
+  value fork_config =
+      graph->update_state(at("1", interrupt_checkpoint), object{{"value", list{"forked"}}});
+  BOOST_TEST(graph->invoke(value(), fork_config).get("__interrupt__").is_list());
+  std::string final_value = graph->invoke(resume("different"), fork_config).get("value").to_json();
+  BOOST_TEST(final_value.find("human:different") != std::string::npos, final_value);
+}
+
+// LangGraph test_time_travel.py, test_update_state_with_none_values.
+BOOST_AUTO_TEST_CASE(test_update_state_with_none_values) {
+  auto graph = ask_graph();
+  const value cfg = thread("1");
+  graph->invoke(object{{"value", list{}}}, cfg);
+  graph->invoke(resume("hello"), cfg);
+  const std::string before_ask = before(graph, cfg, "ask_human");
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  value fork_config = graph->update_state(at("1", before_ask), value());
+  value fork_result = graph->invoke(value(), fork_config);
+  BOOST_TEST_REQUIRE(fork_result.get("__interrupt__").is_list());
+  BOOST_TEST(fork_result.get("__interrupt__").as_list().at(0).get("value") ==
+             value("What is your input?"));
+  BOOST_TEST(graph->get_state(fork_config).metadata.get("source") == value("update"));
+}
+
+// LangGraph test_time_travel.py, test_multiple_interrupts_in_one_node.
+BOOST_AUTO_TEST_CASE(test_multiple_interrupts_in_one_node) {
+  state_graph b;
+  b.add_key("value", "append");
+  b.add_node("ask", [](const value&, node_context& ctx) -> value {
+    value answer1 = ctx.interrupt("First question?");
+    value answer2 = ctx.interrupt("Second question?");
+    return object{{"value", value::array({"a1:" + answer1.as_string(),
+                                          "a2:" + answer2.as_string()})}};
+  });
+  b.add_node("after", [](const value&, node_context&) -> value {
+    return object{{"value", value::array({"done"})}};
+  });
+  b.add_edge("__start__", "ask").add_edge("ask", "after");
+  auto graph = b.compile(with_saver());
+  const value cfg = thread("1");
+  const auto first_interrupt = [](const value& r) {
+    return r.get("__interrupt__").as_list().at(0).get("value");
+  };
+  BOOST_TEST(first_interrupt(graph->invoke(object{{"value", list{}}}, cfg)) ==
+             value("First question?"));
+  value state_config = snapshot_config(graph->get_state(cfg));
+  BOOST_TEST(first_interrupt(graph->invoke(resume("ans1"), state_config)) ==
+             value("Second question?"));
+  state_config = snapshot_config(graph->get_state(cfg));
+  BOOST_TEST(graph->invoke(resume("ans2"), state_config).to_json() ==
+             R"({"value":["a1:ans1","a2:ans2","done"]})");
+  const std::string before_ask = before(graph, cfg, "ask");
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  BOOST_TEST(first_interrupt(graph->invoke(value(), at("1", before_ask))) ==
+             value("First question?"));
+}
+
+// LangGraph test_time_travel.py, test_multiple_forks_from_same_checkpoint.
+BOOST_AUTO_TEST_CASE(test_multiple_forks_from_same_checkpoint) {
+  state_graph b;
+  b.add_key("value", "append");
+  b.add_node("node_a", [](const value&, node_context&) -> value {
+    return object{{"value", value::array({"a"})}};
+  });
+  b.add_node("node_b", [](const value&, node_context&) -> value {
+    return object{{"value", value::array({"b"})}};
+  });
+  b.add_edge("__start__", "node_a").add_edge("node_a", "node_b");
+  auto graph = b.compile(with_saver());
+  const value cfg = thread("1");
+  graph->invoke(object{{"value", list{}}}, cfg);
+  const std::string before_b = before(graph, cfg, "node_b");
+  BOOST_TEST_REQUIRE(!before_b.empty());
+  value fork1 = graph->update_state(at("1", before_b), object{{"value", list{"fork1"}}});
+  std::string result1 = graph->invoke(value(), fork1).get("value").to_json();
+  value fork2 = graph->update_state(at("1", before_b), object{{"value", list{"fork2"}}});
+  std::string result2 = graph->invoke(value(), fork2).get("value").to_json();
+  BOOST_TEST(result1 == R"(["a","fork1","b"])");
+  BOOST_TEST(result2 == R"(["a","fork2","b"])");
 }
