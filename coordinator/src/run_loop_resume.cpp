@@ -32,6 +32,10 @@ void run_loop::take_command(const command& cmd) {
   if (cmd.resume) {
     if (!saver_)
       throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
+    if (state_.checkpoint.channel_versions.empty())
+      throw error(error_code::invalid_argument, "Command(resume=...) but thread " +
+                                                    cp_config_.thread_id +
+                                                    " has no checkpoint to resume");
     std::vector<std::string> pending = pending_interrupt_ids();
     // With no pending interrupt (a fork, a static breakpoint, a finished step) the value is
     // LangGraph's null resume: it answers the next interrupt() the resumed step raises.

@@ -564,3 +564,15 @@ BOOST_AUTO_TEST_CASE(test_multiple_forks_from_same_checkpoint) {
   BOOST_TEST(result1 == R"(["a","fork1","b"])");
   BOOST_TEST(result2 == R"(["a","fork2","b"])");
 }
+
+BOOST_AUTO_TEST_CASE(a_resume_on_a_thread_with_no_checkpoint_is_rejected_naming_the_thread) {
+  auto graph = node1_node2().compile(with_saver());
+  try {
+    graph->invoke(resume("x"), thread("empty"));
+    BOOST_FAIL("a resume of a thread with no checkpoint ran");
+  } catch (const error& e) {
+    BOOST_TEST(e.code() == error_code::invalid_argument);
+    BOOST_TEST(std::string(e.what()).find("thread empty has no checkpoint") != std::string::npos,
+               e.what());
+  }
+}
