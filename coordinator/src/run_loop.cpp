@@ -175,8 +175,7 @@ void run_loop::begin(const value& given) {
   // their triggers seen, so only what the new input triggers runs (LangGraph's _first).
   std::vector<pregel_task> discarded;
   if (!state_.checkpoint.channel_versions.empty())
-    discarded =
-        algo::prepare_next_tasks(g_, index_, state_, nullptr, step_, shared_.checkpoint_ns);
+    discarded = algo::prepare_next_tasks(g_, index_, state_, nullptr, step_, shared_.checkpoint_ns);
   std::vector<pregel_task*> batch;
   for (auto& t : discarded) batch.push_back(&t);
   batch.push_back(&in);

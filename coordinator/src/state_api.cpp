@@ -237,8 +237,8 @@ value clear_tasks(const pregel_graph& graph, const algo::graph_index& index,
   checkpoint_metadata meta;
   meta.source = "update";
   meta.step = step + 1;
-  return detail::checkpoint_config_value(
-      put_update(saver, cfg, std::move(state.checkpoint), parent_id, std::move(meta), new_versions));
+  return detail::checkpoint_config_value(put_update(saver, cfg, std::move(state.checkpoint),
+                                                    parent_id, std::move(meta), new_versions));
 }
 
 }  // namespace

@@ -49,10 +49,12 @@ compile_options with_saver(std::vector<std::string> before = {},
 state_graph node1_node2() {
   state_graph b;
   b.add_key("foo", "add");
-  b.add_node("node1",
-             [](const value&, node_context&) -> value { return object{{"foo", "|node-1"}}; });
-  b.add_node("node2",
-             [](const value&, node_context&) -> value { return object{{"foo", "|node-2"}}; });
+  b.add_node("node1", [](const value&, node_context&) -> value {
+    return object{{"foo", "|node-1"}};
+  });
+  b.add_node("node2", [](const value&, node_context&) -> value {
+    return object{{"foo", "|node-2"}};
+  });
   b.add_edge("__start__", "node1").add_edge("node1", "node2");
   return b;
 }
@@ -242,8 +244,8 @@ BOOST_AUTO_TEST_CASE(test_copy_fork_creates_sibling_checkpoint) {
     if (s.next == std::vector<std::string>{"node_b"}) before_b = s;
   BOOST_TEST_REQUIRE(before_b.has_value());
 
-  value copy_config =
-      graph->update_state(at("1", before_b->config.checkpoint_id), value(), std::string("__copy__"));
+  value copy_config = graph->update_state(at("1", before_b->config.checkpoint_id), value(),
+                                          std::string("__copy__"));
   state_snapshot copy_state = graph->get_state(copy_config);
   BOOST_TEST(copy_state.metadata.get("source") == value("fork"));
   // A sibling: same parent, same values and next as the checkpoint copied.
@@ -254,8 +256,8 @@ BOOST_AUTO_TEST_CASE(test_copy_fork_creates_sibling_checkpoint) {
   BOOST_TEST((copy_state.next == std::vector<std::string>{"node_b"}));
   BOOST_TEST(graph->invoke(value(), copy_config).to_json() == R"({"value":["a","b"]})");
 
-  value regular_config = graph->update_state(at("1", before_b->config.checkpoint_id),
-                                             object{{"value", list{"x"}}});
+  value regular_config =
+      graph->update_state(at("1", before_b->config.checkpoint_id), object{{"value", list{"x"}}});
   BOOST_TEST(graph->get_state(regular_config).metadata.get("source") == value("update"));
 }
 
@@ -380,7 +382,8 @@ BOOST_AUTO_TEST_CASE(test_invoke_two_processes_in_out_interrupt) {
 
 // Not a LangGraph test: Command(goto) together with a resume value, at a static breakpoint and
 // at a dynamic interrupt. The goto target runs alongside the resumed node, then again after it.
-BOOST_AUTO_TEST_CASE(a_command_with_resume_and_goto_runs_the_goto_target_alongside_the_resumed_node) {
+BOOST_AUTO_TEST_CASE(
+    a_command_with_resume_and_goto_runs_the_goto_target_alongside_the_resumed_node) {
   command c;
   c.resume = value("x");
   c.go_to = {value("node2")};
@@ -395,8 +398,9 @@ BOOST_AUTO_TEST_CASE(a_command_with_resume_and_goto_runs_the_goto_target_alongsi
   b.add_node("node1", [](const value&, node_context& ctx) -> value {
     return object{{"foo", "|node-1:" + ctx.interrupt("q").as_string()}};
   });
-  b.add_node("node2",
-             [](const value&, node_context&) -> value { return object{{"foo", "|node-2"}}; });
+  b.add_node("node2", [](const value&, node_context&) -> value {
+    return object{{"foo", "|node-2"}};
+  });
   b.add_edge("__start__", "node1").add_edge("node1", "node2");
   auto graph = b.compile(with_saver());
   graph->invoke(object{{"foo", "abc"}}, thread("1"));
@@ -515,8 +519,8 @@ BOOST_AUTO_TEST_CASE(test_multiple_interrupts_in_one_node) {
   b.add_node("ask", [](const value&, node_context& ctx) -> value {
     value answer1 = ctx.interrupt("First question?");
     value answer2 = ctx.interrupt("Second question?");
-    return object{{"value", value::array({"a1:" + answer1.as_string(),
-                                          "a2:" + answer2.as_string()})}};
+    return object{
+        {"value", value::array({"a1:" + answer1.as_string(), "a2:" + answer2.as_string()})}};
   });
   b.add_node("after", [](const value&, node_context&) -> value {
     return object{{"value", value::array({"done"})}};
