@@ -330,7 +330,8 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   return out;
 }
 
-bool should_interrupt(const run_state& state, const std::vector<std::string>& interrupt_nodes,
+bool should_interrupt(const pregel_graph& g, const run_state& state,
+                      const std::vector<std::string>& interrupt_nodes,
                       const std::vector<pregel_task>& tasks) {
   if (interrupt_nodes.empty()) return false;
   // Only interrupt when some channel changed since the last interrupt.
@@ -351,8 +352,10 @@ bool should_interrupt(const run_state& state, const std::vector<std::string>& in
   if (!any_updates) return false;
   bool all = interrupt_nodes.size() == 1 && interrupt_nodes[0] == "*";
   for (const auto& t : tasks) {
-    if (all ||
-        std::find(interrupt_nodes.begin(), interrupt_nodes.end(), t.name) != interrupt_nodes.end())
+    // "*" means every node of the graph, not the hidden ones it adds (`__start__`).
+    if (all ? !g.nodes[t.node].hidden
+            : std::find(interrupt_nodes.begin(), interrupt_nodes.end(), t.name) !=
+                  interrupt_nodes.end())
       return true;
   }
   return false;

@@ -112,6 +112,7 @@ void run_loop::begin(const value& given) {
       // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
       // and forks: what follows becomes a new branch after that checkpoint.
       replaying_ = time_travel && given.is_null();
+      replay_source_ = tuple->metadata.source;
       if (replaying_)  // the writes of no task (a Command's update) still apply
         std::erase_if(resumed_writes_,
                       [](const pending_write& w) { return w.task_id != NULL_TASK_ID; });
@@ -146,7 +147,10 @@ void run_loop::begin(const value& given) {
     auto& seen = state_.checkpoint.versions_seen[std::string(INTERRUPT)];
     for (const auto& [ch, v] : state_.checkpoint.channel_versions) seen[ch] = v;
     unsaved_changes_.seen.insert(std::string(INTERRUPT));
-    if (replaying_) put_checkpoint("fork", value(), nullptr);
+    // A checkpoint update_state made (source update or fork) is a fork already: the replay
+    // continues from it without another (LangGraph's _first).
+    if (replaying_ && replay_source_ != "update" && replay_source_ != "fork")
+      put_checkpoint("fork", value(), nullptr);
     // As LangGraph: resuming emits the state it resumes from. It is also the output when
     // nothing is left to run (a finished thread) or nothing left writes an output channel.
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
@@ -167,7 +171,14 @@ void run_loop::begin(const value& given) {
   pregel_task in;
   in.name = std::string(INPUT);
   in.writes = std::move(writes);
-  std::vector<pregel_task*> batch{&in};
+  // The tasks the last checkpoint left to run are discarded: applied with no writes, they mark
+  // their triggers seen, so only what the new input triggers runs (LangGraph's _first).
+  std::vector<pregel_task> discarded;
+  if (!state_.checkpoint.channel_versions.empty())
+    discarded = algo::prepare_next_tasks(g_, index_, state_, nullptr, step_, shared_.checkpoint_ns);
+  std::vector<pregel_task*> batch;
+  for (auto& t : discarded) batch.push_back(&t);
+  batch.push_back(&in);
   auto applied = algo::apply_writes(state_, index_, batch);
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
@@ -200,7 +211,7 @@ bool run_loop::plan() {
                                     shared_.checkpoint_ns);
   if (tasks_.empty()) return false;
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
-  if (algo::should_interrupt(state_, g_.interrupt_before, tasks_)) {
+  if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
     interrupted_ = true;
     return false;
   }
@@ -287,7 +298,7 @@ bool run_loop::commit_step() {
   // Metadata is only read from saved checkpoints and debug events.
   const bool want_meta = saver_ || shared_.wants(stream_mode::debug);
   put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), &applied);
-  if (algo::should_interrupt(state_, g_.interrupt_after, tasks_)) {
+  if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     interrupted_ = true;
     return false;
   }

@@ -32,11 +32,13 @@ void run_loop::take_command(const command& cmd) {
   if (cmd.resume) {
     if (!saver_)
       throw error(error_code::invalid_argument, "Command(resume=...) needs a checkpointer");
+    if (state_.checkpoint.channel_versions.empty())
+      throw error(error_code::invalid_argument, "Command(resume=...) but thread " +
+                                                    cp_config_.thread_id +
+                                                    " has no checkpoint to resume");
     std::vector<std::string> pending = pending_interrupt_ids();
-    if (pending.empty())
-      throw error(
-          error_code::invalid_argument,
-          "Command(resume=...) but thread " + cp_config_.thread_id + " has no pending interrupt");
+    // With no pending interrupt (a fork, a static breakpoint, a finished step) the value is
+    // LangGraph's null resume: it answers the next interrupt() the resumed step raises.
     // An object keyed by pending interrupt ids answers each; anything else answers the one.
     resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
     if (resume_by_id_)
@@ -55,7 +57,13 @@ void run_loop::take_command(const command& cmd) {
   for (const auto& g : cmd.go_to) {
     if (as_send(g))
       writes.emplace_back(std::string(TASKS), g);
-    else if (g.is_string() && g.as_string() != END)
+    else if (!g.is_string())
+      throw error(error_code::invalid_argument,
+                  "Command(goto=...) takes node names and Sends, not " + g.to_json());
+    else if (g.as_string() != END && !index_.node_by_name.count(g.as_string()))
+      throw error(error_code::invalid_argument,
+                  "Command(goto=...) names unknown node '" + g.as_string() + "'");
+    else if (g.as_string() != END)
       writes.emplace_back("branch:to:" + g.as_string(), value());
   }
   apply_null_writes(std::move(writes));
@@ -111,6 +119,13 @@ void run_loop::attach_resumed_writes() {
       t.done = t.cached = true;
       if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
     }
+  }
+  if (resume_ && !has_pending_interrupt()) {
+    // A null resume: every task of the step may ask for it (LangGraph hands it to the first
+    // that does; each task here gets it, so the step stays deterministic on every executor).
+    for (auto& t : tasks_)
+      if (!t.done) t.resume.push_back(*resume_);
+    resume_.reset();
   }
   if (resume_) {
     for (const auto& w : resumed_writes_) {

@@ -164,6 +164,85 @@ std::vector<state_snapshot> pregel::get_state_history(const value& config,
   return out;
 }
 
+namespace {
+
+// Saves `cp` as the child of `parent_id` with new, sorted id (update_state's checkpoints).
+checkpoint_config put_update(checkpoint_saver& saver, const checkpoint_config& cfg, checkpoint cp,
+                             const std::string& parent_id, checkpoint_metadata meta,
+                             const std::map<std::string, channel_version>& new_versions) {
+  checkpoint_id_generator ids;
+  cp.id = ids.next();
+  while (!parent_id.empty() && cp.id <= parent_id) cp.id = ids.next();
+  cp.ts = now_iso8601();
+  checkpoint_config parent = cfg;
+  parent.checkpoint_id = parent_id;
+  checkpoint_config stored = saver.put(parent, cp, meta, new_versions);
+  saver.runs().saved_checkpoint(stored);
+  return stored;
+}
+
+value copy_checkpoint(checkpoint_saver& saver, const checkpoint_config& cfg,
+                      std::optional<checkpoint_tuple>& tuple) {
+  // LangGraph's as_node="__copy__": the same state under a new id, a sibling of the checkpoint
+  // copied (same parent), with source "fork"; running from it re-runs that checkpoint's tasks.
+  if (!tuple)
+    throw error(error_code::invalid_argument,
+                "update_state as __copy__: thread " + cfg.thread_id + " has no checkpoint to copy");
+  checkpoint_metadata meta;
+  meta.source = "fork";
+  meta.step = tuple->metadata.step + 1;
+  meta.parents = tuple->metadata.parents;
+  // Every channel's value is stored again under its version: the parent may lack them.
+  std::map<std::string, channel_version> versions(tuple->checkpoint.channel_versions.begin(),
+                                                  tuple->checkpoint.channel_versions.end());
+  const std::string parent_id = tuple->parent_config ? tuple->parent_config->checkpoint_id : "";
+  return detail::checkpoint_config_value(
+      put_update(saver, cfg, std::move(tuple->checkpoint), parent_id, std::move(meta), versions));
+}
+
+value clear_tasks(const pregel_graph& graph, const algo::graph_index& index,
+                  checkpoint_saver& saver, const checkpoint_config& cfg, checkpoint cp,
+                  std::int64_t step, std::vector<pending_write> pending) {
+  // LangGraph's update_state(None, as_node=END): the checkpoint's tasks are applied as if they
+  // had run, with the writes of those that did (and the writes of no task), so nothing is
+  // next and no interrupt is pending.
+  const std::string parent_id = cp.id;
+  algo::run_state state = algo::restore(graph, std::move(cp));
+  state.max_version = std::max(state.max_version, saver.latest_version(cfg));
+  std::vector<pregel_task> tasks =
+      algo::prepare_next_tasks(graph, index, state, nullptr, step + 1, cfg.checkpoint_ns);
+  pregel_task in;
+  in.name = std::string(INPUT);
+  std::unordered_map<std::string_view, pregel_task*> by_id;
+  for (auto& t : tasks) by_id.emplace(t.id, &t);
+  for (const auto& w : pending) {
+    if (w.channel == ERROR || w.channel == INTERRUPT || w.channel == RESUME ||
+        w.channel == NO_WRITES)
+      continue;
+    if (w.task_id == NULL_TASK_ID) {
+      in.writes.emplace_back(w.channel, w.v);
+    } else if (auto it = by_id.find(w.task_id); it != by_id.end()) {
+      it->second->writes.emplace_back(w.channel, w.v);
+    }
+  }
+  std::map<std::string, channel_version> new_versions;
+  if (!in.writes.empty()) {
+    std::vector<pregel_task*> null_batch{&in};
+    new_versions = algo::apply_writes(state, index, null_batch).new_versions;
+  }
+  std::vector<pregel_task*> batch;
+  for (auto& t : tasks) batch.push_back(&t);
+  for (const auto& [ch, v] : algo::apply_writes(state, index, batch).new_versions)
+    new_versions[ch] = v;
+  checkpoint_metadata meta;
+  meta.source = "update";
+  meta.step = step + 1;
+  return detail::checkpoint_config_value(put_update(saver, cfg, std::move(state.checkpoint),
+                                                    parent_id, std::move(meta), new_versions));
+}
+
+}  // namespace
+
 value pregel::update_state(const value& config, const value& values,
                            const std::optional<std::string>& as_node) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "update_state");
@@ -175,12 +254,20 @@ value pregel::update_state(const value& config, const value& values,
   if (!tuple && !cfg.checkpoint_id.empty())
     throw error(error_code::not_found,
                 "checkpoint " + cfg.checkpoint_id + " not found in thread " + cfg.thread_id);
+  if (as_node && (*as_node == "__copy__" || *as_node == END) && !values.is_null())
+    throw error(error_code::invalid_argument,
+                "update_state as " + *as_node + " takes no values (null), not " + values.to_json());
+  if (as_node && *as_node == "__copy__") return copy_checkpoint(saver, cfg, tuple);
   checkpoint cp;
   std::int64_t step = -1;
+  std::vector<pending_write> pending;
   if (tuple) {
     cp = std::move(tuple->checkpoint);
     step = tuple->metadata.step;
+    pending = std::move(tuple->pending_writes);
   }
+  if (as_node && *as_node == END)
+    return clear_tasks(graph_, impl_->index, saver, cfg, std::move(cp), step, std::move(pending));
   // Without as_node: the node that ran last (the latest version any node has seen).
   std::string node = as_node.value_or("");
   if (node.empty()) {

@@ -191,9 +191,10 @@ BOOST_AUTO_TEST_CASE(an_interrupt_exits_with_three_and_resume_answers_it) {
   BOOST_TEST(r.last().get("type") == value("output"));
   BOOST_TEST(r.last().get("data").to_json() == R"({"name":"Lance","greeting":"hello Lance"})");
 
+  // As LangGraph: a resume with no pending interrupt is no error; nothing is left to run.
   r = data("run --thread t --resume '\"again\"'");
-  BOOST_TEST(r.status == 1);
-  BOOST_TEST(r.err.find("has no pending interrupt") != std::string::npos, r.err);
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").to_json() == R"({"name":"Lance","greeting":"hello Lance"})");
 }
 
 BOOST_AUTO_TEST_CASE(a_static_interrupt_exits_with_three_and_continuing_passes_it) {
@@ -482,4 +483,29 @@ BOOST_AUTO_TEST_CASE(an_update_to_a_replayed_fork_leaves_the_old_branch_as_it_wa
     BOOST_TEST_REQUIRE(r.status == 0, r.err);
     BOOST_TEST(r.last().get("values").to_json() == s.get("values").to_json());
   }
+}
+
+// `superstep update --as-node __end__` clears the pending interrupt and next tasks; `__copy__`
+// forks the checkpoint, and a resume of the fork answers the interrupt it raises again.
+BOOST_AUTO_TEST_CASE(update_as_end_clears_an_interrupt_and_update_as_copy_forks) {
+  data_folder data;
+  BOOST_TEST_REQUIRE(data("run " + example("ask_name") + " --input '{}' --thread t").status == 3);
+  cli_result r = data("update --thread t --values null --as-node __end__");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  value state = data("state --thread t").last();
+  BOOST_TEST(state.get("next").as_list().empty());
+  BOOST_TEST(state.get("tasks").as_list().empty());
+  BOOST_TEST(state.get("metadata").get("source") == value("update"));
+
+  std::string before_ask;
+  for (const value& s : data("history --thread t").lines())
+    if (names(s.get("next")) == "ask") before_ask = checkpoint_id(s);
+  BOOST_TEST_REQUIRE(!before_ask.empty());
+  r = data("update --thread t --checkpoint " + before_ask + " --values null --as-node __copy__");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(data("state --thread t").last().get("metadata").get("source") == value("fork"));
+  BOOST_TEST_REQUIRE(data("run --thread t").status == 3);
+  r = data("run --thread t --resume '\"Lance\"'");
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").to_json() == R"({"name":"Lance","greeting":"hello Lance"})");
 }

@@ -72,8 +72,10 @@ struct applied {
 applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks);
 
 /// Whether the run must stop before/after executing `tasks` because one of them runs a node
-/// in `interrupt_nodes` (LangGraph `should_interrupt`).
-bool should_interrupt(const run_state& state, const std::vector<std::string>& interrupt_nodes,
+/// in `interrupt_nodes` (LangGraph `should_interrupt`); `{"*"}` names every node of `g` but
+/// the hidden ones (`__start__`).
+bool should_interrupt(const pregel_graph& g, const run_state& state,
+                      const std::vector<std::string>& interrupt_nodes,
                       const std::vector<pregel_task>& tasks);
 
 /// The value of `channels` as output: the single channel's value, or an object of the

@@ -133,7 +133,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// Applies `values` as if node `as_node` had returned them: through the reducers and the
   /// node's edges and routers, so the node's successors run next. Without `as_node`, the node
   /// that ran last. Saves a checkpoint with source "update" and returns its config
-  /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}). Throws
+  /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}). With null `values`, two
+  /// reserved `as_node`s: `"__end__"` applies the checkpoint's tasks as if they had run (their
+  /// saved writes only), clearing `next` and any pending interrupt; `"__copy__"` saves a copy
+  /// of the checkpoint, a sibling with source "fork", from which its tasks run again. Throws
   /// `superstep::error` (thread_busy) while a run of this process holds the thread.
   value update_state(const value& config, const value& values,
                      const std::optional<std::string>& as_node = std::nullopt) const;
