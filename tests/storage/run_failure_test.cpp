@@ -164,3 +164,106 @@ BOOST_AUTO_TEST_CASE(a_subgraph_whose_saver_throws_fails_the_parent_run_with_its
     test::expect_error([&] { graph->invoke(object{{"value", 0}}, thread("t")); },
                        error_code::storage_error, "put_writes: the disk is on fire");
 }
+
+// LangGraph libs/langgraph/tests/test_pregel.py: test_pending_writes_resume (each durability).
+// Not asserted: the tasks' `result` (our snapshot tasks carry none) and the error's Python
+// repr; the checkpoint's pending writes are checked by channel.
+BOOST_AUTO_TEST_CASE(test_pending_writes_resume) {
+  for (const char* durability : {"sync", "async", "exit"}) {
+    BOOST_TEST_CONTEXT("durability " << durability) {
+      auto saver = test::make_saver();
+      std::atomic<int> one_calls{0}, two_calls{0};
+      std::atomic<bool> two_fails{true};
+      state_graph b;
+      b.add_key("value", "add");
+      b.add_node("one", [&](const value&, node_context&) -> value {
+        ++one_calls;
+        return object{{"value", 2}};
+      });
+      node_options retry;
+      retry.retry = retry_policy{};
+      retry.retry->max_attempts = 2;
+      retry.retry->initial_interval_ms = 0;
+      retry.retry->jitter = false;
+      b.add_node(
+          "two",
+          [&](const value&, node_context&) -> value {
+            ++two_calls;
+            if (two_fails) throw std::runtime_error("I'm not good");
+            return object{{"value", 3}};
+          },
+          retry);
+      b.add_edge("__start__", "one").add_edge("__start__", "two");
+      auto graph = b.compile(with_saver(saver));
+      value thread1 =
+          object{{"configurable", object{{"thread_id", "1"}}}, {"durability", durability}};
+
+      test::expect_error([&] { graph->invoke(object{{"value", 1}}, thread1); },
+                         error_code::node_error, "I'm not good");
+      BOOST_TEST(one_calls == 1);
+      BOOST_TEST(two_calls == 2);  // two attempts
+
+      // The latest checkpoint is before "one" and "two", with the write of "one" applied.
+      state_snapshot state = graph->get_state(thread1);
+      BOOST_TEST(state.values.to_json() == R"({"value":3})");
+      BOOST_TEST(state.next == std::vector<std::string>{"two"});
+      BOOST_TEST_REQUIRE(state.tasks.size() == 2u);
+      BOOST_TEST(state.tasks[0].name == "one");
+      BOOST_TEST(!state.tasks[0].error);
+      BOOST_TEST(state.tasks[1].name == "two");
+      BOOST_TEST_REQUIRE(state.tasks[1].error.has_value());
+      BOOST_TEST(state.tasks[1].error->find("I'm not good") != std::string::npos);
+      BOOST_TEST(state.metadata.get("source").to_json() == R"("loop")");
+      BOOST_TEST(state.metadata.get("step").to_json() == "0");
+      // get_state with the checkpoint id applies no pending writes.
+      value at = object{{"configurable", object{{"thread_id", "1"},
+                                                {"checkpoint_id", state.config.checkpoint_id}}}};
+      state_snapshot exact = graph->get_state(at);
+      BOOST_TEST(exact.values.to_json() == R"({"value":1})");
+      BOOST_TEST((exact.next == std::vector<std::string>{"one", "two"}));
+      // The checkpoint holds the write of "one" and the error of "two", from different tasks.
+      auto tuple = saver->get_tuple(checkpoint_config{"1", "", ""});
+      BOOST_TEST_REQUIRE(tuple.has_value());
+      BOOST_TEST_REQUIRE(tuple->pending_writes.size() == 2u);
+      const pending_write* value_write = nullptr;
+      const pending_write* error_write = nullptr;
+      for (const auto& w : tuple->pending_writes)
+        (w.channel == "__error__" ? error_write : value_write) = &w;
+      BOOST_TEST_REQUIRE(value_write);
+      BOOST_TEST_REQUIRE(error_write);
+      BOOST_TEST(value_write->channel == "value");
+      BOOST_TEST(value_write->v.to_json() == "2");
+      BOOST_TEST(error_write->task_id != value_write->task_id);
+
+      // Resuming runs "two" again only, and fails again.
+      test::expect_error([&] { graph->invoke(value(), thread1); }, error_code::node_error,
+                         "I'm not good");
+      BOOST_TEST(one_calls == 1);
+      BOOST_TEST(two_calls == 4);
+      // No new checkpoint was saved.
+      BOOST_TEST(graph->get_state(thread1).metadata.to_json() == state.metadata.to_json());
+
+      // Resumed without the error: the pending write and the new one apply, 1 + 2 + 3 = 6.
+      two_fails = false;
+      BOOST_TEST(graph->invoke(value(), thread1).to_json() == R"({"value":6})");
+      auto checkpoints = saver->list(checkpoint_config{"1", "", ""}, {});
+      BOOST_TEST(checkpoints.size() == (std::string(durability) == "exit" ? 2u : 3u));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_step_whose_writes_the_channels_refuse_still_shows_its_checkpoint_state) {
+  // "bad" writes a number to a list key: the step fails applying it, after its writes were
+  // saved as the pending writes of a finished task. get_state still answers, with the state
+  // the checkpoint holds and both nodes next.
+  state_graph b;
+  b.add_key("items", "append").add_key("value", "add");
+  b.add_node("bad", [](const value&, node_context&) -> value { return object{{"items", 5}}; });
+  b.add_node("good", [](const value&, node_context&) -> value { return object{{"value", 2}}; });
+  b.add_edge("__start__", "bad").add_edge("__start__", "good");
+  auto graph = b.compile(with_saver(test::make_saver()));
+  BOOST_CHECK_THROW(graph->invoke(object{{"items", list{}}, {"value", 1}}, thread("t")), error);
+  state_snapshot state = graph->get_state(thread("t"));
+  BOOST_TEST(state.values.to_json() == R"({"items":[],"value":1})");
+  BOOST_TEST((state.next == std::vector<std::string>{"bad", "good"}));
+}
