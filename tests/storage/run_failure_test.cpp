@@ -28,6 +28,7 @@ class throwing_saver final : public checkpoint_saver {
 
   std::atomic<bool> fail_put_writes{false};
   std::atomic<bool> fail_put{false};
+  std::atomic<bool> fail_get_tuple{false};
   bool only_in_subgraphs = false;  // fail only calls for a non-empty checkpoint namespace
 
   checkpoint_config put(const checkpoint_config& config, const checkpoint& cp,
@@ -54,6 +55,7 @@ class throwing_saver final : public checkpoint_saver {
     inner_->put_writes_many(config, tasks);
   }
   std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) override {
+    check(fail_get_tuple, config, "get_tuple");
     return inner_->get_tuple(config);
   }
   std::vector<checkpoint_tuple> list(const checkpoint_config& config,
@@ -107,7 +109,11 @@ state_graph six_parallel_nodes() {
   return b;
 }
 
-constexpr int rounds = 20;  // repeated to shake out a thread left using the run's freed state
+constexpr int rounds = 20;
+
+value thread_with(const char* id, const char* durability) {
+  return object{{"configurable", object{{"thread_id", id}}}, {"durability", durability}};
+}  // repeated to shake out a thread left using the run's freed state
 
 }  // namespace
 
@@ -266,4 +272,44 @@ BOOST_AUTO_TEST_CASE(a_step_whose_writes_the_channels_refuse_still_shows_its_che
   state_snapshot state = graph->get_state(thread("t"));
   BOOST_TEST(state.values.to_json() == R"({"items":[],"value":1})");
   BOOST_TEST((state.next == std::vector<std::string>{"bad", "good"}));
+}
+
+// LangGraph libs/langgraph/tests/test_pregel.py: test_checkpoint_errors (a string root state
+// as a key "x"; not ported: the faulty get_next_version, which our runs never call: versions
+// are issued by the run loop above the saver's latest_version)
+BOOST_AUTO_TEST_CASE(test_checkpoint_errors) {
+  auto build = [](bool parallel) {
+    state_graph builder;
+    builder.add_key("x", "add");
+    auto logic = [](const value&, node_context&) -> value { return object{{"x", ""}}; };
+    builder.add_node("agent", logic);
+    builder.add_edge("__start__", "agent");
+    if (parallel) {  // add parallel node
+      builder.add_node("parallel", logic);
+      builder.add_edge("__start__", "parallel");
+    }
+    return builder;
+  };
+  {
+    auto saver = std::make_shared<throwing_saver>(test::make_saver());
+    saver->fail_get_tuple = true;
+    auto graph = build(false).compile(with_saver(saver));
+    test::expect_error([&] { graph->invoke(object{{"x", ""}}, thread("thread-1")); },
+                       error_code::storage_error, "get_tuple: the disk is on fire");
+  }
+  {
+    auto saver = std::make_shared<throwing_saver>(test::make_saver());
+    saver->fail_put = true;
+    auto graph = build(false).compile(with_saver(saver));
+    test::expect_error([&] { graph->invoke(object{{"x", ""}}, thread("thread-1")); },
+                       error_code::storage_error, "put: the disk is on fire");
+  }
+  {
+    auto saver = std::make_shared<throwing_saver>(test::make_saver());
+    saver->fail_put_writes = true;
+    auto graph = build(true).compile(with_saver(saver));
+    test::expect_error(
+        [&] { graph->invoke(object{{"x", ""}}, thread_with("thread-1", "async")); },
+        error_code::storage_error, "put_writes: the disk is on fire");
+  }
 }
