@@ -122,8 +122,11 @@ BOOST_AUTO_TEST_CASE(a_saver_whose_put_writes_throws_fails_the_run_with_its_erro
   auto graph = six_parallel_nodes().compile(with_saver(saver));
   saver->fail_put_writes = true;
   for (int i = 0; i < rounds; ++i)
-    test::expect_error([&] { graph->invoke(object{{"value", 0}}, thread("t")); },
-                       error_code::storage_error, "put_writes: the disk is on fire");
+    test::expect_error(
+        [&] {
+          graph->invoke(object{{"value", 0}}, thread("t"));
+        },
+        error_code::storage_error, "put_writes: the disk is on fire");
   saver->fail_put_writes = false;  // the graph still runs once the saver recovers
   BOOST_TEST(graph->invoke(object{{"value", 0}}, thread("ok")).to_json() == R"({"value":6})");
 }
@@ -133,8 +136,11 @@ BOOST_AUTO_TEST_CASE(a_saver_whose_put_throws_fails_the_run_with_its_error) {
   auto graph = six_parallel_nodes().compile(with_saver(saver));
   saver->fail_put = true;
   for (int i = 0; i < rounds; ++i)
-    test::expect_error([&] { graph->invoke(object{{"value", 0}}, thread("t")); },
-                       error_code::storage_error, "put: the disk is on fire");
+    test::expect_error(
+        [&] {
+          graph->invoke(object{{"value", 0}}, thread("t"));
+        },
+        error_code::storage_error, "put: the disk is on fire");
 }
 
 BOOST_AUTO_TEST_CASE(a_stream_sink_that_throws_fails_the_run_with_its_error) {
@@ -167,8 +173,11 @@ BOOST_AUTO_TEST_CASE(a_subgraph_whose_saver_throws_fails_the_parent_run_with_its
   auto graph = parent.compile(with_saver(saver));
   saver->fail_put_writes = true;
   for (int i = 0; i < rounds; ++i)
-    test::expect_error([&] { graph->invoke(object{{"value", 0}}, thread("t")); },
-                       error_code::storage_error, "put_writes: the disk is on fire");
+    test::expect_error(
+        [&] {
+          graph->invoke(object{{"value", 0}}, thread("t"));
+        },
+        error_code::storage_error, "put_writes: the disk is on fire");
 }
 
 // LangGraph libs/langgraph/tests/test_pregel.py: test_pending_writes_resume (each durability).
@@ -204,8 +213,11 @@ BOOST_AUTO_TEST_CASE(test_pending_writes_resume) {
       value thread1 =
           object{{"configurable", object{{"thread_id", "1"}}}, {"durability", durability}};
 
-      test::expect_error([&] { graph->invoke(object{{"value", 1}}, thread1); },
-                         error_code::node_error, "I'm not good");
+      test::expect_error(
+          [&] {
+            graph->invoke(object{{"value", 1}}, thread1);
+          },
+          error_code::node_error, "I'm not good");
       BOOST_TEST(one_calls == 1);
       BOOST_TEST(two_calls == 2);  // two attempts
 
@@ -294,22 +306,30 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_errors) {
     auto saver = std::make_shared<throwing_saver>(test::make_saver());
     saver->fail_get_tuple = true;
     auto graph = build(false).compile(with_saver(saver));
-    test::expect_error([&] { graph->invoke(object{{"x", ""}}, thread("thread-1")); },
-                       error_code::storage_error, "get_tuple: the disk is on fire");
+    test::expect_error(
+        [&] {
+          graph->invoke(object{{"x", ""}}, thread("thread-1"));
+        },
+        error_code::storage_error, "get_tuple: the disk is on fire");
   }
   {
     auto saver = std::make_shared<throwing_saver>(test::make_saver());
     saver->fail_put = true;
     auto graph = build(false).compile(with_saver(saver));
-    test::expect_error([&] { graph->invoke(object{{"x", ""}}, thread("thread-1")); },
-                       error_code::storage_error, "put: the disk is on fire");
+    test::expect_error(
+        [&] {
+          graph->invoke(object{{"x", ""}}, thread("thread-1"));
+        },
+        error_code::storage_error, "put: the disk is on fire");
   }
   {
     auto saver = std::make_shared<throwing_saver>(test::make_saver());
     saver->fail_put_writes = true;
     auto graph = build(true).compile(with_saver(saver));
     test::expect_error(
-        [&] { graph->invoke(object{{"x", ""}}, thread_with("thread-1", "async")); },
+        [&] {
+          graph->invoke(object{{"x", ""}}, thread_with("thread-1", "async"));
+        },
         error_code::storage_error, "put_writes: the disk is on fire");
   }
 }
