@@ -16,7 +16,7 @@ int show_state(command_env& env, const state_args& args) {
   checkpoint_tuple tuple = data.checkpoint(thread, args.checkpoint);
   cluster::loaded_graph graph = load_thread_graph(env, args.where);
   // The tuple read above, not read again: a crashed fan-out's holds 10^5 writes.
-  state_snapshot s = graph.graph->state_at(tuple);
+  state_snapshot s = graph.graph->state_at(tuple, args.checkpoint.empty());
   env.print(snapshot_json(s, graph.graph->graph(), tuple.pending_writes));
   return exit_done;
 }

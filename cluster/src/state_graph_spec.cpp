@@ -139,7 +139,6 @@ class state_graph_loader {
         std::vector<std::string> sources = from.expect_strings();
         if (sources.empty()) from.fail("a join edge needs at least one source");
         for (std::size_t j = 0; j < sources.size(); ++j) source_at(from.item(j), sources[j], true);
-        if (target == END) to.fail("a join edge cannot end at __end__");
         build_at(e, [&] { builder_.add_edge(sources, target); });
       } else {
         const std::string& source = from.expect_string();

@@ -4,6 +4,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "pregel_impl.hpp"
 #include "run_config.hpp"
@@ -61,9 +62,12 @@ struct task_outcome {
 };
 
 // What `get_state` shows of one checkpoint: its values, the tasks it would run, their errors
-// and interrupts from the saved pending writes.
+// and interrupts from the saved pending writes. With `apply_pending_writes` (the thread's
+// latest state, no checkpoint id asked for), as LangGraph: the writes of the tasks that
+// finished are applied to the values, and `next` keeps only the tasks that did not (failed,
+// interrupted, or not run).
 state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index,
-                           const checkpoint_tuple& tuple) {
+                           const checkpoint_tuple& tuple, bool apply_pending_writes = false) {
   state_snapshot s;
   s.config = tuple.config;
   s.parent_config = tuple.parent_config;
@@ -71,21 +75,53 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   s.created_at = tuple.checkpoint.ts;
   const std::string ns = tuple.config.checkpoint_ns;
   const std::int64_t step = tuple.metadata.step + 1;
-  algo::run_state state = algo::restore(g, tuple.checkpoint);  // values are shared, not copied
   // A Command's update saved with the checkpoint (as the writes of no task) is part of its
   // state, as LangGraph shows it.
   pregel_task null_task;
   null_task.name = std::string(INPUT);
   for (const auto& w : tuple.pending_writes)
     if (w.task_id == NULL_TASK_ID) null_task.writes.emplace_back(w.channel, w.v);
-  if (!null_task.writes.empty()) {
-    std::vector<pregel_task*> batch{&null_task};
-    (void)algo::apply_writes(state, index, batch);
+  auto checkpoint_state = [&] {
+    algo::run_state state = algo::restore(g, tuple.checkpoint);  // values are shared, not copied
+    if (!null_task.writes.empty()) {
+      std::vector<pregel_task*> batch{&null_task};
+      (void)algo::apply_writes(state, index, batch);
+    }
+    return state;
+  };
+  algo::run_state state = checkpoint_state();
+  auto tasks = algo::prepare_next_tasks(g, index, state, nullptr, step, ns);
+  std::unordered_set<std::string_view> finished;  // ids of tasks whose writes were applied
+  if (apply_pending_writes && !tuple.pending_writes.empty()) {
+    std::unordered_map<std::string_view, pregel_task*> by_id;
+    for (auto& t : tasks) by_id.emplace(t.id, &t);
+    // A task that failed or interrupted keeps its place in `next`, whatever else it wrote
+    // (the resume values an interrupted task was given so far).
+    std::unordered_set<std::string_view> unfinished;
+    for (const auto& w : tuple.pending_writes)
+      if (w.channel == ERROR || w.channel == INTERRUPT) unfinished.insert(w.task_id);
+    for (const auto& w : tuple.pending_writes) {
+      if (unfinished.count(w.task_id)) continue;
+      auto it = by_id.find(w.task_id);
+      if (it == by_id.end()) continue;
+      it->second->writes.emplace_back(w.channel, w.v);
+      finished.insert(it->second->id);
+    }
+    std::vector<pregel_task*> batch;
+    for (auto& t : tasks)
+      if (!t.writes.empty()) batch.push_back(&t);
+    try {
+      if (!batch.empty()) (void)algo::apply_writes(state, index, batch);
+    } catch (const error&) {
+      // Writes the channels refuse (the step failed applying them): the state is shown as
+      // its checkpoint holds it, every task still next, rather than not at all.
+      state = checkpoint_state();
+      finished.clear();
+    }
   }
   bool single = g.state_channels.empty() && g.output_single;
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   s.values = values ? *values : value(object{});
-  auto tasks = algo::prepare_next_tasks(g, index, state, nullptr, step, ns);
   // Each task's error and interrupts, gathered in one pass over the writes (a crashed step
   // of 10^5 Sends has as many tasks and writes: no scan of all writes per task).
   std::unordered_map<std::string_view, task_outcome> outcomes;
@@ -103,7 +139,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   std::set<std::string> next;
   s.tasks.reserve(tasks.size());
   for (const auto& t : tasks) {
-    next.insert(t.name);
+    if (!finished.count(t.id)) next.insert(t.name);
     snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
       st.error = it->second.error;
@@ -147,11 +183,11 @@ state_snapshot pregel::get_state(const value& config) const {
     empty.config = cfg;
     return empty;
   }
-  return snapshot_of(graph_, impl_->index, *tuple);
+  return snapshot_of(graph_, impl_->index, *tuple, cfg.checkpoint_id.empty());
 }
 
-state_snapshot pregel::state_at(const checkpoint_tuple& tuple) const {
-  return snapshot_of(graph_, impl_->index, tuple);
+state_snapshot pregel::state_at(const checkpoint_tuple& tuple, bool apply_pending_writes) const {
+  return snapshot_of(graph_, impl_->index, tuple, apply_pending_writes);
 }
 
 std::vector<state_snapshot> pregel::get_state_history(const value& config,

@@ -200,7 +200,7 @@ state_graph& state_graph::add_edge(std::vector<std::string> from, std::string to
   if (from.size() == 1) return add_edge(std::move(from.front()), std::move(to));
   for (const auto& f : from)
     if (f == START || f == END) invalid("START and END cannot be sources of a join edge");
-  if (to == START || to == END) invalid("a join edge cannot end at START or END");
+  if (to == START) invalid("START cannot be the end of an edge");
   joins_.emplace_back(std::move(from), std::move(to));
   return *this;
 }
@@ -224,46 +224,34 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
 
   auto known_source = [&](const std::string& n) { return n == START || topo->nodes.count(n); };
   auto known_target = [&](const std::string& n) { return n == END || topo->nodes.count(n); };
-  std::set<std::string> has_way_in;
-  bool open_router = false;
+  // As LangGraph's validate: every edge's ends are known; a node nothing leads to is
+  // accepted (a Command's goto may reach it).
   for (const auto& [from, to] : edges_) {
     if (!known_source(from)) invalid("Found edge starting at unknown node '" + from + "'");
     if (!known_target(to)) invalid("Found edge ending at unknown node '" + to + "'");
-    has_way_in.insert(to);
   }
   for (const auto& [from, to] : joins_) {
     for (const auto& f : from)
       if (!topo->nodes.count(f)) invalid("Found edge starting at unknown node '" + f + "'");
-    if (!topo->nodes.count(to)) invalid("Found edge ending at unknown node '" + to + "'");
-    has_way_in.insert(to);
+    if (!known_target(to)) invalid("Found edge ending at unknown node '" + to + "'");
   }
   for (const auto& b : branches_) {
     if (!known_source(b.from))
       invalid("Found conditional edge starting at unknown node '" + b.from + "'");
-    if (b.path_map.empty()) open_router = true;
-    for (const auto& [label, target] : b.path_map) {
+    for (const auto& [label, target] : b.path_map)
       if (!known_target(target))
         invalid("path map of the router after '" + b.from + "' names unknown node '" + target +
                 "'");
-      has_way_in.insert(target);
-    }
   }
   for (const auto& n : nodes_)
-    for (const auto& d : n.options.destinations) {
+    for (const auto& d : n.options.destinations)
       if (!known_target(d))
         invalid("node '" + n.name + "' declares unknown destination '" + d + "'");
-      has_way_in.insert(d);
-    }
   bool has_entry =
       std::any_of(edges_.begin(), edges_.end(), [](auto& e) { return e.first == START; }) ||
       std::any_of(branches_.begin(), branches_.end(), [](auto& b) { return b.from == START; });
   if (!has_entry)
     invalid("Graph must have an entrypoint: add at least one edge from START to another node");
-  if (!open_router)
-    for (const auto& n : nodes_)
-      if (!has_way_in.count(n.name))
-        invalid("node '" + n.name +
-                "' has no way in: no edge, join, path map or destination leads to it");
   auto check_keys = [&](const std::vector<std::string>& keys, const char* what) {
     for (const auto& k : keys)
       if (!topo->state_keys.count(k))
@@ -300,6 +288,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       g.channels.emplace(ch, std::make_shared<channels::ephemeral_value>(ch, false));
   }
   for (const auto& [from, to] : joins_) {
+    if (to == END) continue;  // a join into END waits for nothing: the run ends by itself
     std::string ch = join_channel(from, to);
     bool defer = std::any_of(nodes_.begin(), nodes_.end(),
                              [&](auto& n) { return n.name == to && n.options.defer; });
@@ -337,9 +326,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     }
     for (std::size_t i : indices(joins_from, name)) {
       const auto& [from, to] = joins_[i];
+      g.draw_edges.emplace_back(name, to);
+      if (to == END) continue;
       std::string ch = join_channel(from, to);
       pn.writers.push_back([ch, name](const value&, write_scope& s) { s.write(ch, value(name)); });
-      g.draw_edges.emplace_back(name, to);
     }
     for (std::size_t i : indices(branches_from, name)) {
       const auto& b = branches_[i];

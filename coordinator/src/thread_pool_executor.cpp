@@ -2,6 +2,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,16 +21,29 @@ struct batch {
   const std::function<void(std::size_t)>* body = nullptr;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> finished{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr failure;  // the first call's exception, set once under `m`
   std::mutex m;
   std::condition_variable cv;
 
-  // Runs chunks until none are left; returns whether this call finished the batch.
-  void work() {
+  // Runs chunks until none are left. A call that throws (a saver or stream sink the task's
+  // report reached) is caught here: on a pool thread it would end the process, and the
+  // caller must not leave run_batch, freeing `body`, while others still run it. Calls not
+  // yet started are skipped once one failed; the caller rethrows the first failure.
+  void work() noexcept {
     for (;;) {
       std::size_t begin = next.fetch_add(chunk);
       if (begin >= n) return;
       std::size_t end = std::min(n, begin + chunk);
-      for (std::size_t i = begin; i < end; ++i) (*body)(i);
+      for (std::size_t i = begin; i < end && !failed.load(std::memory_order_relaxed); ++i) {
+        try {
+          (*body)(i);
+        } catch (...) {
+          std::lock_guard lock(m);
+          if (!failure) failure = std::current_exception();
+          failed.store(true, std::memory_order_relaxed);
+        }
+      }
       if (finished.fetch_add(end - begin) + (end - begin) == n) {
         std::lock_guard lock(m);
         cv.notify_all();
@@ -73,6 +87,7 @@ class thread_pool_executor final : public task_executor {
     b->work();
     std::unique_lock lock(b->m);
     b->cv.wait(lock, [&] { return b->finished.load() == n; });
+    if (b->failure) std::rethrow_exception(b->failure);
   }
 
  private:

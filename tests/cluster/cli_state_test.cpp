@@ -287,8 +287,16 @@ BOOST_AUTO_TEST_CASE(state_of_a_failed_fan_out_shows_each_sends_result_and_the_e
       BOOST_TEST(t.get("result").to_json() == R"({"results":[)" + std::to_string(3 * i + 1) + "]}");
     }
   }
-  // history shows the same checkpoint the same way.
-  BOOST_TEST(data("history --thread f --limit 1").last().to_json() == state.to_json());
+  // The thread's state applies the Sends' saved results and names only the failed node next
+  // (LangGraph get_state); history, and the state at that checkpoint's id, show it as saved.
+  BOOST_TEST(state.get("values").get("results").as_list().size() == 300u);
+  BOOST_TEST(state.get("next").to_json() == R"(["flaky"])");
+  const value saved = data("history --thread f --limit 1").last();
+  BOOST_TEST(saved.get("values").to_json() == R"({"results":[]})");
+  BOOST_TEST(saved.get("next").to_json() == R"(["flaky","worker"])");
+  BOOST_TEST(saved.get("tasks").to_json() == state.get("tasks").to_json());
+  const std::string id = saved.get("config").get("configurable").get("checkpoint_id").as_string();
+  BOOST_TEST(data("state --thread f --checkpoint " + id).last().to_json() == saved.to_json());
 }
 
 BOOST_AUTO_TEST_CASE(delete_removes_the_thread_and_its_spec) {

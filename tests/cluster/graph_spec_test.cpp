@@ -165,6 +165,16 @@ BOOST_AUTO_TEST_CASE(goto_reaches_declared_destinations) {
   BOOST_TEST(g->invoke(value::parse_json("{}")).to_json() == R"({"a":11})");
 }
 
+BOOST_AUTO_TEST_CASE(a_join_edge_into_end_loads_and_ends_the_run) {
+  auto g = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "state": {"a": {"reducer": "add"}},
+    "nodes": {"A": {"fn": "std.increment", "params": {"key": "a", "by": 1}},
+              "B": {"fn": "std.increment", "params": {"key": "a", "by": 10}}},
+    "edges": [["__start__", "A"], ["__start__", "B"], [["A", "B"], "__end__"]]})"),
+                           std_registry());
+  BOOST_TEST(g->invoke(value::parse_json(R"({"a": 0})")).to_json() == R"({"a":11})");
+}
+
 BOOST_AUTO_TEST_CASE(rejects_an_unknown_node_in_an_edge) {
   error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
     "nodes": {"pick": {"fn": "std.set", "params": {"update": {}}}},
@@ -280,13 +290,23 @@ BOOST_AUTO_TEST_CASE(rejects_unknown_state_keys_in_schemas) {
   BOOST_TEST(std::string(e.what()) == "invalid graph spec at output[1]: unknown state key 'c'");
 }
 
-BOOST_AUTO_TEST_CASE(compile_errors_propagate_naming_the_node) {
+BOOST_AUTO_TEST_CASE(compile_errors_of_the_graph_builder_propagate) {
   error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
-    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}},
-              "orphan": {"fn": "std.set", "params": {"update": {}}}},
-    "edges": [["__start__", "n"]]})");
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["n", "__end__"]]})");
   BOOST_TEST(e.code() == error_code::invalid_graph);
-  BOOST_TEST(std::string(e.what()).find("'orphan'") != std::string::npos);
+  BOOST_TEST(std::string(e.what()).find("Graph must have an entrypoint") != std::string::npos,
+             e.what());
+}
+
+BOOST_AUTO_TEST_CASE(a_node_no_edge_leads_to_loads_as_in_langgraph) {
+  // A Command's goto may reach it; LangGraph's validate accepts it.
+  auto g = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {"a": 1}}},
+              "orphan": {"fn": "std.set", "params": {"update": {"a": 2}}}},
+    "edges": [["__start__", "n"]]})"),
+                           std_registry());
+  BOOST_TEST(g->invoke(value::parse_json("{}")).to_json() == R"({"a":1})");
 }
 
 BOOST_AUTO_TEST_CASE(rejects_a_file_that_is_not_json) {

@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(state_and_history_show_each_tasks_errors_and_interrupts_as_
   BOOST_TEST(now.tasks[150].interrupts.size() == 1u);
   BOOST_TEST(now.tasks[160].error.value_or("-") == std::string("both"));
   BOOST_TEST(now.next == std::vector<std::string>{"work"});
-  BOOST_TEST(f.graph->state_at(*tuple).to_value().to_json() == now.to_value().to_json());
+  BOOST_TEST(f.graph->state_at(*tuple, true).to_value().to_json() == now.to_value().to_json());
 
   auto history = f.graph->get_state_history(f.config);
   auto tuples = f.saver->list(checkpoint_config{"crashed", "", ""}, {});

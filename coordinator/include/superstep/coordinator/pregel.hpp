@@ -117,14 +117,18 @@ class pregel : public std::enable_shared_from_this<pregel> {
                const stream_sink& sink) const;
 
   /// The state at the thread's latest checkpoint, or at `configurable.checkpoint_id`
-  /// (LangGraph `get_state`). A thread without checkpoints gives empty values.
+  /// (LangGraph `get_state`). A thread without checkpoints gives empty values. At the latest
+  /// checkpoint (no checkpoint id given), the saved writes of the tasks of an unfinished step
+  /// that succeeded are applied and `next` names only the tasks still to run (failed,
+  /// interrupted, not run), as LangGraph; at a given checkpoint id, none are applied.
   /// Throws `superstep::error` (invalid_argument) without a checkpointer or thread_id.
   state_snapshot get_state(const value& config) const;
 
   /// The state at a checkpoint the caller has read from this graph's checkpointer already:
   /// what `get_state` shows of it, without reading it again (a caller that also needs the
-  /// tuple's pending writes reads a thread once).
-  state_snapshot state_at(const checkpoint_tuple& tuple) const;
+  /// tuple's pending writes reads a thread once). `apply_pending_writes`: as `get_state`
+  /// without a checkpoint id (the thread's latest), else as `get_state` at the tuple's id.
+  state_snapshot state_at(const checkpoint_tuple& tuple, bool apply_pending_writes = false) const;
 
   /// The thread's checkpoints, newest first (LangGraph `get_state_history`).
   std::vector<state_snapshot> get_state_history(const value& config,

@@ -87,7 +87,8 @@ class state_graph {
 
   /// `to` runs after `from`. Use START and END for the entry and the exit.
   state_graph& add_edge(std::string from, std::string to);
-  /// `to` runs once every node in `from` has run (a join).
+  /// `to` runs once every node in `from` has run (a join). A join into END routes nowhere,
+  /// as LangGraph's.
   state_graph& add_edge(std::vector<std::string> from, std::string to);
   /// After `from`, `router` picks what runs next: node names, END, or Sends. With a path map,
   /// the router's results are keys of the map, whose values are node names.
