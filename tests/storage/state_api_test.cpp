@@ -49,7 +49,8 @@ BOOST_AUTO_TEST_CASE(history_lists_the_four_checkpoints_of_the_seed_newest_first
   BOOST_TEST(now.next.empty());
   BOOST_TEST(now.metadata.get("source").as_string() == "loop");
   BOOST_TEST(now.metadata.get("step").as_int() == 2);
-  BOOST_TEST(now.metadata.get("writes").to_json() == R"({"node_b":{"foo":"b","bar":["b"]}})");
+  // LangGraph's current metadata: source, step and parents (no `writes`).
+  BOOST_TEST(now.metadata.to_json() == R"({"source":"loop","step":2,"parents":{}})");
 
   auto history = g.graph->get_state_history(g.config);
   BOOST_TEST_REQUIRE(history.size() == 4u);
@@ -74,8 +75,7 @@ BOOST_AUTO_TEST_CASE(history_lists_the_four_checkpoints_of_the_seed_newest_first
       }
     }
   }
-  BOOST_TEST(history[3].metadata.get("writes").to_json() == R"({"foo":""})");
-  BOOST_TEST(history[2].metadata.get("writes").is_null());
+  for (const auto& s : history) BOOST_TEST(!s.metadata.find("writes"));
 
   // A past checkpoint by id, and a limit.
   value at_1 = object{{"configurable", object{{"thread_id", "1"},
@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(update_state_overwrites_foo_and_appends_to_bar) {
   BOOST_TEST(s.values.to_json() == R"({"foo":2,"bar":["a","b","b"]})");
   BOOST_TEST(s.metadata.get("source").as_string() == "update");
   BOOST_TEST(s.metadata.get("step").as_int() == 3);
-  BOOST_TEST(s.metadata.get("writes").to_json() == R"({"node_b":{"foo":2,"bar":["b"]}})");
+  BOOST_TEST(s.metadata.to_json() == R"({"source":"update","step":3,"parents":{}})");
   BOOST_TEST(s.next.empty());  // as node_b (the last to run): its only edge goes to END
   BOOST_TEST(g.graph->get_state_history(g.config).size() == 5u);
 }
@@ -209,8 +209,7 @@ BOOST_AUTO_TEST_CASE(async_durability_saves_the_same_history_as_sync) {
     for (const auto& s : g.graph->get_state_history(cfg))
       out.push_back(object{{"values", s.values},
                            {"next", value(list(s.next.begin(), s.next.end()))},
-                           {"step", s.metadata.get("step")},
-                           {"writes", s.metadata.get("writes")}});
+                           {"metadata", s.metadata}});
     return value(std::move(out));
   };
   const value sync = history("sync");
@@ -246,4 +245,81 @@ BOOST_AUTO_TEST_CASE(durability_async_saves_every_step_and_exit_only_the_last) {
         bad.graph->invoke(object{{"foo", ""}}, with("often"));
       },
       error_code::invalid_argument, "durability must be sync, async or exit");
+}
+
+// libs/langgraph/tests/test_pregel.py::test_checkpoint_metadata: every checkpoint of a run
+// carries the run's configurable keys (and config metadata), with or without a breakpoint, and
+// LangGraph's current fields: source, step, parents, no `writes`. The agent and its tool are
+// plain functions here (the LangGraph test's chat model only supplies a tool call, then an
+// answer).
+BOOST_AUTO_TEST_CASE(test_checkpoint_metadata) {
+  auto saver = test::make_saver();
+  const auto build = [&](std::vector<std::string> interrupt_before) {
+    state_graph b;
+    b.add_key("messages", "append");
+    b.add_node("agent", [](const value& s, node_context&) -> value {
+      const bool asked = s.get("messages").as_list().size() == 1;
+      return object{{"messages", value::array({asked ? "tool_call" : "answer"})}};
+    });
+    b.add_node("tools", [](const value&, node_context&) -> value {
+      return object{{"messages", value::array({"result for query"})}};
+    });
+    b.set_entry_point("agent");
+    b.add_conditional_edges(
+        "agent",
+        [](const value& s, node_context&) -> value {
+          return s.get("messages").as_list().back() == value("tool_call") ? "continue" : "exit";
+        },
+        {{"continue", "tools"}, {"exit", "__end__"}});
+    b.add_edge("tools", "agent");
+    compile_options o;
+    o.checkpointer = saver;
+    o.interrupt_before = std::move(interrupt_before);
+    return b.compile(o);
+  };
+  auto app = build({});
+  auto app_w_interrupt = build({"tools"});
+
+  const value out = app->invoke(
+      object{{"messages", value::array({"what is weather in sf"})}},
+      object{{"configurable",
+              object{{"thread_id", "1"}, {"test_config_1", "foo"}, {"test_config_2", "bar"}}},
+             {"metadata", object{{"run_label", "first"}, {"test_config_1", "from metadata"}}}});
+  BOOST_TEST(out.get("messages").to_json() ==
+             R"(["what is weather in sf","tool_call","result for query","answer"])");
+
+  const checkpoint_config thread_1{"1", "", ""};
+  const value latest = metadata_to_value(saver->get_tuple(thread_1)->metadata);
+  BOOST_TEST(latest.get("test_config_1") == value("from metadata"));  // metadata merges first
+  BOOST_TEST(latest.get("test_config_2") == value("bar"));
+  const auto all_1 = saver->list(thread_1, {});
+  BOOST_TEST(all_1.size() == 5u);  // input, then __start__, agent, tools, agent
+  for (const auto& t : all_1) {
+    const value m = metadata_to_value(t.metadata);
+    BOOST_TEST(m.get("test_config_1") == value("from metadata"));
+    BOOST_TEST(m.get("test_config_2") == value("bar"));
+    BOOST_TEST(m.get("run_label") == value("first"));
+    BOOST_TEST(!m.find("thread_id"));  // the checkpoint's own coordinates stay out
+    BOOST_TEST(!m.find("writes"));
+    BOOST_TEST(m.as_object().size() == 6u, m.to_json());  // source, step, parents + the three
+  }
+
+  const value config_2 = object{
+      {"configurable",
+       object{{"thread_id", "2"}, {"test_config_3", "foo"}, {"test_config_4", "bar"}}}};
+  app_w_interrupt->invoke(object{{"messages", value::array({"what is weather in sf"})}},
+                          config_2);
+  const checkpoint_config thread_2{"2", "", ""};
+  value m2 = metadata_to_value(saver->get_tuple(thread_2)->metadata);
+  BOOST_TEST(m2.get("test_config_3") == value("foo"));
+  BOOST_TEST(m2.get("test_config_4") == value("bar"));
+  app_w_interrupt->invoke(value(), config_2);
+  m2 = metadata_to_value(saver->get_tuple(thread_2)->metadata);
+  BOOST_TEST(m2.get("test_config_3") == value("foo"));
+  BOOST_TEST(m2.get("test_config_4") == value("bar"));
+  for (const auto& t : saver->list(thread_2, {})) {
+    const value m = metadata_to_value(t.metadata);
+    BOOST_TEST(m.get("test_config_3") == value("foo"));
+    BOOST_TEST(m.get("test_config_4") == value("bar"));
+  }
 }
