@@ -89,9 +89,9 @@ value metadata_to_value(const checkpoint_metadata& m) {
 
 void merge_config_metadata(checkpoint_metadata& m, const value& config) {
   static constexpr std::string_view excluded[] = {
-      "thread_id",          "checkpoint_id",  "checkpoint_ns",      "checkpoint_map",
-      "langgraph_step",     "langgraph_node", "langgraph_triggers", "langgraph_path",
-      "langgraph_checkpoint_ns"};
+      "thread_id",          "checkpoint_id",  "checkpoint_ns",
+      "checkpoint_map",     "langgraph_step", "langgraph_node",
+      "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns"};
   if (!config.is_object()) return;
   for (const char* part : {"metadata", "configurable"}) {
     const value& from = config.get(part);

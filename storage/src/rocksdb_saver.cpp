@@ -281,8 +281,8 @@ void rocksdb_saver::impl::list_namespace(const rocksdb::ReadOptions& read,
 }
 
 void rocksdb_saver::impl::list_thread(const rocksdb::ReadOptions& read,
-                                      const std::string& thread_id,
-                                      const checkpoint_config& config, const list_options& options,
+                                      const std::string& thread_id, const checkpoint_config& config,
+                                      const list_options& options,
                                       std::vector<checkpoint_tuple>& out) const {
   if (!options.every_namespace) {
     list_namespace(read, thread_id, config, options, out);

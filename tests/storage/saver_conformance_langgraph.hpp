@@ -49,9 +49,9 @@ inline void test_search(checkpoint_saver& saver) {
   every.every_namespace = true;
   const auto results_5 = saver.list(checkpoint_config{"thread-2", "", ""}, every);
   BOOST_REQUIRE_EQUAL(results_5.size(), 2u);
-  BOOST_TEST((std::set<std::string>{results_5[0].config.checkpoint_ns,
-                                    results_5[1].config.checkpoint_ns} ==
-              std::set<std::string>{"", "inner"}));
+  BOOST_TEST((
+      std::set<std::string>{results_5[0].config.checkpoint_ns, results_5[1].config.checkpoint_ns} ==
+      std::set<std::string>{"", "inner"}));
   // A namespace given: that one only.
   BOOST_TEST(saver.list(checkpoint_config{"thread-2", "inner", ""}, {}).size() == 1u);
   // A limit stops across namespaces too.

@@ -307,11 +307,10 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_metadata) {
     BOOST_TEST(m.as_object().size() == 6u, m.to_json());  // source, step, parents + the three
   }
 
-  const value config_2 = object{
-      {"configurable",
-       object{{"thread_id", "2"}, {"test_config_3", "foo"}, {"test_config_4", "bar"}}}};
-  app_w_interrupt->invoke(object{{"messages", value::array({"what is weather in sf"})}},
-                          config_2);
+  const value config_2 =
+      object{{"configurable",
+              object{{"thread_id", "2"}, {"test_config_3", "foo"}, {"test_config_4", "bar"}}}};
+  app_w_interrupt->invoke(object{{"messages", value::array({"what is weather in sf"})}}, config_2);
   const checkpoint_config thread_2{"2", "", ""};
   value m2 = metadata_to_value(saver->get_tuple(thread_2)->metadata);
   BOOST_TEST(m2.get("test_config_3") == value("foo"));
@@ -333,9 +332,8 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_metadata) {
 BOOST_AUTO_TEST_CASE(test_invoke_checkpoint_three) {
   namespace ch = superstep::channels;
   auto saver = test::make_saver();
-  ch::reducer add{"add",
-                  [](const value& a, const value& b) { return value(a.as_int() + b.as_int()); },
-                  {}};
+  ch::reducer add{
+      "add", [](const value& a, const value& b) { return value(a.as_int() + b.as_int()); }, {}};
   pregel_graph g;
   g.channels = {{"total", std::make_shared<ch::binary_operator_aggregate>("total", add, value(0))},
                 {"input", std::make_shared<ch::last_value>("input")},
@@ -351,8 +349,9 @@ BOOST_AUTO_TEST_CASE(test_invoke_checkpoint_three) {
     return sum;
   };
   for (const char* channel : {"output", "total"})
-    one.writers.push_back(
-        [channel = std::string(channel)](const value& out, write_scope& s) { s.write(channel, out); });
+    one.writers.push_back([channel = std::string(channel)](const value& out, write_scope& s) {
+      s.write(channel, out);
+    });
   g.nodes.push_back(std::move(one));
   g.input_channels = {"input"};
   g.input_single = true;

@@ -16,11 +16,17 @@ inline void test_cannot_put_empty_namespace(store& s) {
   const object doc{{"foo", "bar"}};
   const auto inv = error_code::invalid_argument;
   BOOST_TEST(throws_naming([&] { s.put({}, "foo", doc); }, inv, "at least one label"));
-  BOOST_TEST(throws_naming([&] { s.put({"the", "thing.about"}, "foo", doc); }, inv,
-                           "\"thing.about\""));
+  BOOST_TEST(throws_naming(
+      [&] {
+        s.put({"the", "thing.about"}, "foo", doc);
+      },
+      inv, "\"thing.about\""));
   BOOST_TEST(throws_naming([&] { s.put({"some", "fun", ""}, "foo", doc); }, inv, "empty label"));
-  BOOST_TEST(throws_naming([&] { s.put({"langgraph", "foo"}, "bar", doc); }, inv,
-                           "cannot be \"langgraph\""));
+  BOOST_TEST(throws_naming(
+      [&] {
+        s.put({"langgraph", "foo"}, "bar", doc);
+      },
+      inv, "cannot be \"langgraph\""));
   BOOST_TEST(s.list_namespaces({}).empty());
 
   // "langgraph" below the root is an ordinary label.
@@ -207,9 +213,9 @@ void test_embed_with_path_operation_config(Make make) {
 
 }  // namespace superstep::store_conformance
 
-#define SUPERSTEP_STORE_LANGGRAPH_CONFORMANCE(make, make_indexed)                         \
-  SUPERSTEP_STORE_CONFORMANCE_CASE(test_cannot_put_empty_namespace, make)                 \
-  SUPERSTEP_STORE_CONFORMANCE_CASE(test_filter_keys_with_hyphens_and_digits, make)        \
-  SUPERSTEP_STORE_SEMANTIC_CASE(test_vector_update_with_embedding, make_indexed)          \
-  SUPERSTEP_STORE_SEMANTIC_CASE(test_embed_with_path, make_indexed)                       \
+#define SUPERSTEP_STORE_LANGGRAPH_CONFORMANCE(make, make_indexed)                  \
+  SUPERSTEP_STORE_CONFORMANCE_CASE(test_cannot_put_empty_namespace, make)          \
+  SUPERSTEP_STORE_CONFORMANCE_CASE(test_filter_keys_with_hyphens_and_digits, make) \
+  SUPERSTEP_STORE_SEMANTIC_CASE(test_vector_update_with_embedding, make_indexed)   \
+  SUPERSTEP_STORE_SEMANTIC_CASE(test_embed_with_path, make_indexed)                \
   SUPERSTEP_STORE_SEMANTIC_CASE(test_embed_with_path_operation_config, make_indexed)

@@ -82,7 +82,7 @@ void nested_field_paths_are_embedded(Make make) {
   BOOST_REQUIRE(found.size() == 3u);
   BOOST_TEST(found[0].key == "b");
   BOOST_TEST(*found[0].score > 0.99);  // max over fields: "sushi" itself
-  BOOST_TEST(found[2].key == "c");      // nothing embedded: last, with no score
+  BOOST_TEST(found[2].key == "c");     // nothing embedded: last, with no score
   BOOST_TEST(!found[2].score.has_value());
 }
 

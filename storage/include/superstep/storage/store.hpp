@@ -39,9 +39,9 @@ struct search_options {
   /// Items whose namespace starts with these labels; empty means every namespace.
   namespace_path ns_prefix;
   /// Conditions on the value's fields, all of which must hold; a field with '.' is a path into
-  /// nested objects ("user.access-level"), as in LangGraph's SQLite and Postgres stores. A field maps to a
-  /// value (equality; an object compares field by field, a list element by element) or to an
-  /// object of operators {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": operand}. The ordering
+  /// nested objects ("user.access-level"), as in LangGraph's SQLite and Postgres stores. A field
+  /// maps to a value (equality; an object compares field by field, a list element by element) or to
+  /// an object of operators {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": operand}. The ordering
   /// operators compare numbers with numbers and strings with strings; any other pair does
   /// not match. An unknown operator is an invalid_argument error naming it.
   object filter;
@@ -205,9 +205,9 @@ class store {
 
   /// Stores `v` (an object) under (ns, key), replacing any item there but keeping its
   /// created_at. A namespace whose root label is "langgraph" is reserved (LangGraph's
-  /// `InvalidNamespaceError`); `batch` can still write there, as in LangGraph. With an index configured, embeds the item's fields first.
-  /// `ttl` sets when the item expires (see `put_ttl`); an expired item at (ns, key) counts
-  /// as absent, so a put over it starts a new created_at.
+  /// `InvalidNamespaceError`); `batch` can still write there, as in LangGraph. With an index
+  /// configured, embeds the item's fields first. `ttl` sets when the item expires (see `put_ttl`);
+  /// an expired item at (ns, key) counts as absent, so a put over it starts a new created_at.
   virtual void put(const namespace_path& ns, const std::string& key, value v, put_index index = {},
                    put_ttl ttl = {}) = 0;
 
