@@ -150,7 +150,7 @@ void run_loop::begin(const value& given) {
     // A checkpoint update_state made (source update or fork) is a fork already: the replay
     // continues from it without another (LangGraph's _first).
     if (replaying_ && replay_source_ != "update" && replay_source_ != "fork")
-      put_checkpoint("fork", value(), nullptr);
+      put_checkpoint("fork", nullptr);
     // As LangGraph: resuming emits the state it resumes from. It is also the output when
     // nothing is left to run (a finished thread) or nothing left writes an output channel.
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
@@ -183,7 +183,7 @@ void run_loop::begin(const value& given) {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
-  put_checkpoint("input", input, &applied);
+  put_checkpoint("input", &applied);
 }
 
 bool run_loop::plan() {
@@ -295,9 +295,7 @@ bool run_loop::commit_step() {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
-  // Metadata is only read from saved checkpoints and debug events.
-  const bool want_meta = saver_ || shared_.wants(stream_mode::debug);
-  put_checkpoint("loop", want_meta ? step_metadata_writes(batch) : value(), &applied);
+  put_checkpoint("loop", &applied);
   if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     interrupted_ = true;
     return false;
@@ -315,25 +313,6 @@ std::vector<std::uint32_t> run_loop::runnable() {
       todo.push_back(i);
   }
   return todo;
-}
-
-value run_loop::step_metadata_writes(const std::vector<pregel_task*>& tasks) const {
-  // Several tasks of one node (Sends) are listed together, in task-path order: O(tasks).
-  std::vector<std::pair<std::string_view, list>> by_name;
-  std::unordered_map<std::string_view, std::size_t> index;
-  for (const pregel_task* t : tasks) {
-    if (g_.nodes[t->node].hidden) continue;
-    auto [it, fresh] = index.emplace(t->name, by_name.size());
-    if (fresh) by_name.emplace_back(t->name, list{});
-    by_name[it->second].second.push_back(task_update(g_, *t));
-  }
-  if (by_name.empty()) return value();
-  object o;
-  o.reserve(by_name.size());
-  for (auto& [name, updates] : by_name)
-    o.set(std::string(name),
-          updates.size() == 1 ? std::move(updates.front()) : value(std::move(updates)));
-  return value(std::move(o));
 }
 
 void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {

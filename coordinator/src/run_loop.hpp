@@ -129,10 +129,9 @@ class run_loop {
   std::vector<std::string> pending_interrupt_ids() const;
   void save_writes(const std::vector<const pregel_task*>& tasks);
   void report_finished(const pregel_task& t);
-  value step_metadata_writes(const std::vector<pregel_task*>& tasks) const;
   void emit_values_if(const std::unordered_set<std::string>& updated);
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
-  void put_checkpoint(const char* source, value writes, const algo::applied* applied);
+  void put_checkpoint(const char* source, const algo::applied* applied);
 
   const pregel_graph& g_;
   const algo::graph_index& index_;

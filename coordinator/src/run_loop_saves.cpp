@@ -189,7 +189,7 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   saver_->put_writes_many(cfg, all);
 }
 
-void run_loop::put_checkpoint(const char* source, value writes, const algo::applied* applied) {
+void run_loop::put_checkpoint(const char* source, const algo::applied* applied) {
   // Every change since the last put reaches the saver, including those made outside a step
   // (a Command's update, the seen versions of a resumed run), so it stores the value of each
   // changed channel and may store the version maps as what changed.
@@ -207,7 +207,7 @@ void run_loop::put_checkpoint(const char* source, value writes, const algo::appl
   meta.source = source;
   meta.step = step_;
   meta.parents = shared_.parents;
-  meta.writes = std::move(writes);
+  if (saver_ || debug) merge_config_metadata(meta, shared_.config);
   if (saver_) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;

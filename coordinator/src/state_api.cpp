@@ -354,7 +354,7 @@ value pregel::update_state(const value& config, const value& values,
   checkpoint_metadata meta;
   meta.source = "update";
   meta.step = step + 1;
-  meta.writes = object{{node, values}};
+  merge_config_metadata(meta, config);
   checkpoint_config parent = cfg;
   parent.checkpoint_id = parent_id;
   checkpoint_config stored = saver.put(parent, next, meta, applied.new_versions);

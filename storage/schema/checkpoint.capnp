@@ -42,7 +42,7 @@ struct CheckpointMetadata {
   source @0 :Text;  # input | loop | update | fork
   step @1 :Int64;
   parents @2 :List(ParentCheckpoint);
-  writes @3 :Data;  # a value, by the serializer
+  writes @3 :Data;  # a value, by the serializer; no longer written (LangGraph dropped it), ignored
   extra @4 :Data;   # an object value (user keys), by the serializer
 }
 

@@ -116,14 +116,14 @@ std::string encode_checkpoint(const checkpoint& cp, const checkpoint_metadata& m
     parents[i].setCheckpointNs(text(ns));
     parents[i++].setCheckpointId(text(id));
   }
-  m.setWrites(data_ptr(serde.dumps(metadata.writes)));
+  // `writes` (@3) is no longer written (LangGraph dropped it); older records keep theirs.
   m.setExtra(data_ptr(serde.dumps(value(metadata.extra))));
   return message_bytes(builder);
 }
 
 stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& serde) {
   stored_checkpoint out;
-  std::string writes, extra;
+  std::string extra;
   guarded([&] {
     message_reader reader(bytes, capnp::ReaderOptions());
     auto record = reader.root<schema::CheckpointRecord>();
@@ -154,7 +154,6 @@ stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& se
     for (auto parent : m.getParents())
       out.metadata.parents.insert_or_assign(text_of(parent.getCheckpointNs()),
                                             text_of(parent.getCheckpointId()));
-    writes = data_of(m.getWrites());
     extra = data_of(m.getExtra());
     return 0;
   });
@@ -171,7 +170,6 @@ stored_checkpoint decode_checkpoint(std::string_view bytes, const serializer& se
       throw error(error_code::storage_error, why);
     }
   };
-  out.metadata.writes = load(writes, "writes");
   value extra_value = load(extra, "extra");
   if (!extra_value.is_object())
     throw error(error_code::storage_error, std::string("metadata extra is a ") +

@@ -182,10 +182,8 @@ std::vector<checkpoint_tuple> memory_saver::list(const checkpoint_config& config
   if (full()) return out;
 
   std::lock_guard lock(mutex_);
-  const auto list_thread = [&](const std::string& thread_id, const namespaces& nss) {
-    auto ns_it = nss.find(config.checkpoint_ns);
-    if (ns_it == nss.end()) return;
-    const checkpoints_by_id& checkpoints = ns_it->second;
+  const auto list_namespace = [&](const std::string& thread_id, const std::string& ns,
+                                  const checkpoints_by_id& checkpoints) {
     // Ids sort by creation, so "created before" is "sorts before".
     auto last = options.before && !options.before->checkpoint_id.empty()
                     ? checkpoints.lower_bound(options.before->checkpoint_id)
@@ -200,8 +198,18 @@ std::vector<checkpoint_tuple> memory_saver::list(const checkpoint_config& config
     for (auto it = std::make_reverse_iterator(last), end = std::make_reverse_iterator(first);
          it != end && !full(); ++it)
       if (metadata_matches(options.filter, it->second.metadata))
-        out.push_back(
-            make_tuple(thread_id, config.checkpoint_ns, it->first, checkpoints, it->second));
+        out.push_back(make_tuple(thread_id, ns, it->first, checkpoints, it->second));
+  };
+  const auto list_thread = [&](const std::string& thread_id, const namespaces& nss) {
+    if (!options.every_namespace) {
+      if (auto ns_it = nss.find(config.checkpoint_ns); ns_it != nss.end())
+        list_namespace(thread_id, ns_it->first, ns_it->second);
+      return;
+    }
+    for (const auto& [ns, checkpoints] : nss) {
+      if (full()) return;
+      list_namespace(thread_id, ns, checkpoints);
+    }
   };
 
   if (config.thread_id.empty()) {

@@ -280,6 +280,31 @@ void rocksdb_saver::impl::list_namespace(const rocksdb::ReadOptions& read,
   it.check_status("listing the checkpoints of thread '" + thread_id + "'");
 }
 
+void rocksdb_saver::impl::list_thread(const rocksdb::ReadOptions& read,
+                                      const std::string& thread_id, const checkpoint_config& config,
+                                      const list_options& options,
+                                      std::vector<checkpoint_tuple>& out) const {
+  if (!options.every_namespace) {
+    list_namespace(read, thread_id, config, options, out);
+    return;
+  }
+  // Every namespace, in order: read the namespace of the first key, list it, then jump past
+  // all of its keys.
+  const auto full = [&] { return options.limit && out.size() >= *options.limit; };
+  const std::string thread_prefix = keys::prefix(thread_id);
+  range_scan it(db, db.checkpoints, read, thread_prefix, keys::successor(thread_prefix));
+  checkpoint_config at = config;
+  for (it->SeekToFirst(); it->Valid() && !full();) {
+    std::size_t pos = thread_prefix.size();
+    auto ns = keys::read_string(it->key().ToStringView(), pos);
+    if (!ns) damaged_key("checkpoints", it->key().ToStringView());
+    at.checkpoint_ns = std::move(*ns);
+    list_namespace(read, thread_id, at, options, out);
+    it->Seek(keys::successor(keys::prefix(thread_id, at.checkpoint_ns)));
+  }
+  it.check_status("listing the namespaces of thread '" + thread_id + "'");
+}
+
 rocksdb_saver::rocksdb_saver(std::unique_ptr<impl> impl) : impl_(std::move(impl)) {}
 
 rocksdb_saver::~rocksdb_saver() = default;
@@ -635,7 +660,7 @@ std::vector<checkpoint_tuple> rocksdb_saver::list(const checkpoint_config& confi
   const impl& d = *impl_;
   snapshot_read read(d.db);
   if (!config.thread_id.empty()) {
-    d.list_namespace(read.options, config.thread_id, config, options, out);
+    d.list_thread(read.options, config.thread_id, config, options, out);
     return out;
   }
   // Every thread, in thread id order: read the thread id of the first key, list it, then jump
@@ -645,7 +670,7 @@ std::vector<checkpoint_tuple> rocksdb_saver::list(const checkpoint_config& confi
     std::size_t pos = 0;
     auto thread_id = keys::read_string(threads->key().ToStringView(), pos);
     if (!thread_id) damaged_key("checkpoints", threads->key().ToStringView());
-    d.list_namespace(read.options, *thread_id, config, options, out);
+    d.list_thread(read.options, *thread_id, config, options, out);
     threads->Seek(keys::successor(keys::prefix(*thread_id)));
   }
   check(threads->status(), "listing the threads");

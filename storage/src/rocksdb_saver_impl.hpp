@@ -77,6 +77,12 @@ struct rocksdb_saver::impl {
                       const checkpoint_config& config, const list_options& options,
                       std::vector<checkpoint_tuple>& out) const;
 
+  /// `list_namespace` for config.checkpoint_ns, or with `options.every_namespace` for each
+  /// namespace of the thread in order.
+  void list_thread(const rocksdb::ReadOptions& read, const std::string& thread_id,
+                   const checkpoint_config& config, const list_options& options,
+                   std::vector<checkpoint_tuple>& out) const;
+
   /// Removes the checkpoints of the thread for which `drop(ns, index, count, id)` holds (index
   /// of count in the namespace, oldest first), their writes and the blobs no kept checkpoint
   /// reads, in one batch; kept checkpoints stored against a base are stored whole. The caller

@@ -124,7 +124,7 @@ std::vector<store_op_result> store::batch(const std::vector<store_op>& ops) {
           if constexpr (std::is_same_v<T, get_op>) {
             return get(o.ns, o.key, o.refresh_ttl);
           } else if constexpr (std::is_same_v<T, put_op>) {
-            put(o.ns, o.key, o.v, o.index, o.ttl);
+            put_from_batch(o);
             return std::monostate{};
           } else if constexpr (std::is_same_v<T, remove_op>) {
             remove(o.ns, o.key);

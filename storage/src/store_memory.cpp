@@ -77,6 +77,16 @@ void memory_store::refresh(const entry& e, long long now) {
 
 void memory_store::put(const namespace_path& ns, const std::string& key, value v, put_index index,
                        put_ttl ttl) {
+  support::check_put_namespace(ns);
+  store_item(ns, key, std::move(v), std::move(index), std::move(ttl));
+}
+
+void memory_store::put_from_batch(const put_op& op) {
+  store_item(op.ns, op.key, op.v, op.index, op.ttl);
+}
+
+void memory_store::store_item(const namespace_path& ns, const std::string& key, value v,
+                              put_index index, put_ttl ttl) {
   support::check_namespace(ns);
   support::check_item(key, v);
   const auto minutes = ttl.resolve(ttl_);
@@ -168,15 +178,21 @@ std::vector<item> memory_store::search(const search_options& options) {
   // Exact nearest neighbours; an item scores as its best-matching field (LangGraph's max
   // pooling). Ties keep newest first.
   std::sort(found.begin(), found.end(), newest_first{});
-  std::vector<std::pair<double, const entry*>> scored;
+  // Items with nothing embedded come last, newest first, without a score (LangGraph fills the
+  // page with them).
+  std::vector<std::pair<std::optional<double>, const entry*>> scored, unscored;
   for (const entry* e : found) {
-    if (e->vectors.empty()) continue;
+    if (e->vectors.empty()) {
+      unscored.emplace_back(std::nullopt, e);
+      continue;
+    }
     double best = -2;
     for (const auto& vec : e->vectors) best = std::max(best, support::cosine(query, vec));
     scored.emplace_back(best, e);
   }
   std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+                   [](const auto& a, const auto& b) { return *a.first > *b.first; });
+  scored.insert(scored.end(), unscored.begin(), unscored.end());
   for (std::size_t i = options.offset; i < scored.size() && out.size() < options.limit; ++i) {
     if (refreshing) refresh(*scored[i].second, now);
     out.push_back(scored[i].second->it);

@@ -204,6 +204,16 @@ rocksdb_store::~rocksdb_store() {
 
 void rocksdb_store::put(const namespace_path& ns, const std::string& key, value v, put_index index,
                         put_ttl ttl) {
+  support::check_put_namespace(ns);
+  store_item(ns, key, std::move(v), std::move(index), std::move(ttl));
+}
+
+void rocksdb_store::put_from_batch(const put_op& op) {
+  store_item(op.ns, op.key, op.v, op.index, op.ttl);
+}
+
+void rocksdb_store::store_item(const namespace_path& ns, const std::string& key, value v,
+                               put_index index, put_ttl ttl) {
   support::check_namespace(ns);
   support::check_item(key, v);
   const auto minutes = ttl.resolve(impl_->options.ttl);
@@ -367,20 +377,27 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
     impl_->refresh(to_refresh, now);
     return out;
   }
-  std::vector<std::pair<double, std::size_t>> scored;
+  // Items with nothing embedded come last, newest first, without a score (LangGraph fills the
+  // page with them).
+  std::vector<std::pair<std::optional<double>, std::size_t>> scored, unscored;
   for (std::size_t i = 0; i < found.size(); ++i) {
     std::string bytes;
     const auto s =
         db.db().Get(read.options, db.store, item_key('e', found[i].it.ns, found[i].it.key), &bytes);
-    if (s.IsNotFound()) continue;
-    check(s, "search");
+    if (!s.IsNotFound()) check(s, "search");
     double best = -2;
-    for (const auto& vec : decode_vectors(bytes, config->dims))
-      best = std::max(best, support::cosine(query, vec));
-    if (best > -2) scored.emplace_back(best, i);
+    if (s.ok())
+      for (const auto& vec : decode_vectors(bytes, config->dims))
+        best = std::max(best, support::cosine(query, vec));
+    if (best > -2) {
+      scored.emplace_back(best, i);
+    } else {
+      unscored.emplace_back(std::nullopt, i);
+    }
   }
   std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+                   [](const auto& a, const auto& b) { return *a.first > *b.first; });
+  scored.insert(scored.end(), unscored.begin(), unscored.end());
   for (std::size_t i = options.offset; i < scored.size() && out.size() < options.limit; ++i) {
     take(found[scored[i].second], out);
     out.back().score = scored[i].first;

@@ -139,6 +139,12 @@ void check_namespace(const namespace_path& ns) {
   }
 }
 
+void check_put_namespace(const namespace_path& ns) {
+  check_namespace(ns);
+  if (ns.front() == "langgraph")
+    invalid("the root label of namespace " + ns_text(ns) + " cannot be \"langgraph\" (reserved)");
+}
+
 void check_item(const std::string& key, const value& v) {
   if (key.empty()) invalid("an item key must not be empty");
   if (!v.is_object())
@@ -150,9 +156,32 @@ void check_filter(const object& filter) {
   for (const auto& [field, f] : filter) check_condition(field, f);
 }
 
+namespace {
+
+// The value at `field` of `v`: a top-level field, or with '.' a path into nested objects
+// ("user.access-level"), as LangGraph's SQLite and Postgres stores read filter keys. Null when
+// a step is missing or not an object.
+const value& field_value(const value& v, const std::string& field) {
+  static const value null;
+  if (field.find('.') == std::string::npos) return v.get(field);
+  const value* at = &v;
+  std::string_view rest = field;
+  while (true) {
+    const auto dot = rest.find('.');
+    if (!at->is_object()) return null;
+    const value* next = at->find(rest.substr(0, dot));
+    if (!next) return null;
+    at = next;
+    if (dot == std::string_view::npos) return *at;
+    rest.remove_prefix(dot + 1);
+  }
+}
+
+}  // namespace
+
 bool matches_filter(const value& v, const object& filter) {
   for (const auto& [field, f] : filter)
-    if (!compare(v.get(field), f)) return false;
+    if (!compare(field_value(v, field), f)) return false;
   return true;
 }
 

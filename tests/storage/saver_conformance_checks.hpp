@@ -317,14 +317,14 @@ inline void list_is_newest_first_and_filters_by_metadata(checkpoint_saver& saver
     parent = put_all(saver, "t", "", parent, cps[i], metas[i]).checkpoint_id;
 
   const auto ids = [&](object filter) {
-    return ids_of(saver.list({"t", "", ""}, list_options{std::move(filter), {}, {}}));
+    return ids_of(saver.list({"t", "", ""}, list_options{std::move(filter), {}, {}, false}));
   };
   using ids_t = std::vector<std::string>;
   BOOST_TEST(ids({}) == (ids_t{cps[3].id, cps[2].id, cps[1].id, cps[0].id}));
   BOOST_TEST(ids({{"source", "loop"}}) == (ids_t{cps[3].id, cps[2].id, cps[1].id}));
   BOOST_TEST(ids({{"source", "loop"}, {"step", 1}}) == ids_t{cps[2].id});
   BOOST_TEST(ids({{"source", "input"}, {"step", -1}}) == ids_t{cps[0].id});
-  BOOST_TEST(ids({{"writes", object{{"foo", ""}}}}) == ids_t{cps[0].id});
+  BOOST_TEST(ids({{"foo", ""}}) == ids_t{cps[0].id});
   BOOST_TEST(ids({{"run", 1}}) == (ids_t{cps[3].id, cps[2].id}));
   BOOST_TEST(ids({{"run", 1}, {"user", "u1"}}) == ids_t{cps[2].id});
   BOOST_TEST(ids({{"source", "loop"}, {"step", 7}}).empty());
@@ -405,8 +405,8 @@ inline void list_spans_threads_when_no_thread_is_given(checkpoint_saver& saver) 
   }
   BOOST_TEST(seen == (std::set<std::string>{"a/" + a1.id, "a/" + a2.id, "b/" + b1.id}));
   BOOST_TEST(of_a == (std::vector<std::string>{a2.id, a1.id}));
-  BOOST_TEST(saver.list({"", "", ""}, list_options{{}, {}, 2}).size() == 2u);
-  BOOST_TEST(ids_of(saver.list({"", "", ""}, list_options{{{"step", 1}}, {}, {}})) ==
+  BOOST_TEST(saver.list({"", "", ""}, list_options{{}, {}, 2, false}).size() == 2u);
+  BOOST_TEST(ids_of(saver.list({"", "", ""}, list_options{{{"step", 1}}, {}, {}, false})) ==
              std::vector{a2.id});
   BOOST_TEST(ids_of(saver.list({"", "sub:1", ""}, {})) == std::vector{sub.id});
 }

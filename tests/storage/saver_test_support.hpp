@@ -83,11 +83,11 @@ class checkpoint_builder {
   checkpoint_id_generator ids_;
 };
 
-inline checkpoint_metadata loop_metadata(std::int64_t step, value writes = value()) {
+inline checkpoint_metadata loop_metadata(std::int64_t step, object extra = {}) {
   checkpoint_metadata m;
   m.source = step < 0 ? "input" : "loop";
   m.step = step;
-  m.writes = std::move(writes);
+  m.extra = std::move(extra);
   return m;
 }
 

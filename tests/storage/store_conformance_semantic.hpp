@@ -53,13 +53,15 @@ void put_with_fields_or_without_index(Make make) {
   s->put(ns, "pizza", object{{"text", "pizza with cheese"}, {"note", "chess"}});
   // Only `note` is embedded for this one.
   s->put(ns, "chess", object{{"text", "pizza"}, {"note", "chess openings"}}, {true, {{"note"}}});
-  // Stored, readable, filterable, but never found by a query.
+  // Stored, readable, filterable; a query finds it after the embedded items, with no score.
   s->put(ns, "hidden", object{{"text", "pizza pizza"}}, {false, {}});
   BOOST_TEST(s->get(ns, "hidden").has_value());
   storage::search_options o;
   o.ns_prefix = ns;
   o.query = "pizza";
-  BOOST_TEST(keys_of(s->search(o)) == (std::vector<std::string>{"pizza", "chess"}));
+  const auto found = s->search(o);
+  BOOST_TEST(keys_of(found) == (std::vector<std::string>{"pizza", "chess", "hidden"}));
+  BOOST_TEST(!found.back().score.has_value());
   o.query = "chess openings";
   BOOST_TEST(keys_of(s->search(o)).front() == "chess");
   o.query.reset();
@@ -77,9 +79,11 @@ void nested_field_paths_are_embedded(Make make) {
   o.ns_prefix = ns;
   o.query = "sushi";
   const auto found = s->search(o);
-  BOOST_REQUIRE(found.size() == 2u);
+  BOOST_REQUIRE(found.size() == 3u);
   BOOST_TEST(found[0].key == "b");
   BOOST_TEST(*found[0].score > 0.99);  // max over fields: "sushi" itself
+  BOOST_TEST(found[2].key == "c");     // nothing embedded: last, with no score
+  BOOST_TEST(!found[2].score.has_value());
 }
 
 template <class Make>

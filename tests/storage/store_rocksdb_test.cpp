@@ -13,6 +13,7 @@
 #include "raw_store_family.hpp"
 #include "store_conformance_ann.hpp"
 #include "store_conformance_batch.hpp"
+#include "store_conformance_langgraph.hpp"
 #include "store_conformance_semantic.hpp"
 #include "store_conformance_ttl.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
@@ -61,6 +62,7 @@ SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_rocksdb_store)
 SUPERSTEP_STORE_ANN_CONFORMANCE(make_indexed_rocksdb_store)
 SUPERSTEP_STORE_TTL_CONFORMANCE(make_rocksdb_store_with_ttl)
 SUPERSTEP_STORE_BATCH_CONFORMANCE(make_rocksdb_store)
+SUPERSTEP_STORE_LANGGRAPH_CONFORMANCE(make_rocksdb_store, make_indexed_rocksdb_store)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(items_and_vectors_survive_reopening) {
@@ -287,8 +289,10 @@ BOOST_AUTO_TEST_CASE(a_database_refuses_to_embed_with_another_embedder_or_dims) 
   for (const std::string id : {"hashing", ""}) {
     auto s = rocksdb_store::open(dir.str(), hashing_options(48, id));
     const auto found = s->search(query);
-    BOOST_REQUIRE_EQUAL(found.size(), 1u);
+    BOOST_REQUIRE_EQUAL(found.size(), 2u);
     BOOST_TEST(found[0].key == "food");
+    BOOST_TEST(found[1].key == "plain");  // put without an index: last, with no score
+    BOOST_TEST(!found[1].score.has_value());
     s->put(ns, "food", object{{"t", "I like pizza a lot"}});
   }
 }

@@ -33,9 +33,18 @@ struct checkpoint_metadata {
   std::string source;  ///< input | loop | update | fork
   std::int64_t step = -1;
   std::map<std::string, std::string> parents;  ///< checkpoint_ns -> checkpoint id
-  value writes;                                ///< node -> its update, or null
+  /// The run's config metadata and configurable keys (see `merge_config_metadata`), and any
+  /// other keys a saver was given.
   object extra;
 };
+
+/// Adds to `m.extra` what LangGraph's `get_checkpoint_metadata` merges into a checkpoint's
+/// metadata from the run's `config`: the keys of config["metadata"], then of
+/// config["configurable"], whose value is a string (NUL characters removed), a number or a
+/// bool, except keys already there (source, step and parents included), keys starting with
+/// "__", and thread_id, checkpoint_id, checkpoint_ns, checkpoint_map and langgraph_step,
+/// _node, _triggers, _path and _checkpoint_ns.
+void merge_config_metadata(checkpoint_metadata& m, const value& config);
 
 /// The coordinates of a checkpoint (the `configurable` of LangGraph's RunnableConfig).
 struct checkpoint_config {
@@ -60,7 +69,8 @@ struct checkpoint_tuple {
   std::vector<pending_write> pending_writes;
 };
 
-/// Converts metadata to a value object {source, step, parents, writes, ...extra}.
+/// Converts metadata to a value object {source, step, parents, ...extra} (LangGraph's current
+/// CheckpointMetadata: no `writes`).
 value metadata_to_value(const checkpoint_metadata& m);
 
 }  // namespace superstep

@@ -16,6 +16,10 @@ struct list_options {
   object filter;                            ///< metadata keys that must all match
   std::optional<checkpoint_config> before;  ///< exclusive
   std::optional<std::size_t> limit;
+  /// Lists every namespace of the thread (of every thread, without a thread id), not only
+  /// `config.checkpoint_ns`: LangGraph's `list` given a config without checkpoint_ns. Within a
+  /// thread, namespaces come in order ("" first), each newest first.
+  bool every_namespace = false;
 };
 
 /// The writes of one task, for `checkpoint_saver::put_writes_many`.
@@ -73,7 +77,8 @@ class checkpoint_saver {
   /// The checkpoint named by `config`, or the latest of its thread and namespace.
   virtual std::optional<checkpoint_tuple> get_tuple(const checkpoint_config& config) = 0;
 
-  /// Checkpoints of a thread and namespace, newest first.
+  /// Checkpoints of a thread and namespace, newest first; of every thread (in thread id order)
+  /// when `config.thread_id` is empty, of every namespace with `options.every_namespace`.
   virtual std::vector<checkpoint_tuple> list(const checkpoint_config& config,
                                              const list_options& options) = 0;
 

@@ -38,9 +38,10 @@ struct item {
 struct search_options {
   /// Items whose namespace starts with these labels; empty means every namespace.
   namespace_path ns_prefix;
-  /// Conditions on the value's top-level fields, all of which must hold. A field maps to a
-  /// value (equality; an object compares field by field, a list element by element) or to an
-  /// object of operators {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": operand}. The ordering
+  /// Conditions on the value's fields, all of which must hold; a field with '.' is a path into
+  /// nested objects ("user.access-level"), as in LangGraph's SQLite and Postgres stores. A field
+  /// maps to a value (equality; an object compares field by field, a list element by element) or to
+  /// an object of operators {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": operand}. The ordering
   /// operators compare numbers with numbers and strings with strings; any other pair does
   /// not match. An unknown operator is an invalid_argument error naming it.
   object filter;
@@ -67,7 +68,8 @@ struct list_namespaces_options {
 
 /// How `put` indexes an item for semantic search (LangGraph's `index` argument).
 struct put_index {
-  /// false: do not embed this item (it is stored but never found by a query).
+  /// false: do not embed this item (a query finds it after every embedded item, with no
+  /// score).
   bool enabled = true;
   /// Fields to embed instead of the store's configured ones.
   std::optional<std::vector<std::string>> fields;
@@ -202,9 +204,10 @@ class store {
   virtual ~store() = default;
 
   /// Stores `v` (an object) under (ns, key), replacing any item there but keeping its
-  /// created_at. With an index configured, embeds the item's fields first.
-  /// `ttl` sets when the item expires (see `put_ttl`); an expired item at (ns, key) counts
-  /// as absent, so a put over it starts a new created_at.
+  /// created_at. A namespace whose root label is "langgraph" is reserved (LangGraph's
+  /// `InvalidNamespaceError`); `batch` can still write there, as in LangGraph. With an index
+  /// configured, embeds the item's fields first. `ttl` sets when the item expires (see `put_ttl`);
+  /// an expired item at (ns, key) counts as absent, so a put over it starts a new created_at.
   virtual void put(const namespace_path& ns, const std::string& key, value v, put_index index = {},
                    put_ttl ttl = {}) = 0;
 
@@ -224,8 +227,9 @@ class store {
   /// key. This is the order of LangGraph's Postgres store; LangGraph's in-memory store
   /// returns insertion order, which no index can give cheaply.
   /// With a query and an index: highest cosine similarity first (the best of the item's
-  /// embedded fields), each item carrying its `score`; items put without an index are not
-  /// returned.
+  /// embedded fields), each item carrying its `score`; then the items with nothing embedded
+  /// (put with `index=false`, or without text at the index's fields), newest first, with no
+  /// score, as LangGraph's in-memory store fills a page with them.
   [[nodiscard]] virtual std::vector<item> search(const search_options& options) = 0;
 
   /// Namespaces that hold at least one unexpired item and match the options, in
@@ -249,6 +253,12 @@ class store {
   ///
   /// The default runs the single-operation methods; a backend may do better.
   virtual std::vector<store_op_result> batch(const std::vector<store_op>& ops);
+
+ protected:
+  /// What the default `batch` runs for a put: `put` without its check of the reserved
+  /// "langgraph" root label (LangGraph checks that in the public `put` only, so a batch may
+  /// write there). The default calls `put`.
+  virtual void put_from_batch(const put_op& op) { put(op.ns, op.key, op.v, op.index, op.ttl); }
 };
 
 }  // namespace superstep::storage

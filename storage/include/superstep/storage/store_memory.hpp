@@ -60,7 +60,13 @@ class memory_store final : public store {
   /// rebuilding the index. No effect without an ANN index; with one, 0 is invalid_argument.
   void set_ann_ef_search(std::size_t ef);
 
+ protected:
+  void put_from_batch(const put_op& op) override;
+
  private:
+  // `put` after the check of the reserved root label.
+  void store_item(const namespace_path& ns, const std::string& key, value v, put_index index,
+                  put_ttl ttl);
   struct entry {
     item it;
     std::vector<std::vector<float>> vectors;

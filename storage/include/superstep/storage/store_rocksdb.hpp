@@ -101,7 +101,13 @@ class rocksdb_store final : public store {
 
   struct impl;
 
+ protected:
+  void put_from_batch(const put_op& op) override;
+
  private:
+  // `put` after the check of the reserved root label.
+  void store_item(const namespace_path& ns, const std::string& key, value v, put_index index,
+                  put_ttl ttl);
   explicit rocksdb_store(std::unique_ptr<impl> impl);
   std::unique_ptr<impl> impl_;
 };

@@ -17,6 +17,10 @@ namespace superstep::storage::store_support {
 /// Throws invalid_argument unless `ns` is non-empty with non-empty labels without '.'.
 void check_namespace(const namespace_path& ns);
 
+/// `check_namespace`, and the root label is not "langgraph" (reserved, as LangGraph's public
+/// `put` rejects it; batches may still write there, as LangGraph's do).
+void check_put_namespace(const namespace_path& ns);
+
 /// Throws invalid_argument unless `key` is non-empty and `v` is an object.
 void check_item(const std::string& key, const value& v);
 
