@@ -213,6 +213,7 @@ bool run_loop::plan() {
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
   if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
     interrupted_ = true;
+    emit_static_interrupt();
     return false;
   }
   if (shared_.wants(stream_mode::debug))
@@ -285,6 +286,15 @@ bool run_loop::commit_step() {
     interrupted_ = true;
     if (shared_.wants(stream_mode::updates))
       shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(interrupts_)}});
+    if (shared_.wants(stream_mode::values)) {
+      // As LangGraph: the state so far with the interrupts, or the interrupts alone when the
+      // output is a single channel.
+      auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+      object o;
+      if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
+      o.set(std::string(INTERRUPT), value(interrupts_));
+      shared_.emit(stream_mode::values, value(std::move(o)));
+    }
     return false;
   }
   std::vector<pregel_task*> batch;
@@ -298,6 +308,7 @@ bool run_loop::commit_step() {
   put_checkpoint("loop", &applied);
   if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     interrupted_ = true;
+    emit_static_interrupt();
     return false;
   }
   return true;
@@ -313,6 +324,12 @@ std::vector<std::uint32_t> run_loop::runnable() {
       todo.push_back(i);
   }
   return todo;
+}
+
+void run_loop::emit_static_interrupt() {
+  // As LangGraph: a breakpoint (interrupt_before/after) shows in `updates` as no interrupts.
+  if (shared_.wants(stream_mode::updates))
+    shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
 }
 
 void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {

@@ -192,3 +192,98 @@ BOOST_AUTO_TEST_CASE(a_command_update_on_resume_is_saved_with_the_next_checkpoin
   // Read back through a fresh view of the saver: values come from what was stored.
   BOOST_TEST(graph->get_state(thread("t")).values.to_json() == R"({"x":1,"note":"new"})");
 }
+
+namespace {
+
+// "mode json" per event, the interrupt ids blanked (they are random).
+std::vector<std::string> stream_lines(const std::shared_ptr<pregel>& graph,
+                                      const value& input, const value& cfg,
+                                      std::vector<stream_mode> modes) {
+  std::vector<std::string> out;
+  graph->stream(input, cfg, stream_options{std::move(modes), false}, [&](const stream_event& e) {
+    std::string j = e.data.to_json();
+    for (auto p = j.find(R"("id":")"); p != std::string::npos; p = j.find(R"("id":")", p + 1)) {
+      auto end = j.find('"', p + 6);
+      j.replace(p + 6, end - (p + 6), "*");
+    }
+    out.push_back(std::string(stream_mode_name(e.mode)) + " " + j);
+  });
+  return out;
+}
+
+}  // namespace
+
+// LangGraph libs/langgraph/tests/test_pregel.py::test_interrupt_stream_mode_values
+BOOST_AUTO_TEST_CASE(test_interrupt_stream_mode_values) {
+  state_graph b;
+  b.add_key("robot_input").add_key("human_input");
+  b.add_node("robot_input_node", [](const value&, node_context&) -> value {
+    return object{{"robot_input", "beep boop i am a robot"}};
+  });
+  b.add_node("human_input_node", [](const value&, node_context& ctx) -> value {
+    value human = ctx.interrupt("interrupt");
+    command c;
+    c.update = object{{"human_input", human}};
+    return make_command(c);
+  });
+  b.add_edge("__start__", "robot_input_node").add_edge("robot_input_node", "human_input_node");
+  auto graph = b.compile(with_saver(test::make_saver()));
+  const std::vector<stream_mode> modes{stream_mode::updates, stream_mode::values};
+  auto first = stream_lines(graph, object{{"human_input", value()}}, thread("t"), modes);
+  // The input (null for human_input) is a values event here; LangGraph's empty State() is not.
+  const std::vector<std::string> expected{
+      R"(values {"human_input":null})",
+      R"(updates {"robot_input_node":{"robot_input":"beep boop i am a robot"}})",
+      R"(values {"robot_input":"beep boop i am a robot","human_input":null})",
+      R"(updates {"__interrupt__":[{"value":"interrupt","id":"*"}]})",
+      R"(values {"robot_input":"beep boop i am a robot","human_input":null,"__interrupt__":[{"value":"interrupt","id":"*"}]})"};
+  BOOST_TEST(first == expected, boost::test_tools::per_element());
+  auto second = stream_lines(graph, resume("i am a human"), thread("t"), modes);
+  const std::vector<std::string> expected2{
+      R"(values {"robot_input":"beep boop i am a robot","human_input":null})",
+      R"(updates {"human_input_node":{"human_input":"i am a human"}})",
+      R"(values {"robot_input":"beep boop i am a robot","human_input":"i am a human"})"};
+  BOOST_TEST(second == expected2, boost::test_tools::per_element());
+}
+
+// LangGraph libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge
+// (the interrupt_after and interrupt_before streams; one branch so the order is fixed)
+BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge) {
+  auto make = [](std::vector<std::string> before, std::vector<std::string> after) {
+    state_graph b;
+    b.add_key("query").add_key("docs", "append").add_key("answer");
+    b.add_node("rewrite_query", [](const value& s, node_context&) -> value {
+      return object{{"query", "query: " + s.get("query").as_string()}};
+    });
+    b.add_node("retriever_one", [](const value&, node_context&) -> value {
+      return object{{"docs", value::array({"doc1", "doc2"})}};
+    });
+    b.add_node("qa", [](const value& s, node_context&) -> value {
+      std::string a;
+      for (const auto& d : s.get("docs").as_list()) a += (a.empty() ? "" : ",") + d.as_string();
+      return object{{"answer", a}};
+    });
+    b.add_edge("__start__", "rewrite_query")
+        .add_edge("rewrite_query", "retriever_one")
+        .add_edge("retriever_one", "qa");
+    compile_options o = with_saver(test::make_saver());
+    o.interrupt_before = std::move(before);
+    o.interrupt_after = std::move(after);
+    return b.compile(o);
+  };
+  const std::vector<std::string> expected{
+      R"(updates {"rewrite_query":{"query":"query: what is weather in sf"}})",
+      R"(updates {"retriever_one":{"docs":["doc1","doc2"]}})", R"(updates {"__interrupt__":[]})"};
+  const std::vector<std::string> rest{R"(updates {"qa":{"answer":"doc1,doc2"}})"};
+  auto after = make({}, {"retriever_one"});
+  value input = object{{"query", "what is weather in sf"}, {"docs", list{}}};
+  BOOST_TEST(stream_lines(after, input, thread("1"), {stream_mode::updates}) == expected,
+             boost::test_tools::per_element());
+  BOOST_TEST(stream_lines(after, value(), thread("1"), {stream_mode::updates}) == rest,
+             boost::test_tools::per_element());
+  auto before = make({"qa"}, {});
+  BOOST_TEST(stream_lines(before, input, thread("2"), {stream_mode::updates}) == expected,
+             boost::test_tools::per_element());
+  BOOST_TEST(stream_lines(before, value(), thread("2"), {stream_mode::updates}) == rest,
+             boost::test_tools::per_element());
+}
