@@ -17,21 +17,35 @@ namespace superstep::detail {
 
 namespace {
 
-// What a task contributes to `updates` streams and checkpoint metadata: its writes to output
-// channels (the raw writes, before reducers), or null.
+// What a task contributes to `updates` streams, as LangGraph's map_output_updates: its writes
+// to output channels (raw, before reducers) as one object; when it wrote an output channel more
+// than once (a list of Commands), a list of `{channel: value}`, one per write; null if none.
 value task_update(const pregel_graph& g, const pregel_task& t) {
+  auto is_output = [&](const std::string& ch) {
+    return std::find(g.output_channels.begin(), g.output_channels.end(), ch) !=
+           g.output_channels.end();
+  };
   if (g.output_single) {
-    for (auto it = t.writes.rbegin(); it != t.writes.rend(); ++it)
-      if (it->first == g.output_channels.front()) return it->second;
-    return value();
+    list l;
+    for (const auto& [ch, v] : t.writes)
+      if (ch == g.output_channels.front()) l.push_back(v);
+    if (l.empty()) return value();
+    if (l.size() == 1) return std::move(l.front());
+    return value(std::move(l));
   }
   object o;
+  bool repeated = false;
   for (const auto& [ch, v] : t.writes)
-    if (std::find(g.output_channels.begin(), g.output_channels.end(), ch) !=
-        g.output_channels.end())
+    if (is_output(ch)) {
+      if (o.find(ch)) repeated = true;
       o.set(ch, v);
+    }
   if (o.empty()) return value();
-  return value(std::move(o));
+  if (!repeated) return value(std::move(o));
+  list l;
+  for (const auto& [ch, v] : t.writes)
+    if (is_output(ch)) l.push_back(object{{ch, v}});
+  return value(std::move(l));
 }
 
 value writes_to_value(const pregel_task& t) {

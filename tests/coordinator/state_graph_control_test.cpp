@@ -158,3 +158,26 @@ BOOST_AUTO_TEST_CASE(retry_policy_reruns_a_failing_node_until_it_succeeds_or_giv
       error_code::invalid_update, "attempt failed");
   BOOST_TEST(calls->load() == 1);
 }
+
+// LangGraph libs/langgraph/tests/test_pregel.py::test_multiple_updates
+BOOST_AUTO_TEST_CASE(test_multiple_updates) {
+  state_graph b;
+  b.add_key("foo", "add");
+  b.add_node("node_a", [](const value&, node_context&) -> value {
+    command a1;
+    a1.update = object{{"foo", "a1"}};
+    command a2;
+    a2.update = object{{"foo", "a2"}};
+    return value::array({make_command(a1), make_command(a2)});
+  });
+  b.add_node("node_b", [](const value&, node_context&) -> value { return object{{"foo", "b"}}; });
+  b.add_edge("__start__", "node_a").add_edge("node_a", "node_b");
+  auto graph = b.compile(test::opts());
+  BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"a1a2b"})");
+  std::vector<std::string> events;
+  graph->stream(object{{"foo", ""}}, value(), stream_options{{stream_mode::updates}, false},
+                [&](const stream_event& e) { events.push_back(e.data.to_json()); });
+  const std::vector<std::string> expected{R"({"node_a":[{"foo":"a1"},{"foo":"a2"}]})",
+                                          R"({"node_b":{"foo":"b"}})"};
+  BOOST_TEST(events == expected, boost::test_tools::per_element());
+}
