@@ -17,26 +17,16 @@ namespace superstep::detail {
 
 namespace {
 
-// What a task contributes to `updates` streams, as LangGraph's map_output_updates: its writes
-// to output channels (raw, before reducers) as one object; when it wrote an output channel more
-// than once (a list of Commands), a list of `{channel: value}`, one per write; null if none.
-value task_update(const pregel_graph& g, const pregel_task& t) {
-  auto is_output = [&](const std::string& ch) {
-    return std::find(g.output_channels.begin(), g.output_channels.end(), ch) !=
-           g.output_channels.end();
-  };
-  if (g.output_single) {
-    list l;
-    for (const auto& [ch, v] : t.writes)
-      if (ch == g.output_channels.front()) l.push_back(v);
-    if (l.empty()) return value();
-    if (l.size() == 1) return std::move(l.front());
-    return value(std::move(l));
-  }
+// What a task contributes to `updates` streams, as LangGraph's map_output_updates over the
+// stream channels (Pregel's stream_channels, else every channel; StateGraph: the state keys):
+// its writes to them (raw, before reducers) as `{channel: value}`; when it wrote a channel
+// more than once (a list of Commands), a list of `{channel: value}`, one per write; null if
+// none.
+value task_update(const std::unordered_set<std::string>& stream_set, const pregel_task& t) {
   object o;
   bool repeated = false;
   for (const auto& [ch, v] : t.writes)
-    if (is_output(ch)) {
+    if (stream_set.count(ch)) {
       if (o.find(ch)) repeated = true;
       o.set(ch, v);
     }
@@ -44,7 +34,7 @@ value task_update(const pregel_graph& g, const pregel_task& t) {
   if (!repeated) return value(std::move(o));
   list l;
   for (const auto& [ch, v] : t.writes)
-    if (is_output(ch)) l.push_back(object{{ch, v}});
+    if (stream_set.count(ch)) l.push_back(object{{ch, v}});
   return value(std::move(l));
 }
 
@@ -68,6 +58,8 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
   output_set_.insert(g_.output_channels.begin(), g_.output_channels.end());
+  const auto& streamed = g_.state_channels.empty() ? g_.output_channels : g_.state_channels;
+  stream_set_.insert(streamed.begin(), streamed.end());
   for (const auto& c : g_.output_channels) {
     std::string_view t = g_.channels.at(c)->type_name();
     if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
@@ -263,7 +255,7 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
 void run_loop::report_finished(const pregel_task& t) {
   if (t.error || !t.interrupts.empty()) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
-    shared_.emit(stream_mode::updates, object{{t.name, task_update(g_, t)}});
+    shared_.emit(stream_mode::updates, object{{t.name, task_update(stream_set_, t)}});
   if (shared_.wants(stream_mode::debug))
     shared_.emit(stream_mode::debug, object{{"type", "task_result"},
                                             {"timestamp", now_iso8601()},

@@ -162,6 +162,7 @@ class run_loop {
   bool resume_by_id_ = false;    // resume_ is an object of interrupt id -> value
   value latest_values_;
   std::unordered_set<std::string> output_set_;
+  std::unordered_set<std::string> stream_set_;  // what `updates` streams: the state channels
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
   std::exception_ptr failure_;
