@@ -239,6 +239,10 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   // the task, and the subgraph continues from its own checkpoint with the resume value.
   if (!loop.interrupts().empty())
     throw error(error_code::interrupted, loop.interrupts().front().to_json());
+  // A breakpoint (interrupt_before/after) inside the subgraph pauses its parent task too, with
+  // no interrupt value (LangGraph's empty GraphInterrupt): the null the task records is not
+  // shown among the run's interrupts.
+  if (loop.interrupted()) throw error(error_code::interrupted, "null");
   return out;
 }
 

@@ -109,3 +109,46 @@ BOOST_AUTO_TEST_CASE(a_command_for_the_parent_from_a_graph_invoked_in_a_node_app
   BOOST_TEST(graph->invoke(object{{"foo", ""}, {"trail", list{}}}, thread("t")).to_json() ==
              R"({"foo":"from inner","trail":["from inner"]})");
 }
+
+// libs/langgraph/tests/test_pregel.py::test_nested_graph_interrupts_parallel (its invoke part)
+BOOST_AUTO_TEST_CASE(test_nested_graph_interrupts_parallel) {
+  state_graph ib;
+  ib.add_key("my_key", "add").add_key("my_other_key");
+  ib.add_node("inner_1", [](const value& st, node_context&) -> value {
+    return object{{"my_key", "got here"}, {"my_other_key", st.get("my_key")}};
+  });
+  ib.add_node("inner_2", [](const value& st, node_context&) -> value {
+    return object{{"my_key", " and there"}, {"my_other_key", st.get("my_key")}};
+  });
+  ib.add_edge("__start__", "inner_1").add_edge("inner_1", "inner_2");
+  ib.add_edge("inner_2", "__end__");
+  compile_options io = test::opts();
+  io.interrupt_before = {"inner_2"};
+  auto inner = ib.compile(io);
+
+  state_graph b;
+  b.add_key("my_key", "add");
+  b.add_node("inner", inner);
+  b.add_node("outer_1", [](const value&, node_context&) -> value {
+    return object{{"my_key", " and parallel"}};
+  });
+  b.add_node("outer_2", [](const value&, node_context&) -> value {
+    return object{{"my_key", " and back again"}};
+  });
+  b.add_edge("__start__", "inner").add_edge("__start__", "outer_1");
+  b.add_edge(std::vector<std::string>{"inner", "outer_1"}, "outer_2");
+  b.add_edge("outer_2", "__end__");
+  compile_options o = test::opts();
+  o.checkpointer = test::make_saver();
+  auto app = b.compile(o);
+
+  // The breakpoint pauses the parent: no interrupt value is shown. LangGraph's output also
+  // has outer_1's writes of the paused step applied ({"my_key": " and parallel"}); ours is
+  // the state before the step (how every interrupted step reports, not a subgraph matter).
+  BOOST_TEST(app->invoke(object{{"my_key", ""}}, thread("1")).to_json() == R"({"my_key":""})");
+  state_snapshot paused = app->get_state(thread("1"));
+  BOOST_TEST((paused.next == std::vector<std::string>{"inner"}));
+  for (const auto& t : paused.tasks) BOOST_TEST(t.interrupts.empty(), t.name);
+  BOOST_TEST(app->invoke(value(), thread("1")).to_json() ==
+             R"({"my_key":"got here and there and parallel and back again"})");
+}
