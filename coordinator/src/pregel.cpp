@@ -206,6 +206,16 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.ns = up.ns;
   shared.ns.push_back(ctx->task().name + ":" + ctx->task().id);
   shared.checkpoint_ns = detail::join_ns(shared.ns);
+  {
+    // Nodes inside the subgraph see its namespace in config.configurable.checkpoint_ns, as
+    // in LangGraph.
+    object cfg = up.config.is_object() ? up.config.as_object() : object{};
+    const value& conf_in = up.config.get("configurable");
+    object conf = conf_in.is_object() ? conf_in.as_object() : object{};
+    conf.set("checkpoint_ns", shared.checkpoint_ns);
+    cfg.set("configurable", value(std::move(conf)));
+    shared.config = value(std::move(cfg));
+  }
   // Subgraph events reach the caller only when it asked for subgraphs.
   shared.modes = up.subgraphs ? up.modes : 0;
   shared.subgraphs = up.subgraphs;
@@ -229,6 +239,10 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   // the task, and the subgraph continues from its own checkpoint with the resume value.
   if (!loop.interrupts().empty())
     throw error(error_code::interrupted, loop.interrupts().front().to_json());
+  // A breakpoint (interrupt_before/after) inside the subgraph pauses its parent task too, with
+  // no interrupt value (LangGraph's empty GraphInterrupt): the null the task records is not
+  // shown among the run's interrupts.
+  if (loop.interrupted()) throw error(error_code::interrupted, "null");
   return out;
 }
 

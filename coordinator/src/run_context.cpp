@@ -103,7 +103,17 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
   ctx.reset_attempt();
-  value out = node.fn ? node.fn(task.input, ctx) : task.input;
+  value out;
+  try {
+    out = node.fn ? node.fn(task.input, ctx) : task.input;
+  } catch (const error& e) {
+    // A graph the node function invoked returned a Command for its parent: the Command is
+    // this node's, applied to this graph (LangGraph's ParentCommand caught by the runner).
+    // A Command.PARENT this node returns itself is thrown by its writers below and leaves
+    // this graph.
+    if (e.code() != error_code::parent_command) throw;
+    out = value::parse_json(e.what());
+  }
   for (const auto& w : node.writers) w(out, ctx);
   task.output = std::move(out);
 }

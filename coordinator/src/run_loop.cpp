@@ -286,9 +286,13 @@ bool run_loop::commit_step() {
   }
   // A task that called interrupt(): the step does not commit; the others' writes are saved
   // and reused when the thread resumes.
+  bool paused = false;  // a subgraph's breakpoint pauses its task with a null interrupt
   for (const auto& t : tasks_)
-    for (const auto& i : t.interrupts) interrupts_.push_back(i);
-  if (!interrupts_.empty()) {
+    for (const auto& i : t.interrupts) {
+      paused = true;
+      if (!i.is_null()) interrupts_.push_back(i);
+    }
+  if (paused) {
     interrupted_ = true;
     if (shared_.wants(stream_mode::updates))
       shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(interrupts_)}});

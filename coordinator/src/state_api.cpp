@@ -130,10 +130,12 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       outcomes[w.task_id].error = w.v.is_string() ? w.v.as_string() : w.v.to_json();
     } else if (w.channel == INTERRUPT) {
       list& interrupts = outcomes[w.task_id].interrupts;
-      if (w.v.is_list())
-        for (const auto& i : w.v.as_list()) interrupts.push_back(i);
-      else
+      if (w.v.is_list()) {
+        for (const auto& i : w.v.as_list())
+          if (!i.is_null()) interrupts.push_back(i);  // null: a subgraph's breakpoint
+      } else {
         interrupts.push_back(w.v);
+      }
     }
   }
   std::set<std::string> next;

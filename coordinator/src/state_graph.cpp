@@ -61,11 +61,9 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
   if (out.is_null()) return;
   if (auto cmd = as_command(out)) {
     if (cmd->graph == command::parent) {
-      if (scope.context().checkpoint_ns().empty())
-        throw error(error_code::invalid_update,
-                    "node '" + node + "' returned a Command for the parent graph, but '" + node +
-                        "' does not run inside a subgraph");
-      // Ends the subgraph's run; the parent's subgraph node applies it as its own Command.
+      // Ends the subgraph's run; the parent's subgraph node (or the node function that
+      // invoked this graph) applies it as its own Command. At the top level the run fails
+      // with this error (LangGraph's ParentCommand), the Command as JSON its message.
       command up = *cmd;
       up.graph.clear();
       throw error(error_code::parent_command, make_command(up).to_json());

@@ -37,7 +37,8 @@ BOOST_AUTO_TEST_CASE(command_to_the_parent_graph_routes_and_updates_the_parent) 
   BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() ==
              R"({"foo":"from inner","trail":["from inner"]})");
 
-  // At the top level, a Command for the parent is an error naming the node.
+  // At the top level, a Command for the parent fails the run with LangGraph's ParentCommand:
+  // the parent_command error, the Command as JSON its message.
   state_graph top;
   top.add_key("foo");
   top.add_node("lonely", [](const value&, node_context&) -> value {
@@ -48,7 +49,7 @@ BOOST_AUTO_TEST_CASE(command_to_the_parent_graph_routes_and_updates_the_parent) 
       [&] {
         top.compile(test::opts())->invoke(object{{"foo", 0}});
       },
-      error_code::invalid_update, "node 'lonely' returned a Command for the parent graph");
+      error_code::parent_command, R"("update":{"foo":1})");
 }
 
 BOOST_AUTO_TEST_CASE(deferred_node_runs_once_after_the_other_branches_finish) {

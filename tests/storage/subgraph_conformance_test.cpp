@@ -1,0 +1,154 @@
+// LangGraph's subgraph behaviour (issue 13, Subgraphs): the namespace in the config inside a
+// subgraph, and Command.PARENT from a graph a node function invokes and at the top level.
+// Runs in both execution modes against both savers (see tests/CMakeLists.txt).
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "coordinator/test_execution.hpp"
+#include "superstep/coordinator/send.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/core/error.hpp"
+#include "test_saver.hpp"
+
+using namespace superstep;
+
+namespace {
+
+value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+
+struct seen {
+  std::mutex m;
+  value config_ns;
+  std::string context_ns;
+};
+
+}  // namespace
+
+// No LangGraph test asserts it alone; LangGraph's runner sets configurable.checkpoint_ns to
+// the task's namespace (langgraph/pregel/_algo.py, prepare_single_task).
+BOOST_AUTO_TEST_CASE(the_config_inside_a_subgraph_names_its_checkpoint_ns) {
+  auto s = std::make_shared<seen>();
+  state_graph sb;
+  sb.add_key("x");
+  sb.add_node("look", [s](const value& st, node_context& ctx) -> value {
+    std::lock_guard lock(s->m);
+    s->config_ns = ctx.configurable("checkpoint_ns");
+    s->context_ns = std::string(ctx.checkpoint_ns());
+    return object{{"x", st.get("x").as_int() + 1}};
+  });
+  sb.add_edge("__start__", "look");
+  auto sub = sb.compile(test::opts());
+
+  state_graph b;
+  b.add_key("x");
+  b.add_node("child", sub);
+  b.add_edge("__start__", "child");
+  compile_options o = test::opts();
+  o.checkpointer = test::make_saver();
+  auto graph = b.compile(o);
+  BOOST_TEST(graph->invoke(object{{"x", 1}}, thread("t")).to_json() == R"({"x":2})");
+  std::lock_guard lock(s->m);
+  BOOST_TEST_REQUIRE(s->config_ns.is_string(), s->config_ns.to_json());
+  BOOST_TEST(s->config_ns.as_string() == s->context_ns);
+  BOOST_TEST(s->context_ns.starts_with("child:"));
+}
+
+// libs/langgraph/tests/test_pregel.py::test_timeout_with_parent_command (with_timeout=False;
+// we have no step timeout).
+BOOST_AUTO_TEST_CASE(test_timeout_with_parent_command) {
+  state_graph b;
+  b.add_key("value");
+  b.add_node("parent_cmd", [](const value&, node_context&) -> value {
+    return make_command(
+        command{object{{"key", "value"}}, {value("test_cmd")}, {}, command::parent});
+  });
+  b.add_edge("__start__", "parent_cmd");
+  compile_options o = test::opts();
+  o.checkpointer = test::make_saver();
+  auto graph = b.compile(o);
+  try {
+    graph->invoke(object{{"value", "start"}}, thread("1"));
+    BOOST_FAIL("no ParentCommand error");
+  } catch (const error& e) {
+    BOOST_TEST_REQUIRE((e.code() == error_code::parent_command), e.what());
+    auto cmd = as_command(value::parse_json(e.what()));
+    BOOST_TEST_REQUIRE(cmd.has_value(), e.what());
+    BOOST_TEST_REQUIRE(cmd->go_to.size() == 1u);
+    BOOST_TEST(cmd->go_to[0].to_json() == R"("test_cmd")");
+    BOOST_TEST(cmd->update.to_json() == R"({"key":"value"})");
+  }
+}
+
+// LangGraph: a graph invoked inside a node function inherits the node's config, so its
+// Command.PARENT is a ParentCommand the runner applies to the node's graph
+// (langgraph/pregel/_runner.py, ParentCommand handling); no dedicated LangGraph test.
+BOOST_AUTO_TEST_CASE(a_command_for_the_parent_from_a_graph_invoked_in_a_node_applies_to_its_graph) {
+  state_graph ib;
+  ib.add_key("foo");
+  ib.add_node("inner", [](const value&, node_context&) -> value {
+    return make_command(
+        command{object{{"foo", "from inner"}}, {value("after")}, {}, command::parent});
+  });
+  ib.add_edge("__start__", "inner");
+  std::shared_ptr<pregel> inner = ib.compile(test::opts());
+
+  state_graph b;
+  b.add_key("foo").add_key("trail", "append");
+  b.add_node(
+      "call", [inner](const value& st, node_context&) -> value { return inner->invoke(st); },
+      node_options{.destinations = {"after"}});
+  b.add_node("after", [](const value& st, node_context&) -> value {
+    return object{{"trail", value::array({st.get("foo")})}};
+  });
+  b.add_edge("__start__", "call");
+  compile_options o = test::opts();
+  o.checkpointer = test::make_saver();
+  auto graph = b.compile(o);
+  BOOST_TEST(graph->invoke(object{{"foo", ""}, {"trail", list{}}}, thread("t")).to_json() ==
+             R"({"foo":"from inner","trail":["from inner"]})");
+}
+
+// libs/langgraph/tests/test_pregel.py::test_nested_graph_interrupts_parallel (its invoke part)
+BOOST_AUTO_TEST_CASE(test_nested_graph_interrupts_parallel) {
+  state_graph ib;
+  ib.add_key("my_key", "add").add_key("my_other_key");
+  ib.add_node("inner_1", [](const value& st, node_context&) -> value {
+    return object{{"my_key", "got here"}, {"my_other_key", st.get("my_key")}};
+  });
+  ib.add_node("inner_2", [](const value& st, node_context&) -> value {
+    return object{{"my_key", " and there"}, {"my_other_key", st.get("my_key")}};
+  });
+  ib.add_edge("__start__", "inner_1").add_edge("inner_1", "inner_2");
+  ib.add_edge("inner_2", "__end__");
+  compile_options io = test::opts();
+  io.interrupt_before = {"inner_2"};
+  auto inner = ib.compile(io);
+
+  state_graph b;
+  b.add_key("my_key", "add");
+  b.add_node("inner", inner);
+  b.add_node("outer_1", [](const value&, node_context&) -> value {
+    return object{{"my_key", " and parallel"}};
+  });
+  b.add_node("outer_2", [](const value&, node_context&) -> value {
+    return object{{"my_key", " and back again"}};
+  });
+  b.add_edge("__start__", "inner").add_edge("__start__", "outer_1");
+  b.add_edge(std::vector<std::string>{"inner", "outer_1"}, "outer_2");
+  b.add_edge("outer_2", "__end__");
+  compile_options o = test::opts();
+  o.checkpointer = test::make_saver();
+  auto app = b.compile(o);
+
+  // The breakpoint pauses the parent: no interrupt value is shown. LangGraph's output also
+  // has outer_1's writes of the paused step applied ({"my_key": " and parallel"}); ours is
+  // the state before the step (how every interrupted step reports, not a subgraph matter).
+  BOOST_TEST(app->invoke(object{{"my_key", ""}}, thread("1")).to_json() == R"({"my_key":""})");
+  state_snapshot paused = app->get_state(thread("1"));
+  BOOST_TEST((paused.next == std::vector<std::string>{"inner"}));
+  for (const auto& t : paused.tasks) BOOST_TEST(t.interrupts.empty(), t.name);
+  BOOST_TEST(app->invoke(value(), thread("1")).to_json() ==
+             R"({"my_key":"got here and there and parallel and back again"})");
+}
