@@ -279,8 +279,8 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
                           "'");
     } else if (a == "--multitask") {
       out.multitask = args.value_of(a);
-      if (out.multitask != "reject" && out.multitask != "enqueue" &&
-          out.multitask != "interrupt" && out.multitask != "rollback")
+      if (out.multitask != "reject" && out.multitask != "enqueue" && out.multitask != "interrupt" &&
+          out.multitask != "rollback")
         throw usage_error("--multitask: expected reject, enqueue, interrupt or rollback, not '" +
                           out.multitask + "'");
     } else if (a == "--config") {

@@ -87,10 +87,10 @@ struct thread_args {
 /// `superstep head --listen HOST:PORT [--data DIR] [--key-file F] [--plugin LIB]...`.
 /// A head's bounds on the links it accepts (net_transport.hpp's link_options).
 struct link_limits {
-  unsigned max_connections = 1024;     ///< --max-connections
-  unsigned max_pending = 64;           ///< --max-pending: links still in their handshake
+  unsigned max_connections = 1024;        ///< --max-connections
+  unsigned max_pending = 64;              ///< --max-pending: links still in their handshake
   unsigned handshake_timeout_ms = 10000;  ///< --handshake-timeout (given in seconds)
-  unsigned max_frame_mb = 1024;        ///< --max-frame: the largest message, in MiB
+  unsigned max_frame_mb = 1024;           ///< --max-frame: the largest message, in MiB
 };
 
 struct head_args {

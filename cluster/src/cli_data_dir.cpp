@@ -215,8 +215,8 @@ void data_dir::save_graph_text(const std::string& thread_id, const std::string& 
   // Unique per writer: two writers (the head's request threads, or processes) each rename a
   // whole file of their own over the target; the last rename wins.
   static std::atomic<std::uint64_t> writes{0};
-  const std::string temp = target + ".tmp" + std::to_string(::getpid()) + "-" +
-                           std::to_string(writes.fetch_add(1));
+  const std::string temp =
+      target + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(writes.fetch_add(1));
   write_file(temp, text);
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     int saved = errno;

@@ -36,9 +36,9 @@ class gatekeeper {
       throw error(error_code::internal, std::string("socketpair: ") + std::strerror(errno));
     handoff_read_ = pair[0];
     handoff_write_ = pair[1];
-    set_nonblocking(handoff_read_);
-    set_nonblocking(handoff_write_);
-    set_nonblocking(listener_);
+    static_cast<void>(caf::io::network::nonblocking(handoff_read_, true));
+    static_cast<void>(caf::io::network::nonblocking(handoff_write_, true));
+    static_cast<void>(caf::io::network::nonblocking(listener_, true));
     epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
     if (epoll_ < 0)
       throw error(error_code::internal, std::string("epoll_create1: ") + std::strerror(errno));
@@ -63,7 +63,9 @@ class gatekeeper {
     if (!handed_read_) ::close(handoff_read_);
   }
 
-  void start() { thread_ = std::thread([this] { run(); }); }
+  void start() {
+    thread_ = std::thread([this] { run(); });
+  }
   void stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -418,7 +420,6 @@ class link_doorman final : public caf::io::doorman {
   gatekeeper_ptr gate_;
   acceptor acceptor_;
 };
-
 
 gatekeeper_ptr start_gatekeeper(state_ptr st, native_socket listener) {
   auto g = std::make_shared<gatekeeper>(std::move(st), listener);

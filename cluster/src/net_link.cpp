@@ -1,12 +1,10 @@
 #include "net_link.hpp"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
 
+#include <caf/io/network/native_socket.hpp>
 #include <cerrno>
 
 namespace superstep::net::links {
@@ -36,8 +34,7 @@ std::string hello_mismatch(const std::array<char, hello_size>& h, security mine,
            "older than this one)";
   if (static_cast<std::uint8_t>(h[14]) != link_version)
     return "it speaks version " + std::to_string(static_cast<std::uint8_t>(h[14])) +
-           " of superstep's link protocol, this process version " +
-           std::to_string(link_version);
+           " of superstep's link protocol, this process version " + std::to_string(link_version);
   auto theirs = static_cast<security>(static_cast<std::uint8_t>(h[15]));
   if (static_cast<std::uint8_t>(h[15]) > 3) return "it asks for an unknown link security";
   if (theirs == mine) return "";
@@ -46,33 +43,21 @@ std::string hello_mismatch(const std::array<char, hello_size>& h, security mine,
     return peer_is_head ? "the head requires the cluster's key (--key-file FILE)"
                         : "it has the cluster key, this head has none";
   if (mine == security::tls_key)
-    return peer_is_head ? "the head has no cluster key, so it cannot prove it holds this "
-                          "process's key: refused (give the head the same --key-file)"
-                        : "it does not have the cluster's key (its links: " +
-                              describe_security(theirs) + ")";
-  return who + " uses " + describe_security(theirs) + ", this process " +
-         describe_security(mine) + " (every process of a cluster gives the same options)";
+    return peer_is_head
+               ? "the head has no cluster key, so it cannot prove it holds this "
+                 "process's key: refused (give the head the same --key-file)"
+               : "it does not have the cluster's key (its links: " + describe_security(theirs) +
+                     ")";
+  return who + " uses " + describe_security(theirs) + ", this process " + describe_security(mine) +
+         " (every process of a cluster gives the same options)";
 }
 
 std::string peer_of(native_socket fd) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "an unknown peer";
-  char host[INET6_ADDRSTRLEN] = {0};
-  std::uint16_t port = 0;
-  if (addr.ss_family == AF_INET) {
-    auto* a = reinterpret_cast<sockaddr_in*>(&addr);
-    ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-    port = ntohs(a->sin_port);
-    return std::string(host) + ":" + std::to_string(port);
-  }
-  if (addr.ss_family == AF_INET6) {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&addr);
-    ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-    port = ntohs(a->sin6_port);
-    return "[" + std::string(host) + "]:" + std::to_string(port);
-  }
-  return "an unknown peer";
+  auto host = caf::io::network::remote_addr_of_fd(fd);
+  auto port = caf::io::network::remote_port_of_fd(fd);
+  if (!host || !port) return "an unknown peer";
+  const bool v6 = host->find(':') != std::string::npos;
+  return (v6 ? "[" + *host + "]" : *host) + ":" + std::to_string(*port);
 }
 
 std::string ssl_errors() {
@@ -87,11 +72,6 @@ std::string ssl_errors() {
 }
 
 bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == EINTR; }
-
-void set_nonblocking(native_socket fd) {
-  int flags = ::fcntl(fd, F_GETFL, 0);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-}
 
 // Whether a finished TLS handshake was keyed by the cluster key: TLS 1.3 resumed from the
 // external PSK, with no certificate from the peer.

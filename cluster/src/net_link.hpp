@@ -33,9 +33,15 @@ using default_mpx = caf::io::network::default_multiplexer;
 
 // Link security and the hello each side sends first.
 
-enum class security : std::uint8_t { plain = 0, tls_anonymous = 1, tls_certificates = 2, tls_key = 3 };
+enum class security : std::uint8_t {
+  plain = 0,
+  tls_anonymous = 1,
+  tls_certificates = 2,
+  tls_key = 3
+};
 
-constexpr char hello_magic[14] = {'s', 'u', 'p', 'e', 'r', 's', 't', 'e', 'p', '-', 'l', 'i', 'n', 'k'};
+constexpr char hello_magic[14] = {'s', 'u', 'p', 'e', 'r', 's', 't',
+                                  'e', 'p', '-', 'l', 'i', 'n', 'k'};
 constexpr std::uint8_t link_version = 1;
 constexpr std::size_t hello_size = 16;
 
@@ -45,8 +51,7 @@ std::string describe_security(security s);
 std::array<char, hello_size> make_hello(security s);
 /// Why a peer whose hello is `h` cannot link with this side (`mine`); empty when it can.
 /// `peer_is_head` words it for a worker or client.
-std::string hello_mismatch(const std::array<char, hello_size>& h, security mine,
-                           bool peer_is_head);
+std::string hello_mismatch(const std::array<char, hello_size>& h, security mine, bool peer_is_head);
 /// "ip:port" of the socket's peer.
 std::string peer_of(native_socket fd);
 /// OpenSSL's queued errors, in words.
@@ -55,7 +60,6 @@ std::string ssl_errors();
 /// external PSK, with no certificate from the peer.
 bool proved_key(SSL* ssl);
 bool would_block(int e);
-void set_nonblocking(native_socket fd);
 
 // Guards the BASP frames a peer sends: each is a 32-byte header whose payload length is the
 // big-endian uint32 at offset 4, then the payload. The bytes pass through here before CAF
@@ -96,8 +100,7 @@ class frame_guard {
       const std::uint64_t limit = frames_ == 0 ? first_limit_ : limit_;
       if (len > limit)
         return std::string(frames_ == 0 ? "a first frame (the handshake)" : "a frame") +
-               " declaring " + std::to_string(len) + " bytes (limit " + std::to_string(limit) +
-               ")";
+               " declaring " + std::to_string(len) + " bytes (limit " + std::to_string(limit) + ")";
       if (len == 0)
         ++frames_;
       else
@@ -117,7 +120,6 @@ class frame_guard {
   std::uint64_t payload_left_ = 0;
   std::uint64_t frames_ = 0;
 };
-
 
 // The transport's state, shared with every link and the accepting thread.
 
@@ -311,7 +313,8 @@ struct link_policy {
 class link_scribe final : public caf::io::scribe {
  public:
   link_scribe(default_mpx& mpx, native_socket fd, std::unique_ptr<link> l)
-      : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)), stream_(mpx, fd, std::move(l)) {}
+      : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)),
+        stream_(mpx, fd, std::move(l)) {}
 
   void configure_read(caf::io::receive_policy::config config) override {
     stream_.configure_read(config);
@@ -343,6 +346,5 @@ class link_scribe final : public caf::io::scribe {
   bool launched_ = false;
   caf::io::network::stream_impl<link_policy> stream_;
 };
-
 
 }  // namespace superstep::net::links

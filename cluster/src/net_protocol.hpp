@@ -113,7 +113,8 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
 inline constexpr std::chrono::seconds answer_timeout{30};
 /// How long joining a head waits for each answer before trying again.
 inline constexpr std::chrono::seconds handshake_timeout{3};
-/// How long connecting to a head waits for its connection and handshake (`connect_gate`).
+/// How long connecting to a head waits for its connection and handshakes
+/// (`link_transport::connect`).
 inline constexpr std::chrono::seconds connect_timeout{10};
 
 }  // namespace superstep::net

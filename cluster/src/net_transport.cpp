@@ -1,11 +1,11 @@
 #include "net_transport.hpp"
 
+#include <netdb.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,7 +33,6 @@ using namespace links;
 
 namespace {
 
-
 class link_manager final : public caf::io::middleman_actor_impl {
  public:
   link_manager(caf::actor_config& cfg, caf::actor broker, state_ptr st,
@@ -45,8 +44,7 @@ class link_manager final : public caf::io::middleman_actor_impl {
   const char* name() const override { return "superstep.link_manager"; }
 
  protected:
-  caf::expected<caf::io::scribe_ptr> connect(const std::string& host,
-                                             std::uint16_t port) override {
+  caf::expected<caf::io::scribe_ptr> connect(const std::string& host, std::uint16_t port) override {
     const auto deadline = clock_type::now() + st_->options.handshake_timeout;
     std::string why;
     SSL* ssl = nullptr;
@@ -109,8 +107,8 @@ class link_manager final : public caf::io::middleman_actor_impl {
     why = "cannot connect";
     native_socket out = -1;
     for (addrinfo* a = found; a && out < 0; a = a->ai_next) {
-      native_socket fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                                  a->ai_protocol);
+      native_socket fd =
+          ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
       if (fd < 0) continue;
       int r = ::connect(fd, a->ai_addr, a->ai_addrlen);
       int err = r == 0 ? 0 : errno;
@@ -151,8 +149,9 @@ class link_manager final : public caf::io::middleman_actor_impl {
       }
       long n = ::recv(fd, theirs.data() + got, hello_size - got, 0);
       if (n == 0 || (n < 0 && !would_block(errno))) {
-        why = "the head closed the connection before its hello (it may refuse this process: "
-              "see its log)";
+        why =
+            "the head closed the connection before its hello (it may refuse this process: "
+            "see its log)";
         return false;
       }
       if (n > 0) got += static_cast<std::size_t>(n);
@@ -194,8 +193,9 @@ class link_manager final : public caf::io::middleman_actor_impl {
           why = "the TLS handshake was cut off (" + ssl_errors() + ")";
         else if (st_->mode == security::tls_key &&
                  ERR_GET_REASON(first) == SSL_R_CERTIFICATE_VERIFY_FAILED)
-          why = "the head did not prove the cluster key (it answered TLS with a certificate "
-                "instead): refused";
+          why =
+              "the head did not prove the cluster key (it answered TLS with a certificate "
+              "instead): refused";
         else if (st_->mode == security::tls_key)
           why = "the head refused the key, or holds another one (TLS handshake failed: " +
                 ssl_errors() + ")";
@@ -295,8 +295,7 @@ SSL_CTX* make_context(link_state& st, bool server) {
       if (server) use_throwaway_certificate(ctx);
       SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
       break;
-    case security::plain:
-      break;
+    case security::plain: break;
   }
   return ctx;
 }
@@ -365,8 +364,7 @@ link_transport::~link_transport() {
 }
 
 caf::expected<std::uint16_t> link_transport::publish(const caf::actor& whom,
-                                                     const std::string& host,
-                                                     std::uint16_t port) {
+                                                     const std::string& host, std::uint16_t port) {
   caf::scoped_actor self{impl_->sys};
   caf::expected<std::uint16_t> out{caf::sec::cannot_open_port};
   std::set<std::string> sigs;
