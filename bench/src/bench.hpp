@@ -136,6 +136,10 @@ class graph_setup {
   std::int64_t cached_limit_ = 0;
 };
 
+/// fanout_N's graph (workloads.cpp): fan -> (router) n x Send("work", {i}) with n the input's
+/// "n" -> work returns {"results": [i]} folded by append -> sum into "total".
+state_graph fanout_builder();
+
 /// The graph workloads (workloads.cpp) and the CAF reference (caf_reference.cpp).
 std::vector<workload> graph_workloads(const options& opts);
 /// fanout_to_subgraph_{10,100}x (subgraph_workloads.cpp).

@@ -16,30 +16,10 @@ namespace {
 constexpr std::int64_t sends = 100'000;
 constexpr std::int64_t saved_before_crash = 50'000;
 
-// fan -> (router) `sends` x Send("work", {i}) -> work returns {"results": [i]} folded by
-// append -> sum, as fanout_N in workloads.cpp.
+// fanout_N's graph (fanout_builder), on the thread pool with `saver`.
 std::shared_ptr<pregel> fan_out_graph(const std::shared_ptr<checkpoint_saver>& saver,
                                       bool stop_before_work) {
-  state_graph b;
-  b.add_key("n").add_key("results", "append").add_key("total");
-  b.add_node("fan", [](const value&, node_context&) -> value { return value(); });
-  b.add_node("work", [](const value& in, node_context&) -> value {
-    return object{{"results", value::array({in.get("i")})}};
-  });
-  b.add_node("sum", [](const value& st, node_context&) -> value {
-    std::int64_t t = 0;
-    for (const auto& v : st.get("results").as_list()) t += v.as_int();
-    return object{{"total", t}};
-  });
-  b.add_edge(std::string(START), "fan");
-  b.add_conditional_edges("fan", [](const value& st, node_context&) -> value {
-    const std::int64_t count = st.get("n").as_int();
-    list out;
-    out.reserve(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) out.push_back(make_send("work", object{{"i", i}}));
-    return value(std::move(out));
-  });
-  b.add_edge("work", "sum").add_edge("sum", std::string(END));
+  state_graph b = fanout_builder();
   compile_options o;
   o.mode = execution::threads;
   o.checkpointer = saver;

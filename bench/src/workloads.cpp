@@ -69,10 +69,9 @@ measurement loop2(int n, const options& opts, const std::string& mode) {
       setup.forget_runs(graph));
 }
 
-// fanout_N: fan -> (router) N x Send("work", {i}) -> work returns {"results": [i]} folded by
-// append -> sum. Checks every result arrived, in Send order.
-measurement fanout(std::int64_t n, const std::string& label, const options& opts,
-                   const std::string& mode) {
+}  // namespace
+
+state_graph fanout_builder() {
   state_graph b;
   b.add_key("n").add_key("results", "append").add_key("total");
   b.add_node("fan", [](const value&, node_context&) -> value { return value(); });
@@ -93,6 +92,15 @@ measurement fanout(std::int64_t n, const std::string& label, const options& opts
     return value(std::move(sends));
   });
   b.add_edge("work", "sum").add_edge("sum", end_node);
+  return b;
+}
+
+namespace {
+
+// fanout_N: the graph of fanout_builder. Checks every result arrived, in Send order.
+measurement fanout(std::int64_t n, const std::string& label, const options& opts,
+                   const std::string& mode) {
+  state_graph b = fanout_builder();
   graph_setup setup(mode);
   auto graph = b.compile(setup.compile());
   const value input = object{{"n", n}, {"results", list{}}};
