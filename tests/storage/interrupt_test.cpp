@@ -13,13 +13,9 @@ using superstep::test::expect_error;
 
 namespace {
 
-value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+using test::thread;
 
-value resume(value v) {
-  command c;
-  c.resume = std::move(v);
-  return make_command(c);
-}
+using test::resume;
 
 compile_options with_saver(std::shared_ptr<checkpoint_saver> saver) {
   compile_options o = test::opts();
@@ -196,9 +192,8 @@ BOOST_AUTO_TEST_CASE(a_command_update_on_resume_is_saved_with_the_next_checkpoin
 namespace {
 
 // "mode json" per event, the interrupt ids blanked (they are random).
-std::vector<std::string> stream_lines(const std::shared_ptr<pregel>& graph,
-                                      const value& input, const value& cfg,
-                                      std::vector<stream_mode> modes) {
+std::vector<std::string> stream_lines(const std::shared_ptr<pregel>& graph, const value& input,
+                                      const value& cfg, std::vector<stream_mode> modes) {
   std::vector<std::string> out;
   graph->stream(input, cfg, stream_options{std::move(modes), false}, [&](const stream_event& e) {
     std::string j = e.data.to_json();

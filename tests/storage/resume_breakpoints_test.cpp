@@ -21,13 +21,9 @@ using namespace superstep;
 
 namespace {
 
-value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+using test::thread;
 
-value resume(value v) {
-  command c;
-  c.resume = std::move(v);
-  return make_command(c);
-}
+using test::resume;
 
 value go_to(std::vector<value> nodes) {
   command c;

@@ -17,7 +17,7 @@ using namespace superstep;
 
 namespace {
 
-value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+using test::thread;
 
 value at(const char* id, const std::string& checkpoint_id) {
   return object{{"configurable", object{{"thread_id", id}, {"checkpoint_id", checkpoint_id}}}};

@@ -19,7 +19,7 @@ using namespace superstep;
 
 namespace {
 
-value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+using test::thread;
 
 // Forwards to a real saver; the calls switched on throw a storage error instead.
 class throwing_saver final : public checkpoint_saver {

@@ -16,7 +16,7 @@ using namespace superstep;
 
 namespace {
 
-value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+using test::thread;
 
 struct seen {
   std::mutex m;

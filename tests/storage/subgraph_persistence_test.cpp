@@ -12,7 +12,7 @@ using namespace superstep;
 
 namespace {
 
-value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+using test::thread;
 
 struct graphs {
   std::shared_ptr<checkpoint_saver> saver = test::make_saver();

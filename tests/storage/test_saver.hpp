@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "superstep/coordinator/send.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/temp_dir.hpp"
@@ -23,6 +24,16 @@ inline bool rocksdb_under_test() {
   for (int i = 1; i < suite.argc; ++i)
     if (std::string(suite.argv[i]) == "--saver=rocksdb") return true;
   return false;
+}
+
+/// The config of thread `id`.
+inline value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+
+/// A Command that resumes the thread with `v`.
+inline value resume(value v) {
+  command c;
+  c.resume = std::move(v);
+  return make_command(c);
 }
 
 /// A fresh, empty saver of the kind under test.
