@@ -46,6 +46,8 @@ struct BatchHeader {
   ns @5 :List(Text);
   modes @6 :UInt32;
   subgraphs @7 :Bool;
+  replayCheckpointId @8 :Text;
+  replayVisited @9 :List(Text);
 }
 
 # A channel's new value for a node actor's replica (present false: the channel is empty).

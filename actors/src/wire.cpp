@@ -169,6 +169,9 @@ std::string encode(const task_batch& b) {
   put_strings(h.initNs(static_cast<unsigned>(b.header.ns.size())), b.header.ns);
   h.setModes(b.header.modes);
   h.setSubgraphs(b.header.subgraphs);
+  h.setReplayCheckpointId(text(b.header.replay_checkpoint_id));
+  put_strings(h.initReplayVisited(static_cast<unsigned>(b.header.replay_visited.size())),
+              b.header.replay_visited);
   auto deltas = root.initDeltas(static_cast<unsigned>(b.deltas.size()));
   for (unsigned i = 0; i < b.deltas.size(); ++i) {
     deltas[i].setChannel(text(b.deltas[i].channel));
@@ -192,6 +195,8 @@ void decode(std::string_view bytes, task_batch& b) {
     b.header.ns = get_strings(h.getNs());
     b.header.modes = h.getModes();
     b.header.subgraphs = h.getSubgraphs();
+    b.header.replay_checkpoint_id = text_of(h.getReplayCheckpointId());
+    b.header.replay_visited = get_strings(h.getReplayVisited());
     b.deltas.clear();
     for (auto d : root.getDeltas())
       b.deltas.push_back(channel_delta{text_of(d.getChannel()), d.getPresent(), get(d.getValue())});

@@ -249,6 +249,8 @@ void next_step(coordinator_actor* self) {
   header.ns = shared.ns;
   header.modes = shared.modes;
   header.subgraphs = shared.subgraphs;
+  header.replay_checkpoint_id = shared.replay ? shared.replay->checkpoint_id() : std::string();
+  header.replay_visited = shared.replay ? shared.replay->visited() : std::vector<std::string>{};
 
   std::map<std::uint32_t, std::vector<std::uint32_t>> by_node;
   auto runnable = st.loop->runnable();
@@ -474,6 +476,8 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
         shared.store = store;
         shared.modes = h.modes;
         shared.subgraphs = h.subgraphs;
+        if (!h.replay_checkpoint_id.empty())
+          shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
         shared.sink = &sink;
         shared.sink_mutex = &m;
         for (auto& t : tasks) {

@@ -205,6 +205,11 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.config = up.config;
   shared.ns = up.ns;
   shared.ns.push_back(ctx->task().name + ":" + ctx->task().id);
+  if (options_.as_subgraph == subgraph_checkpointer::stateful) {
+    // LangGraph's checkpointer=True: the namespace without task ids, the same on every
+    // invocation, so the subgraph finds the state its last invocation left.
+    for (auto& part : shared.ns) part = part.substr(0, part.find(':'));
+  }
   shared.checkpoint_ns = detail::join_ns(shared.ns);
   {
     // Nodes inside the subgraph see its namespace in config.configurable.checkpoint_ns, as
@@ -221,13 +226,15 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.subgraphs = up.subgraphs;
   shared.sink = up.sink;
   shared.sink_mutex = up.sink_mutex;
-  shared.saver = up.saver;
+  // LangGraph's checkpointer=False: no checkpoints, whatever the parent has.
+  shared.saver = options_.as_subgraph == subgraph_checkpointer::none ? nullptr : up.saver;
   shared.store = options_.store ? options_.store.get() : up.store;
   shared.resuming = up.resuming;
   shared.parents = up.parents;
   shared.parents[up.checkpoint_ns] = up.checkpoint_id;
   shared.resume = ctx->task().resume;
-  detail::run_loop loop(graph_, impl_->index, up.saver, shared);
+  shared.replay = up.replay;
+  detail::run_loop loop(graph_, impl_->index, shared.saver, shared);
   value out;
   try {
     out = run_sync(loop, impl_->thread_pool(options_), input);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "replay_state.hpp"
 #include "superstep/actors/task.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
@@ -36,6 +37,8 @@ struct run_shared {
   bool resuming = false;            // the run continues a thread (no input, or a Command)
   std::map<std::string, std::string> parents;
   list resume;  // a subgraph's: the resume values its parent task was given
+  // Set while a run replays from a past checkpoint: where its subgraphs load from.
+  std::shared_ptr<replay_state> replay;
   // The top-level run's hold on its thread (null in subgraphs and without a saver): set when
   // a later run asks this one to stop (multitask interrupt or rollback).
   thread_runs::slot* run_slot = nullptr;

@@ -96,11 +96,25 @@ void run_loop::begin(const value& given) {
   }
 
   checkpoint start;
+  bool replay_load = false;
   std::int64_t meta_step = -2;
   channel_version version_floor = 0;  // versions this run issues are above it
   if (saver_) {
     const bool time_travel = !cp_config_.checkpoint_id.empty();
-    auto tuple = saver_->get_tuple(cp_config_);
+    // A subgraph of a replayed run, the first time it runs there: its state as it was at the
+    // replay point, and its input applied anew (LangGraph's ReplayState).
+    replay_load = nested && shared_.replay && shared_.replay->first_visit(shared_.checkpoint_ns);
+    std::optional<checkpoint_tuple> tuple;
+    if (replay_load) {
+      list_options before;
+      before.before = cp_config_;
+      before.before->checkpoint_id = shared_.replay->checkpoint_id();
+      before.limit = 1;
+      auto found = saver_->list(cp_config_, before);
+      if (!found.empty()) tuple = std::move(found.front());
+    } else {
+      tuple = saver_->get_tuple(cp_config_);
+    }
     if (!tuple && time_travel)
       throw error(error_code::not_found, "checkpoint " + cp_config_.checkpoint_id +
                                              " not found in thread " + cp_config_.thread_id);
@@ -119,10 +133,17 @@ void run_loop::begin(const value& given) {
       // and forks: what follows becomes a new branch after that checkpoint.
       replaying_ = time_travel && given.is_null();
       replay_source_ = tuple->metadata.source;
+      if (replaying_ && !nested) {
+        // The subgraphs of a replay load their state from before the replay point: the
+        // checkpoint replayed, or for a fork (source update or fork) the one it was forked from.
+        const bool forked = replay_source_ == "update" || replay_source_ == "fork";
+        shared_.replay = std::make_shared<replay_state>(
+            forked && tuple->parent_config ? tuple->parent_config->checkpoint_id : start.id);
+      }
       if (replaying_)  // the writes of no task (a Command's update) still apply
         std::erase_if(resumed_writes_,
                       [](const pending_write& w) { return w.task_id != NULL_TASK_ID; });
-      if (nested && shared_.resuming) {
+      if (nested && shared_.resuming && !replay_load) {
         // The parent re-runs an interrupted task: the subgraph continues where it stopped,
         // its pending interrupt answered with the parent task's latest resume value.
         input = value();
@@ -316,6 +337,17 @@ bool run_loop::commit_step() {
   have_updated_ = true;
   emit_values_if(updated_);
   put_checkpoint("loop", &applied);
+  // Past the step it resumed, the run no longer resumes: subgraphs of later steps start from
+  // their input (LangGraph unsets CONFIG_KEY_RESUMING after each tick).
+  shared_.resuming = false;
+  if (shared_.replay) {
+    // The subgraphs this step ran have had their first run of the replay (on node actors,
+    // which tell no replay state back).
+    for (const auto& t : tasks_)
+      if (g_.nodes[t.node].subgraph)
+        (void)shared_.replay->first_visit(
+            shared_.checkpoint_ns.empty() ? t.name : shared_.checkpoint_ns + "|" + t.name);
+  }
   if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     interrupted_ = true;
     emit_static_interrupt();

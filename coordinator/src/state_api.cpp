@@ -157,11 +157,14 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
 value state_snapshot::to_value() const {
   list next_list(next.begin(), next.end());
   list task_list;
-  for (const auto& t : tasks)
-    task_list.push_back(object{{"id", t.id},
-                               {"name", t.name},
-                               {"error", t.error ? value(*t.error) : value()},
-                               {"interrupts", value(t.interrupts)}});
+  for (const auto& t : tasks) {
+    object o{{"id", t.id},
+             {"name", t.name},
+             {"error", t.error ? value(*t.error) : value()},
+             {"interrupts", value(t.interrupts)}};
+    if (t.state) o.set("state", t.state->to_value());
+    task_list.push_back(value(std::move(o)));
+  }
   return object{
       {"values", values},
       {"next", value(std::move(next_list))},
@@ -172,9 +175,35 @@ value state_snapshot::to_value() const {
       {"tasks", value(std::move(task_list))}};
 }
 
-state_snapshot pregel::get_state(const value& config) const {
+state_snapshot pregel::get_state(const value& config, bool subgraphs) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "get_state");
-  checkpoint_config cfg = detail::checkpoint_config_of(config, true);
+  return read_state(saver, detail::checkpoint_config_of(config, true), subgraphs);
+}
+
+state_snapshot pregel::read_state(checkpoint_saver& saver, checkpoint_config cfg,
+                                  bool subgraphs) const {
+  // A namespace names a subgraph: each part "node:task id" leads one level down, to the graph
+  // whose state it is (LangGraph's get_subgraphs(namespace=recast)).
+  std::vector<std::string> parts;
+  for (std::size_t start = 0; !cfg.checkpoint_ns.empty();) {
+    std::size_t bar = cfg.checkpoint_ns.find('|', start);
+    parts.push_back(cfg.checkpoint_ns.substr(start, bar == std::string::npos ? bar : bar - start));
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  const pregel* owner = this;
+  for (const auto& part : parts) {
+    const std::string node = part.substr(0, part.find(':'));
+    auto found = owner->impl_->index.node_by_name.find(node);
+    if (found == owner->impl_->index.node_by_name.end() ||
+        !owner->graph_.nodes[found->second].subgraph)
+      throw error(error_code::not_found, "Subgraph " + detail::stable_ns(cfg.checkpoint_ns) +
+                                             " not found (no subgraph node '" + node + "')");
+    owner = owner->graph_.nodes[found->second].subgraph.get();
+  }
+  // A stateful subgraph keeps its checkpoints under the namespace without task ids.
+  if (!parts.empty() && owner->options_.as_subgraph == subgraph_checkpointer::stateful)
+    cfg.checkpoint_ns = detail::stable_ns(cfg.checkpoint_ns);
   auto tuple = saver.get_tuple(cfg);
   if (!tuple) {
     if (!cfg.checkpoint_id.empty())
@@ -185,7 +214,22 @@ state_snapshot pregel::get_state(const value& config) const {
     empty.config = cfg;
     return empty;
   }
-  return snapshot_of(graph_, impl_->index, *tuple, cfg.checkpoint_id.empty());
+  state_snapshot s =
+      snapshot_of(owner->graph_, owner->impl_->index, *tuple, cfg.checkpoint_id.empty());
+  if (!subgraphs) return s;
+  // Each task that runs a subgraph: the subgraph's state under the task's namespace.
+  const std::string& ns = tuple->config.checkpoint_ns;
+  for (auto& t : s.tasks) {
+    auto found = owner->impl_->index.node_by_name.find(t.name);
+    if (found == owner->impl_->index.node_by_name.end() ||
+        !owner->graph_.nodes[found->second].subgraph)
+      continue;
+    checkpoint_config sub;
+    sub.thread_id = cfg.thread_id;
+    sub.checkpoint_ns = (ns.empty() ? "" : ns + "|") + t.name + ":" + t.id;
+    t.state = std::make_shared<const state_snapshot>(read_state(saver, std::move(sub), true));
+  }
+  return s;
 }
 
 state_snapshot pregel::state_at(const checkpoint_tuple& tuple, bool apply_pending_writes) const {
@@ -279,6 +323,117 @@ value clear_tasks(const pregel_graph& graph, const algo::graph_index& index,
                                                     parent_id, std::move(meta), new_versions));
 }
 
+// The node an update without as_node is applied as (LangGraph's rule): the graph's only node;
+// on a thread where no node ran yet, START; else the node that ran last, if only one did.
+std::string default_as_node(const pregel_graph& graph, const algo::graph_index& index,
+                            const checkpoint& cp) {
+  if (graph.nodes.size() == 1) return graph.nodes.front().name;
+  channel_version best = 0;
+  std::set<std::string> last;
+  for (const auto& [name, seen] : cp.versions_seen) {
+    if (!index.node_by_name.count(name)) continue;
+    for (const auto& [_, v] : seen) {
+      if (v > best) {
+        best = v;
+        last = {name};
+      } else if (v == best) {
+        last.insert(name);
+      }
+    }
+  }
+  if (last.size() > 1) throw error(error_code::invalid_argument, "Ambiguous update, specify as_node");
+  return last.empty() ? std::string(START) : *last.begin();
+}
+
+// One superstep of updates (update_state, or one of bulk_update_state's): applied to the
+// checkpoint at `cfg` as the writes of one step's tasks, saved as its child.
+checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_index& index,
+                                   checkpoint_saver& saver, const checkpoint_config& cfg,
+                                   const value& config, const std::vector<state_update>& updates) {
+  if (updates.empty()) throw error(error_code::invalid_argument, "No updates provided");
+  auto tuple = saver.get_tuple(cfg);
+  if (!tuple && !cfg.checkpoint_id.empty())
+    throw error(error_code::not_found,
+                "checkpoint " + cfg.checkpoint_id + " not found in thread " + cfg.thread_id);
+  const state_update& first = updates.front();
+  const std::string first_node = first.as_node.value_or("");
+  for (const char* reserved : {"__copy__", "__end__", "__input__"}) {
+    if (first_node != reserved) continue;
+    if (updates.size() > 1)
+      throw error(error_code::invalid_argument, std::string("update_state as ") + reserved +
+                                                    " cannot be applied with other updates");
+    if (first_node != "__input__" && !first.values.is_null())
+      throw error(error_code::invalid_argument, "update_state as " + first_node +
+                                                    " takes no values (null), not " +
+                                                    first.values.to_json());
+  }
+  if (first_node == "__copy__")
+    return detail::checkpoint_config_of(copy_checkpoint(saver, cfg, tuple), true);
+  checkpoint cp;
+  std::int64_t step = -1;
+  std::vector<pending_write> pending;
+  if (tuple) {
+    cp = std::move(tuple->checkpoint);
+    step = tuple->metadata.step;
+    pending = std::move(tuple->pending_writes);
+  }
+  if (first_node == END)
+    return detail::checkpoint_config_of(
+        clear_tasks(graph, index, saver, cfg, std::move(cp), step, std::move(pending)), true);
+
+  algo::run_state state = algo::restore(graph, std::move(cp));
+  // New versions above every one the thread stored: updating an earlier checkpoint forks, and
+  // the head of a fork may have lower versions than the branch it left.
+  state.max_version = std::max(state.max_version, saver.latest_version(cfg));
+  checkpoint_metadata meta;
+  meta.source = "update";
+  meta.step = step + 1;
+  std::vector<pregel_task> tasks;
+  if (first_node == INPUT) {
+    // As the run's input: the input channels written, a checkpoint with source "input".
+    pregel_task in;
+    in.name = std::string(INPUT);
+    in.writes = algo::map_input(graph, first.values);
+    if (in.writes.empty()) {
+      std::string names;
+      for (const auto& c : graph.input_channels) names += (names.empty() ? "" : ", ") + c;
+      throw error(error_code::invalid_argument, "Received no input writes for " + names);
+    }
+    tasks.push_back(std::move(in));
+    meta.source = "input";
+    meta.step = tuple ? step + 1 : -1;
+  } else {
+    tasks.reserve(updates.size());
+    for (const auto& u : updates) {
+      if (updates.size() > 1 && !u.as_node)
+        throw error(error_code::invalid_argument,
+                    "as_node is required when applying multiple updates");
+      std::string node = u.as_node.value_or("");
+      if (node.empty()) node = default_as_node(graph, index, state.checkpoint);
+      auto found = index.node_by_name.find(node);
+      if (found == index.node_by_name.end())
+        throw error(error_code::invalid_argument, "update_state: unknown node '" + node + "'");
+      // Run the node's writers (not its function) on the values, as if it had returned them.
+      pregel_task& task = tasks.emplace_back();
+      task.node = found->second;
+      task.name = node;
+      task.id = u.task_id.value_or("");
+      task.triggers = {std::string(INTERRUPT)};
+      detail::run_shared shared;
+      shared.config = config;
+      detail::task_context ctx(shared, task, step + 1, state.channels);
+      for (const auto& w : graph.nodes[task.node].writers) w(u.values, ctx);
+    }
+  }
+  std::vector<pregel_task*> batch;
+  for (auto& t : tasks) batch.push_back(&t);
+  auto applied = algo::apply_writes(state, index, batch);
+  merge_config_metadata(meta, config);
+  const std::string parent_id = state.checkpoint.id;
+  return put_update(saver, cfg, std::move(state.checkpoint), parent_id, std::move(meta),
+                    applied.new_versions);
+}
+
 }  // namespace
 
 value pregel::update_state(const value& config, const value& values,
@@ -288,80 +443,22 @@ value pregel::update_state(const value& config, const value& values,
   // Not while a run writes the thread: both would issue the same channel versions.
   thread_runs::slot slot =
       saver.runs().begin(cfg.thread_id, "update_state", multitask_strategy::reject);
-  auto tuple = saver.get_tuple(cfg);
-  if (!tuple && !cfg.checkpoint_id.empty())
-    throw error(error_code::not_found,
-                "checkpoint " + cfg.checkpoint_id + " not found in thread " + cfg.thread_id);
-  if (as_node && (*as_node == "__copy__" || *as_node == END) && !values.is_null())
-    throw error(error_code::invalid_argument,
-                "update_state as " + *as_node + " takes no values (null), not " + values.to_json());
-  if (as_node && *as_node == "__copy__") return copy_checkpoint(saver, cfg, tuple);
-  checkpoint cp;
-  std::int64_t step = -1;
-  std::vector<pending_write> pending;
-  if (tuple) {
-    cp = std::move(tuple->checkpoint);
-    step = tuple->metadata.step;
-    pending = std::move(tuple->pending_writes);
-  }
-  if (as_node && *as_node == END)
-    return clear_tasks(graph_, impl_->index, saver, cfg, std::move(cp), step, std::move(pending));
-  // Without as_node: the node that ran last (the latest version any node has seen).
-  std::string node = as_node.value_or("");
-  if (node.empty()) {
-    channel_version best = 0;
-    std::set<std::string> last;
-    for (const auto& [name, seen] : cp.versions_seen) {
-      if (!impl_->index.node_by_name.count(name)) continue;
-      for (const auto& [_, v] : seen) {
-        if (v > best) {
-          best = v;
-          last = {name};
-        } else if (v == best) {
-          last.insert(name);
-        }
-      }
-    }
-    if (last.size() > 1)
-      throw error(error_code::invalid_argument, "Ambiguous update, specify as_node");
-    node = last.empty() ? std::string(START) : *last.begin();
-  }
-  auto found = impl_->index.node_by_name.find(node);
-  if (found == impl_->index.node_by_name.end())
-    throw error(error_code::invalid_argument, "update_state: unknown node '" + node + "'");
+  return detail::checkpoint_config_value(update_superstep(
+      graph_, impl_->index, saver, cfg, config, {state_update{values, as_node, std::nullopt}}));
+}
 
-  algo::run_state state = algo::restore(graph_, std::move(cp));
-  // New versions above every one the thread stored: updating an earlier checkpoint forks, and
-  // the head of a fork may have lower versions than the branch it left.
-  state.max_version = std::max(state.max_version, saver.latest_version(cfg));
-  // Run the node's writers (not its function) on `values`, as if it had returned them.
-  pregel_task task;
-  task.node = found->second;
-  task.name = node;
-  task.triggers = {std::string(INTERRUPT)};
-  detail::run_shared shared;
-  shared.config = config;
-  detail::task_context ctx(shared, task, step + 1, state.channels);
-  for (const auto& w : graph_.nodes[task.node].writers) w(values, ctx);
-  std::vector<pregel_task*> batch{&task};
-  auto applied = algo::apply_writes(state, impl_->index, batch);
-
-  checkpoint& next = state.checkpoint;
-  const std::string parent_id = next.id;
-  checkpoint_id_generator ids;
-  next.id = ids.next();
-  if (!parent_id.empty() && next.id <= parent_id)  // keep ids sorted after the parent's
-    while (next.id <= parent_id) next.id = ids.next();
-  next.ts = now_iso8601();
-  checkpoint_metadata meta;
-  meta.source = "update";
-  meta.step = step + 1;
-  merge_config_metadata(meta, config);
-  checkpoint_config parent = cfg;
-  parent.checkpoint_id = parent_id;
-  checkpoint_config stored = saver.put(parent, next, meta, applied.new_versions);
-  saver.runs().saved_checkpoint(stored);
-  return detail::checkpoint_config_value(stored);
+value pregel::bulk_update_state(const value& config,
+                                const std::vector<std::vector<state_update>>& supersteps) const {
+  checkpoint_saver& saver = need_saver(options_.checkpointer, "bulk_update_state");
+  checkpoint_config cfg = detail::checkpoint_config_of(config, true);
+  if (supersteps.empty()) throw error(error_code::invalid_argument, "No supersteps provided");
+  for (const auto& updates : supersteps)
+    if (updates.empty()) throw error(error_code::invalid_argument, "No updates provided");
+  thread_runs::slot slot =
+      saver.runs().begin(cfg.thread_id, "bulk_update_state", multitask_strategy::reject);
+  for (const auto& updates : supersteps)
+    cfg = update_superstep(graph_, impl_->index, saver, cfg, config, updates);
+  return detail::checkpoint_config_value(cfg);
 }
 
 void pregel::delete_thread(const std::string& thread_id) const {

@@ -426,6 +426,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.interrupt_after = options.interrupt_after;
   runtime_options ro;
   ro.checkpointer = options.checkpointer;
+  ro.as_subgraph = options.as_subgraph;
   ro.mode = options.mode;
   ro.runtime = options.runtime;
   ro.executor = options.executor;

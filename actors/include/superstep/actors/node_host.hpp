@@ -25,6 +25,10 @@ struct batch_header {
   std::vector<std::string> ns;  ///< namespace of the graph (empty at the top level)
   std::uint32_t modes = 0;      ///< stream modes wanted, a bit per mode
   bool subgraphs = false;
+  /// Set when the run replays from a past checkpoint: its subgraphs load their state from
+  /// before this checkpoint the first time they run (`replay_visited`: those that have).
+  std::string replay_checkpoint_id;
+  std::vector<std::string> replay_visited;
 };
 
 /// Sends a stream event (custom, messages, or a subgraph's) back to the run's coordinator.

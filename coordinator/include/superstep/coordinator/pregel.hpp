@@ -30,9 +30,29 @@ enum class execution : std::uint8_t {
   threads,
 };
 
+/// How a graph keeps checkpoints when it runs as a subgraph (a node of a graph, or invoked
+/// through `run_nested` inside a node): LangGraph's `compile(checkpointer=None | True | False)`.
+/// A subgraph always saves in its parent run's checkpointer and thread, never in its own
+/// `checkpointer`; at the top level the setting has no effect.
+enum class subgraph_checkpointer : std::uint8_t {
+  /// LangGraph's `checkpointer=None` (the default): checkpoints under the task's namespace
+  /// "<node>:<task id>". An interrupt inside it pauses and resumes with the parent task, but
+  /// each new invocation of the node starts from an empty state.
+  per_invocation,
+  /// LangGraph's `checkpointer=True`: checkpoints under the stable namespace "<node>" (the
+  /// task ids taken out), so its state carries over from one invocation to the next on the
+  /// same thread. A parent replayed or forked from a past checkpoint finds it as it was then.
+  stateful,
+  /// LangGraph's `checkpointer=False`: no checkpoints at all, even under a parent that has a
+  /// checkpointer; every invocation starts afresh and an interrupt inside it cannot resume.
+  none,
+};
+
 /// Options of a compiled graph's runtime.
 struct runtime_options {
   std::shared_ptr<checkpoint_saver> checkpointer;
+  /// What it keeps when run as a subgraph (ignored at the top level).
+  subgraph_checkpointer as_subgraph = subgraph_checkpointer::per_invocation;
   execution mode = execution::actors;
   /// The actor runtime to run on; when null, the graph starts its own on its first run.
   std::shared_ptr<actors::runtime> runtime;
@@ -45,12 +65,17 @@ struct runtime_options {
   std::shared_ptr<storage::store> store;
 };
 
+struct state_snapshot;
+
 /// A task of a snapshot: what would run (or failed, or was interrupted) at that checkpoint.
 struct snapshot_task {
   std::string id;
   std::string name;
   std::optional<std::string> error;
   list interrupts;  ///< {"value": ..., "id": ...} of each pending interrupt
+  /// The state of the subgraph the task runs (LangGraph `PregelTask.state`), read by
+  /// `get_state(config, true)`; null otherwise and for tasks that run no subgraph.
+  std::shared_ptr<const state_snapshot> state = nullptr;
 };
 
 /// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
@@ -63,8 +88,20 @@ struct state_snapshot {
   std::optional<checkpoint_config> parent_config;
   std::vector<snapshot_task> tasks;
 
-  /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}.
+  /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}
+  /// (a task with a subgraph state has it under "state").
   value to_value() const;
+};
+
+/// One update of `pregel::bulk_update_state` (LangGraph `StateUpdate`).
+struct state_update {
+  /// What the node returned: an update object, a Command, or null.
+  value values;
+  /// The node the update is applied as; unset: as `update_state` picks it. "__input__" applies
+  /// `values` as the run's input.
+  std::optional<std::string> as_node = std::nullopt;
+  /// The id of the task whose writes these are (LangGraph's `task_id`); unset: a fresh one.
+  std::optional<std::string> task_id = std::nullopt;
 };
 
 /// Options of one run, besides the config object.
@@ -122,7 +159,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// that succeeded are applied and `next` names only the tasks still to run (failed,
   /// interrupted, not run), as LangGraph; at a given checkpoint id, none are applied.
   /// Throws `superstep::error` (invalid_argument) without a checkpointer or thread_id.
-  state_snapshot get_state(const value& config) const;
+  /// A `configurable.checkpoint_ns` naming a subgraph's namespace ("node:task id", nested with
+  /// '|') reads that subgraph's state instead, through the subgraph. With `subgraphs`, each
+  /// task that runs a subgraph carries the subgraph's state (recursively) in `tasks[i].state`.
+  state_snapshot get_state(const value& config, bool subgraphs = false) const;
 
   /// The state at a checkpoint the caller has read from this graph's checkpointer already:
   /// what `get_state` shows of it, without reading it again (a caller that also needs the
@@ -144,6 +184,16 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// `superstep::error` (thread_busy) while a run of this process holds the thread.
   value update_state(const value& config, const value& values,
                      const std::optional<std::string>& as_node = std::nullopt) const;
+
+  /// Applies several supersteps of updates as one series of checkpoints (LangGraph
+  /// `bulk_update_state`): the updates of one superstep are applied together, as the tasks of
+  /// one step, and make one checkpoint (source "update"; "input" for an "__input__" update);
+  /// each superstep starts from the one before. Returns the last checkpoint's config. Throws
+  /// `superstep::error` (invalid_argument): no supersteps, a superstep with no updates, an
+  /// ambiguous update without as_node, "__end__"/"__copy__"/"__input__" in a superstep with
+  /// other updates, or the errors of `update_state`; (thread_busy) as `update_state`.
+  value bulk_update_state(const value& config,
+                          const std::vector<std::vector<state_update>>& supersteps) const;
 
   /// Removes every checkpoint and write of the thread. Throws `superstep::error`
   /// (thread_busy) while a run of this process holds the thread.
@@ -170,6 +220,9 @@ class pregel : public std::enable_shared_from_this<pregel> {
  private:
   value run_unguarded(const value& input, const value& config, const stream_options& options,
                       const stream_sink& sink, thread_runs::slot* slot) const;
+
+  /// get_state through `saver` (a subgraph's: its parent's saver) at coordinates `cfg`.
+  state_snapshot read_state(checkpoint_saver& saver, checkpoint_config cfg, bool subgraphs) const;
 
   struct impl;
   pregel_graph graph_;

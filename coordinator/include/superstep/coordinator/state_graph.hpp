@@ -35,6 +35,10 @@ struct node_options {
 /// Options of `state_graph::compile`.
 struct compile_options {
   std::shared_ptr<checkpoint_saver> checkpointer;
+  /// What the graph keeps when it runs as a subgraph: LangGraph's `checkpointer=None`
+  /// (per_invocation, the default), `checkpointer=True` (stateful) or `checkpointer=False`
+  /// (none). See `subgraph_checkpointer`.
+  subgraph_checkpointer as_subgraph = subgraph_checkpointer::per_invocation;
   /// Where and how runs execute (actors by default).
   execution mode = execution::actors;
   std::shared_ptr<actors::runtime> runtime;
