@@ -88,10 +88,22 @@ void run_loop::begin(const value& given) {
                   "durability must be sync, async or exit, not " + d->to_json());
   }
   const bool nested = !shared_.ns.empty();
+  bool map_load = false;  // a subgraph's checkpoint named by the run's checkpoint map
   if (saver_) {
     cp_config_ = checkpoint_config_of(cfg, true);
+    const std::string asked_ns = cp_config_.checkpoint_ns;
     cp_config_.checkpoint_ns = shared_.checkpoint_ns;
-    if (nested) cp_config_.checkpoint_id.clear();  // a subgraph starts from its own latest
+    if (nested) {
+      cp_config_.checkpoint_id.clear();  // a subgraph starts from its own latest
+      const value& map = cfg.get("configurable").get("checkpoint_map");
+      if (const value* id = map.is_object() ? map.find(shared_.checkpoint_ns) : nullptr;
+          id && id->is_string()) {
+        cp_config_.checkpoint_id = id->as_string();
+        map_load = true;
+      }
+    } else if (!asked_ns.empty()) {
+      enter_through_subgraph(asked_ns);
+    }
     if (durability_ == durability::async) background_ = start_background_saves(*saver_);
   }
 
@@ -103,7 +115,8 @@ void run_loop::begin(const value& given) {
     const bool time_travel = !cp_config_.checkpoint_id.empty();
     // A subgraph of a replayed run, the first time it runs there: its state as it was at the
     // replay point, and its input applied anew (LangGraph's ReplayState).
-    replay_load = nested && shared_.replay && shared_.replay->first_visit(shared_.checkpoint_ns);
+    replay_load = nested && !map_load && shared_.replay &&
+                  shared_.replay->first_visit(shared_.checkpoint_ns);
     std::optional<checkpoint_tuple> tuple;
     if (replay_load) {
       list_options before;
@@ -131,7 +144,7 @@ void run_loop::begin(const value& given) {
       version_floor = saver_->latest_version(cp_config_);
       // Replaying from a past checkpoint re-runs its tasks (their old writes are not reused)
       // and forks: what follows becomes a new branch after that checkpoint.
-      replaying_ = time_travel && given.is_null();
+      replaying_ = time_travel && (given.is_null() || map_load);
       replay_source_ = tuple->metadata.source;
       if (replaying_ && !nested) {
         // The subgraphs of a replay load their state from before the replay point: the
@@ -147,7 +160,9 @@ void run_loop::begin(const value& given) {
         // The parent re-runs an interrupted task: the subgraph continues where it stopped,
         // its pending interrupt answered with the parent task's latest resume value.
         input = value();
-        if (!shared_.resume.empty() && has_pending_interrupt()) {
+        // Without a pending interrupt (a fork of the subgraph's own checkpoint), the value is
+        // a null resume: it answers the first interrupt() the subgraph raises.
+        if (!shared_.resume.empty()) {
           resume_ = shared_.resume.back();
           resume_by_id_ = false;
         }
@@ -211,6 +226,38 @@ void run_loop::begin(const value& given) {
   have_updated_ = true;
   emit_values_if(updated_);
   put_checkpoint("input", &applied);
+}
+
+void run_loop::enter_through_subgraph(const std::string& ns) {
+  // A top-level run given a subgraph's checkpoint (a config from get_state(subgraphs=true) or
+  // from update_state on a subgraph): the run starts from the parent checkpoint that subgraph
+  // checkpoint belongs to, and the subgraph, when its task runs, from that checkpoint
+  // (LangGraph's checkpoint_map: the checkpoint's metadata parents plus itself).
+  checkpoint_config at = cp_config_;
+  at.checkpoint_ns = ns;
+  auto tuple = saver_->get_tuple(at);
+  if (!tuple)
+    throw error(error_code::not_found, "no checkpoint " + cp_config_.checkpoint_id +
+                                           " in namespace '" + ns + "' of thread " +
+                                           cp_config_.thread_id);
+  object map;
+  const value& given = shared_.config.get("configurable").get("checkpoint_map");
+  if (given.is_object()) map = given.as_object();
+  for (const auto& [parent_ns, id] : tuple->metadata.parents) map.set(parent_ns, id);
+  map.set(tuple->config.checkpoint_ns, tuple->config.checkpoint_id);
+  const value* root = map.find("");
+  if (!root || !root->is_string())
+    throw error(error_code::invalid_argument, "checkpoint " + tuple->config.checkpoint_id +
+                                                  " of namespace '" + ns +
+                                                  "' names no parent checkpoint");
+  cp_config_.checkpoint_id = root->as_string();
+  object cfg = shared_.config.as_object();
+  object conf = shared_.config.get("configurable").as_object();
+  conf.set("checkpoint_ns", std::string());
+  conf.set("checkpoint_id", cp_config_.checkpoint_id);
+  conf.set("checkpoint_map", value(std::move(map)));
+  cfg.set("configurable", value(std::move(conf)));
+  shared_.config = value(std::move(cfg));
 }
 
 bool run_loop::plan() {

@@ -121,6 +121,8 @@ class run_loop {
 
  private:
   void attach_resumed_writes();
+  /// Starts a top-level run given a subgraph's checkpoint in namespace `ns` from its parent's.
+  void enter_through_subgraph(const std::string& ns);
   void take_command(const command& cmd);
   /// Applies the writes of no task: those saved with the loaded checkpoint (the updates of
   /// earlier Commands on it) and `added` (this run's Command), saving `added` with them.

@@ -180,10 +180,9 @@ state_snapshot pregel::get_state(const value& config, bool subgraphs) const {
   return read_state(saver, detail::checkpoint_config_of(config, true), subgraphs);
 }
 
-state_snapshot pregel::read_state(checkpoint_saver& saver, checkpoint_config cfg,
-                                  bool subgraphs) const {
+const pregel& pregel::graph_for(checkpoint_config& cfg) const {
   // A namespace names a subgraph: each part "node:task id" leads one level down, to the graph
-  // whose state it is (LangGraph's get_subgraphs(namespace=recast)).
+  // whose checkpoints they are (LangGraph's get_subgraphs(namespace=recast)).
   std::vector<std::string> parts;
   for (std::size_t start = 0; !cfg.checkpoint_ns.empty();) {
     std::size_t bar = cfg.checkpoint_ns.find('|', start);
@@ -204,6 +203,12 @@ state_snapshot pregel::read_state(checkpoint_saver& saver, checkpoint_config cfg
   // A stateful subgraph keeps its checkpoints under the namespace without task ids.
   if (!parts.empty() && owner->options_.as_subgraph == subgraph_checkpointer::stateful)
     cfg.checkpoint_ns = detail::stable_ns(cfg.checkpoint_ns);
+  return *owner;
+}
+
+state_snapshot pregel::read_state(checkpoint_saver& saver, checkpoint_config cfg,
+                                  bool subgraphs) const {
+  const pregel* owner = &graph_for(cfg);
   auto tuple = saver.get_tuple(cfg);
   if (!tuple) {
     if (!cfg.checkpoint_id.empty())
@@ -240,9 +245,10 @@ std::vector<state_snapshot> pregel::get_state_history(const value& config,
                                                       const list_options& options) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "get_state_history");
   checkpoint_config cfg = detail::checkpoint_config_of(config, true);
+  const pregel& owner = graph_for(cfg);
   std::vector<state_snapshot> out;
   for (const auto& tuple : saver.list(cfg, options))
-    out.push_back(snapshot_of(graph_, impl_->index, tuple));
+    out.push_back(snapshot_of(owner.graph_, owner.impl_->index, tuple));
   return out;
 }
 
@@ -388,6 +394,7 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
   checkpoint_metadata meta;
   meta.source = "update";
   meta.step = step + 1;
+  if (tuple) meta.parents = tuple->metadata.parents;  // a subgraph's: the checkpoints around it
   std::vector<pregel_task> tasks;
   if (first_node == INPUT) {
     // As the run's input: the input channels written, a checkpoint with source "input".
@@ -443,8 +450,10 @@ value pregel::update_state(const value& config, const value& values,
   // Not while a run writes the thread: both would issue the same channel versions.
   thread_runs::slot slot =
       saver.runs().begin(cfg.thread_id, "update_state", multitask_strategy::reject);
-  return detail::checkpoint_config_value(update_superstep(
-      graph_, impl_->index, saver, cfg, config, {state_update{values, as_node, std::nullopt}}));
+  const pregel& owner = graph_for(cfg);
+  return detail::checkpoint_config_value(
+      update_superstep(owner.graph_, owner.impl_->index, saver, cfg, config,
+                       {state_update{values, as_node, std::nullopt}}));
 }
 
 value pregel::bulk_update_state(const value& config,
@@ -456,8 +465,9 @@ value pregel::bulk_update_state(const value& config,
     if (updates.empty()) throw error(error_code::invalid_argument, "No updates provided");
   thread_runs::slot slot =
       saver.runs().begin(cfg.thread_id, "bulk_update_state", multitask_strategy::reject);
+  const pregel& owner = graph_for(cfg);
   for (const auto& updates : supersteps)
-    cfg = update_superstep(graph_, impl_->index, saver, cfg, config, updates);
+    cfg = update_superstep(owner.graph_, owner.impl_->index, saver, cfg, config, updates);
   return detail::checkpoint_config_value(cfg);
 }
 

@@ -221,6 +221,11 @@ class pregel : public std::enable_shared_from_this<pregel> {
   value run_unguarded(const value& input, const value& config, const stream_options& options,
                       const stream_sink& sink, thread_runs::slot* slot) const;
 
+  /// The graph whose checkpoints `cfg.checkpoint_ns` names: this one for "", else the subgraph
+  /// its parts lead to ("node:task id|..."); a stateful subgraph's namespace is made stable
+  /// in `cfg`. Throws `superstep::error` (not_found) when no subgraph has that namespace.
+  const pregel& graph_for(checkpoint_config& cfg) const;
+
   /// get_state through `saver` (a subgraph's: its parent's saver) at coordinates `cfg`.
   state_snapshot read_state(checkpoint_saver& saver, checkpoint_config cfg, bool subgraphs) const;
 
