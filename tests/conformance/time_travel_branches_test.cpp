@@ -37,7 +37,7 @@ struct two_questions {
   std::shared_ptr<called_log> observed = std::make_shared<called_log>();
   std::shared_ptr<pregel> graph;
 
-  two_questions() {
+  explicit two_questions(subgraph_checkpointer kind = subgraph_checkpointer::stateful) {
     state_graph sb = value_graph();
     for (const char* step : {"step_a", "step_b"}) {
       const std::string name = step;
@@ -56,7 +56,7 @@ struct two_questions {
     b.add_node("parent_node", [](const value&, node_context&) -> value {
       return object{{"results", value::array({"p"})}};
     });
-    b.add_node("sub_node", sb.compile(sub_opts(subgraph_checkpointer::stateful)));
+    b.add_node("sub_node", sb.compile(sub_opts(kind)));
     b.add_edge("__start__", "parent_node").add_edge("parent_node", "sub_node");
     graph = b.compile(opts_with_saver());
   }
@@ -326,4 +326,22 @@ BOOST_AUTO_TEST_CASE(test_fork_creates_branch_in_subgraph) {
   BOOST_TEST(!original_ids.count(latest.config.checkpoint_id));
   BOOST_TEST(latest.values.to_json() ==
              R"({"value":["p_start","extra","p_end"],"sub_value":["sub2"]})");
+}
+
+// libs/langgraph/tests/test_time_travel.py::test_stateless_subgraph_starts_fresh_on_parent_replay
+BOOST_AUTO_TEST_CASE(test_stateless_subgraph_starts_fresh_on_parent_replay) {
+  two_questions t(subgraph_checkpointer::per_invocation);
+  const value config = thread("1");
+  t.invocation(config, "a1", "b1");
+  BOOST_TEST(t.observed->all().at(0) == R"(step_a {"value":[]})");
+  BOOST_TEST(t.observed->all().at(1) == R"(step_b {"value":["a:a1"]})");
+  t.observed->clear();
+  t.invocation(config, "a2", "b2");
+  BOOST_TEST(t.observed->all().at(0) == R"(step_a {"value":[]})");
+  BOOST_TEST(t.observed->all().at(1) == R"(step_b {"value":["a:a2"]})");
+  state_snapshot before_sub_2nd = newest_before(*t.graph, config, "sub_node");
+  t.started->clear();
+  BOOST_TEST(t.graph->invoke(value(), config_of(before_sub_2nd)).get("__interrupt__").is_list());
+  BOOST_TEST_REQUIRE(!t.started->all().empty());
+  BOOST_TEST(t.started->all().at(0) == R"(step_a {"value":[]})");
 }
