@@ -205,6 +205,8 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.config = up.config;
   shared.ns = up.ns;
   shared.ns.push_back(ctx->task().name + ":" + ctx->task().id);
+  // A task that runs several graphs gives each after the first a namespace of its own.
+  if (std::size_t n = ctx->next_subgraph_call()) shared.ns.push_back(std::to_string(n));
   if (options_.as_subgraph == subgraph_checkpointer::stateful) {
     // LangGraph's checkpointer=True: the namespace without task ids, the same on every
     // invocation, so the subgraph finds the state its last invocation left.

@@ -66,7 +66,10 @@ class task_context final : public node_context, public write_scope {
   std::int64_t remaining_steps() const noexcept override { return run_.stop - step_; }
   value interrupt(value v) override;
   /// A retry starts the node anew: its interrupt() calls are answered from the first again.
-  void reset_attempt() noexcept { interrupt_calls_ = 0; }
+  void reset_attempt() noexcept { interrupt_calls_ = subgraph_calls_ = 0; }
+  /// How many graphs this task ran nested before this one (LangGraph's subgraph_counter): the
+  /// second and later get their own namespace.
+  std::size_t next_subgraph_call() noexcept { return subgraph_calls_++; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
   storage::store* store() const noexcept override { return run_.store; }
@@ -86,6 +89,7 @@ class task_context final : public node_context, public write_scope {
   std::int64_t step_;
   const algo::channel_map& channels_;
   std::size_t interrupt_calls_ = 0;
+  std::size_t subgraph_calls_ = 0;
 };
 
 /// The id of the interrupts a task raises: a hash of its namespace and task id, stable across

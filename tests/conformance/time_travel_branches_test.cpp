@@ -142,6 +142,7 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_ns_accessible_in_subgraph) {
   sb.add_node("inner", [captured](const value&, node_context& ctx) -> value {
     captured->add(ctx.configurable("checkpoint_ns").to_json());
     captured->add(ctx.configurable("thread_id").to_json());
+    captured->add(value(std::string(ctx.checkpoint_ns())).to_json());
     return object{{"data", "done"}};
   });
   sb.add_edge("__start__", "inner");
@@ -152,7 +153,8 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_ns_accessible_in_subgraph) {
   auto graph = b.compile(opts_with_saver());
   graph->invoke(object{{"data", "test"}}, thread("1"));
   strings seen = captured->all();
-  BOOST_TEST_REQUIRE(seen.size() == 2u);
+  BOOST_TEST_REQUIRE(seen.size() == 3u);
+  BOOST_TEST(seen[2] == seen[0]);  // the config's and the context's namespace agree
   BOOST_TEST(seen[0] != "null");
   BOOST_TEST(seen[0] != R"("")");
   BOOST_TEST(seen[0].starts_with(R"("outer:)"));

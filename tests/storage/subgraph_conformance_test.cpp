@@ -1,5 +1,4 @@
-// LangGraph's subgraph behaviour (issue 13, Subgraphs): the namespace in the config inside a
-// subgraph, and Command.PARENT from a graph a node function invokes and at the top level.
+// LangGraph's subgraph behaviour (issue 13, Subgraphs): Command.PARENT from a graph a node function invokes and at the top level.
 // Runs in both execution modes against both savers (see tests/CMakeLists.txt).
 #include <boost/test/unit_test.hpp>
 #include <memory>
@@ -18,42 +17,7 @@ namespace {
 
 using test::thread;
 
-struct seen {
-  std::mutex m;
-  value config_ns;
-  std::string context_ns;
-};
-
 }  // namespace
-
-// No LangGraph test asserts it alone; LangGraph's runner sets configurable.checkpoint_ns to
-// the task's namespace (langgraph/pregel/_algo.py, prepare_single_task).
-BOOST_AUTO_TEST_CASE(the_config_inside_a_subgraph_names_its_checkpoint_ns) {
-  auto s = std::make_shared<seen>();
-  state_graph sb;
-  sb.add_key("x");
-  sb.add_node("look", [s](const value& st, node_context& ctx) -> value {
-    std::lock_guard lock(s->m);
-    s->config_ns = ctx.configurable("checkpoint_ns");
-    s->context_ns = std::string(ctx.checkpoint_ns());
-    return object{{"x", st.get("x").as_int() + 1}};
-  });
-  sb.add_edge("__start__", "look");
-  auto sub = sb.compile(test::opts());
-
-  state_graph b;
-  b.add_key("x");
-  b.add_node("child", sub);
-  b.add_edge("__start__", "child");
-  compile_options o = test::opts();
-  o.checkpointer = test::make_saver();
-  auto graph = b.compile(o);
-  BOOST_TEST(graph->invoke(object{{"x", 1}}, thread("t")).to_json() == R"({"x":2})");
-  std::lock_guard lock(s->m);
-  BOOST_TEST_REQUIRE(s->config_ns.is_string(), s->config_ns.to_json());
-  BOOST_TEST(s->config_ns.as_string() == s->context_ns);
-  BOOST_TEST(s->context_ns.starts_with("child:"));
-}
 
 // libs/langgraph/tests/test_pregel.py::test_timeout_with_parent_command (with_timeout=False;
 // we have no step timeout).
