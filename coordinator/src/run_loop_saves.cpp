@@ -1,5 +1,6 @@
 // The run loop saving its work: checkpoints (sync, in the background, or at exit) and each
 // task's pending writes.
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -145,6 +146,13 @@ void run_loop::finish(bool failed) {
     }
   }
   if (durability_ != durability::exit || !saver_) return;
+  // A subgraph that starts afresh on each invocation (a task id in its namespace) keeps its
+  // exit checkpoint only when it has to be resumed: failed or interrupted (LangGraph's
+  // _suppress_interrupt). A stateful one keeps it always: its next invocation starts there.
+  const bool per_invocation = std::any_of(shared_.ns.begin(), shared_.ns.end(), [](const auto& p) {
+    return p.find(':') != std::string::npos;
+  });
+  if (per_invocation && !failed && !interrupted_) return;
   // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
   if (unsaved_) {
     checkpoint_config parent = cp_config_;

@@ -406,6 +406,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     } else {
       pn.fn = n.fn;
     }
+    if (!n.subgraph && n.options.subgraph) pn.subgraph = n.options.subgraph;
     bool lenient = static_cast<bool>(n.subgraph);
     std::string name = n.name;
     pn.writers.push_back([topo, name, lenient](const value& out, write_scope& s) {

@@ -30,6 +30,10 @@ struct node_options {
   std::vector<std::string> destinations = {};
   /// Retries when the node fails (LangGraph `retry_policy`).
   std::optional<retry_policy> retry = std::nullopt;
+  /// The graph this node's function runs through `pregel::run_nested`, if any (LangGraph finds
+  /// it in the function's closure): `get_state(config, true)` shows its state for the node's
+  /// tasks, and its namespace leads get_state/update_state to it.
+  std::shared_ptr<const pregel> subgraph = nullptr;
 };
 
 /// Options of `state_graph::compile`.
