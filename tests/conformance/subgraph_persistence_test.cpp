@@ -189,7 +189,6 @@ BOOST_AUTO_TEST_CASE(test_stateful_state_accumulates) {
 }
 
 // libs/langgraph/tests/test_subgraph_persistence.py::test_stateful_state_accumulates_with_interrupt
-// and ::test_stateful_interrupt_resume (the same flow, checked after each resume).
 BOOST_AUTO_TEST_CASE(test_stateful_state_accumulates_with_interrupt) {
   calls_inner p(stateful_wrapper("agent", process_respond_graph()));
   const value config = thread("t");
