@@ -115,8 +115,8 @@ void run_loop::begin(const value& given) {
     const bool time_travel = !cp_config_.checkpoint_id.empty();
     // A subgraph of a replayed run, the first time it runs there: its state as it was at the
     // replay point, and its input applied anew (LangGraph's ReplayState).
-    replay_load = nested && !map_load && shared_.replay &&
-                  shared_.replay->first_visit(shared_.checkpoint_ns);
+    replay_load =
+        nested && !map_load && shared_.replay && shared_.replay->first_visit(shared_.checkpoint_ns);
     std::optional<checkpoint_tuple> tuple;
     if (replay_load) {
       list_options before;

@@ -347,7 +347,8 @@ std::string default_as_node(const pregel_graph& graph, const algo::graph_index& 
       }
     }
   }
-  if (last.size() > 1) throw error(error_code::invalid_argument, "Ambiguous update, specify as_node");
+  if (last.size() > 1)
+    throw error(error_code::invalid_argument, "Ambiguous update, specify as_node");
   return last.empty() ? std::string(START) : *last.begin();
 }
 

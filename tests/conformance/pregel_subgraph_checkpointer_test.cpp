@@ -57,14 +57,13 @@ std::string ns_of(const stream_event& e) {
 // libs/langgraph/tests/test_pregel.py::test_subgraph_checkpoint_true
 BOOST_AUTO_TEST_CASE(test_subgraph_checkpoint_true) {
   for (const char* durability : {"sync", "async", "exit"}) {
-    auto app = loop_over(inner_builder().compile(sub_opts(subgraph_checkpointer::stateful)),
-                         saver());
+    auto app =
+        loop_over(inner_builder().compile(sub_opts(subgraph_checkpointer::stateful)), saver());
     const value config = with_durability("2", durability);
     strings events;
-    app->stream(object{{"my_key", ""}}, config, stream_options{{stream_mode::updates}, true},
-                [&](const stream_event& e) {
-                  events.push_back("(" + ns_of(e) + ") " + e.data.to_json());
-                });
+    app->stream(
+        object{{"my_key", ""}}, config, stream_options{{stream_mode::updates}, true},
+        [&](const stream_event& e) { events.push_back("(" + ns_of(e) + ") " + e.data.to_json()); });
     BOOST_TEST(
         events ==
             (strings{
@@ -75,9 +74,9 @@ BOOST_AUTO_TEST_CASE(test_subgraph_checkpoint_true) {
                 R"((inner) {"inner_2":{"my_key":" and there"}})",
                 R"(() {"inner":{"my_key":" got here and there got here and there got here and there"}})"}),
         boost::test_tools::per_element());
-    BOOST_TEST(app->get_state_history(config).size() ==
-                   (std::string(durability) == "exit" ? 1u : 4u),
-               durability);
+    BOOST_TEST(
+        app->get_state_history(config).size() == (std::string(durability) == "exit" ? 1u : 4u),
+        durability);
   }
 }
 
@@ -197,10 +196,9 @@ BOOST_AUTO_TEST_CASE(test_interrupt_subgraph_reenter_checkpointer_true) {
   check(parent->invoke(resume("bar"), config), "subgraph_2", 1);
   BOOST_TEST(parent->invoke(resume("qux"), config).to_json() ==
              R"({"foo":"subgraph_2|parent","counter":1})");
-  BOOST_TEST(called->all() ==
-                 (strings{"call_subgraph", "subnode_1", "subnode_2", "call_subgraph", "subnode_2",
-                          "parent", "call_subgraph", "subnode_1", "subnode_2", "call_subgraph",
-                          "subnode_2", "parent"}),
+  BOOST_TEST(called->all() == (strings{"call_subgraph", "subnode_1", "subnode_2", "call_subgraph",
+                                       "subnode_2", "parent", "call_subgraph", "subnode_1",
+                                       "subnode_2", "call_subgraph", "subnode_2", "parent"}),
              boost::test_tools::per_element());
   check(parent->invoke(object{{"foo", "meow"}, {"counter", 0}}, config), "meow", 0);
   BOOST_TEST(bar_values->all() == (strings{"null", R"("barbaz")", R"("quxbaz")"}),
@@ -241,17 +239,18 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs_checkpointer) {
   for (const char* total : {"5", "7"}) {
     strings events;
     parent_graph->stream(object{{"parent_counter", 0}}, thread("2"),
-                         stream_options{{stream_mode::updates}, true},
-                         [&](const stream_event& e) {
+                         stream_options{{stream_mode::updates}, true}, [&](const stream_event& e) {
                            std::string ns = ns_of(e);
                            // LangGraph: AnyStr("parent_node:") for the part with a task id.
-                           if (ns.starts_with("parent_node:")) ns = "parent_node:<id>" + ns.substr(ns.find('|'));
+                           if (ns.starts_with("parent_node:"))
+                             ns = "parent_node:<id>" + ns.substr(ns.find('|'));
                            events.push_back("(" + ns + ") " + e.data.to_json());
                          });
-    BOOST_TEST(events == (strings{R"((parent_node) {"subgraph_node":{"sub_counter":2}})",
-                                  R"((parent_node:<id>|1) {"other_subgraph_node":{"other_sub_counter":3}})",
-                                  std::string(R"(() {"parent_node":{"parent_counter":)") + total +
-                                      "}}"}),
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        events ==
+            (strings{R"((parent_node) {"subgraph_node":{"sub_counter":2}})",
+                     R"((parent_node:<id>|1) {"other_subgraph_node":{"other_sub_counter":3}})",
+                     std::string(R"(() {"parent_node":{"parent_counter":)") + total + "}}"}),
+        boost::test_tools::per_element());
   }
 }

@@ -145,12 +145,12 @@ BOOST_AUTO_TEST_CASE(test_stateless_state_resets_with_interrupt) {
     check_interrupted(p.parent->invoke(empty_result, config));
     BOOST_TEST(p.parent->invoke(resume(true), config).to_json() == R"({"result":"Done"})");
   }
-  BOOST_TEST(p.at(0) == (strings{"tell me about apples", "Processing: tell me about apples",
-                                 "Done"}),
-             boost::test_tools::per_element());
-  BOOST_TEST(p.at(1) == (strings{"tell me about bananas", "Processing: tell me about bananas",
-                                 "Done"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      p.at(0) == (strings{"tell me about apples", "Processing: tell me about apples", "Done"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(
+      p.at(1) == (strings{"tell me about bananas", "Processing: tell me about bananas", "Done"}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_subgraph_persistence.py::test_checkpointer_false_no_persistence
@@ -229,17 +229,16 @@ BOOST_AUTO_TEST_CASE(test_stateful_namespace_isolation) {
   auto calls = std::make_shared<std::atomic<int>>(0);
   state_graph b;
   b.add_key("result");
-  b.add_node("call_both",
-             [=](const value&, node_context& ctx) -> value {
-               const std::string suffix = ++*calls == 1 ? "round 1" : "round 2";
-               value f = fruit->run_nested(
-                   object{{"messages", value::array({human("cherries " + suffix)})}}, ctx);
-               value v = veggie->run_nested(
-                   object{{"messages", value::array({human("broccoli " + suffix)})}}, ctx);
-               fruit_msgs->push_back(texts(f));
-               veggie_msgs->push_back(texts(v));
-               return object{{"result", last_text(f)}};
-             });
+  b.add_node("call_both", [=](const value&, node_context& ctx) -> value {
+    const std::string suffix = ++*calls == 1 ? "round 1" : "round 2";
+    value f =
+        fruit->run_nested(object{{"messages", value::array({human("cherries " + suffix)})}}, ctx);
+    value v =
+        veggie->run_nested(object{{"messages", value::array({human("broccoli " + suffix)})}}, ctx);
+    fruit_msgs->push_back(texts(f));
+    veggie_msgs->push_back(texts(v));
+    return object{{"result", last_text(f)}};
+  });
   b.add_edge("__start__", "call_both");
   auto parent = b.compile(opts_with_saver());
   const value config = thread("t");

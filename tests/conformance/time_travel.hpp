@@ -56,9 +56,9 @@ inline node_function ask(std::string name, std::string question, std::string pre
   return [name, question, prefix, log](const value&, node_context& ctx) -> value {
     if (log) log->add(name);
     value answer = ctx.interrupt(question);
-    return object{{"value", value::array(
-                                {prefix + ":" + (answer.is_string() ? answer.as_string()
-                                                                    : answer.to_json())})}};
+    return object{
+        {"value", value::array({prefix + ":" +
+                                (answer.is_string() ? answer.as_string() : answer.to_json())})}};
   };
 }
 
@@ -75,8 +75,8 @@ inline value empty_input() { return object{{"value", list{}}}; }
 
 /// The config of checkpoint `checkpoint_id` of thread `id`.
 inline value at(std::string_view id, const std::string& checkpoint_id) {
-  return object{{"configurable", object{{"thread_id", std::string(id)},
-                                        {"checkpoint_id", checkpoint_id}}}};
+  return object{
+      {"configurable", object{{"thread_id", std::string(id)}, {"checkpoint_id", checkpoint_id}}}};
 }
 
 /// A snapshot's config as a run config.

@@ -42,13 +42,14 @@ struct two_questions {
     for (const char* step : {"step_a", "step_b"}) {
       const std::string name = step;
       const std::string prefix = name == "step_a" ? "a" : "b";
-      sb.add_node(name, [name, prefix, s = started, o = observed](const value& state,
-                                                                  node_context& ctx) -> value {
-        s->add(name + " " + state.to_json());
-        value answer = ctx.interrupt("question_" + prefix);
-        o->add(name + " " + state.to_json());
-        return object{{"value", value::array({prefix + ":" + answer.as_string()})}};
-      });
+      sb.add_node(name,
+                  [name, prefix, s = started, o = observed](const value& state,
+                                                            node_context& ctx) -> value {
+                    s->add(name + " " + state.to_json());
+                    value answer = ctx.interrupt("question_" + prefix);
+                    o->add(name + " " + state.to_json());
+                    return object{{"value", value::array({prefix + ":" + answer.as_string()})}};
+                  });
     }
     sb.add_edge("__start__", "step_a").add_edge("step_a", "step_b");
     state_graph b;
@@ -101,10 +102,10 @@ std::shared_ptr<pregel> abc_graph(std::shared_ptr<std::atomic<int>> calls) {
   return b.compile(opts_with_saver());
 }
 
-const strings abc_original{
-    R"(loop () {"value":["a","b1","c"]})", R"(loop (node_c) {"value":["a","b1"]})",
-    R"(loop (node_b) {"value":["a"]})", R"(loop (node_a) {"value":[]})",
-    R"(input (__start__) {"value":[]})"};
+const strings abc_original{R"(loop () {"value":["a","b1","c"]})",
+                           R"(loop (node_c) {"value":["a","b1"]})",
+                           R"(loop (node_b) {"value":["a"]})", R"(loop (node_a) {"value":[]})",
+                           R"(input (__start__) {"value":[]})"};
 
 }  // namespace
 

@@ -36,7 +36,8 @@ BOOST_AUTO_TEST_CASE(test_fork_from_interrupt_checkpoint_refires) {
     }
   }
   BOOST_TEST_REQUIRE(at_interrupt.has_value());
-  value fork_config = graph->update_state(config_of(*at_interrupt), object{{"value", list{"forked"}}});
+  value fork_config =
+      graph->update_state(config_of(*at_interrupt), object{{"value", list{"forked"}}});
   BOOST_TEST(graph->invoke(value(), fork_config).get("__interrupt__").is_list());
   BOOST_TEST(holds(graph->invoke(resume("different"), fork_config), "human:different"));
 }

@@ -106,9 +106,8 @@ BOOST_AUTO_TEST_CASE(test_subgraph_time_travel_resume_from_first_interrupt) {
   value at_first = config_of(sub_state(*graph, config));
   graph->invoke(resume("answer_1"), config);
   graph->invoke(resume("answer_2"), config);
-  const strings original{
-      R"(loop () {"value":["step_a_done","ask_1:answer_1","ask_2:answer_2"]})",
-      R"(loop (executor) {"value":[]})", R"(input (__start__) {"value":[]})"};
+  const strings original{R"(loop () {"value":["step_a_done","ask_1:answer_1","ask_2:answer_2"]})",
+                         R"(loop (executor) {"value":[]})", R"(input (__start__) {"value":[]})"};
   BOOST_TEST(summary(graph->get_state_history(config)) == original,
              boost::test_tools::per_element());
 
@@ -142,9 +141,8 @@ BOOST_AUTO_TEST_CASE(test_subgraph_time_travel_resume_from_second_interrupt) {
   graph->invoke(resume("answer_1"), config);
   value at_second = config_of(sub_state(*graph, config));
   graph->invoke(resume("answer_2"), config);
-  const strings original{
-      R"(loop () {"value":["step_a_done","ask_1:answer_1","ask_2:answer_2"]})",
-      R"(loop (executor) {"value":[]})", R"(input (__start__) {"value":[]})"};
+  const strings original{R"(loop () {"value":["step_a_done","ask_1:answer_1","ask_2:answer_2"]})",
+                         R"(loop (executor) {"value":[]})", R"(input (__start__) {"value":[]})"};
   BOOST_TEST(summary(graph->get_state_history(config)) == original,
              boost::test_tools::per_element());
 

@@ -86,9 +86,9 @@ BOOST_AUTO_TEST_CASE(test_three_level_nested_subgraph_loads_state_on_replay) {
   auto graph = parent_of("parent_step", {{"mid_node", mid}});
   const value config = thread("1");
   graph->invoke(results_input, config);
-  BOOST_TEST(log->all() == (strings{R"(mid_step {"mid_trail":[]})",
-                                    R"(inner_step {"inner_trail":[]})"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      log->all() == (strings{R"(mid_step {"mid_trail":[]})", R"(inner_step {"inner_trail":[]})"}),
+      boost::test_tools::per_element());
   log->clear();
   graph->invoke(results_input, config);
   const strings once{R"(mid_step {"mid_trail":["mid"]})",
@@ -141,10 +141,9 @@ BOOST_AUTO_TEST_CASE(test_replay_from_first_invocation_checkpoint) {
 // libs/langgraph/tests/test_time_travel.py::test_parallel_subgraph_nodes_load_correct_state_on_replay
 BOOST_AUTO_TEST_CASE(test_parallel_subgraph_nodes_load_correct_state_on_replay) {
   auto log = std::make_shared<called_log>();
-  auto graph =
-      parent_of("parent_step",
-                {{"sub_a_node", recording_sub("a_trail", "sub_a_step", "sub_a", "a", log)},
-                 {"sub_b_node", recording_sub("b_trail", "sub_b_step", "sub_b", "b", log)}});
+  auto graph = parent_of(
+      "parent_step", {{"sub_a_node", recording_sub("a_trail", "sub_a_step", "sub_a", "a", log)},
+                      {"sub_b_node", recording_sub("b_trail", "sub_b_step", "sub_b", "b", log)}});
   const value config = thread("1");
   const auto check = [&](const char* a, const char* b) {
     strings all = log->all();
@@ -183,9 +182,9 @@ BOOST_AUTO_TEST_CASE(test_subgraph_called_in_loop_loads_state_on_replay) {
   const value config = thread("1");
   const value input = object{{"counter", 0}, {"results", list{}}};
   graph->invoke(input, config);
-  BOOST_TEST(log->all() == (strings{R"(sub_step {"sub_trail":[]})",
-                                    R"(sub_step {"sub_trail":["s"]})"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      log->all() == (strings{R"(sub_step {"sub_trail":[]})", R"(sub_step {"sub_trail":["s"]})"}),
+      boost::test_tools::per_element());
   log->clear();
   graph->invoke(input, config);
   const strings second{R"(sub_step {"sub_trail":["s","s"]})",

@@ -160,8 +160,9 @@ BOOST_AUTO_TEST_CASE(test_subgraph_interrupt_replay_from_parent_then_resume) {
   graph->invoke(empty_input(), config);
   graph->invoke(resume("old_answer"), config);
   std::vector<state_snapshot> original = graph->get_state_history(config);
-  BOOST_TEST(nexts(original) == (strings{"", "post_process", "subgraph_node", "router", "__start__"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      nexts(original) == (strings{"", "post_process", "subgraph_node", "router", "__start__"}),
+      boost::test_tools::per_element());
   state_snapshot at_interrupt = with_next(original, {"subgraph_node"}).front();
 
   log->clear();
@@ -171,9 +172,8 @@ BOOST_AUTO_TEST_CASE(test_subgraph_interrupt_replay_from_parent_then_resume) {
   BOOST_TEST(log->has("ask_human"));
   BOOST_TEST(!log->has("step_b"));
   std::vector<state_snapshot> post_replay = graph->get_state_history(config);
-  BOOST_TEST(nexts(post_replay) ==
-                 (strings{"subgraph_node", "", "post_process", "subgraph_node", "router",
-                          "__start__"}),
+  BOOST_TEST(nexts(post_replay) == (strings{"subgraph_node", "", "post_process", "subgraph_node",
+                                            "router", "__start__"}),
              boost::test_tools::per_element());
   BOOST_TEST(sources(post_replay) == (strings{"fork", "loop", "loop", "loop", "loop", "input"}),
              boost::test_tools::per_element());
@@ -190,10 +190,10 @@ BOOST_AUTO_TEST_CASE(test_subgraph_interrupt_replay_from_parent_then_resume) {
   BOOST_TEST(log->has("step_b"));
   BOOST_TEST(log->has("post_process"));
   std::vector<state_snapshot> final_history = graph->get_state_history(config);
-  BOOST_TEST(nexts(final_history) == (strings{"", "post_process", "subgraph_node", "",
-                                              "post_process", "subgraph_node", "router",
-                                              "__start__"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      nexts(final_history) == (strings{"", "post_process", "subgraph_node", "", "post_process",
+                                       "subgraph_node", "router", "__start__"}),
+      boost::test_tools::per_element());
   BOOST_TEST(sources(final_history) ==
                  (strings{"loop", "loop", "fork", "loop", "loop", "loop", "loop", "input"}),
              boost::test_tools::per_element());
@@ -211,9 +211,8 @@ BOOST_AUTO_TEST_CASE(test_subgraph_interrupt_resume_with_explicit_head_checkpoin
   BOOST_TEST((log->all() == strings{"step_a", "ask_human"}));
   const std::string head = graph->get_state(config).config.checkpoint_id;
   log->clear();
-  value resume_config = object{{"configurable", object{{"thread_id", "1"},
-                                                       {"checkpoint_id", head},
-                                                       {"checkpoint_ns", ""}}}};
+  value resume_config = object{
+      {"configurable", object{{"thread_id", "1"}, {"checkpoint_id", head}, {"checkpoint_ns", ""}}}};
   value result = graph->invoke(resume("answer"), resume_config);
   BOOST_TEST((log->all() == strings{"ask_human", "step_b"}));
   BOOST_TEST(!result.find("__interrupt__"));
@@ -250,8 +249,8 @@ BOOST_AUTO_TEST_CASE(test_subgraph_replay_loads_accumulated_state_then_resume) {
   graph->invoke(resume("a2"), config);
   BOOST_TEST(started->all().at(0) == R"({"value":["a:a1"]})");
   std::vector<state_snapshot> original = graph->get_state_history(config);
-  const strings original_next{"",  "sub_node", "parent_node", "__start__",
-                              "",  "sub_node", "parent_node", "__start__"};
+  const strings original_next{"", "sub_node", "parent_node", "__start__",
+                              "", "sub_node", "parent_node", "__start__"};
   BOOST_TEST(nexts(original) == original_next, boost::test_tools::per_element());
 
   state_snapshot before_sub_2nd = with_next(original, {"sub_node"}).front();

@@ -1,5 +1,6 @@
-// LangGraph's subgraph behaviour (issue 13, Subgraphs): Command.PARENT from a graph a node function invokes and at the top level.
-// Runs in both execution modes against both savers (see tests/CMakeLists.txt).
+// LangGraph's subgraph behaviour (issue 13, Subgraphs): Command.PARENT from a graph a node function
+// invokes and at the top level. Runs in both execution modes against both savers (see
+// tests/CMakeLists.txt).
 #include <boost/test/unit_test.hpp>
 #include <memory>
 #include <mutex>
