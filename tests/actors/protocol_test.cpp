@@ -54,6 +54,8 @@ BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serializati
   b.header.ns = {"child:abc"};
   b.header.modes = 5;
   b.header.subgraphs = true;
+  b.header.replay_checkpoint_id = "cp-1";
+  b.header.replay_visited = {"child", "other|inner"};
   b.deltas = {{"foo", true, value("bar")}, {"gone", false, value()}};
   b.slots = {0, 9};
   b.tasks = {sample_task(), pregel_task{}};
@@ -64,6 +66,8 @@ BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serializati
   BOOST_TEST(back.header.config == b.header.config);
   BOOST_TEST((back.header.ns == b.header.ns));
   BOOST_TEST(back.header.subgraphs);
+  BOOST_TEST(back.header.replay_checkpoint_id == "cp-1");
+  BOOST_TEST((back.header.replay_visited == b.header.replay_visited));
   BOOST_TEST_REQUIRE(back.deltas.size() == 2u);
   BOOST_TEST(back.deltas[0].v == value("bar"));
   BOOST_TEST(!back.deltas[1].present);
