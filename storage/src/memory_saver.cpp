@@ -305,9 +305,7 @@ void memory_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
   for (const std::string& thread_id : threads) {
     const namespaces& nss = threads_.at(thread_id);
     drop_checkpoints(thread_id, [&](const std::string& ns, std::size_t, std::size_t,
-                                    const std::string& id) {
-      return of_runs(nss.at(ns).at(id));
-    });
+                                    const std::string& id) { return of_runs(nss.at(ns).at(id)); });
   }
 }
 
@@ -346,10 +344,10 @@ std::map<std::string, delta_channel_history> memory_saver::get_delta_channel_his
       resolve_versions(checkpoints, at->second, versions);
     for (auto it = remaining.begin(); it != remaining.end();) {
       auto version = versions.channel_versions.find(*it);
-      auto blob = version == versions.channel_versions.end()
-                      ? blobs_.end()
-                      : blobs_.find(blob_key{config.thread_id, config.checkpoint_ns, *it,
-                                             version->second});
+      auto blob =
+          version == versions.channel_versions.end()
+              ? blobs_.end()
+              : blobs_.find(blob_key{config.thread_id, config.checkpoint_ns, *it, version->second});
       if (blob == blobs_.end() || !blob->second) {  // no value stored here: walk on
         ++it;
         continue;

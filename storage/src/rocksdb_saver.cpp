@@ -209,9 +209,9 @@ std::optional<value> rocksdb_saver::impl::read_value(const rocksdb::ReadOptions&
     check(s, "reading a blob");
     return serde->loads(bytes.ToStringView());
   } catch (const error& e) {
-    throw error(error_code::storage_error,
-                "rocksdb_saver: cannot read channel '" + channel + "' at version " +
-                    std::to_string(version) + " of thread '" + thread_id + "': " + e.what());
+    throw error(error_code::storage_error, "rocksdb_saver: cannot read channel '" + channel +
+                                               "' at version " + std::to_string(version) +
+                                               " of thread '" + thread_id + "': " + e.what());
   }
 }
 

@@ -71,10 +71,12 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
   for (const std::string& thread_id : thread_ids) {
     snapshot_read read(d.db);
     rocksdb::WriteBatch batch;
-    d.drop_checkpoints(read.options, thread_id,
-                       [keep_last](const std::string&, std::size_t index, std::size_t count,
-                                   const std::string&) { return index + keep_last < count; },
-                       batch);
+    d.drop_checkpoints(
+        read.options, thread_id,
+        [keep_last](const std::string&, std::size_t index, std::size_t count, const std::string&) {
+          return index + keep_last < count;
+        },
+        batch);
     d.write(batch, "pruning thread '" + thread_id + "'");
     d.db.chains.clear();
     d.db.versions.clear();
@@ -127,8 +129,8 @@ void rocksdb_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
       // An entry is stale when its checkpoint went without it (rocksdb_check drops unreadable
       // ones) or was put again for another run: removed, and its checkpoint kept.
       rocksdb::PinnableSlice bytes;
-      auto s = d.db.db().Get(read.options, d.db.checkpoints, keys::prefix(*thread_id, *ns) + id,
-                             &bytes);
+      auto s =
+          d.db.db().Get(read.options, d.db.checkpoints, keys::prefix(*thread_id, *ns) + id, &bytes);
       bool of_this_run = false;
       if (!s.IsNotFound()) {
         check(s, "reading " + describe(*thread_id, *ns, id));
@@ -147,7 +149,9 @@ void rocksdb_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
     d.drop_checkpoints(
         read.options, thread_id,
         [&of_thread = of_thread](const std::string& ns, std::size_t, std::size_t,
-                                 const std::string& id) { return of_thread.count({ns, id}) > 0; },
+                                 const std::string& id) {
+          return of_thread.count({ns, id}) > 0;
+        },
         batch);
   if (batch.Count() == 0) return;
   d.write(batch, "removing the checkpoints of " + std::to_string(runs.size()) + " run(s)");

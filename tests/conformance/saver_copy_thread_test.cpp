@@ -26,9 +26,8 @@ std::vector<checkpoint_config> setup_source_thread(checkpoint_saver& saver, cons
 }
 
 std::vector<checkpoint_tuple> by_id(std::vector<checkpoint_tuple> tuples) {
-  std::sort(tuples.begin(), tuples.end(), [](const auto& a, const auto& b) {
-    return a.checkpoint.id < b.checkpoint.id;
-  });
+  std::sort(tuples.begin(), tuples.end(),
+            [](const auto& a, const auto& b) { return a.checkpoint.id < b.checkpoint.id; });
   return tuples;
 }
 

@@ -71,8 +71,8 @@ BOOST_AUTO_TEST_CASE(test_delete_for_runs_removes_writes) {
   auto saver = conformance::saver();
   const std::string tid = uuid4(), run1 = uuid4();
   const checkpoint cp = generate_checkpoint();
-  const auto stored = saver->put(config_of(tid), cp,
-                                 generate_metadata("loop", 0, object{{"run_id", run1}}), {});
+  const auto stored =
+      saver->put(config_of(tid), cp, generate_metadata("loop", 0, object{{"run_id", run1}}), {});
   saver->put_writes(stored, {{"ch", "val"}}, uuid4(), "");
   const auto pre = saver->get_tuple(stored);
   BOOST_REQUIRE(pre);

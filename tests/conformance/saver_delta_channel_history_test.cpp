@@ -58,7 +58,8 @@ BOOST_AUTO_TEST_CASE(test_history_seed_is_nearest_snapshot) {
   const auto result = saver->get_delta_channel_history(configs.back(), {"ch"});
   BOOST_REQUIRE(result.at("ch").seed);
   BOOST_TEST(*result.at("ch").seed == value(3));
-  BOOST_TEST(values_of(result.at("ch")) == (std::vector<value>{4}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(result.at("ch")) == (std::vector<value>{4}),
+             boost::test_tools::per_element());
 }
 
 // libs/checkpoint-conformance/langgraph/checkpoint/conformance/spec/test_delta_channel_history.py::test_history_excludes_target_pending_writes
@@ -91,7 +92,8 @@ BOOST_AUTO_TEST_CASE(test_history_multi_channel) {
   const auto result = saver->get_delta_channel_history(configs.back(), {"a", "b"});
   BOOST_TEST(values_of(result.at("a")) == (std::vector<value>{1, 2, 3}),
              boost::test_tools::per_element());
-  BOOST_TEST(values_of(result.at("b")) == (std::vector<value>{3}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(result.at("b")) == (std::vector<value>{3}),
+             boost::test_tools::per_element());
   BOOST_TEST(*result.at("a").seed == value("snap_a"));
   BOOST_TEST(*result.at("b").seed == value("snap_b"));
 }
@@ -131,7 +133,8 @@ BOOST_AUTO_TEST_CASE(test_history_migration_plain_value_as_seed) {
   const auto result = saver->get_delta_channel_history(configs.back(), {"ch"});
   BOOST_REQUIRE(result.at("ch").seed);
   BOOST_TEST(*result.at("ch").seed == value::array({10, 20, 30}));
-  BOOST_TEST(values_of(result.at("ch")) == (std::vector<value>{2}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(result.at("ch")) == (std::vector<value>{2}),
+             boost::test_tools::per_element());
 }
 
 // libs/checkpoint-conformance/langgraph/checkpoint/conformance/spec/test_delta_channel_history.py::test_history_seed_ancestor_own_writes_are_replayed

@@ -111,7 +111,8 @@ BOOST_AUTO_TEST_CASE(test_get_tuple_respects_namespace) {
   const checkpoint cp_root = generate_checkpoint();
   const auto stored_root = saver->put(config_of(tid, ""), cp_root, generate_metadata(), {});
   const checkpoint cp_child = generate_checkpoint();
-  const auto stored_child = saver->put(config_of(tid, "child:1"), cp_child, generate_metadata(), {});
+  const auto stored_child =
+      saver->put(config_of(tid, "child:1"), cp_child, generate_metadata(), {});
   const auto tup_root = saver->get_tuple(stored_root);
   BOOST_REQUIRE(tup_root);
   BOOST_TEST(tup_root->checkpoint.id == cp_root.id);

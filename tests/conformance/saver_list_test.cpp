@@ -66,8 +66,7 @@ BOOST_AUTO_TEST_CASE(test_list_by_namespace) {
 BOOST_AUTO_TEST_CASE(test_list_ordering) {
   auto saver = conformance::saver();
   const auto data = setup_list_data(*saver);
-  const std::vector<std::string> expected(data.checkpoint_ids.rbegin(),
-                                          data.checkpoint_ids.rend());
+  const std::vector<std::string> expected(data.checkpoint_ids.rbegin(), data.checkpoint_ids.rend());
   BOOST_TEST(ids_of(list_of(*saver, data.thread_id)) == expected, boost::test_tools::per_element());
 }
 
@@ -169,8 +168,7 @@ BOOST_AUTO_TEST_CASE(test_list_metadata_filter_multiple_keys) {
   for (const auto& [source, step] :
        std::vector<std::pair<std::string, int>>{{"input", 1}, {"loop", 1}, {"input", 2}})
     saver->put(config_of(tid), generate_checkpoint(), generate_metadata(source, step), {});
-  const auto results =
-      list_of(*saver, tid, "", with_filter({{"source", "input"}, {"step", 2}}));
+  const auto results = list_of(*saver, tid, "", with_filter({{"source", "input"}, {"step", 2}}));
   BOOST_REQUIRE_EQUAL(results.size(), 1u);
   BOOST_TEST(results[0].metadata.source == "input");
   BOOST_TEST(results[0].metadata.step == 2);
@@ -180,9 +178,8 @@ BOOST_AUTO_TEST_CASE(test_list_metadata_filter_multiple_keys) {
 BOOST_AUTO_TEST_CASE(test_list_metadata_filter_no_match) {
   auto saver = conformance::saver();
   const auto data = setup_list_data(*saver);
-  BOOST_TEST(
-      list_of(*saver, data.thread_id, "", with_filter({{"source", "update"}, {"step", 99}}))
-          .empty());
+  BOOST_TEST(list_of(*saver, data.thread_id, "", with_filter({{"source", "update"}, {"step", 99}}))
+                 .empty());
 }
 
 // libs/checkpoint-conformance/langgraph/checkpoint/conformance/spec/test_list.py::test_list_metadata_custom_keys

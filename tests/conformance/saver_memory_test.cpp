@@ -17,7 +17,8 @@ checkpoint_metadata metadata_1() {
   return generate_metadata("input", 2, object{{"writes", object{}}, {"score", 1}});
 }
 checkpoint_metadata metadata_2() {
-  return generate_metadata("loop", 1, object{{"writes", object{{"foo", "bar"}}}, {"score", value()}});
+  return generate_metadata("loop", 1,
+                           object{{"writes", object{{"foo", "bar"}}}, {"score", value()}});
 }
 
 // TestMemorySaver.setup's three checkpoints: thread-1, thread-2 and thread-2's namespace
@@ -92,8 +93,7 @@ std::vector<value> values_of(const delta_channel_history& h) {
 checkpoint_config build_mixed_thread(checkpoint_saver& saver, const std::string& tid) {
   const std::vector<std::optional<value>> stored{value(list{}), value::array({"A"}), std::nullopt,
                                                  std::nullopt};
-  const std::vector<std::string> writes{"OLDER-WRITE", "PRE-DELTA-WRITE", "B",
-                                        "PENDING-AT-TARGET"};
+  const std::vector<std::string> writes{"OLDER-WRITE", "PRE-DELTA-WRITE", "B", "PENDING-AT-TARGET"};
   std::optional<checkpoint_config> parent;
   for (std::size_t i = 0; i < 4; ++i) {
     std::map<std::string, value> values;
@@ -114,23 +114,23 @@ checkpoint_config build_mixed_thread(checkpoint_saver& saver, const std::string&
 // loop calls it). Our metadata always has `parents`.
 BOOST_AUTO_TEST_CASE(test_combined_metadata) {
   auto saver = conformance::saver();
-  const value config = object{
-      {"configurable",
-       object{{"thread_id", "thread-2"}, {"checkpoint_ns", ""}, {"__super_private_key", "super_private_value"}}},
-      {"metadata", object{{"run_id", "my_run_id"}}}};
+  const value config =
+      object{{"configurable", object{{"thread_id", "thread-2"},
+                                     {"checkpoint_ns", ""},
+                                     {"__super_private_key", "super_private_value"}}},
+             {"metadata", object{{"run_id", "my_run_id"}}}};
   checkpoint_metadata md = metadata_2();
   merge_config_metadata(md, config);
   const checkpoint cp = generate_checkpoint();
   saver->put(config_of("thread-2"), cp, md, {});
   const auto tuple = saver->get_tuple(config_of("thread-2"));
   BOOST_REQUIRE(tuple);
-  BOOST_TEST(metadata_to_value(tuple->metadata) ==
-             value(object{{"source", "loop"},
-                          {"step", 1},
-                          {"parents", object{}},
-                          {"writes", object{{"foo", "bar"}}},
-                          {"score", value()},
-                          {"run_id", "my_run_id"}}));
+  BOOST_TEST(metadata_to_value(tuple->metadata) == value(object{{"source", "loop"},
+                                                                {"step", 1},
+                                                                {"parents", object{}},
+                                                                {"writes", object{{"foo", "bar"}}},
+                                                                {"score", value()},
+                                                                {"run_id", "my_run_id"}}));
 }
 
 // libs/checkpoint/tests/test_memory.py::TestMemorySaver::test_search
@@ -153,9 +153,9 @@ BOOST_AUTO_TEST_CASE(test_search) {
   every.every_namespace = true;
   const auto results_5 = saver->list(config_of("thread-2"), every);
   BOOST_REQUIRE_EQUAL(results_5.size(), 2u);
-  BOOST_TEST((std::set<std::string>{results_5[0].config.checkpoint_ns,
-                                    results_5[1].config.checkpoint_ns} ==
-              std::set<std::string>{"", "inner"}));
+  BOOST_TEST((
+      std::set<std::string>{results_5[0].config.checkpoint_ns, results_5[1].config.checkpoint_ns} ==
+      std::set<std::string>{"", "inner"}));
 }
 
 // libs/checkpoint/tests/test_memory.py::TestInMemorySaverDeltaChannel::test_load_blobs_omits_delta_channel
@@ -164,8 +164,8 @@ BOOST_AUTO_TEST_CASE(test_search) {
 BOOST_AUTO_TEST_CASE(test_load_blobs_omits_delta_channel) {
   auto saver = conformance::saver();
   const std::map<std::string, channel_version> versions{{"messages", 1}};
-  const auto stored = saver->put(config_of("t1"), generate_checkpoint({}, versions),
-                                 generate_metadata(), versions);
+  const auto stored =
+      saver->put(config_of("t1"), generate_checkpoint({}, versions), generate_metadata(), versions);
   const auto tuple = saver->get_tuple(stored);
   BOOST_REQUIRE(tuple);
   BOOST_TEST(tuple->checkpoint.channel_values.count("messages") == 0u);
@@ -200,8 +200,8 @@ BOOST_AUTO_TEST_CASE(test_fallback_returns_ancestor_writes_oldest_first) {
   const auto target = build_chain_with_writes(saver, "t1");
   const auto result = saver.get_delta_channel_history(target, {"messages"}).at("messages");
   BOOST_TEST(!result.seed.has_value());
-  BOOST_TEST(values_of(result) == (std::vector<value>{object{{"content", "first"}},
-                                                      object{{"content", "second"}}}),
+  BOOST_TEST(values_of(result) ==
+                 (std::vector<value>{object{{"content", "first"}}, object{{"content", "second"}}}),
              boost::test_tools::per_element());
   BOOST_TEST(saver.get_tuple_calls() == 3);  // the default walked with get_tuple
 }
@@ -216,8 +216,8 @@ BOOST_AUTO_TEST_CASE(test_async_fallback_returns_ancestor_writes_oldest_first) {
     result = saver.get_delta_channel_history(target, {"messages"}).at("messages");
   }).join();
   BOOST_TEST(!result.seed.has_value());
-  BOOST_TEST(values_of(result) == (std::vector<value>{object{{"content", "first"}},
-                                                      object{{"content", "second"}}}),
+  BOOST_TEST(values_of(result) ==
+                 (std::vector<value>{object{{"content", "first"}}, object{{"content", "second"}}}),
              boost::test_tools::per_element());
 }
 

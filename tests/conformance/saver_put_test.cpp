@@ -11,8 +11,7 @@ BOOST_AUTO_TEST_CASE(test_put_returns_config) {
   auto saver = conformance::saver();
   const std::string tid = uuid4();
   const checkpoint cp = generate_checkpoint({{"k", "v"}}, {{"k", 1}});
-  const checkpoint_config result =
-      saver->put(config_of(tid), cp, generate_metadata(), {{"k", 1}});
+  const checkpoint_config result = saver->put(config_of(tid), cp, generate_metadata(), {{"k", 1}});
   BOOST_TEST(result.thread_id == tid);
   BOOST_TEST(result.checkpoint_ns == "");
   BOOST_TEST(result.checkpoint_id == cp.id);
@@ -45,7 +44,8 @@ BOOST_AUTO_TEST_CASE(test_put_preserves_channel_values) {
   BOOST_REQUIRE(tup);
   for (const auto& [k, v] : values) {
     auto it = tup->checkpoint.channel_values.find(k);
-    BOOST_REQUIRE_MESSAGE(it != tup->checkpoint.channel_values.end(), "channel_values[" << k << "]");
+    BOOST_REQUIRE_MESSAGE(it != tup->checkpoint.channel_values.end(),
+                          "channel_values[" << k << "]");
     BOOST_TEST(it->second == v, "channel_values[" << k << "]");
   }
 }
@@ -64,7 +64,8 @@ BOOST_AUTO_TEST_CASE(test_put_preserves_channel_versions) {
 // libs/checkpoint-conformance/langgraph/checkpoint/conformance/spec/test_put.py::test_put_preserves_versions_seen
 BOOST_AUTO_TEST_CASE(test_put_preserves_versions_seen) {
   auto saver = conformance::saver();
-  const checkpoint cp = generate_checkpoint({}, {}, {{"node1", {{"ch", 1}}}, {"node2", {{"ch", 2}}}});
+  const checkpoint cp =
+      generate_checkpoint({}, {}, {{"node1", {{"ch", 1}}}, {"node2", {{"ch", 2}}}});
   const auto stored = saver->put(config_of(uuid4()), cp, generate_metadata(), {});
   const auto tup = saver->get_tuple(stored);
   BOOST_REQUIRE(tup);
@@ -147,8 +148,8 @@ BOOST_AUTO_TEST_CASE(test_put_multiple_threads_isolated) {
 BOOST_AUTO_TEST_CASE(test_put_parent_config) {
   auto saver = conformance::saver();
   const std::string tid = uuid4();
-  const auto stored1 =
-      put_child(*saver, tid, "", std::nullopt, generate_checkpoint(), generate_metadata("loop", 0), {});
+  const auto stored1 = put_child(*saver, tid, "", std::nullopt, generate_checkpoint(),
+                                 generate_metadata("loop", 0), {});
   const auto stored2 =
       put_child(*saver, tid, "", stored1, generate_checkpoint(), generate_metadata("loop", 1), {});
   const auto tup = saver->get_tuple(stored2);
@@ -187,10 +188,10 @@ BOOST_AUTO_TEST_CASE(test_put_new_channel_added) {
   const auto stored1 =
       put_child(*saver, tid, "", std::nullopt, generate_checkpoint({{"a", "v1"}}, {{"a", 1}}),
                 generate_metadata("loop", 0), {{"a", 1}});
-  const auto stored2 = put_child(
-      *saver, tid, "", stored1,
-      generate_checkpoint({{"a", "v1"}, {"b", "new_channel"}}, {{"a", 1}, {"b", 1}}),
-      generate_metadata("loop", 1), {{"b", 1}});
+  const auto stored2 =
+      put_child(*saver, tid, "", stored1,
+                generate_checkpoint({{"a", "v1"}, {"b", "new_channel"}}, {{"a", 1}, {"b", 1}}),
+                generate_metadata("loop", 1), {{"b", 1}});
   const auto tup2 = saver->get_tuple(stored2);
   BOOST_REQUIRE(tup2);
   BOOST_TEST(tup2->checkpoint.channel_values.at("a") == value("v1"));
@@ -236,7 +237,8 @@ BOOST_AUTO_TEST_CASE(test_put_preserves_versions_seen_values) {
   BOOST_REQUIRE(tup);
   for (const auto& [node, versions] : seen) {
     auto it = tup->checkpoint.versions_seen.find(node);
-    BOOST_REQUIRE_MESSAGE(it != tup->checkpoint.versions_seen.end(), "versions_seen[" << node << "]");
+    BOOST_REQUIRE_MESSAGE(it != tup->checkpoint.versions_seen.end(),
+                          "versions_seen[" << node << "]");
     BOOST_TEST(versions_value(it->second) == versions_value(versions));
   }
 }

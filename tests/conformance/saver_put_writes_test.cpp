@@ -120,10 +120,10 @@ BOOST_AUTO_TEST_CASE(test_put_writes_special_channels) {
   const auto stored = one_checkpoint(*saver);
   const std::string task_id = uuid4();
   const std::string error_ch(ERROR), interrupt_ch(INTERRUPT);
-  saver->put_writes(stored,
-                    {{error_ch, "something went wrong"},
-                     {interrupt_ch, object{{"reason", "human_input"}}}},
-                    task_id, "");
+  saver->put_writes(
+      stored,
+      {{error_ch, "something went wrong"}, {interrupt_ch, object{{"reason", "human_input"}}}},
+      task_id, "");
   const auto tup = saver->get_tuple(stored);
   BOOST_REQUIRE(tup);
   const auto errors = writes_to(*tup, error_ch, task_id);

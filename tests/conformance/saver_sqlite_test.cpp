@@ -12,7 +12,8 @@ checkpoint_metadata metadata_1() {
   return generate_metadata("input", 2, object{{"writes", object{}}, {"score", 1}});
 }
 checkpoint_metadata metadata_2() {
-  return generate_metadata("loop", 1, object{{"writes", object{{"foo", "bar"}}}, {"score", value()}});
+  return generate_metadata("loop", 1,
+                           object{{"writes", object{{"foo", "bar"}}}, {"score", value()}});
 }
 
 // `list(None, ...)`: every thread and namespace.
@@ -34,22 +35,22 @@ std::vector<checkpoint_tuple> search(checkpoint_saver& saver, object filter) {
 // and always has `parents`.
 BOOST_AUTO_TEST_CASE(test_combined_metadata) {
   auto saver = conformance::saver();
-  const value config = object{
-      {"configurable",
-       object{{"thread_id", "thread-2"}, {"checkpoint_ns", ""}, {"__super_private_key", "super_private_value"}}},
-      {"metadata", object{{"run_id", "my_run_id"}}}};
+  const value config =
+      object{{"configurable", object{{"thread_id", "thread-2"},
+                                     {"checkpoint_ns", ""},
+                                     {"__super_private_key", "super_private_value"}}},
+             {"metadata", object{{"run_id", "my_run_id"}}}};
   checkpoint_metadata md = metadata_2();
   merge_config_metadata(md, config);
   saver->put(config_of("thread-2"), generate_checkpoint(), md, {});
   const auto tuple = saver->get_tuple(config_of("thread-2"));
   BOOST_REQUIRE(tuple);
-  BOOST_TEST(metadata_to_value(tuple->metadata) ==
-             value(object{{"source", "loop"},
-                          {"step", 1},
-                          {"parents", object{}},
-                          {"writes", object{{"foo", "bar"}}},
-                          {"score", value()},
-                          {"run_id", "my_run_id"}}));
+  BOOST_TEST(metadata_to_value(tuple->metadata) == value(object{{"source", "loop"},
+                                                                {"step", 1},
+                                                                {"parents", object{}},
+                                                                {"writes", object{{"foo", "bar"}}},
+                                                                {"score", value()},
+                                                                {"run_id", "my_run_id"}}));
 }
 
 // libs/checkpoint-sqlite/tests/test_sqlite.py::TestSqliteSaver::test_search
@@ -77,9 +78,9 @@ BOOST_AUTO_TEST_CASE(test_search) {
   every.every_namespace = true;
   const auto results_5 = saver->list(config_of("thread-2"), every);
   BOOST_REQUIRE_EQUAL(results_5.size(), 2u);
-  BOOST_TEST((std::set<std::string>{results_5[0].config.checkpoint_ns,
-                                    results_5[1].config.checkpoint_ns} ==
-              std::set<std::string>{"", "inner"}));
+  BOOST_TEST((
+      std::set<std::string>{results_5[0].config.checkpoint_ns, results_5[1].config.checkpoint_ns} ==
+      std::set<std::string>{"", "inner"}));
 
   // With before: only what was stored before thread-2's root checkpoint.
   const auto& root = results_5[0].config.checkpoint_ns.empty() ? results_5[0] : results_5[1];

@@ -22,8 +22,7 @@ inline void delete_for_runs_follows_copies_deletes_prunes_and_puts(checkpoint_sa
   saver.delete_for_runs({"r1"});
   BOOST_TEST(ids_of(saver.list({"t", "", ""}, {})) == (std::vector{c2.id}));
   BOOST_TEST(ids_of(saver.list({"u", "", ""}, {})) == (std::vector{c2.id}));
-  BOOST_TEST(values_of(saver.get_tuple({"u", "", c2.id})) ==
-             value(object{{"a", "1"}, {"b", "2"}}));
+  BOOST_TEST(values_of(saver.get_tuple({"u", "", c2.id})) == value(object{{"a", "1"}, {"b", "2"}}));
 
   // A deleted thread put again for another run: r2 is in "t" only.
   saver.delete_thread("u");
