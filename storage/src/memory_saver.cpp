@@ -284,6 +284,82 @@ void memory_saver::delete_checkpoints(const std::string& thread_id,
                                       const std::string& id) { return gone.count({ns, id}) > 0; });
 }
 
+void memory_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
+  const std::set<std::string> runs(run_ids.begin(), run_ids.end());
+  if (runs.empty()) return;
+  const auto of_runs = [&runs](const stored_checkpoint& stored) {
+    const value* run_id = stored.metadata.extra.find("run_id");
+    return run_id && run_id->is_string() && runs.count(run_id->as_string()) > 0;
+  };
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> threads;
+  for (const auto& [thread_id, nss] : threads_)
+    for (const auto& [ns, checkpoints] : nss)
+      if (std::any_of(checkpoints.begin(), checkpoints.end(),
+                      [&](const auto& entry) { return of_runs(entry.second); })) {
+        threads.push_back(thread_id);
+        break;
+      }
+  if (threads.empty()) return;
+  chains_->clear();
+  for (const std::string& thread_id : threads) {
+    const namespaces& nss = threads_.at(thread_id);
+    drop_checkpoints(thread_id, [&](const std::string& ns, std::size_t, std::size_t,
+                                    const std::string& id) { return of_runs(nss.at(ns).at(id)); });
+  }
+}
+
+std::map<std::string, delta_channel_history> memory_saver::get_delta_channel_history(
+    const checkpoint_config& config, const std::vector<std::string>& channels) {
+  require_thread(config.thread_id, "memory_saver", "get_delta_channel_history");
+  std::map<std::string, delta_channel_history> out;
+  std::set<std::string> remaining;
+  for (const auto& channel : channels) {
+    out[channel];
+    remaining.insert(channel);
+  }
+  if (remaining.empty()) return out;
+  std::lock_guard lock(mutex_);
+  auto thread_it = threads_.find(config.thread_id);
+  if (thread_it == threads_.end()) return out;
+  auto ns_it = thread_it->second.find(config.checkpoint_ns);
+  if (ns_it == thread_it->second.end() || ns_it->second.empty()) return out;
+  const checkpoints_by_id& checkpoints = ns_it->second;
+  auto target = config.checkpoint_id.empty() ? std::prev(checkpoints.end())
+                                             : checkpoints.find(config.checkpoint_id);
+  if (target == checkpoints.end()) return out;
+  // Collected newest first (each checkpoint's writes backwards), reversed at the end.
+  for (auto at = checkpoints.find(target->second.parent_id);
+       at != checkpoints.end() && !remaining.empty(); at = checkpoints.find(at->second.parent_id)) {
+    if (auto writes = writes_.find(writes_key{config.thread_id, config.checkpoint_ns, at->first});
+        writes != writes_.end())
+      for (auto w = writes->second.rbegin(); w != writes->second.rend(); ++w)
+        if (remaining.count(w->second.channel))
+          out[w->second.channel].writes.push_back(
+              pending_write{w->first.first, w->second.channel, w->second.v});
+    checkpoint versions;
+    if (at->second.versions_base.empty())
+      versions.channel_versions = at->second.cp.channel_versions;
+    else
+      resolve_versions(checkpoints, at->second, versions);
+    for (auto it = remaining.begin(); it != remaining.end();) {
+      auto version = versions.channel_versions.find(*it);
+      auto blob =
+          version == versions.channel_versions.end()
+              ? blobs_.end()
+              : blobs_.find(blob_key{config.thread_id, config.checkpoint_ns, *it, version->second});
+      if (blob == blobs_.end() || !blob->second) {  // no value stored here: walk on
+        ++it;
+        continue;
+      }
+      out[*it].seed = *blob->second;
+      it = remaining.erase(it);
+    }
+  }
+  for (auto& [_, history] : out) std::reverse(history.writes.begin(), history.writes.end());
+  return out;
+}
+
 void memory_saver::delete_writes(const checkpoint_config& config) {
   std::lock_guard lock(mutex_);
   writes_.erase(writes_key{config.thread_id, config.checkpoint_ns, config.checkpoint_id});

@@ -166,7 +166,7 @@ database_repair repair_rocksdb_database(const std::string& dir,
       options.info_log = make_info_log(dir);
       std::vector<rocksdb::ColumnFamilyDescriptor> families;
       families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
-      for (const char* name : {"checkpoints", "writes", "blobs", "store"})
+      for (const char* name : {"checkpoints", "writes", "blobs", "store", "runs"})
         families.emplace_back(name, rocksdb::ColumnFamilyOptions());
       rocksdb::Status repaired = rocksdb::RepairDB(dir, rocksdb::DBOptions(options), families,
                                                    rocksdb::ColumnFamilyOptions());

@@ -49,8 +49,8 @@ struct database_options {
 /// written again), while reads go on.
 class rocksdb_database {
  public:
-  /// Opens the database in `dir` with the column families `checkpoints`, `writes`, `blobs` and
-  /// `store`, and any others it already has; unless read-only, creates the folder, the
+  /// Opens the database in `dir` with the column families `checkpoints`, `writes`, `blobs`,
+  /// `store` and `runs`, and any others it already has; unless read-only, creates the folder, the
   /// database and missing families. Throws storage_error naming `dir`: "no space left on DIR",
   /// "DIR is in use by another process (pid N)", or RocksDB's reason.
   explicit rocksdb_database(const std::string& dir, database_options options = {});
@@ -80,6 +80,9 @@ class rocksdb_database {
   rocksdb::ColumnFamilyHandle* writes = nullptr;
   rocksdb::ColumnFamilyHandle* blobs = nullptr;
   rocksdb::ColumnFamilyHandle* store = nullptr;
+  /// The family `runs`, the checkpoints of each run (rocksdb_keys.hpp); null in a database
+  /// opened read-only that was written before the family existed.
+  rocksdb::ColumnFamilyHandle* run_index = nullptr;
 
   /// Which list values savers write as deltas, for every saver on this database: a saver that
   /// deletes or prunes a thread clears it for the others too.

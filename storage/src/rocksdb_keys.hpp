@@ -7,6 +7,8 @@
 //   checkpoints  S(thread) S(ns) checkpoint_id
 //   writes       S(thread) S(ns) S(checkpoint_id) S(task_id) I(index)
 //   blobs        S(thread) S(ns) S(channel) U(version) [d|c]
+//   runs         'r' S(run_id) S(thread) S(ns) checkpoint_id   a checkpoint of the run
+//                't' S(thread) S(run_id)                       the thread has one of the run
 //
 // S(x) is x with each NUL written as 00 FF, then the terminator 00 01: any bytes are allowed,
 // no S(x) is a prefix of another, and S(a) < S(b) exactly when a < b. U is a big-endian u64
@@ -99,6 +101,30 @@ inline std::optional<std::int32_t> read_i32(std::string_view key, std::size_t& p
   for (int i = 0; i < 4; ++i) u = (u << 8) | static_cast<unsigned char>(key[pos + i]);
   pos += 4;
   return static_cast<std::int32_t>(u ^ 0x80000000u);
+}
+
+/// 'r' S(run_id) S(thread): the run index entries of one run's checkpoints in one thread.
+inline std::string run_in_thread(const std::string& run_id, const std::string& thread_id) {
+  std::string key(1, 'r');
+  append_string(key, run_id);
+  append_string(key, thread_id);
+  return key;
+}
+
+/// The run index entry of checkpoint (thread, ns, id) of run `run_id`.
+inline std::string run_checkpoint(const std::string& run_id, const std::string& thread_id,
+                                  const std::string& ns, const std::string& id) {
+  std::string key = run_in_thread(run_id, thread_id);
+  append_string(key, ns);
+  key += id;
+  return key;
+}
+
+/// 't' S(thread): the runs that have checkpoints in the thread.
+inline std::string thread_runs(const std::string& thread_id) {
+  std::string key(1, 't');
+  append_string(key, thread_id);
+  return key;
 }
 
 }  // namespace superstep::storage::keys

@@ -125,6 +125,23 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
     }
   }
 
+  tuple.pending_writes = read_writes(read, thread_id, ns, id);
+  if (!stored.parent_id.empty())
+    tuple.parent_config = checkpoint_config{thread_id, ns, stored.parent_id};
+  tuple.checkpoint = std::move(stored.cp);
+  tuple.metadata = std::move(stored.metadata);
+  return tuple;
+}
+
+std::vector<pending_write> rocksdb_saver::impl::read_writes(const rocksdb::ReadOptions& read,
+                                                            const std::string& thread_id,
+                                                            const std::string& ns,
+                                                            const std::string& id) const {
+  const auto fail = [&](const std::string& what, const std::string& why) {
+    return error(
+        error_code::storage_error,
+        "rocksdb_saver: cannot read " + describe(thread_id, ns, id) + ": " + what + ": " + why);
+  };
   std::string write_prefix = keys::prefix(thread_id, ns, id);
   range_scan writes(db, db.writes, read, write_prefix, keys::successor(write_prefix));
   // Every write of every task, from its own records (the index in the key) and from bundles
@@ -170,15 +187,32 @@ checkpoint_tuple rocksdb_saver::impl::make_tuple(const rocksdb::ReadOptions& rea
   };
   std::vector<bool> skip(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) skip[i] = copy_of_previous(i);
-  tuple.pending_writes.reserve(found.size());
+  std::vector<pending_write> out;
+  out.reserve(found.size());
   for (std::size_t i = 0; i < found.size(); ++i)
-    if (!skip[i]) tuple.pending_writes.push_back(std::move(found[i].w));
+    if (!skip[i]) out.push_back(std::move(found[i].w));
+  return out;
+}
 
-  if (!stored.parent_id.empty())
-    tuple.parent_config = checkpoint_config{thread_id, ns, stored.parent_id};
-  tuple.checkpoint = std::move(stored.cp);
-  tuple.metadata = std::move(stored.metadata);
-  return tuple;
+std::optional<value> rocksdb_saver::impl::read_value(const rocksdb::ReadOptions& read,
+                                                     const std::string& thread_id,
+                                                     const std::string& ns,
+                                                     const std::string& channel,
+                                                     channel_version version) const {
+  std::string channel_key = keys::prefix(thread_id, ns, channel);
+  std::string key = channel_key;
+  keys::append_u64(key, version);
+  try {
+    rocksdb::PinnableSlice bytes;
+    auto s = db.db().Get(read, db.blobs, key, &bytes);
+    if (s.IsNotFound()) return read_delta(read, channel_key, version);
+    check(s, "reading a blob");
+    return serde->loads(bytes.ToStringView());
+  } catch (const error& e) {
+    throw error(error_code::storage_error, "rocksdb_saver: cannot read channel '" + channel +
+                                               "' at version " + std::to_string(version) +
+                                               " of thread '" + thread_id + "': " + e.what());
+  }
 }
 
 std::optional<value> rocksdb_saver::impl::read_delta(const rocksdb::ReadOptions& read,
@@ -394,8 +428,19 @@ checkpoint_config rocksdb_saver::impl::put(
       bytes += record.size();
     }
   }
+  const std::string* run_id = d.db.run_index ? detail::run_of(metadata) : nullptr;
+  if (run_id) bytes += 2 * (run_id->size() + config.thread_id.size()) + prefix.size() + 64;
   rocksdb::WriteBatch batch(bytes);
   check(batch.Put(d.db.checkpoints, prefix + cp.id, record), "batching a checkpoint");
+  if (run_id) {  // delete_for_runs finds the run's checkpoints from here
+    check(batch.Put(d.db.run_index,
+                    keys::run_checkpoint(*run_id, config.thread_id, config.checkpoint_ns, cp.id),
+                    rocksdb::Slice()),
+          "batching a run index entry");
+    std::string thread_run = keys::thread_runs(config.thread_id);
+    keys::append_string(thread_run, *run_id);
+    check(batch.Put(d.db.run_index, thread_run, rocksdb::Slice()), "batching a run index entry");
+  }
   for (auto& b : blobs) {
     // A cleared channel's version has no value, only a marker that the version is taken.
     check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes)

@@ -26,6 +26,13 @@ std::string describe(const std::string& thread_id, const std::string& ns, const 
 /// Throws storage_error for a key of column family `family` that does not parse.
 [[noreturn]] void damaged_key(const char* family, std::string_view key);
 
+/// The run a checkpoint belongs to: its metadata's `run_id` when that is a non-empty string.
+inline const std::string* run_of(const checkpoint_metadata& metadata) {
+  const value* run_id = metadata.extra.find("run_id");
+  if (!run_id || !run_id->is_string() || run_id->as_string().empty()) return nullptr;
+  return &run_id->as_string();
+}
+
 }  // namespace detail
 
 struct rocksdb_saver::impl {
@@ -67,6 +74,18 @@ struct rocksdb_saver::impl {
   std::optional<value> read_delta(const rocksdb::ReadOptions& read, const std::string& channel_key,
                                   channel_version version) const;
 
+  /// The pending writes of checkpoint (thread, ns, id), in memory_saver's order (by task id,
+  /// then index).
+  std::vector<pending_write> read_writes(const rocksdb::ReadOptions& read,
+                                         const std::string& thread_id, const std::string& ns,
+                                         const std::string& id) const;
+
+  /// The value of `channel` at `version` in (thread, ns): nullopt when the version has no
+  /// value (the channel was cleared, or never stored at it).
+  std::optional<value> read_value(const rocksdb::ReadOptions& read, const std::string& thread_id,
+                                  const std::string& ns, const std::string& channel,
+                                  channel_version version) const;
+
   /// How many normal writes of a task are stored under `prefix` (the writes key prefix of the
   /// task): one past the highest index, counting its own records and its bundles.
   std::size_t saved_normal_writes(const std::string& prefix, const std::string& task_id) const;
@@ -83,13 +102,24 @@ struct rocksdb_saver::impl {
                    const checkpoint_config& config, const list_options& options,
                    std::vector<checkpoint_tuple>& out) const;
 
-  /// Removes the checkpoints of the thread for which `drop(ns, index, count, id)` holds (index
-  /// of count in the namespace, oldest first), their writes and the blobs no kept checkpoint
-  /// reads, in one batch; kept checkpoints stored against a base are stored whole. The caller
-  /// holds db.maintenance (rocksdb_saver_threads.cpp).
-  void drop_checkpoints(const std::string& thread_id,
+  /// Batches into `batch` the removal of the checkpoints of the thread for which
+  /// `drop(ns, index, count, id)` holds (index of count in the namespace, oldest first), their
+  /// writes, their run index entries and the blobs no kept checkpoint reads; kept checkpoints
+  /// stored against a base are stored whole. Reads on the snapshot of `read`. The caller holds
+  /// db.maintenance, writes the batch and then clears db.chains and db.versions
+  /// (rocksdb_saver_threads.cpp).
+  void drop_checkpoints(const rocksdb::ReadOptions& read, const std::string& thread_id,
                         const std::function<bool(const std::string& ns, std::size_t index,
-                                                 std::size_t count, const std::string& id)>& drop);
+                                                 std::size_t count, const std::string& id)>& drop,
+                        rocksdb::WriteBatch& batch);
+
+  /// Batches the removal of every run index entry of thread `thread_id`.
+  void unindex_thread(const rocksdb::ReadOptions& read, const std::string& thread_id,
+                      rocksdb::WriteBatch& batch) const;
+
+  /// Batches run index entries for thread `target` that copy those of thread `source`.
+  void copy_run_index(const rocksdb::ReadOptions& read, const std::string& source,
+                      const std::string& target, rocksdb::WriteBatch& batch) const;
 
   // The lock of put_writes for one task of one checkpoint: its check-then-write must not
   // interleave with another batch of the same task, while other tasks' batches go on.

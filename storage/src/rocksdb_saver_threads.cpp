@@ -1,4 +1,5 @@
-// rocksdb_saver: deleting, copying and pruning whole threads.
+// rocksdb_saver: deleting, copying and pruning whole threads, removing runs, and the index of
+// runs (column family `runs`) those keep up to date.
 #include <functional>
 #include <map>
 #include <set>
@@ -18,9 +19,11 @@ void rocksdb_saver::delete_thread(const std::string& thread_id) {
   const std::string prefix = keys::prefix(thread_id);
   const std::string end = keys::successor(prefix);
   std::lock_guard lock(d.db.maintenance);
+  snapshot_read read(d.db);
   rocksdb::WriteBatch batch;
   for (auto* cf : {d.db.checkpoints, d.db.writes, d.db.blobs})
     check(batch.DeleteRange(cf, prefix, end), "batching a range deletion");
+  d.unindex_thread(read.options, thread_id, batch);
   d.write(batch, "deleting thread '" + thread_id + "'");
   d.db.chains.clear();
   d.db.versions.clear();
@@ -53,6 +56,8 @@ void rocksdb_saver::copy_thread(const std::string& source, const std::string& ta
             "batching a copy");
     it.check_status("reading thread '" + source + "'");
   }
+  d.unindex_thread(read.options, target, batch);
+  d.copy_run_index(read.options, source, target, batch);
   d.write(batch, "copying thread '" + source + "' to '" + target + "'");
   d.db.chains.clear();
   d.db.versions.clear();  // the target's chains were replaced
@@ -63,10 +68,19 @@ void rocksdb_saver::prune(const std::vector<std::string>& thread_ids, std::size_
   std::lock_guard lock(d.db.maintenance);
   d.db.chains.clear();
   d.db.versions.clear();  // no delta from now on is based on a version this may remove
-  for (const std::string& thread_id : thread_ids)
-    d.drop_checkpoints(thread_id,
-                       [keep_last](const std::string&, std::size_t index, std::size_t count,
-                                   const std::string&) { return index + keep_last < count; });
+  for (const std::string& thread_id : thread_ids) {
+    snapshot_read read(d.db);
+    rocksdb::WriteBatch batch;
+    d.drop_checkpoints(
+        read.options, thread_id,
+        [keep_last](const std::string&, std::size_t index, std::size_t count, const std::string&) {
+          return index + keep_last < count;
+        },
+        batch);
+    d.write(batch, "pruning thread '" + thread_id + "'");
+    d.db.chains.clear();
+    d.db.versions.clear();
+  }
 }
 
 void rocksdb_saver::delete_checkpoints(const std::string& thread_id,
@@ -79,10 +93,115 @@ void rocksdb_saver::delete_checkpoints(const std::string& thread_id,
   std::lock_guard lock(d.db.maintenance);
   d.db.chains.clear();
   d.db.versions.clear();
+  snapshot_read read(d.db);
+  rocksdb::WriteBatch batch;
   d.drop_checkpoints(
-      thread_id, [&gone](const std::string& ns, std::size_t, std::size_t, const std::string& id) {
+      read.options, thread_id,
+      [&gone](const std::string& ns, std::size_t, std::size_t, const std::string& id) {
         return gone.count({ns, id}) > 0;
-      });
+      },
+      batch);
+  d.write(batch, "removing checkpoints of thread '" + thread_id + "'");
+  d.db.chains.clear();
+  d.db.versions.clear();  // the chains may name versions just removed
+}
+
+void rocksdb_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
+  const std::set<std::string> runs(run_ids.begin(), run_ids.end());
+  impl& d = *impl_;
+  if (runs.empty() || !d.db.run_index) return;  // no family: a read-only database without runs
+  std::lock_guard lock(d.db.maintenance);
+  snapshot_read read(d.db);
+  // thread -> (namespace, id) of the checkpoints to remove.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> gone;
+  rocksdb::WriteBatch batch;
+  for (const std::string& run_id : runs) {
+    std::string of_run(1, 'r');
+    keys::append_string(of_run, run_id);
+    range_scan it(d.db, d.db.run_index, read.options, of_run, keys::successor(of_run));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      std::size_t pos = of_run.size();
+      auto thread_id = keys::read_string(key, pos);
+      auto ns = thread_id ? keys::read_string(key, pos) : std::nullopt;
+      if (!ns) damaged_key("runs", key);
+      const std::string id(key.substr(pos));
+      // An entry is stale when its checkpoint went without it (rocksdb_check drops unreadable
+      // ones) or was put again for another run: removed, and its checkpoint kept.
+      rocksdb::PinnableSlice bytes;
+      auto s =
+          d.db.db().Get(read.options, d.db.checkpoints, keys::prefix(*thread_id, *ns) + id, &bytes);
+      bool of_this_run = false;
+      if (!s.IsNotFound()) {
+        check(s, "reading " + describe(*thread_id, *ns, id));
+        const auto stored = d.decode(*thread_id, *ns, id, bytes.ToStringView());
+        const std::string* run = detail::run_of(stored.metadata);
+        of_this_run = run && *run == run_id;
+      }
+      if (of_this_run)
+        gone[*thread_id].emplace(*ns, id);
+      else
+        check(batch.Delete(d.db.run_index, it->key()), "batching a deletion");
+    }
+    it.check_status("reading the checkpoints of run '" + run_id + "'");
+  }
+  for (const auto& [thread_id, of_thread] : gone)
+    d.drop_checkpoints(
+        read.options, thread_id,
+        [&of_thread = of_thread](const std::string& ns, std::size_t, std::size_t,
+                                 const std::string& id) {
+          return of_thread.count({ns, id}) > 0;
+        },
+        batch);
+  if (batch.Count() == 0) return;
+  d.write(batch, "removing the checkpoints of " + std::to_string(runs.size()) + " run(s)");
+  d.db.chains.clear();
+  d.db.versions.clear();
+}
+
+void rocksdb_saver::impl::unindex_thread(const rocksdb::ReadOptions& read,
+                                         const std::string& thread_id,
+                                         rocksdb::WriteBatch& batch) const {
+  if (!db.run_index) return;
+  const std::string of_thread = keys::thread_runs(thread_id);
+  range_scan it(db, db.run_index, read, of_thread, keys::successor(of_thread));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::size_t pos = of_thread.size();
+    auto run_id = keys::read_string(it->key().ToStringView(), pos);
+    if (!run_id) damaged_key("runs", it->key().ToStringView());
+    const std::string entries = keys::run_in_thread(*run_id, thread_id);
+    check(batch.DeleteRange(db.run_index, entries, keys::successor(entries)),
+          "batching a range deletion");
+  }
+  it.check_status("reading the runs of thread '" + thread_id + "'");
+  check(batch.DeleteRange(db.run_index, of_thread, keys::successor(of_thread)),
+        "batching a range deletion");
+}
+
+void rocksdb_saver::impl::copy_run_index(const rocksdb::ReadOptions& read,
+                                         const std::string& source, const std::string& target,
+                                         rocksdb::WriteBatch& batch) const {
+  if (!db.run_index) return;
+  const std::string of_source = keys::thread_runs(source), of_target = keys::thread_runs(target);
+  range_scan it(db, db.run_index, read, of_source, keys::successor(of_source));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string_view key = it->key().ToStringView();
+    std::size_t pos = of_source.size();
+    auto run_id = keys::read_string(key, pos);
+    if (!run_id) damaged_key("runs", key);
+    check(batch.Put(db.run_index, of_target + std::string(key.substr(of_source.size())),
+                    rocksdb::Slice()),
+          "batching a run index entry");
+    const std::string from = keys::run_in_thread(*run_id, source);
+    const std::string to = keys::run_in_thread(*run_id, target);
+    range_scan entries(db, db.run_index, read, from, keys::successor(from));
+    for (entries->SeekToFirst(); entries->Valid(); entries->Next())
+      check(batch.Put(db.run_index, to + entries->key().ToString().substr(from.size()),
+                      rocksdb::Slice()),
+            "batching a run index entry");
+    entries.check_status("reading the checkpoints of run '" + *run_id + "'");
+  }
+  it.check_status("reading the runs of thread '" + source + "'");
 }
 
 void rocksdb_saver::delete_writes(const checkpoint_config& config) {
@@ -99,16 +218,16 @@ void rocksdb_saver::delete_writes(const checkpoint_config& config) {
 thread_runs& rocksdb_saver::runs() noexcept { return impl_->db.runs; }
 
 void rocksdb_saver::impl::drop_checkpoints(
-    const std::string& thread_id,
+    const rocksdb::ReadOptions& read, const std::string& thread_id,
     const std::function<bool(const std::string& ns, std::size_t index, std::size_t count,
-                             const std::string& id)>& drop) {
+                             const std::string& id)>& drop,
+    rocksdb::WriteBatch& batch) {
   impl& d = *this;
-  snapshot_read read(d.db);
   const std::string thread = keys::prefix(thread_id);
   // The checkpoint ids of each namespace, oldest first.
   std::map<std::string, std::vector<std::string>> ids;
   {
-    range_scan it(d.db, d.db.checkpoints, read.options, thread, keys::successor(thread));
+    range_scan it(d.db, d.db.checkpoints, read, thread, keys::successor(thread));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       std::string_view key = it->key().ToStringView();
       std::size_t pos = thread.size();
@@ -120,13 +239,14 @@ void rocksdb_saver::impl::drop_checkpoints(
   }
   if (ids.empty()) return;
 
-  rocksdb::WriteBatch batch;
+  std::set<std::pair<std::string, std::string>> dropped;  // (namespace, id)
   // (namespace, channel, version) of every blob a kept checkpoint still reads.
   std::set<std::tuple<std::string, std::string, channel_version>> used;
   for (const auto& [ns, of_ns] : ids) {
     const std::string prefix = keys::prefix(thread_id, ns);
     for (std::size_t i = 0; i < of_ns.size(); ++i) {
       if (drop(ns, i, of_ns.size(), of_ns[i])) {
+        dropped.emplace(ns, of_ns[i]);
         check(batch.Delete(d.db.checkpoints, prefix + of_ns[i]), "batching a deletion");
         const std::string writes = keys::prefix(thread_id, ns, of_ns[i]);
         check(batch.DeleteRange(d.db.writes, writes, keys::successor(writes)),
@@ -134,11 +254,11 @@ void rocksdb_saver::impl::drop_checkpoints(
         continue;
       }
       rocksdb::PinnableSlice bytes;
-      check(d.db.db().Get(read.options, d.db.checkpoints, prefix + of_ns[i], &bytes),
+      check(d.db.db().Get(read, d.db.checkpoints, prefix + of_ns[i], &bytes),
             "reading " + describe(thread_id, ns, of_ns[i]));
       auto stored = d.decode(thread_id, ns, of_ns[i], bytes.ToStringView());
       if (!stored.versions_base.empty()) {  // its base may go: stored whole from now on
-        d.resolve(read.options, thread_id, ns, stored);
+        d.resolve(read, thread_id, ns, stored);
         check(batch.Put(d.db.checkpoints, prefix + of_ns[i],
                         records::encode_checkpoint(stored.cp, stored.metadata, stored.parent_id,
                                                    *d.serde)),
@@ -158,7 +278,7 @@ void rocksdb_saver::impl::drop_checkpoints(
     keys::append_u64(key, version);
     key += keys::delta_suffix;
     rocksdb::PinnableSlice bytes;
-    auto s = d.db.db().Get(read.options, d.db.blobs, key, &bytes);
+    auto s = d.db.db().Get(read, d.db.blobs, key, &bytes);
     if (s.IsNotFound()) continue;
     check(s, "reading a list delta of thread '" + thread_id + "'");
     channel_version base = 0;
@@ -173,7 +293,7 @@ void rocksdb_saver::impl::drop_checkpoints(
     }
     if (used.emplace(ns, channel, base).second) bases.emplace_back(ns, channel, base);
   }
-  range_scan blobs(d.db, d.db.blobs, read.options, thread, keys::successor(thread));
+  range_scan blobs(d.db, d.db.blobs, read, thread, keys::successor(thread));
   for (blobs->SeekToFirst(); blobs->Valid(); blobs->Next()) {
     std::string_view key = blobs->key().ToStringView();
     std::size_t pos = thread.size();
@@ -188,9 +308,33 @@ void rocksdb_saver::impl::drop_checkpoints(
       check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
   }
   blobs.check_status("reading the blobs of thread '" + thread_id + "'");
-  d.write(batch, "removing checkpoints of thread '" + thread_id + "'");
-  d.db.chains.clear();
-  d.db.versions.clear();  // the chains may name versions just removed
+  if (dropped.empty() || !d.db.run_index) return;
+
+  // The run index entries of the dropped checkpoints; a run left without any in the thread
+  // loses its thread entry too.
+  const std::string of_thread = keys::thread_runs(thread_id);
+  range_scan runs(d.db, d.db.run_index, read, of_thread, keys::successor(of_thread));
+  for (runs->SeekToFirst(); runs->Valid(); runs->Next()) {
+    std::size_t pos = of_thread.size();
+    auto run_id = keys::read_string(runs->key().ToStringView(), pos);
+    if (!run_id) damaged_key("runs", runs->key().ToStringView());
+    const std::string entries = keys::run_in_thread(*run_id, thread_id);
+    bool kept = false;
+    range_scan it(d.db, d.db.run_index, read, entries, keys::successor(entries));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      std::size_t at = entries.size();
+      auto ns = keys::read_string(key, at);
+      if (!ns) damaged_key("runs", key);
+      if (dropped.count({*ns, std::string(key.substr(at))}))
+        check(batch.Delete(d.db.run_index, it->key()), "batching a deletion");
+      else
+        kept = true;
+    }
+    it.check_status("reading the checkpoints of run '" + *run_id + "'");
+    if (!kept) check(batch.Delete(d.db.run_index, runs->key()), "batching a deletion");
+  }
+  runs.check_status("reading the runs of thread '" + thread_id + "'");
 }
 
 }  // namespace superstep::storage

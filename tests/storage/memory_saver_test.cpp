@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "saver_conformance.hpp"
-#include "saver_conformance_langgraph.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -19,7 +18,6 @@ std::unique_ptr<memory_saver> make_memory_saver() { return std::make_unique<memo
 
 BOOST_AUTO_TEST_SUITE(saver_conformance)
 SUPERSTEP_SAVER_CONFORMANCE(make_memory_saver)
-SUPERSTEP_SAVER_LANGGRAPH_CONFORMANCE(make_memory_saver)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(copy_thread_copies_every_namespace_with_values_and_writes) {

@@ -14,7 +14,6 @@
 #include <memory>
 
 #include "saver_conformance.hpp"
-#include "saver_conformance_langgraph.hpp"
 #include "superstep/coordinator/state_graph.hpp"
 #include "support/temp_dir.hpp"
 
@@ -95,7 +94,6 @@ std::string checkpoint_key(const raw_db& db, const std::string& id) {
 
 BOOST_AUTO_TEST_SUITE(saver_conformance)
 SUPERSTEP_SAVER_CONFORMANCE(make_rocksdb_saver)
-SUPERSTEP_SAVER_LANGGRAPH_CONFORMANCE(make_rocksdb_saver)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(checkpoints_values_and_writes_survive_closing_and_reopening) {

@@ -8,6 +8,7 @@
 #include "saver_conformance_changes.hpp"
 #include "saver_conformance_checks.hpp"
 #include "saver_conformance_rollback.hpp"
+#include "saver_conformance_runs.hpp"
 
 /// Defines one test case per conformance check, each with a fresh saver from `make()`.
 #define SUPERSTEP_SAVER_CONFORMANCE_CASE(check, make) \
@@ -38,4 +39,6 @@
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_forks_and_siblings_read_back, make)               \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_prune_and_copy_keep_checkpoints_whole, make)      \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_checkpoints_removes_only_those_named, make)            \
-  SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_writes_removes_the_writes_of_one_checkpoint, make)
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_writes_removes_the_writes_of_one_checkpoint, make)     \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_for_runs_follows_copies_deletes_prunes_and_puts, make) \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(delta_channel_history_reads_checkpoints_put_with_changes, make)

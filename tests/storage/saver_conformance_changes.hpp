@@ -144,4 +144,23 @@ inline void put_changes_prune_and_copy_keep_checkpoints_whole(checkpoint_saver& 
   BOOST_TEST(saver.list({"copy", "", ""}, {}).empty());
 }
 
+// get_delta_channel_history through checkpoints put with what changed: the parent of the head
+// stored its version maps without the channel that did not change, yet holds its value (stored
+// at the first checkpoint), so the walk stops there, with that checkpoint's writes only.
+inline void delta_channel_history_reads_checkpoints_put_with_changes(checkpoint_saver& saver) {
+  changing_graph g(saver);
+  std::vector<checkpoint_config> line{g.start()};
+  for (int i = 1; i <= 20; ++i) {
+    saver.put_writes(line.back(), {{"c58", "w" + std::to_string(i)}}, "task", "");
+    line.push_back(g.step(line.back(), i));  // steps 1..20 leave c58 alone
+  }
+  const auto history = saver.get_delta_channel_history(line.back(), {"c58", "missing"});
+  BOOST_REQUIRE(history.at("c58").seed);
+  BOOST_TEST(*history.at("c58").seed == value(58));
+  BOOST_TEST(writes_value(history.at("c58").writes) ==
+             value::array({value::array({"task", "c58", "w20"})}));
+  BOOST_TEST(!history.at("missing").seed.has_value());
+  BOOST_TEST(history.at("missing").writes.empty());
+}
+
 }  // namespace superstep::conformance

@@ -38,6 +38,18 @@ struct checkpoint_changes {
   std::set<std::string> seen;
 };
 
+/// The history of one channel up to a checkpoint, for rebuilding its value from the writes
+/// that made it (LangGraph's `DeltaChannelHistory`; `checkpoint_saver::get_delta_channel_history`).
+struct delta_channel_history {
+  /// The value the channel holds at the nearest ancestor of the checkpoint that has one
+  /// stored; none when the walk reached the root without one (the channel starts empty).
+  std::optional<value> seed;
+  /// The writes to the channel saved against that ancestor and every later ancestor (the
+  /// checkpoint's parent last), oldest first; each checkpoint's in its pending-writes order.
+  /// The checkpoint's own pending writes are not among them: they make its child.
+  std::vector<pending_write> writes;
+};
+
 /// Where checkpoints and pending writes are kept (LangGraph `BaseCheckpointSaver`).
 ///
 /// Implementations must be safe to call from several threads at once.
@@ -99,6 +111,26 @@ class checkpoint_saver {
   /// default throws `superstep::error` (invalid_argument): the saver cannot.
   virtual void delete_checkpoints(const std::string& thread_id,
                                   const std::vector<checkpoint_config>& which);
+
+  /// Removes every checkpoint whose metadata has a `run_id` in `run_ids` (LangGraph's
+  /// `delete_for_runs`), in every thread and namespace, with its pending writes and the values
+  /// no other checkpoint uses; every other checkpoint stays readable (a parent may be gone).
+  /// Unknown run ids are skipped; an empty list does nothing. The default lists each run's
+  /// checkpoints (`list` over every thread, filtered by run_id) and removes them with
+  /// `delete_checkpoints`, so it costs a scan of every checkpoint and throws as that does for
+  /// a saver that cannot remove single checkpoints; savers index runs instead.
+  virtual void delete_for_runs(const std::vector<std::string>& run_ids);
+
+  /// For each of `channels`, its history up to checkpoint `config` (the latest of the thread
+  /// and namespace when its id is empty): walking the parents of the checkpoint, newest first,
+  /// the writes to the channel saved against each, until an ancestor with a value of the
+  /// channel stored (its `channel_values` has it), whose value is the seed and whose writes
+  /// are the oldest taken. Each channel stops at its own such ancestor. An empty `channels`
+  /// gives an empty map; an unknown checkpoint, an entry without seed or writes per channel.
+  /// LangGraph's `get_delta_channel_history`. The default walks with `get_tuple` (each
+  /// ancestor read whole once); savers read only the channels asked for.
+  virtual std::map<std::string, delta_channel_history> get_delta_channel_history(
+      const checkpoint_config& config, const std::vector<std::string>& channels);
 
   /// Removes the pending writes saved against checkpoint `config` (the checkpoint stays).
   /// The default throws `superstep::error` (invalid_argument): the saver cannot.

@@ -102,6 +102,16 @@ class memory_saver final : public checkpoint_saver {
   /// As `checkpoint_saver::delete_writes`.
   void delete_writes(const checkpoint_config& config) override;
 
+  /// As `checkpoint_saver::delete_for_runs`: one pass over the checkpoints held, under the
+  /// lock, so no reader sees a run half removed.
+  void delete_for_runs(const std::vector<std::string>& run_ids) override;
+
+  /// As `checkpoint_saver::get_delta_channel_history`: walks the parents of the checkpoint and
+  /// reads only the blobs and writes of the channels asked for. Throws `superstep::error`
+  /// (invalid_argument) when the thread id is empty.
+  std::map<std::string, delta_channel_history> get_delta_channel_history(
+      const checkpoint_config& config, const std::vector<std::string>& channels) override;
+
  private:
   /// A checkpoint as stored: without channel_values, which live in the blobs.
   struct stored_checkpoint {

@@ -46,8 +46,9 @@ int rocksdb_lock_holder(const std::string& dir);
 /// Column families: `checkpoints` (one Cap'n Proto record per checkpoint: the checkpoint
 /// without its values, its metadata and its parent's id), `writes` (pending writes),
 /// `blobs` (channel values by thread, namespace, channel and version: `put` writes only the
-/// channels of `new_versions`, so a channel that did not change is never written again) and
-/// `store` (reserved for the long-term store; created, not used yet). Keys are laid out so a
+/// channels of `new_versions`, so a channel that did not change is never written again),
+/// `runs` (which checkpoints each run made, for `delete_for_runs`) and `store` (the
+/// long-term store). Keys are laid out so a
 /// thread, and a thread's namespace, is one key range (storage/src/rocksdb_keys.hpp).
 ///
 /// `put` stores a checkpoint and its blobs in one atomic batch, `put_writes` all of a task's
@@ -115,6 +116,17 @@ class rocksdb_saver final : public checkpoint_saver {
 
   /// As `checkpoint_saver::delete_writes`.
   void delete_writes(const checkpoint_config& config) override;
+
+  /// As `checkpoint_saver::delete_for_runs`, in one atomic batch. The column family `runs`
+  /// indexes each checkpoint put with a string `run_id` in its metadata (and each thread's
+  /// runs), so this reads the runs' checkpoints and the threads they are in, not the database.
+  /// Checkpoints put before the index existed (databases of earlier builds) are not found.
+  void delete_for_runs(const std::vector<std::string>& run_ids) override;
+
+  /// As `checkpoint_saver::get_delta_channel_history`, read from one snapshot: per ancestor its
+  /// record, the blobs of the channels still walking and its pending writes.
+  std::map<std::string, delta_channel_history> get_delta_channel_history(
+      const checkpoint_config& config, const std::vector<std::string>& channels) override;
 
   /// The runs in progress on the threads of this database: every saver (and store) this
   /// process opened on the folder shares one.
