@@ -80,8 +80,10 @@ struct index_config {
   /// Dimension of every vector; an embedder that returns another size is an error.
   std::size_t dims = 0;
   embed_fn embed;
-  /// Paths of the texts to embed: "$" (the whole value as JSON), "a.b", "a[0]", "a[*]".
-  /// A string is embedded as is, anything else as its JSON; a missing path is skipped.
+  /// Paths of the texts to embed (LangGraph's `get_text_at_path`): "$" or "" (the whole value
+  /// as JSON), "a.b", "a[0]", "a[-1]" (from the end), "a[*]" (every element), "a.*" (every
+  /// member), "a.{b,c.d}" (several fields). A string is embedded as is, null not at all,
+  /// anything else as its JSON; a missing or malformed path is skipped.
   std::vector<std::string> fields{"$"};
   /// Whether a query searches an approximate-nearest-neighbour index (HNSW) of the vectors
   /// instead of scoring every item. Results have the same shape and exact scores either way;
