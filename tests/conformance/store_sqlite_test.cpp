@@ -325,4 +325,8 @@ BOOST_AUTO_TEST_CASE(test_filter_keys_with_hyphens_and_digits) {
   BOOST_TEST(keys({{"user.access-level", "nested"}}) == (v{"hyphen"}));
   BOOST_TEST(keys({{"123abc", "ok"}}) == (v{"digit"}));
   BOOST_TEST(keys({{"user.123abc", "ok2"}}) == (v{"digit"}));
+  // Beyond LangGraph's assertions: operators apply on dotted paths too, and a path through a
+  // non-object matches nothing.
+  BOOST_TEST(keys({{"user.123abc", object{{"$ne", "ok2"}}}}) == (v{"hyphen"}));
+  BOOST_TEST(keys({{"access-level.x", "public"}}).empty());
 }
