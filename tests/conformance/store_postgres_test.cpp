@@ -100,6 +100,28 @@ BOOST_AUTO_TEST_CASE(test_omit_expired_filters_read_paths) {
   BOOST_TEST(s->sweep() == 1u);
 }
 
+// libs/checkpoint-postgres/tests/test_store.py::test_omit_expired_disabled_preserves_expired_rows
+// (the "explicit-false" parameter; with none given, our stores omit expired items, where
+// Postgres's default keeps them: NOT_PORTED.store.md)
+BOOST_AUTO_TEST_CASE(test_omit_expired_disabled_preserves_expired_rows) {
+  manual_clock clock;
+  auto config = ttl_on(clock, ttl_minutes, true);
+  config.omit_expired = false;
+  auto s = store({}, config);
+  const namespace_path ns{"keep"};
+  s->put(ns, "k", object{{"data", "still-here"}}, {}, ttl_minutes);
+  clock.advance_seconds(ttl_seconds + 60);
+
+  BOOST_TEST(s->get(ns, "k", false).has_value());
+  BOOST_TEST(keys_of(search(*s, {.prefix = ns, .refresh_ttl = false})) ==
+             (std::vector<std::string>{"k"}));
+  BOOST_TEST(as_set(list_namespaces(*s, {.prefix = {"keep"}})).count(ns) == 1u);
+  // Until a sweep deletes it.
+  BOOST_TEST(s->sweep() == 1u);
+  BOOST_TEST(!s->get(ns, "k", false).has_value());
+  BOOST_TEST(list_namespaces(*s, {.prefix = {"keep"}}).empty());
+}
+
 // libs/checkpoint-postgres/tests/test_store.py::test_omit_expired_refresh_ttl_only_refreshes_live_rows
 BOOST_AUTO_TEST_CASE(test_omit_expired_refresh_ttl_only_refreshes_live_rows) {
   manual_clock clock;

@@ -112,13 +112,19 @@ struct index_config {
 ///
 /// An item with a TTL expires `ttl` minutes after its last put, or after its last read that
 /// refreshed it. An expired item is invisible to get, search and list_namespaces at once,
-/// whether or not a sweep has deleted it yet; `store::sweep` deletes expired items.
+/// whether or not a sweep has deleted it yet (unless `omit_expired` is false); `store::sweep`
+/// deletes expired items.
 struct ttl_config {
   /// TTL in minutes of a put that does not give one; nullopt: such items never expire.
   std::optional<double> default_ttl_minutes;
   /// Default of `get`'s and `search`'s `refresh_ttl`: whether a read restarts the TTL of the
   /// items it returns.
   bool refresh_on_read = true;
+  /// Whether reads skip expired items that no sweep has deleted yet (LangGraph's
+  /// `omit_expired`). false: they are read (and a refreshing read restarts their TTL) until a
+  /// sweep deletes them, as LangGraph's Postgres store does by default; a put over one still
+  /// starts a new created_at.
+  bool omit_expired = true;
   /// Period of a background thread that calls `sweep`; nullopt: no thread, expired items stay
   /// on disk (invisible) until `sweep` is called. Must be positive.
   std::optional<std::chrono::milliseconds> sweep_interval;
