@@ -208,12 +208,11 @@ struct ann_index::impl {
   }
 
   // Gives back `label` when adding its point failed: the graph never had it (a reused label
-  // still has its deleted point, which stays deleted), so it becomes free again.
-  // Reports whether it did.
+  // still has its deleted point, which stays deleted), so it becomes free again. Returns
+  // whether it did (false: the point is there).
   bool release_if_missing(hnswlib::labeltype label) {
     const auto point = graph->label_lookup_.find(label);
-    if (point != graph->label_lookup_.end() && !graph->isMarkedDeleted(point->second))
-      return false;
+    if (point != graph->label_lookup_.end() && !graph->isMarkedDeleted(point->second)) return false;
     auto& mine = labels[owner[label]];
     std::erase(mine, label);
     if (mine.empty()) labels.erase(owner[label]);

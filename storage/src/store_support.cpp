@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <ctime>
+#include <optional>
 #include <string_view>
 
 #include "superstep/core/error.hpp"

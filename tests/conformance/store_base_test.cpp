@@ -226,11 +226,17 @@ BOOST_AUTO_TEST_CASE(test_cannot_put_empty_namespace) {
   const object doc{{"foo", "bar"}};
   const auto inv = error_code::invalid_argument;
   BOOST_TEST(throws_naming([&] { s->put({}, "foo", doc); }, inv, "at least one label"));
-  BOOST_TEST(throws_naming([&] { s->put({"the", "thing.about"}, "foo", doc); }, inv,
-                           "\"thing.about\""));
+  BOOST_TEST(throws_naming(
+      [&] {
+        s->put({"the", "thing.about"}, "foo", doc);
+      },
+      inv, "\"thing.about\""));
   BOOST_TEST(throws_naming([&] { s->put({"some", "fun", ""}, "foo", doc); }, inv, "empty label"));
-  BOOST_TEST(
-      throws_naming([&] { s->put({"langgraph", "foo"}, "bar", doc); }, inv, "cannot be \"langgraph\""));
+  BOOST_TEST(throws_naming(
+      [&] {
+        s->put({"langgraph", "foo"}, "bar", doc);
+      },
+      inv, "cannot be \"langgraph\""));
   BOOST_TEST(list_namespaces(*s, {}).empty());
 
   // "langgraph" below the root is an ordinary label.
@@ -250,8 +256,11 @@ BOOST_AUTO_TEST_CASE(test_cannot_put_empty_namespace) {
   BOOST_TEST(!s->get(reserved, "bar").has_value());
 
   // A batch still checks the rest of the namespace.
-  BOOST_TEST(throws_naming([&] { (void)s->batch({storage::put_op{{}, "k", doc, {}, {}}}); }, inv,
-                           "at least one label"));
+  BOOST_TEST(throws_naming(
+      [&] {
+        (void)s->batch({storage::put_op{{}, "k", doc, {}, {}}});
+      },
+      inv, "at least one label"));
   (void)s->batch({storage::put_op{{"valid", "namespace"}, "key", doc, {}, {}}});
   BOOST_TEST(s->get({"valid", "namespace"}, "key")->v == value(doc));
   BOOST_TEST(search(*s, {.prefix = {"valid", "namespace"}}).at(0).v == value(doc));
@@ -266,8 +275,9 @@ BOOST_AUTO_TEST_CASE(test_async_batch_store_deduplication) {
                  storage::put_op{{"test"}, "different", diff_doc, {}, {}}});
   s.calls.clear();
 
-  auto results = s.batch({storage::get_op{{"test"}, "same", {}}, storage::get_op{{"test"}, "same", {}},
-                          storage::get_op{{"test"}, "different", {}}});
+  auto results =
+      s.batch({storage::get_op{{"test"}, "same", {}}, storage::get_op{{"test"}, "same", {}},
+               storage::get_op{{"test"}, "different", {}}});
   BOOST_REQUIRE(results.size() == 3u);
   const auto item_at = [&](std::size_t i) { return std::get<std::optional<item>>(results[i]); };
   BOOST_REQUIRE((item_at(0) && item_at(1) && item_at(2)));
@@ -314,11 +324,10 @@ BOOST_AUTO_TEST_CASE(test_async_batched_vector_search_concurrent) {
   std::vector<std::pair<std::string, object>> docs;
   for (int i = 0; i < 50; ++i) {
     const auto& color = colors[i % 5];
-    docs.emplace_back("doc" + std::to_string(i),
-                      object{{"text", color + " " + things[i % 5]},
-                             {"color", color},
-                             {"score", scores[i % 5]},
-                             {"index", i}});
+    docs.emplace_back("doc" + std::to_string(i), object{{"text", color + " " + things[i % 5]},
+                                                        {"color", color},
+                                                        {"score", scores[i % 5]},
+                                                        {"index", i}});
   }
   for (const auto& [k, v] : docs) writes.push_back(storage::put_op{{"test"}, k, v, {}, {}});
   for (const auto& [k, v] : docs) writes.push_back(storage::remove_op{{"test"}, k});

@@ -84,9 +84,8 @@ BOOST_AUTO_TEST_CASE(test_vector_search_with_filters) {
   BOOST_REQUIRE(results.size() == 2u);
   BOOST_TEST(results[0].key == "doc2");
 
-  results = search(*s, {.prefix = {"test"},
-                        .query = "bbbbluuu",
-                        .filter = {{"score", object{{"$gt", 3.2}}}}});
+  results = search(
+      *s, {.prefix = {"test"}, .query = "bbbbluuu", .filter = {{"score", object{{"$gt", 3.2}}}}});
   BOOST_REQUIRE(results.size() == 3u);
   BOOST_TEST(results[0].key == "doc4");
 
@@ -117,7 +116,8 @@ BOOST_AUTO_TEST_CASE(test_embed_with_path) {
   auto s = store(character_index({"key0", "key1", "key3"}));
   // doc1 has two vectors (no key0: not an error), doc2 three.
   s->put({"test"}, "doc1", object{{"key1", "xxx"}, {"key2", "yyy"}, {"key3", "zzz"}});
-  s->put({"test"}, "doc2", object{{"key0", "uuu"}, {"key1", "vvv"}, {"key2", "www"}, {"key3", "xxx"}});
+  s->put({"test"}, "doc2",
+         object{{"key0", "uuu"}, {"key1", "vvv"}, {"key2", "www"}, {"key3", "xxx"}});
 
   // doc2.key3 and doc1.key1 both score highest.
   auto results = search(*s, {.prefix = {"test"}, .query = "xxx"});
@@ -142,9 +142,11 @@ BOOST_AUTO_TEST_CASE(test_embed_with_path) {
 
   // Operation-level fields.
   auto t = store(character_index({"key17"}));
-  t->put({"test"}, "doc3", object{{"key0", "aaa"}, {"key1", "bbb"}, {"key2", "ccc"}, {"key3", "ddd"}},
+  t->put({"test"}, "doc3",
+         object{{"key0", "aaa"}, {"key1", "bbb"}, {"key2", "ccc"}, {"key3", "ddd"}},
          {true, {{"key0", "key1"}}});
-  t->put({"test"}, "doc4", object{{"key0", "eee"}, {"key1", "bbb"}, {"key2", "fff"}, {"key3", "ggg"}},
+  t->put({"test"}, "doc4",
+         object{{"key0", "eee"}, {"key1", "bbb"}, {"key2", "fff"}, {"key3", "ggg"}},
          {true, {{"key1", "key3"}}});
   results = search(*t, {.prefix = {"test"}, .query = "aaa"});
   BOOST_REQUIRE(results.size() == 2u);

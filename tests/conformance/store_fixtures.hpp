@@ -31,7 +31,11 @@ inline std::vector<std::uint32_t> code_points(const std::string& text) {
   std::vector<std::uint32_t> out;
   for (std::size_t i = 0; i < text.size();) {
     const auto b = static_cast<unsigned char>(text[i]);
-    const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+    const std::size_t n = b < 0x80         ? 1
+                          : (b >> 5) == 6  ? 2
+                          : (b >> 4) == 14 ? 3
+                          : (b >> 3) == 30 ? 4
+                                           : 1;
     std::uint32_t cp = n == 1 ? b : b & (0x7f >> n);
     for (std::size_t k = 1; k < n && i + k < text.size(); ++k)
       cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);

@@ -88,9 +88,10 @@ BOOST_AUTO_TEST_CASE(test_abatch_order) {
   by_data.filter = object{{"data", "value1"}};
   storage::list_namespaces_op listing;
   listing.limit = 10;
-  auto results = s->batch({storage::get_op{{"test", "foo"}, "key1", {}},
-                           storage::put_op{{"test", "bar"}, "key2", object{{"data", "value2"}}, {}, {}},
-                           by_data, listing, storage::get_op{{"test"}, "key3", {}}});
+  auto results =
+      s->batch({storage::get_op{{"test", "foo"}, "key1", {}},
+                storage::put_op{{"test", "bar"}, "key2", object{{"data", "value2"}}, {}, {}},
+                by_data, listing, storage::get_op{{"test"}, "key3", {}}});
   BOOST_REQUIRE(results.size() == 5u);
   const auto& first = std::get<std::optional<item>>(results[0]);
   BOOST_REQUIRE(first.has_value());

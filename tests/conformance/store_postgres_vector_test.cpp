@@ -68,7 +68,8 @@ BOOST_AUTO_TEST_CASE(test_vector_search_with_filters) {
 BOOST_AUTO_TEST_CASE(test_embed_with_path_sync) {
   auto s = store(character_index({"key0", "key1", "key3"}), vector_store_ttl());
   s->put({"test"}, "doc1", object{{"key1", "xxx"}, {"key2", "yyy"}, {"key3", "zzz"}});
-  s->put({"test"}, "doc2", object{{"key0", "uuu"}, {"key1", "vvv"}, {"key2", "www"}, {"key3", "xxx"}});
+  s->put({"test"}, "doc2",
+         object{{"key0", "uuu"}, {"key1", "vvv"}, {"key2", "www"}, {"key3", "xxx"}});
 
   auto results = search(*s, {.prefix = {"test"}, .query = "xxx"});
   BOOST_REQUIRE(results.size() == 2u);
@@ -155,8 +156,10 @@ BOOST_AUTO_TEST_CASE(test_search_sorting) {
   auto s = store(character_index({"key1"}), vector_store_ttl());
   s->put({"test", "M"}, "M", object{{"key1", "mmm"}});
   constexpr int n = 100;
-  for (int i = 0; i < n; ++i) s->put({"test", "A"}, "A" + std::to_string(i), object{{"key1", "no"}});
-  for (int i = 0; i < n; ++i) s->put({"test", "Z"}, "Z" + std::to_string(i), object{{"key1", "no"}});
+  for (int i = 0; i < n; ++i)
+    s->put({"test", "A"}, "A" + std::to_string(i), object{{"key1", "no"}});
+  for (int i = 0; i < n; ++i)
+    s->put({"test", "Z"}, "Z" + std::to_string(i), object{{"key1", "no"}});
   const auto results = search(*s, {.prefix = {"test"}, .query = "mmm", .limit = 10});
   BOOST_REQUIRE(results.size() == 10u);
   const auto keys = keys_of(results);

@@ -129,7 +129,8 @@ BOOST_AUTO_TEST_CASE(test_async_namespace_segment_boundary) {
     s->put(ns, "k", object{{"v", 1}});
   BOOST_TEST(namespaces_of(search(*s, {.prefix = {"foo"}, .limit = 100})) ==
              (ns_set{{"foo"}, {"foo", "child"}}));
-  BOOST_TEST(namespaces_of(search(*s, {.prefix = {"user_1"}, .limit = 100})) == (ns_set{{"user_1"}}));
+  BOOST_TEST(namespaces_of(search(*s, {.prefix = {"user_1"}, .limit = 100})) ==
+             (ns_set{{"user_1"}}));
   BOOST_TEST(as_set(list_namespaces(*s, {.suffix = {"alice"}, .limit = 100})) ==
              (ns_set{{"uid", "users", "alice"}}));
 }

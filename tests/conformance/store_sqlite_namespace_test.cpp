@@ -26,9 +26,14 @@ const std::string test_pref = "5f0c6a8e-4d2b-4c1e-9a7f-2b3c4d5e6f70";
 // libs/checkpoint-sqlite/tests/test_store.py::test_search_namespace_segment_boundary
 BOOST_AUTO_TEST_CASE(test_search_namespace_segment_boundary) {
   auto s = store();
-  put_all(*s, {{"foo"}, {"foo", "child"}, {"foo", "child", "deep"}, {"foobar"}, {"foobar", "baz"},
+  put_all(*s, {{"foo"},
+               {"foo", "child"},
+               {"foo", "child", "deep"},
+               {"foobar"},
+               {"foobar", "baz"},
                {"foo2"}});
-  BOOST_TEST(searched(*s, {"foo"}) == (ns_set{{"foo"}, {"foo", "child"}, {"foo", "child", "deep"}}));
+  BOOST_TEST(searched(*s, {"foo"}) ==
+             (ns_set{{"foo"}, {"foo", "child"}, {"foo", "child", "deep"}}));
   BOOST_TEST(searched(*s, {"foobar"}) == (ns_set{{"foobar"}, {"foobar", "baz"}}));
   BOOST_TEST(searched(*s, {"foo2"}) == (ns_set{{"foo2"}}));
   BOOST_TEST(searched(*s, {"fo"}).empty());
@@ -37,7 +42,8 @@ BOOST_AUTO_TEST_CASE(test_search_namespace_segment_boundary) {
 // libs/checkpoint-sqlite/tests/test_store.py::test_search_namespace_wildcard_chars_are_literal
 BOOST_AUTO_TEST_CASE(test_search_namespace_wildcard_chars_are_literal) {
   auto s = store();
-  put_all(*s, {{"user_1"}, {"user_1", "child"}, {"userX1"}, {"a%b"}, {"axxb"}, {"star*"}, {"starX"}});
+  put_all(*s,
+          {{"user_1"}, {"user_1", "child"}, {"userX1"}, {"a%b"}, {"axxb"}, {"star*"}, {"starX"}});
   BOOST_TEST(searched(*s, {"user_1"}) == (ns_set{{"user_1"}, {"user_1", "child"}}));
   BOOST_TEST(searched(*s, {"a%b"}) == (ns_set{{"a%b"}}));
   BOOST_TEST(searched(*s, {"star*"}) == (ns_set{{"star*"}}));
@@ -97,8 +103,8 @@ BOOST_AUTO_TEST_CASE(test_namespace_labels_with_trailing_newline) {
 BOOST_AUTO_TEST_CASE(test_list_namespaces_metacharacter_labels) {
   auto s = store();
   const std::vector<std::pair<std::string, std::string>> pairs{
-      {"star*", "starX"},     {"q?m", "qXm"}, {"br[ack]et", "brXacXket"},
-      {"user_1", "userX1"},   {"a%b", "axxb"}, {"plus+", "plusX"}};
+      {"star*", "starX"},   {"q?m", "qXm"},  {"br[ack]et", "brXacXket"},
+      {"user_1", "userX1"}, {"a%b", "axxb"}, {"plus+", "plusX"}};
   for (const auto& [label, decoy] : pairs) {
     s->put({label}, "k", object{{"v", 1}});
     s->put({decoy}, "k", object{{"v", 1}});
@@ -177,7 +183,8 @@ BOOST_AUTO_TEST_CASE(test_list_namespaces_operations) {
   BOOST_TEST(suffixed.size() == 4u);
   for (const auto& ns : suffixed) BOOST_TEST(ns[ns.size() - 2] == "public");
 
-  const auto both = list_namespaces(*s, {.prefix = {test_pref, "test"}, .suffix = {"public", test_pref}});
+  const auto both =
+      list_namespaces(*s, {.prefix = {test_pref, "test"}, .suffix = {"public", test_pref}});
   BOOST_TEST(both.size() == 2u);
   for (const auto& ns : both) BOOST_TEST((ns[1] == "test" && ns[ns.size() - 2] == "public"));
 
@@ -237,14 +244,14 @@ BOOST_AUTO_TEST_CASE(test_search_items) {
   const auto second = keys_of(search(*s, {.prefix = {base}, .limit = 2, .offset = 2}));
   BOOST_TEST(first.size() == 2u);
   BOOST_TEST(second.size() == 2u);
-  for (const auto& k : first) BOOST_TEST((std::find(second.begin(), second.end(), k) == second.end()));
+  for (const auto& k : first)
+    BOOST_TEST((std::find(second.begin(), second.end(), k) == second.end()));
   BOOST_TEST(search(*s, {.prefix = {base}}).size() == 4u);
 
   const auto john = search(*s, {.prefix = {base}, .filter = {{"author", "John Doe"}}});
   BOOST_TEST(john.size() == 2u);
   for (const auto& i : john) BOOST_TEST(i.v.get("author") == value("John Doe"));
-  const auto drafts =
-      search(*s, {.prefix = {base}, .filter = {{"tags", value::array({"draft"})}}});
+  const auto drafts = search(*s, {.prefix = {base}, .filter = {{"tags", value::array({"draft"})}}});
   BOOST_TEST(drafts.size() == 2u);
   for (const auto& i : drafts) BOOST_TEST(i.v.get("tags") == value::array({"draft"}));
 

@@ -107,9 +107,9 @@ BOOST_AUTO_TEST_CASE(test_batch_get_ops) {
   auto s = store();
   s->put({"test"}, "key1", object{{"data", "value1"}});
   s->put({"test"}, "key2", object{{"data", "value2"}});
-  const auto results = s->batch({storage::get_op{{"test"}, "key1", {}},
-                                 storage::get_op{{"test"}, "key2", {}},
-                                 storage::get_op{{"test"}, "key3", {}}});
+  const auto results =
+      s->batch({storage::get_op{{"test"}, "key1", {}}, storage::get_op{{"test"}, "key2", {}},
+                storage::get_op{{"test"}, "key3", {}}});
   BOOST_REQUIRE(results.size() == 3u);
   BOOST_REQUIRE(item_result(results[0]).has_value());
   BOOST_REQUIRE(item_result(results[1]).has_value());
@@ -139,9 +139,9 @@ BOOST_AUTO_TEST_CASE(test_batch_search_ops) {
   s->put({"test", "foo"}, "key1", object{{"data", "value1"}, {"tag", "a"}});
   s->put({"test", "bar"}, "key2", object{{"data", "value2"}, {"tag", "a"}});
   s->put({"test", "baz"}, "key3", object{{"data", "value3"}, {"tag", "b"}});
-  const auto results = s->batch({search_op({"test"}, {{"tag", "a"}}, 10, 0),
-                                 search_op({"test"}, {}, 2, 0),
-                                 search_op({"test", "foo"}, {}, 10, 0)});
+  const auto results =
+      s->batch({search_op({"test"}, {{"tag", "a"}}, 10, 0), search_op({"test"}, {}, 2, 0),
+                search_op({"test", "foo"}, {}, 10, 0)});
   BOOST_REQUIRE(results.size() == 3u);
   BOOST_TEST(items_result(results[0]).size() == 2u);
   for (const auto& i : items_result(results[0])) BOOST_TEST(i.v.get("tag") == value("a"));
@@ -212,8 +212,9 @@ BOOST_AUTO_TEST_CASE(test_list_namespaces) {
 // libs/checkpoint-sqlite/tests/test_store.py::TestSqliteStore::test_search
 BOOST_AUTO_TEST_CASE(test_search) {
   auto s = store();
-  s->put({"test", "docs"}, "doc1",
-         object{{"title", "First Doc"}, {"author", "Alice"}, {"tags", value::array({"important"})}});
+  s->put(
+      {"test", "docs"}, "doc1",
+      object{{"title", "First Doc"}, {"author", "Alice"}, {"tags", value::array({"important"})}});
   s->put({"test", "docs"}, "doc2",
          object{{"title", "Second Doc"}, {"author", "Bob"}, {"tags", value::array({"draft"})}});
   s->put({"test", "images"}, "img1",
@@ -267,8 +268,7 @@ BOOST_AUTO_TEST_CASE(test_sql_injection_filter_values) {
   BOOST_TEST(by_access("''''").empty());
 
   s->put({"docs"}, "doc4", object{{"title", "O'Brien's Document"}, {"access", "public"}});
-  const auto quoted =
-      search(*s, {.prefix = {"docs"}, .filter = {{"title", "O'Brien's Document"}}});
+  const auto quoted = search(*s, {.prefix = {"docs"}, .filter = {{"title", "O'Brien's Document"}}});
   BOOST_REQUIRE(quoted.size() == 1u);
   BOOST_TEST(quoted[0].v.get("title") == value("O'Brien's Document"));
   BOOST_TEST(by_access("public' OR 'א'='א").empty());

@@ -79,9 +79,8 @@ BOOST_AUTO_TEST_CASE(test_vector_search_with_filters) {
   BOOST_REQUIRE(!results.empty());
   BOOST_TEST(results[0].key == "doc2");
 
-  results = search(*s, {.prefix = {"test"},
-                        .query = "bbbbluuu",
-                        .filter = {{"score", object{{"$gt", 3.2}}}}});
+  results = search(
+      *s, {.prefix = {"test"}, .query = "bbbbluuu", .filter = {{"score", object{{"$gt", 3.2}}}}});
   BOOST_REQUIRE(results.size() == 3u);
   BOOST_TEST(results[0].key == "doc4");
   BOOST_TEST(has_key(results, "doc1"));
@@ -129,7 +128,8 @@ BOOST_AUTO_TEST_CASE(test_vector_search_edge_cases) {
 BOOST_AUTO_TEST_CASE(test_embed_with_path) {
   auto s = store(character_index({"key0", "key1", "key3"}));
   s->put({"test"}, "doc1", object{{"key1", "xxx"}, {"key2", "yyy"}, {"key3", "zzz"}});
-  s->put({"test"}, "doc2", object{{"key0", "uuu"}, {"key1", "vvv"}, {"key2", "www"}, {"key3", "xxx"}});
+  s->put({"test"}, "doc2",
+         object{{"key0", "uuu"}, {"key1", "vvv"}, {"key2", "www"}, {"key3", "xxx"}});
 
   auto results = search(*s, {.prefix = {"test"}, .query = "xxx"});
   BOOST_REQUIRE(results.size() == 2u);

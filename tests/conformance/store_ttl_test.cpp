@@ -79,8 +79,8 @@ BOOST_AUTO_TEST_CASE(test_ttl_sweeper) {
   clock.advance_seconds(2 + 1 + 0.5);  // TTL, half a sweep interval of LangGraph's, margin
   {
     std::unique_lock lock(seen->mutex);
-    BOOST_TEST(seen->changed.wait_for(lock, std::chrono::seconds(10),
-                                      [&] { return seen->swept >= 1; }));
+    BOOST_TEST(
+        seen->changed.wait_for(lock, std::chrono::seconds(10), [&] { return seen->swept >= 1; }));
   }
   BOOST_TEST(!s->get({"test"}, "item1").has_value());
   BOOST_TEST(s->sweep() == 0u);  // the sweeper took it: nothing is left to delete
@@ -150,8 +150,7 @@ BOOST_AUTO_TEST_CASE(test_async_asearch_refresh_ttl) {
 
   // t=3: the search restarts item1's TTL (now t=7), not item2's.
   clock.advance_seconds(3);
-  const auto found =
-      search(*s, {.prefix = ns, .filter = {{"id", 1}}, .refresh_ttl = true});
+  const auto found = search(*s, {.prefix = ns, .filter = {{"id", 1}}, .refresh_ttl = true});
   BOOST_REQUIRE(found.size() == 1u);
   BOOST_TEST(found[0].key == "item1");
 
