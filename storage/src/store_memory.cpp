@@ -146,7 +146,7 @@ void memory_store::remove(const namespace_path& ns, const std::string& key) {
 std::vector<item> memory_store::search(const search_options& options) {
   support::check_filter(options.filter);
   const bool refreshing = support::refresh_on_read(options.refresh_ttl, ttl_);
-  const bool semantic = index_ && options.query;
+  const bool semantic = index_ && support::is_query(options.query);
   std::vector<float> query;
   if (semantic) query = std::move(support::embed_checked(*index_, {*options.query}).front());
 

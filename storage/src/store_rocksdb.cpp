@@ -290,7 +290,7 @@ void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
 std::vector<item> rocksdb_store::search(const search_options& options) {
   support::check_filter(options.filter);
   const auto& config = impl_->options.index;
-  const bool semantic = config && options.query;
+  const bool semantic = config && support::is_query(options.query);
   std::vector<float> query;
   if (semantic) {
     impl_->index_record->check();

@@ -45,7 +45,8 @@ struct search_options {
   /// operators compare numbers with numbers and strings with strings; any other pair does
   /// not match. An unknown operator is an invalid_argument error naming it.
   object filter;
-  /// Natural-language query for semantic search; ignored by a store without an index.
+  /// Natural-language query for semantic search; ignored by a store without an index. An
+  /// empty query is no query (as in LangGraph, where "" is falsy).
   std::optional<std::string> query;
   std::size_t limit = 10, offset = 0;
   /// Whether to restart the TTL of the items returned; nullopt: the store's
