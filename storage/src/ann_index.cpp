@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <thread>
 #include <unordered_map>
@@ -79,6 +80,16 @@ struct ann_index::impl {
   std::vector<std::string> owner;
   std::unordered_map<std::string, std::vector<hnswlib::labeltype>> labels;
   std::vector<hnswlib::labeltype> free;
+  // Equal vectors share one point of the graph: HNSW links a point to its nearest ones, so
+  // many copies of one vector (items with the same text) would fill each other's link lists
+  // and cut off the points near them, which searches then never reach. The label holding the
+  // point is the carrier; the other labels of that vector are its sharers and have no live
+  // point. carrier_of[label] is the label itself for a carrier, its carrier for a sharer,
+  // no_label for a free label; carriers are found by the hash of their vector.
+  static constexpr hnswlib::labeltype no_label = ~hnswlib::labeltype(0);
+  std::vector<hnswlib::labeltype> carrier_of;
+  std::unordered_map<hnswlib::labeltype, std::vector<hnswlib::labeltype>> sharers;
+  std::unordered_multimap<std::uint64_t, hnswlib::labeltype> carriers_by_hash;
 
   explicit impl(const index_config& c)
       : dims(c.dims),
@@ -91,13 +102,88 @@ struct ann_index::impl {
     graph->setEf(ef_search);
   }
 
+  std::uint64_t hash_of(const float* v) const {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(v);
+    for (std::size_t i = 0; i < dims * sizeof(float); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+    return h;
+  }
+
+  // The vector of carrier `label`'s point, as the graph stores it.
+  const float* point_of(hnswlib::labeltype label) const {
+    return reinterpret_cast<const float*>(
+        graph->getDataByInternalId(graph->label_lookup_.at(label)));
+  }
+
+  // The carrier of normalized vector `v` (with hash `h`), if one holds it.
+  std::optional<hnswlib::labeltype> find_carrier(const std::vector<float>& v,
+                                                 std::uint64_t h) const {
+    const auto [begin, end] = carriers_by_hash.equal_range(h);
+    for (auto c = begin; c != end; ++c)
+      if (std::memcmp(point_of(c->second), v.data(), dims * sizeof(float)) == 0) return c->second;
+    return std::nullopt;
+  }
+
+  void forget_carrier(std::uint64_t h, hnswlib::labeltype label) {
+    const auto [begin, end] = carriers_by_hash.equal_range(h);
+    for (auto c = begin; c != end; ++c)
+      if (c->second == label) {
+        carriers_by_hash.erase(c);
+        return;
+      }
+  }
+
+  // Makes `label` a sharer of `carrier`'s point.
+  void share(hnswlib::labeltype label, hnswlib::labeltype carrier) {
+    carrier_of[label] = carrier;
+    sharers[carrier].push_back(label);
+  }
+
+  // Frees `label` (its point, if any, is deleted or never was).
+  void release(hnswlib::labeltype label) {
+    owner[label].clear();
+    carrier_of[label] = no_label;
+    free.push_back(label);
+  }
+
+  // Takes carrier `label`'s point away: a sharer, if any, carries the vector from now on.
+  void retire_carrier(hnswlib::labeltype label) {
+    const std::vector<float> v(point_of(label), point_of(label) + dims);
+    const std::uint64_t h = hash_of(v.data());
+    const auto found = sharers.find(label);
+    if (found == sharers.end() || found->second.empty()) {
+      if (found != sharers.end()) sharers.erase(found);
+      forget_carrier(h, label);
+      graph->markDelete(label);
+      return;
+    }
+    std::vector<hnswlib::labeltype> rest = std::move(found->second);
+    sharers.erase(found);
+    const auto heir = rest.back();
+    rest.pop_back();
+    // The heir's point first (new, or its deleted one revived), so a failure changes nothing.
+    graph->addPoint(v.data(), heir);
+    graph->markDelete(label);
+    forget_carrier(h, label);
+    carriers_by_hash.emplace(h, heir);
+    carrier_of[heir] = heir;
+    for (const auto s : rest) carrier_of[s] = heir;
+    if (!rest.empty()) sharers[heir] = std::move(rest);
+  }
+
   void drop(const std::string& id) {
     const auto found = labels.find(id);
     if (found == labels.end()) return;
     for (const auto label : found->second) {
-      graph->markDelete(label);
-      owner[label].clear();
-      free.push_back(label);
+      const auto carrier = carrier_of[label];
+      if (carrier == label) {
+        retire_carrier(label);
+      } else {
+        auto& mine = sharers[carrier];
+        std::erase(mine, label);
+        if (mine.empty()) sharers.erase(carrier);
+      }
+      release(label);
     }
     labels.erase(found);
   }
@@ -112,6 +198,7 @@ struct ann_index::impl {
     } else {
       label = owner.size();
       owner.emplace_back();
+      carrier_of.push_back(no_label);
       if (owner.size() > graph->max_elements_)
         graph->resizeIndex(std::max({initial_capacity, 2 * graph->max_elements_, owner.size()}));
     }
@@ -121,41 +208,54 @@ struct ann_index::impl {
   }
 
   // Gives back `label` when adding its point failed: the graph never had it (a reused label
-  // still has its deleted point, which stays deleted), so it becomes free again.
-  void release_if_missing(hnswlib::labeltype label) {
+  // still has its deleted point, which stays deleted), so it becomes free again. Returns
+  // whether it did (false: the point is there).
+  bool release_if_missing(hnswlib::labeltype label) {
     const auto point = graph->label_lookup_.find(label);
-    if (point != graph->label_lookup_.end() && !graph->isMarkedDeleted(point->second)) return;
+    if (point != graph->label_lookup_.end() && !graph->isMarkedDeleted(point->second)) return false;
     auto& mine = labels[owner[label]];
     std::erase(mine, label);
     if (mine.empty()) labels.erase(owner[label]);
-    owner[label].clear();
-    free.push_back(label);
+    release(label);
+    return true;
+  }
+
+  // Gives back a sharer's label taken for a carrier that never got its point.
+  void release_sharer(hnswlib::labeltype label) {
+    auto& mine = labels[owner[label]];
+    std::erase(mine, label);
+    if (mine.empty()) labels.erase(owner[label]);
+    release(label);
   }
 
   void add(const std::string& id, const std::vector<float>& v) {
+    const auto n = normalized(v);
+    const std::uint64_t h = hash_of(n.data());
     const auto label = take_label(id);
+    if (const auto carrier = find_carrier(n, h)) return share(label, *carrier);
     try {
-      graph->addPoint(normalized(v).data(), label);
+      graph->addPoint(n.data(), label);
     } catch (...) {
       release_if_missing(label);
       throw;
     }
+    carrier_of[label] = label;
+    carriers_by_hash.emplace(h, label);
   }
 
   // Adds points with labels never used before from up to `threads` threads: hnswlib's
   // insertion locks each node it links, so concurrent addPoint calls are its supported way of
   // building in parallel (reused labels are updates, which are not). The graph then depends on
   // how the threads interleave. Rethrows the first failure once every thread has stopped.
-  void add_parallel(
-      const std::vector<std::pair<hnswlib::labeltype, const std::vector<float>*>>& points,
-      std::size_t threads) {
+  void add_parallel(const std::vector<std::pair<hnswlib::labeltype, std::vector<float>>>& points,
+                    std::size_t threads) {
     std::atomic<std::size_t> next{0};
     std::exception_ptr failure;
     std::mutex failure_mutex;
     const auto work = [&] {
       for (std::size_t i = next++; i < points.size(); i = next++) {
         try {
-          graph->addPoint(normalized(*points[i].second).data(), points[i].first);
+          graph->addPoint(points[i].second.data(), points[i].first);
         } catch (...) {
           std::lock_guard lock(failure_mutex);
           if (!failure) failure = std::current_exception();
@@ -196,21 +296,53 @@ void ann_index::set_many(
     std::size_t threads) {
   std::unique_lock lock(impl_->mutex);
   for (const auto& [id, _] : items) impl_->drop(id);
-  std::vector<std::pair<hnswlib::labeltype, const std::vector<float>*>> fresh;
+  // New carriers (normalized vectors) to add in parallel, and the sharers of each.
+  std::vector<std::pair<hnswlib::labeltype, std::vector<float>>> fresh;
+  std::vector<std::vector<hnswlib::labeltype>> fresh_sharers;
+  std::unordered_multimap<std::uint64_t, std::size_t> fresh_by_hash;
   for (const auto& [id, vectors] : items)
     for (const auto& v : vectors) {
-      if (impl_->free.empty()) {
-        fresh.emplace_back(impl_->take_label(id), &v);
-      } else {
+      if (!impl_->free.empty()) {
         impl_->add(id, v);
+        continue;
       }
+      auto n = normalized(v);
+      const std::uint64_t h = impl_->hash_of(n.data());
+      if (const auto carrier = impl_->find_carrier(n, h)) {
+        impl_->share(impl_->take_label(id), *carrier);
+        continue;
+      }
+      std::optional<std::size_t> pending;
+      const auto [begin, end] = fresh_by_hash.equal_range(h);
+      for (auto f = begin; f != end && !pending; ++f)
+        if (fresh[f->second].second == n) pending = f->second;
+      const auto label = impl_->take_label(id);
+      if (pending) {
+        impl_->carrier_of[label] = fresh[*pending].first;
+        fresh_sharers[*pending].push_back(label);
+        continue;
+      }
+      fresh_by_hash.emplace(h, fresh.size());
+      fresh.emplace_back(label, std::move(n));
+      fresh_sharers.emplace_back();
     }
+  std::exception_ptr failure;
   try {
     impl_->add_parallel(fresh, std::max<std::size_t>(threads, 1));
   } catch (...) {
-    for (const auto& [label, _] : fresh) impl_->release_if_missing(label);
-    throw;
+    failure = std::current_exception();
   }
+  for (std::size_t f = 0; f < fresh.size(); ++f) {
+    const auto label = fresh[f].first;
+    if (failure && impl_->release_if_missing(label)) {
+      for (const auto s : fresh_sharers[f]) impl_->release_sharer(s);
+      continue;
+    }
+    impl_->carrier_of[label] = label;
+    impl_->carriers_by_hash.emplace(impl_->hash_of(fresh[f].second.data()), label);
+    if (!fresh_sharers[f].empty()) impl_->sharers[label] = std::move(fresh_sharers[f]);
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 void ann_index::remove(const std::string& id) {
@@ -239,11 +371,18 @@ std::vector<std::pair<std::string, float>> ann_index::search(const std::vector<f
     hits.emplace_back(1.0f - queue.top().first, queue.top().second);
     queue.pop();
   }
-  for (auto h = hits.rbegin(); h != hits.rend(); ++h) {
-    const auto& id = impl_->owner[h->second];
-    if (id.empty() || seen.count(id)) continue;
+  const auto emit = [&](hnswlib::labeltype label, float similarity) {
+    const auto& id = impl_->owner[label];
+    if (id.empty() || seen.count(id)) return;
     seen.emplace(id, out.size());
-    out.emplace_back(id, h->first);
+    out.emplace_back(id, similarity);
+  };
+  for (auto h = hits.rbegin(); h != hits.rend(); ++h) {
+    emit(h->second, h->first);
+    // The items whose vector this point carries too.
+    const auto shared = impl_->sharers.find(h->second);
+    if (shared != impl_->sharers.end())
+      for (const auto s : shared->second) emit(s, h->first);
   }
   return out;
 }
@@ -263,9 +402,11 @@ void ann_index::set_ef_search(std::size_t ef) {
 
 namespace {
 
-// The saved form: this header, the item of every label, then hnswlib's own format (native
-// byte order: the bytes stay on the machine that wrote them).
-constexpr std::uint64_t saved_format = 1;
+// The saved form: this header, the item and the carrier of every label, then hnswlib's own
+// format (native byte order: the bytes stay on the machine that wrote them). Format 1 had no
+// carriers (every label its own point): such a saved index is not loaded, and the store
+// builds a new one.
+constexpr std::uint64_t saved_format = 2;
 
 void put_u64(std::string& out, std::uint64_t x) {
   out.append(reinterpret_cast<const char*>(&x), sizeof x);
@@ -335,16 +476,26 @@ bool plausible_graph(std::string_view blob, std::size_t dims, std::size_t m,
   return r.ok && r.bytes.empty();
 }
 
-// Whether a loaded graph's links stay inside it and its points are the live labels of `owner`
-// (a label with an item has a live point, a free label a deleted one or none).
-bool consistent(const hnswlib::HierarchicalNSW<float>& g, const std::vector<std::string>& owner) {
+// Whether a loaded graph's links stay inside it and its points are the carriers of
+// `carrier_of` (a carrier has a live point; a sharer or a free label a deleted one or none),
+// and every sharer's carrier is a carrier.
+bool consistent(const hnswlib::HierarchicalNSW<float>& g, const std::vector<std::string>& owner,
+                const std::vector<hnswlib::labeltype>& carrier_of, hnswlib::labeltype no_label) {
   const std::size_t count = g.cur_element_count;
   if (g.label_lookup_.size() != count) return false;
+  std::size_t carriers = 0;
+  for (hnswlib::labeltype label = 0; label < owner.size(); ++label) {
+    const auto c = carrier_of[label];
+    if (owner[label].empty() != (c == no_label)) return false;
+    if (c == no_label) continue;
+    if (c >= owner.size() || carrier_of[c] != c) return false;
+    carriers += c == label;
+  }
   std::size_t live = 0;
   for (hnswlib::tableint i = 0; i < count; ++i) {
     const auto label = g.getExternalLabel(i);
-    if (label >= owner.size() || owner[label].empty() != g.isMarkedDeleted(i)) return false;
-    live += !owner[label].empty();
+    if (label >= owner.size() || (carrier_of[label] == label) == g.isMarkedDeleted(i)) return false;
+    live += !g.isMarkedDeleted(i);
     for (int level = 0; level <= g.element_levels_[i]; ++level) {
       const auto* list = g.get_linklist_at_level(i, level);
       const std::size_t n = g.getListCount(const_cast<hnswlib::linklistsizeint*>(list));
@@ -354,8 +505,7 @@ bool consistent(const hnswlib::HierarchicalNSW<float>& g, const std::vector<std:
         if (to[j] >= count) return false;
     }
   }
-  return live == std::size_t(std::count_if(owner.begin(), owner.end(),
-                                           [](const std::string& id) { return !id.empty(); }));
+  return live == carriers;
 }
 
 }  // namespace
@@ -368,9 +518,10 @@ std::string ann_index::save() const {
   put_u64(out, impl_->m);
   put_u64(out, impl_->ef_construction);
   put_u64(out, impl_->owner.size());
-  for (const auto& id : impl_->owner) {
-    put_u64(out, id.size());
-    out += id;
+  for (std::size_t label = 0; label < impl_->owner.size(); ++label) {
+    put_u64(out, impl_->owner[label].size());
+    out += impl_->owner[label];
+    put_u64(out, impl_->carrier_of[label]);
   }
   memory_file file;
   impl_->graph->saveIndex(file.path());
@@ -387,7 +538,11 @@ bool ann_index::load(std::string_view bytes) {
   const auto count = r.next<std::uint64_t>();
   if (!r.ok || count > bytes.size() / sizeof(std::uint64_t)) return false;
   std::vector<std::string> owner(count);
-  for (auto& id : owner) id = r.take(r.next<std::uint64_t>());
+  std::vector<hnswlib::labeltype> carrier_of(count);
+  for (std::size_t label = 0; label < count && r.ok; ++label) {
+    owner[label] = r.take(r.next<std::uint64_t>());
+    carrier_of[label] = r.next<std::uint64_t>();
+  }
   if (!r.ok || !plausible_graph(r.bytes, impl_->dims, impl_->m, impl_->ef_construction, count))
     return false;
 
@@ -399,15 +554,17 @@ bool ann_index::load(std::string_view bytes) {
   graph->metric_distance_computations = 0;
   graph->metric_hops = 0;
   graph->loadIndex(file.path(), &impl_->space, std::max<std::size_t>(initial_capacity, count));
-  if (!consistent(*graph, owner)) return false;
+  if (!consistent(*graph, owner, carrier_of, impl::no_label)) return false;
 
   std::unordered_map<std::string, std::vector<hnswlib::labeltype>> labels;
   std::vector<hnswlib::labeltype> free;
+  std::unordered_map<hnswlib::labeltype, std::vector<hnswlib::labeltype>> sharers;
   for (hnswlib::labeltype label = 0; label < owner.size(); ++label) {
     if (owner[label].empty()) {
       free.push_back(label);
     } else {
       labels[owner[label]].push_back(label);
+      if (carrier_of[label] != label) sharers[carrier_of[label]].push_back(label);
     }
   }
   std::unique_lock lock(impl_->mutex);
@@ -416,6 +573,12 @@ bool ann_index::load(std::string_view bytes) {
   impl_->owner = std::move(owner);
   impl_->labels = std::move(labels);
   impl_->free = std::move(free);
+  impl_->carrier_of = std::move(carrier_of);
+  impl_->sharers = std::move(sharers);
+  impl_->carriers_by_hash.clear();
+  for (hnswlib::labeltype label = 0; label < impl_->owner.size(); ++label)
+    if (impl_->carrier_of[label] == label)
+      impl_->carriers_by_hash.emplace(impl_->hash_of(impl_->point_of(label)), label);
   return true;
 }
 

@@ -19,10 +19,13 @@
 
 namespace superstep::storage {
 
-/// Item identities → vectors, searchable by similarity. An item owns one point per embedded
-/// field; replacing an item's vectors marks its old points deleted and reuses their labels
-/// (and those of removed items) for new points, so the graph does not grow with rewrites.
-/// The capacity doubles as needed.
+/// Item identities → vectors, searchable by similarity. An item has one label per embedded
+/// field; equal vectors share one point of the graph (many copies of one vector would
+/// otherwise fill each other's links and cut off the points near them), and a search returns
+/// every item of a point it finds. Replacing an item's vectors marks its old points deleted
+/// (or hands a shared point to another of its items) and reuses their labels (and those of
+/// removed items) for new points, so the graph does not grow with rewrites. The capacity
+/// doubles as needed.
 ///
 /// Thread-safe: searches share a lock, updates take it alone.
 class ann_index {
@@ -46,9 +49,9 @@ class ann_index {
   /// Removes every item.
   void clear();
 
-  /// Up to `k` distinct items nearest to `query`, each with its best approximate cosine
-  /// similarity, best first. Asks the graph for `k` points, so items with several points can
-  /// make the answer shorter than `k` although more items exist.
+  /// The distinct items of the `k` points nearest to `query`, each with its best approximate
+  /// cosine similarity, best first: fewer than `k` when items have several points, more when
+  /// points are shared by items with equal vectors.
   [[nodiscard]] std::vector<std::pair<std::string, float>> search(const std::vector<float>& query,
                                                                   std::size_t k) const;
 

@@ -128,7 +128,7 @@ std::optional<item> memory_store::get(const namespace_path& ns, const std::strin
   const auto k = n->second.find(key);
   if (k == n->second.end()) return std::nullopt;
   const long long now = support::now_micros(ttl_);
-  if (support::expired(k->second.expires.load(), now)) return std::nullopt;
+  if (support::hidden(k->second.expires.load(), now, ttl_)) return std::nullopt;
   if (refreshing) refresh(k->second, now);
   return k->second.it;
 }
@@ -146,7 +146,7 @@ void memory_store::remove(const namespace_path& ns, const std::string& key) {
 std::vector<item> memory_store::search(const search_options& options) {
   support::check_filter(options.filter);
   const bool refreshing = support::refresh_on_read(options.refresh_ttl, ttl_);
-  const bool semantic = index_ && options.query;
+  const bool semantic = index_ && support::is_query(options.query);
   std::vector<float> query;
   if (semantic) query = std::move(support::embed_checked(*index_, {*options.query}).front());
 
@@ -158,7 +158,7 @@ std::vector<item> memory_store::search(const search_options& options) {
   for (auto n = data_.lower_bound(options.ns_prefix); n != data_.end(); ++n) {
     if (!support::has_prefix(n->first, options.ns_prefix)) break;
     for (const auto& [key, e] : n->second)
-      if (!support::expired(e.expires.load(), now) &&
+      if (!support::hidden(e.expires.load(), now, ttl_) &&
           support::matches_filter(e.it.v, options.filter))
         found.push_back(&e);
   }
@@ -216,7 +216,8 @@ std::optional<std::vector<item>> memory_store::ann_search(const search_options& 
     const auto k = n->second.find(key);
     if (k == n->second.end() || k->second.vectors.empty()) return std::nullopt;
     const entry& e = k->second;
-    if (support::expired(e.expires.load(), now) || !support::matches_filter(e.it.v, options.filter))
+    if (support::hidden(e.expires.load(), now, ttl_) ||
+        !support::matches_filter(e.it.v, options.filter))
       return std::nullopt;
     double best = -2;
     for (const auto& vec : e.vectors) best = std::max(best, support::cosine(query, vec));
@@ -250,8 +251,8 @@ std::vector<namespace_path> memory_store::list_namespaces(const list_namespaces_
     const long long now = support::now_micros(ttl_);
     for (const auto& [ns, items] : data_) {
       if (!support::matches(ns, options)) continue;
-      const bool live = std::any_of(items.begin(), items.end(), [now](const auto& i) {
-        return !support::expired(i.second.expires.load(), now);
+      const bool live = std::any_of(items.begin(), items.end(), [this, now](const auto& i) {
+        return !support::hidden(i.second.expires.load(), now, ttl_);
       });
       if (live) namespaces.push_back(ns);
     }

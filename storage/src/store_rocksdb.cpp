@@ -148,7 +148,7 @@ struct rocksdb_store::impl {
       check(s, "refresh ttl");
       stored current = decode(ikey, bytes);
       if (current.micros != micros || !current.ttl_minutes ||
-          support::expired(current.expires, now))
+          support::hidden(current.expires, now, options.ttl))
         continue;
       current.expires = support::expiry_micros(now, current.ttl_minutes);
       check(batch.Put(db.store, ikey, serde->dumps(encode_record(current))), "batch");
@@ -268,7 +268,7 @@ std::optional<item> rocksdb_store::get(const namespace_path& ns, const std::stri
   check(s, "get " + key);
   auto found = impl_->decode(ikey, bytes);
   const long long now = support::now_micros(impl_->options.ttl);
-  if (support::expired(found.expires, now)) return std::nullopt;
+  if (support::hidden(found.expires, now, impl_->options.ttl)) return std::nullopt;
   if (found.ttl_minutes && support::refresh_on_read(refresh_ttl, impl_->options.ttl))
     impl_->refresh({{ikey, found.micros}}, now);
   return std::move(found.it);
@@ -290,7 +290,7 @@ void rocksdb_store::remove(const namespace_path& ns, const std::string& key) {
 std::vector<item> rocksdb_store::search(const search_options& options) {
   support::check_filter(options.filter);
   const auto& config = impl_->options.index;
-  const bool semantic = config && options.query;
+  const bool semantic = config && support::is_query(options.query);
   std::vector<float> query;
   if (semantic) {
     impl_->index_record->check();
@@ -315,7 +315,8 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
       if (st.IsNotFound()) return std::nullopt;
       check(st, "search");
       auto s = impl_->decode(ikey, bytes);
-      if (support::expired(s.expires, now) || !support::matches_filter(s.it.v, options.filter))
+      if (support::hidden(s.expires, now, impl_->options.ttl) ||
+          !support::matches_filter(s.it.v, options.filter))
         return std::nullopt;
       std::string ekey = ikey;
       ekey[0] = 'e';
@@ -354,7 +355,8 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
     range_scan scan(db, db.store, read.options, lower, upper);
     for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
       auto s = impl_->decode(scan->key().ToStringView(), scan->value().ToStringView());
-      if (!support::expired(s.expires, now) && support::matches_filter(s.it.v, options.filter))
+      if (!support::hidden(s.expires, now, impl_->options.ttl) &&
+          support::matches_filter(s.it.v, options.filter))
         found.push_back(std::move(s));
     }
     scan.check_status("search");
@@ -443,9 +445,9 @@ std::vector<namespace_path> rocksdb_store::list_namespaces(const list_namespaces
     if (support::matches(ns, options)) {
       // Listed when one of its items has not expired.
       for (; scan->Valid() && scan->key().starts_with(own); scan->Next()) {
-        if (!support::expired(
+        if (!support::hidden(
                 impl_->decode(scan->key().ToStringView(), scan->value().ToStringView()).expires,
-                now)) {
+                now, impl_->options.ttl)) {
           namespaces.push_back(std::move(ns));
           break;
         }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <string_view>
 
 #include "superstep/core/error.hpp"
@@ -95,37 +96,110 @@ bool label_matches(const std::string& pattern, const std::string& label) {
   return pattern == "*" || pattern == label;
 }
 
-// Appends the values at `path` (after the leading "$." if any) below `v` to `out`.
-void collect(const value& v, std::string_view path, std::vector<const value*>& out) {
-  if (path.empty()) {
-    out.push_back(&v);
-    return;
+// The steps of a text path (LangGraph's `tokenize_path`): names split at '.', and "[...]" and
+// "{...}" groups kept whole with their brackets (nested brackets included).
+std::vector<std::string_view> path_steps(std::string_view path) {
+  std::vector<std::string_view> steps;
+  std::size_t name_start = 0;
+  const auto end_name = [&](std::size_t at) {
+    if (at > name_start) steps.push_back(path.substr(name_start, at - name_start));
+  };
+  for (std::size_t i = 0; i < path.size();) {
+    const char c = path[i];
+    if (c == '[' || c == '{') {
+      end_name(i);
+      const char close = c == '[' ? ']' : '}';
+      std::size_t depth = 1, j = i + 1;
+      for (; j < path.size() && depth > 0; ++j) {
+        if (path[j] == c) ++depth;
+        if (path[j] == close) --depth;
+      }
+      steps.push_back(path.substr(i, j - i));
+      i = name_start = j;
+      continue;
+    }
+    if (c == '.') {
+      end_name(i);
+      name_start = i + 1;
+    }
+    ++i;
   }
-  if (path[0] == '.') path.remove_prefix(1);
-  if (path[0] == '[') {
-    const auto close = path.find(']');
-    if (close == std::string_view::npos || !v.is_list()) return;
-    const std::string_view index = path.substr(1, close - 1);
-    const std::string_view rest = path.substr(close + 1);
+  end_name(path.size());
+  return steps;
+}
+
+// The text of a value found at the end of a path: a string as is, null nothing, anything
+// else its JSON.
+void add_text(const value& v, std::vector<std::string>& out) {
+  if (v.is_null()) return;
+  out.push_back(v.is_string() ? v.as_string() : v.to_json());
+}
+
+// An index "[n]" or "[-n]" (from the end) into `size` items; nullopt when it is not a
+// number or out of range.
+std::optional<std::size_t> list_index(std::string_view index, std::size_t size) {
+  const bool negative = !index.empty() && index[0] == '-';
+  if (negative) index.remove_prefix(1);
+  if (index.empty() || index.size() > 18) return std::nullopt;
+  long long n = 0;
+  for (char c : index) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (negative) n = static_cast<long long>(size) - n;
+  if (n < 0 || n >= static_cast<long long>(size)) return std::nullopt;
+  return static_cast<std::size_t>(n);
+}
+
+// Appends the texts at `steps[pos...]` below `v` to `out` (LangGraph's `get_text_at_path`):
+// "[i]", "[-i]" and "[*]" index lists, "*" takes every member of an object or list,
+// "{a,b.c}" takes each listed field path of an object, a name takes that member. A step
+// that does not fit the value yields nothing.
+void collect(const value& v, const std::vector<std::string_view>& steps, std::size_t pos,
+             std::vector<std::string>& out) {
+  if (pos == steps.size()) return add_text(v, out);
+  const std::string_view step = steps[pos];
+  if (step.front() == '[' && step.back() == ']' && step.size() >= 2) {
+    if (!v.is_list()) return;
+    const std::string_view index = step.substr(1, step.size() - 2);
     const auto& items = v.as_list();
     if (index == "*") {
-      for (const auto& x : items) collect(x, rest, out);
-      return;
+      for (const auto& x : items) collect(x, steps, pos + 1, out);
+    } else if (const auto i = list_index(index, items.size())) {
+      collect(items[*i], steps, pos + 1, out);
     }
-    long long i = 0;
-    for (char c : index) {
-      if (c < '0' || c > '9') return;
-      i = i * 10 + (c - '0');
-    }
-    if (index.empty() || i >= static_cast<long long>(items.size())) return;
-    collect(items[static_cast<std::size_t>(i)], rest, out);
     return;
   }
-  const auto end = path.find_first_of(".[");
-  const std::string_view name = path.substr(0, end);
-  const value* member = v.find(name);
-  if (!member) return;
-  collect(*member, end == std::string_view::npos ? std::string_view{} : path.substr(end), out);
+  if (step.front() == '{' && step.back() == '}' && step.size() >= 2) {
+    if (!v.is_object()) return;
+    std::string_view fields = step.substr(1, step.size() - 2);
+    while (true) {
+      const auto comma = fields.find(',');
+      std::string_view field = fields.substr(0, comma);
+      while (!field.empty() && field.front() == ' ') field.remove_prefix(1);
+      while (!field.empty() && field.back() == ' ') field.remove_suffix(1);
+      // Each field is a path of member names from here.
+      const value* at = &v;
+      const auto names = path_steps(field);
+      for (const auto name : names) {
+        at = at->is_object() ? at->find(name) : nullptr;
+        if (!at) break;
+      }
+      if (at && !names.empty()) add_text(*at, out);
+      if (comma == std::string_view::npos) break;
+      fields.remove_prefix(comma + 1);
+    }
+    return;
+  }
+  if (step == "*") {
+    if (v.is_object())
+      for (const auto& [_, member] : v.as_object()) collect(member, steps, pos + 1, out);
+    if (v.is_list())
+      for (const auto& x : v.as_list()) collect(x, steps, pos + 1, out);
+    return;
+  }
+  if (!v.is_object()) return;
+  if (const value* member = v.find(step)) collect(*member, steps, pos + 1, out);
 }
 
 }  // namespace
@@ -261,15 +335,12 @@ std::vector<std::string> texts_to_embed(const value& v, const std::vector<std::s
   std::vector<std::string> texts;
   for (const auto& field : fields) {
     std::string_view path = field;
-    if (path == "$") {
+    if (path.starts_with("$.")) path.remove_prefix(2);
+    if (path.empty() || path == "$") {
       texts.push_back(v.to_json());
       continue;
     }
-    if (path.starts_with("$.")) path.remove_prefix(2);
-    if (path.empty()) continue;
-    std::vector<const value*> found;
-    collect(v, path, found);
-    for (const value* x : found) texts.push_back(x->is_string() ? x->as_string() : x->to_json());
+    collect(v, path_steps(path), 0, texts);
   }
   return texts;
 }

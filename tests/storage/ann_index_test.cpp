@@ -143,3 +143,52 @@ BOOST_AUTO_TEST_CASE(load_refuses_other_parameters_and_damaged_bytes) {
   BOOST_TEST(target.items() == 1u);
   BOOST_TEST(target.search(kept, 1).front().first == "kept");
 }
+
+// Items with equal vectors share one point: 200 copies of one vector do not crowd out the
+// one item near them (each copy would fill the others' link lists), and the copies stay
+// found as the items holding the shared point come and go, through saving and loading.
+BOOST_AUTO_TEST_CASE(equal_vectors_share_one_point) {
+  for (const std::size_t threads : {1, 4}) {
+    BOOST_TEST_CONTEXT("threads " << threads) {
+      std::mt19937_64 gen(7);
+      const auto copy = random_vector(gen, 16);
+      auto near = copy;
+      near[0] += 0.5f;
+      items all{{"near", {near}}};
+      for (int i = 0; i < 200; ++i) all.push_back({"copy" + std::to_string(i), {copy}});
+      ann_index index(config());
+      index.set_many(all, threads);
+      BOOST_TEST(index.items() == 201u);
+      // The query is the near item itself: it comes first, then every copy.
+      auto hits = index.search(near, 10);
+      BOOST_REQUIRE(!hits.empty());
+      BOOST_TEST(hits[0].first == "near");
+      BOOST_TEST(hits.size() == 201u);
+
+      // Remove the copies one by one (whichever holds the point): the rest stay found.
+      for (int i = 0; i < 199; ++i) index.remove("copy" + std::to_string(i));
+      index.set("copy199b", {copy, copy});  // an item with the vector twice
+      hits = index.search(copy, 10);
+      std::set<std::string> found;
+      for (const auto& [id, similarity] : hits) {
+        found.insert(id);
+        if (id != "near") BOOST_TEST(similarity > 0.999f);
+      }
+      BOOST_TEST(found == (std::set<std::string>{"near", "copy199", "copy199b"}));
+
+      ann_index loaded(config());
+      BOOST_REQUIRE(loaded.load(index.save()));
+      BOOST_TEST(ids(loaded.search(copy, 10)) == ids(index.search(copy, 10)));
+      loaded.remove("copy199");
+      loaded.set("near", {copy});  // now a third copy
+      BOOST_TEST(loaded.items() == 2u);
+      found.clear();
+      for (const auto& [id, _] : loaded.search(copy, 10)) found.insert(id);
+      BOOST_TEST(found == (std::set<std::string>{"near", "copy199b"}));
+      loaded.remove("near");
+      loaded.remove("copy199b");
+      BOOST_TEST(loaded.items() == 0u);
+      BOOST_TEST(loaded.search(copy, 10).empty());
+    }
+  }
+}

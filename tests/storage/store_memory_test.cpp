@@ -7,7 +7,6 @@
 
 #include "store_conformance_ann.hpp"
 #include "store_conformance_batch.hpp"
-#include "store_conformance_langgraph.hpp"
 #include "store_conformance_semantic.hpp"
 #include "store_conformance_ttl.hpp"
 #include "superstep/storage/embedder.hpp"
@@ -36,7 +35,6 @@ SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_memory_store)
 SUPERSTEP_STORE_ANN_CONFORMANCE(make_indexed_memory_store)
 SUPERSTEP_STORE_TTL_CONFORMANCE(make_memory_store_with_ttl)
 SUPERSTEP_STORE_BATCH_CONFORMANCE(make_memory_store)
-SUPERSTEP_STORE_LANGGRAPH_CONFORMANCE(make_memory_store, make_indexed_memory_store)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(hashing_embedder_is_deterministic_normalized_and_case_blind) {

@@ -13,7 +13,6 @@
 #include "raw_store_family.hpp"
 #include "store_conformance_ann.hpp"
 #include "store_conformance_batch.hpp"
-#include "store_conformance_langgraph.hpp"
 #include "store_conformance_semantic.hpp"
 #include "store_conformance_ttl.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
@@ -62,7 +61,6 @@ SUPERSTEP_STORE_SEMANTIC_CONFORMANCE(make_indexed_rocksdb_store)
 SUPERSTEP_STORE_ANN_CONFORMANCE(make_indexed_rocksdb_store)
 SUPERSTEP_STORE_TTL_CONFORMANCE(make_rocksdb_store_with_ttl)
 SUPERSTEP_STORE_BATCH_CONFORMANCE(make_rocksdb_store)
-SUPERSTEP_STORE_LANGGRAPH_CONFORMANCE(make_rocksdb_store, make_indexed_rocksdb_store)
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(items_and_vectors_survive_reopening) {

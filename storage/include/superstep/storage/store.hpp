@@ -45,7 +45,8 @@ struct search_options {
   /// operators compare numbers with numbers and strings with strings; any other pair does
   /// not match. An unknown operator is an invalid_argument error naming it.
   object filter;
-  /// Natural-language query for semantic search; ignored by a store without an index.
+  /// Natural-language query for semantic search; ignored by a store without an index. An
+  /// empty query is no query (as in LangGraph, where "" is falsy).
   std::optional<std::string> query;
   std::size_t limit = 10, offset = 0;
   /// Whether to restart the TTL of the items returned; nullopt: the store's
@@ -80,8 +81,10 @@ struct index_config {
   /// Dimension of every vector; an embedder that returns another size is an error.
   std::size_t dims = 0;
   embed_fn embed;
-  /// Paths of the texts to embed: "$" (the whole value as JSON), "a.b", "a[0]", "a[*]".
-  /// A string is embedded as is, anything else as its JSON; a missing path is skipped.
+  /// Paths of the texts to embed (LangGraph's `get_text_at_path`): "$" or "" (the whole value
+  /// as JSON), "a.b", "a[0]", "a[-1]" (from the end), "a[*]" (every element), "a.*" (every
+  /// member), "a.{b,c.d}" (several fields). A string is embedded as is, null not at all,
+  /// anything else as its JSON; a missing or malformed path is skipped.
   std::vector<std::string> fields{"$"};
   /// Whether a query searches an approximate-nearest-neighbour index (HNSW) of the vectors
   /// instead of scoring every item. Results have the same shape and exact scores either way;
@@ -110,13 +113,19 @@ struct index_config {
 ///
 /// An item with a TTL expires `ttl` minutes after its last put, or after its last read that
 /// refreshed it. An expired item is invisible to get, search and list_namespaces at once,
-/// whether or not a sweep has deleted it yet; `store::sweep` deletes expired items.
+/// whether or not a sweep has deleted it yet (unless `omit_expired` is false); `store::sweep`
+/// deletes expired items.
 struct ttl_config {
   /// TTL in minutes of a put that does not give one; nullopt: such items never expire.
   std::optional<double> default_ttl_minutes;
   /// Default of `get`'s and `search`'s `refresh_ttl`: whether a read restarts the TTL of the
   /// items it returns.
   bool refresh_on_read = true;
+  /// Whether reads skip expired items that no sweep has deleted yet (LangGraph's
+  /// `omit_expired`). false: they are read (and a refreshing read restarts their TTL) until a
+  /// sweep deletes them, as LangGraph's Postgres store does by default; a put over one still
+  /// starts a new created_at.
+  bool omit_expired = true;
   /// Period of a background thread that calls `sweep`; nullopt: no thread, expired items stay
   /// on disk (invisible) until `sweep` is called. Must be positive.
   std::optional<std::chrono::milliseconds> sweep_interval;

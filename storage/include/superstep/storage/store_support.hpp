@@ -67,6 +67,16 @@ long long expiry_micros(long long now, const std::optional<double>& minutes);
 /// Whether an item with `expires` (from `expiry_micros`) has expired at `now`.
 inline bool expired(long long expires, long long now) { return expires <= now; }
 
+/// Whether a search's `query` asks for semantic search: given and not empty (LangGraph's
+/// stores test `op.query` for truth, so "" is no query).
+inline bool is_query(const std::optional<std::string>& query) { return query && !query->empty(); }
+
+/// Whether reads under `config` skip an item with `expires` at `now`: expired, and the store
+/// omits expired items (`ttl_config::omit_expired`).
+inline bool hidden(long long expires, long long now, const ttl_config& config) {
+  return config.omit_expired && expired(expires, now);
+}
+
 /// A read's `refresh_ttl`, or the store's default when it gives none.
 inline bool refresh_on_read(const std::optional<bool>& refresh_ttl, const ttl_config& config) {
   return refresh_ttl.value_or(config.refresh_on_read);
