@@ -64,6 +64,9 @@ class task_context final : public node_context, public write_scope {
   value interrupt(value v) override;
   /// A retry starts the node anew: its interrupt() calls are answered from the first again.
   void reset_attempt() noexcept { interrupt_calls_ = 0; }
+  /// The values answering this task's interrupt() calls, before the node function runs (the
+  /// functional API hands those meant for the tasks an entrypoint calls to those calls).
+  list& resume_values() noexcept { return task_.resume; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
   storage::store* store() const noexcept override { return run_.store; }

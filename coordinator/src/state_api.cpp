@@ -119,7 +119,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       finished.clear();
     }
   }
-  bool single = g.state_channels.empty() && g.output_single;
+  bool single = g.state_single || (g.state_channels.empty() && g.output_single);
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   s.values = values ? *values : value(object{});
   // Each task's error and interrupts, gathered in one pass over the writes (a crashed step
@@ -308,6 +308,8 @@ value pregel::update_state(const value& config, const value& values,
     return clear_tasks(graph_, impl_->index, saver, cfg, std::move(cp), step, std::move(pending));
   // Without as_node: the node that ran last (the latest version any node has seen).
   std::string node = as_node.value_or("");
+  // A graph of one node (an entrypoint): that node, as LangGraph.
+  if (node.empty() && graph_.nodes.size() == 1) node = graph_.nodes.front().name;
   if (node.empty()) {
     channel_version best = 0;
     std::set<std::string> last;

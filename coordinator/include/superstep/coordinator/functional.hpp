@@ -1,0 +1,146 @@
+#pragma once
+
+// LangGraph's functional API: `entrypoint` and `task` (langgraph/func/__init__.py).
+//
+//   namespace fn = superstep::functional;
+//   fn::task mapper("mapper", [](const value& x, fn::call_context&) {
+//     return value(std::to_string(x.as_int()) + "!");
+//   });
+//   auto graph = fn::entrypoint({.name = "graph", .runtime = {.checkpointer = saver}},
+//                               [&](const value& in, fn::call_context& ctx) {
+//     std::vector<fn::future> futures;
+//     for (const auto& x : in.as_list()) futures.push_back(mapper(ctx, x));
+//     list out;
+//     for (auto& f : futures) out.push_back(f.result());
+//     return value(std::move(out));
+//   });
+//   graph->invoke(value::array({1, 2}), config);
+//
+// An entrypoint compiles to a `pregel` with one node (named after the entrypoint) triggered
+// by the `__start__` channel, writing its return value to `__end__` (the output) and the value
+// to remember to `__previous__` (what the next run on the thread sees as `previous()`). It
+// runs on either execution mode, checkpoints, interrupts and resumes like any graph, and can
+// be a node of a StateGraph or be invoked from another graph's node (run_nested).
+//
+// A task call runs the task's function concurrently with its caller and returns a `future`.
+// Each call is a PUSH task of the caller's superstep (LangGraph's `Call`): its id is
+// deterministic (the calling task's id, the caller's call counter and the task's name), its
+// result is saved as that task's pending write (`__return__`) and streamed as an update
+// `{name: result}`. When an interrupted entrypoint resumes, it runs again from its start; the
+// calls that finished before return their saved results without running again, and an
+// interrupt raised inside a task is answered in that task.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "superstep/coordinator/node_context.hpp"
+#include "superstep/coordinator/pregel.hpp"
+
+namespace superstep::functional {
+
+class task;
+class future;
+
+/// What an entrypoint or task function sees of its run: a node_context (config, stream
+/// writers, store, `interrupt`), `previous()`, and the calling of tasks. Valid only during the
+/// call it is passed to; a function may pass it to tasks it calls but not keep it.
+class call_context : public node_context {
+ public:
+  /// The entrypoint's last saved value on this thread (LangGraph's `previous`): what the last
+  /// run returned, or the `save` of its `final`; null on a thread's first run, without a
+  /// checkpointer, and inside tasks.
+  virtual const value& previous() const noexcept = 0;
+
+  /// Calls `t` with `input` as a new task of this superstep, running concurrently with the
+  /// caller. Prefer `t(ctx, input)`.
+  virtual future call(const task& t, value input) = 0;
+
+  /// Runs `graph` to its end as a subgraph of this call (LangGraph's `graph.invoke` inside an
+  /// entrypoint or task): in this call's namespace, saving into the run's checkpointer,
+  /// streaming to the run's stream when it asked for subgraphs; an interrupt inside pauses
+  /// this call too. Returns the graph's output.
+  virtual value invoke(const pregel& graph, const value& input) = 0;
+};
+
+/// The function of an entrypoint or a task: its input and its context; returns its result.
+/// May throw: the error fails the task (and the entrypoint that waits on it).
+using call_function = std::function<value(const value& input, call_context& ctx)>;
+
+/// The result of a task call (LangGraph's SyncAsyncFuture). Movable, not copyable; waiting is
+/// safe from the thread that called the task.
+class future {
+ public:
+  struct state;
+  future() = default;
+  explicit future(std::shared_ptr<state> s) : state_(std::move(s)) {}
+
+  /// Waits for the task and returns its result, or throws its error. A task that called
+  /// `interrupt` throws the interrupt here, which pauses the caller too (do not catch it).
+  const value& result() const;
+  /// Whether the task has finished (its result or error is there).
+  bool done() const;
+  /// The called task's id (the id of its saved writes).
+  const std::string& id() const;
+
+ private:
+  std::shared_ptr<state> state_;
+};
+
+/// Options of a task (LangGraph's `@task(name=..., retry_policy=...)`).
+struct task_options {
+  /// Retries of a failing call (same semantics as a node's retry policy).
+  std::optional<retry_policy> retry;
+  /// Hook for a cache policy (LangGraph's `cache_policy`): not supported yet, must stay unset
+  /// (a non-null value fails the call with not_supported). Node caching is built apart.
+  value cache_policy;
+};
+
+/// A task: a named function an entrypoint (or another task) calls with `t(ctx, input)`.
+/// Copyable and cheap to copy; thread-safe.
+class task {
+ public:
+  /// Throws `superstep::error` (invalid_argument) when `name` is empty or reserved, or `fn`
+  /// is empty.
+  task(std::string name, call_function fn, task_options options = {});
+
+  /// Schedules a call of this task in the caller's superstep; see `call_context::call`.
+  future operator()(call_context& ctx, value input) const { return ctx.call(*this, std::move(input)); }
+
+  const std::string& name() const noexcept { return name_; }
+  const call_function& function() const noexcept { return fn_; }
+  const task_options& options() const noexcept { return options_; }
+
+ private:
+  std::string name_;
+  call_function fn_;
+  task_options options_;
+};
+
+/// What an entrypoint returns to give the caller one value and remember another for the next
+/// run on the thread (LangGraph's `entrypoint.final(value=..., save=...)`).
+value final(value returned, value save);
+
+/// Options of an entrypoint (LangGraph's `@entrypoint(checkpointer=..., store=...)`).
+struct entrypoint_options {
+  /// The name of its node: what `updates` streams and snapshots name (LangGraph: the
+  /// function's name).
+  std::string name = "entrypoint";
+  /// Checkpointer, execution mode, store, executor...
+  runtime_options runtime;
+  /// Retries of the entrypoint's node.
+  std::optional<retry_policy> retry;
+};
+
+/// Compiles `fn` into a graph (LangGraph's `@entrypoint`). Throws `superstep::error`
+/// (invalid_argument) when the name is empty or reserved or `fn` is empty.
+std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn);
+
+/// The channel of the value an entrypoint remembers between runs (LangGraph PREVIOUS).
+inline constexpr std::string_view PREVIOUS = "__previous__";
+/// The channel of a task call's result in its saved writes (LangGraph RETURN).
+inline constexpr std::string_view RETURN = "__return__";
+
+}  // namespace superstep::functional
