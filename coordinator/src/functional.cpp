@@ -245,6 +245,15 @@ future call_registry::start(const task& t, value input, const std::string& paren
                             "task '" + t.name() + "': cache policies of tasks are not supported")));
     return future(st);
   }
+  // As LangGraph, a call restored from its saved result is shown as a task too.
+  if (r.wants(stream_mode::debug))
+    r.emit(stream_mode::debug, object{{"type", "task"},
+                                      {"timestamp", now_iso8601()},
+                                      {"step", root_.step()},
+                                      {"payload", object{{"id", st->id},
+                                                         {"name", t.name()},
+                                                         {"input", input},
+                                                         {"triggers", list{std::string(PUSH)}}}}});
   list resume;
   {
     std::lock_guard lock(m_);
@@ -257,14 +266,6 @@ future call_registry::start(const task& t, value input, const std::string& paren
     if (auto a = answers_.find(detail::interrupt_id(r.checkpoint_ns, st->id)); a != answers_.end())
       resume.insert(resume.end(), a->second.begin(), a->second.end());
   }
-  if (r.wants(stream_mode::debug))
-    r.emit(stream_mode::debug, object{{"type", "task"},
-                                      {"timestamp", now_iso8601()},
-                                      {"step", root_.step()},
-                                      {"payload", object{{"id", st->id},
-                                                         {"name", t.name()},
-                                                         {"input", input},
-                                                         {"triggers", list{std::string(PUSH)}}}}});
   std::lock_guard lock(m_);
   threads_.emplace_back(
       [this, t, input = std::move(input), st, resume = std::move(resume)]() mutable {
