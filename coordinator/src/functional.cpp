@@ -3,9 +3,9 @@
 // thread of its own while its caller goes on, its result saved as the call's pending write.
 #include "superstep/coordinator/functional.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -66,9 +66,7 @@ namespace {
 
 constexpr std::string_view final_key = "__final__";
 
-bool reserved_name(std::string_view name) {
-  return name.size() >= 2 && name.substr(0, 2) == "__";
-}
+bool reserved_name(std::string_view name) { return name.size() >= 2 && name.substr(0, 2) == "__"; }
 
 // The `{__final__: {value, save}}` an entrypoint returns through `final`, or nullopt.
 std::optional<std::pair<value, value>> as_final(const value& v) {
@@ -133,8 +131,7 @@ class call_ctx final : public call_context {
   call_ctx(call_registry& reg, detail::task_context& inner, value previous)
       : reg_(reg), inner_(&inner), previous_(std::move(previous)) {}
   // A task call's.
-  call_ctx(call_registry& reg, std::string id, std::string name, list resume)
-      : reg_(reg) {
+  call_ctx(call_registry& reg, std::string id, std::string name, list resume) : reg_(reg) {
     own_task_.id = std::move(id);
     own_task_.name = std::move(name);
     own_task_.push = true;
@@ -305,8 +302,7 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
         // The call waits for an answer: the values it was given so far are kept, so its next
         // run answers the same interrupt() calls the same way. The interrupt itself reaches
         // the entrypoint through this future, and is saved there.
-        if (!ctx.resume().empty())
-          try {
+        if (!ctx.resume().empty()) try {
             save(st->id, t.name(), {{std::string(RESUME), value(ctx.resume())}});
           } catch (...) {
             failure = std::current_exception();
@@ -320,8 +316,8 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
       if (!again) break;
     } catch (const std::exception& e) {
       failure = std::make_exception_ptr(error(error_code::node_error, e.what()));
-      const bool again =
-          n < attempts && (!retry->retry_on || retry->retry_on(error(error_code::node_error, e.what())));
+      const bool again = n < attempts && (!retry->retry_on ||
+                                          retry->retry_on(error(error_code::node_error, e.what())));
       if (!again) break;
     } catch (...) {
       failure = std::make_exception_ptr(error(error_code::node_error, "unknown exception"));
@@ -346,8 +342,8 @@ task::task(std::string name, call_function fn, task_options options)
 }
 
 value final(value returned, value save) {
-  return object{{std::string(final_key), object{{"value", std::move(returned)},
-                                                {"save", std::move(save)}}}};
+  return object{
+      {std::string(final_key), object{{"value", std::move(returned)}, {"save", std::move(save)}}}};
 }
 
 std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn) {

@@ -21,11 +21,10 @@ BOOST_AUTO_TEST_CASE(test_entrypoint_without_checkpointer) {
   });
   BOOST_TEST(foo->invoke(object{{"a", "1"}}, config) == value(object{{"a", "1"}}));
 
-  auto foo2 =
-      fn::entrypoint(ep("foo", nullptr), [&](const value& inputs, fn::call_context& ctx) {
-        states.push_back(ctx.previous());
-        return value(object{{"previous", ctx.previous()}, {"current", inputs}});
-      });
+  auto foo2 = fn::entrypoint(ep("foo", nullptr), [&](const value& inputs, fn::call_context& ctx) {
+    states.push_back(ctx.previous());
+    return value(object{{"previous", ctx.previous()}, {"current", inputs}});
+  });
   const value expected = object{{"current", object{{"a", "1"}}}, {"previous", value()}};
   BOOST_TEST(foo2->invoke(object{{"a", "1"}}, config) == expected);
   BOOST_TEST(foo2->invoke(object{{"a", "1"}}, config) == expected);
@@ -57,8 +56,9 @@ BOOST_AUTO_TEST_CASE(test_entrypoint_stateful) {
         return value(object{{"previous", ctx.previous()}, {"current", inputs}});
       });
   config = thread("2");
-  BOOST_TEST(collect(*foo2, object{{"a", "1"}}, config) == (std::vector<value>{object{{"foo", one}}}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      collect(*foo2, object{{"a", "1"}}, config) == (std::vector<value>{object{{"foo", one}}}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_pregel.py::test_entrypoint_stateful_update_state
@@ -84,9 +84,8 @@ BOOST_AUTO_TEST_CASE(test_entrypoint_stateful_update_state) {
 
   // Test stream
   BOOST_TEST(collect(*foo, object{{"a", "1"}}, config) ==
-                 (std::vector<value>{object{
-                     {"foo", object{{"current", object{{"a", "1"}}},
-                                    {"previous", object{{"a", "3"}}}}}}}),
+                 (std::vector<value>{object{{"foo", object{{"current", object{{"a", "1"}}},
+                                                           {"previous", object{{"a", "3"}}}}}}}),
              boost::test_tools::per_element());
   BOOST_TEST(states == (std::vector<value>{object{{"a", "-1"}}, one, two, object{{"a", "3"}}}),
              boost::test_tools::per_element());
@@ -129,14 +128,14 @@ BOOST_AUTO_TEST_CASE(test_falsy_return_from_task, *boost::unit_test::disabled())
       const value& p = e.get("payload");
       if (type == "checkpoint")
         out.push_back(type + " " + p.get("metadata").get("source").as_string() + " " +
-                      std::to_string(e.get("step").as_int()) + " values=" +
-                      p.get("values").to_json() + " next=" + p.get("next").to_json());
+                      std::to_string(e.get("step").as_int()) +
+                      " values=" + p.get("values").to_json() + " next=" + p.get("next").to_json());
       else if (type == "task")
         out.push_back(type + " " + p.get("name").as_string() +
                       " triggers=" + p.get("triggers").to_json());
       else
-        out.push_back(type + " " + p.get("name").as_string() + " result=" +
-                      p.get("result").to_json() +
+        out.push_back(type + " " + p.get("name").as_string() +
+                      " result=" + p.get("result").to_json() +
                       " interrupts=" + std::to_string(p.get("interrupts").as_list().size()));
     }
     return out;

@@ -83,15 +83,15 @@ BOOST_AUTO_TEST_CASE(test_interrupt_functional) {
   fn::task bar("bar", [](const value& state, fn::call_context&) {
     return value(object{{"a", state.get("a").as_string() + "bar"}, {"b", state.get("b")}});
   });
-  auto graph = fn::entrypoint(ep("graph", saver()), [&](const value& inputs,
-                                                      fn::call_context& ctx) {
-    auto fut_foo = foo(ctx, inputs);
-    value v = ctx.interrupt("Provide value for bar:");
-    object bar_input = fut_foo.result().as_object();
-    bar_input.set("b", v);
-    auto fut_bar = bar(ctx, value(std::move(bar_input)));
-    return fut_bar.result();
-  });
+  auto graph =
+      fn::entrypoint(ep("graph", saver()), [&](const value& inputs, fn::call_context& ctx) {
+        auto fut_foo = foo(ctx, inputs);
+        value v = ctx.interrupt("Provide value for bar:");
+        object bar_input = fut_foo.result().as_object();
+        bar_input.set("b", v);
+        auto fut_bar = bar(ctx, value(std::move(bar_input)));
+        return fut_bar.result();
+      });
   const value config = thread("1");
   // First run, interrupted at bar
   value first = graph->invoke(object{{"a", ""}}, config);
@@ -112,12 +112,12 @@ BOOST_AUTO_TEST_CASE(test_interrupt_task_functional) {
     return value(object{{"a", state.get("a").as_string() + v.as_string()}});
   });
   auto checkpointer = saver();
-  auto graph = fn::entrypoint(ep("graph", checkpointer), [&](const value& inputs,
-                                                           fn::call_context& ctx) {
-    auto fut_foo = foo(ctx, inputs);
-    auto fut_bar = bar(ctx, fut_foo.result());
-    return fut_bar.result();
-  });
+  auto graph =
+      fn::entrypoint(ep("graph", checkpointer), [&](const value& inputs, fn::call_context& ctx) {
+        auto fut_foo = foo(ctx, inputs);
+        auto fut_bar = bar(ctx, fut_foo.result());
+        return fut_bar.result();
+      });
   value config = thread("1");
   // First run, interrupted at bar
   value first = graph->invoke(object{{"a", ""}}, config);
@@ -128,13 +128,13 @@ BOOST_AUTO_TEST_CASE(test_interrupt_task_functional) {
 
   // Test that we can interrupt the same task multiple times
   config = thread("2");
-  auto graph2 = fn::entrypoint(ep("graph", checkpointer), [&](const value& inputs,
-                                                            fn::call_context& ctx) {
-    value foo_result = foo(ctx, inputs).result();
-    value bar_result = bar(ctx, foo_result).result();
-    value baz_result = bar(ctx, bar_result).result();
-    return baz_result;
-  });
+  auto graph2 =
+      fn::entrypoint(ep("graph", checkpointer), [&](const value& inputs, fn::call_context& ctx) {
+        value foo_result = foo(ctx, inputs).result();
+        value bar_result = bar(ctx, foo_result).result();
+        value baz_result = bar(ctx, bar_result).result();
+        return baz_result;
+      });
   // First run, interrupted at bar
   first = graph2->invoke(object{{"a", ""}}, config);
   BOOST_TEST(interrupt_values(first) == std::vector<value>{value("Provide value for bar:")});
@@ -170,11 +170,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_interrupts_functional) {
 
 // libs/langgraph/tests/test_pregel.py::test_task_before_interrupt_resume
 BOOST_AUTO_TEST_CASE(test_task_before_interrupt_resume) {
-  fn::task ask("ask",
-               [](const value& question, fn::call_context& ctx) { return ctx.interrupt(question); });
-  auto workflow =
-      fn::entrypoint(ep("workflow", saver()), [&](const value& number_of_topics,
-                                                  fn::call_context& ctx) {
+  fn::task ask(
+      "ask", [](const value& question, fn::call_context& ctx) { return ctx.interrupt(question); });
+  auto workflow = fn::entrypoint(
+      ep("workflow", saver()), [&](const value& number_of_topics, fn::call_context& ctx) {
         fn::task setup("setup", [&](const value&, fn::call_context&) { return number_of_topics; });
         const std::int64_t n = setup(ctx, value()).result().as_int();
         list answers;
@@ -203,10 +202,12 @@ BOOST_AUTO_TEST_CASE(test_task_before_interrupt_resume) {
 
 // libs/langgraph/tests/test_pregel.py::test_multiple_tasks_before_interrupt_resume
 BOOST_AUTO_TEST_CASE(test_multiple_tasks_before_interrupt_resume) {
-  fn::task step_a("step_a", [](const value& x, fn::call_context&) { return value(x.as_int() + 1); });
-  fn::task step_b("step_b", [](const value& x, fn::call_context&) { return value(x.as_int() * 2); });
-  fn::task ask("ask",
-               [](const value& question, fn::call_context& ctx) { return ctx.interrupt(question); });
+  fn::task step_a("step_a",
+                  [](const value& x, fn::call_context&) { return value(x.as_int() + 1); });
+  fn::task step_b("step_b",
+                  [](const value& x, fn::call_context&) { return value(x.as_int() * 2); });
+  fn::task ask(
+      "ask", [](const value& question, fn::call_context& ctx) { return ctx.interrupt(question); });
   auto workflow =
       fn::entrypoint(ep("workflow", saver()), [&](const value& inputs, fn::call_context& ctx) {
         value a = step_a(ctx, inputs.get("x")).result();
@@ -231,14 +232,13 @@ BOOST_AUTO_TEST_CASE(test_multiple_tasks_before_interrupt_resume) {
 BOOST_AUTO_TEST_CASE(test_no_redundant_put_writes_for_cached_task) {
   auto spy = std::make_shared<spying_saver>(saver());
   fn::task setup("setup", [](const value& x, fn::call_context&) { return x; });
-  fn::task ask("ask",
-               [](const value& question, fn::call_context& ctx) { return ctx.interrupt(question); });
-  auto workflow =
-      fn::entrypoint(ep("workflow", spy), [&](const value& x, fn::call_context& ctx) {
-        value n = setup(ctx, x).result();
-        value answer = ask(ctx, "q" + std::to_string(n.as_int())).result();
-        return value(object{{"answer", answer}});
-      });
+  fn::task ask(
+      "ask", [](const value& question, fn::call_context& ctx) { return ctx.interrupt(question); });
+  auto workflow = fn::entrypoint(ep("workflow", spy), [&](const value& x, fn::call_context& ctx) {
+    value n = setup(ctx, x).result();
+    value answer = ask(ctx, "q" + std::to_string(n.as_int())).result();
+    return value(object{{"answer", answer}});
+  });
   const value config = thread("1");
   value result = workflow->invoke(1, config);
   BOOST_TEST(result.find(INTERRUPT) != nullptr);
@@ -259,8 +259,7 @@ BOOST_AUTO_TEST_CASE(test_handles_multiple_interrupts_from_tasks) {
   fn::task add_participant("add_participant", [](const value& name, fn::call_context& ctx) {
     value feedback = ctx.interrupt("Hey do you want to add " + name.as_string() + "?");
     if (feedback == value(false))
-      return value("The user changed their mind and doesn't want to add " + name.as_string() +
-                   "!");
+      return value("The user changed their mind and doesn't want to add " + name.as_string() + "!");
     if (feedback == value(true)) return value("Added " + name.as_string() + "!");
     throw std::invalid_argument("Invalid feedback");
   });
@@ -281,8 +280,7 @@ BOOST_AUTO_TEST_CASE(test_handles_multiple_interrupts_from_tasks) {
   BOOST_TEST(state.tasks[0].interrupts[0].get("value") == value("Hey do you want to add James?"));
 
   result = program->invoke(resume(true), config);
-  BOOST_TEST(interrupt_values(result) ==
-             std::vector<value>{value("Hey do you want to add Will?")});
+  BOOST_TEST(interrupt_values(result) == std::vector<value>{value("Hey do you want to add Will?")});
   state = program->get_state(config);
   BOOST_REQUIRE(!state.tasks.empty());
   BOOST_REQUIRE(state.tasks[0].interrupts.size() == 1u);
@@ -297,8 +295,7 @@ BOOST_AUTO_TEST_CASE(test_interrupts_in_tasks_surfaced_once) {
   fn::task add_participant("add_participant", [](const value& name, fn::call_context& ctx) {
     value feedback = ctx.interrupt("Hey do you want to add " + name.as_string() + "?");
     if (feedback == value(false))
-      return value("The user changed their mind and doesn't want to add " + name.as_string() +
-                   "!");
+      return value("The user changed their mind and doesn't want to add " + name.as_string() + "!");
     if (feedback == value(true)) return value("Added " + name.as_string() + "!");
     throw std::invalid_argument("Invalid feedback");
   });

@@ -39,10 +39,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs_functional) {
   fn::task multiply_task("multiply_task", [](const value& args, fn::call_context&) {
     return value(args.as_list()[0].as_int() * args.as_list()[1].as_int());
   });
-  auto multiply = fn::entrypoint(ep("multiply", nullptr),
-                                 [&](const value& inputs, fn::call_context& ctx) {
-                                   return multiply_task(ctx, inputs).result();
-                                 });
+  auto multiply =
+      fn::entrypoint(ep("multiply", nullptr), [&](const value& inputs, fn::call_context& ctx) {
+        return multiply_task(ctx, inputs).result();
+      });
 
   // Test calling the same subgraph multiple times
   fn::task call_same_subgraph("call_same_subgraph", [&](const value& args, fn::call_context& ctx) {
@@ -50,11 +50,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs_functional) {
     value another_result = ctx.invoke(*add, value::array({result, 10}));
     return another_result;
   });
-  auto parent_call_same_subgraph =
-      fn::entrypoint(ep("parent_call_same_subgraph", checkpointer),
-                     [&](const value& inputs, fn::call_context& ctx) {
-                       return call_same_subgraph(ctx, inputs).result();
-                     });
+  auto parent_call_same_subgraph = fn::entrypoint(ep("parent_call_same_subgraph", checkpointer),
+                                                  [&](const value& inputs, fn::call_context& ctx) {
+                                                    return call_same_subgraph(ctx, inputs).result();
+                                                  });
   BOOST_TEST(parent_call_same_subgraph->invoke(value::array({2, 3}), thread("1")) == value(15));
 
   // Test calling multiple subgraphs
@@ -87,11 +86,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs_mixed_entrypoint) {
     value another_result = ctx.invoke(*add_subgraph, ab(result, 10)).get("result");
     return another_result;
   });
-  auto parent_call_same_subgraph =
-      fn::entrypoint(ep("parent_call_same_subgraph", checkpointer),
-                     [&](const value& inputs, fn::call_context& ctx) {
-                       return call_same_subgraph(ctx, inputs).result();
-                     });
+  auto parent_call_same_subgraph = fn::entrypoint(ep("parent_call_same_subgraph", checkpointer),
+                                                  [&](const value& inputs, fn::call_context& ctx) {
+                                                    return call_same_subgraph(ctx, inputs).result();
+                                                  });
   BOOST_TEST(parent_call_same_subgraph->invoke(value::array({2, 3}), thread("1")) == value(15));
 
   // Test calling multiple subgraphs
@@ -122,10 +120,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs_mixed_state_graph) {
   fn::task multiply_task("multiply_task", [](const value& args, fn::call_context&) {
     return value(args.as_list()[0].as_int() * args.as_list()[1].as_int());
   });
-  auto multiply = fn::entrypoint(ep("multiply", nullptr),
-                                 [&](const value& inputs, fn::call_context& ctx) {
-                                   return multiply_task(ctx, inputs).result();
-                                 });
+  auto multiply =
+      fn::entrypoint(ep("multiply", nullptr), [&](const value& inputs, fn::call_context& ctx) {
+        return multiply_task(ctx, inputs).result();
+      });
   compile_options o = opts();
   o.checkpointer = checkpointer;
 

@@ -21,7 +21,9 @@ std::vector<std::string> sorted_json(std::vector<value> events, std::size_t drop
   return out;
 }
 
-std::string twice(const value& x) { return std::to_string(x.as_int()) + std::to_string(x.as_int()); }
+std::string twice(const value& x) {
+  return std::to_string(x.as_int()) + std::to_string(x.as_int());
+}
 
 }  // namespace
 
@@ -36,17 +38,17 @@ BOOST_AUTO_TEST_CASE(test_imp_task) {
         ++mapper_calls;
         return value(twice(input));
       });
-      auto graph = fn::entrypoint(ep("graph", saver()), [&](const value& input,
-                                                          fn::call_context& ctx) {
-        std::vector<fn::future> futures;
-        for (const auto& i : input.as_list()) futures.push_back(mapper(ctx, i));
-        std::vector<std::string> mapped;
-        for (auto& f : futures) mapped.push_back(f.result().as_string());
-        value answer = ctx.interrupt("question");
-        list out;
-        for (const auto& m : mapped) out.emplace_back(m + answer.as_string());
-        return value(std::move(out));
-      });
+      auto graph =
+          fn::entrypoint(ep("graph", saver()), [&](const value& input, fn::call_context& ctx) {
+            std::vector<fn::future> futures;
+            for (const auto& i : input.as_list()) futures.push_back(mapper(ctx, i));
+            std::vector<std::string> mapped;
+            for (auto& f : futures) mapped.push_back(f.result().as_string());
+            value answer = ctx.interrupt("question");
+            list out;
+            for (const auto& m : mapped) out.emplace_back(m + answer.as_string());
+            return value(std::move(out));
+          });
       const value thread1 = with_durability(thread("1"), durability);
       auto result = collect(*graph, value::array({0, 1}), thread1);
       // mapper tasks run concurrently so output order is non-deterministic
@@ -128,8 +130,7 @@ BOOST_AUTO_TEST_CASE(test_imp_stream_order) {
         return value(object{{"a", a[0].as_string() + a[1].as_string()}, {"c", c + "bark"}});
       });
       fn::task baz("baz", [](const value& state, fn::call_context&) {
-        return value(
-            object{{"a", state.get("a").as_string() + "baz"}, {"c", "something else"}});
+        return value(object{{"a", state.get("a").as_string() + "baz"}, {"c", "something else"}});
       });
       auto graph =
           fn::entrypoint(ep("graph", saver()), [&](const value& state, fn::call_context& ctx) {
@@ -189,9 +190,8 @@ BOOST_AUTO_TEST_CASE(test_named_tasks_functional) {
   // callable object in LangGraph): the name is what the stream shows.
   auto foo_fn = [](const value& v, fn::call_context&) { return value(v.as_string() + "foo"); };
   auto baz_fn = [](std::string update) {
-    return [update](const value& v, fn::call_context&) {
-      return value(v.as_string() + "|" + update);
-    };
+    return
+        [update](const value& v, fn::call_context&) { return value(v.as_string() + "|" + update); };
   };
   fn::task foo("custom_foo", foo_fn);
   fn::task other_foo("other_foo", foo_fn);
@@ -199,8 +199,8 @@ BOOST_AUTO_TEST_CASE(test_named_tasks_functional) {
                [](const value& v, fn::call_context&) { return value(v.as_string() + "|bar"); });
   fn::task baz_task("baz", baz_fn("baz"));
   fn::task custom_baz_task("custom_baz", baz_fn("custom_baz"));
-  fn::task qux_task("qux",
-                    [](const value& v, fn::call_context&) { return value(v.as_string() + "|qux"); });
+  fn::task qux_task(
+      "qux", [](const value& v, fn::call_context&) { return value(v.as_string() + "|qux"); });
 
   auto workflow =
       fn::entrypoint(ep("workflow", nullptr), [&](const value& inputs, fn::call_context& ctx) {
@@ -212,17 +212,17 @@ BOOST_AUTO_TEST_CASE(test_named_tasks_functional) {
         auto fut_qux = qux_task(ctx, fut_custom_baz.result());
         return fut_qux.result();
       });
-  BOOST_TEST(collect(*workflow, "", value()) ==
-                 (std::vector<value>{
-                     object{{"custom_foo", "foo"}},
-                     object{{"other_foo", "foo"}},
-                     object{{"custom_bar", "foo|bar"}},
-                     object{{"baz", "foo|bar|baz"}},
-                     object{{"custom_baz", "foo|bar|baz|custom_baz"}},
-                     object{{"qux", "foo|bar|baz|custom_baz|qux"}},
-                     object{{"workflow", "foo|bar|baz|custom_baz|qux"}},
-                 }),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      collect(*workflow, "", value()) == (std::vector<value>{
+                                             object{{"custom_foo", "foo"}},
+                                             object{{"other_foo", "foo"}},
+                                             object{{"custom_bar", "foo|bar"}},
+                                             object{{"baz", "foo|bar|baz"}},
+                                             object{{"custom_baz", "foo|bar|baz|custom_baz"}},
+                                             object{{"qux", "foo|bar|baz|custom_baz|qux"}},
+                                             object{{"workflow", "foo|bar|baz|custom_baz|qux"}},
+                                         }),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_pregel.py::test_sync_streaming_with_functional_api
@@ -238,8 +238,7 @@ BOOST_AUTO_TEST_CASE(test_sync_streaming_with_functional_api) {
   fn::task slow("slow", [&](const value&, fn::call_context&) {
     const int n = calls++;
     std::unique_lock lock(m);
-    const bool seen =
-        cv.wait_for(lock, std::chrono::seconds(10), [&] { return arrived >= n; });
+    const bool seen = cv.wait_for(lock, std::chrono::seconds(10), [&] { return arrived >= n; });
     saw_earlier_update.push_back(seen);
     return value(object{{"tic", n}});
   });

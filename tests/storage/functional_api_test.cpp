@@ -33,9 +33,7 @@ fn::entrypoint_options ep(std::string name, execution mode,
   return o;
 }
 
-value thread(const std::string& id) {
-  return object{{"configurable", object{{"thread_id", id}}}};
-}
+value thread(const std::string& id) { return object{{"configurable", object{{"thread_id", id}}}}; }
 
 value resume(value v) {
   command c;
@@ -87,7 +85,7 @@ BOOST_AUTO_TEST_CASE(get_state_update_state_and_history_of_an_entrypoint_thread)
     BOOST_TEST_CONTEXT(mode_name(m)) {
       auto saver = std::make_shared<storage::memory_saver>();
       auto counter = fn::entrypoint(ep("counter", m, saver), [](const value& in,
-                                                               fn::call_context& ctx) {
+                                                                fn::call_context& ctx) {
         if (in == value("ask")) return ctx.interrupt("more?");
         return value(ctx.previous().is_int() ? ctx.previous().as_int() + in.as_int() : in.as_int());
       });
@@ -227,6 +225,27 @@ BOOST_AUTO_TEST_CASE(a_task_interrupt_is_answered_by_its_id) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(typed_tasks_convert_their_input_and_result) {
+  for (execution m : modes) {
+    BOOST_TEST_CONTEXT(mode_name(m)) {
+      fn::typed_task<std::string, int> mapper(
+          "mapper", [](const int& x, fn::call_context&) { return std::to_string(x) + "!"; });
+      fn::typed_task<std::vector<std::string>, std::vector<int>> all(
+          "all", [&](const std::vector<int>& xs, fn::call_context& ctx) {
+            std::vector<fn::typed_future<std::string>> futures;
+            for (int x : xs) futures.push_back(mapper(ctx, x));
+            std::vector<std::string> out;
+            for (const auto& f : futures) out.push_back(f.result());
+            return out;
+          });
+      auto graph = fn::entrypoint(ep("graph", m), [&](const value& in, fn::call_context& ctx) {
+        return to_value(all(ctx, from_value<std::vector<int>>(in)).result());
+      });
+      BOOST_TEST(graph->invoke(value::array({1, 2}), value()) == value::array({"1!", "2!"}));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
   auto noop = [](const value& v, fn::call_context&) { return v; };
   test::expect_error([&] { fn::task("", noop); }, error_code::invalid_argument, "needs a name");
@@ -242,10 +261,9 @@ BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
   fn::task_options o;
   o.cache_policy = object{};
   fn::task cached("cached", noop, o);
-  auto graph = fn::entrypoint(ep("graph", execution::threads),
-                              [&](const value& v, fn::call_context& ctx) {
-                                return cached(ctx, v).result();
-                              });
+  auto graph = fn::entrypoint(
+      ep("graph", execution::threads),
+      [&](const value& v, fn::call_context& ctx) { return cached(ctx, v).result(); });
   test::expect_error([&] { graph->invoke(1, value()); }, error_code::invalid_argument,
                      "task 'cached': cache policies of tasks are not supported");
 }

@@ -38,6 +38,7 @@
 
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel.hpp"
+#include "superstep/core/typed.hpp"
 
 namespace superstep::functional {
 
@@ -107,7 +108,9 @@ class task {
   task(std::string name, call_function fn, task_options options = {});
 
   /// Schedules a call of this task in the caller's superstep; see `call_context::call`.
-  future operator()(call_context& ctx, value input) const { return ctx.call(*this, std::move(input)); }
+  future operator()(call_context& ctx, value input) const {
+    return ctx.call(*this, std::move(input));
+  }
 
   const std::string& name() const noexcept { return name_; }
   const call_function& function() const noexcept { return fn_; }
@@ -117,6 +120,48 @@ class task {
   std::string name_;
   call_function fn_;
   task_options options_;
+};
+
+/// The result of a `typed_task` call: `result()` converts the task's value to `R`.
+template <class R>
+class typed_future {
+ public:
+  explicit typed_future(future f) : f_(std::move(f)) {}
+  /// Waits for the task; its result as `R` (throws as `future::result`).
+  R result() const { return from_value<R>(f_.result()); }
+  bool done() const { return f_.done(); }
+  const future& untyped() const noexcept { return f_; }
+
+ private:
+  future f_;
+};
+
+/// A task over C++ types converted as superstep/core/typed.hpp does (numbers, strings,
+/// vectors, maps, optionals, described structs): `fn(const In&, call_context&)` returns `Out`.
+///
+///   functional::typed_task<std::string, int> mapper(
+///       "mapper", [](const int& x, functional::call_context&) { return std::to_string(x); });
+///   std::string s = mapper(ctx, 3).result();
+template <class Out, class In>
+class typed_task {
+ public:
+  using function = std::function<Out(const In&, call_context&)>;
+  typed_task(std::string name, function fn, task_options options = {})
+      : task_(std::move(name), wrap(std::move(fn)), std::move(options)) {}
+
+  typed_future<Out> operator()(call_context& ctx, const In& input) const {
+    return typed_future<Out>(task_(ctx, to_value(input)));
+  }
+  const task& untyped() const noexcept { return task_; }
+
+ private:
+  static call_function wrap(function fn) {
+    if (!fn) return nullptr;
+    return [fn = std::move(fn)](const value& in, call_context& ctx) {
+      return to_value(fn(from_value<In>(in), ctx));
+    };
+  }
+  task task_;
 };
 
 /// What an entrypoint returns to give the caller one value and remember another for the next
