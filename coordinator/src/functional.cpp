@@ -185,7 +185,9 @@ checkpoint_config call_registry::saved_at() const {
 
 void call_registry::load_saved() {
   const detail::run_shared& r = run();
-  if (!r.saver || !r.resuming || r.checkpoint_id.empty()) return;
+  // Also on a run that does not resume: a retried entrypoint finds the calls of its earlier
+  // attempts there.
+  if (!r.saver || r.checkpoint_id.empty()) return;
   checkpoint_config cfg = saved_at();
   if (cfg.thread_id.empty()) return;
   auto tuple = r.saver->get_tuple(cfg);

@@ -201,6 +201,32 @@ BOOST_AUTO_TEST_CASE(a_task_error_not_caught_fails_the_run_and_retries_follow_th
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_retried_entrypoint_does_not_run_its_finished_calls_again) {
+  for (execution m : modes) {
+    BOOST_TEST_CONTEXT(mode_name(m)) {
+      auto saver = std::make_shared<storage::memory_saver>();
+      std::atomic<int> calls{0}, attempts{0};
+      fn::task once("once", [&](const value& x, fn::call_context&) {
+        ++calls;
+        return x;
+      });
+      fn::entrypoint_options o = ep("graph", m, saver);
+      retry_policy p;
+      p.initial_interval_ms = 1;
+      p.jitter = false;
+      o.retry = {p};  // one policy, whether the slot holds one or several
+      auto graph = fn::entrypoint(o, [&](const value& in, fn::call_context& ctx) {
+        value v = once(ctx, in).result();
+        if (++attempts < 2) throw std::runtime_error("flaky entrypoint");
+        return v;
+      });
+      BOOST_TEST(graph->invoke(7, thread("retry")) == value(7));
+      BOOST_TEST(attempts == 2);
+      BOOST_TEST(calls == 1);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_task_interrupt_is_answered_by_its_id) {
   for (execution m : modes) {
     BOOST_TEST_CONTEXT(mode_name(m)) {

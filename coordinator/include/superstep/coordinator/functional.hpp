@@ -175,8 +175,9 @@ struct entrypoint_options {
   std::string name = "entrypoint";
   /// Checkpointer, execution mode, store, executor...
   runtime_options runtime;
-  /// Retries of the entrypoint's node.
-  std::optional<retry_policy> retry;
+  /// Retries of the entrypoint's node, as a Pregel node takes them (`pregel_node::retry`).
+  /// A retry runs the entrypoint again from its start; calls that finished keep their results.
+  decltype(pregel_node::retry) retry;
 };
 
 /// Compiles `fn` into a graph (LangGraph's `@entrypoint`). Throws `superstep::error`
