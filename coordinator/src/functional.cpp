@@ -29,6 +29,7 @@ struct future::state {
   mutable std::mutex m;
   mutable std::condition_variable cv;
   bool finished = false;
+  bool retrieved = false;  // result() was asked for: its error reached the caller
   value result;
   std::exception_ptr failure;
 
@@ -47,6 +48,7 @@ const value& future::result() const {
   if (!state_) throw error(error_code::invalid_argument, "result() of an empty future");
   std::unique_lock lock(state_->m);
   state_->cv.wait(lock, [&] { return state_->finished; });
+  state_->retrieved = true;
   if (state_->failure) std::rethrow_exception(state_->failure);
   return state_->result;
 }
@@ -105,6 +107,23 @@ class call_registry {
     }
   }
 
+  // As LangGraph's runner at the end of a step: a call whose error or interrupt nobody asked
+  // for fails (or interrupts) the entrypoint, the first in call order.
+  void rethrow_unretrieved() {
+    std::vector<std::shared_ptr<future::state>> calls;
+    {
+      std::lock_guard lock(m_);
+      calls = calls_;
+    }
+    for (const auto& c : calls) {
+      std::lock_guard lock(c->m);
+      if (c->failure && !c->retrieved) {
+        c->retrieved = true;
+        std::rethrow_exception(c->failure);
+      }
+    }
+  }
+
   detail::task_context& root() noexcept { return root_; }
   const detail::run_shared& run() const noexcept { return root_.run(); }
 
@@ -117,6 +136,7 @@ class call_registry {
   detail::task_context& root_;
   std::mutex m_;
   std::vector<std::thread> threads_;
+  std::vector<std::shared_ptr<future::state>> calls_;  // in call order
   std::unordered_map<std::string, value> saved_results_;  // call id -> its __return__
   std::unordered_map<std::string, list> saved_resume_;    // call id -> its resume values
   std::unordered_map<std::string, list> answers_;         // interrupt id -> new answers
@@ -266,6 +286,7 @@ future call_registry::start(const task& t, value input, const std::string& paren
       resume.insert(resume.end(), a->second.begin(), a->second.end());
   }
   std::lock_guard lock(m_);
+  calls_.push_back(st);
   threads_.emplace_back(
       [this, t, input = std::move(input), st, resume = std::move(resume)]() mutable {
         run_call(t, std::move(input), std::move(st), std::move(resume));
@@ -387,6 +408,7 @@ std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn)
       throw;
     }
     reg.join_all();  // the step ends when every call it made has (LangGraph's runner)
+    reg.rethrow_unretrieved();
     return out;
   };
   // The return value is the output, the save value what `previous` gives the next run.

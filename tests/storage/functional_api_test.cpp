@@ -197,6 +197,14 @@ BOOST_AUTO_TEST_CASE(a_task_error_not_caught_fails_the_run_and_retries_follow_th
       });
       BOOST_TEST(retried->invoke(1, value()) == value("ok"));
       BOOST_TEST(attempts == 3);
+
+      // A call nobody waits on still fails the step, as LangGraph's runner.
+      auto unawaited = fn::entrypoint(ep("unawaited", m), [&](const value&, fn::call_context& ctx) {
+        boom(ctx, value());
+        return value("done");
+      });
+      test::expect_error([&] { unawaited->invoke(1, value()); }, error_code::node_error,
+                         "boom in task");
     }
   }
 }

@@ -29,6 +29,19 @@
 // `{name: result}`. When an interrupted entrypoint resumes, it runs again from its start; the
 // calls that finished before return their saved results without running again, and an
 // interrupt raised inside a task is answered in that task.
+//
+// How it runs, and its limits:
+// - Each call runs on a thread of its own (a call may wait on calls it makes without taking a
+//   pool's thread from them); the entrypoint's step ends once every call it made has ended.
+//   A call whose error or interrupt its caller never asked for (`result()`) fails, or
+//   interrupts, the entrypoint as LangGraph's runner does.
+// - A call's interrupt reaches the run through the future its caller waits on: when several
+//   calls interrupt at once, the one the entrypoint waits on first is surfaced; the others
+//   interrupt again, one at a time, once it is answered (LangGraph surfaces them together).
+// - Saved call results are found through the graph's checkpointer by the process running the
+//   entrypoint: an entrypoint node hosted by a cluster worker (which has no checkpointer)
+//   runs its calls again when it resumes.
+// - Task cache policies are not implemented: `task_options::cache_policy` is the hook.
 
 #include <cstdint>
 #include <memory>
