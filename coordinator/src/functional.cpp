@@ -136,7 +136,7 @@ class call_registry {
   detail::task_context& root_;
   std::mutex m_;
   std::vector<std::thread> threads_;
-  std::vector<std::shared_ptr<future::state>> calls_;  // in call order
+  std::vector<std::shared_ptr<future::state>> calls_;     // in call order
   std::unordered_map<std::string, value> saved_results_;  // call id -> its __return__
   std::unordered_map<std::string, list> saved_resume_;    // call id -> its resume values
   std::unordered_map<std::string, list> answers_;         // interrupt id -> new answers

@@ -280,6 +280,24 @@ BOOST_AUTO_TEST_CASE(typed_tasks_convert_their_input_and_result) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_example_of_the_header_runs) {
+  auto saver = std::make_shared<storage::memory_saver>();
+  fn::task mapper("mapper", [](const value& x, fn::call_context&) {
+    return value(std::to_string(x.as_int()) + "!");
+  });
+  fn::entrypoint_options options;
+  options.name = "graph";
+  options.runtime.checkpointer = saver;
+  auto graph = fn::entrypoint(options, [&](const value& in, fn::call_context& ctx) {
+    std::vector<fn::future> futures;
+    for (const auto& x : in.as_list()) futures.push_back(mapper(ctx, x));
+    list out;
+    for (auto& f : futures) out.push_back(f.result());
+    return value(std::move(out));
+  });
+  BOOST_TEST(graph->invoke(value::array({1, 2}), thread("example")) == value::array({"1!", "2!"}));
+}
+
 BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
   auto noop = [](const value& v, fn::call_context&) { return v; };
   test::expect_error([&] { fn::task("", noop); }, error_code::invalid_argument, "needs a name");

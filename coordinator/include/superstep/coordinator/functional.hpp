@@ -6,8 +6,10 @@
 //   fn::task mapper("mapper", [](const value& x, fn::call_context&) {
 //     return value(std::to_string(x.as_int()) + "!");
 //   });
-//   auto graph = fn::entrypoint({.name = "graph", .runtime = {.checkpointer = saver}},
-//                               [&](const value& in, fn::call_context& ctx) {
+//   fn::entrypoint_options options;
+//   options.name = "graph";
+//   options.runtime.checkpointer = saver;
+//   auto graph = fn::entrypoint(options, [&](const value& in, fn::call_context& ctx) {
 //     std::vector<fn::future> futures;
 //     for (const auto& x : in.as_list()) futures.push_back(mapper(ctx, x));
 //     list out;
