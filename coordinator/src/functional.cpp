@@ -289,7 +289,11 @@ future call_registry::start(const task& t, value input, const std::string& paren
   calls_.push_back(st);
   threads_.emplace_back(
       [this, t, input = std::move(input), st, resume = std::move(resume)]() mutable {
-        run_call(t, std::move(input), std::move(st), std::move(resume));
+        try {
+          run_call(t, std::move(input), st, std::move(resume));
+        } catch (...) {  // nothing may leave a thread; the caller sees it as the call's error
+          st->finish(value(), std::current_exception());
+        }
       });
   return future(st);
 }
