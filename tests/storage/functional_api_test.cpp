@@ -107,6 +107,10 @@ BOOST_AUTO_TEST_CASE(get_state_update_state_and_history_of_an_entrypoint_thread)
 
       value out = counter->invoke("ask", config);
       BOOST_REQUIRE(out.find(INTERRUPT));
+      // A thread whose first run stopped before returning has no value yet.
+      const value fresh = thread("fresh");
+      BOOST_REQUIRE(counter->invoke("ask", fresh).find(INTERRUPT));
+      BOOST_TEST(counter->get_state(fresh).values.is_null());
       state = counter->get_state(config);
       BOOST_TEST(state.next == std::vector<std::string>{"counter"});
       BOOST_REQUIRE(state.tasks.size() == 1u);
