@@ -70,6 +70,9 @@ class task_context final : public node_context, public write_scope {
   /// How many graphs this task ran nested before this one (LangGraph's subgraph_counter): the
   /// second and later get their own namespace.
   std::size_t next_subgraph_call() noexcept { return subgraph_calls_++; }
+  /// The values answering this task's interrupt() calls, before the node function runs (the
+  /// functional API hands those meant for the tasks an entrypoint calls to those calls).
+  list& resume_values() noexcept { return task_.resume; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
   storage::store* store() const noexcept override { return run_.store; }

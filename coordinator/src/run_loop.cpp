@@ -38,6 +38,15 @@ value task_update(const std::unordered_set<std::string>& stream_set, const prege
   return value(std::move(l));
 }
 
+// The same for a graph whose state is one channel's value (state_single): the task's last
+// write to it, or null.
+value single_update(const std::vector<std::string>& state_channels, const pregel_task& t) {
+  value out;
+  for (const auto& [ch, v] : t.writes)
+    if (!state_channels.empty() && ch == state_channels.front()) out = v;
+  return out;
+}
+
 value writes_to_value(const pregel_task& t) {
   list l;
   l.reserve(t.writes.size());
@@ -323,7 +332,9 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
 void run_loop::report_finished(const pregel_task& t) {
   if (t.error || !t.interrupts.empty()) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
-    shared_.emit(stream_mode::updates, object{{t.name, task_update(stream_set_, t)}});
+    shared_.emit(stream_mode::updates,
+                 object{{t.name, g_.state_single ? single_update(g_.state_channels, t)
+                                                 : task_update(stream_set_, t)}});
   if (shared_.wants(stream_mode::debug))
     shared_.emit(stream_mode::debug, object{{"type", "task_result"},
                                             {"timestamp", now_iso8601()},

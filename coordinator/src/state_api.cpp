@@ -119,9 +119,10 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       finished.clear();
     }
   }
-  bool single = g.state_channels.empty() && g.output_single;
+  bool single = g.state_single || (g.state_channels.empty() && g.output_single);
   auto values = algo::read_channels(state.channels, state_channels(g), single);
-  s.values = values ? *values : value(object{});
+  // An empty single state channel reads as null (LangGraph's read_channels of one channel).
+  s.values = values ? *values : g.state_single ? value() : value(object{});
   // Each task's error and interrupts, gathered in one pass over the writes (a crashed step
   // of 10^5 Sends has as many tasks and writes: no scan of all writes per task).
   std::unordered_map<std::string_view, task_outcome> outcomes;

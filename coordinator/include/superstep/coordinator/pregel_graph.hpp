@@ -68,6 +68,10 @@ struct pregel_graph {
   /// (LangGraph's stream_channels; StateGraph: every state key). Empty: every channel, as
   /// LangGraph's Pregel without stream_channels (the `pregel` constructor fills it in).
   std::vector<std::string> state_channels;
+  /// The state is the value of the one state channel, not an object of it (LangGraph's
+  /// stream_channels given as one channel, as an entrypoint's END): `updates` stream a task's
+  /// write to it as {node: value}, snapshots show the value itself.
+  bool state_single = false;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   /// For drawing: static edges and branches as the builder declared them.
