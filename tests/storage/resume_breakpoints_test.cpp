@@ -95,32 +95,6 @@ value snapshot_config(const state_snapshot& s) {
 
 }  // namespace
 
-// LangGraph test_pregel.py, test_command_with_static_breakpoints.
-BOOST_AUTO_TEST_CASE(test_command_with_static_breakpoints) {
-  state_graph b;
-  b.add_key("foo");
-  b.add_node("node1", [](const value& s, node_context&) -> value {
-    return object{{"foo", s.get("foo").as_string() + "|node-1"}};
-  });
-  b.add_node("node2", [](const value& s, node_context&) -> value {
-    return object{{"foo", s.get("foo").as_string() + "|node-2"}};
-  });
-  b.add_edge("__start__", "node1").add_edge("node1", "node2");
-  auto graph = b.compile(with_saver({"node1"}));
-  const value cfg = thread("1");
-  graph->invoke(object{{"foo", "abc"}}, cfg);
-  BOOST_TEST(graph->invoke(resume("node1"), cfg).to_json() == R"({"foo":"abc|node-1|node-2"})");
-}
-
-// LangGraph test_pregel.py, test_command_goto_with_static_breakpoints.
-BOOST_AUTO_TEST_CASE(test_command_goto_with_static_breakpoints) {
-  auto graph = node1_node2().compile(with_saver({"node1"}));
-  const value cfg = thread("1");
-  graph->invoke(object{{"foo", "abc"}}, cfg);
-  BOOST_TEST(graph->invoke(go_to({value("node2")}), cfg).to_json() ==
-             R"({"foo":"abc|node-1|node-2|node-2"})");
-}
-
 // LangGraph test_time_travel.py, test_fork_from_before_interrupt_refires.
 BOOST_AUTO_TEST_CASE(test_fork_from_before_interrupt_refires) {
   auto asked = std::make_shared<std::atomic<int>>(0);

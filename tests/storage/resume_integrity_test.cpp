@@ -110,48 +110,6 @@ BOOST_AUTO_TEST_CASE(an_update_to_a_replayed_fork_leaves_the_old_branch_as_it_wa
                s.values.to_json());
 }
 
-// LangGraph test_pregel.py, test_interrupt_multiple (both resume styles), and
-// test_pregel_async.py, test_interrupt_multiple (the state between the two resumes).
-BOOST_AUTO_TEST_CASE(
-    test_interrupt_multiple_keeps_the_command_update_when_the_node_interrupts_again) {
-  for (const bool by_id : {false, true}) {
-    state_graph b;
-    b.add_key("my_key", "add");
-    b.add_node("node", [](const value&, node_context& ctx) -> value {
-      value answer = ctx.interrupt(object{{"value", 1}});
-      value answer2 = ctx.interrupt(object{{"value", 2}});
-      return object{{"my_key", answer.as_string() + " " + answer2.as_string()}};
-    });
-    b.add_edge("__start__", "node");
-    auto graph = b.compile(with_saver(test::make_saver()));
-    const value cfg = thread("1");
-    const auto answer = [&](const value& interrupted, const char* text) {
-      if (!by_id) return value(text);
-      const value& pending = interrupted.get("__interrupt__");
-      return value(object{{pending.as_list().at(0).get("id").as_string(), text}});
-    };
-
-    value r1 = graph->invoke(object{{"my_key", "DE"}}, cfg);
-    BOOST_TEST_REQUIRE(r1.get("__interrupt__").is_list());
-    BOOST_TEST(r1.get("__interrupt__").as_list()[0].get("value").to_json() == R"({"value":1})");
-
-    value r2 = graph->invoke(resume(answer(r1, "answer 1"), object{{"my_key", " foofoo "}}), cfg);
-    BOOST_TEST_REQUIRE(r2.get("__interrupt__").is_list());
-    BOOST_TEST(r2.get("__interrupt__").as_list()[0].get("value").to_json() == R"({"value":2})");
-    // Between the resumes the state shows the update (LangGraph applies the null writes).
-    BOOST_TEST(graph->get_state(cfg).values.get("my_key") == value("DE foofoo "));
-
-    std::vector<std::string> values;
-    graph->stream(resume(answer(r2, "answer 2")), cfg, stream_options{{stream_mode::values}, false},
-                  [&](const stream_event& e) { values.push_back(e.data.to_json()); });
-    BOOST_TEST(values == (std::vector<std::string>{R"({"my_key":"DE foofoo "})",
-                                                   R"({"my_key":"DE foofoo answer 1 answer 2"})"}),
-               boost::test_tools::per_element());
-    BOOST_TEST(graph->get_state(cfg).values.get("my_key") == value("DE foofoo answer 1 answer 2"));
-    BOOST_TEST(graph->get_state(cfg).next.empty());
-  }
-}
-
 namespace {
 
 // (source, next, values) of each checkpoint of a history, newest first, as one string per
