@@ -89,6 +89,10 @@ class task_context final : public node_context, public write_scope {
 /// the re-runs of a resumed step (LangGraph's interrupt id).
 std::string interrupt_id(std::string_view checkpoint_ns, std::string_view task_id);
 
+/// The task whose node function the calling thread is running, or null (a graph invoked
+/// from inside a node runs as that node's subgraph).
+task_context* current_task() noexcept;
+
 /// Runs one task: the node function, then its writers. Errors are caught and recorded on the
 /// task (its writes are then dropped), never thrown.
 void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept;

@@ -95,11 +95,15 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   if (apply_pending_writes && !tuple.pending_writes.empty()) {
     std::unordered_map<std::string_view, pregel_task*> by_id;
     for (auto& t : tasks) by_id.emplace(t.id, &t);
-    // A task that failed or interrupted keeps its place in `next`, whatever else it wrote
-    // (the resume values an interrupted task was given so far).
-    std::unordered_set<std::string_view> unfinished;
+    // A task that failed or interrupted keeps its place in `next` (with the resume values it
+    // was given so far), unless it has finished since: a write of its own.
+    std::unordered_set<std::string_view> unfinished, succeeded;
     for (const auto& w : tuple.pending_writes)
-      if (w.channel == ERROR || w.channel == INTERRUPT) unfinished.insert(w.task_id);
+      if (w.channel != ERROR && w.channel != INTERRUPT && w.channel != RESUME)
+        succeeded.insert(w.task_id);
+    for (const auto& w : tuple.pending_writes)
+      if ((w.channel == ERROR || w.channel == INTERRUPT) && !succeeded.count(w.task_id))
+        unfinished.insert(w.task_id);
     for (const auto& w : tuple.pending_writes) {
       if (unfinished.count(w.task_id)) continue;
       auto it = by_id.find(w.task_id);

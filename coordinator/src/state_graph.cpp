@@ -211,6 +211,23 @@ state_graph& state_graph::add_conditional_edges(std::string from, router_functio
   return *this;
 }
 
+namespace {
+
+// As LangGraph's drawing: a node edges lead to but that leads nowhere ends the graph, drawn
+// as an edge to END.
+void add_terminal_edges(pregel_graph& g) {
+  std::set<std::string> sources, termini;
+  for (const auto& [from, to] : g.draw_edges) sources.insert(from);
+  for (const auto& [from, to, label] : g.draw_conditional_edges) sources.insert(from);
+  for (const auto& [from, to] : g.draw_edges)
+    if (to != END && !sources.count(to)) termini.insert(to);
+  for (const auto& [from, to, label] : g.draw_conditional_edges)
+    if (to != END && !sources.count(to)) termini.insert(to);
+  for (const auto& t : termini) g.draw_edges.emplace_back(t, std::string(END));
+}
+
+}  // namespace
+
 std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   auto topo = std::make_shared<compiled_topology>();
   for (const auto& k : keys_) {
@@ -416,6 +433,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     add_routing(pn);
     g.nodes.push_back(std::move(pn));
   }
+  add_terminal_edges(g);
 
   g.input_channels = {std::string(START)};
   g.input_single = true;

@@ -1,6 +1,7 @@
 // LangGraph's Command tests (libs/langgraph/tests/test_pregel.py): Command(update, goto,
 // resume, graph=PARENT) from nodes and subgraphs, with static breakpoints, several Commands
 // from one node, and node destinations; see conformance.hpp.
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -320,4 +321,89 @@ BOOST_AUTO_TEST_CASE(test_timeout_with_parent_command) {
     BOOST_TEST(c->go_to.at(0) == value("test_cmd"));
     BOOST_TEST(c->update.to_json() == R"({"key":"value"})");
   }
+}
+
+// libs/langgraph/tests/test_pregel.py::test_node_destinations
+// (destinations as a dict, which labels the drawn edges: see NOT_PORTED.interrupts.md)
+BOOST_AUTO_TEST_CASE(test_node_destinations) {
+  state_graph sub;
+  sub.add_key("foo", "add");
+  sub.add_node("node_a", [](const value& s, node_context&) -> value {
+    const value& v = s.get("foo");
+    return make_cmd(object{{"foo", v}}, {value(v == value("a") ? "node_b" : "node_c")},
+                    std::nullopt, command::parent);
+  });
+  sub.add_edge("__start__", "node_a");
+  std::shared_ptr<const pregel> subgraph = sub.compile(opts());
+
+  for (const bool called : {false, true}) {
+    BOOST_TEST_CONTEXT((called ? "a node invoking the subgraph" : "the subgraph as the node")) {
+      state_graph b;
+      b.add_key("foo", "add");
+      b.add_edge("__start__", "child");
+      node_options child_options{.destinations = {"node_b", "node_c"}};
+      if (called)
+        b.add_node("child", [subgraph](const value& s, node_context&) -> value {
+          return subgraph->invoke(s);
+        }, child_options);
+      else
+        b.add_node("child", subgraph, child_options);
+      b.add_node("node_b", [](const value&, node_context&) -> value { return object{{"foo", "b"}}; });
+      b.add_node("node_c", [](const value&, node_context&) -> value { return object{{"foo", "c"}}; });
+      auto graph = b.compile(opts());
+      BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"c"})");
+
+      // get_graph().edges: plain edges, then each destination as a conditional edge.
+      strings edges;
+      for (const auto& [from, to] : graph->graph().draw_edges) edges.push_back(from + "->" + to);
+      for (const auto& [from, to, label] : graph->graph().draw_conditional_edges)
+        edges.push_back(from + "-.->" + to + (label.empty() ? "" : ":" + label));
+      std::sort(edges.begin(), edges.end());
+      BOOST_TEST(edges == (strings{"__start__->child", "child-.->node_b", "child-.->node_c",
+                                   "node_b->__end__", "node_c->__end__"}),
+                 boost::test_tools::per_element());
+    }
+  }
+}
+
+// libs/langgraph/tests/test_pregel.py::test_multiple_subgraphs
+BOOST_AUTO_TEST_CASE(test_multiple_subgraphs) {
+  const auto subgraph = [](const char* name, auto op) {
+    state_graph b;
+    b.add_key("a").add_key("b").add_key("result");
+    b.set_output_keys({"result"});
+    b.add_node(name, [op](const value& s, node_context&) -> value {
+      return object{{"result", op(s.get("a").as_int(), s.get("b").as_int())}};
+    });
+    b.add_edge("__start__", name);
+    return std::shared_ptr<const pregel>(b.compile(opts()));
+  };
+  auto add_subgraph = subgraph("add", [](std::int64_t a, std::int64_t b) { return a + b; });
+  auto multiply_subgraph =
+      subgraph("multiply", [](std::int64_t a, std::int64_t b) { return a * b; });
+
+  state_graph same;
+  same.add_key("a").add_key("b").add_key("result");
+  same.set_output_keys({"result"});
+  same.add_node("call_same_subgraph", [add_subgraph](const value& s, node_context&) -> value {
+    value result = add_subgraph->invoke(s);
+    return add_subgraph->invoke(object{{"a", result.get("result")}, {"b", 10}});
+  });
+  same.add_edge("__start__", "call_same_subgraph");
+  BOOST_TEST(same.compile(opts_with_saver())->invoke(object{{"a", 2}, {"b", 3}}, thread("1")).to_json() ==
+             R"({"result":15})");
+
+  state_graph multiple;
+  multiple.add_key("a").add_key("b").add_key("add_result").add_key("multiply_result");
+  multiple.set_output_keys({"add_result", "multiply_result"});
+  multiple.add_node("call_multiple_subgraphs",
+                    [add_subgraph, multiply_subgraph](const value& s, node_context&) -> value {
+                      value add_result = add_subgraph->invoke(s);
+                      value multiply_result = multiply_subgraph->invoke(s);
+                      return object{{"add_result", add_result.get("result")},
+                                    {"multiply_result", multiply_result.get("result")}};
+                    });
+  multiple.add_edge("__start__", "call_multiple_subgraphs");
+  BOOST_TEST(multiple.compile(opts_with_saver())->invoke(object{{"a", 2}, {"b", 3}}, thread("2")).to_json() ==
+             R"({"add_result":5,"multiply_result":6})");
 }
