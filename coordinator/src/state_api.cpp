@@ -144,7 +144,14 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   }
   std::set<std::string> next;
   s.tasks.reserve(tasks.size());
-  for (const auto& t : tasks) {
+  // As LangGraph's snapshot: the step's PUSH tasks (Sends) first, then its PULL tasks.
+  std::vector<const pregel_task*> ordered;
+  ordered.reserve(tasks.size());
+  for (const bool push : {true, false})
+    for (const auto& t : tasks)
+      if (t.push == push) ordered.push_back(&t);
+  for (const pregel_task* task : ordered) {
+    const pregel_task& t = *task;
     if (!finished.count(t.id)) next.insert(t.name);
     snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
