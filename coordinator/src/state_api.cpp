@@ -142,7 +142,6 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       }
     }
   }
-  std::set<std::string> next;
   s.tasks.reserve(tasks.size());
   // As LangGraph's snapshot: the step's PUSH tasks (Sends) first, then its PULL tasks.
   std::vector<const pregel_task*> ordered;
@@ -152,14 +151,14 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       if (t.push == push) ordered.push_back(&t);
   for (const pregel_task* task : ordered) {
     const pregel_task& t = *task;
-    if (!finished.count(t.id)) next.insert(t.name);
+    // As LangGraph: each task still to run, in task order (a node twice for two Sends).
+    if (!finished.count(t.id)) s.next.push_back(t.name);
     snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
       st.error = it->second.error;
       st.interrupts = it->second.interrupts;
     }
   }
-  s.next.assign(next.begin(), next.end());
   return s;
 }
 

@@ -2,6 +2,9 @@
 // interrupt in a node, in a subgraph and beside a finished Send, resumed or cleared with
 // update_state(as_node=END); a static one between two processes; see conformance.hpp.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,14 +26,32 @@ retry_policy fast_retries() {
   return r;
 }
 
-// LangGraph's tool_two_node: interrupts when market is DE, else answers " all good"; counts
-// its calls.
-node_function tool_two_node(std::shared_ptr<std::atomic<int>> count) {
-  return [count](const value& s, node_context& ctx) -> value {
+// A one-shot event, waited for with a bound so a broken run fails instead of hanging.
+struct latch {
+  std::mutex m;
+  std::condition_variable cv;
+  bool open = false;
+  bool armed = false;  // wait() waits only while armed
+  void set(bool v) {
+    std::lock_guard lock(m);
+    open = v;
+    cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock lock(m);
+    if (armed) cv.wait_for(lock, std::chrono::seconds(10), [&] { return open; });
+  }
+};
+
+// LangGraph's tool_two_node: interrupts when market is DE (once `before_interrupt` lets it,
+// as LangGraph's sleep there), else answers " all good"; counts its calls.
+node_function tool_two_node(std::shared_ptr<std::atomic<int>> count,
+                            std::shared_ptr<latch> before_interrupt = nullptr) {
+  return [count, before_interrupt](const value& s, node_context& ctx) -> value {
     ++*count;
-    value answer = s.get("market") == value("DE") ? ctx.interrupt("Just because...")
-                                                   : value(" all good");
-    return object{{"my_key", answer}};
+    if (s.get("market") != value("DE")) return object{{"my_key", " all good"}};
+    if (before_interrupt) before_interrupt->wait();
+    return object{{"my_key", ctx.interrupt("Just because...")}};
   };
 }
 
@@ -118,9 +139,11 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
 // (the tracer's run left out; tasks' `result` and `path` are not in our snapshots)
 BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   auto count = std::make_shared<std::atomic<int>>(0);
+  auto one_streamed = std::make_shared<latch>();
   state_graph b;
   b.add_key("my_key", "add").add_key("market");
-  b.add_node("tool_two", tool_two_node(count), node_options{.retry = fast_retries()});
+  b.add_node("tool_two", tool_two_node(count, one_streamed),
+             node_options{.retry = fast_retries()});
   b.add_node("tool_one", [](const value&, node_context&) -> value {
     return object{{"my_key", " one"}};
   });
@@ -138,9 +161,17 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   tool_two = b.compile(opts_with_saver());
   requires_thread_id(*tool_two);
 
+  // tool_two interrupts once tool_one's update was streamed (LangGraph's sleep).
   const value thread2 = thread("2");
-  BOOST_TEST(stream_all(*tool_two, object{{"my_key", "value ⛰️"}, {"market", "DE"}}, thread2) ==
-                 (strings{R"({"tool_one":{"my_key":" one"}})", interrupted}),
+  strings first;
+  one_streamed->armed = true;
+  tool_two->stream(object{{"my_key", "value ⛰️"}, {"market", "DE"}}, thread2,
+                   stream_options{{stream_mode::updates}, false}, [&](const stream_event& e) {
+                     first.push_back(json(e.data));
+                     if (e.data.as_object().contains("tool_one")) one_streamed->set(true);
+                   });
+  one_streamed->armed = false;
+  BOOST_TEST(first == (strings{R"({"tool_one":{"my_key":" one"}})", interrupted}),
              boost::test_tools::per_element());
   BOOST_TEST(stream_all(*tool_two, resume(" my answer"), thread2) ==
                  (strings{R"({"tool_one":{"my_key":" one"},"__metadata__":{"cached":true}})",
