@@ -38,6 +38,12 @@ std::string interrupt_id(std::string_view checkpoint_ns, std::string_view task_i
   return id;
 }
 
+bool is_interrupt_id(std::string_view s) noexcept {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
 value task_context::interrupt(value v) {
   const std::size_t call = interrupt_calls_++;
   if (call < task_.resume.size()) return task_.resume[call];

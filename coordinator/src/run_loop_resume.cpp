@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "run_context.hpp"
 #include "run_loop.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
@@ -52,10 +53,14 @@ void run_loop::take_command(const command& cmd) {
     // With no pending interrupt (a fork, a static breakpoint, a finished step) the value is
     // LangGraph's null resume: it answers the next interrupt() the resumed step raises.
     // An object keyed by pending interrupt ids answers each; anything else answers the one.
+    // As LangGraph, an object whose keys all have the form of interrupt ids is a map: an id
+    // no longer pending (its task has finished since) answers nothing.
     resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
     if (resume_by_id_)
       for (const auto& [id, _] : cmd.resume->as_object())
-        if (std::find(pending.begin(), pending.end(), id) == pending.end()) resume_by_id_ = false;
+        if (std::find(pending.begin(), pending.end(), id) == pending.end() &&
+            !is_interrupt_id(id))
+          resume_by_id_ = false;
     if (!resume_by_id_ && pending.size() > 1)
       throw error(error_code::invalid_argument,
                   "When there are multiple pending interrupts, you must specify the interrupt id "

@@ -421,9 +421,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       pn.fn = n.fn;
     }
     std::string name = n.name;
-    pn.writers.push_back([topo, name](const value& out, write_scope& s) {
-      write_update(*topo, name, out, s);
-    });
+    pn.writers.push_back(
+        [topo, name](const value& out, write_scope& s) { write_update(*topo, name, out, s); });
     for (const auto& d : n.options.destinations)
       g.draw_conditional_edges.emplace_back(n.name, d, "");
     add_routing(pn);

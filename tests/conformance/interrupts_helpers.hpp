@@ -70,8 +70,7 @@ inline std::vector<std::string> stream_all(const pregel& graph, const value& inp
 
 /// A Command with an update and/or gotos (and a resume when given).
 inline value make_cmd(value update, std::vector<value> go_to = {},
-                      std::optional<value> resume_with = std::nullopt,
-                      std::string graph = {}) {
+                      std::optional<value> resume_with = std::nullopt, std::string graph = {}) {
   command c;
   c.update = std::move(update);
   c.go_to = std::move(go_to);

@@ -30,10 +30,8 @@ value ai(const char* id, const char* content, list calls = {}) {
 }
 
 value tool_message(const char* content, const char* call_id) {
-  return object{{"type", "tool"},
-                {"content", content},
-                {"name", "search_api"},
-                {"tool_call_id", call_id}};
+  return object{
+      {"type", "tool"}, {"content", content}, {"name", "search_api"}, {"tool_call_id", call_id}};
 }
 
 // LangGraph's FakeMessagesListChatModel: its responses in turn, from the first again after
@@ -157,15 +155,16 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
   workflow.add_node("agent", [model](const value&, node_context&) -> value {
     return object{{"messages", model->invoke()}, {"something_extra", "hi there"}};
   });
-  workflow.add_node("tools", [first_streamed, wait_for_first](const value& input,
-                                                               node_context&) -> value {
-    if (*wait_for_first && input.get("args").get("idx") == value(1)) first_streamed->wait();
-    return object{{"messages",
-                   object{{"type", "tool"},
-                          {"content", "result for " + input.get("args").get("query").as_string()},
-                          {"name", input.get("name")},
-                          {"tool_call_id", input.get("id")}}}};
-  });
+  workflow.add_node(
+      "tools", [first_streamed, wait_for_first](const value& input, node_context&) -> value {
+        if (*wait_for_first && input.get("args").get("idx") == value(1)) first_streamed->wait();
+        return object{
+            {"messages",
+             object{{"type", "tool"},
+                    {"content", "result for " + input.get("args").get("query").as_string()},
+                    {"name", input.get("name")},
+                    {"tool_call_id", input.get("id")}}}};
+      });
   workflow.set_entry_point("agent");
   workflow.add_conditional_edges("agent", [](const value& data, node_context&) -> value {
     if (data.get("something_extra") != value("hi there"))
@@ -185,10 +184,10 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
   const value answered_third = tool_message("result for a third one", "tool_call567");
 
   auto app = workflow.compile(opts());
-  BOOST_TEST(any_ids(app->invoke(object{{"messages", question}}).get("messages")).to_json() ==
-             any_ids(list{question, ai1, answered_query, ai2, answered_another, answered_third,
-                          ai3})
-                 .to_json());
+  BOOST_TEST(
+      any_ids(app->invoke(object{{"messages", question}}).get("messages")).to_json() ==
+      any_ids(list{question, ai1, answered_query, ai2, answered_another, answered_third, ai3})
+          .to_json());
 
   // Streams `input`; in a step with both tool calls, the second's ends after the first's
   // update was streamed.
@@ -196,23 +195,23 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
     first_streamed->set(false);
     *wait_for_first = true;
     strings out;
-    graph.stream(input, cfg, stream_options{{stream_mode::updates}, false},
-                 [&](const stream_event& e) {
-                   out.push_back(update_json(e.data));
-                   if (e.data.get("tools").get("messages").get("tool_call_id") ==
-                       value("tool_call234"))
-                     first_streamed->set(true);
-                 });
+    graph.stream(
+        input, cfg, stream_options{{stream_mode::updates}, false}, [&](const stream_event& e) {
+          out.push_back(update_json(e.data));
+          if (e.data.get("tools").get("messages").get("tool_call_id") == value("tool_call234"))
+            first_streamed->set(true);
+        });
     *wait_for_first = false;
     return out;
   };
-  BOOST_TEST(stream(*app, object{{"messages", list{question}}}, value()) ==
-                 (strings{u("agent", ai1), u("tools", answered_query), u("agent", ai2),
-                          u("tools", answered_another), u("tools", answered_third),
-                          u("agent", ai3)}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      stream(*app, object{{"messages", list{question}}}, value()) ==
+          (strings{u("agent", ai1), u("tools", answered_query), u("agent", ai2),
+                   u("tools", answered_another), u("tools", answered_third), u("agent", ai3)}),
+      boost::test_tools::per_element());
 
-  value edited_ai1 = ai("ai1", "", list{call("tool_call123", object{{"query", "a different query"}})});
+  value edited_ai1 =
+      ai("ai1", "", list{call("tool_call123", object{{"query", "a different query"}})});
   const value answered_different = tool_message("result for a different query", "tool_call123");
   for (const bool after_agent : {true, false}) {
     BOOST_TEST_CONTEXT((after_agent ? "interrupt after agent" : "interrupt before tools")) {
@@ -222,11 +221,13 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
       auto paused_app = workflow.compile(o);
       model->i = 0;
       const value config = thread("1");
-      BOOST_TEST(stream(*paused_app, object{{"messages", question}}, with_durability(config, "exit")) ==
-                     (strings{u("agent", ai1), R"({"__interrupt__":[]})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          stream(*paused_app, object{{"messages", question}}, with_durability(config, "exit")) ==
+              (strings{u("agent", ai1), R"({"__interrupt__":[]})"}),
+          boost::test_tools::per_element());
       state_snapshot s = paused_app->get_state(config);
-      BOOST_TEST(any_ids(s.values.get("messages")).to_json() == any_ids(list{question, ai1}).to_json());
+      BOOST_TEST(any_ids(s.values.get("messages")).to_json() ==
+                 any_ids(list{question, ai1}).to_json());
       BOOST_TEST_REQUIRE(s.tasks.size() == 1u);
       BOOST_TEST(s.tasks[0].name == "tools");
       BOOST_TEST(s.next == strings{"tools"}, boost::test_tools::per_element());
@@ -234,7 +235,8 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
       BOOST_TEST(!s.parent_config.has_value());
 
       // Modify the AI message: replaced, not appended, and the tools' Send follows it.
-      paused_app->update_state(config, object{{"messages", edited_ai1}, {"something_extra", "hi there"}});
+      paused_app->update_state(config,
+                               object{{"messages", edited_ai1}, {"something_extra", "hi there"}});
       state_snapshot edited = paused_app->get_state(config);
       BOOST_TEST(any_ids(edited.values.get("messages")).to_json() ==
                  any_ids(list{question, edited_ai1}).to_json());
@@ -245,9 +247,10 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
       BOOST_TEST_REQUIRE(edited.parent_config.has_value());
       BOOST_TEST(edited.parent_config->checkpoint_id == s.config.checkpoint_id);
 
-      BOOST_TEST(stream(*paused_app, value(), config) ==
-                     (strings{u("tools", answered_different), u("agent", ai2), R"({"__interrupt__":[]})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          stream(*paused_app, value(), config) ==
+              (strings{u("tools", answered_different), u("agent", ai2), R"({"__interrupt__":[]})"}),
+          boost::test_tools::per_element());
       state_snapshot second = paused_app->get_state(config);
       BOOST_TEST(any_ids(second.values.get("messages")).to_json() ==
                  any_ids(list{question, edited_ai1, answered_different, ai2}).to_json());
@@ -259,11 +262,12 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
       BOOST_TEST_REQUIRE(second.parent_config.has_value());
 
       // The same id replaces the message, whatever else differs.
-      paused_app->update_state(config, object{{"messages", ai("ai2", "answer")},
-                                              {"something_extra", "hi there"}});
+      paused_app->update_state(
+          config, object{{"messages", ai("ai2", "answer")}, {"something_extra", "hi there"}});
       state_snapshot done = paused_app->get_state(config);
-      BOOST_TEST(any_ids(done.values.get("messages")).to_json() ==
-                 any_ids(list{question, edited_ai1, answered_different, ai("ai2", "answer")}).to_json());
+      BOOST_TEST(
+          any_ids(done.values.get("messages")).to_json() ==
+          any_ids(list{question, edited_ai1, answered_different, ai("ai2", "answer")}).to_json());
       BOOST_TEST(done.tasks.empty());
       BOOST_TEST(done.next.empty());
       BOOST_TEST(done.metadata.to_json() == R"({"source":"update","step":5,"parents":{}})");
@@ -284,18 +288,17 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
 BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state, *boost::unit_test::disabled()) {
   auto two_streamed = std::make_shared<one_shot>();
   auto wait_for_two = std::make_shared<std::atomic<bool>>(false);
-  channels::reducer sorted_add{
-      "sorted_add",
-      [](const value& x, const value& y) -> value {
-        std::vector<std::string> items;
-        for (const auto& v : x.as_list()) items.push_back(v.as_string());
-        for (const auto& v : y.as_list()) items.push_back(v.as_string());
-        std::sort(items.begin(), items.end());
-        list out;
-        for (auto& i : items) out.emplace_back(std::move(i));
-        return out;
-      },
-      nullptr};
+  channels::reducer sorted_add{"sorted_add",
+                               [](const value& x, const value& y) -> value {
+                                 std::vector<std::string> items;
+                                 for (const auto& v : x.as_list()) items.push_back(v.as_string());
+                                 for (const auto& v : y.as_list()) items.push_back(v.as_string());
+                                 std::sort(items.begin(), items.end());
+                                 list out;
+                                 for (auto& i : items) out.emplace_back(std::move(i));
+                                 return out;
+                               },
+                               nullptr};
   state_graph w;
   w.add_key("query").add_key("answer").add_key("docs", sorted_add, list{});
   w.add_node("rewrite_query", [](const value& d, node_context&) -> value {
@@ -352,17 +355,20 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state, *boost::unit_test:
                           R"({"retriever_one":{"docs":["doc1","doc2"]}})",
                           R"({"qa":{"answer":"doc1,doc2,doc3,doc4"}})"}),
              boost::test_tools::per_element());
-  BOOST_TEST(run({stream_mode::values}) ==
-                 (strings{R"({"query":"what is weather in sf","docs":[]})",
-                          R"({"query":"query: what is weather in sf","docs":[]})",
-                          R"({"query":"query: what is weather in sf","docs":["doc1","doc2","doc3","doc4"]})",
-                          R"({"query":"query: what is weather in sf","answer":"doc1,doc2,doc3,doc4",)"
-                          R"("docs":["doc1","doc2","doc3","doc4"]})"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      run({stream_mode::values}) ==
+          (strings{
+              R"({"query":"what is weather in sf","docs":[]})",
+              R"({"query":"query: what is weather in sf","docs":[]})",
+              R"({"query":"query: what is weather in sf","docs":["doc1","doc2","doc3","doc4"]})",
+              R"({"query":"query: what is weather in sf","answer":"doc1,doc2,doc3,doc4",)"
+              R"("docs":["doc1","doc2","doc3","doc4"]})"}),
+      boost::test_tools::per_element());
 
   const std::string q0 = R"({"query":"what is weather in sf","docs":[]})";
   const std::string q1 = R"({"query":"query: what is weather in sf","docs":[]})";
-  const std::string q2 = R"({"query":"query: what is weather in sf","docs":["doc1","doc2","doc3","doc4"]})";
+  const std::string q2 =
+      R"({"query":"query: what is weather in sf","docs":["doc1","doc2","doc3","doc4"]})";
   const auto task = [](int step, const char* name, const std::string& input) {
     return std::string(R"(["debug",{"type":"task","timestamp":"*","step":)") +
            std::to_string(step) + R"(,"payload":{"id":"*","name":")" + name + R"(","input":)" +
@@ -376,20 +382,16 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state, *boost::unit_test:
   BOOST_TEST(
       run({stream_mode::values, stream_mode::updates, stream_mode::debug}) ==
           (strings{
-              R"(["values",)" + q0 + "]",
-              task(1, "rewrite_query", q0),
+              R"(["values",)" + q0 + "]", task(1, "rewrite_query", q0),
               R"(["updates",{"rewrite_query":{"query":"query: what is weather in sf"}}])",
               result(1, "rewrite_query", R"({"query":"query: what is weather in sf"})"),
-              R"(["values",)" + q1 + "]",
-              task(2, "retriever_one", q1),
+              R"(["values",)" + q1 + "]", task(2, "retriever_one", q1),
               task(2, "retriever_two", q1),
               R"(["updates",{"retriever_two":{"docs":["doc3","doc4"]}}])",
               result(2, "retriever_two", R"({"docs":["doc3","doc4"]})"),
               R"(["updates",{"retriever_one":{"docs":["doc1","doc2"]}}])",
-              result(2, "retriever_one", R"({"docs":["doc1","doc2"]})"),
-              R"(["values",)" + q2 + "]",
-              task(3, "qa", q2),
-              R"(["updates",{"qa":{"answer":"doc1,doc2,doc3,doc4"}}])",
+              result(2, "retriever_one", R"({"docs":["doc1","doc2"]})"), R"(["values",)" + q2 + "]",
+              task(3, "qa", q2), R"(["updates",{"qa":{"answer":"doc1,doc2,doc3,doc4"}}])",
               result(3, "qa", R"({"answer":"doc1,doc2,doc3,doc4"})"),
               R"(["values",{"query":"query: what is weather in sf","answer":"doc1,doc2,doc3,doc4",)"
               R"("docs":["doc1","doc2","doc3","doc4"]}])"}),

@@ -4,8 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -102,7 +102,8 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
 
   const value thread2 = thread("2");
   BOOST_TEST(stream_all(*tool_two, object{{"my_key", "value ⛰️"}, {"market", "DE"}}, thread2) ==
-                 strings{interrupted}, boost::test_tools::per_element());
+                 strings{interrupted},
+             boost::test_tools::per_element());
   BOOST_TEST(stream_all(*tool_two, resume(" my answer"), thread2) ==
                  strings{R"({"tool_two":{"my_key":" my answer"}})"},
              boost::test_tools::per_element());
@@ -113,9 +114,10 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
                                    with_durability(thread1, "exit"))) ==
              R"({"my_key":"value ⛰️","market":"DE",)"
              R"("__interrupt__":[{"value":"Just because...","id":"*"}]})");
-  BOOST_TEST(metadata_of(*tool_two->checkpointer(), "1") ==
-                 std::vector<value>{value::parse_json(R"({"source":"loop","step":0,"parents":{}})")},
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      metadata_of(*tool_two->checkpointer(), "1") ==
+          std::vector<value>{value::parse_json(R"({"source":"loop","step":0,"parents":{}})")},
+      boost::test_tools::per_element());
   state_snapshot paused = tool_two->get_state(thread1);
   BOOST_TEST(paused.values.to_json() == R"({"my_key":"value ⛰️","market":"DE"})");
   BOOST_TEST(paused.next == strings{"tool_two"}, boost::test_tools::per_element());
@@ -142,8 +144,7 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   auto one_streamed = std::make_shared<latch>();
   state_graph b;
   b.add_key("my_key", "add").add_key("market");
-  b.add_node("tool_two", tool_two_node(count, one_streamed),
-             node_options{.retry = fast_retries()});
+  b.add_node("tool_two", tool_two_node(count, one_streamed), node_options{.retry = fast_retries()});
   b.add_node("tool_one", [](const value&, node_context&) -> value {
     return object{{"my_key", " one"}};
   });
@@ -184,9 +185,10 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
                                    with_durability(thread1, "exit"))) ==
              R"({"my_key":"value ⛰️ one","market":"DE",)"
              R"("__interrupt__":[{"value":"Just because...","id":"*"}]})");
-  BOOST_TEST(metadata_of(*tool_two->checkpointer(), "1") ==
-                 std::vector<value>{value::parse_json(R"({"source":"loop","step":0,"parents":{}})")},
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      metadata_of(*tool_two->checkpointer(), "1") ==
+          std::vector<value>{value::parse_json(R"({"source":"loop","step":0,"parents":{}})")},
+      boost::test_tools::per_element());
   state_snapshot paused = tool_two->get_state(thread1);
   BOOST_TEST(paused.values.to_json() == R"({"my_key":"value ⛰️ one","market":"DE"})");
   BOOST_TEST(paused.next == strings{"tool_two"}, boost::test_tools::per_element());
@@ -234,7 +236,8 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt_subgraph) {
 
   const value thread2 = thread("2");
   BOOST_TEST(stream_all(*tool_two, object{{"my_key", "value ⛰️"}, {"market", "DE"}}, thread2) ==
-                 strings{interrupted}, boost::test_tools::per_element());
+                 strings{interrupted},
+             boost::test_tools::per_element());
   BOOST_TEST(stream_all(*tool_two, resume(" my answer"), thread2) ==
                  strings{R"({"tool_two":{"my_key":" my answer","market":"DE"}})"},
              boost::test_tools::per_element());
@@ -244,9 +247,10 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt_subgraph) {
                                    with_durability(thread1, "exit"))) ==
              R"({"my_key":"value ⛰️","market":"DE",)"
              R"("__interrupt__":[{"value":"Just because...","id":"*"}]})");
-  BOOST_TEST(metadata_of(*tool_two->checkpointer(), "1") ==
-                 std::vector<value>{value::parse_json(R"({"source":"loop","step":0,"parents":{}})")},
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      metadata_of(*tool_two->checkpointer(), "1") ==
+          std::vector<value>{value::parse_json(R"({"source":"loop","step":0,"parents":{}})")},
+      boost::test_tools::per_element());
   state_snapshot paused = tool_two->get_state(thread1);
   BOOST_TEST(paused.values.to_json() == R"({"my_key":"value ⛰️","market":"DE"})");
   BOOST_TEST(paused.next == strings{"tool_two"}, boost::test_tools::per_element());

@@ -91,7 +91,8 @@ compile_options before_foo() {
 // resume; pause, then remove the tool call with update_state, so foo never runs.
 void run_shared_flows(const state_graph& builder, std::atomic<int>& called) {
   auto graph = builder.compile(opts());
-  BOOST_TEST(without_ids(graph->invoke(hello_input)) == "[" + hello + "," + asked + "," + answered + "]");
+  BOOST_TEST(without_ids(graph->invoke(hello_input)) ==
+             "[" + hello + "," + asked + "," + answered + "]");
   BOOST_TEST(called.load() == 1);
 
   // Simple interrupt-resume flow.

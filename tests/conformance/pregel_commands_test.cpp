@@ -122,8 +122,8 @@ BOOST_AUTO_TEST_CASE(test_multistep_plan) {
   b.add_edge("__start__", "planner");
   auto graph = b.compile(opts_with_saver());
   value out = graph->invoke(object{{"messages", list{"start"}}}, thread("1"));
-  BOOST_TEST(contents(out.get("messages")) ==
-                 (strings{"human:start", "human:step1", "human:step2", "human:step3", "human:step4"}),
+  BOOST_TEST(contents(out.get("messages")) == (strings{"human:start", "human:step1", "human:step2",
+                                                       "human:step3", "human:step4"}),
              boost::test_tools::per_element());
   BOOST_TEST(out.get("plan").to_json() == "[]");
 }
@@ -132,8 +132,12 @@ BOOST_AUTO_TEST_CASE(test_multistep_plan) {
 BOOST_AUTO_TEST_CASE(test_command_goto_with_static_breakpoints) {
   state_graph b;
   b.add_key("foo", "add");
-  b.add_node("node1", [](const value&, node_context&) -> value { return object{{"foo", "|node-1"}}; });
-  b.add_node("node2", [](const value&, node_context&) -> value { return object{{"foo", "|node-2"}}; });
+  b.add_node("node1", [](const value&, node_context&) -> value {
+    return object{{"foo", "|node-1"}};
+  });
+  b.add_node("node2", [](const value&, node_context&) -> value {
+    return object{{"foo", "|node-2"}};
+  });
   b.add_edge("__start__", "node1").add_edge("node1", "node2");
   auto graph = b.compile(with_breakpoints({"node1"}));
   const value cfg = thread("1");
@@ -148,8 +152,10 @@ BOOST_AUTO_TEST_CASE(test_command_goto_with_static_breakpoints) {
 BOOST_AUTO_TEST_CASE(test_parallel_node_execution) {
   state_graph b;
   b.add_key("results", "add");
-  b.add_node("slow", [](const value&, node_context&) -> value { return appends("results", "slow"); });
-  b.add_node("fast", [](const value&, node_context&) -> value { return appends("results", "fast"); });
+  b.add_node("slow",
+             [](const value&, node_context&) -> value { return appends("results", "slow"); });
+  b.add_node("fast",
+             [](const value&, node_context&) -> value { return appends("results", "fast"); });
   b.add_edge("__start__", "slow").add_edge("__start__", "fast");
   auto graph = b.compile(opts());
   value result = graph->invoke(object{{"results", list{}}});
@@ -181,23 +187,25 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_recovery) {
         if (s.get("attempt") == value(1)) throw std::runtime_error("Simulated failure");
         return appends("steps", "node1");
       });
-      b.add_node("node2", [](const value&, node_context&) -> value { return appends("steps", "node2"); });
+      b.add_node("node2",
+                 [](const value&, node_context&) -> value { return appends("steps", "node2"); });
       b.add_edge("__start__", "node1").add_edge("node1", "node2");
       auto graph = b.compile(opts_with_saver());
       const value cfg = thread("1");
       object run_cfg = cfg.as_object();
       run_cfg.set("durability", durability);
 
-      BOOST_CHECK_THROW(graph->invoke(object{{"steps", list{"start"}}, {"attempt", 1}}, value(run_cfg)),
-                        error);
+      BOOST_CHECK_THROW(
+          graph->invoke(object{{"steps", list{"start"}}, {"attempt", 1}}, value(run_cfg)), error);
       state_snapshot s = graph->get_state(cfg);
       BOOST_TEST(s.values.to_json() == R"({"steps":["start"],"attempt":1})");
       BOOST_TEST(s.next == strings{"node1"}, boost::test_tools::per_element());
       BOOST_TEST_REQUIRE(!s.tasks.empty());
       BOOST_TEST(s.tasks[0].error.value_or("").find("Simulated failure") != std::string::npos);
 
-      BOOST_TEST(graph->invoke(object{{"steps", list{}}, {"attempt", 2}}, value(run_cfg)).to_json() ==
-                 R"({"steps":["start","node1","node2"],"attempt":2})");
+      BOOST_TEST(
+          graph->invoke(object{{"steps", list{}}, {"attempt", 2}}, value(run_cfg)).to_json() ==
+          R"({"steps":["start","node1","node2"],"attempt":2})");
       auto history = graph->get_state_history(cfg);
       BOOST_TEST(history.size() == (std::string(durability) == "exit" ? 2u : 6u));
       bool failure_recorded = false;
@@ -225,9 +233,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_updates) {
   b.add_edge("node_a", "node_b").add_edge("__start__", "node_a");
   auto graph = b.compile(opts());
   BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"a1a2b"})");
-  BOOST_TEST(stream_all(*graph, object{{"foo", ""}}, value()) ==
-                 (strings{R"({"node_a":[{"foo":"a1"},{"foo":"a2"}]})", R"({"node_b":{"foo":"b"}})"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      stream_all(*graph, object{{"foo", ""}}, value()) ==
+          (strings{R"({"node_a":[{"foo":"a1"},{"foo":"a2"}]})", R"({"node_b":{"foo":"b"}})"}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_pregel.py::test_parent_command_goto
@@ -250,7 +259,8 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
     return appends("dialog_state", "node_b_parent");
   });
   main.add_edge("__start__", "subgraph_node");
-  main.add_node("subgraph_node", sub.compile(opts()), node_options{.destinations = {"node_b_parent"}});
+  main.add_node("subgraph_node", sub.compile(opts()),
+                node_options{.destinations = {"node_b_parent"}});
   compile_options o = opts_with_saver();
   o.name = "parent";
   auto graph = main.compile(o);
@@ -264,8 +274,8 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
   state_graph sub_sub;
   sub_sub.add_key("dialog_state", "add");
   sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {
-    return make_cmd(appends("dialog_state", "sub_sub_child"), {value("sub_child_3")},
-                    std::nullopt, command::parent);
+    return make_cmd(appends("dialog_state", "sub_sub_child"), {value("sub_child_3")}, std::nullopt,
+                    command::parent);
   });
   sub_sub.add_edge("__start__", "sub_sub_child");
   compile_options sub_sub_opts = opts();
@@ -343,13 +353,18 @@ BOOST_AUTO_TEST_CASE(test_node_destinations) {
       b.add_edge("__start__", "child");
       node_options child_options{.destinations = {"node_b", "node_c"}};
       if (called)
-        b.add_node("child", [subgraph](const value& s, node_context&) -> value {
-          return subgraph->invoke(s);
-        }, child_options);
+        b.add_node(
+            "child",
+            [subgraph](const value& s, node_context&) -> value { return subgraph->invoke(s); },
+            child_options);
       else
         b.add_node("child", subgraph, child_options);
-      b.add_node("node_b", [](const value&, node_context&) -> value { return object{{"foo", "b"}}; });
-      b.add_node("node_c", [](const value&, node_context&) -> value { return object{{"foo", "c"}}; });
+      b.add_node("node_b", [](const value&, node_context&) -> value {
+        return object{{"foo", "b"}};
+      });
+      b.add_node("node_c", [](const value&, node_context&) -> value {
+        return object{{"foo", "c"}};
+      });
       auto graph = b.compile(opts());
       BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"c"})");
 
@@ -390,8 +405,9 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs) {
     return add_subgraph->invoke(object{{"a", result.get("result")}, {"b", 10}});
   });
   same.add_edge("__start__", "call_same_subgraph");
-  BOOST_TEST(same.compile(opts_with_saver())->invoke(object{{"a", 2}, {"b", 3}}, thread("1")).to_json() ==
-             R"({"result":15})");
+  BOOST_TEST(
+      same.compile(opts_with_saver())->invoke(object{{"a", 2}, {"b", 3}}, thread("1")).to_json() ==
+      R"({"result":15})");
 
   state_graph multiple;
   multiple.add_key("a").add_key("b").add_key("add_result").add_key("multiply_result");
@@ -404,6 +420,7 @@ BOOST_AUTO_TEST_CASE(test_multiple_subgraphs) {
                                     {"multiply_result", multiply_result.get("result")}};
                     });
   multiple.add_edge("__start__", "call_multiple_subgraphs");
-  BOOST_TEST(multiple.compile(opts_with_saver())->invoke(object{{"a", 2}, {"b", 3}}, thread("2")).to_json() ==
-             R"({"add_result":5,"multiply_result":6})");
+  BOOST_TEST(multiple.compile(opts_with_saver())
+                 ->invoke(object{{"a", 2}, {"b", 3}}, thread("2"))
+                 .to_json() == R"({"add_result":5,"multiply_result":6})");
 }

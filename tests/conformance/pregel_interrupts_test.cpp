@@ -87,10 +87,10 @@ BOOST_AUTO_TEST_CASE(test_interrupt_multiple) {
     // test_pregel_async.py::test_interrupt_multiple: the update shows between the resumes.
     BOOST_TEST(graph->get_state(cfg).values.get("my_key") == value("DE foofoo "));
 
-    BOOST_TEST(stream_all(*graph, resume(answer("answer 2")), cfg, {stream_mode::values}) ==
-                   (strings{R"({"my_key":"DE foofoo "})",
-                            R"({"my_key":"DE foofoo answer 1 answer 2"})"}),
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        stream_all(*graph, resume(answer("answer 2")), cfg, {stream_mode::values}) ==
+            (strings{R"({"my_key":"DE foofoo "})", R"({"my_key":"DE foofoo answer 1 answer 2"})"}),
+        boost::test_tools::per_element());
   }
 }
 
@@ -104,7 +104,8 @@ BOOST_AUTO_TEST_CASE(test_interrupt_loop) {
     for (int i = 0; i < 10; ++i) {
       answer = ctx.interrupt(question);
       const std::string& text = answer.as_string();
-      const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      const bool digits =
+          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
       if (!digits || std::stoi(text) < 18) {
         question = "invalid response";
         answer = value();
@@ -193,9 +194,9 @@ BOOST_AUTO_TEST_CASE(test_multiple_nodes_before_interrupt_resume_graph_api) {
     return object{{"value", s.get("value").as_int() * 2}};
   });
   b.add_node("ask", [](const value& s, node_context& ctx) -> value {
-    return object{{"answer", ctx.interrupt("Result so far is " +
-                                           std::to_string(s.get("value").as_int()) +
-                                           ". What next?")}};
+    return object{
+        {"answer", ctx.interrupt("Result so far is " + std::to_string(s.get("value").as_int()) +
+                                 ". What next?")}};
   });
   b.add_edge("__start__", "step_a").add_edge("step_a", "step_b").add_edge("step_b", "ask");
   b.add_edge("ask", "__end__");
@@ -228,8 +229,7 @@ BOOST_AUTO_TEST_CASE(test_node_before_multiple_interrupt_cycles_graph_api) {
   value result = graph->invoke(object{{"count", 0}, {"data", ""}}, cfg);
   BOOST_TEST(result.get("__interrupt__").as_list().at(0).get("value") == value("First question?"));
   result = graph->invoke(resume("first_answer"), cfg);
-  BOOST_TEST(result.get("__interrupt__").as_list().at(0).get("value") ==
-             value("Second question?"));
+  BOOST_TEST(result.get("__interrupt__").as_list().at(0).get("value") == value("Second question?"));
   BOOST_TEST(graph->invoke(resume("second_answer"), cfg).to_json() ==
              R"({"count":10,"data":"first_answer,second_answer"})");
 }
@@ -268,9 +268,8 @@ BOOST_AUTO_TEST_CASE(test_double_interrupt_subgraph) {
   std::shared_ptr<const pregel> inner = builder().compile(opts());
   state_graph parent;
   parent.add_key("input");
-  parent.add_node("invoke_sub_agent", [inner](const value& s, node_context&) -> value {
-    return inner->invoke(s);
-  });
+  parent.add_node("invoke_sub_agent",
+                  [inner](const value& s, node_context&) -> value { return inner->invoke(s); });
   parent.add_edge("__start__", "invoke_sub_agent").add_edge("invoke_sub_agent", "__end__");
   auto parent_agent = parent.compile(with_shared);
   cfg = thread("parent");
@@ -323,13 +322,13 @@ BOOST_AUTO_TEST_CASE(test_multi_resume) {
   value events = parent_graph->invoke(object{{"prompts", prompts}}, cfg);
   BOOST_TEST_REQUIRE(events.get("__interrupt__").is_list());
   std::set<std::string> asked;
-  for (const auto& i : events.get("__interrupt__").as_list()) asked.insert(i.get("value").as_string());
+  for (const auto& i : events.get("__interrupt__").as_list())
+    asked.insert(i.get("value").as_string());
   BOOST_TEST((asked == std::set<std::string>{"a", "b", "c", "d", "e"}));
 
   object resume_map;
   for (const auto& i : snapshot_interrupts(parent_graph->get_state(cfg)))
-    resume_map.set(i.get("id").as_string(),
-                   "human input for prompt " + i.get("value").as_string());
+    resume_map.set(i.get("id").as_string(), "human input for prompt " + i.get("value").as_string());
   BOOST_TEST(resume_map.size() == prompts.size());
   BOOST_TEST(parent_graph->invoke(resume(value(resume_map)), cfg).to_json() ==
              R"({"prompts":["a","b","c","d","e"],"human_inputs":["human input for prompt a",)"

@@ -18,8 +18,8 @@ namespace {
 node_function writes(const char* item, bool overwrite = false, bool as_json = false) {
   return [item, overwrite, as_json](const value&, node_context&) -> value {
     if (!overwrite) return object{{"messages", list{item}}};
-    value replaced = as_json ? value(object{{"__overwrite__", list{item}}})
-                             : channels::overwrite(list{item});
+    value replaced =
+        as_json ? value(object{{"__overwrite__", list{item}}}) : channels::overwrite(list{item});
     return object{{"messages", replaced}};
   };
 }
@@ -73,8 +73,9 @@ BOOST_AUTO_TEST_CASE(test_overwrite_parallel_error) {
       BOOST_FAIL("two Overwrites of one channel in one step must fail the run");
     } catch (const error& e) {
       BOOST_TEST(e.code() == error_code::invalid_update);
-      BOOST_TEST(std::string(e.what()).find("Can receive only one Overwrite value per super-step.") !=
-                 std::string::npos, e.what());
+      BOOST_TEST(std::string(e.what()).find(
+                     "Can receive only one Overwrite value per super-step.") != std::string::npos,
+                 e.what());
     }
   }
 }
@@ -111,8 +112,12 @@ BOOST_AUTO_TEST_CASE(test_empty_invoke) {
   state_graph b;
   b.add_key("x1", "add", list{});
   b.add_key("x2", "merge", object{});
-  b.add_node("x1_1_node", [](const value&, node_context&) -> value { return object{{"x1", list{"111"}}}; });
-  b.add_node("x1_2_node", [](const value&, node_context&) -> value { return object{{"x1", list{"222"}}}; });
+  b.add_node("x1_1_node", [](const value&, node_context&) -> value {
+    return object{{"x1", list{"111"}}};
+  });
+  b.add_node("x1_2_node", [](const value&, node_context&) -> value {
+    return object{{"x1", list{"222"}}};
+  });
   b.add_node("x2_1_node", [](const value&, node_context&) -> value {
     return object{{"x2", object{{"111", 111}}}};
   });
@@ -123,5 +128,6 @@ BOOST_AUTO_TEST_CASE(test_empty_invoke) {
   b.add_edge("x2_1_node", "x2_2_node").add_edge("__start__", "x1_1_node");
   b.add_edge("x2_2_node", "__end__");
   auto graph = b.compile(opts());
-  BOOST_TEST(graph->invoke(object{{"x1", list{}}, {"x2", object{}}}).get("x2").to_json() == R"({"111":111,"222":222})");
+  BOOST_TEST(graph->invoke(object{{"x1", list{}}, {"x2", object{}}}).get("x2").to_json() ==
+             R"({"111":111,"222":222})");
 }

@@ -98,10 +98,12 @@ BOOST_AUTO_TEST_CASE(test_parallel_interrupts) {
   BOOST_TEST((sorted(runs[1]) == sorted({interrupt_of("a"), resumed}) ||
               sorted(runs[1]) == sorted({interrupt_of("b"), resumed})),
              "second run: " << value(list(runs[1].begin(), runs[1].end())).to_json());
-  BOOST_TEST(sorted(runs[2]) ==
-                 sorted({R"({"child_graph":{"human_inputs":["Resume #1"]},"__metadata__":{"cached":true}})",
-                         R"({"child_graph":{"human_inputs":["Resume #2"]}})", R"({"cleanup":null})"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      sorted(runs[2]) ==
+          sorted(
+              {R"({"child_graph":{"human_inputs":["Resume #1"]},"__metadata__":{"cached":true}})",
+               R"({"child_graph":{"human_inputs":["Resume #2"]}})", R"({"cleanup":null})"}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_pregel.py::test_parallel_interrupts_double
@@ -137,9 +139,10 @@ BOOST_AUTO_TEST_CASE(test_null_resume_disallowed_with_multiple_interrupts) {
     BOOST_FAIL("a resume without interrupt ids must be refused while two interrupts pend");
   } catch (const error& e) {
     BOOST_TEST(e.code() == error_code::invalid_argument);
-    BOOST_TEST(std::string(e.what()).find("When there are multiple pending interrupts, you must "
-                                          "specify the interrupt id when resuming") !=
-               std::string::npos, e.what());
+    BOOST_TEST(
+        std::string(e.what()).find("When there are multiple pending interrupts, you must "
+                                   "specify the interrupt id when resuming") != std::string::npos,
+        e.what());
   }
   BOOST_TEST(graph->invoke(resume(value(resume_map)), cfg).to_json() ==
              R"({"text_1":"resume for prompt: original text 1",)"
@@ -160,14 +163,14 @@ BOOST_AUTO_TEST_CASE(test_interrupt_stream_mode_values) {
   auto app = b.compile(opts_with_saver());
   const value cfg = thread("1");
   const std::vector<stream_mode> modes{stream_mode::updates, stream_mode::values};
-  BOOST_TEST(stream_all(*app, object{}, cfg, modes) ==
-                 (strings{
-                     R"(["updates",{"robot_input_node":{"robot_input":"beep boop i am a robot"}}])",
-                     R"(["values",{"robot_input":"beep boop i am a robot"}])",
-                     R"(["updates",{"__interrupt__":[{"value":"interrupt","id":"*"}]}])",
-                     R"(["values",{"robot_input":"beep boop i am a robot",)"
-                     R"("__interrupt__":[{"value":"interrupt","id":"*"}]}])"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      stream_all(*app, object{}, cfg, modes) ==
+          (strings{R"(["updates",{"robot_input_node":{"robot_input":"beep boop i am a robot"}}])",
+                   R"(["values",{"robot_input":"beep boop i am a robot"}])",
+                   R"(["updates",{"__interrupt__":[{"value":"interrupt","id":"*"}]}])",
+                   R"(["values",{"robot_input":"beep boop i am a robot",)"
+                   R"("__interrupt__":[{"value":"interrupt","id":"*"}]}])"}),
+      boost::test_tools::per_element());
   BOOST_TEST(stream_all(*app, resume("i am a human"), cfg, modes) ==
                  (strings{R"(["values",{"robot_input":"beep boop i am a robot"}])",
                           R"(["updates",{"human_input_node":{"human_input":"i am a human"}}])",
