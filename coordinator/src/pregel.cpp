@@ -138,6 +138,16 @@ value pregel::stream(const value& input, const value& config, const stream_optio
                      const stream_sink& sink) const {
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "config must be an object");
+  // A graph without a checkpointer invoked from inside a node with no config of its own runs
+  // as that node's subgraph, as LangGraph's config reaches it through the context: in the
+  // node's namespace of its run's checkpointer, its interrupts and its Commands for the
+  // parent the node's (thrown through the node function).
+  if (config.is_null() && !sink && !options_.checkpointer)
+    if (detail::task_context* parent = detail::current_task()) {
+      value out = run_nested(input, *parent);
+      if (as_command(out)) throw error(error_code::parent_command, out.to_json());
+      return out;
+    }
   const value* thread = config.is_null() ? nullptr : config.get("configurable").find("thread_id");
   // One run per thread: take the thread's slot (waiting, or stopping its run, as the
   // strategy says), run, and remove what the run saved if a later run rolled it back.
@@ -246,8 +256,10 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   }
   // An interrupt inside the subgraph pauses its parent task too; resuming the parent re-runs
   // the task, and the subgraph continues from its own checkpoint with the resume value.
+  // Every interrupt the subgraph's step raised (parallel tasks, nested subgraphs) is its
+  // parent task's, each answered by id when resumed.
   if (!loop.interrupts().empty())
-    throw error(error_code::interrupted, loop.interrupts().front().to_json());
+    throw error(error_code::interrupted, value(loop.interrupts()).to_json());
   // A breakpoint (interrupt_before/after) inside the subgraph pauses its parent task too, with
   // no interrupt value (LangGraph's empty GraphInterrupt): the null the task records is not
   // shown among the run's interrupts.

@@ -38,6 +38,12 @@ std::string interrupt_id(std::string_view checkpoint_ns, std::string_view task_i
   return id;
 }
 
+bool is_interrupt_id(std::string_view s) noexcept {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
 value task_context::interrupt(value v) {
   const std::size_t call = interrupt_calls_++;
   if (call < task_.resume.size()) return task_.resume[call];
@@ -98,6 +104,22 @@ void back_off(const retry_policy& p, std::int64_t attempt) {
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
+thread_local task_context* running_task = nullptr;
+
+// Makes `ctx` the calling thread's current task while the node function runs.
+class current_task_scope {
+ public:
+  explicit current_task_scope(task_context& ctx) noexcept : previous_(running_task) {
+    running_task = &ctx;
+  }
+  ~current_task_scope() { running_task = previous_; }
+  current_task_scope(const current_task_scope&) = delete;
+  current_task_scope& operator=(const current_task_scope&) = delete;
+
+ private:
+  task_context* previous_;
+};
+
 // One attempt: the node function, then its writers. Throws what the node throws.
 void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
@@ -105,6 +127,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   ctx.reset_attempt();
   value out;
   try {
+    current_task_scope scope(ctx);
     out = node.fn ? node.fn(task.input, ctx) : task.input;
   } catch (const error& e) {
     // A graph the node function invoked returned a Command for its parent: the Command is
@@ -119,6 +142,8 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
 }
 
 }  // namespace
+
+task_context* current_task() noexcept { return running_task; }
 
 void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
   const pregel_node& node = g.nodes[task.node];
@@ -140,7 +165,13 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
     if (failure->code() == error_code::interrupted) {
       // Not a failure: the task waits for a resume value. The values it was given so far are
       // kept, so the re-run answers the same interrupt() calls the same way.
-      task.interrupts.push_back(value::parse_json(failure->what()));
+      // One interrupt from interrupt(), or a list: all those of a subgraph the task ran.
+      value raised = value::parse_json(failure->what());
+      if (raised.is_list())
+        task.interrupts.insert(task.interrupts.end(), raised.as_list().begin(),
+                               raised.as_list().end());
+      else
+        task.interrupts.push_back(std::move(raised));
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
       break;
     }

@@ -98,6 +98,13 @@ class task_context final : public node_context, public write_scope {
 /// The id of the interrupts a task raises: a hash of its namespace and task id, stable across
 /// the re-runs of a resumed step (LangGraph's interrupt id).
 std::string interrupt_id(std::string_view checkpoint_ns, std::string_view task_id);
+/// Whether `s` has the form of those ids (32 lowercase hex digits, as LangGraph's xxh3_128
+/// hexdigest): a Command's resume object keyed so is a map of interrupt id -> value.
+bool is_interrupt_id(std::string_view s) noexcept;
+
+/// The task whose node function the calling thread is running, or null (a graph invoked
+/// from inside a node runs as that node's subgraph).
+task_context* current_task() noexcept;
 
 /// Runs one task: the node function, then its writers. Errors are caught and recorded on the
 /// task (its writes are then dropped), never thrown.

@@ -169,9 +169,14 @@ void run_loop::begin(const value& given) {
         // The parent re-runs an interrupted task: the subgraph continues where it stopped,
         // its pending interrupt answered with the parent task's latest resume value.
         input = value();
-        // Without a pending interrupt (a fork of the subgraph's own checkpoint), the value is
-        // a null resume: it answers the first interrupt() the subgraph raises.
-        if (!shared_.resume.empty()) {
+        if (const value* map = resume_map_of(shared_.config); map && has_pending_interrupt()) {
+          // The run was resumed by interrupt id: its tasks take the answers to their own
+          // interrupts, and ask again for the others.
+          resume_ = *map;
+          resume_by_id_ = true;
+        } else if (!shared_.resume.empty()) {
+          // Without a pending interrupt (a fork of the subgraph's own checkpoint), the value is
+          // a null resume: it answers the first interrupt() the subgraph raises.
           resume_ = shared_.resume.back();
           resume_by_id_ = false;
         }
@@ -330,11 +335,19 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
 }
 
 void run_loop::report_finished(const pregel_task& t) {
-  if (t.error || !t.interrupts.empty()) return;
-  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
-    shared_.emit(stream_mode::updates,
-                 object{{t.name, g_.state_single ? single_update(g_.state_channels, t)
-                                                 : task_update(stream_set_, t)}});
+  if (t.error) return;
+  if (!t.interrupts.empty()) {
+    report_interrupts(t);
+    return;
+  }
+  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
+    object update{{t.name, g_.state_single ? single_update(g_.state_channels, t)
+                                           : task_update(stream_set_, t)}};
+    // As LangGraph's map_output_updates: writes restored from before (a resumed step's
+    // finished tasks) rather than made now are marked.
+    if (t.cached) update.set("__metadata__", object{{"cached", true}});
+    shared_.emit(stream_mode::updates, value(std::move(update)));
+  }
   if (shared_.wants(stream_mode::debug))
     shared_.emit(stream_mode::debug, object{{"type", "task_result"},
                                             {"timestamp", now_iso8601()},
@@ -373,17 +386,7 @@ bool run_loop::commit_step() {
     }
   if (paused) {
     interrupted_ = true;
-    if (shared_.wants(stream_mode::updates))
-      shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(interrupts_)}});
-    if (shared_.wants(stream_mode::values)) {
-      // As LangGraph: the state so far with the interrupts, or the interrupts alone when the
-      // output is a single channel.
-      auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
-      object o;
-      if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
-      o.set(std::string(INTERRUPT), value(interrupts_));
-      shared_.emit(stream_mode::values, value(std::move(o)));
-    }
+    if (shared_.ns.empty()) show_finished_writes();
     return false;
   }
   std::vector<pregel_task*> batch;
@@ -412,6 +415,50 @@ bool run_loop::commit_step() {
     return false;
   }
   return true;
+}
+
+void run_loop::report_interrupts(const pregel_task& t) {
+  if (g_.nodes[t.node].hidden) return;
+  // As LangGraph's output_writes: each interrupted task shows its own interrupts as it
+  // finishes (a null one, a subgraph's breakpoint, shows as none).
+  list shown;
+  for (const auto& i : t.interrupts)
+    if (!i.is_null()) shown.push_back(i);
+  if (shared_.wants(stream_mode::updates))
+    shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(shown)}});
+  if (shared_.wants(stream_mode::values)) {
+    // The state so far with the interrupts, or the interrupts alone when the output is a
+    // single channel. The step's channels do not change before it commits.
+    auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+    object o;
+    if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
+    o.set(std::string(INTERRUPT), value(std::move(shown)));
+    shared_.emit(stream_mode::values, value(std::move(o)));
+  }
+}
+
+void run_loop::show_finished_writes() {
+  // As LangGraph when a top-level run stops at interrupt(): one last `values` event, which is
+  // also the output, with the writes of the step's finished tasks applied. Applied to a copy:
+  // the thread stays at the step's checkpoint, those writes saved as its pending writes.
+  std::vector<pregel_task*> finished;
+  for (auto& t : tasks_)
+    if (t.interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
+  if (finished.empty()) return;
+  algo::run_state copy;
+  copy.checkpoint = state_.checkpoint;
+  for (const auto& [name, ch] : state_.channels) copy.channels.emplace(name, ch->copy());
+  copy.volatile_available = state_.volatile_available;
+  copy.max_version = state_.max_version;
+  auto applied = algo::apply_writes(copy, index_, finished);
+  bool touched = false;
+  for (const auto& c : applied.updated_channels) touched |= output_set_.count(c) > 0;
+  if (!touched) return;
+  auto out = algo::read_channels(copy.channels, g_.output_channels, g_.output_single);
+  if (!out) return;
+  latest_values_ = *out;
+  values_pending_ = false;
+  shared_.emit(stream_mode::values, *out);
 }
 
 std::vector<std::uint32_t> run_loop::runnable() {

@@ -48,6 +48,14 @@ inline void add_changes(checkpoint_changes& into,
   into.seen.insert(seen.begin(), seen.end());
 }
 
+/// The config key of a run resumed by interrupt id: the Command's {id: value} map, seen by
+/// the run's subgraphs (LangGraph's CONFIG_KEY_RESUME_MAP). run_loop_resume.cpp.
+inline constexpr std::string_view resume_map_key = "__pregel_resume_map";
+/// Puts `map` under config.configurable[resume_map_key].
+void set_resume_map(value& config, const value& map);
+/// The resume map of a run's config, or null.
+const value* resume_map_of(const value& config);
+
 /// A thread saving checkpoints in order, for async durability (run_loop_saves.cpp).
 background_saves_ptr start_background_saves(checkpoint_saver& saver);
 
@@ -131,6 +139,8 @@ class run_loop {
   std::vector<std::string> pending_interrupt_ids() const;
   void save_writes(const std::vector<const pregel_task*>& tasks);
   void report_finished(const pregel_task& t);
+  void report_interrupts(const pregel_task& t);
+  void show_finished_writes();
   void emit_static_interrupt();
   void emit_values_if(const std::unordered_set<std::string>& updated);
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.

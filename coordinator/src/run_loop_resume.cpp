@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "run_context.hpp"
 #include "run_loop.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
@@ -12,16 +13,28 @@
 
 namespace superstep::detail {
 
-bool run_loop::has_pending_interrupt() const {
-  for (const auto& w : resumed_writes_)
-    if (w.channel == INTERRUPT) return true;
-  return false;
+namespace {
+
+// Tasks of the saved step that have finished: those with a write of their own. One that
+// interrupted (or failed) in an earlier run and has finished since keeps its writes; its old
+// interrupt is no longer pending (LangGraph reuses every task's saved writes).
+std::unordered_set<std::string_view> finished_tasks(const std::vector<pending_write>& writes) {
+  std::unordered_set<std::string_view> finished;
+  for (const auto& w : writes)
+    if (w.channel != ERROR && w.channel != INTERRUPT && w.channel != RESUME)
+      finished.insert(w.task_id);
+  return finished;
 }
+
+}  // namespace
+
+bool run_loop::has_pending_interrupt() const { return !pending_interrupt_ids().empty(); }
 
 std::vector<std::string> run_loop::pending_interrupt_ids() const {
   std::vector<std::string> ids;
+  const auto finished = finished_tasks(resumed_writes_);
   for (const auto& w : resumed_writes_) {
-    if (w.channel != INTERRUPT) continue;
+    if (w.channel != INTERRUPT || finished.count(w.task_id)) continue;
     for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
       if (i.get("id").is_string()) ids.push_back(i.get("id").as_string());
   }
@@ -40,15 +53,21 @@ void run_loop::take_command(const command& cmd) {
     // With no pending interrupt (a fork, a static breakpoint, a finished step) the value is
     // LangGraph's null resume: it answers the next interrupt() the resumed step raises.
     // An object keyed by pending interrupt ids answers each; anything else answers the one.
+    // As LangGraph, an object whose keys all have the form of interrupt ids is a map: an id
+    // no longer pending (its task has finished since) answers nothing.
     resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
     if (resume_by_id_)
       for (const auto& [id, _] : cmd.resume->as_object())
-        if (std::find(pending.begin(), pending.end(), id) == pending.end()) resume_by_id_ = false;
+        if (std::find(pending.begin(), pending.end(), id) == pending.end() &&
+            !is_interrupt_id(id))
+          resume_by_id_ = false;
     if (!resume_by_id_ && pending.size() > 1)
       throw error(error_code::invalid_argument,
                   "When there are multiple pending interrupts, you must specify the interrupt id "
                   "when resuming: Command(resume={id: value, ...})");
     resume_ = *cmd.resume;
+    // As LangGraph's resume map in the config: subgraphs find their tasks' answers in it.
+    if (resume_by_id_) set_resume_map(shared_.config, *resume_);
   }
   // A state update and goto apply as if written before the step the thread resumes.
   std::vector<std::pair<std::string, value>> writes;
@@ -67,6 +86,20 @@ void run_loop::take_command(const command& cmd) {
       writes.emplace_back("branch:to:" + g.as_string(), value());
   }
   apply_null_writes(std::move(writes));
+}
+
+void set_resume_map(value& config, const value& map) {
+  object cfg = config.is_object() ? config.as_object() : object{};
+  const value& conf_in = cfg.contains("configurable") ? *cfg.find("configurable") : value();
+  object conf = conf_in.is_object() ? conf_in.as_object() : object{};
+  conf.set(std::string(resume_map_key), map);
+  cfg.set("configurable", value(std::move(conf)));
+  config = value(std::move(cfg));
+}
+
+const value* resume_map_of(const value& config) {
+  const value* map = config.get("configurable").find(resume_map_key);
+  return map && map->is_object() ? map : nullptr;
 }
 
 void run_loop::apply_null_writes(std::vector<std::pair<std::string, value>> added) {
@@ -107,8 +140,10 @@ void run_loop::attach_resumed_writes() {
   // Failed and interrupted tasks run again; an interrupted one is given the resume values it
   // had, plus the new one meant for it (by interrupt id, or the single pending interrupt's).
   std::unordered_set<std::string_view> rerun;
+  const auto finished = finished_tasks(resumed_writes_);
   for (const auto& w : resumed_writes_)
-    if (w.channel == ERROR || w.channel == INTERRUPT) rerun.insert(w.task_id);
+    if ((w.channel == ERROR || w.channel == INTERRUPT) && !finished.count(w.task_id))
+      rerun.insert(w.task_id);
   for (const auto& w : resumed_writes_) {
     auto it = by_id.find(w.task_id);
     if (it == by_id.end()) continue;
@@ -131,7 +166,7 @@ void run_loop::attach_resumed_writes() {
     for (const auto& w : resumed_writes_) {
       if (w.channel != INTERRUPT) continue;
       auto it = by_id.find(w.task_id);
-      if (it == by_id.end()) continue;
+      if (it == by_id.end() || it->second->done) continue;
       if (!resume_by_id_) {
         it->second->resume.push_back(*resume_);
         continue;

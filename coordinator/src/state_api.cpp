@@ -95,11 +95,15 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   if (apply_pending_writes && !tuple.pending_writes.empty()) {
     std::unordered_map<std::string_view, pregel_task*> by_id;
     for (auto& t : tasks) by_id.emplace(t.id, &t);
-    // A task that failed or interrupted keeps its place in `next`, whatever else it wrote
-    // (the resume values an interrupted task was given so far).
-    std::unordered_set<std::string_view> unfinished;
+    // A task that failed or interrupted keeps its place in `next` (with the resume values it
+    // was given so far), unless it has finished since: a write of its own.
+    std::unordered_set<std::string_view> unfinished, succeeded;
     for (const auto& w : tuple.pending_writes)
-      if (w.channel == ERROR || w.channel == INTERRUPT) unfinished.insert(w.task_id);
+      if (w.channel != ERROR && w.channel != INTERRUPT && w.channel != RESUME)
+        succeeded.insert(w.task_id);
+    for (const auto& w : tuple.pending_writes)
+      if ((w.channel == ERROR || w.channel == INTERRUPT) && !succeeded.count(w.task_id))
+        unfinished.insert(w.task_id);
     for (const auto& w : tuple.pending_writes) {
       if (unfinished.count(w.task_id)) continue;
       auto it = by_id.find(w.task_id);
@@ -139,17 +143,23 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       }
     }
   }
-  std::set<std::string> next;
   s.tasks.reserve(tasks.size());
-  for (const auto& t : tasks) {
-    if (!finished.count(t.id)) next.insert(t.name);
+  // As LangGraph's snapshot: the step's PUSH tasks (Sends) first, then its PULL tasks.
+  std::vector<const pregel_task*> ordered;
+  ordered.reserve(tasks.size());
+  for (const bool push : {true, false})
+    for (const auto& t : tasks)
+      if (t.push == push) ordered.push_back(&t);
+  for (const pregel_task* task : ordered) {
+    const pregel_task& t = *task;
+    // As LangGraph: each task still to run, in task order (a node twice for two Sends).
+    if (!finished.count(t.id)) s.next.push_back(t.name);
     snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
       st.error = it->second.error;
       st.interrupts = it->second.interrupts;
     }
   }
-  s.next.assign(next.begin(), next.end());
   return s;
 }
 

@@ -33,7 +33,6 @@ std::string join_channel(const std::vector<std::string>& from, const std::string
 struct compiled_topology {
   std::unordered_set<std::string> state_keys;
   std::unordered_set<std::string> nodes;
-  std::string key_list;  // for error messages, in declaration order
 };
 
 // Routes to `target` (a node name, END, or a Send) on behalf of `who`.
@@ -57,7 +56,7 @@ void write_goto(const compiled_topology& topo, const std::string& who, const val
 
 // Applies a node's output (update object, Command, or a list of them) as state writes.
 void write_update(const compiled_topology& topo, const std::string& node, const value& out,
-                  write_scope& scope, bool lenient) {
+                  write_scope& scope) {
   if (out.is_null()) return;
   if (auto cmd = as_command(out)) {
     if (cmd->graph == command::parent) {
@@ -68,12 +67,12 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
       up.graph.clear();
       throw error(error_code::parent_command, make_command(up).to_json());
     }
-    write_update(topo, node, cmd->update, scope, lenient);
+    write_update(topo, node, cmd->update, scope);
     for (const auto& g : cmd->go_to) write_goto(topo, "Command from node '" + node + "'", g, scope);
     return;
   }
   if (out.is_list()) {
-    for (const auto& item : out.as_list()) write_update(topo, node, item, scope, lenient);
+    for (const auto& item : out.as_list()) write_update(topo, node, item, scope);
     return;
   }
   if (!out.is_object())
@@ -81,15 +80,10 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
                 "Expected node '" + node +
                     "' to return an object (a state update) or a Command, got " +
                     std::string(kind_name(out.kind())) + " " + out.to_json());
-  for (const auto& [k, v] : out.as_object()) {
-    if (topo.state_keys.count(k)) {
-      scope.write(k, v);
-    } else if (!lenient) {
-      throw error(error_code::invalid_update, "node '" + node +
-                                                  "' returned an update to unknown state key '" +
-                                                  k + "' (state keys: " + topo.key_list + ")");
-    }
-  }
+  // As LangGraph's _get_updates: keys that are not state keys are not written (a router
+  // after the node still sees them).
+  for (const auto& [k, v] : out.as_object())
+    if (topo.state_keys.count(k)) scope.write(k, v);
 }
 
 using managed_keys = std::vector<std::pair<std::string, managed_value>>;
@@ -211,11 +205,27 @@ state_graph& state_graph::add_conditional_edges(std::string from, router_functio
   return *this;
 }
 
+namespace {
+
+// As LangGraph's drawing: a node edges lead to but that leads nowhere ends the graph, drawn
+// as an edge to END.
+void add_terminal_edges(pregel_graph& g) {
+  std::set<std::string> sources, termini;
+  for (const auto& [from, to] : g.draw_edges) sources.insert(from);
+  for (const auto& [from, to, label] : g.draw_conditional_edges) sources.insert(from);
+  for (const auto& [from, to] : g.draw_edges)
+    if (to != END && !sources.count(to)) termini.insert(to);
+  for (const auto& [from, to, label] : g.draw_conditional_edges)
+    if (to != END && !sources.count(to)) termini.insert(to);
+  for (const auto& t : termini) g.draw_edges.emplace_back(t, std::string(END));
+}
+
+}  // namespace
+
 std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   auto topo = std::make_shared<compiled_topology>();
   for (const auto& k : keys_) {
     topo->state_keys.insert(k.name);
-    topo->key_list += (topo->key_list.empty() ? "" : ", ") + k.name;
   }
   for (const auto& n : nodes_) topo->nodes.insert(n.name);
   if (keys_.empty()) invalid("the state has no keys");
@@ -342,9 +352,13 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       auto path_map = b.path_map;
       std::vector<std::string> keys = all_keys;
       pn.writers.push_back(
-          [topo, router, path_map, keys, name, managed = managed_](const value&, write_scope& s) {
+          [topo, router, path_map, keys, name, managed = managed_](const value& out,
+                                                                   write_scope& s) {
+            // As LangGraph's branch: the node's output with the state read fresh over it, so
+            // the router also sees keys the node returned that are not state keys.
             object state;
-            state.reserve(keys.size());
+            if (out.is_object() && !as_command(out) && !as_send(out)) state = out.as_object();
+            state.reserve(state.size() + keys.size());
             for (const auto& k : keys)
               if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
             value result =
@@ -407,16 +421,15 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       pn.fn = n.fn;
     }
     if (!n.subgraph && n.options.subgraph) pn.subgraph = n.options.subgraph;
-    bool lenient = static_cast<bool>(n.subgraph);
     std::string name = n.name;
-    pn.writers.push_back([topo, name, lenient](const value& out, write_scope& s) {
-      write_update(*topo, name, out, s, lenient);
-    });
+    pn.writers.push_back(
+        [topo, name](const value& out, write_scope& s) { write_update(*topo, name, out, s); });
     for (const auto& d : n.options.destinations)
       g.draw_conditional_edges.emplace_back(n.name, d, "");
     add_routing(pn);
     g.nodes.push_back(std::move(pn));
   }
+  add_terminal_edges(g);
 
   g.input_channels = {std::string(START)};
   g.input_single = true;

@@ -57,70 +57,6 @@ state_graph node1_node2() {
 
 }  // namespace
 
-// LangGraph test_pregel.py, test_command_with_static_breakpoints.
-BOOST_AUTO_TEST_CASE(test_command_with_static_breakpoints) {
-  state_graph b;
-  b.add_key("foo");
-  b.add_node("node1", [](const value& s, node_context&) -> value {
-    return object{{"foo", s.get("foo").as_string() + "|node-1"}};
-  });
-  b.add_node("node2", [](const value& s, node_context&) -> value {
-    return object{{"foo", s.get("foo").as_string() + "|node-2"}};
-  });
-  b.add_edge("__start__", "node1").add_edge("node1", "node2");
-  auto graph = b.compile(with_saver({"node1"}));
-  const value cfg = thread("1");
-  graph->invoke(object{{"foo", "abc"}}, cfg);
-  BOOST_TEST(graph->invoke(resume("node1"), cfg).to_json() == R"({"foo":"abc|node-1|node-2"})");
-}
-
-// LangGraph test_pregel.py, test_command_goto_with_static_breakpoints.
-BOOST_AUTO_TEST_CASE(test_command_goto_with_static_breakpoints) {
-  auto graph = node1_node2().compile(with_saver({"node1"}));
-  const value cfg = thread("1");
-  graph->invoke(object{{"foo", "abc"}}, cfg);
-  BOOST_TEST(graph->invoke(go_to({value("node2")}), cfg).to_json() ==
-             R"({"foo":"abc|node-1|node-2|node-2"})");
-}
-
-// LangGraph test_large_cases.py, test_dynamic_interrupt (with a checkpointer: "clear the
-// interrupt and next tasks" with update_state(None, as_node=END)).
-BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
-  state_graph b;
-  b.add_key("my_key", "add").add_key("market");
-  b.add_node("tool_two", [](const value& s, node_context& ctx) -> value {
-    value answer =
-        s.get("market") == value("DE") ? ctx.interrupt("Just because...") : value(" all good");
-    return object{{"my_key", answer}};
-  });
-  b.add_edge("__start__", "tool_two");
-  auto graph = b.compile(with_saver());
-
-  const value thread2 = thread("2");
-  graph->invoke(object{{"my_key", "value"}, {"market", "DE"}}, thread2);
-  BOOST_TEST(graph->invoke(resume(" my answer"), thread2).get("my_key") ==
-             value("value my answer"));
-
-  const value thread1 = thread("1");
-  value r = graph->invoke(object{{"my_key", "value"}, {"market", "DE"}}, thread1);
-  BOOST_TEST_REQUIRE(r.get("__interrupt__").is_list());
-  state_snapshot interrupted = graph->get_state(thread1);
-  BOOST_TEST((interrupted.next == std::vector<std::string>{"tool_two"}));
-  BOOST_TEST_REQUIRE(interrupted.tasks.size() == 1u);
-  BOOST_TEST(interrupted.tasks[0].interrupts.size() == 1u);
-
-  // Clear the interrupt and the next tasks.
-  graph->update_state(thread1, value(), std::string("__end__"));
-  state_snapshot cleared = graph->get_state(thread1);
-  BOOST_TEST(cleared.values.to_json() == R"({"my_key":"value","market":"DE"})");
-  BOOST_TEST(cleared.next.empty());
-  BOOST_TEST(cleared.tasks.empty());
-  BOOST_TEST(cleared.metadata.get("source") == value("update"));
-  BOOST_TEST(cleared.metadata.get("step") == value(interrupted.metadata.get("step").as_int() + 1));
-  BOOST_TEST_REQUIRE(cleared.parent_config.has_value());
-  BOOST_TEST(cleared.parent_config->checkpoint_id == interrupted.config.checkpoint_id);
-}
-
 // LangGraph test_interruption.py, test_interruption_without_state_updates (sync and exit
 // durability).
 BOOST_AUTO_TEST_CASE(test_interruption_without_state_updates) {
@@ -149,57 +85,6 @@ BOOST_AUTO_TEST_CASE(test_interruption_without_state_updates) {
     BOOST_TEST(graph->get_state(cfg).next.empty(), durability);
     BOOST_TEST(graph->get_state_history(cfg).size() == (exit ? 3u : 5u), durability);
   }
-}
-
-// LangGraph test_large_cases.py, test_invoke_two_processes_in_out_interrupt (as a state graph:
-// `one` writes input + 1 to inbox, `two` writes inbox + 1 to output, interrupt after `one`).
-BOOST_AUTO_TEST_CASE(test_invoke_two_processes_in_out_interrupt) {
-  state_graph b;
-  b.add_key("input").add_key("inbox").add_key("output");
-  b.add_node("one", [](const value& s, node_context&) -> value {
-    return object{{"inbox", s.get("input").as_int() + 1}};
-  });
-  b.add_node("two", [](const value& s, node_context&) -> value {
-    return object{{"output", s.get("inbox").as_int() + 1}};
-  });
-  b.add_edge("__start__", "one").add_edge("one", "two");
-  auto graph = b.compile(with_saver({}, {"one"}));
-  const value thread1 = thread("1");
-  const value thread2 = thread("2");
-
-  // Start, stop at inbox; resume, finish.
-  BOOST_TEST(!graph->invoke(object{{"input", 2}}, thread1).find("output"));
-  BOOST_TEST(graph->get_state(thread1).values.get("inbox") == value(3));
-  BOOST_TEST(graph->invoke(value(), thread1).get("output") == value(4));
-
-  // Start again, stop at inbox.
-  graph->invoke(object{{"input", 20}}, thread1);
-  BOOST_TEST(graph->get_state(thread1).values.get("inbox") == value(21));
-  BOOST_TEST((graph->get_state(thread1).next == std::vector<std::string>{"two"}));
-
-  // New input discards the pending `two` (of inbox 21): only `one` is next.
-  graph->invoke(object{{"input", 3}}, thread1);
-  state_snapshot after_new_input = graph->get_state(thread1);
-  BOOST_TEST(after_new_input.values.get("inbox") == value(4));
-  BOOST_TEST((after_new_input.next == std::vector<std::string>{"two"}));
-  BOOST_TEST(graph->invoke(value(), thread1).get("output") == value(5));
-  std::vector<state_snapshot> history = graph->get_state_history(thread1);
-  BOOST_TEST_REQUIRE(history.size() >= 4u);
-  // The third run's input checkpoint (a state graph starts with `__start__`): the old `two`,
-  // of inbox 21, discarded; and the step after it runs `one` only.
-  BOOST_TEST(history[3].metadata.get("source") == value("input"));
-  BOOST_TEST((history[3].next == std::vector<std::string>{"__start__"}));
-  BOOST_TEST(history[3].values.get("inbox") == value(21));
-  BOOST_TEST((history[2].next == std::vector<std::string>{"one"}));
-
-  // On another thread: stop at inbox, update as `one`, resume.
-  graph->invoke(object{{"input", 20}}, thread2);
-  state_snapshot snapshot = graph->get_state(thread2);
-  BOOST_TEST(snapshot.values.get("inbox") == value(21));
-  BOOST_TEST((snapshot.next == std::vector<std::string>{"two"}));
-  graph->update_state(thread2, object{{"inbox", 25}}, std::string("one"));
-  BOOST_TEST(graph->invoke(value(), thread2).get("output") == value(26));
-  BOOST_TEST(graph->get_state(thread2).next.empty());
 }
 
 // Not a LangGraph test: Command(goto) together with a resume value, at a static breakpoint and

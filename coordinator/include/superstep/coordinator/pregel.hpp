@@ -81,12 +81,12 @@ struct snapshot_task {
 /// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
 struct state_snapshot {
   value values;                   ///< the state channels' values
-  std::vector<std::string> next;  ///< nodes that would run next
+  std::vector<std::string> next;  ///< the node of each task still to run, in task order
   checkpoint_config config;       ///< thread, namespace and checkpoint id
   value metadata;                 ///< source, step, parents, writes; null without a checkpoint
   std::string created_at;         ///< the checkpoint's timestamp
   std::optional<checkpoint_config> parent_config;
-  std::vector<snapshot_task> tasks;
+  std::vector<snapshot_task> tasks;  ///< the step's Sends (PUSH tasks) first, then PULL tasks
 
   /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}
   /// (a task with a subgraph state has it under "state").
@@ -146,7 +146,11 @@ class pregel : public std::enable_shared_from_this<pregel> {
   explicit pregel(pregel_graph graph, runtime_options options = {});
   ~pregel();
 
-  /// Runs to completion and returns the output channels' values.
+  /// Runs to completion and returns the output channels' values. Called from a node function
+  /// of a run with a null config, a graph without a checkpointer runs as that node's subgraph
+  /// (LangGraph's config reaching it through the context): under the node's namespace in the
+  /// run's checkpointer; an interrupt() inside pauses the node, and a Command for the parent
+  /// is thrown through the node function as the node's own.
   value invoke(const value& input, const value& config = value()) const;
 
   /// Runs to completion, sending events of the requested modes to `sink`; returns the output.
