@@ -27,11 +27,22 @@ void validate(const pregel_graph& g) {
     if (!g.channels.count(ch))
       throw error(error_code::invalid_graph, what + " names unknown channel '" + ch + "'");
   };
-  std::set<std::string> names;
+  std::set<std::string> names, handlers;
+  for (const auto& n : g.nodes) names.insert(n.name);
+  for (const auto& n : g.nodes)
+    if (!n.error_handler.empty()) {
+      if (!names.count(n.error_handler))
+        throw error(error_code::invalid_graph, "node '" + n.name +
+                                                   "' names unknown error handler node '" +
+                                                   n.error_handler + "'");
+      handlers.insert(n.error_handler);
+    }
+  names.clear();
   for (const auto& n : g.nodes) {
     if (!names.insert(n.name).second)
       throw error(error_code::invalid_graph, "duplicate node '" + n.name + "'");
-    if (n.triggers.empty())
+    // An error handler runs in the task of the node that failed, not on triggers.
+    if (n.triggers.empty() && !handlers.count(n.name))
       throw error(error_code::invalid_graph, "node '" + n.name + "' has no trigger channels");
     for (const auto& t : n.triggers) need_channel(t, "node '" + n.name + "'");
     for (const auto& r : n.reads) need_channel(r, "node '" + n.name + "'");
@@ -106,6 +117,17 @@ pregel::pregel(pregel_graph graph, runtime_options options)
 }
 
 pregel::~pregel() = default;
+
+void pregel::clear_cache(const std::vector<std::string>& nodes) const {
+  if (!options_.cache)
+    throw error(error_code::invalid_argument,
+                "No cache is set for this graph. Cannot clear cache.");
+  std::vector<node_cache::cache_namespace> namespaces;
+  for (const auto& n : graph_.nodes)
+    if (nodes.empty() || std::find(nodes.begin(), nodes.end(), n.name) != nodes.end())
+      namespaces.push_back(detail::cache_namespace_of(n.name));
+  options_.cache->clear(&namespaces);
+}
 
 std::shared_ptr<pregel> pregel::with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const {
   runtime_options o = options_;
@@ -187,6 +209,7 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
+  shared.cache = options_.cache.get();
   shared.run_slot = slot;
   shared.stop_asked = options.stop ? &options.stop : nullptr;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
@@ -223,6 +246,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.sink_mutex = up.sink_mutex;
   shared.saver = up.saver;
   shared.store = options_.store ? options_.store.get() : up.store;
+  shared.cache = options_.cache ? options_.cache.get() : up.cache;
   shared.resuming = up.resuming;
   shared.parents = up.parents;
   shared.parents[up.checkpoint_ns] = up.checkpoint_id;

@@ -11,6 +11,15 @@
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 
+namespace superstep {
+
+bool should_retry_on(const retry_policy& policy, const error& e) {
+  if (policy.retry_on) return policy.retry_on(e);
+  return e.code() == error_code::node_error || e.code() == error_code::storage_error;
+}
+
+}  // namespace superstep
+
 namespace superstep::detail {
 
 void run_shared::emit(stream_mode m, value data) const {
@@ -83,19 +92,19 @@ std::optional<value> task_context::fresh_read(const std::string& channel) {
 
 namespace {
 
-bool retried_by_default(const error& e) {
-  return e.code() == error_code::node_error || e.code() == error_code::storage_error;
-}
-
 // Waits before the next attempt, as LangGraph's runner does.
-void back_off(const retry_policy& p, std::int64_t attempt) {
-  double ms = p.initial_interval_ms * std::pow(p.backoff, static_cast<double>(attempt - 1));
+void back_off(const pregel_graph& g, const retry_policy& p, std::int64_t failures) {
+  double ms = p.initial_interval_ms * std::pow(p.backoff, static_cast<double>(failures - 1));
   ms = std::min(ms, p.max_interval_ms);
   if (p.jitter) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
-    ms += std::uniform_real_distribution<double>(0, ms / 2)(rng);
+    ms += std::uniform_real_distribution<double>(0, 1000)(rng);
   }
-  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+  const std::chrono::duration<double, std::milli> wait(ms);
+  if (g.retry_sleep)
+    g.retry_sleep(wait);
+  else
+    std::this_thread::sleep_for(wait);
 }
 
 // One attempt: the node function, then its writers. Throws what the node throws.
@@ -118,17 +127,22 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.output = std::move(out);
 }
 
-}  // namespace
+double seconds_since_epoch() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
-void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
-  const pregel_node& node = g.nodes[task.node];
-  const std::int64_t attempts =
-      node.retry ? std::max<std::int64_t>(1, node.retry->max_attempts) : 1;
-  for (std::int64_t n = 1;; ++n) {
+// Runs `node` for the task with its retry policies (LangGraph run_with_retry). Returns the
+// error it failed with, if it did; an interrupt is recorded on the task and is no failure.
+std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& node,
+                                    pregel_task& task, task_context& ctx) {
+  const double first_time = seconds_since_epoch();
+  for (std::int64_t failures = 0;;) {
+    ctx.set_attempt(failures + 1, first_time);
     std::optional<error> failure;
     try {
       attempt(node, task, ctx);
-      break;
+      return std::nullopt;
     } catch (const error& e) {
       failure = e;
     } catch (const std::exception& e) {
@@ -142,16 +156,48 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
       // kept, so the re-run answers the same interrupt() calls the same way.
       task.interrupts.push_back(value::parse_json(failure->what()));
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
-      break;
+      return std::nullopt;
     }
-    const bool retry =
-        n < attempts && failure->code() != error_code::parent_command &&
-        (node.retry->retry_on ? node.retry->retry_on(*failure) : retried_by_default(*failure));
-    if (!retry) {
-      task.error = task_error{failure->code(), failure->what()};
-      break;
-    }
-    back_off(*node.retry, n);
+    if (failure->code() == error_code::parent_command) return failure;
+    // The first policy whose retry_on matches decides; the attempts count across policies.
+    const retry_policy* matching = nullptr;
+    for (const auto& p : node.retry)
+      if (should_retry_on(p, *failure)) {
+        matching = &p;
+        break;
+      }
+    ++failures;
+    if (!matching || failures >= matching->max_attempts) return failure;
+    back_off(g, *matching, failures);
+  }
+}
+
+const pregel_node* node_named(const pregel_graph& g, const std::string& name) {
+  for (const auto& n : g.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
+void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
+  const pregel_node& node = g.nodes[task.node];
+  const pregel_node* handler =
+      node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
+  std::optional<error> failure;
+  if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
+  if (failure && handler && failure->code() != error_code::parent_command)
+    task.handled_error = task_error{failure->code(), failure->what()};
+  if (task.handled_error && handler) {
+    // The node's error handler takes over the task (LangGraph's node_error_handler task):
+    // its writes are the task's, its failure the task's failure.
+    ctx.set_node_error(node_failure{node.name, task.handled_error->code,
+                                    task.handled_error->message});
+    failure = run_with_retry(g, *handler, task, ctx);
+  }
+  if (failure) {
+    task.writes.clear();
+    task.error = task_error{failure->code(), failure->what()};
   }
   task.done = true;
 }

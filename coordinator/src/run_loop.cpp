@@ -232,7 +232,28 @@ bool run_loop::plan() {
                                              {"name", t.name},
                                              {"input", t.input},
                                              {"triggers", triggers_value(t)}}}});
+  if (shared_.cache) take_cached_writes();
   return true;
+}
+
+void run_loop::take_cached_writes() {
+  // Tasks whose node caches its writes and whose input has a live entry do not run: their
+  // writes come from the cache (LangGraph's match_cached_writes), reported by runnable().
+  for (auto& t : tasks_) {
+    const auto& policy = g_.nodes[t.node].cache;
+    if (t.done || !policy) continue;
+    if (auto hit = shared_.cache->get(cache_namespace_of(t.name), policy->key(t.input))) {
+      t.writes = std::move(*hit);
+      t.done = t.cached = true;
+    }
+  }
+}
+
+void run_loop::cache_writes(const pregel_task& t) {
+  const auto& policy = g_.nodes[t.node].cache;
+  if (!shared_.cache || !policy || t.cached || t.error || t.handled_error || !t.interrupts.empty())
+    return;
+  shared_.cache->set(cache_namespace_of(t.name), policy->key(t.input), t.writes, policy->ttl);
 }
 
 void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
@@ -249,13 +270,22 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
       save_writes(fresh);  // one write for the batch
     }
   }
-  for (const pregel_task* t : tasks) report_finished(*t);
+  for (const pregel_task* t : tasks) {
+    cache_writes(*t);
+    report_finished(*t);
+  }
 }
 
 void run_loop::report_finished(const pregel_task& t) {
   if (t.error || !t.interrupts.empty()) return;
-  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
-    shared_.emit(stream_mode::updates, object{{t.name, task_update(stream_set_, t)}});
+  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
+    // A task its node's error handler took over reports as the handler (LangGraph runs it as
+    // a task of its own); writes not computed now (restored or from the cache) are marked.
+    object update{{t.handled_error ? g_.nodes[t.node].error_handler : t.name,
+                   task_update(stream_set_, t)}};
+    if (t.cached) update.set("__metadata__", object{{"cached", true}});
+    shared_.emit(stream_mode::updates, value(std::move(update)));
+  }
   if (shared_.wants(stream_mode::debug))
     shared_.emit(stream_mode::debug, object{{"type", "task_result"},
                                             {"timestamp", now_iso8601()},

@@ -129,6 +129,9 @@ class run_loop {
   std::vector<std::string> pending_interrupt_ids() const;
   void save_writes(const std::vector<const pregel_task*>& tasks);
   void report_finished(const pregel_task& t);
+  void take_cached_writes();
+  /// Stores a task's writes in the graph's cache when its node has a cache policy.
+  void cache_writes(const pregel_task& t);
   void emit_static_interrupt();
   void emit_values_if(const std::unordered_set<std::string>& updated);
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.

@@ -169,6 +169,13 @@ state_graph& state_graph::set_output_keys(std::vector<std::string> keys) {
   return *this;
 }
 
+state_graph& state_graph::set_node_defaults(node_defaults defaults) {
+  if (!defaults.retry.empty()) defaults_.retry = std::move(defaults.retry);
+  if (defaults.cache) defaults_.cache = std::move(defaults.cache);
+  if (defaults.error_handler) defaults_.error_handler = std::move(defaults.error_handler);
+  return *this;
+}
+
 state_graph& state_graph::add_node(std::string name, node_function fn, node_options options) {
   check_new_name(name);
   if (!fn) invalid("node '" + name + "' has no function");
@@ -387,14 +394,41 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   add_routing(start);
   g.nodes.push_back(std::move(start));
 
+  // Error handlers: a node of their own each, run in the failed task (never triggered).
+  const std::string default_handler = defaults_.error_handler ? "__default_error_handler__" : "";
+  if (!default_handler.empty() && topo->nodes.count(default_handler))
+    invalid("Auto-generated default error handler node `" + default_handler +
+            "` already exists.");
+  auto handler_of = [&](const node_spec& n) {
+    return n.options.error_handler ? "__error_handler__" + n.name : default_handler;
+  };
+  auto add_handler = [&](const std::string& name, const node_function& fn) {
+    pregel_node pn;
+    pn.name = name;
+    pn.reads = all_keys;
+    pn.retry = defaults_.retry;
+    if (!managed_.empty())
+      pn.fn = [fn, managed = managed_](const value& in, node_context& ctx) {
+        return fn(with_managed(in, managed, ctx), ctx);
+      };
+    else
+      pn.fn = fn;
+    pn.writers.push_back([topo, name](const value& out, write_scope& s) {
+      write_update(*topo, name, out, s, false);
+    });
+    g.nodes.push_back(std::move(pn));
+  };
+
   for (const auto& n : nodes_) {
     pregel_node pn;
     pn.name = n.name;
+    pn.error_handler = handler_of(n);
+    pn.cache = n.options.cache ? n.options.cache : defaults_.cache;
     pn.triggers = {branch_channel(n.name)};
     for (std::size_t i : indices(joins_to, n.name))
       pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));
     pn.reads = all_keys;
-    pn.retry = n.options.retry;
+    pn.retry = n.options.retry.empty() ? defaults_.retry : n.options.retry;
     if (n.subgraph) {
       auto sub = n.subgraph;
       pn.subgraph = sub;
@@ -416,6 +450,14 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     add_routing(pn);
     g.nodes.push_back(std::move(pn));
   }
+  for (const auto& n : nodes_)
+    if (n.options.error_handler) {
+      std::string name = "__error_handler__" + n.name;
+      if (topo->nodes.count(name))
+        invalid("Auto-generated error handler node `" + name + "` already exists.");
+      add_handler(name, n.options.error_handler);
+    }
+  if (!default_handler.empty()) add_handler(default_handler, defaults_.error_handler);
 
   g.input_channels = {std::string(START)};
   g.input_single = true;
@@ -431,6 +473,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.executor = options.executor;
   ro.directory = options.directory;
   ro.store = options.store;
+  ro.cache = options.cache;
+  g.retry_sleep = options.retry_sleep;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 
