@@ -457,7 +457,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
         invalid("Auto-generated error handler node `" + name + "` already exists.");
       add_handler(name, n.options.error_handler);
     }
-  if (!default_handler.empty()) add_handler(default_handler, defaults_.error_handler);
+  // The default handler is a node only when some node falls back on it.
+  if (std::any_of(nodes_.begin(), nodes_.end(), [](auto& n) { return !n.options.error_handler; }) &&
+      !default_handler.empty())
+    add_handler(default_handler, defaults_.error_handler);
 
   g.input_channels = {std::string(START)};
   g.input_single = true;
