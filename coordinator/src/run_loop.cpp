@@ -232,6 +232,7 @@ bool run_loop::plan() {
                                              {"name", t.name},
                                              {"input", t.input},
                                              {"triggers", triggers_value(t)}}}});
+  cache_keys_.clear();
   if (shared_.cache) take_cached_writes();
   return true;
 }
@@ -239,21 +240,28 @@ bool run_loop::plan() {
 void run_loop::take_cached_writes() {
   // Tasks whose node caches its writes and whose input has a live entry do not run: their
   // writes come from the cache (LangGraph's match_cached_writes), reported by runnable().
-  for (auto& t : tasks_) {
+  // The keys are kept for cache_writes: an executor may not give the inputs back.
+  cache_keys_.assign(tasks_.size(), std::nullopt);
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    pregel_task& t = tasks_[i];
     const auto& policy = g_.nodes[t.node].cache;
     if (t.done || !policy) continue;
-    if (auto hit = shared_.cache->get(cache_namespace_of(t.name), policy->key(t.input))) {
+    std::string key = policy->key(t.input);
+    if (auto hit = shared_.cache->get(cache_namespace_of(t.name), key)) {
       t.writes = std::move(*hit);
       t.done = t.cached = true;
+    } else {
+      cache_keys_[i] = std::move(key);
     }
   }
 }
 
 void run_loop::cache_writes(const pregel_task& t) {
-  const auto& policy = g_.nodes[t.node].cache;
-  if (!shared_.cache || !policy || t.cached || t.error || t.handled_error || !t.interrupts.empty())
-    return;
-  shared_.cache->set(cache_namespace_of(t.name), policy->key(t.input), t.writes, policy->ttl);
+  if (!shared_.cache || t.cached || t.error || t.handled_error || !t.interrupts.empty()) return;
+  const std::size_t i = static_cast<std::size_t>(&t - tasks_.data());
+  if (i >= cache_keys_.size() || !cache_keys_[i]) return;
+  shared_.cache->set(cache_namespace_of(t.name), *cache_keys_[i], t.writes,
+                     g_.nodes[t.node].cache->ttl);
 }
 
 void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }

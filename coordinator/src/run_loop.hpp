@@ -170,6 +170,7 @@ class run_loop {
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
+  std::vector<std::optional<std::string>> cache_keys_;  // of the step's tasks, by index
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;
