@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <random>
 #include <thread>
@@ -15,7 +16,8 @@ namespace superstep {
 
 bool should_retry_on(const retry_policy& policy, const error& e) {
   if (policy.retry_on) return policy.retry_on(e);
-  return e.code() == error_code::node_error || e.code() == error_code::storage_error;
+  return e.code() == error_code::node_error || e.code() == error_code::storage_error ||
+         e.code() == error_code::node_timeout;
 }
 
 }  // namespace superstep
@@ -56,9 +58,34 @@ value task_context::interrupt(value v) {
           .to_json());
 }
 
-void task_context::emit_custom(value data) { run_.emit(stream_mode::custom, std::move(data)); }
+void task_context::emit_custom(value data) {
+  if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
+  run_.emit(stream_mode::custom, std::move(data));
+}
+
+void task_context::check_timeout() const {
+  if (!timeout_) return;
+  using ms = std::chrono::duration<double, std::milli>;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = ms(now - attempt_start_).count();
+  char text[256];
+  if (timeout_->run_timeout_ms && elapsed > *timeout_->run_timeout_ms) {
+    std::snprintf(text, sizeof text, "exceeded its run timeout of %.3fs (elapsed: %.3fs).",
+                  *timeout_->run_timeout_ms / 1000, elapsed / 1000);
+    throw error(error_code::node_timeout, "Node '" + task_.name + "' " + text);
+  }
+  const std::chrono::steady_clock::time_point last{
+      std::chrono::steady_clock::duration(last_progress_.load(std::memory_order_relaxed))};
+  if (timeout_->idle_timeout_ms && ms(now - last).count() > *timeout_->idle_timeout_ms) {
+    std::snprintf(text, sizeof text,
+                  "exceeded its idle timeout of %.3fs without making progress (elapsed: %.3fs).",
+                  *timeout_->idle_timeout_ms / 1000, elapsed / 1000);
+    throw error(error_code::node_timeout, "Node '" + task_.name + "' " + text);
+  }
+}
 
 void task_context::emit_message(value chunk) {
+  if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
   if (!run_.wants(stream_mode::messages)) return;
   object meta{{"langgraph_step", step_},
               {"langgraph_node", task_.name},
@@ -112,6 +139,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
   ctx.reset_attempt();
+  ctx.start_clock(node.timeout ? &*node.timeout : nullptr);
   value out;
   try {
     out = node.fn ? node.fn(task.input, ctx) : task.input;
@@ -123,6 +151,9 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     if (e.code() != error_code::parent_command) throw;
     out = value::parse_json(e.what());
   }
+  // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
+  // would have cancelled it there, so its result is dropped.
+  ctx.check_timeout();
   for (const auto& w : node.writers) w(out, ctx);
   task.output = std::move(out);
 }

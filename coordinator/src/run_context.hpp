@@ -2,6 +2,8 @@
 
 // Internal: the node_context and write_scope the runtime hands to node code.
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -84,6 +86,14 @@ class task_context final : public node_context, public write_scope {
     attempt_ = n;
     first_attempt_time_ = first_time;
   }
+  void heartbeat() noexcept override { touch(); }
+  void check_timeout() const override;
+  /// Starts the clocks of an attempt run under `policy` (null: no timeout).
+  void start_clock(const timeout_policy* policy) noexcept {
+    timeout_ = policy;
+    attempt_start_ = std::chrono::steady_clock::now();
+    touch();
+  }
   /// The failure the error handler about to run handles.
   void set_node_error(node_failure f) { failure_ = std::move(f); }
 
@@ -105,6 +115,14 @@ class task_context final : public node_context, public write_scope {
   std::int64_t attempt_ = 1;
   double first_attempt_time_ = 0;
   std::optional<node_failure> failure_;
+  void touch() noexcept {
+    last_progress_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                         std::memory_order_relaxed);
+  }
+  const timeout_policy* timeout_ = nullptr;
+  std::chrono::steady_clock::time_point attempt_start_;
+  // Of the last progress, for the idle timeout: stream events may come from other threads.
+  std::atomic<std::chrono::steady_clock::rep> last_progress_{0};
 };
 
 /// The id of the interrupts a task raises: a hash of its namespace and task id, stable across

@@ -169,9 +169,25 @@ state_graph& state_graph::set_output_keys(std::vector<std::string> keys) {
   return *this;
 }
 
+namespace {
+
+// As LangGraph's TimeoutPolicy.coerce, when the node is declared: each limit above 0.
+void check_timeout(const std::string& who, const std::optional<timeout_policy>& t) {
+  if (!t) return;
+  for (auto [field, ms] :
+       {std::pair{"run_timeout", t->run_timeout_ms}, std::pair{"idle_timeout", t->idle_timeout_ms}})
+    if (ms && !(*ms > 0)) invalid(who + ": " + field + " must be greater than 0");
+  if (!t->run_timeout_ms && !t->idle_timeout_ms)
+    invalid(who + ": a timeout needs a run_timeout or an idle_timeout");
+}
+
+}  // namespace
+
 state_graph& state_graph::set_node_defaults(node_defaults defaults) {
+  check_timeout("the node defaults", defaults.timeout);
   if (!defaults.retry.empty()) defaults_.retry = std::move(defaults.retry);
   if (defaults.cache) defaults_.cache = std::move(defaults.cache);
+  if (defaults.timeout) defaults_.timeout = std::move(defaults.timeout);
   if (defaults.error_handler) defaults_.error_handler = std::move(defaults.error_handler);
   return *this;
 }
@@ -179,6 +195,7 @@ state_graph& state_graph::set_node_defaults(node_defaults defaults) {
 state_graph& state_graph::add_node(std::string name, node_function fn, node_options options) {
   check_new_name(name);
   if (!fn) invalid("node '" + name + "' has no function");
+  check_timeout("node '" + name + "'", options.timeout);
   node_names_.insert(name);
   nodes_.push_back({std::move(name), std::move(fn), nullptr, std::move(options)});
   return *this;
@@ -188,6 +205,7 @@ state_graph& state_graph::add_node(std::string name, std::shared_ptr<const prege
                                    node_options options) {
   check_new_name(name);
   if (!subgraph) invalid("node '" + name + "' has no subgraph");
+  check_timeout("node '" + name + "'", options.timeout);
   node_names_.insert(name);
   nodes_.push_back({std::move(name), nullptr, std::move(subgraph), std::move(options)});
   return *this;
@@ -407,6 +425,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pn.name = name;
     pn.reads = all_keys;
     pn.retry = defaults_.retry;
+    pn.timeout = defaults_.timeout;
     if (!managed_.empty())
       pn.fn = [fn, managed = managed_](const value& in, node_context& ctx) {
         return fn(with_managed(in, managed, ctx), ctx);
@@ -424,6 +443,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pn.name = n.name;
     pn.error_handler = handler_of(n);
     pn.cache = n.options.cache ? n.options.cache : defaults_.cache;
+    pn.timeout = n.options.timeout ? n.options.timeout : defaults_.timeout;
     pn.triggers = {branch_channel(n.name)};
     for (std::size_t i : indices(joins_to, n.name))
       pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,21 @@ struct node_failure {
   std::string node;
   error_code code = error_code::node_error;
   std::string message;
+};
+
+/// Time limits of each attempt of a node (LangGraph `TimeoutPolicy`). An attempt past one
+/// fails with error_code::node_timeout ("Node 'x' exceeded its run timeout of 0.050s ..."),
+/// retried by the default retry policy; its writes are dropped. A C++ node cannot be cancelled:
+/// it stops at its next `node_context::check_timeout()` (LangGraph stops an async node at its
+/// next await), else when it returns.
+struct timeout_policy {
+  /// The longest an attempt may run, in milliseconds; never refreshed.
+  std::optional<double> run_timeout_ms = std::nullopt;
+  /// The longest an attempt may go without progress, in milliseconds: progress is a
+  /// heartbeat() and, unless `refresh_on_heartbeat_only`, a custom or message stream event.
+  std::optional<double> idle_timeout_ms = std::nullopt;
+  /// LangGraph's refresh_on="heartbeat": only heartbeat() refreshes the idle timeout.
+  bool refresh_on_heartbeat_only = false;
 };
 
 /// What a node or router sees of its run besides its input: the run's config, its identity,
@@ -67,6 +83,13 @@ class node_context {
   /// When the task's first attempt started, in seconds since the Unix epoch (LangGraph
   /// `execution_info.node_first_attempt_time`); the same for every attempt.
   virtual double node_first_attempt_time() const noexcept { return 0; }
+  /// Tells the idle timeout the node is making progress (LangGraph `runtime.heartbeat()`); a
+  /// no-op without one.
+  virtual void heartbeat() noexcept {}
+  /// Throws error(node_timeout) when this attempt is past its run or idle timeout: a
+  /// long-running node calls it where it may stop. A no-op without a timeout.
+  virtual void check_timeout() const {}
+
   /// In an error handler (node_options::error_handler): the failure it handles; null in a
   /// node or router.
   virtual const node_failure* node_error() const noexcept { return nullptr; }
@@ -88,7 +111,7 @@ struct retry_policy {
 };
 
 /// Whether `policy` retries `e` (LangGraph `_should_retry_on`): its `retry_on`, or by default
-/// errors raised by node code (node_error, storage_error).
+/// errors raised by node code (node_error, storage_error) and timeouts (node_timeout).
 bool should_retry_on(const retry_policy& policy, const error& e);
 
 /// A node's retry policies (LangGraph `retry_policy=[p1, p2]`): when an attempt fails, the

@@ -47,6 +47,8 @@ struct pregel_node {
   std::vector<std::string> fresh_reads;
   /// Retries of a failing task; none when empty.
   retry_policies retry;
+  /// Time limits of each attempt (LangGraph `timeout`); none: no limit.
+  std::optional<timeout_policy> timeout;
   /// Caching of the task's writes by input (needs a cache in runtime_options); none: no cache.
   std::optional<cache_policy> cache;
   /// The node that runs, in the same task, when this one fails after its retries (LangGraph

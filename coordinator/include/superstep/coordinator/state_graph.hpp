@@ -33,6 +33,8 @@ struct node_options {
   /// Retries when the node fails (LangGraph `retry_policy`, one or several). Empty: the
   /// graph's default (`set_node_defaults`), else none.
   retry_policies retry = {};
+  /// Time limits of each attempt (LangGraph `timeout`). None: the graph's default.
+  std::optional<timeout_policy> timeout = std::nullopt;
   /// Caches the node's writes by input (LangGraph `cache_policy`; needs compile_options::cache).
   /// None: the graph's default.
   std::optional<cache_policy> cache = std::nullopt;
@@ -44,10 +46,11 @@ struct node_options {
 };
 
 /// What every node of a graph gets unless its node_options say otherwise (LangGraph
-/// `set_node_defaults`). `retry` applies to error handlers too; `cache` and `error_handler`
-/// to regular nodes only. Not inherited by subgraphs.
+/// `set_node_defaults`). `retry` and `timeout` apply to error handlers too; `cache` and
+/// `error_handler` to regular nodes only. Not inherited by subgraphs.
 struct node_defaults {
   retry_policies retry = {};
+  std::optional<timeout_policy> timeout = std::nullopt;
   std::optional<cache_policy> cache = std::nullopt;
   /// Handles the failures of nodes without their own, as the node `__default_error_handler__`.
   node_function error_handler = nullptr;
