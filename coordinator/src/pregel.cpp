@@ -32,9 +32,9 @@ void validate(const pregel_graph& g) {
   for (const auto& n : g.nodes)
     if (!n.error_handler.empty()) {
       if (!names.count(n.error_handler))
-        throw error(error_code::invalid_graph, "node '" + n.name +
-                                                   "' names unknown error handler node '" +
-                                                   n.error_handler + "'");
+        throw error(
+            error_code::invalid_graph,
+            "node '" + n.name + "' names unknown error handler node '" + n.error_handler + "'");
       handlers.insert(n.error_handler);
     }
   names.clear();
@@ -50,8 +50,8 @@ void validate(const pregel_graph& g) {
       for (auto [field, ms] : {std::pair{"run_timeout", t.run_timeout_ms},
                                std::pair{"idle_timeout", t.idle_timeout_ms}})
         if (ms && !(*ms > 0))
-          throw error(error_code::invalid_graph, "node '" + n.name + "': " + field +
-                                                     " must be greater than 0");
+          throw error(error_code::invalid_graph,
+                      "node '" + n.name + "': " + field + " must be greater than 0");
       if (!t.run_timeout_ms && !t.idle_timeout_ms)
         throw error(error_code::invalid_graph,
                     "node '" + n.name + "': a timeout needs a run_timeout or an idle_timeout");

@@ -159,8 +159,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
 }
 
 double seconds_since_epoch() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Runs `node` for the task with its retry policies (LangGraph run_with_retry). Returns the
@@ -222,8 +221,8 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   if (task.handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):
     // its writes are the task's, its failure the task's failure.
-    ctx.set_node_error(node_failure{node.name, task.handled_error->code,
-                                    task.handled_error->message});
+    ctx.set_node_error(
+        node_failure{node.name, task.handled_error->code, task.handled_error->message});
     failure = run_with_retry(g, *handler, task, ctx);
   }
   if (failure) {

@@ -415,8 +415,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   // Error handlers: a node of their own each, run in the failed task (never triggered).
   const std::string default_handler = defaults_.error_handler ? "__default_error_handler__" : "";
   if (!default_handler.empty() && topo->nodes.count(default_handler))
-    invalid("Auto-generated default error handler node `" + default_handler +
-            "` already exists.");
+    invalid("Auto-generated default error handler node `" + default_handler + "` already exists.");
   auto handler_of = [&](const node_spec& n) {
     return n.options.error_handler ? "__error_handler__" + n.name : default_handler;
   };

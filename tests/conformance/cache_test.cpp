@@ -125,10 +125,10 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_multiple) {
       o.cache = std::make_shared<memory_cache>();
       auto app = w.compile(o);
 
-      const value expected = object{
-          {"query", "analyzed: query: analyzed: query: what is weather in sf"},
-          {"answer", "doc1,doc1,doc2,doc2,doc3,doc3,doc4,doc4"},
-          {"docs", list{"doc1", "doc1", "doc2", "doc2", "doc3", "doc3", "doc4", "doc4"}}};
+      const value expected =
+          object{{"query", "analyzed: query: analyzed: query: what is weather in sf"},
+                 {"answer", "doc1,doc1,doc2,doc2,doc3,doc3,doc4,doc4"},
+                 {"docs", list{"doc1", "doc1", "doc2", "doc2", "doc3", "doc3", "doc4", "doc4"}}};
       BOOST_TEST(app->invoke(object{{"query", "what is weather in sf"}}) == expected);
 
       std::vector<value> chunks;

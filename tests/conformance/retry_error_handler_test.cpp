@@ -113,8 +113,11 @@ BOOST_AUTO_TEST_CASE(test_graph_error_handler_failure_fails_run) {
              {.error_handler = failing("handler failed")});
   b.add_edge(start, "always_failing");
   auto graph = b.compile(opts());
-  test::expect_error([&] { graph->invoke(object{{"foo", ""}}); }, error_code::node_error,
-                     "handler failed");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"foo", ""}});
+      },
+      error_code::node_error, "handler failed");
 }
 
 // libs/langgraph/tests/test_retry.py::test_graph_error_handler_handles_subgraph_internal_failure
@@ -148,9 +151,9 @@ BOOST_AUTO_TEST_CASE(test_graph_error_handler_error_context_survives_checkpoint_
   b.add_key("foo");
   b.add_node("always_failing", failing("failed before handler"),
              {.error_handler = [&](const value&, node_context& ctx) -> value {
-                captured = *ctx.node_error();
-                return object{{"foo", "handled_after_resume"}};
-              }});
+               captured = *ctx.node_error();
+               return object{{"foo", "handled_after_resume"}};
+             }});
   b.add_edge(start, "always_failing");
   compile_options o = opts_with_saver();
   o.interrupt_before = {"__error_handler__always_failing"};
@@ -168,15 +171,14 @@ BOOST_AUTO_TEST_CASE(test_graph_error_handler_error_context_survives_checkpoint_
 BOOST_AUTO_TEST_CASE(test_graph_error_handler_does_not_swallow_interrupt_concurrent) {
   state_graph b;
   b.add_key("foo");
-  b.add_node(
-      "node_a",
-      [](const value&, node_context& ctx) -> value {
-        value v = ctx.interrupt("need human input");
-        return object{{"foo", "a_" + v.as_string()}};
-      },
-      {.error_handler = [](const value&, node_context&) -> value {
-        return object{{"foo", "handled"}};
-      }});
+  b.add_node("node_a",
+             [](const value&, node_context& ctx) -> value {
+               value v = ctx.interrupt("need human input");
+               return object{{"foo", "a_" + v.as_string()}};
+             },
+             {.error_handler = [](const value&, node_context&) -> value {
+               return object{{"foo", "handled"}};
+             }});
   b.add_node("node_b", [](const value&, node_context&) -> value { return object{}; });
   b.add_edge(start, "node_a");
   b.add_edge(start, "node_b");
@@ -194,18 +196,19 @@ BOOST_AUTO_TEST_CASE(test_graph_error_handler_does_not_swallow_interrupt_concurr
 // libs/langgraph/tests/test_retry.py::test_node_error_handlers_route_to_matching_handler
 BOOST_AUTO_TEST_CASE(test_node_error_handlers_route_to_matching_handler) {
   state_graph b = route_state();
-  b.add_node("route_node",
-             [](const value&, node_context&) -> value { return object{{"foo", list{}}}; });
+  b.add_node("route_node", [](const value&, node_context&) -> value {
+    return object{{"foo", list{}}};
+  });
   b.add_node("fail_a", failing("a failed"),
              {.error_handler = [](const value&, node_context& ctx) -> value {
-                BOOST_TEST(ctx.node_error()->node == "fail_a");
-                return object{{"foo", list{"handled_a"}}};
-              }});
+               BOOST_TEST(ctx.node_error()->node == "fail_a");
+               return object{{"foo", list{"handled_a"}}};
+             }});
   b.add_node("fail_b", failing("b failed"),
              {.error_handler = [](const value&, node_context& ctx) -> value {
-                BOOST_TEST(ctx.node_error()->node == "fail_b");
-                return object{{"foo", list{"handled_b"}}};
-              }});
+               BOOST_TEST(ctx.node_error()->node == "fail_b");
+               return object{{"foo", list{"handled_b"}}};
+             }});
   b.add_edge(start, "route_node");
   b.add_conditional_edges("route_node", route_to, fail_a_or_b());
   auto graph = b.compile(opts());
@@ -220,8 +223,11 @@ BOOST_AUTO_TEST_CASE(test_node_without_error_handler_still_fails_run) {
   b.add_node("fail_without_handler", failing("no handler"));
   b.add_edge(start, "fail_without_handler");
   auto graph = b.compile(opts());
-  test::expect_error([&] { graph->invoke(object{{"foo", ""}}); }, error_code::node_error,
-                     "no handler");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"foo", ""}});
+      },
+      error_code::node_error, "no handler");
 }
 
 // libs/langgraph/tests/test_retry.py::test_error_handler_resumes_after_crash
@@ -242,8 +248,11 @@ BOOST_AUTO_TEST_CASE(test_error_handler_resumes_after_crash) {
   auto graph = b.compile(opts_with_saver());
   const value config = thread("t1");
 
-  test::expect_error([&] { graph->invoke(object{{"foo", ""}}, config); },
-                     error_code::node_error, "handler crash");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"foo", ""}}, config);
+      },
+      error_code::node_error, "handler crash");
   BOOST_TEST(node_calls == 1);
   BOOST_TEST(handler_calls == 1);
   BOOST_REQUIRE(captured.size() == 1u);
@@ -274,40 +283,43 @@ BOOST_AUTO_TEST_CASE(test_error_handler_resumes_after_crash_multiple_nodes) {
   b.add_key("results", "add");
   b.add_node("a", failing("a failed", &a_calls),
              {.error_handler = [&](const value&, node_context& ctx) -> value {
-                ++handler_a_calls;
-                BOOST_TEST(ctx.node_error()->node == "a");
-                BOOST_TEST(ctx.node_error()->message.find("a failed") != std::string::npos);
-                {
-                  std::lock_guard lock(m);
-                  handler_a_started = true;
-                }
-                cv.notify_all();
-                if (handler_should_fail) throw std::runtime_error("handler_a crash");
-                return object{{"results", list{"recovered_a:" + ctx.node_error()->node}}};
-              }});
-  b.add_node(
-      "b",
-      [&](const value&, node_context&) -> value {
-        ++b_calls;
-        std::unique_lock lock(m);
-        BOOST_TEST(cv.wait_for(lock, std::chrono::seconds(5), [&] { return handler_a_started; }),
+               ++handler_a_calls;
+               BOOST_TEST(ctx.node_error()->node == "a");
+               BOOST_TEST(ctx.node_error()->message.find("a failed") != std::string::npos);
+               {
+                 std::lock_guard lock(m);
+                 handler_a_started = true;
+               }
+               cv.notify_all();
+               if (handler_should_fail) throw std::runtime_error("handler_a crash");
+               return object{{"results", list{"recovered_a:" + ctx.node_error()->node}}};
+             }});
+  b.add_node("b",
+             [&](const value&, node_context&) -> value {
+               ++b_calls;
+               std::unique_lock lock(m);
+               BOOST_TEST(
+                   cv.wait_for(lock, std::chrono::seconds(5), [&] { return handler_a_started; }),
                    "handler_a never started");
-        throw std::runtime_error("b failed");
-      },
-      {.error_handler = [&](const value&, node_context& ctx) -> value {
-        ++handler_b_calls;
-        BOOST_TEST(ctx.node_error()->node == "b");
-        BOOST_TEST(ctx.node_error()->message.find("b failed") != std::string::npos);
-        if (handler_should_fail) throw std::runtime_error("handler_b crash");
-        return object{{"results", list{"recovered_b:" + ctx.node_error()->node}}};
-      }});
+               throw std::runtime_error("b failed");
+             },
+             {.error_handler = [&](const value&, node_context& ctx) -> value {
+               ++handler_b_calls;
+               BOOST_TEST(ctx.node_error()->node == "b");
+               BOOST_TEST(ctx.node_error()->message.find("b failed") != std::string::npos);
+               if (handler_should_fail) throw std::runtime_error("handler_b crash");
+               return object{{"results", list{"recovered_b:" + ctx.node_error()->node}}};
+             }});
   b.add_edge(start, "a");
   b.add_edge(start, "b");
   auto graph = b.compile(opts_with_saver());
   const value config = thread("t1");
 
-  test::expect_error([&] { graph->invoke(object{{"results", list{}}}, config); },
-                     error_code::node_error, "crash");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"results", list{}}}, config);
+      },
+      error_code::node_error, "crash");
   BOOST_TEST(a_calls == 1);
   BOOST_TEST(b_calls == 1);
   BOOST_TEST(handler_a_calls == 1);

@@ -47,9 +47,9 @@ void add_routing(state_graph& b) {
     return make_command(c);
   });
   b.add_edge(start, "route_node");
-  b.add_conditional_edges(
-      "route_node", [](const value& s, node_context&) { return s.get("route"); },
-      {{"fail_a", "fail_a"}, {"fail_b", "fail_b"}});
+  b.add_conditional_edges("route_node",
+                          [](const value& s, node_context&) { return s.get("route"); },
+                          {{"fail_a", "fail_a"}, {"fail_b", "fail_b"}});
 }
 
 value input_route(const char* route) { return object{{"route", route}, {"foo", list{}}}; }
@@ -84,17 +84,16 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_error_handler_overridden_by_node_han
   }});
   b.add_node("fail_a", failing("a failed"),
              {.error_handler = [&](const value&, node_context& ctx) -> value {
-                handler.push_back("node:" + ctx.node_error()->node);
-                return object{{"foo", list{"node_handled_" + ctx.node_error()->node}}};
-              }});
+               handler.push_back("node:" + ctx.node_error()->node);
+               return object{{"foo", list{"node_handled_" + ctx.node_error()->node}}};
+             }});
   b.add_node("fail_b", failing("b failed"));
   add_routing(b);
   auto graph = b.compile(opts());
   auto seen = [&](const char* s) {
     return std::find(handler.begin(), handler.end(), s) != handler.end();
   };
-  BOOST_TEST(graph->invoke(input_route("fail_a")).get("foo") ==
-             value(list{"node_handled_fail_a"}));
+  BOOST_TEST(graph->invoke(input_route("fail_a")).get("foo") == value(list{"node_handled_fail_a"}));
   BOOST_TEST(seen("node:fail_a"));
   BOOST_TEST(!seen("default:fail_a"));
   BOOST_TEST(graph->invoke(input_route("fail_b")).get("foo") ==
@@ -112,8 +111,11 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_error_handler_skips_per_node_handler
   b.add_node("always_failing", failing("node boom"), {.error_handler = failing("handler boom")});
   b.add_edge(start, "always_failing");
   auto graph = b.compile(opts());
-  test::expect_error([&] { graph->invoke(object{{"foo", ""}}); }, error_code::node_error,
-                     "handler boom");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"foo", ""}});
+      },
+      error_code::node_error, "handler boom");
 }
 
 // libs/langgraph/tests/test_retry.py::test_set_node_defaults_error_handler_failure_fails_run
@@ -124,8 +126,11 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_error_handler_failure_fails_run) {
   b.add_node("always_failing", failing("node boom"));
   b.add_edge(start, "always_failing");
   auto graph = b.compile(opts());
-  test::expect_error([&] { graph->invoke(object{{"foo", ""}}); }, error_code::node_error,
-                     "default handler boom");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"foo", ""}});
+      },
+      error_code::node_error, "default handler boom");
 }
 
 // libs/langgraph/tests/test_retry.py::test_set_node_defaults_error_handler_receives_runnable_config
@@ -180,13 +185,12 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_retry_policy_per_node_wins) {
   state_graph b;
   b.add_key("foo");
   b.set_node_defaults({.retry = {policy(1)}});
-  b.add_node(
-      "flaky",
-      [&](const value&, node_context&) -> value {
-        if (++attempts < 2) throw std::runtime_error("not yet");
-        return object{{"foo", "ok"}};
-      },
-      {.retry = {policy(3)}});
+  b.add_node("flaky",
+             [&](const value&, node_context&) -> value {
+               if (++attempts < 2) throw std::runtime_error("not yet");
+               return object{{"foo", "ok"}};
+             },
+             {.retry = {policy(3)}});
   b.add_edge(start, "flaky");
   value result = b.compile(opts())->invoke(object{{"foo", ""}});
   BOOST_TEST(result.get("foo").as_string() == "ok");
@@ -201,9 +205,10 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_chaining) {
   b.add_key("foo");
   b.add_node("a", failing("boom"))
       .add_edge(start, "a")
-      .set_node_defaults({.retry = {once}, .error_handler = [](const value&, node_context&) -> value {
-                            return object{{"foo", "handled"}};
-                          }});
+      .set_node_defaults(
+          {.retry = {once}, .error_handler = [](const value&, node_context&) -> value {
+             return object{{"foo", "handled"}};
+           }});
   value result = b.compile(opts())->invoke(object{{"foo", ""}});
   BOOST_TEST(result.get("foo").as_string() == "handled");
 }
@@ -214,11 +219,11 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_combined_retry_and_error_handler) {
   std::string captured;
   state_graph b;
   b.add_key("foo");
-  b.set_node_defaults({.retry = {policy(2)},
-                       .error_handler = [&](const value&, node_context& ctx) -> value {
-                         captured = ctx.node_error()->message;
-                         return object{{"foo", "handled"}};
-                       }});
+  b.set_node_defaults(
+      {.retry = {policy(2)}, .error_handler = [&](const value&, node_context& ctx) -> value {
+         captured = ctx.node_error()->message;
+         return object{{"foo", "handled"}};
+       }});
   b.add_node("fail", failing("Always fails", &attempts));
   b.add_edge(start, "fail");
   value result = b.compile(opts())->invoke(object{{"foo", ""}});

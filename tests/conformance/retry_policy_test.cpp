@@ -94,17 +94,16 @@ BOOST_AUTO_TEST_CASE(test_graph_with_single_retry_policy) {
   std::vector<double> first_attempt_times;
   state_graph b;
   b.add_key("foo");
-  b.add_node(
-      "failing_node",
-      [&](const value&, node_context& ctx) -> value {
-        const int n = ++attempt_count;
-        BOOST_TEST(ctx.node_attempt() == n);
-        attempt_numbers.push_back(ctx.node_attempt());
-        first_attempt_times.push_back(ctx.node_first_attempt_time());
-        if (n < 3) throw std::runtime_error("Intentional failure");
-        return object{{"foo", "success"}};
-      },
-      {.retry = {policy(3, 10, false, retry_on_message("Intentional"))}});
+  b.add_node("failing_node",
+             [&](const value&, node_context& ctx) -> value {
+               const int n = ++attempt_count;
+               BOOST_TEST(ctx.node_attempt() == n);
+               attempt_numbers.push_back(ctx.node_attempt());
+               first_attempt_times.push_back(ctx.node_first_attempt_time());
+               if (n < 3) throw std::runtime_error("Intentional failure");
+               return object{{"foo", "success"}};
+             },
+             {.retry = {policy(3, 10, false, retry_on_message("Intentional"))}});
   b.add_node("other_node", [](const value&, node_context&) -> value {
     return object{{"foo", "other_node"}};
   });
@@ -150,13 +149,12 @@ BOOST_AUTO_TEST_CASE(test_graph_with_jitter_retry_policy) {
   std::atomic<int> attempt_count = 0;
   state_graph b;
   b.add_key("foo");
-  b.add_node(
-      "failing_node",
-      [&](const value&, node_context&) -> value {
-        if (++attempt_count < 2) throw std::runtime_error("Intentional failure");
-        return object{{"foo", "success"}};
-      },
-      {.retry = {policy(3, 10, true, retry_on_message("Intentional"))}});
+  b.add_node("failing_node",
+             [&](const value&, node_context&) -> value {
+               if (++attempt_count < 2) throw std::runtime_error("Intentional failure");
+               return object{{"foo", "success"}};
+             },
+             {.retry = {policy(3, 10, true, retry_on_message("Intentional"))}});
   b.add_edge(std::string(START), "failing_node");
   recorded_sleeps sleeps;
   value result = b.compile(sleeping_into(sleeps))->invoke(object{{"foo", ""}});
@@ -174,16 +172,16 @@ BOOST_AUTO_TEST_CASE(test_graph_with_multiple_retry_policies) {
   state_graph b;
   b.add_key("foo");
   b.add_key("error_type");
-  b.add_node(
-      "failing_node",
-      [&](const value& s, node_context&) -> value {
-        const std::string type = s.get("error_type").as_string();
-        if (type == "value_error" && ++value_errors < 2) throw std::runtime_error("Value error");
-        if (type == "key_error" && ++key_errors < 3) throw std::runtime_error("Key error");
-        return object{{"foo", "recovered_from_" + type}};
-      },
-      {.retry = {policy(2, 1, false, retry_on_message("Value")),
-                 policy(3, 2, false, retry_on_message("Key"))}});
+  b.add_node("failing_node",
+             [&](const value& s, node_context&) -> value {
+               const std::string type = s.get("error_type").as_string();
+               if (type == "value_error" && ++value_errors < 2)
+                 throw std::runtime_error("Value error");
+               if (type == "key_error" && ++key_errors < 3) throw std::runtime_error("Key error");
+               return object{{"foo", "recovered_from_" + type}};
+             },
+             {.retry = {policy(2, 1, false, retry_on_message("Value")),
+                        policy(3, 2, false, retry_on_message("Key"))}});
   b.add_edge(std::string(START), "failing_node");
   recorded_sleeps sleeps;
   auto graph = b.compile(sleeping_into(sleeps));
@@ -206,18 +204,20 @@ BOOST_AUTO_TEST_CASE(test_graph_with_max_attempts_exceeded) {
   std::atomic<int> calls = 0;
   state_graph b;
   b.add_key("foo");
-  b.add_node(
-      "always_failing",
-      [&](const value&, node_context&) -> value {
-        ++calls;
-        throw std::runtime_error("Always fails");
-      },
-      {.retry = {policy(2, 10, false, retry_on_message("Always"))}});
+  b.add_node("always_failing",
+             [&](const value&, node_context&) -> value {
+               ++calls;
+               throw std::runtime_error("Always fails");
+             },
+             {.retry = {policy(2, 10, false, retry_on_message("Always"))}});
   b.add_edge(std::string(START), "always_failing");
   recorded_sleeps sleeps;
   auto graph = b.compile(sleeping_into(sleeps));
-  test::expect_error([&] { graph->invoke(object{{"foo", ""}}); }, error_code::node_error,
-                     "Always fails");
+  test::expect_error(
+      [&] {
+        graph->invoke(object{{"foo", ""}});
+      },
+      error_code::node_error, "Always fails");
   BOOST_TEST(calls == 2);
   BOOST_TEST(sleeps.taken() == (std::vector<double>{10}));
 }

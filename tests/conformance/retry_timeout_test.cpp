@@ -64,80 +64,88 @@ BOOST_AUTO_TEST_CASE(test_coerce_timeout_policy_scalar_is_run_timeout) {
   auto fn = [](const value&, node_context&) -> value { return object{}; };
   test::expect_error([&] { one_node("n", fn, {.timeout = run(0)}); }, error_code::invalid_graph,
                      "run_timeout must be greater than 0");
-  test::expect_error([&] { one_node("n", fn, {.timeout = idle(-1)}); },
-                     error_code::invalid_graph, "idle_timeout must be greater than 0");
+  test::expect_error([&] { one_node("n", fn, {.timeout = idle(-1)}); }, error_code::invalid_graph,
+                     "idle_timeout must be greater than 0");
 }
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_timeout_ok_when_fast
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_ok_when_fast) {
-  auto g = one_node(
-      "fast", [](const value&, node_context&) -> value { return object{{"x", "ok"}}; },
-      {.timeout = idle(1000)});
+  auto g = one_node("fast",
+                    [](const value&, node_context&) -> value {
+                      return object{{"x", "ok"}};
+                    },
+                    {.timeout = idle(1000)});
   BOOST_TEST(g->invoke(object{{"x", ""}}).get("x").as_string() == "ok");
 }
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_timeout_retries_when_retry_on_timeout
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_retries_when_retry_on_timeout) {
   std::atomic<int> calls = 0;
-  auto g = one_node(
-      "flaky",
-      [&](const value&, node_context& ctx) -> value {
-        if (++calls < 2) {
-          sleep_checking(ctx, std::chrono::milliseconds(500));
-          return object{{"x", "late"}};
-        }
-        return object{{"x", "ok"}};
-      },
-      {.retry = {on_timeout(3)}, .timeout = idle(50)});
+  auto g = one_node("flaky",
+                    [&](const value&, node_context& ctx) -> value {
+                      if (++calls < 2) {
+                        sleep_checking(ctx, std::chrono::milliseconds(500));
+                        return object{{"x", "late"}};
+                      }
+                      return object{{"x", "ok"}};
+                    },
+                    {.retry = {on_timeout(3)}, .timeout = idle(50)});
   BOOST_TEST(g->invoke(object{{"x", ""}}).get("x").as_string() == "ok");
   BOOST_TEST(calls == 2);
 }
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_timeout_fires_async
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_fires_async) {
-  auto g = one_node(
-      "aslow",
-      [](const value&, node_context& ctx) -> value {
-        sleep_checking(ctx, std::chrono::milliseconds(1000));
-        return object{};
+  auto g = one_node("aslow",
+                    [](const value&, node_context& ctx) -> value {
+                      sleep_checking(ctx, std::chrono::milliseconds(1000));
+                      return object{};
+                    },
+                    {.timeout = idle(50)});
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"x", ""}});
       },
-      {.timeout = idle(50)});
-  test::expect_error([&] { g->invoke(object{{"x", ""}}); }, error_code::node_timeout,
-                     "Node 'aslow' exceeded its idle timeout of 0.050s without making progress");
+      error_code::node_timeout,
+      "Node 'aslow' exceeded its idle timeout of 0.050s without making progress");
 }
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_run_timeout_is_not_refreshed_by_heartbeat
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_run_timeout_is_not_refreshed_by_heartbeat) {
-  auto g = one_node(
-      "run-timeout",
-      [](const value&, node_context& ctx) -> value {
-        for (int i = 0; i < 1000; ++i) {
-          ctx.heartbeat();
-          sleep_checking(ctx, std::chrono::milliseconds(2));
-        }
-        return object{};
+  auto g = one_node("run-timeout",
+                    [](const value&, node_context& ctx) -> value {
+                      for (int i = 0; i < 1000; ++i) {
+                        ctx.heartbeat();
+                        sleep_checking(ctx, std::chrono::milliseconds(2));
+                      }
+                      return object{};
+                    },
+                    {.timeout = run(50)});
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"x", ""}});
       },
-      {.timeout = run(50)});
-  test::expect_error([&] { g->invoke(object{{"x", ""}}); }, error_code::node_timeout,
-                     "Node 'run-timeout' exceeded its run timeout of 0.050s");
+      error_code::node_timeout, "Node 'run-timeout' exceeded its run timeout of 0.050s");
 }
 
 // libs/langgraph/tests/test_retry.py::test_node_timeout_error_carries_both_configured_timeouts
 // (the run timeout fires first and is the one named; the error is a message here, not an
 // object with both fields)
 BOOST_AUTO_TEST_CASE(test_node_timeout_error_carries_both_configured_timeouts) {
-  auto g = one_node(
-      "both",
-      [](const value&, node_context& ctx) -> value {
-        for (int i = 0; i < 1000; ++i) {
-          ctx.heartbeat();
-          sleep_checking(ctx, std::chrono::milliseconds(2));
-        }
-        return object{};
+  auto g = one_node("both",
+                    [](const value&, node_context& ctx) -> value {
+                      for (int i = 0; i < 1000; ++i) {
+                        ctx.heartbeat();
+                        sleep_checking(ctx, std::chrono::milliseconds(2));
+                      }
+                      return object{};
+                    },
+                    {.timeout = timeout_policy{.run_timeout_ms = 50, .idle_timeout_ms = 500}});
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"x", ""}});
       },
-      {.timeout = timeout_policy{.run_timeout_ms = 50, .idle_timeout_ms = 500}});
-  test::expect_error([&] { g->invoke(object{{"x", ""}}); }, error_code::node_timeout,
-                     "Node 'both' exceeded its run timeout of 0.050s");
+      error_code::node_timeout, "Node 'both' exceeded its run timeout of 0.050s");
 }
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_does_not_swallow_proc_asyncio_timeout
@@ -175,16 +183,15 @@ BOOST_AUTO_TEST_CASE(test_arun_with_retry_does_not_swallow_proc_node_timeout) {
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_idle_timeout_resets_on_stream_event
 // (LangGraph's stream protocol event: a `messages` event here)
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_idle_timeout_resets_on_stream_event) {
-  auto g = one_node(
-      "streaming",
-      [](const value&, node_context& ctx) -> value {
-        for (int i = 0; i < 3; ++i) {
-          sleep_checking(ctx, std::chrono::milliseconds(30));
-          ctx.emit_message("tick");
-        }
-        return object{{"x", "ok"}};
-      },
-      {.timeout = idle(60)});
+  auto g = one_node("streaming",
+                    [](const value&, node_context& ctx) -> value {
+                      for (int i = 0; i < 3; ++i) {
+                        sleep_checking(ctx, std::chrono::milliseconds(30));
+                        ctx.emit_message("tick");
+                      }
+                      return object{{"x", "ok"}};
+                    },
+                    {.timeout = idle(60)});
   std::vector<value> events;
   value out = g->stream(object{{"x", ""}}, value(), {.modes = {stream_mode::messages}},
                         [&](const stream_event& e) { events.push_back(e.data); });
@@ -194,16 +201,15 @@ BOOST_AUTO_TEST_CASE(test_arun_with_retry_idle_timeout_resets_on_stream_event) {
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_idle_timeout_resets_on_runtime_stream_writer
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_idle_timeout_resets_on_runtime_stream_writer) {
-  auto g = one_node(
-      "writer",
-      [](const value&, node_context& ctx) -> value {
-        for (int i = 0; i < 3; ++i) {
-          sleep_checking(ctx, std::chrono::milliseconds(30));
-          ctx.emit_custom("tick");
-        }
-        return object{{"x", "ok"}};
-      },
-      {.timeout = idle(60)});
+  auto g = one_node("writer",
+                    [](const value&, node_context& ctx) -> value {
+                      for (int i = 0; i < 3; ++i) {
+                        sleep_checking(ctx, std::chrono::milliseconds(30));
+                        ctx.emit_custom("tick");
+                      }
+                      return object{{"x", "ok"}};
+                    },
+                    {.timeout = idle(60)});
   std::vector<value> events;
   value out = g->stream(object{{"x", ""}}, value(), {.modes = {stream_mode::custom}},
                         [&](const stream_event& e) { events.push_back(e.data); });
@@ -213,16 +219,15 @@ BOOST_AUTO_TEST_CASE(test_arun_with_retry_idle_timeout_resets_on_runtime_stream_
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_idle_timeout_resets_on_runtime_heartbeat
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_idle_timeout_resets_on_runtime_heartbeat) {
-  auto g = one_node(
-      "heartbeat",
-      [](const value&, node_context& ctx) -> value {
-        for (int i = 0; i < 3; ++i) {
-          sleep_checking(ctx, std::chrono::milliseconds(30));
-          ctx.heartbeat();
-        }
-        return object{{"x", "ok"}};
-      },
-      {.timeout = idle(60)});
+  auto g = one_node("heartbeat",
+                    [](const value&, node_context& ctx) -> value {
+                      for (int i = 0; i < 3; ++i) {
+                        sleep_checking(ctx, std::chrono::milliseconds(30));
+                        ctx.heartbeat();
+                      }
+                      return object{{"x", "ok"}};
+                    },
+                    {.timeout = idle(60)});
   BOOST_TEST(g->invoke(object{{"x", ""}}).get("x").as_string() == "ok");
 }
 
@@ -265,57 +270,55 @@ BOOST_AUTO_TEST_CASE(test_arun_with_retry_heartbeat_refresh_mode_accepts_heartbe
 
 // libs/langgraph/tests/test_retry.py::test_runtime_heartbeat_outside_idle_attempt_is_no_op
 BOOST_AUTO_TEST_CASE(test_runtime_heartbeat_outside_idle_attempt_is_no_op) {
-  auto g = one_node(
-      "n",
-      [](const value&, node_context& ctx) -> value {
-        ctx.heartbeat();
-        ctx.check_timeout();
-        return object{{"x", "ok"}};
-      },
-      {});
+  auto g = one_node("n",
+                    [](const value&, node_context& ctx) -> value {
+                      ctx.heartbeat();
+                      ctx.check_timeout();
+                      return object{{"x", "ok"}};
+                    },
+                    {});
   BOOST_TEST(g->invoke(object{{"x", ""}}).get("x").as_string() == "ok");
 }
 
 // libs/langgraph/tests/test_retry.py::test_arun_with_retry_timeout_cannot_be_swallowed
 BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_cannot_be_swallowed) {
-  auto g = one_node(
-      "stubborn",
-      [](const value&, node_context& ctx) -> value {
-        try {
-          sleep_checking(ctx, std::chrono::milliseconds(1000));
-        } catch (const error&) {
-          return object{{"x", "late"}};  // catches its timeout and answers anyway
-        }
-        return object{{"x", "ok"}};
+  auto g = one_node("stubborn",
+                    [](const value&, node_context& ctx) -> value {
+                      try {
+                        sleep_checking(ctx, std::chrono::milliseconds(1000));
+                      } catch (const error&) {
+                        return object{{"x", "late"}};  // catches its timeout and answers anyway
+                      }
+                      return object{{"x", "ok"}};
+                    },
+                    {.timeout = idle(50)});
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"x", ""}});
       },
-      {.timeout = idle(50)});
-  test::expect_error([&] { g->invoke(object{{"x", ""}}); }, error_code::node_timeout,
-                     "Node 'stubborn' exceeded its idle timeout");
+      error_code::node_timeout, "Node 'stubborn' exceeded its idle timeout");
 }
 
 // libs/langgraph/tests/test_retry.py::test_state_graph_add_node_timeout_e2e
 BOOST_AUTO_TEST_CASE(test_state_graph_add_node_timeout_e2e) {
-  auto g = one_node(
-      "slow",
-      [](const value& s, node_context& ctx) -> value {
-        sleep_checking(ctx, std::chrono::milliseconds(1000));
-        return object{{"x", s.get("x").as_int() + 1}};
-      },
-      {.timeout = idle(50)});
-  test::expect_error([&] { g->invoke(object{{"x", 1}}); }, error_code::node_timeout,
-                     "Node 'slow'");
+  auto g = one_node("slow",
+                    [](const value& s, node_context& ctx) -> value {
+                      sleep_checking(ctx, std::chrono::milliseconds(1000));
+                      return object{{"x", s.get("x").as_int() + 1}};
+                    },
+                    {.timeout = idle(50)});
+  test::expect_error([&] { g->invoke(object{{"x", 1}}); }, error_code::node_timeout, "Node 'slow'");
 }
 
 // libs/langgraph/tests/test_retry.py::test_state_graph_add_node_timeout_composes_with_retry
 BOOST_AUTO_TEST_CASE(test_state_graph_add_node_timeout_composes_with_retry) {
   std::atomic<int> attempts = 0;
-  auto g = one_node(
-      "flaky",
-      [&](const value& s, node_context& ctx) -> value {
-        if (++attempts < 2) sleep_checking(ctx, std::chrono::milliseconds(1000));
-        return object{{"x", s.get("x").as_int() + 1}};
-      },
-      {.retry = {on_timeout(3)}, .timeout = idle(50)});
+  auto g = one_node("flaky",
+                    [&](const value& s, node_context& ctx) -> value {
+                      if (++attempts < 2) sleep_checking(ctx, std::chrono::milliseconds(1000));
+                      return object{{"x", s.get("x").as_int() + 1}};
+                    },
+                    {.retry = {on_timeout(3)}, .timeout = idle(50)});
   BOOST_TEST(g->invoke(object{{"x", 0}}) == value(object{{"x", 1}}));
   BOOST_TEST(attempts == 2);
 }
@@ -331,8 +334,11 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_timeout) {
   });
   b.add_edge(start, "slow");
   auto g = b.compile(opts());
-  test::expect_error([&] { g->invoke(object{{"foo", ""}}); }, error_code::node_timeout,
-                     "Node 'slow' exceeded its run timeout");
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"foo", ""}});
+      },
+      error_code::node_timeout, "Node 'slow' exceeded its run timeout");
 }
 
 // libs/langgraph/tests/test_retry.py::test_set_node_defaults_timeout_per_node_wins
@@ -340,13 +346,12 @@ BOOST_AUTO_TEST_CASE(test_set_node_defaults_timeout_per_node_wins) {
   state_graph b;
   b.add_key("foo");
   b.set_node_defaults({.timeout = run(10)});
-  b.add_node(
-      "quick",
-      [](const value&, node_context& ctx) -> value {
-        sleep_checking(ctx, std::chrono::milliseconds(50));
-        return object{{"foo", "done"}};
-      },
-      {.timeout = run(5000)});
+  b.add_node("quick",
+             [](const value&, node_context& ctx) -> value {
+               sleep_checking(ctx, std::chrono::milliseconds(50));
+               return object{{"foo", "done"}};
+             },
+             {.timeout = run(5000)});
   b.add_edge(start, "quick");
   BOOST_TEST(b.compile(opts())->invoke(object{{"foo", ""}}).get("foo").as_string() == "done");
 }
@@ -358,15 +363,14 @@ BOOST_AUTO_TEST_CASE(test_timeout_validation_is_eager_across_apis) {
   b.add_key("x");
   test::expect_error(
       [&] {
-        b.add_node(
-            "slow", [](const value& s, node_context&) { return s; }, {.timeout = run(0)});
+        b.add_node("slow", [](const value& s, node_context&) { return s; }, {.timeout = run(0)});
       },
       error_code::invalid_graph, "greater than 0");
 
   pregel_graph g;
   g.channels["x"] = std::make_shared<channels::last_value>("x");
-  pregel_node n = subscribe_node(
-      "n", {"x"}, [](const value& v, node_context&) { return v; }, {"x"});
+  pregel_node n =
+      subscribe_node("n", {"x"}, [](const value& v, node_context&) { return v; }, {"x"});
   n.timeout = run(0);
   g.nodes.push_back(std::move(n));
   g.input_channels = {"x"};
@@ -382,13 +386,12 @@ BOOST_AUTO_TEST_CASE(test_node_builder_timeout_e2e) {
   pregel_graph g;
   g.channels["input"] = std::make_shared<channels::ephemeral_value>("input");
   g.channels["output"] = std::make_shared<channels::last_value>("output");
-  pregel_node slow = subscribe_node(
-      "slow", {"input"},
-      [](const value& v, node_context& ctx) -> value {
-        sleep_checking(ctx, std::chrono::milliseconds(200));
-        return v.as_int() + 1;
-      },
-      {"output"});
+  pregel_node slow = subscribe_node("slow", {"input"},
+                                    [](const value& v, node_context& ctx) -> value {
+                                      sleep_checking(ctx, std::chrono::milliseconds(200));
+                                      return v.as_int() + 1;
+                                    },
+                                    {"output"});
   slow.timeout = idle(50);
   g.nodes.push_back(std::move(slow));
   g.input_channels = {"input"};
