@@ -120,6 +120,9 @@ multitask_strategy multitask_of(const value& config, const stream_options& optio
 pregel::pregel(pregel_graph graph, runtime_options options)
     : graph_(std::move(graph)), options_(std::move(options)) {
   validate(graph_);
+  if (!options_.retry.empty())
+    for (auto& n : graph_.nodes)
+      if (n.retry.empty()) n.retry = options_.retry;
   // As LangGraph's Pregel without stream_channels: snapshots show every channel.
   if (graph_.state_channels.empty())
     for (const auto& [name, _] : graph_.channels) graph_.state_channels.push_back(name);

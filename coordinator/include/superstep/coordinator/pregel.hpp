@@ -43,6 +43,9 @@ struct runtime_options {
   std::shared_ptr<actors::node_directory> directory;
   /// The long-term store nodes reach through `node_context::store()` (memory across threads).
   std::shared_ptr<storage::store> store;
+  /// The retry policies of nodes that have none of their own (LangGraph
+  /// `Pregel(retry_policy=...)`).
+  retry_policies retry;
   /// Where nodes with a cache policy keep their writes (LangGraph `cache`); subgraphs without
   /// their own use their parent's.
   std::shared_ptr<node_cache> cache;
