@@ -29,13 +29,13 @@ std::shared_ptr<pregel> flaky_graph(std::atomic<int>& calls, int failures, retry
   pregel_graph g;
   g.channels["input"] = std::make_shared<channels::last_value>("input");
   g.channels["output"] = std::make_shared<channels::last_value>("output");
-  pregel_node n = subscribe_node(
-      "flaky", {"input"},
-      [&calls, failures](const value& v, node_context&) -> value {
-        if (++calls <= failures) throw std::runtime_error("flaky failed");
-        return v;
-      },
-      {"output"});
+  pregel_node n = subscribe_node("flaky", {"input"},
+                                 [&calls, failures](const value& v, node_context&) -> value {
+                                   if (++calls <= failures)
+                                     throw std::runtime_error("flaky failed");
+                                   return v;
+                                 },
+                                 {"output"});
   n.retry = std::move(own);
   g.nodes.push_back(std::move(n));
   g.input_channels = {"input"};
