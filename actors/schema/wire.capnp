@@ -35,6 +35,8 @@ struct Task {
   hasError @11 :Bool;
   error @12 :TaskError;
   done @13 :Bool;
+  hasHandledError @14 :Bool;   # the node failed and its error handler ran instead
+  handledError @15 :TaskError;
 }
 
 struct BatchHeader {

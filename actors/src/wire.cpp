@@ -77,6 +77,12 @@ void put_task(wire::Task::Builder out, const pregel_task& t) {
     e.setMessage(text(t.error->message));
   }
   out.setDone(t.done);
+  out.setHasHandledError(t.handled_error.has_value());
+  if (t.handled_error) {
+    auto e = out.initHandledError();
+    e.setCode(static_cast<std::uint16_t>(t.handled_error->code));
+    e.setMessage(text(t.handled_error->message));
+  }
 }
 
 pregel_task get_task(wire::Task::Reader in) {
@@ -96,6 +102,9 @@ pregel_task get_task(wire::Task::Reader in) {
     t.error = task_error{static_cast<error_code>(in.getError().getCode()),
                          text_of(in.getError().getMessage())};
   t.done = in.getDone();
+  if (in.getHasHandledError())
+    t.handled_error = task_error{static_cast<error_code>(in.getHandledError().getCode()),
+                                 text_of(in.getHandledError().getMessage())};
   return t;
 }
 

@@ -157,7 +157,7 @@ class pregel_loader {
       }
       pregel_node node = subscribe_node(name, subscribe, std::move(fn), writes, skip_none);
       node.subgraph = std::move(sub);
-      if (n.has("retry")) node.retry = loaded_.retry[name];
+      if (n.has("retry")) node.retry = {loaded_.retry[name]};
       for (const auto& r : reads) {
         if (std::find(node.reads.begin(), node.reads.end(), r) == node.reads.end())
           node.reads.push_back(r);

@@ -102,7 +102,7 @@ class state_graph_loader {
         for (std::size_t i = 0; i < options.destinations.size(); ++i)
           target_at(d.item(i), options.destinations[i]);
       }
-      if (n.has("retry")) options.retry = loaded_.retry[name] = parse_retry(n.field("retry"));
+      if (n.has("retry")) options.retry = {loaded_.retry[name] = parse_retry(n.field("retry"))};
       if (n.field("fn").expect_string() == "graph") {
         auto sub = load_subgraph_at(n, registry_, *runtime_);
         build_at(n, [&] { builder_.add_node(name, sub, options); });

@@ -11,7 +11,7 @@ namespace superstep {
 
 bool is_reserved_channel(std::string_view name) noexcept {
   return name == ERROR || name == INTERRUPT || name == RESUME || name == NO_WRITES ||
-         name == PUSH || name == INPUT;
+         name == PUSH || name == INPUT || name == ERROR_SOURCE_NODE;
 }
 
 bool task_path_less(const pregel_task& a, const pregel_task& b) noexcept {

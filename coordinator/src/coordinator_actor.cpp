@@ -338,6 +338,7 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
       t.output = std::move(r.output);
       t.interrupts = std::move(r.interrupts);
       t.error = std::move(r.error);
+      t.handled_error = std::move(r.handled_error);
       t.done = r.done;
     } else {
       value input = std::move(t.input);  // the node actor sends no input back

@@ -27,13 +27,35 @@ void validate(const pregel_graph& g) {
     if (!g.channels.count(ch))
       throw error(error_code::invalid_graph, what + " names unknown channel '" + ch + "'");
   };
-  std::set<std::string> names;
+  std::set<std::string> names, handlers;
+  for (const auto& n : g.nodes) names.insert(n.name);
+  for (const auto& n : g.nodes)
+    if (!n.error_handler.empty()) {
+      if (!names.count(n.error_handler))
+        throw error(
+            error_code::invalid_graph,
+            "node '" + n.name + "' names unknown error handler node '" + n.error_handler + "'");
+      handlers.insert(n.error_handler);
+    }
+  names.clear();
   for (const auto& n : g.nodes) {
     if (!names.insert(n.name).second)
       throw error(error_code::invalid_graph, "duplicate node '" + n.name + "'");
-    if (n.triggers.empty())
+    // An error handler runs in the task of the node that failed, not on triggers.
+    if (n.triggers.empty() && !handlers.count(n.name))
       throw error(error_code::invalid_graph, "node '" + n.name + "' has no trigger channels");
     for (const auto& t : n.triggers) need_channel(t, "node '" + n.name + "'");
+    if (n.timeout) {
+      const auto& t = *n.timeout;
+      for (auto [field, ms] : {std::pair{"run_timeout", t.run_timeout_ms},
+                               std::pair{"idle_timeout", t.idle_timeout_ms}})
+        if (ms && !(*ms > 0))
+          throw error(error_code::invalid_graph,
+                      "node '" + n.name + "': " + field + " must be greater than 0");
+      if (!t.run_timeout_ms && !t.idle_timeout_ms)
+        throw error(error_code::invalid_graph,
+                    "node '" + n.name + "': a timeout needs a run_timeout or an idle_timeout");
+    }
     for (const auto& r : n.reads) need_channel(r, "node '" + n.name + "'");
     if (n.single_read && n.reads.size() != 1)
       throw error(error_code::invalid_graph, "node '" + n.name + "' reads one channel but names " +
@@ -98,6 +120,9 @@ multitask_strategy multitask_of(const value& config, const stream_options& optio
 pregel::pregel(pregel_graph graph, runtime_options options)
     : graph_(std::move(graph)), options_(std::move(options)) {
   validate(graph_);
+  if (!options_.retry.empty())
+    for (auto& n : graph_.nodes)
+      if (n.retry.empty()) n.retry = options_.retry;
   // As LangGraph's Pregel without stream_channels: snapshots show every channel.
   if (graph_.state_channels.empty())
     for (const auto& [name, _] : graph_.channels) graph_.state_channels.push_back(name);
@@ -106,6 +131,17 @@ pregel::pregel(pregel_graph graph, runtime_options options)
 }
 
 pregel::~pregel() = default;
+
+void pregel::clear_cache(const std::vector<std::string>& nodes) const {
+  if (!options_.cache)
+    throw error(error_code::invalid_argument,
+                "No cache is set for this graph. Cannot clear cache.");
+  std::vector<node_cache::cache_namespace> namespaces;
+  for (const auto& n : graph_.nodes)
+    if (nodes.empty() || std::find(nodes.begin(), nodes.end(), n.name) != nodes.end())
+      namespaces.push_back(detail::cache_namespace_of(n.name));
+  options_.cache->clear(&namespaces);
+}
 
 std::shared_ptr<pregel> pregel::with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const {
   runtime_options o = options_;
@@ -197,6 +233,7 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.sink = sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
+  shared.cache = options_.cache.get();
   shared.run_slot = slot;
   shared.stop_asked = options.stop ? &options.stop : nullptr;
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
@@ -241,6 +278,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   // LangGraph's checkpointer=False: no checkpoints, whatever the parent has.
   shared.saver = options_.as_subgraph == subgraph_checkpointer::none ? nullptr : up.saver;
   shared.store = options_.store ? options_.store.get() : up.store;
+  shared.cache = options_.cache ? options_.cache.get() : up.cache;
   shared.resuming = up.resuming;
   shared.parents = up.parents;
   shared.parents[up.checkpoint_ns] = up.checkpoint_id;

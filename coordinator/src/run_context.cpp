@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <random>
 #include <thread>
@@ -10,6 +11,16 @@
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+
+namespace superstep {
+
+bool should_retry_on(const retry_policy& policy, const error& e) {
+  if (policy.retry_on) return policy.retry_on(e);
+  return e.code() == error_code::node_error || e.code() == error_code::storage_error ||
+         e.code() == error_code::node_timeout;
+}
+
+}  // namespace superstep
 
 namespace superstep::detail {
 
@@ -53,9 +64,34 @@ value task_context::interrupt(value v) {
           .to_json());
 }
 
-void task_context::emit_custom(value data) { run_.emit(stream_mode::custom, std::move(data)); }
+void task_context::emit_custom(value data) {
+  if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
+  run_.emit(stream_mode::custom, std::move(data));
+}
+
+void task_context::check_timeout() const {
+  if (!timeout_) return;
+  using ms = std::chrono::duration<double, std::milli>;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = ms(now - attempt_start_).count();
+  char text[256];
+  if (timeout_->run_timeout_ms && elapsed > *timeout_->run_timeout_ms) {
+    std::snprintf(text, sizeof text, "exceeded its run timeout of %.3fs (elapsed: %.3fs).",
+                  *timeout_->run_timeout_ms / 1000, elapsed / 1000);
+    throw error(error_code::node_timeout, "Node '" + task_.name + "' " + text);
+  }
+  const std::chrono::steady_clock::time_point last{
+      std::chrono::steady_clock::duration(last_progress_.load(std::memory_order_relaxed))};
+  if (timeout_->idle_timeout_ms && ms(now - last).count() > *timeout_->idle_timeout_ms) {
+    std::snprintf(text, sizeof text,
+                  "exceeded its idle timeout of %.3fs without making progress (elapsed: %.3fs).",
+                  *timeout_->idle_timeout_ms / 1000, elapsed / 1000);
+    throw error(error_code::node_timeout, "Node '" + task_.name + "' " + text);
+  }
+}
 
 void task_context::emit_message(value chunk) {
+  if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
   if (!run_.wants(stream_mode::messages)) return;
   object meta{{"langgraph_step", step_},
               {"langgraph_node", task_.name},
@@ -89,19 +125,19 @@ std::optional<value> task_context::fresh_read(const std::string& channel) {
 
 namespace {
 
-bool retried_by_default(const error& e) {
-  return e.code() == error_code::node_error || e.code() == error_code::storage_error;
-}
-
 // Waits before the next attempt, as LangGraph's runner does.
-void back_off(const retry_policy& p, std::int64_t attempt) {
-  double ms = p.initial_interval_ms * std::pow(p.backoff, static_cast<double>(attempt - 1));
+void back_off(const pregel_graph& g, const retry_policy& p, std::int64_t failures) {
+  double ms = p.initial_interval_ms * std::pow(p.backoff, static_cast<double>(failures - 1));
   ms = std::min(ms, p.max_interval_ms);
   if (p.jitter) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
-    ms += std::uniform_real_distribution<double>(0, ms / 2)(rng);
+    ms += std::uniform_real_distribution<double>(0, 1000)(rng);
   }
-  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+  const std::chrono::duration<double, std::milli> wait(ms);
+  if (g.retry_sleep)
+    g.retry_sleep(wait);
+  else
+    std::this_thread::sleep_for(wait);
 }
 
 thread_local task_context* running_task = nullptr;
@@ -125,6 +161,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
   ctx.reset_attempt();
+  ctx.start_clock(node.timeout ? &*node.timeout : nullptr);
   value out;
   try {
     current_task_scope scope(ctx);
@@ -137,23 +174,28 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     if (e.code() != error_code::parent_command) throw;
     out = value::parse_json(e.what());
   }
+  // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
+  // would have cancelled it there, so its result is dropped.
+  ctx.check_timeout();
   for (const auto& w : node.writers) w(out, ctx);
   task.output = std::move(out);
 }
 
-}  // namespace
+double seconds_since_epoch() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
-task_context* current_task() noexcept { return running_task; }
-
-void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
-  const pregel_node& node = g.nodes[task.node];
-  const std::int64_t attempts =
-      node.retry ? std::max<std::int64_t>(1, node.retry->max_attempts) : 1;
-  for (std::int64_t n = 1;; ++n) {
+// Runs `node` for the task with its retry policies (LangGraph run_with_retry). Returns the
+// error it failed with, if it did; an interrupt is recorded on the task and is no failure.
+std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& node,
+                                    pregel_task& task, task_context& ctx) {
+  const double first_time = seconds_since_epoch();
+  for (std::int64_t failures = 0;;) {
+    ctx.set_attempt(failures + 1, first_time);
     std::optional<error> failure;
     try {
       attempt(node, task, ctx);
-      break;
+      return std::nullopt;
     } catch (const error& e) {
       failure = e;
     } catch (const std::exception& e) {
@@ -173,16 +215,50 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
       else
         task.interrupts.push_back(std::move(raised));
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
-      break;
+      return std::nullopt;
     }
-    const bool retry =
-        n < attempts && failure->code() != error_code::parent_command &&
-        (node.retry->retry_on ? node.retry->retry_on(*failure) : retried_by_default(*failure));
-    if (!retry) {
-      task.error = task_error{failure->code(), failure->what()};
-      break;
-    }
-    back_off(*node.retry, n);
+    if (failure->code() == error_code::parent_command) return failure;
+    // The first policy whose retry_on matches decides; the attempts count across policies.
+    const retry_policy* matching = nullptr;
+    for (const auto& p : node.retry)
+      if (should_retry_on(p, *failure)) {
+        matching = &p;
+        break;
+      }
+    ++failures;
+    if (!matching || failures >= matching->max_attempts) return failure;
+    back_off(g, *matching, failures);
+  }
+}
+
+const pregel_node* node_named(const pregel_graph& g, const std::string& name) {
+  for (const auto& n : g.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
+task_context* current_task() noexcept { return running_task; }
+
+void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexcept {
+  const pregel_node& node = g.nodes[task.node];
+  const pregel_node* handler =
+      node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
+  std::optional<error> failure;
+  if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
+  if (failure && handler && failure->code() != error_code::parent_command)
+    task.handled_error = task_error{failure->code(), failure->what()};
+  if (task.handled_error && handler) {
+    // The node's error handler takes over the task (LangGraph's node_error_handler task):
+    // its writes are the task's, its failure the task's failure.
+    ctx.set_node_error(
+        node_failure{node.name, task.handled_error->code, task.handled_error->message});
+    failure = run_with_retry(g, *handler, task, ctx);
+  }
+  if (failure) {
+    task.writes.clear();
+    task.error = task_error{failure->code(), failure->what()};
   }
   task.done = true;
 }

@@ -2,9 +2,12 @@
 
 // Internal: the node_context and write_scope the runtime hands to node code.
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,7 @@ struct run_shared {
   // their own namespace, with `parents` naming the checkpoints of the graphs around them.
   checkpoint_saver* saver = nullptr;
   storage::store* store = nullptr;  // the graph's long-term store, shared by subgraphs
+  node_cache* cache = nullptr;      // where tasks with a cache policy keep their writes
   std::string checkpoint_id;        // of the current step (the tasks' parent checkpoint)
   bool resuming = false;            // the run continues a thread (no input, or a Command)
   std::map<std::string, std::string> parents;
@@ -47,6 +51,11 @@ struct run_shared {
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;
 };
+
+/// The cache namespace of node `node`'s writes (LangGraph's (CACHE_NS_WRITES, ..., node)).
+inline node_cache::cache_namespace cache_namespace_of(const std::string& node) {
+  return {"__pregel_ns_writes", node};
+}
 
 /// A namespace path as a checkpoint_ns: its parts joined with '|' ("" at the top level).
 std::string join_ns(const std::vector<std::string>& ns);
@@ -76,6 +85,26 @@ class task_context final : public node_context, public write_scope {
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
   storage::store* store() const noexcept override { return run_.store; }
+  std::int64_t node_attempt() const noexcept override { return attempt_; }
+  double node_first_attempt_time() const noexcept override { return first_attempt_time_; }
+  const node_failure* node_error() const noexcept override {
+    return failure_ ? &*failure_ : nullptr;
+  }
+  /// The attempt about to run and when the first one started (run_task).
+  void set_attempt(std::int64_t n, double first_time) noexcept {
+    attempt_ = n;
+    first_attempt_time_ = first_time;
+  }
+  void heartbeat() noexcept override { touch(); }
+  void check_timeout() const override;
+  /// Starts the clocks of an attempt run under `policy` (null: no timeout).
+  void start_clock(const timeout_policy* policy) noexcept {
+    timeout_ = policy;
+    attempt_start_ = std::chrono::steady_clock::now();
+    touch();
+  }
+  /// The failure the error handler about to run handles.
+  void set_node_error(node_failure f) { failure_ = std::move(f); }
 
   void write(std::string channel, value v) override {
     task_.writes.emplace_back(std::move(channel), std::move(v));
@@ -93,6 +122,17 @@ class task_context final : public node_context, public write_scope {
   const algo::channel_map& channels_;
   std::size_t interrupt_calls_ = 0;
   std::size_t subgraph_calls_ = 0;
+  std::int64_t attempt_ = 1;
+  double first_attempt_time_ = 0;
+  std::optional<node_failure> failure_;
+  void touch() noexcept {
+    last_progress_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                         std::memory_order_relaxed);
+  }
+  const timeout_policy* timeout_ = nullptr;
+  std::chrono::steady_clock::time_point attempt_start_;
+  // Of the last progress, for the idle timeout: stream events may come from other threads.
+  std::atomic<std::chrono::steady_clock::rep> last_progress_{0};
 };
 
 /// The id of the interrupts a task raises: a hash of its namespace and task id, stable across

@@ -314,7 +314,36 @@ bool run_loop::plan() {
                                              {"name", t.name},
                                              {"input", t.input},
                                              {"triggers", triggers_value(t)}}}});
+  cache_keys_.clear();
+  if (shared_.cache) take_cached_writes();
   return true;
+}
+
+void run_loop::take_cached_writes() {
+  // Tasks whose node caches its writes and whose input has a live entry do not run: their
+  // writes come from the cache (LangGraph's match_cached_writes), reported by runnable().
+  // The keys are kept for cache_writes: an executor may not give the inputs back.
+  cache_keys_.assign(tasks_.size(), std::nullopt);
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    pregel_task& t = tasks_[i];
+    const auto& policy = g_.nodes[t.node].cache;
+    if (t.done || !policy) continue;
+    std::string key = policy->key(t.input);
+    if (auto hit = shared_.cache->get(cache_namespace_of(t.name), key)) {
+      t.writes = std::move(*hit);
+      t.done = t.cached = true;
+    } else {
+      cache_keys_[i] = std::move(key);
+    }
+  }
+}
+
+void run_loop::cache_writes(const pregel_task& t) {
+  if (!shared_.cache || t.cached || t.error || t.handled_error || !t.interrupts.empty()) return;
+  const std::size_t i = static_cast<std::size_t>(&t - tasks_.data());
+  if (i >= cache_keys_.size() || !cache_keys_[i]) return;
+  shared_.cache->set(cache_namespace_of(t.name), *cache_keys_[i], t.writes,
+                     g_.nodes[t.node].cache->ttl);
 }
 
 void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
@@ -331,7 +360,10 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
       save_writes(fresh);  // one write for the batch
     }
   }
-  for (const pregel_task* t : tasks) report_finished(*t);
+  for (const pregel_task* t : tasks) {
+    cache_writes(*t);
+    report_finished(*t);
+  }
 }
 
 void run_loop::report_finished(const pregel_task& t) {
@@ -341,10 +373,12 @@ void run_loop::report_finished(const pregel_task& t) {
     return;
   }
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
-    object update{{t.name, g_.state_single ? single_update(g_.state_channels, t)
-                                           : task_update(stream_set_, t)}};
-    // As LangGraph's map_output_updates: writes restored from before (a resumed step's
-    // finished tasks) rather than made now are marked.
+    // A task its node's error handler took over reports as the handler (LangGraph runs it as
+    // a task of its own); writes not computed now (restored or from the cache) are marked, as
+    // LangGraph's map_output_updates.
+    object update{{t.handled_error ? g_.nodes[t.node].error_handler : t.name,
+                   g_.state_single ? single_update(g_.state_channels, t)
+                                   : task_update(stream_set_, t)}};
     if (t.cached) update.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(update)));
   }

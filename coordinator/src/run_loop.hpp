@@ -141,6 +141,9 @@ class run_loop {
   void report_finished(const pregel_task& t);
   void report_interrupts(const pregel_task& t);
   void show_finished_writes();
+  void take_cached_writes();
+  /// Stores a task's writes in the graph's cache when its node has a cache policy.
+  void cache_writes(const pregel_task& t);
   void emit_static_interrupt();
   void emit_values_if(const std::unordered_set<std::string>& updated);
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
@@ -179,6 +182,7 @@ class run_loop {
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
+  std::vector<std::optional<std::string>> cache_keys_;  // of the step's tasks, by index
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;

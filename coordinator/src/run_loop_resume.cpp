@@ -150,6 +150,12 @@ void run_loop::attach_resumed_writes() {
     pregel_task& t = *it->second;
     if (w.channel == RESUME && w.v.is_list()) {
       t.resume = w.v.as_list();
+    } else if (w.channel == ERROR_SOURCE_NODE) {
+      // Its node failed before and its error handler did not finish: the handler runs again.
+      t.handled_error = task_error{
+          static_cast<error_code>(w.v.get("code").is_int() ? w.v.get("code").as_int()
+                                                           : std::int64_t(0)),
+          w.v.get("error").is_string() ? w.v.get("error").as_string() : w.v.get("error").to_json()};
     } else if (!rerun.count(w.task_id)) {
       t.done = t.cached = true;
       if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);

@@ -178,7 +178,15 @@ task_writes saved_writes_of(const pregel_task& t) {
     w.writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
   } else if (t.error) {
     w.writes = {{std::string(ERROR), value(t.error->message)}};
-  } else if (t.writes.empty()) {  // still record that the task finished, so a resume skips it
+  }
+  if (t.handled_error && (t.error || !t.interrupts.empty()))
+    // The node failed and its error handler did not finish: a resume runs the handler again.
+    w.writes.emplace_back(std::string(ERROR_SOURCE_NODE),
+                          object{{"node", t.name},
+                                 {"code", static_cast<std::int64_t>(t.handled_error->code)},
+                                 {"error", t.handled_error->message}});
+  if (!t.interrupts.empty() || t.error) return w;
+  if (t.writes.empty()) {  // still record that the task finished, so a resume skips it
     w.writes = {{std::string(NO_WRITES), value()}};
   } else {
     w.writes = t.writes;

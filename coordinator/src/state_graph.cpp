@@ -163,9 +163,33 @@ state_graph& state_graph::set_output_keys(std::vector<std::string> keys) {
   return *this;
 }
 
+namespace {
+
+// As LangGraph's TimeoutPolicy.coerce, when the node is declared: each limit above 0.
+void check_timeout(const std::string& who, const std::optional<timeout_policy>& t) {
+  if (!t) return;
+  for (auto [field, ms] :
+       {std::pair{"run_timeout", t->run_timeout_ms}, std::pair{"idle_timeout", t->idle_timeout_ms}})
+    if (ms && !(*ms > 0)) invalid(who + ": " + field + " must be greater than 0");
+  if (!t->run_timeout_ms && !t->idle_timeout_ms)
+    invalid(who + ": a timeout needs a run_timeout or an idle_timeout");
+}
+
+}  // namespace
+
+state_graph& state_graph::set_node_defaults(node_defaults defaults) {
+  check_timeout("the node defaults", defaults.timeout);
+  if (!defaults.retry.empty()) defaults_.retry = std::move(defaults.retry);
+  if (defaults.cache) defaults_.cache = std::move(defaults.cache);
+  if (defaults.timeout) defaults_.timeout = std::move(defaults.timeout);
+  if (defaults.error_handler) defaults_.error_handler = std::move(defaults.error_handler);
+  return *this;
+}
+
 state_graph& state_graph::add_node(std::string name, node_function fn, node_options options) {
   check_new_name(name);
   if (!fn) invalid("node '" + name + "' has no function");
+  check_timeout("node '" + name + "'", options.timeout);
   node_names_.insert(name);
   nodes_.push_back({std::move(name), std::move(fn), nullptr, std::move(options)});
   return *this;
@@ -175,6 +199,7 @@ state_graph& state_graph::add_node(std::string name, std::shared_ptr<const prege
                                    node_options options) {
   check_new_name(name);
   if (!subgraph) invalid("node '" + name + "' has no subgraph");
+  check_timeout("node '" + name + "'", options.timeout);
   node_names_.insert(name);
   nodes_.push_back({std::move(name), nullptr, std::move(subgraph), std::move(options)});
   return *this;
@@ -401,14 +426,42 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   add_routing(start);
   g.nodes.push_back(std::move(start));
 
+  // Error handlers: a node of their own each, run in the failed task (never triggered).
+  const std::string default_handler = defaults_.error_handler ? "__default_error_handler__" : "";
+  if (!default_handler.empty() && topo->nodes.count(default_handler))
+    invalid("Auto-generated default error handler node `" + default_handler + "` already exists.");
+  auto handler_of = [&](const node_spec& n) {
+    return n.options.error_handler ? "__error_handler__" + n.name : default_handler;
+  };
+  auto add_handler = [&](const std::string& name, const node_function& fn) {
+    pregel_node pn;
+    pn.name = name;
+    pn.reads = all_keys;
+    pn.retry = defaults_.retry;
+    pn.timeout = defaults_.timeout;
+    if (!managed_.empty())
+      pn.fn = [fn, managed = managed_](const value& in, node_context& ctx) {
+        return fn(with_managed(in, managed, ctx), ctx);
+      };
+    else
+      pn.fn = fn;
+    pn.writers.push_back([topo, name](const value& out, write_scope& s) {
+      write_update(*topo, name, out, s, false);
+    });
+    g.nodes.push_back(std::move(pn));
+  };
+
   for (const auto& n : nodes_) {
     pregel_node pn;
     pn.name = n.name;
+    pn.error_handler = handler_of(n);
+    pn.cache = n.options.cache ? n.options.cache : defaults_.cache;
+    pn.timeout = n.options.timeout ? n.options.timeout : defaults_.timeout;
     pn.triggers = {branch_channel(n.name)};
     for (std::size_t i : indices(joins_to, n.name))
       pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));
     pn.reads = all_keys;
-    pn.retry = n.options.retry;
+    pn.retry = n.options.retry.empty() ? defaults_.retry : n.options.retry;
     if (n.subgraph) {
       auto sub = n.subgraph;
       pn.subgraph = sub;
@@ -430,6 +483,17 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     g.nodes.push_back(std::move(pn));
   }
   add_terminal_edges(g);
+  for (const auto& n : nodes_)
+    if (n.options.error_handler) {
+      std::string name = "__error_handler__" + n.name;
+      if (topo->nodes.count(name))
+        invalid("Auto-generated error handler node `" + name + "` already exists.");
+      add_handler(name, n.options.error_handler);
+    }
+  // The default handler is a node only when some node falls back on it.
+  if (std::any_of(nodes_.begin(), nodes_.end(), [](auto& n) { return !n.options.error_handler; }) &&
+      !default_handler.empty())
+    add_handler(default_handler, defaults_.error_handler);
 
   g.input_channels = {std::string(START)};
   g.input_single = true;
@@ -446,6 +510,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.executor = options.executor;
   ro.directory = options.directory;
   ro.store = options.store;
+  ro.cache = options.cache;
+  g.retry_sleep = options.retry_sleep;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 

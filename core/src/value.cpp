@@ -44,6 +44,7 @@ std::string_view code_name(error_code c) noexcept {
     case error_code::protocol_error: return "protocol_error";
     case error_code::thread_busy: return "thread_busy";
     case error_code::run_cancelled: return "run_cancelled";
+    case error_code::node_timeout: return "node_timeout";
   }
   return "unknown";
 }

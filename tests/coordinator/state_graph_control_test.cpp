@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(retry_policy_reruns_a_failing_node_until_it_succeeds_or_giv
           if (calls->fetch_add(1) < failures) throw superstep::error(code, "attempt failed");
           return object{{"x", "ok"}};
         },
-        node_options{.retry = r});
+        node_options{.retry = {r}});
     b.add_edge("__start__", "flaky");
     return b.compile(test::opts());
   };

@@ -196,10 +196,11 @@ BOOST_AUTO_TEST_CASE(test_pending_writes_resume) {
         return object{{"value", 2}};
       });
       node_options retry;
-      retry.retry = retry_policy{};
-      retry.retry->max_attempts = 2;
-      retry.retry->initial_interval_ms = 0;
-      retry.retry->jitter = false;
+      retry_policy p;
+      p.max_attempts = 2;
+      p.initial_interval_ms = 0;
+      p.jitter = false;
+      retry.retry = {p};
       b.add_node(
           "two",
           [&](const value&, node_context&) -> value {

@@ -36,6 +36,10 @@ struct pregel_task {
   /// The interrupts the task raised ({"value", "id"}), when it was interrupted.
   list interrupts;
   std::optional<task_error> error;
+  /// Set when the node failed (after its retries) and its error handler ran instead: the
+  /// node's error. Set before the task runs (a resume after the handler failed), the node is
+  /// skipped and the handler runs again.
+  std::optional<task_error> handled_error;
   bool done = false;
   /// Restored from writes saved before an interruption; not run again.
   bool cached = false;

@@ -11,6 +11,9 @@ inline constexpr std::string_view TASKS = "__pregel_tasks";
 inline constexpr std::string_view ERROR = "__error__";
 inline constexpr std::string_view INTERRUPT = "__interrupt__";
 inline constexpr std::string_view RESUME = "__resume__";
+/// Saved with a failed task whose node's error handler took over: the failure it handles, so a
+/// resume runs the handler again, not the node (LangGraph ERROR_SOURCE_NODE).
+inline constexpr std::string_view ERROR_SOURCE_NODE = "__error_source_node__";
 inline constexpr std::string_view NO_WRITES = "__no_writes__";
 inline constexpr std::string_view INPUT = "__input__";
 inline constexpr std::string_view PUSH = "__pregel_push";

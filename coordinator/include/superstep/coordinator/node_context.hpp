@@ -2,18 +2,42 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep {
 
-class error;
 namespace storage {
 class store;
 }
+
+/// The failure an error handler handles (LangGraph `NodeError`): the node that failed, after
+/// its retries, and its error.
+struct node_failure {
+  std::string node;
+  error_code code = error_code::node_error;
+  std::string message;
+};
+
+/// Time limits of each attempt of a node (LangGraph `TimeoutPolicy`). An attempt past one
+/// fails with error_code::node_timeout ("Node 'x' exceeded its run timeout of 0.050s ..."),
+/// retried by the default retry policy; its writes are dropped. A C++ node cannot be cancelled:
+/// it stops at its next `node_context::check_timeout()` (LangGraph stops an async node at its
+/// next await), else when it returns.
+struct timeout_policy {
+  /// The longest an attempt may run, in milliseconds; never refreshed.
+  std::optional<double> run_timeout_ms = std::nullopt;
+  /// The longest an attempt may go without progress, in milliseconds: progress is a
+  /// heartbeat() and, unless `refresh_on_heartbeat_only`, a custom or message stream event.
+  std::optional<double> idle_timeout_ms = std::nullopt;
+  /// LangGraph's refresh_on="heartbeat": only heartbeat() refreshes the idle timeout.
+  bool refresh_on_heartbeat_only = false;
+};
 
 /// What a node or router sees of its run besides its input: the run's config, its identity,
 /// and the stream writers. Passed by reference to every call; valid only during that call.
@@ -52,11 +76,29 @@ class node_context {
   /// The long-term store the graph was compiled with (LangGraph's `store` argument), shared
   /// by every thread; null when it has none. Include superstep/storage/store.hpp to use it.
   virtual storage::store* store() const noexcept { return nullptr; }
+
+  /// Which attempt of the task this is: 1, then 2, 3, ... on retries (LangGraph
+  /// `execution_info.node_attempt`).
+  virtual std::int64_t node_attempt() const noexcept { return 1; }
+  /// When the task's first attempt started, in seconds since the Unix epoch (LangGraph
+  /// `execution_info.node_first_attempt_time`); the same for every attempt.
+  virtual double node_first_attempt_time() const noexcept { return 0; }
+  /// Tells the idle timeout the node is making progress (LangGraph `runtime.heartbeat()`); a
+  /// no-op without one.
+  virtual void heartbeat() noexcept {}
+  /// Throws error(node_timeout) when this attempt is past its run or idle timeout: a
+  /// long-running node calls it where it may stop. A no-op without a timeout.
+  virtual void check_timeout() const {}
+
+  /// In an error handler (node_options::error_handler): the failure it handles; null in a
+  /// node or router.
+  virtual const node_failure* node_error() const noexcept { return nullptr; }
 };
 
 /// How often and how patiently a failing node is retried (LangGraph `RetryPolicy`, same
-/// defaults). The wait before attempt n+1 is initial_interval_ms * backoff^(n-1), at most
-/// max_interval_ms, with up to 50 % random jitter added when `jitter`.
+/// defaults). The wait after the n-th failed attempt is initial_interval_ms * backoff^(n-1),
+/// at most max_interval_ms, plus a random 0 to 1000 ms when `jitter` (as LangGraph's
+/// `random.uniform(0, 1)` seconds).
 struct retry_policy {
   std::int64_t max_attempts = 3;
   double initial_interval_ms = 500;
@@ -67,6 +109,15 @@ struct retry_policy {
   /// not our own verdicts on bad updates or input, which would fail again.
   std::function<bool(const class error&)> retry_on;
 };
+
+/// Whether `policy` retries `e` (LangGraph `_should_retry_on`): its `retry_on`, or by default
+/// errors raised by node code (node_error, storage_error) and timeouts (node_timeout).
+bool should_retry_on(const retry_policy& policy, const error& e);
+
+/// A node's retry policies (LangGraph `retry_policy=[p1, p2]`): when an attempt fails, the
+/// first policy whose `retry_on` matches decides whether and after how long the task runs
+/// again; none matching fails the task. The attempts are counted across policies.
+using retry_policies = std::vector<retry_policy>;
 
 /// A node function: gets its input (the state, a Send argument, or channel values) and
 /// returns its output (a state update, a Command, or for Pregel nodes any value).

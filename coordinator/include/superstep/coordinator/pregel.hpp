@@ -63,6 +63,12 @@ struct runtime_options {
   std::shared_ptr<actors::node_directory> directory;
   /// The long-term store nodes reach through `node_context::store()` (memory across threads).
   std::shared_ptr<storage::store> store;
+  /// The retry policies of nodes that have none of their own (LangGraph
+  /// `Pregel(retry_policy=...)`).
+  retry_policies retry;
+  /// Where nodes with a cache policy keep their writes (LangGraph `cache`); subgraphs without
+  /// their own use their parent's.
+  std::shared_ptr<node_cache> cache;
 };
 
 struct state_snapshot;
@@ -202,6 +208,11 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// Removes every checkpoint and write of the thread. Throws `superstep::error`
   /// (thread_busy) while a run of this process holds the thread.
   void delete_thread(const std::string& thread_id) const;
+
+  /// Drops the cached writes of `nodes` (all nodes when empty) from the graph's cache
+  /// (LangGraph `clear_cache`). Throws `superstep::error` (invalid_argument) when the graph has
+  /// no cache.
+  void clear_cache(const std::vector<std::string>& nodes = {}) const;
 
   /// A Mermaid flowchart of the graph (LangGraph `draw_mermaid`).
   std::string draw_mermaid() const;

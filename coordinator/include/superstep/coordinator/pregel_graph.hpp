@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "superstep/channels/channel.hpp"
+#include "superstep/coordinator/node_cache.hpp"
 #include "superstep/coordinator/node_context.hpp"
 
 namespace superstep {
@@ -44,7 +46,16 @@ struct pregel_node {
   /// Channels the writers read "fresh" (routers): node actors keep replicas of these.
   std::vector<std::string> fresh_reads;
   /// Retries of a failing task; none when empty.
-  std::optional<retry_policy> retry;
+  retry_policies retry;
+  /// Time limits of each attempt (LangGraph `timeout`); none: no limit.
+  std::optional<timeout_policy> timeout;
+  /// Caching of the task's writes by input (needs a cache in runtime_options); none: no cache.
+  std::optional<cache_policy> cache;
+  /// The node that runs, in the same task, when this one fails after its retries (LangGraph
+  /// `error_handler`); it gets the task's input and `node_context::node_error()`, and its
+  /// writes are the task's. Empty: a failure fails the step. Interrupts and Commands to a
+  /// parent graph are not failures.
+  std::string error_handler;
   /// Hidden nodes (the StateGraph START node) do not appear in `updates` streams.
   bool hidden = false;
   /// The compiled subgraph this node runs, if it is one (for drawing and namespaces).
@@ -74,6 +85,9 @@ struct pregel_graph {
   bool state_single = false;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
+  /// How a retry waits before the next attempt (null: the task's thread sleeps). A test or a
+  /// simulator passes its own to observe or skip the waits. Called from the task's thread.
+  std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
   /// For drawing: static edges and branches as the builder declared them.
   std::vector<std::pair<std::string, std::string>> draw_edges;
   std::vector<std::tuple<std::string, std::string, std::string>> draw_conditional_edges;

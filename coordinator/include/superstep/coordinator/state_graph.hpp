@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,12 +30,34 @@ struct node_options {
   /// Nodes this node may route to with a Command (LangGraph `destinations`): declares a way in
   /// for them and draws the edges.
   std::vector<std::string> destinations = {};
-  /// Retries when the node fails (LangGraph `retry_policy`).
-  std::optional<retry_policy> retry = std::nullopt;
+  /// Retries when the node fails (LangGraph `retry_policy`, one or several). Empty: the
+  /// graph's default (`set_node_defaults`), else none.
+  retry_policies retry = {};
+  /// Time limits of each attempt (LangGraph `timeout`). None: the graph's default.
+  std::optional<timeout_policy> timeout = std::nullopt;
+  /// Caches the node's writes by input (LangGraph `cache_policy`; needs compile_options::cache).
+  /// None: the graph's default.
+  std::optional<cache_policy> cache = std::nullopt;
+  /// Runs when the node fails after its retries (LangGraph `error_handler`): a node added as
+  /// `__error_handler__<name>` that gets the failed task's state, reads the failure from
+  /// `node_context::node_error()` and returns an update or a Command (whose goto routes on).
+  /// Its failure fails the run. Null: the graph's default, else the failure fails the step.
+  node_function error_handler = nullptr;
   /// The graph this node's function runs through `pregel::run_nested`, if any (LangGraph finds
   /// it in the function's closure): `get_state(config, true)` shows its state for the node's
   /// tasks, and its namespace leads get_state/update_state to it.
   std::shared_ptr<const pregel> subgraph = nullptr;
+};
+
+/// What every node of a graph gets unless its node_options say otherwise (LangGraph
+/// `set_node_defaults`). `retry` and `timeout` apply to error handlers too; `cache` and
+/// `error_handler` to regular nodes only. Not inherited by subgraphs.
+struct node_defaults {
+  retry_policies retry = {};
+  std::optional<timeout_policy> timeout = std::nullopt;
+  std::optional<cache_policy> cache = std::nullopt;
+  /// Handles the failures of nodes without their own, as the node `__default_error_handler__`.
+  node_function error_handler = nullptr;
 };
 
 /// Options of `state_graph::compile`.
@@ -54,6 +78,10 @@ struct compile_options {
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   std::string name;
+  /// Where the writes of nodes with a cache policy are cached (LangGraph `cache`).
+  std::shared_ptr<node_cache> cache;
+  /// How retries wait (see pregel_graph::retry_sleep); null: the task's thread sleeps.
+  std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
 };
 
 /// Builds a graph whose nodes communicate through a shared state (LangGraph `StateGraph`).
@@ -87,6 +115,12 @@ class state_graph {
   /// Input and output schemas: subsets of the state keys (default: all keys).
   state_graph& set_input_keys(std::vector<std::string> keys);
   state_graph& set_output_keys(std::vector<std::string> keys);
+
+  /// Sets the defaults of every node's policies (LangGraph `set_node_defaults`); each field
+  /// given (non-empty) replaces the earlier default. Applied at compile(), whatever the order
+  /// of calls. Throws `superstep::error` (invalid_graph) at compile() when a default error
+  /// handler meets a node named `__default_error_handler__`.
+  state_graph& set_node_defaults(node_defaults defaults);
 
   state_graph& add_node(std::string name, node_function fn, node_options options = {});
   /// Adds a compiled graph as a node: it gets this graph's state and returns its output.
@@ -143,6 +177,7 @@ class state_graph {
   std::vector<std::pair<std::string, std::string>> edges_;
   std::vector<std::pair<std::vector<std::string>, std::string>> joins_;
   std::vector<branch_spec> branches_;
+  node_defaults defaults_;
 };
 
 }  // namespace superstep

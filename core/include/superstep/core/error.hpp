@@ -32,6 +32,7 @@ enum class error_code : std::uint16_t {
   protocol_error = 18,    ///< a malformed or unexpected message from another process
   thread_busy = 19,       ///< the thread has a run in progress (multitask strategy reject)
   run_cancelled = 20,     ///< another run on the thread stopped this one (interrupt, rollback)
+  node_timeout = 21,      ///< a node attempt passed its run or idle timeout (NodeTimeoutError)
 };
 
 std::string_view code_name(error_code c) noexcept;
