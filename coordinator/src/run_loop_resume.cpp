@@ -21,7 +21,8 @@ namespace {
 std::unordered_set<std::string_view> finished_tasks(const std::vector<pending_write>& writes) {
   std::unordered_set<std::string_view> finished;
   for (const auto& w : writes)
-    if (w.channel != ERROR && w.channel != INTERRUPT && w.channel != RESUME)
+    if (w.channel != ERROR && w.channel != INTERRUPT && w.channel != RESUME &&
+        w.channel != ERROR_SOURCE_NODE)  // a failed node whose error handler failed too
       finished.insert(w.task_id);
   return finished;
 }

@@ -446,7 +446,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     else
       pn.fn = fn;
     pn.writers.push_back([topo, name](const value& out, write_scope& s) {
-      write_update(*topo, name, out, s, false);
+      write_update(*topo, name, out, s);
     });
     g.nodes.push_back(std::move(pn));
   };

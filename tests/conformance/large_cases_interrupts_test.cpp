@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
   auto count = std::make_shared<std::atomic<int>>(0);
   state_graph b;
   b.add_key("my_key", "add").add_key("market");
-  b.add_node("tool_two", tool_two_node(count), node_options{.retry = fast_retries()});
+  b.add_node("tool_two", tool_two_node(count), node_options{.retry = {fast_retries()}});
   b.add_edge("__start__", "tool_two");
   auto tool_two = b.compile(opts());
   BOOST_TEST(json(tool_two->invoke(object{{"my_key", "value"}, {"market", "DE"}})) ==
@@ -144,7 +144,7 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   auto one_streamed = std::make_shared<latch>();
   state_graph b;
   b.add_key("my_key", "add").add_key("market");
-  b.add_node("tool_two", tool_two_node(count, one_streamed), node_options{.retry = fast_retries()});
+  b.add_node("tool_two", tool_two_node(count, one_streamed), node_options{.retry = {fast_retries()}});
   b.add_node("tool_one", [](const value&, node_context&) -> value {
     return object{{"my_key", " one"}};
   });
@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt_subgraph) {
   auto count = std::make_shared<std::atomic<int>>(0);
   state_graph sub;
   sub.add_key("my_key").add_key("market");
-  sub.add_node("do", tool_two_node(count), node_options{.retry = fast_retries()});
+  sub.add_node("do", tool_two_node(count), node_options{.retry = {fast_retries()}});
   sub.add_edge("__start__", "do");
   state_graph b;
   b.add_key("my_key", "add").add_key("market");
