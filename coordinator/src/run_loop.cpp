@@ -38,20 +38,6 @@ value task_update(const std::unordered_set<std::string>& stream_set, const prege
   return value(std::move(l));
 }
 
-value writes_to_value(const pregel_task& t) {
-  list l;
-  l.reserve(t.writes.size());
-  for (const auto& [ch, v] : t.writes) l.push_back(value::array({ch, v}));
-  return value(std::move(l));
-}
-
-value triggers_value(const pregel_task& t) {
-  if (t.push) return value::array({std::string(PUSH)});
-  list l;
-  for (const auto& tr : t.triggers) l.emplace_back(tr);
-  return value(std::move(l));
-}
-
 }  // namespace
 
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
@@ -109,6 +95,8 @@ void run_loop::begin(const value& given) {
     if (tuple) {
       start = std::move(tuple->checkpoint);
       meta_step = tuple->metadata.step;
+      stream_meta_ = tuple->metadata;
+      if (tuple->parent_config) stream_parent_id_ = tuple->parent_config->checkpoint_id;
       resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
       // Versions this run issues must be new to the thread: from an earlier checkpoint the run
@@ -215,6 +203,7 @@ bool run_loop::plan() {
   shared_.checkpoint_id = state_.checkpoint.id;
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
                                     shared_.checkpoint_ns);
+  emit_checkpoint_event();
   if (tasks_.empty()) return false;
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
   if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
@@ -222,16 +211,7 @@ bool run_loop::plan() {
     emit_static_interrupt();
     return false;
   }
-  if (shared_.wants(stream_mode::debug))
-    for (const auto& t : tasks_)
-      shared_.emit(stream_mode::debug,
-                   object{{"type", "task"},
-                          {"timestamp", now_iso8601()},
-                          {"step", step_},
-                          {"payload", object{{"id", t.id},
-                                             {"name", t.name},
-                                             {"input", t.input},
-                                             {"triggers", triggers_value(t)}}}});
+  emit_task_events();
   return true;
 }
 
@@ -253,18 +233,10 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
 }
 
 void run_loop::report_finished(const pregel_task& t) {
-  if (t.error || !t.interrupts.empty()) return;
-  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
+  if (!t.error && t.interrupts.empty() && shared_.wants(stream_mode::updates) &&
+      !g_.nodes[t.node].hidden)
     shared_.emit(stream_mode::updates, object{{t.name, task_update(stream_set_, t)}});
-  if (shared_.wants(stream_mode::debug))
-    shared_.emit(stream_mode::debug, object{{"type", "task_result"},
-                                            {"timestamp", now_iso8601()},
-                                            {"step", step_},
-                                            {"payload", object{{"id", t.id},
-                                                               {"name", t.name},
-                                                               {"error", value()},
-                                                               {"result", writes_to_value(t)},
-                                                               {"interrupts", list{}}}}});
+  emit_task_result(t);
 }
 
 bool run_loop::commit_step() {
@@ -273,15 +245,6 @@ bool run_loop::commit_step() {
   for (const auto& t : tasks_)
     if (t.error && (!failed || task_path_less(t, *failed))) failed = &t;
   if (failed) {
-    if (shared_.wants(stream_mode::debug))
-      shared_.emit(stream_mode::debug, object{{"type", "task_result"},
-                                              {"timestamp", now_iso8601()},
-                                              {"step", step_},
-                                              {"payload", object{{"id", failed->id},
-                                                                 {"name", failed->name},
-                                                                 {"error", failed->error->message},
-                                                                 {"result", list{}},
-                                                                 {"interrupts", list{}}}}});
     throw error(failed->error->code, failed->error->message);
   }
   // A task that called interrupt(): the step does not commit; the others' writes are saved

@@ -130,6 +130,12 @@ class run_loop {
   void save_writes(const std::vector<const pregel_task*>& tasks);
   void report_finished(const pregel_task& t);
   void emit_static_interrupt();
+  // The tasks / checkpoints / debug streams (run_loop_debug.cpp).
+  bool wants_task_events() const noexcept;
+  void emit_debug_event(stream_mode m, const char* type, std::int64_t step, value payload);
+  void emit_task_events();
+  void emit_task_result(const pregel_task& t);
+  void emit_checkpoint_event();
   void emit_values_if(const std::unordered_set<std::string>& updated);
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
   void put_checkpoint(const char* source, const algo::applied* applied);
@@ -165,6 +171,10 @@ class run_loop {
   std::unordered_set<std::string> stream_set_;  // what `updates` streams: the state channels
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
+  // The current checkpoint's metadata and the checkpoint streamed as its parent (the last
+  // saved one under exit durability), for the checkpoints stream.
+  checkpoint_metadata stream_meta_;
+  std::string stream_parent_id_;
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
   std::int64_t step_ = 0;

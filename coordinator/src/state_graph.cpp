@@ -377,6 +377,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   start.single_read = true;
   start.hidden = true;
   start.writers.push_back([topo, input_keys](const value& in, write_scope& s) {
+    // update_state(values=None) as __start__ writes no key, only the edges (LangGraph's
+    // _get_updates of None); a run's null input resumes and never reaches this writer.
+    if (in.is_null()) return;
     if (!in.is_object())
       throw error(
           error_code::invalid_argument,
