@@ -234,8 +234,12 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
 
 void run_loop::report_finished(const pregel_task& t) {
   if (!t.error && t.interrupts.empty() && shared_.wants(stream_mode::updates) &&
-      !g_.nodes[t.node].hidden)
-    shared_.emit(stream_mode::updates, object{{t.name, task_update(stream_set_, t)}});
+      !g_.nodes[t.node].hidden) {
+    object chunk{{t.name, task_update(stream_set_, t)}};
+    // A task whose saved writes a resumed step reuses is marked so (LangGraph's map_output_updates).
+    if (t.cached) chunk.set("__metadata__", object{{"cached", true}});
+    shared_.emit(stream_mode::updates, value(std::move(chunk)));
+  }
   emit_task_result(t);
 }
 
@@ -257,17 +261,19 @@ bool run_loop::commit_step() {
     }
   if (paused) {
     interrupted_ = true;
-    if (shared_.wants(stream_mode::updates))
+    // A breakpoint shows only at the top level, as LangGraph's loop exit does.
+    if (shared_.wants(stream_mode::updates) && (!interrupts_.empty() || shared_.ns.empty()))
       shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(interrupts_)}});
-    if (shared_.wants(stream_mode::values)) {
+    if (!interrupts_.empty() && shared_.wants(stream_mode::values)) {
       // As LangGraph: the state so far with the interrupts, or the interrupts alone when the
-      // output is a single channel.
+      // output is a single channel (a breakpoint alone shows none).
       auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
       object o;
       if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
       o.set(std::string(INTERRUPT), value(interrupts_));
       shared_.emit(stream_mode::values, value(std::move(o)));
     }
+    show_finished_writes();
     return false;
   }
   std::vector<pregel_task*> batch;
@@ -300,8 +306,9 @@ std::vector<std::uint32_t> run_loop::runnable() {
 }
 
 void run_loop::emit_static_interrupt() {
-  // As LangGraph: a breakpoint (interrupt_before/after) shows in `updates` as no interrupts.
-  if (shared_.wants(stream_mode::updates))
+  // As LangGraph: a breakpoint (interrupt_before/after) shows in `updates` as no interrupts,
+  // at the top level only (a subgraph's pauses its parent, which shows it).
+  if (shared_.wants(stream_mode::updates) && shared_.ns.empty())
     shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
 }
 
@@ -321,6 +328,33 @@ void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
     return;
   }
   auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+  if (!out) return;
+  latest_values_ = *out;
+  values_pending_ = false;
+  shared_.emit(stream_mode::values, *out);
+}
+
+void run_loop::show_finished_writes() {
+  // As LangGraph when a step stops at an interrupt: the output (and a last `values` event)
+  // shows the writes of the step's tasks that finished, applied to copies of the output
+  // channels; the checkpoint keeps them as pending writes.
+  std::vector<const pregel_task*> finished;
+  for (const auto& t : tasks_)
+    if (!t.error && t.interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
+  std::sort(finished.begin(), finished.end(),
+            [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); });
+  std::map<std::string, std::vector<value>> writes;
+  for (const pregel_task* t : finished)
+    for (const auto& [ch, v] : t->writes)
+      if (output_set_.count(ch)) writes[ch].push_back(v);
+  if (writes.empty()) return;
+  algo::channel_map shown;
+  for (const auto& c : g_.output_channels) {
+    auto copy = state_.channels.at(c)->copy();
+    if (auto it = writes.find(c); it != writes.end()) (void)copy->update(it->second);
+    shown.emplace(c, std::move(copy));
+  }
+  auto out = algo::read_channels(shown, g_.output_channels, g_.output_single);
   if (!out) return;
   latest_values_ = *out;
   values_pending_ = false;

@@ -137,6 +137,7 @@ class run_loop {
   void emit_task_result(const pregel_task& t);
   void emit_checkpoint_event();
   void emit_values_if(const std::unordered_set<std::string>& updated);
+  void show_finished_writes();
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
   void put_checkpoint(const char* source, const algo::applied* applied);
 

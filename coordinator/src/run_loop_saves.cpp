@@ -146,9 +146,11 @@ void run_loop::finish(bool failed) {
     }
   }
   if (durability_ != durability::exit || !saver_) return;
-  // As LangGraph: a subgraph running inside a task (a namespace part "node:task id") saves
-  // nothing under exit durability; resuming its parent runs it again from its start.
-  if (std::any_of(shared_.ns.begin(), shared_.ns.end(),
+  // As LangGraph: a subgraph running inside a task (a namespace part "node:task id") that
+  // ends normally saves nothing under exit durability (its parent's checkpoint has its
+  // result); one that stops at an interrupt or fails saves where it stopped, to resume there.
+  if (!failed && !interrupted_ &&
+      std::any_of(shared_.ns.begin(), shared_.ns.end(),
                   [](const std::string& part) { return part.find(':') != std::string::npos; }))
     return;
   // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
