@@ -44,8 +44,12 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
   output_set_.insert(g_.output_channels.begin(), g_.output_channels.end());
-  const auto& streamed = g_.state_channels.empty() ? g_.output_channels : g_.state_channels;
-  stream_set_.insert(streamed.begin(), streamed.end());
+  // What `values` and `updates` stream: the stream channels (LangGraph's stream_channels, all
+  // channels unless given; StateGraph: every state key), apart from what the run returns.
+  stream_channels_ = g_.state_channels.empty() ? &g_.output_channels : &g_.state_channels;
+  stream_single_ = g_.state_channels.empty() && g_.output_single;
+  stream_is_output_ = *stream_channels_ == g_.output_channels && stream_single_ == g_.output_single;
+  stream_set_.insert(stream_channels_->begin(), stream_channels_->end());
   for (const auto& c : g_.output_channels) {
     std::string_view t = g_.channels.at(c)->type_name();
     if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
@@ -150,8 +154,10 @@ void run_loop::begin(const value& given) {
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
       latest_values_ = *out;
       values_pending_ = false;
-      shared_.emit(stream_mode::values, *out);
     }
+    if (shared_.wants(stream_mode::values))
+      if (auto streamed = algo::read_channels(state_.channels, *stream_channels_, stream_single_))
+        shared_.emit(stream_mode::values, *streamed);
   }
 
   if (input.is_null()) return;
@@ -236,7 +242,8 @@ void run_loop::report_finished(const pregel_task& t) {
   if (!t.error && t.interrupts.empty() && shared_.wants(stream_mode::updates) &&
       !g_.nodes[t.node].hidden) {
     object chunk{{t.name, task_update(stream_set_, t)}};
-    // A task whose saved writes a resumed step reuses is marked so (LangGraph's map_output_updates).
+    // A task whose saved writes a resumed step reuses is marked so (LangGraph's
+    // map_output_updates).
     if (t.cached) chunk.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(chunk)));
   }
@@ -267,9 +274,9 @@ bool run_loop::commit_step() {
     if (!interrupts_.empty() && shared_.wants(stream_mode::values)) {
       // As LangGraph: the state so far with the interrupts, or the interrupts alone when the
       // output is a single channel (a breakpoint alone shows none).
-      auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+      auto cur = algo::read_channels(state_.channels, *stream_channels_, stream_single_);
       object o;
-      if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
+      if (cur && !stream_single_ && cur->is_object()) o = cur->as_object();
       o.set(std::string(INTERRUPT), value(interrupts_));
       shared_.emit(stream_mode::values, value(std::move(o)));
     }
@@ -313,17 +320,27 @@ void run_loop::emit_static_interrupt() {
 }
 
 void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
-  bool touched = false;  // O(changed): the updated channels are few, the outputs may be many
-  for (const auto& c : updated)
-    if (output_set_.count(c)) {
-      touched = true;
-      break;
-    }
-  if (!touched) return;
-  // Without a `values` stream, the state is read once at the end instead of every step,
-  // unless an output channel can clear without a new event (then the event's state must be
-  // kept now, as LangGraph returns the last event).
-  if (!shared_.wants(stream_mode::values) && !outputs_volatile_) {
+  // O(changed): the updated channels are few, the outputs may be many.
+  const auto touches = [&](const std::unordered_set<std::string>& set) {
+    for (const auto& c : updated)
+      if (set.count(c)) return true;
+    return false;
+  };
+  std::optional<value> streamed;
+  if (shared_.wants(stream_mode::values) && touches(stream_set_)) {
+    streamed = algo::read_channels(state_.channels, *stream_channels_, stream_single_);
+    if (streamed) shared_.emit(stream_mode::values, *streamed);
+  }
+  if (!touches(output_set_)) return;
+  if (streamed && stream_is_output_) {
+    latest_values_ = std::move(*streamed);
+    values_pending_ = false;
+    return;
+  }
+  // The output is read once at the end instead of every step, unless an output channel can
+  // clear without a new event (then the state must be kept now, as LangGraph returns the
+  // last event).
+  if (!outputs_volatile_) {
     values_pending_ = true;
     return;
   }
@@ -331,13 +348,12 @@ void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
   if (!out) return;
   latest_values_ = *out;
   values_pending_ = false;
-  shared_.emit(stream_mode::values, *out);
 }
 
 void run_loop::show_finished_writes() {
   // As LangGraph when a step stops at an interrupt: the output (and a last `values` event)
-  // shows the writes of the step's tasks that finished, applied to copies of the output
-  // channels; the checkpoint keeps them as pending writes.
+  // shows the writes of the step's tasks that finished, applied to copies of the channels;
+  // the checkpoint keeps them as pending writes.
   std::vector<const pregel_task*> finished;
   for (const auto& t : tasks_)
     if (!t.error && t.interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
@@ -346,19 +362,26 @@ void run_loop::show_finished_writes() {
   std::map<std::string, std::vector<value>> writes;
   for (const pregel_task* t : finished)
     for (const auto& [ch, v] : t->writes)
-      if (output_set_.count(ch)) writes[ch].push_back(v);
+      if (output_set_.count(ch) || stream_set_.count(ch)) writes[ch].push_back(v);
   if (writes.empty()) return;
   algo::channel_map shown;
-  for (const auto& c : g_.output_channels) {
-    auto copy = state_.channels.at(c)->copy();
-    if (auto it = writes.find(c); it != writes.end()) (void)copy->update(it->second);
-    shown.emplace(c, std::move(copy));
+  const auto show = [&](const std::vector<std::string>& channels) {
+    for (const auto& c : channels) {
+      if (shown.count(c)) continue;
+      auto copy = state_.channels.at(c)->copy();
+      if (auto it = writes.find(c); it != writes.end()) (void)copy->update(it->second);
+      shown.emplace(c, std::move(copy));
+    }
+  };
+  show(g_.output_channels);
+  show(*stream_channels_);
+  if (auto out = algo::read_channels(shown, g_.output_channels, g_.output_single)) {
+    latest_values_ = *out;
+    values_pending_ = false;
   }
-  auto out = algo::read_channels(shown, g_.output_channels, g_.output_single);
-  if (!out) return;
-  latest_values_ = *out;
-  values_pending_ = false;
-  shared_.emit(stream_mode::values, *out);
+  if (shared_.wants(stream_mode::values))
+    if (auto streamed = algo::read_channels(shown, *stream_channels_, stream_single_))
+      shared_.emit(stream_mode::values, *streamed);
 }
 
 const value& run_loop::output() {

@@ -169,7 +169,10 @@ class run_loop {
   bool resume_by_id_ = false;    // resume_ is an object of interrupt id -> value
   value latest_values_;
   std::unordered_set<std::string> output_set_;
-  std::unordered_set<std::string> stream_set_;  // what `updates` streams: the state channels
+  std::unordered_set<std::string> stream_set_;  // what `values` and `updates` stream
+  const std::vector<std::string>* stream_channels_ = nullptr;  // the same, in order
+  bool stream_single_ = false;     // `values` streams the one channel's value, not an object
+  bool stream_is_output_ = false;  // `values` streams what the run returns
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
   // The current checkpoint's metadata and the checkpoint streamed as its parent (the last

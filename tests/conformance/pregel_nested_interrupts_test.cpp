@@ -83,11 +83,11 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_interrupts_parallel) {
       so.modes = {stream_mode::updates};
       so.subgraphs = true;
       app->stream(object{{"my_key", ""}}, with_durability("2", d), so, r.sink());
-      BOOST_TEST(r.take() ==
-                     (texts{R"(() {"outer_1":{"my_key":" and parallel"}})",
-                            R"((inner:) {"inner_1":{"my_key":"got here","my_other_key":""}})",
-                            R"(() {"__interrupt__":[]})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          r.take() == (texts{R"(() {"outer_1":{"my_key":" and parallel"}})",
+                             R"((inner:) {"inner_1":{"my_key":"got here","my_other_key":""}})",
+                             R"(() {"__interrupt__":[]})"}),
+          boost::test_tools::per_element());
       BOOST_TEST(
           stream_texts(*app, value(), with_durability("2", d), {stream_mode::updates}) ==
               (texts{R"(() {"outer_1":{"my_key":" and parallel"},"__metadata__":{"cached":true}})",
@@ -98,11 +98,11 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_interrupts_parallel) {
       BOOST_TEST(values_of(*app, object{{"my_key", ""}}, with_durability("3", d)) ==
                      (texts{R"(() {"my_key":""})", R"(() {"my_key":" and parallel"})"}),
                  boost::test_tools::per_element());
-      BOOST_TEST(values_of(*app, value(), with_durability("3", d)) ==
-                     (texts{R"(() {"my_key":""})",
-                            R"(() {"my_key":"got here and there and parallel"})",
-                            R"(() {"my_key":"got here and there and parallel and back again"})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          values_of(*app, value(), with_durability("3", d)) ==
+              (texts{R"(() {"my_key":""})", R"(() {"my_key":"got here and there and parallel"})",
+                     R"(() {"my_key":"got here and there and parallel and back again"})"}),
+          boost::test_tools::per_element());
 
       // A breakpoint before the parallel node.
       app = build(open, {"outer_1"});
@@ -112,21 +112,21 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_interrupts_parallel) {
       BOOST_TEST(values_of(*app, value(), with_durability("4", d)) ==
                      (texts{R"(() {"my_key":""})", R"(() {"my_key":" and parallel"})"}),
                  boost::test_tools::per_element());
-      BOOST_TEST(values_of(*app, value(), with_durability("4", d)) ==
-                     (texts{R"(() {"my_key":""})",
-                            R"(() {"my_key":"got here and there and parallel"})",
-                            R"(() {"my_key":"got here and there and parallel and back again"})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          values_of(*app, value(), with_durability("4", d)) ==
+              (texts{R"(() {"my_key":""})", R"(() {"my_key":"got here and there and parallel"})",
+                     R"(() {"my_key":"got here and there and parallel and back again"})"}),
+          boost::test_tools::per_element());
 
       // A breakpoint after the parallel node.
       app = build(open, {}, {"outer_1"});
       BOOST_TEST(values_of(*app, object{{"my_key", ""}}, with_durability("5", d)) ==
                      (texts{R"(() {"my_key":""})", R"(() {"my_key":" and parallel"})"}),
                  boost::test_tools::per_element());
-      BOOST_TEST(values_of(*app, value(), with_durability("5", d)) ==
-                     (texts{R"(() {"my_key":""})",
-                            R"(() {"my_key":"got here and there and parallel"})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          values_of(*app, value(), with_durability("5", d)) ==
+              (texts{R"(() {"my_key":""})", R"(() {"my_key":"got here and there and parallel"})"}),
+          boost::test_tools::per_element());
       BOOST_TEST(values_of(*app, value(), with_durability("5", d)) ==
                      (texts{R"(() {"my_key":"got here and there and parallel"})",
                             R"(() {"my_key":"got here and there and parallel and back again"})"}),

@@ -35,8 +35,8 @@ BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   auto app = g.compile(opts());
   BOOST_TEST(app->invoke(object{{"my_key", "my_value"}}).to_json() ==
              R"({"my_key":"my_value_more"})");
-  const texts got = stream_texts(*app, object{{"my_key", "my_value"}}, value(),
-                                 {stream_mode::updates});
+  const texts got =
+      stream_texts(*app, object{{"my_key", "my_value"}}, value(), {stream_mode::updates});
   const texts a = {"() {\"up\":null}", "() {\"side\":null}", R"(() {"other":{"my_key":"_more"}})",
                    "() {\"down\":null}"};
   const texts b = {"() {\"up\":null}", R"(() {"other":{"my_key":"_more"}})", "() {\"side\":null}",
@@ -63,18 +63,18 @@ BOOST_AUTO_TEST_CASE(test_nested_graph) {
   auto app = g.compile(opts());
   const value never_called = object{{"never", "called"}};
   const value input = object{{"my_key", "my value"}, {"never_called", never_called}};
-  BOOST_TEST(app->invoke(input) ==
-             value(object{{"my_key", "my value there and back again"},
-                          {"never_called", never_called}}));
+  BOOST_TEST(app->invoke(input) == value(object{{"my_key", "my value there and back again"},
+                                                {"never_called", never_called}}));
   BOOST_TEST(stream_texts(*app, input, value(), {stream_mode::updates}) ==
                  (texts{R"(() {"inner":{"my_key":"my value there"}})",
                         R"(() {"side":{"my_key":"my value there and back again"}})"}),
              boost::test_tools::per_element());
   BOOST_TEST(
       stream_texts(*app, input, value(), {stream_mode::values}) ==
-          (texts{R"(() {"my_key":"my value","never_called":{"never":"called"}})",
-                 R"(() {"my_key":"my value there","never_called":{"never":"called"}})",
-                 R"(() {"my_key":"my value there and back again","never_called":{"never":"called"}})"}),
+          (texts{
+              R"(() {"my_key":"my value","never_called":{"never":"called"}})",
+              R"(() {"my_key":"my value there","never_called":{"never":"called"}})",
+              R"(() {"my_key":"my value there and back again","never_called":{"never":"called"}})"}),
       boost::test_tools::per_element());
 }
 
@@ -107,7 +107,8 @@ BOOST_AUTO_TEST_CASE(test_stream_subgraphs_during_execution) {
   });
   g.add_node("outer_2", returns(object{{"my_key", " and back again"}}));
   g.add_edge("__start__", "inner").add_edge("__start__", "outer_1");
-  g.add_edge(std::vector<std::string>{"inner", "outer_1"}, "outer_2").add_edge("outer_2", "__end__");
+  g.add_edge(std::vector<std::string>{"inner", "outer_1"}, "outer_2")
+      .add_edge("outer_2", "__end__");
   auto app = g.compile(opts_with_saver());
 
   recorder r;
@@ -200,20 +201,20 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_interrupts) {
       BOOST_TEST(app->invoke(value(), config("1")).to_json() ==
                  R"({"my_key":"hi my value here and there and back again"})");
 
-      BOOST_TEST(stream_texts(*app, object{{"my_key", "my value"}}, config("2"),
-                              {stream_mode::updates}) ==
-                     (texts{R"(() {"parent_1":{"my_key":"hi my value"}})",
-                            R"(() {"__interrupt__":[]})"}),
-                 boost::test_tools::per_element());
-      BOOST_TEST(stream_texts(*app, value(), config("2"), {stream_mode::updates}) ==
-                     (texts{R"(() {"child":{"my_key":"hi my value here and there"}})",
-                            R"(() {"parent_2":{"my_key":"hi my value here and there and back again"}})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          stream_texts(*app, object{{"my_key", "my value"}}, config("2"), {stream_mode::updates}) ==
+              (texts{R"(() {"parent_1":{"my_key":"hi my value"}})", R"(() {"__interrupt__":[]})"}),
+          boost::test_tools::per_element());
+      BOOST_TEST(
+          stream_texts(*app, value(), config("2"), {stream_mode::updates}) ==
+              (texts{R"(() {"child":{"my_key":"hi my value here and there"}})",
+                     R"(() {"parent_2":{"my_key":"hi my value here and there and back again"}})"}),
+          boost::test_tools::per_element());
 
-      BOOST_TEST(stream_texts(*app, object{{"my_key", "my value"}}, config("3"),
-                              {stream_mode::values}) ==
-                     (texts{R"(() {"my_key":"my value"})", R"(() {"my_key":"hi my value"})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          stream_texts(*app, object{{"my_key", "my value"}}, config("3"), {stream_mode::values}) ==
+              (texts{R"(() {"my_key":"my value"})", R"(() {"my_key":"hi my value"})"}),
+          boost::test_tools::per_element());
       BOOST_TEST(stream_texts(*app, value(), config("3"), {stream_mode::values}) ==
                      (texts{R"(() {"my_key":"hi my value"})",
                             R"(() {"my_key":"hi my value here and there"})",
