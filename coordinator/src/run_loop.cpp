@@ -369,7 +369,14 @@ void run_loop::show_finished_writes() {
     for (const auto& c : channels) {
       if (shown.count(c)) continue;
       auto copy = state_.channels.at(c)->copy();
-      if (auto it = writes.find(c); it != writes.end()) (void)copy->update(it->second);
+      if (auto it = writes.find(c); it != writes.end()) {
+        try {
+          (void)copy->update(it->second);
+        } catch (const error&) {
+          // Writes the channel refuses (the step would fail applying them): shown as it was.
+          copy = state_.channels.at(c)->copy();
+        }
+      }
       shown.emplace(c, std::move(copy));
     }
   };
