@@ -169,8 +169,9 @@ class run_loop {
   bool resume_by_id_ = false;    // resume_ is an object of interrupt id -> value
   value latest_values_;
   std::unordered_set<std::string> output_set_;
-  std::unordered_set<std::string> stream_set_;  // what `values` and `updates` stream
-  const std::vector<std::string>* stream_channels_ = nullptr;  // the same, in order
+  // What `values` and `updates` stream, as a set and in order.
+  std::unordered_set<std::string> stream_set_;
+  const std::vector<std::string>* stream_channels_ = nullptr;
   bool stream_single_ = false;     // `values` streams the one channel's value, not an object
   bool stream_is_output_ = false;  // `values` streams what the run returns
   bool values_pending_ = false;    // output channels changed since latest_values_ was read

@@ -22,7 +22,8 @@ enum class stream_mode : std::uint8_t {
   checkpoints
 };
 
-/// Parses "values", "updates", "custom", "messages", "debug", "tasks", "checkpoints"; throws `superstep::error` (invalid_argument) otherwise.
+/// Parses "values", "updates", "custom", "messages", "debug", "tasks", "checkpoints"; throws
+/// `superstep::error` (invalid_argument) otherwise.
 stream_mode parse_stream_mode(std::string_view name);
 std::string_view stream_mode_name(stream_mode m) noexcept;
 
