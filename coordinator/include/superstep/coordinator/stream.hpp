@@ -36,7 +36,7 @@ struct stream_event {
 };
 
 /// Receives events in the order they happen. Called from the thread driving the run or from
-/// node threads (custom/messages); calls never overlap.
+/// node threads (custom, messages and subgraph events, as they happen); calls never overlap.
 using stream_sink = std::function<void(const stream_event&)>;
 
 }  // namespace superstep
