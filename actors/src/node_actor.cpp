@@ -94,8 +94,9 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
           if (!coordinator) coordinator = caf::actor_cast<caf::actor>(sender);
           caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
         };
+        const bool local = b.header.local_forward && sender && sender->node() == self->node();
         try {
-          st.node->body(b.tasks, b.header, replica, forward);
+          st.node->body(b.tasks, b.header, replica, local ? *b.header.local_forward : forward);
         } catch (const std::exception& e) {
           for (auto& t : b.tasks)
             if (!t.done) t.error = task_error{error_code::internal, e.what()};

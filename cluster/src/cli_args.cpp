@@ -178,7 +178,8 @@ constexpr const char* run_usage =
     "  --fsync               flush every write to disk before going on (survives power loss;\n"
     "                        without it writes survive the process being killed)\n"
     "  --graph GRAPH.json    the same as GRAPH.json\n"
-    "  --stream MODE...      stream modes: values, updates, custom, messages, debug\n"
+    "  --stream MODE...      stream modes: values, updates, custom, messages, debug,\n"
+    "                        tasks, checkpoints\n"
     "                        (several after one --stream, or --stream repeated)\n"
     "  --subgraphs           also stream events of subgraphs, with their namespace\n"
     "  --config JSON|@FILE   the run's config object\n"
@@ -231,7 +232,7 @@ void set_graph_path(std::string& path, const std::string& arg) {
 }
 
 bool is_stream_mode(const std::string& s) {
-  for (const char* m : {"values", "updates", "custom", "messages", "debug"})
+  for (const char* m : {"values", "updates", "custom", "messages", "debug", "tasks", "checkpoints"})
     if (s == m) return true;
   return false;
 }

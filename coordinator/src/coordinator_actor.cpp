@@ -374,9 +374,11 @@ void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
 }
 
 caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run,
-                          std::promise<bool>* done) {
+                          std::promise<bool>* done,
+                          std::shared_ptr<const actors::stream_forward> local_forward) {
   auto& st = self->state;
   st.loop = loop;
+  st.header.local_forward = std::move(local_forward);
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;
@@ -533,7 +535,31 @@ value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
   // per run costs more than the run of a short graph.
   std::promise<bool> done;
   auto finished = done.get_future();
-  auto coord = sys.spawn(coordinator, &loop, run, &done);
+  // Node actors of this process stream straight to the run's sink while their tasks run; the
+  // line is cut when the run ends, so a task still running after a failure reaches nothing.
+  struct direct_line {
+    std::mutex m;
+    const run_shared* shared = nullptr;
+  };
+  auto line = std::make_shared<direct_line>();
+  line->shared = &loop.shared();
+  auto local_forward = std::make_shared<const actors::stream_forward>(
+      [line](const std::vector<std::string>& ns, std::uint8_t mode, value data) {
+        std::lock_guard lock(line->m);
+        const run_shared* shared = line->shared;
+        if (!shared || !shared->sink) return;
+        stream_event ev{ns, static_cast<stream_mode>(mode), std::move(data)};
+        std::lock_guard sink_lock(*shared->sink_mutex);
+        (*shared->sink)(ev);
+      });
+  struct cut_line {
+    direct_line& l;
+    ~cut_line() {
+      std::lock_guard lock(l.m);
+      l.shared = nullptr;
+    }
+  } cut{*line};
+  auto coord = sys.spawn(coordinator, &loop, run, &done, std::move(local_forward));
   caf::anon_send(coord, start_atom::value, input);
   // Short runs end within microseconds: spin a little before sleeping, since waking a
   // sleeping thread costs tens of microseconds on a VM.

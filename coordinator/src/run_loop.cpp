@@ -47,28 +47,18 @@ value single_update(const std::vector<std::string>& state_channels, const pregel
   return out;
 }
 
-value writes_to_value(const pregel_task& t) {
-  list l;
-  l.reserve(t.writes.size());
-  for (const auto& [ch, v] : t.writes) l.push_back(value::array({ch, v}));
-  return value(std::move(l));
-}
-
-value triggers_value(const pregel_task& t) {
-  if (t.push) return value::array({std::string(PUSH)});
-  list l;
-  for (const auto& tr : t.triggers) l.emplace_back(tr);
-  return value(std::move(l));
-}
-
 }  // namespace
 
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
   output_set_.insert(g_.output_channels.begin(), g_.output_channels.end());
-  const auto& streamed = g_.state_channels.empty() ? g_.output_channels : g_.state_channels;
-  stream_set_.insert(streamed.begin(), streamed.end());
+  // What `values` and `updates` stream: the stream channels (LangGraph's stream_channels, all
+  // channels unless given; StateGraph: every state key), apart from what the run returns.
+  stream_channels_ = g_.state_channels.empty() ? &g_.output_channels : &g_.state_channels;
+  stream_single_ = g_.state_single || (g_.state_channels.empty() && g_.output_single);
+  stream_is_output_ = *stream_channels_ == g_.output_channels && stream_single_ == g_.output_single;
+  stream_set_.insert(stream_channels_->begin(), stream_channels_->end());
   for (const auto& c : g_.output_channels) {
     std::string_view t = g_.channels.at(c)->type_name();
     if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
@@ -145,6 +135,8 @@ void run_loop::begin(const value& given) {
     if (tuple) {
       start = std::move(tuple->checkpoint);
       meta_step = tuple->metadata.step;
+      stream_meta_ = tuple->metadata;
+      if (tuple->parent_config) stream_parent_id_ = tuple->parent_config->checkpoint_id;
       resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
       // Versions this run issues must be new to the thread: from an earlier checkpoint the run
@@ -212,8 +204,10 @@ void run_loop::begin(const value& given) {
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
       latest_values_ = *out;
       values_pending_ = false;
-      shared_.emit(stream_mode::values, *out);
     }
+    if (shared_.wants(stream_mode::values))
+      if (auto streamed = algo::read_channels(state_.channels, *stream_channels_, stream_single_))
+        shared_.emit(stream_mode::values, *streamed);
   }
 
   if (input.is_null()) return;
@@ -297,6 +291,7 @@ bool run_loop::plan() {
   shared_.checkpoint_id = state_.checkpoint.id;
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
                                     shared_.checkpoint_ns);
+  emit_checkpoint_event();
   if (tasks_.empty()) return false;
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
   if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
@@ -304,16 +299,7 @@ bool run_loop::plan() {
     emit_static_interrupt();
     return false;
   }
-  if (shared_.wants(stream_mode::debug))
-    for (const auto& t : tasks_)
-      shared_.emit(stream_mode::debug,
-                   object{{"type", "task"},
-                          {"timestamp", now_iso8601()},
-                          {"step", step_},
-                          {"payload", object{{"id", t.id},
-                                             {"name", t.name},
-                                             {"input", t.input},
-                                             {"triggers", triggers_value(t)}}}});
+  emit_task_events();
   cache_keys_.clear();
   if (shared_.cache) take_cached_writes();
   return true;
@@ -367,12 +353,9 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
 }
 
 void run_loop::report_finished(const pregel_task& t) {
-  if (t.error) return;
-  if (!t.interrupts.empty()) {
+  if (!t.error && !t.interrupts.empty()) {
     report_interrupts(t);
-    return;
-  }
-  if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
+  } else if (!t.error && shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
     // A task its node's error handler took over reports as the handler (LangGraph runs it as
     // a task of its own); writes not computed now (restored or from the cache) are marked, as
     // LangGraph's map_output_updates.
@@ -382,15 +365,7 @@ void run_loop::report_finished(const pregel_task& t) {
     if (t.cached) update.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(update)));
   }
-  if (shared_.wants(stream_mode::debug))
-    shared_.emit(stream_mode::debug, object{{"type", "task_result"},
-                                            {"timestamp", now_iso8601()},
-                                            {"step", step_},
-                                            {"payload", object{{"id", t.id},
-                                                               {"name", t.name},
-                                                               {"error", value()},
-                                                               {"result", writes_to_value(t)},
-                                                               {"interrupts", list{}}}}});
+  emit_task_result(t);
 }
 
 bool run_loop::commit_step() {
@@ -399,15 +374,6 @@ bool run_loop::commit_step() {
   for (const auto& t : tasks_)
     if (t.error && (!failed || task_path_less(t, *failed))) failed = &t;
   if (failed) {
-    if (shared_.wants(stream_mode::debug))
-      shared_.emit(stream_mode::debug, object{{"type", "task_result"},
-                                              {"timestamp", now_iso8601()},
-                                              {"step", step_},
-                                              {"payload", object{{"id", failed->id},
-                                                                 {"name", failed->name},
-                                                                 {"error", failed->error->message},
-                                                                 {"result", list{}},
-                                                                 {"interrupts", list{}}}}});
     throw error(failed->error->code, failed->error->message);
   }
   // A task that called interrupt(): the step does not commit; the others' writes are saved
@@ -463,36 +429,12 @@ void run_loop::report_interrupts(const pregel_task& t) {
   if (shared_.wants(stream_mode::values)) {
     // The state so far with the interrupts, or the interrupts alone when the output is a
     // single channel. The step's channels do not change before it commits.
-    auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+    auto cur = algo::read_channels(state_.channels, *stream_channels_, stream_single_);
     object o;
-    if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
+    if (cur && !stream_single_ && cur->is_object()) o = cur->as_object();
     o.set(std::string(INTERRUPT), value(std::move(shown)));
     shared_.emit(stream_mode::values, value(std::move(o)));
   }
-}
-
-void run_loop::show_finished_writes() {
-  // As LangGraph when a top-level run stops at interrupt(): one last `values` event, which is
-  // also the output, with the writes of the step's finished tasks applied. Applied to a copy:
-  // the thread stays at the step's checkpoint, those writes saved as its pending writes.
-  std::vector<pregel_task*> finished;
-  for (auto& t : tasks_)
-    if (t.interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
-  if (finished.empty()) return;
-  algo::run_state copy;
-  copy.checkpoint = state_.checkpoint;
-  for (const auto& [name, ch] : state_.channels) copy.channels.emplace(name, ch->copy());
-  copy.volatile_available = state_.volatile_available;
-  copy.max_version = state_.max_version;
-  auto applied = algo::apply_writes(copy, index_, finished);
-  bool touched = false;
-  for (const auto& c : applied.updated_channels) touched |= output_set_.count(c) > 0;
-  if (!touched) return;
-  auto out = algo::read_channels(copy.channels, g_.output_channels, g_.output_single);
-  if (!out) return;
-  latest_values_ = *out;
-  values_pending_ = false;
-  shared_.emit(stream_mode::values, *out);
 }
 
 std::vector<std::uint32_t> run_loop::runnable() {
@@ -508,23 +450,34 @@ std::vector<std::uint32_t> run_loop::runnable() {
 }
 
 void run_loop::emit_static_interrupt() {
-  // As LangGraph: a breakpoint (interrupt_before/after) shows in `updates` as no interrupts.
-  if (shared_.wants(stream_mode::updates))
+  // As LangGraph: a breakpoint (interrupt_before/after) shows in `updates` as no interrupts,
+  // at the top level only (a subgraph's pauses its parent, which shows it).
+  if (shared_.wants(stream_mode::updates) && shared_.ns.empty())
     shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
 }
 
 void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
-  bool touched = false;  // O(changed): the updated channels are few, the outputs may be many
-  for (const auto& c : updated)
-    if (output_set_.count(c)) {
-      touched = true;
-      break;
-    }
-  if (!touched) return;
-  // Without a `values` stream, the state is read once at the end instead of every step,
-  // unless an output channel can clear without a new event (then the event's state must be
-  // kept now, as LangGraph returns the last event).
-  if (!shared_.wants(stream_mode::values) && !outputs_volatile_) {
+  // O(changed): the updated channels are few, the outputs may be many.
+  const auto touches = [&](const std::unordered_set<std::string>& set) {
+    for (const auto& c : updated)
+      if (set.count(c)) return true;
+    return false;
+  };
+  std::optional<value> streamed;
+  if (shared_.wants(stream_mode::values) && touches(stream_set_)) {
+    streamed = algo::read_channels(state_.channels, *stream_channels_, stream_single_);
+    if (streamed) shared_.emit(stream_mode::values, *streamed);
+  }
+  if (!touches(output_set_)) return;
+  if (streamed && stream_is_output_) {
+    latest_values_ = std::move(*streamed);
+    values_pending_ = false;
+    return;
+  }
+  // The output is read once at the end instead of every step, unless an output channel can
+  // clear without a new event (then the state must be kept now, as LangGraph returns the
+  // last event).
+  if (!outputs_volatile_) {
     values_pending_ = true;
     return;
   }
@@ -532,7 +485,47 @@ void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
   if (!out) return;
   latest_values_ = *out;
   values_pending_ = false;
-  shared_.emit(stream_mode::values, *out);
+}
+
+void run_loop::show_finished_writes() {
+  // As LangGraph when a step stops at an interrupt: the output (and a last `values` event)
+  // shows the writes of the step's tasks that finished, applied to copies of the channels;
+  // the checkpoint keeps them as pending writes.
+  std::vector<const pregel_task*> finished;
+  for (const auto& t : tasks_)
+    if (!t.error && t.interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
+  std::sort(finished.begin(), finished.end(),
+            [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); });
+  std::map<std::string, std::vector<value>> writes;
+  for (const pregel_task* t : finished)
+    for (const auto& [ch, v] : t->writes)
+      if (output_set_.count(ch) || stream_set_.count(ch)) writes[ch].push_back(v);
+  if (writes.empty()) return;
+  algo::channel_map shown;
+  const auto show = [&](const std::vector<std::string>& channels) {
+    for (const auto& c : channels) {
+      if (shown.count(c)) continue;
+      auto copy = state_.channels.at(c)->copy();
+      if (auto it = writes.find(c); it != writes.end()) {
+        try {
+          (void)copy->update(it->second);
+        } catch (const error&) {
+          // Writes the channel refuses (the step would fail applying them): shown as it was.
+          copy = state_.channels.at(c)->copy();
+        }
+      }
+      shown.emplace(c, std::move(copy));
+    }
+  };
+  show(g_.output_channels);
+  show(*stream_channels_);
+  if (auto out = algo::read_channels(shown, g_.output_channels, g_.output_single)) {
+    latest_values_ = *out;
+    values_pending_ = false;
+  }
+  if (shared_.wants(stream_mode::values))
+    if (auto streamed = algo::read_channels(shown, *stream_channels_, stream_single_))
+      shared_.emit(stream_mode::values, *streamed);
 }
 
 const value& run_loop::output() {

@@ -140,12 +140,18 @@ class run_loop {
   void save_writes(const std::vector<const pregel_task*>& tasks);
   void report_finished(const pregel_task& t);
   void report_interrupts(const pregel_task& t);
-  void show_finished_writes();
   void take_cached_writes();
   /// Stores a task's writes in the graph's cache when its node has a cache policy.
   void cache_writes(const pregel_task& t);
   void emit_static_interrupt();
+  // The tasks / checkpoints / debug streams (run_loop_debug.cpp).
+  bool wants_task_events() const noexcept;
+  void emit_debug_event(stream_mode m, const char* type, std::int64_t step, value payload);
+  void emit_task_events();
+  void emit_task_result(const pregel_task& t);
+  void emit_checkpoint_event();
   void emit_values_if(const std::unordered_set<std::string>& updated);
+  void show_finished_writes();
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
   void put_checkpoint(const char* source, const algo::applied* applied);
 
@@ -177,9 +183,17 @@ class run_loop {
   bool resume_by_id_ = false;    // resume_ is an object of interrupt id -> value
   value latest_values_;
   std::unordered_set<std::string> output_set_;
-  std::unordered_set<std::string> stream_set_;  // what `updates` streams: the state channels
+  // What `values` and `updates` stream, as a set and in order.
+  std::unordered_set<std::string> stream_set_;
+  const std::vector<std::string>* stream_channels_ = nullptr;
+  bool stream_single_ = false;     // `values` streams the one channel's value, not an object
+  bool stream_is_output_ = false;  // `values` streams what the run returns
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
+  // The current checkpoint's metadata and the checkpoint streamed as its parent (the last
+  // saved one under exit durability), for the checkpoints stream.
+  checkpoint_metadata stream_meta_;
+  std::string stream_parent_id_;
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
   std::vector<std::optional<std::string>> cache_keys_;  // of the step's tasks, by index

@@ -217,13 +217,12 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied) 
   checkpoint& cp = state_.checkpoint;
   const std::string parent_id = cp.id;
   cp.id = ids_.next();
-  const bool debug = shared_.wants(stream_mode::debug);
-  if (saver_ || debug) cp.ts = now_iso8601();
+  if (saver_) cp.ts = now_iso8601();
   checkpoint_metadata meta;
   meta.source = source;
   meta.step = step_;
   meta.parents = shared_.parents;
-  if (saver_ || debug) merge_config_metadata(meta, shared_.config);
+  if (saver_) merge_config_metadata(meta, shared_.config);
   if (saver_) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;
@@ -246,20 +245,8 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied) 
         break;
     }
   }
-  if (debug) {
-    auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
-    shared_.emit(stream_mode::debug,
-                 object{{"type", "checkpoint"},
-                        {"timestamp", cp.ts},
-                        {"step", step_},
-                        {"payload",
-                         object{{"config", object{{"configurable",
-                                                   object{{"thread_id", cp_config_.thread_id},
-                                                          {"checkpoint_ns", shared_.checkpoint_ns},
-                                                          {"checkpoint_id", cp.id}}}}},
-                                {"values", values ? *values : value()},
-                                {"metadata", metadata_to_value(meta)}}}});
-  }
+  stream_meta_ = meta;
+  stream_parent_id_ = durability_ == durability::exit ? last_saved_id_ : parent_id;
   ++step_;
 }
 

@@ -205,6 +205,21 @@ state_graph& state_graph::add_node(std::string name, std::shared_ptr<const prege
   return *this;
 }
 
+state_graph& state_graph::add_sequence(std::vector<std::pair<std::string, node_function>> steps) {
+  if (steps.empty()) invalid("a sequence needs at least one node");
+  std::unordered_set<std::string> names;
+  for (const auto& [name, fn] : steps) {
+    check_new_name(name);
+    if (!names.insert(name).second) invalid("node '" + name + "' is twice in the sequence");
+    if (!fn) invalid("node '" + name + "' has no function");
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    add_node(steps[i].first, std::move(steps[i].second));
+    if (i > 0) add_edge(steps[i - 1].first, steps[i].first);
+  }
+  return *this;
+}
+
 state_graph& state_graph::add_edge(std::string from, std::string to) {
   if (from == END) invalid("END cannot be the start of an edge");
   if (to == START) invalid("START cannot be the end of an edge");
@@ -416,6 +431,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   start.single_read = true;
   start.hidden = true;
   start.writers.push_back([topo, input_keys](const value& in, write_scope& s) {
+    // update_state(values=None) as __start__ writes no key, only the edges (LangGraph's
+    // _get_updates of None); a run's null input resumes and never reaches this writer.
+    if (in.is_null()) return;
     if (!in.is_object())
       throw error(
           error_code::invalid_argument,

@@ -62,9 +62,11 @@ stream_mode parse_stream_mode(std::string_view name) {
   if (name == "custom") return stream_mode::custom;
   if (name == "messages") return stream_mode::messages;
   if (name == "debug") return stream_mode::debug;
+  if (name == "tasks") return stream_mode::tasks;
+  if (name == "checkpoints") return stream_mode::checkpoints;
   throw error(error_code::invalid_argument,
               "unknown stream mode '" + std::string(name) +
-                  "' (expected values, updates, custom, messages or debug)");
+                  "' (expected values, updates, custom, messages, debug, tasks or checkpoints)");
 }
 
 std::string_view stream_mode_name(stream_mode m) noexcept {
@@ -74,6 +76,8 @@ std::string_view stream_mode_name(stream_mode m) noexcept {
     case stream_mode::custom: return "custom";
     case stream_mode::messages: return "messages";
     case stream_mode::debug: return "debug";
+    case stream_mode::tasks: return "tasks";
+    case stream_mode::checkpoints: return "checkpoints";
   }
   return "?";
 }

@@ -15,6 +15,10 @@ namespace superstep::actors {
 /// Channels by name: a node actor's replica of the channels its node reads.
 using channel_map = std::unordered_map<std::string, std::unique_ptr<channels::channel>>;
 
+/// Sends a stream event (custom, messages, or a subgraph's) to the run that asked for it.
+using stream_forward =
+    std::function<void(const std::vector<std::string>& ns, std::uint8_t mode, value data)>;
+
 /// What a task batch says about the run it belongs to.
 struct batch_header {
   std::int64_t step = 0;
@@ -29,11 +33,12 @@ struct batch_header {
   /// before this checkpoint the first time they run (`replay_visited`: those that have).
   std::string replay_checkpoint_id;
   std::vector<std::string> replay_visited;
+  /// Set only for node actors in the coordinator's process, never sent: delivers stream
+  /// events straight to the run's sink from the thread running the task, so they reach the
+  /// caller while the task runs (LangGraph streams subgraph events live), not when the
+  /// coordinator next gets a scheduler thread. Null: events go to the coordinator as messages.
+  std::shared_ptr<const stream_forward> local_forward;
 };
-
-/// Sends a stream event (custom, messages, or a subgraph's) back to the run's coordinator.
-using stream_forward =
-    std::function<void(const std::vector<std::string>& ns, std::uint8_t mode, value data)>;
 
 /// Runs a batch of tasks of one node against the replica; fills each task's writes, output
 /// and error. Never throws.

@@ -75,9 +75,11 @@ struct pregel_graph {
   /// The output is read from these channels, likewise.
   std::vector<std::string> output_channels;
   bool output_single = false;
-  /// The channels that make up the graph's state as `get_state` shows it, always as an object
-  /// (LangGraph's stream_channels; StateGraph: every state key). Empty: every channel, as
-  /// LangGraph's Pregel without stream_channels (the `pregel` constructor fills it in).
+  /// The channels that make up the graph's state as `get_state` shows it and as the `values`
+  /// and `updates` streams send it, always as an object (LangGraph's stream_channels;
+  /// StateGraph: every state key), whatever the output channels a run returns. Empty: every
+  /// channel, as LangGraph's Pregel without stream_channels (the `pregel` constructor fills
+  /// it in).
   std::vector<std::string> state_channels;
   /// The state is the value of the one state channel, not an object of it (LangGraph's
   /// stream_channels given as one channel, as an entrypoint's END): `updates` stream a task's

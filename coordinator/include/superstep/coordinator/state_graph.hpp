@@ -127,6 +127,11 @@ class state_graph {
   state_graph& add_node(std::string name, std::shared_ptr<const pregel> subgraph,
                         node_options options = {});
 
+  /// Adds the nodes in order, each running after the one before (LangGraph `add_sequence`).
+  /// Throws `superstep::error` (invalid_graph), adding nothing, when `steps` is empty, names a
+  /// node twice, or a node could not be added.
+  state_graph& add_sequence(std::vector<std::pair<std::string, node_function>> steps);
+
   /// `to` runs after `from`. Use START and END for the entry and the exit.
   state_graph& add_edge(std::string from, std::string to);
   /// `to` runs once every node in `from` has run (a join). A join into END routes nowhere,
