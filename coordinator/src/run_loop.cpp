@@ -386,7 +386,13 @@ bool run_loop::commit_step() {
     }
   if (paused) {
     interrupted_ = true;
-    if (shared_.ns.empty()) show_finished_writes();
+    if (shared_.ns.empty()) {
+      show_finished_writes();
+      // As LangGraph's loop exit: a pause with no interrupt value (a subgraph's breakpoint)
+      // shows as an empty interrupt, after the last values.
+      if (interrupts_.empty() && shared_.wants(stream_mode::updates))
+        shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
+    }
     return false;
   }
   std::vector<pregel_task*> batch;
@@ -420,10 +426,12 @@ bool run_loop::commit_step() {
 void run_loop::report_interrupts(const pregel_task& t) {
   if (g_.nodes[t.node].hidden) return;
   // As LangGraph's output_writes: each interrupted task shows its own interrupts as it
-  // finishes (a null one, a subgraph's breakpoint, shows as none).
+  // finishes.
   list shown;
   for (const auto& i : t.interrupts)
     if (!i.is_null()) shown.push_back(i);
+  // A subgraph's breakpoint writes no interrupt: the top level shows it when the run stops.
+  if (shown.empty()) return;
   if (shared_.wants(stream_mode::updates))
     shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(shown)}});
   if (shared_.wants(stream_mode::values)) {
