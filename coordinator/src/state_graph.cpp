@@ -389,9 +389,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     }
     for (std::size_t i : indices(branches_from, name)) {
       const auto& b = branches_[i];
-      std::vector<std::string> keys = topo->root ? std::vector<std::string>{std::string(ROOT)}
-                                                 : reads_of(b.input_keys ? b.input_keys
-                                                                         : node_input[name]);
+      std::vector<std::string> keys =
+          topo->root ? std::vector<std::string>{std::string(ROOT)}
+                     : reads_of(b.input_keys ? b.input_keys : node_input[name]);
       managed_keys managed = managed_of(b.input_keys ? b.input_keys : node_input[name]);
       for (const auto& k : keys)
         if (std::find(pn.fresh_reads.begin(), pn.fresh_reads.end(), k) == pn.fresh_reads.end())
@@ -404,37 +404,36 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       }
       auto router = b.router;
       auto path_map = b.path_map;
-      pn.writers.push_back(
-          [topo, router, path_map, keys, name, managed](const value&, write_scope& s) {
-            value result;
-            if (topo->root) {
-              result = router(s.fresh_read(std::string(ROOT)).value_or(value()), s.context());
-            } else {
-              object state;
-              state.reserve(keys.size());
-              for (const auto& k : keys)
-                if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
-              result = router(with_managed(value(std::move(state)), managed, s.context()),
-                              s.context());
-            }
-            std::string who = "router after '" + name + "'";
-            auto route_one = [&](const value& r) {
-              if (!path_map.empty() && !as_send(r)) {
-                std::string label = r.is_string() ? r.as_string() : r.to_json();
-                auto it = path_map.find(label);
-                if (it == path_map.end())
-                  throw error(error_code::invalid_update,
-                              who + " returned '" + label + "', which is not in its path map");
-                write_goto(*topo, who, value(it->second), s);
-              } else {
-                write_goto(*topo, who, r, s);
-              }
-            };
-            if (result.is_list())
-              for (const auto& r : result.as_list()) route_one(r);
-            else if (!result.is_null())
-              route_one(result);
-          });
+      pn.writers.push_back([topo, router, path_map, keys, name, managed](const value&,
+                                                                         write_scope& s) {
+        value result;
+        if (topo->root) {
+          result = router(s.fresh_read(std::string(ROOT)).value_or(value()), s.context());
+        } else {
+          object state;
+          state.reserve(keys.size());
+          for (const auto& k : keys)
+            if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
+          result = router(with_managed(value(std::move(state)), managed, s.context()), s.context());
+        }
+        std::string who = "router after '" + name + "'";
+        auto route_one = [&](const value& r) {
+          if (!path_map.empty() && !as_send(r)) {
+            std::string label = r.is_string() ? r.as_string() : r.to_json();
+            auto it = path_map.find(label);
+            if (it == path_map.end())
+              throw error(error_code::invalid_update,
+                          who + " returned '" + label + "', which is not in its path map");
+            write_goto(*topo, who, value(it->second), s);
+          } else {
+            write_goto(*topo, who, r, s);
+          }
+        };
+        if (result.is_list())
+          for (const auto& r : result.as_list()) route_one(r);
+        else if (!result.is_null())
+          route_one(result);
+      });
     }
   };
 
@@ -465,8 +464,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pn.triggers = {branch_channel(n.name)};
     for (std::size_t i : indices(joins_to, n.name))
       pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));
-    pn.reads = topo->root ? std::vector<std::string>{std::string(ROOT)}
-                          : reads_of(n.options.input_keys);
+    pn.reads =
+        topo->root ? std::vector<std::string>{std::string(ROOT)} : reads_of(n.options.input_keys);
     pn.single_read = topo->root;
     pn.retry = n.options.retry;
     managed_keys managed = managed_of(n.options.input_keys);

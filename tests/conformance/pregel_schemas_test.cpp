@@ -122,9 +122,9 @@ BOOST_AUTO_TEST_CASE(test_send_with_untracked_value) {
   auto app = b.compile(opts_with_saver());
   value config = thread("1");
   value result = app->invoke(object{}, config);
-  BOOST_TEST(result.get("messages") ==
-                 J(R"(["setup complete","tool used resource: test_session"])"),
-             result.to_json());
+  BOOST_TEST(
+      result.get("messages") == J(R"(["setup complete","tool used resource: test_session"])"),
+      result.to_json());
   BOOST_TEST(result.get("session_resource").get("name") == value("new_session"));
   state_snapshot state = app->get_state(config);
   BOOST_TEST(!state.values.find("session_resource"), state.values.to_json());
@@ -139,8 +139,7 @@ BOOST_AUTO_TEST_CASE(test_send_with_untracked_value_overlapping_keys) {
     if (s.get("dictionary") != J(R"({"session_resource":"legal_value"})") ||
         s.get("session_resource") != value("illegal_value"))
       throw std::runtime_error("tool_node got " + s.to_json());
-    return object{{"dictionary", s.get("dictionary")},
-                  {"session_resource", "new_illegal_value"}};
+    return object{{"dictionary", s.get("dictionary")}, {"session_resource", "new_illegal_value"}};
   });
   b.add_edge(std::string(START), "setup");
   b.add_conditional_edges("setup", [](const value&, node_context&) -> value {
@@ -196,7 +195,8 @@ BOOST_AUTO_TEST_CASE(root_state_takes_no_other_keys_and_no_schemas) {
   c.add_key(std::string(ROOT), "add");
   node_options o;
   o.input_keys = {"x"};
-  c.add_node("n", [](const value& v, node_context&) { return v; }, o);
+  c.add_node(
+      "n", [](const value& v, node_context&) { return v; }, o);
   c.add_edge(std::string(START), "n");
   test::expect_error([&] { c.compile(opts()); }, error_code::invalid_graph,
                      "node 'n' has an input schema, but the state is one value");
