@@ -110,6 +110,18 @@ value with_managed(const value& state, const managed_keys& managed, const node_c
   return value(std::move(o));
 }
 
+// What a router reads: its keys' values with this task's writes applied, as an object, or the
+// value itself when the state is one value.
+value router_input(const compiled_topology& topo, const std::vector<std::string>& keys,
+                   const managed_keys& managed, write_scope& s) {
+  if (topo.root) return s.fresh_read(std::string(ROOT)).value_or(value());
+  object state;
+  state.reserve(keys.size());
+  for (const auto& k : keys)
+    if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
+  return with_managed(value(std::move(state)), managed, s.context());
+}
+
 }  // namespace
 
 void state_graph::check_new_name(const std::string& name) const {
@@ -392,7 +404,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       std::vector<std::string> keys =
           topo->root ? std::vector<std::string>{std::string(ROOT)}
                      : reads_of(b.input_keys ? b.input_keys : node_input[name]);
-      managed_keys managed = managed_of(b.input_keys ? b.input_keys : node_input[name]);
+      managed_keys r_managed = managed_of(b.input_keys ? b.input_keys : node_input[name]);
       for (const auto& k : keys)
         if (std::find(pn.fresh_reads.begin(), pn.fresh_reads.end(), k) == pn.fresh_reads.end())
           pn.fresh_reads.push_back(k);
@@ -404,36 +416,27 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       }
       auto router = b.router;
       auto path_map = b.path_map;
-      pn.writers.push_back([topo, router, path_map, keys, name, managed](const value&,
-                                                                         write_scope& s) {
-        value result;
-        if (topo->root) {
-          result = router(s.fresh_read(std::string(ROOT)).value_or(value()), s.context());
-        } else {
-          object state;
-          state.reserve(keys.size());
-          for (const auto& k : keys)
-            if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
-          result = router(with_managed(value(std::move(state)), managed, s.context()), s.context());
-        }
-        std::string who = "router after '" + name + "'";
-        auto route_one = [&](const value& r) {
-          if (!path_map.empty() && !as_send(r)) {
-            std::string label = r.is_string() ? r.as_string() : r.to_json();
-            auto it = path_map.find(label);
-            if (it == path_map.end())
-              throw error(error_code::invalid_update,
-                          who + " returned '" + label + "', which is not in its path map");
-            write_goto(*topo, who, value(it->second), s);
-          } else {
-            write_goto(*topo, who, r, s);
-          }
-        };
-        if (result.is_list())
-          for (const auto& r : result.as_list()) route_one(r);
-        else if (!result.is_null())
-          route_one(result);
-      });
+      pn.writers.push_back(
+          [topo, router, path_map, keys, name, managed = r_managed](const value&, write_scope& s) {
+            value result = router(router_input(*topo, keys, managed, s), s.context());
+            std::string who = "router after '" + name + "'";
+            auto route_one = [&](const value& r) {
+              if (!path_map.empty() && !as_send(r)) {
+                std::string label = r.is_string() ? r.as_string() : r.to_json();
+                auto it = path_map.find(label);
+                if (it == path_map.end())
+                  throw error(error_code::invalid_update,
+                              who + " returned '" + label + "', which is not in its path map");
+                write_goto(*topo, who, value(it->second), s);
+              } else {
+                write_goto(*topo, who, r, s);
+              }
+            };
+            if (result.is_list())
+              for (const auto& r : result.as_list()) route_one(r);
+            else if (!result.is_null())
+              route_one(result);
+          });
     }
   };
 
