@@ -2,8 +2,6 @@
 // with `bar` folded by an append reducer.
 #include <boost/test/unit_test.hpp>
 
-#include "superstep/channels/binary_operator_aggregate.hpp"
-#include "superstep/channels/last_value.hpp"
 #include "superstep/coordinator/pregel.hpp"
 #include "superstep/coordinator/state_graph.hpp"
 #include "support/expect_error.hpp"
@@ -324,96 +322,4 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_metadata) {
     BOOST_TEST(m.get("test_config_3") == value("foo"));
     BOOST_TEST(m.get("test_config_4") == value("bar"));
   }
-}
-
-// libs/langgraph/tests/test_pregel.py::test_invoke_checkpoint_three: a Pregel graph without
-// stream channels shows every channel in its snapshots (`state.values.get("total")`), not only
-// its output channel.
-BOOST_AUTO_TEST_CASE(test_invoke_checkpoint_three) {
-  namespace ch = superstep::channels;
-  auto saver = test::make_saver();
-  ch::reducer add{
-      "add", [](const value& a, const value& b) { return value(a.as_int() + b.as_int()); }, {}};
-  pregel_graph g;
-  g.channels = {{"total", std::make_shared<ch::binary_operator_aggregate>("total", add, value(0))},
-                {"input", std::make_shared<ch::last_value>("input")},
-                {"output", std::make_shared<ch::last_value>("output")}};
-  pregel_node one;
-  one.name = "one";
-  one.triggers = {"input"};
-  one.reads = {"input", "total"};
-  // adder, then raise_if_above_10: a failed task writes nothing.
-  one.fn = [](const value& x, node_context&) -> value {
-    const std::int64_t sum = x.get("total").as_int() + x.get("input").as_int();
-    if (sum > 10) throw std::runtime_error("Input is too large");
-    return sum;
-  };
-  for (const char* channel : {"output", "total"})
-    one.writers.push_back([channel = std::string(channel)](const value& out, write_scope& s) {
-      s.write(channel, out);
-    });
-  g.nodes.push_back(std::move(one));
-  g.input_channels = {"input"};
-  g.input_single = true;
-  g.output_channels = {"output"};
-  g.output_single = true;
-  runtime_options o;
-  o.checkpointer = saver;
-  pregel app(std::move(g), o);
-
-  const value thread_1 = object{{"configurable", object{{"thread_id", "1"}}}};
-  // total starts out as 0, so output is 0+2=2
-  BOOST_TEST(app.invoke(2, thread_1) == value(2));
-  state_snapshot state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(2));
-  BOOST_TEST(state.values.to_json() == R"({"input":2,"output":2,"total":2})");
-  BOOST_TEST(state.next.empty());
-  BOOST_TEST(state.config.checkpoint_id == saver->get_tuple({"1", "", ""})->checkpoint.id);
-  // total is now 2, so output is 2+3=5
-  BOOST_TEST(app.invoke(3, thread_1) == value(5));
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(7));
-  BOOST_TEST(state.config.checkpoint_id == saver->get_tuple({"1", "", ""})->checkpoint.id);
-  // total is now 2+5=7, so output would be 7+4=11, but raises
-  BOOST_CHECK_THROW(app.invoke(4, thread_1), std::exception);
-  // the checkpoint has the new input, and "one" still to run
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(7));
-  BOOST_TEST(names(state.next) == "one");
-  // new input recovers from the error
-  BOOST_TEST(app.invoke(2, thread_1) == value(9));
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(16));  // 7+9
-  BOOST_TEST(state.next.empty());
-
-  const value thread_2 = object{{"configurable", object{{"thread_id", "2"}}}};
-  // on a new thread, total starts out as 0, so output is 0+5=5
-  BOOST_TEST(app.invoke(5, thread_2) == value(5));
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(16));
-  BOOST_TEST(state.next.empty());  // the other thread's checkpoint is untouched
-  state = app.get_state(thread_2);
-  BOOST_TEST(state.values.get("total") == value(5));
-  BOOST_TEST(state.next.empty());
-
-  list_options one_only;
-  one_only.limit = 1;
-  BOOST_TEST(app.get_state_history(thread_1, one_only).size() == 1u);
-  const auto history = app.get_state_history(thread_1);
-  BOOST_REQUIRE_EQUAL(history.size(), 7u);
-  std::map<std::string, int> sources;
-  for (const auto& c : history) ++sources[c.metadata.get("source").as_string()];
-  BOOST_TEST((sources == std::map<std::string, int>{{"input", 4}, {"loop", 3}}));
-  BOOST_TEST(history[0].config.checkpoint_id > history[1].config.checkpoint_id);
-  // cursor pagination
-  list_options cursor;
-  cursor.limit = 1;
-  cursor.before = history[0].config;
-  const auto cursored = app.get_state_history(thread_1, cursor);
-  BOOST_REQUIRE_EQUAL(cursored.size(), 1u);
-  BOOST_TEST(cursored[0].config.checkpoint_id == history[1].config.checkpoint_id);
-  BOOST_TEST(history[0].values.get("total") == value(16));  // the last checkpoint
-  BOOST_TEST(history[5].values.get("total") == value(2));   // the first "loop" checkpoint
-  BOOST_TEST(saver->get_tuple(history[0].config)->checkpoint.id == history[0].config.checkpoint_id);
-  BOOST_TEST(saver->get_tuple(history[1].config)->checkpoint.id == history[1].config.checkpoint_id);
 }
