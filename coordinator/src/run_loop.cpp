@@ -162,8 +162,9 @@ void run_loop::begin(const value& given) {
     if (auto out = algo::read_channels(state_.channels, g_.output_channels, g_.output_single)) {
       latest_values_ = *out;
       values_pending_ = false;
-      shared_.emit(stream_mode::values, *out);
     }
+    if (shared_.wants(stream_mode::values))
+      if (auto v = stream_values()) shared_.emit(stream_mode::values, *v);
   }
 
   if (input.is_null()) return;
@@ -298,10 +299,10 @@ bool run_loop::commit_step() {
       shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), value(interrupts_)}});
     if (shared_.wants(stream_mode::values)) {
       // As LangGraph: the state so far with the interrupts, or the interrupts alone when the
-      // output is a single channel.
-      auto cur = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+      // state is a single channel.
+      auto cur = stream_values();
       object o;
-      if (cur && !g_.output_single && cur->is_object()) o = cur->as_object();
+      if (cur && !g_.state_single && cur->is_object()) o = cur->as_object();
       o.set(std::string(INTERRUPT), value(interrupts_));
       shared_.emit(stream_mode::values, value(std::move(o)));
     }
@@ -342,18 +343,27 @@ void run_loop::emit_static_interrupt() {
     shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
 }
 
+std::optional<value> run_loop::stream_values() const {
+  if (g_.state_channels.empty())
+    return algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
+  return algo::read_channels(state_.channels, g_.state_channels, g_.state_single);
+}
+
 void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
-  bool touched = false;  // O(changed): the updated channels are few, the outputs may be many
-  for (const auto& c : updated)
-    if (output_set_.count(c)) {
-      touched = true;
-      break;
-    }
-  if (!touched) return;
-  // Without a `values` stream, the state is read once at the end instead of every step,
-  // unless an output channel can clear without a new event (then the event's state must be
-  // kept now, as LangGraph returns the last event).
-  if (!shared_.wants(stream_mode::values) && !outputs_volatile_) {
+  // O(changed): the updated channels are few, the outputs may be many
+  bool output_touched = false, stream_touched = false;
+  for (const auto& c : updated) {
+    output_touched = output_touched || output_set_.count(c);
+    stream_touched = stream_touched || stream_set_.count(c);
+  }
+  // As LangGraph's stream(): `values` events show the stream channels; the run's output
+  // (invoke's result) is read from the output channels.
+  if (stream_touched && shared_.wants(stream_mode::values))
+    if (auto v = stream_values()) shared_.emit(stream_mode::values, *v);
+  if (!output_touched) return;
+  // The output is read once at the end instead of every step, unless an output channel can
+  // clear without a new event (then it must be kept now, as LangGraph returns the last event).
+  if (!outputs_volatile_) {
     values_pending_ = true;
     return;
   }
@@ -361,7 +371,6 @@ void run_loop::emit_values_if(const std::unordered_set<std::string>& updated) {
   if (!out) return;
   latest_values_ = *out;
   values_pending_ = false;
-  shared_.emit(stream_mode::values, *out);
 }
 
 const value& run_loop::output() {

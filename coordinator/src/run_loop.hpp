@@ -131,6 +131,8 @@ class run_loop {
   void report_finished(const pregel_task& t);
   void emit_static_interrupt();
   void emit_values_if(const std::unordered_set<std::string>& updated);
+  /// The state as `values` events show it (the stream channels), or nullopt when empty.
+  std::optional<value> stream_values() const;
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
   void put_checkpoint(const char* source, const algo::applied* applied);
 
@@ -144,7 +146,7 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
-  std::string replay_source_;  // metadata source of the checkpoint loaded
+  std::string replay_source_;           // metadata source of the checkpoint loaded
   checkpoint_changes unsaved_changes_;  // changes since the last put
   durability durability_ = durability::sync;
   background_saves_ptr background_;  // async durability
@@ -162,7 +164,7 @@ class run_loop {
   bool resume_by_id_ = false;    // resume_ is an object of interrupt id -> value
   value latest_values_;
   std::unordered_set<std::string> output_set_;
-  std::unordered_set<std::string> stream_set_;  // what `updates` streams: the state channels
+  std::unordered_set<std::string> stream_set_;  // what `updates` and `values` stream
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
   std::exception_ptr failure_;

@@ -119,7 +119,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
       finished.clear();
     }
   }
-  bool single = g.state_channels.empty() && g.output_single;
+  bool single = g.state_channels.empty() ? g.output_single : g.state_single;
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   s.values = values ? *values : value(object{});
   // Each task's error and interrupts, gathered in one pass over the writes (a crashed step

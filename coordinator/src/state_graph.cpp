@@ -499,6 +499,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.state_channels = all_keys;
   g.state_channels.insert(g.state_channels.end(), private_keys.begin(), private_keys.end());
   g.output_single = topo->root;
+  g.state_single = topo->root;
   g.interrupt_before = options.interrupt_before;
   g.interrupt_after = options.interrupt_after;
   runtime_options ro;

@@ -68,6 +68,9 @@ struct pregel_graph {
   /// (LangGraph's stream_channels; StateGraph: every state key). Empty: every channel, as
   /// LangGraph's Pregel without stream_channels (the `pregel` constructor fills it in).
   std::vector<std::string> state_channels;
+  /// With one state channel: snapshots and `values` events show its value itself, not an
+  /// object (LangGraph's stream_channels given as one name: a StateGraph state of one value).
+  bool state_single = false;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   /// For drawing: static edges and branches as the builder declared them.
