@@ -161,6 +161,9 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
         if (ch->is_available()) entries.emplace_back(*name, ch->get());
       input = value(object(std::move(entries), object::unique_keys));
     }
+    // As LangGraph: a task's triggers are all of its node's triggers, not only those that
+    // advanced; all are marked seen and consumed once it runs, and name it in its id.
+    triggered = node.triggers;
     std::sort(triggered.begin(), triggered.end());
     pregel_task t;
     t.node = n;

@@ -38,11 +38,27 @@ value task_update(const std::unordered_set<std::string>& stream_set, const prege
   return value(std::move(l));
 }
 
-value writes_to_value(const pregel_task& t) {
-  list l;
-  l.reserve(t.writes.size());
-  for (const auto& [ch, v] : t.writes) l.push_back(value::array({ch, v}));
-  return value(std::move(l));
+// A task's result in `debug` streams, as LangGraph's map_task_result_writes: its writes to
+// the stream channels as {channel: value}, several writes to one channel as
+// {channel: {"$writes": [...]}}.
+value task_result_writes(const std::unordered_set<std::string>& stream_set, const pregel_task& t) {
+  object o;
+  for (const auto& [ch, v] : t.writes) {
+    if (!stream_set.count(ch)) continue;
+    const value* existing = o.find(ch);
+    if (!existing) {
+      o.set(ch, v);
+      continue;
+    }
+    list writes;
+    if (const value* w = existing->find("$writes"); w && w->is_list())
+      writes = w->as_list();
+    else
+      writes.push_back(*existing);
+    writes.push_back(v);
+    o.set(ch, object{{"$writes", value(std::move(writes))}});
+  }
+  return value(std::move(o));
 }
 
 value triggers_value(const pregel_task& t) {
@@ -225,14 +241,15 @@ bool run_loop::plan() {
   }
   if (shared_.wants(stream_mode::debug))
     for (const auto& t : tasks_)
-      shared_.emit(stream_mode::debug,
-                   object{{"type", "task"},
-                          {"timestamp", now_iso8601()},
-                          {"step", step_},
-                          {"payload", object{{"id", t.id},
-                                             {"name", t.name},
-                                             {"input", t.input},
-                                             {"triggers", triggers_value(t)}}}});
+      if (!g_.nodes[t.node].hidden)  // as LangGraph: no events of internal tasks (__start__)
+        shared_.emit(stream_mode::debug,
+                     object{{"type", "task"},
+                            {"timestamp", now_iso8601()},
+                            {"step", step_},
+                            {"payload", object{{"id", t.id},
+                                               {"name", t.name},
+                                               {"input", t.input},
+                                               {"triggers", triggers_value(t)}}}});
   return true;
 }
 
@@ -257,15 +274,16 @@ void run_loop::report_finished(const pregel_task& t) {
   if (t.error || !t.interrupts.empty()) return;
   if (shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden)
     shared_.emit(stream_mode::updates, object{{t.name, task_update(stream_set_, t)}});
-  if (shared_.wants(stream_mode::debug))
-    shared_.emit(stream_mode::debug, object{{"type", "task_result"},
-                                            {"timestamp", now_iso8601()},
-                                            {"step", step_},
-                                            {"payload", object{{"id", t.id},
-                                                               {"name", t.name},
-                                                               {"error", value()},
-                                                               {"result", writes_to_value(t)},
-                                                               {"interrupts", list{}}}}});
+  if (shared_.wants(stream_mode::debug) && !g_.nodes[t.node].hidden)
+    shared_.emit(stream_mode::debug,
+                 object{{"type", "task_result"},
+                        {"timestamp", now_iso8601()},
+                        {"step", step_},
+                        {"payload", object{{"id", t.id},
+                                           {"name", t.name},
+                                           {"error", value()},
+                                           {"result", task_result_writes(stream_set_, t)},
+                                           {"interrupts", list{}}}}});
 }
 
 bool run_loop::commit_step() {
@@ -281,7 +299,7 @@ bool run_loop::commit_step() {
                                               {"payload", object{{"id", failed->id},
                                                                  {"name", failed->name},
                                                                  {"error", failed->error->message},
-                                                                 {"result", list{}},
+                                                                 {"result", object{}},
                                                                  {"interrupts", list{}}}}});
     throw error(failed->error->code, failed->error->message);
   }

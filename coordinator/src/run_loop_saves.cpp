@@ -230,7 +230,7 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied) 
         break;
     }
   }
-  if (debug) {
+  if (debug && saver_) {  // as LangGraph: checkpoint events only with a checkpointer
     auto values = algo::read_channels(state_.channels, g_.output_channels, g_.output_single);
     shared_.emit(stream_mode::debug,
                  object{{"type", "checkpoint"},
