@@ -1,113 +1,16 @@
 // libs/langgraph/tests/test_pregel.py: one input fanned out to parallel retrievers, joined by a
 // waiting edge (or a deferred node) before "qa"; with breakpoints and update_state.
-//
-// LangGraph orders two tasks of one step by sleeping in one of them. Here the later task waits
-// for the earlier one's `updates` event instead (an `order_gate`), so the order is the same
-// and no test sleeps.
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-
 #include "conformance.hpp"
+#include "fanout.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
+using fanout::J;
+using fanout::order_gate;
+using fanout::retrievers;
 
 namespace {
-
-value J(std::string_view json) { return value::parse_json(json); }
-
-// Open except while a streamed run waits for the update of node `after`.
-class order_gate {
- public:
-  explicit order_gate(std::string after) : after_(std::move(after)) {}
-  void close() {
-    std::lock_guard lock(m_);
-    open_ = false;
-  }
-  void saw(const value& event) {
-    if (!event.find(after_)) return;
-    std::lock_guard lock(m_);
-    open_ = true;
-    cv_.notify_all();
-  }
-  void wait() {
-    std::unique_lock lock(m_);
-    if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return open_; }))
-      throw std::runtime_error("'" + after_ + "' never finished");
-  }
-
- private:
-  std::string after_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool open_ = true;
-};
-
-// The fan-out graph's nodes. LangGraph's sorted_add: the lists added and sorted; a list of
-// [removed, added] pairs replaces items.
-struct retrievers {
-  std::shared_ptr<order_gate> gate;
-
-  static channels::reducer sorted_add() {
-    return {"sorted_add",
-            [](const value& x, const value& y) {
-              std::vector<std::string> items;
-              for (const auto& v : x.as_list()) items.push_back(v.as_string());
-              for (const auto& v : y.as_list()) {
-                if (v.is_list()) {
-                  items.erase(std::find(items.begin(), items.end(), v.as_list()[0].as_string()));
-                  items.push_back(v.as_list()[1].as_string());
-                } else {
-                  items.push_back(v.as_string());
-                }
-              }
-              std::sort(items.begin(), items.end());
-              return value(list(items.begin(), items.end()));
-            },
-            {}};
-  }
-
-  void add_keys(state_graph& w) const {
-    w.add_key("query").add_key("answer").add_key("docs", sorted_add(), value(list{}));
-  }
-  void add_nodes(state_graph& w, node_options qa_options = {}) const {
-    w.add_node("rewrite_query", [](const value& s, node_context&) -> value {
-      return object{{"query", "query: " + s.get("query").as_string()}};
-    });
-    w.add_node("analyzer_one", [](const value& s, node_context&) -> value {
-      return object{{"query", "analyzed: " + s.get("query").as_string()}};
-    });
-    w.add_node("retriever_one", [](const value&, node_context&) -> value {
-      return J(R"({"docs":["doc1","doc2"]})");
-    });
-    w.add_node("retriever_two", [g = gate](const value&, node_context&) -> value {
-      g->wait();
-      return J(R"({"docs":["doc3","doc4"]})");
-    });
-    w.add_node(
-        "qa",
-        [](const value& s, node_context&) -> value {
-          std::string a;
-          for (const auto& d : s.get("docs").as_list()) a += (a.empty() ? "" : ",") + d.as_string();
-          return object{{"answer", a}};
-        },
-        qa_options);
-  }
-
-  // The `updates` chunks of a run, as LangGraph's `[*app.stream(input, config)]`.
-  value stream(const pregel& app, const value& input, const value& config = value()) const {
-    list out;
-    gate->close();
-    app.stream(input, config, stream_options{{stream_mode::updates}, false},
-               [&](const stream_event& e) {
-                 gate->saw(e.data);
-                 out.push_back(e.data);
-               });
-    return value(std::move(out));
-  }
-};
 
 compile_options with_breakpoints(std::vector<std::string> before, std::vector<std::string> after) {
   compile_options o = opts_with_saver();
@@ -219,7 +122,7 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_defer_node) {
 
       // the debug stream: each task and its result, by step
       std::vector<value> debug;
-      r.gate->close();
+      r.gate->watch(true);
       app->stream(input, value(), stream_options{{stream_mode::debug}, false},
                   [&](const stream_event& e) {
                     if (e.data.get("type") == value("task_result") &&
@@ -227,6 +130,7 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_defer_node) {
                       r.gate->saw(object{{"retriever_one", true}});
                     debug.push_back(e.data);
                   });
+      r.gate->watch(false);
       value qa_triggers = use_waiting_edge
                               ? J(R"(["branch:to:qa","join:retriever_one+retriever_two:qa"])")
                               : J(R"(["branch:to:qa"])");
