@@ -167,3 +167,9 @@ value add_messages_fold(const value& current, std::span<const value> updates) {
 }
 
 }  // namespace superstep::channels::detail
+
+namespace superstep::channels {
+
+value as_message(const value& raw) { return detail::to_message(raw); }
+
+}  // namespace superstep::channels

@@ -66,6 +66,7 @@ class task_context final : public node_context, public write_scope {
   void reset_attempt() noexcept { interrupt_calls_ = 0; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
+  value push_message(value message, std::string_view state_key) override;
   storage::store* store() const noexcept override { return run_.store; }
 
   void write(std::string channel, value v) override {

@@ -173,3 +173,29 @@ BOOST_AUTO_TEST_CASE(test_remove_all_messages) {
   BOOST_TEST_REQUIRE(result.as_list().size() == 1u);
   BOOST_TEST(any_id_human(result.as_list()[0], "Updated hi there"), result.to_json());
 }
+
+// libs/langgraph/tests/test_messages_state.py::test_push_messages_in_graph
+BOOST_AUTO_TEST_CASE(test_push_messages_in_graph) {
+  state_graph builder;
+  builder.add_key("messages", "add_messages");
+  builder.add_node("chat", [](const value&, node_context& ctx) -> value {
+    test::expect_error([&] { ctx.push_message(ai("No ID")); }, error_code::invalid_argument,
+                       "Message ID is required");
+    ctx.push_message(ai("First", "1"));
+    ctx.push_message(human("Second", "2"));
+    ctx.push_message(ai("Third", "3"));
+    return value();
+  });
+  builder.add_edge(std::string(START), "chat");
+  auto graph = builder.compile(opts());
+  list messages;
+  value values;
+  graph->stream(object{{"messages", list{}}}, value(),
+                stream_options{{stream_mode::messages, stream_mode::values}, false},
+                [&](const stream_event& e) {
+                  if (e.mode == stream_mode::values) values = e.data;
+                  if (e.mode == stream_mode::messages) messages.push_back(e.data.as_list()[0]);
+                });
+  BOOST_TEST(values.get("messages") == value(messages), values.to_json());
+  BOOST_TEST(value(messages) == msgs({ai("First", "1"), human("Second", "2"), ai("Third", "3")}));
+}
