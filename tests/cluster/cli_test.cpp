@@ -40,13 +40,15 @@ BOOST_AUTO_TEST_CASE(run_streams_events_of_each_mode_before_the_output) {
                  " --input '{\"a\": \"foo\"}' --stream updates values");
   BOOST_TEST(r.status == 0, r.err);
   std::vector<value> lines = r.lines();
-  BOOST_REQUIRE(lines.size() == 5u);
-  BOOST_TEST(lines[0].to_json() == R"({"type":"updates","data":{"node1":{"b":"foofoo"}}})");
-  BOOST_TEST(lines[1].to_json() == R"({"type":"values","data":{"b":"foofoo"}})");
-  BOOST_TEST(lines[2].to_json() == R"({"type":"updates","data":{"node2":{"c":"foofoofoofoo"}}})");
-  BOOST_TEST(lines[3].to_json() == R"({"type":"values","data":{"b":"foofoo","c":"foofoofoofoo"}})");
-  BOOST_TEST(lines[4].get("type") == value("output"));
-  BOOST_TEST(lines[4].get("data").to_json() == R"({"b":"foofoo","c":"foofoofoofoo"})");
+  // `values` shows every channel (LangGraph's Pregel without stream_channels): the input too.
+  BOOST_REQUIRE(lines.size() == 6u);
+  BOOST_TEST(lines[0].to_json() == R"({"type":"values","data":{"a":"foo"}})");
+  BOOST_TEST(lines[1].to_json() == R"({"type":"updates","data":{"node1":{"b":"foofoo"}}})");
+  BOOST_TEST(lines[2].to_json() == R"({"type":"values","data":{"b":"foofoo"}})");
+  BOOST_TEST(lines[3].to_json() == R"({"type":"updates","data":{"node2":{"c":"foofoofoofoo"}}})");
+  BOOST_TEST(lines[4].to_json() == R"({"type":"values","data":{"b":"foofoo","c":"foofoofoofoo"}})");
+  BOOST_TEST(lines[5].get("type") == value("output"));
+  BOOST_TEST(lines[5].get("data").to_json() == R"({"b":"foofoo","c":"foofoofoofoo"})");
 }
 
 BOOST_AUTO_TEST_CASE(run_reads_the_input_from_a_file_and_takes_a_thread) {
