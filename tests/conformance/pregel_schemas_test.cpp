@@ -201,3 +201,26 @@ BOOST_AUTO_TEST_CASE(root_state_takes_no_other_keys_and_no_schemas) {
   test::expect_error([&] { c.compile(opts()); }, error_code::invalid_graph,
                      "node 'n' has an input schema, but the state is one value");
 }
+
+// Not a LangGraph test: what the root-state API promises beside the runs above. Snapshots and
+// `values` events show the value itself (LangGraph's single stream channel), and a router
+// reads it too.
+BOOST_AUTO_TEST_CASE(root_state_snapshots_values_and_routers_see_the_value_itself) {
+  state_graph b;
+  b.add_key(std::string(ROOT), "add");
+  b.add_node("a", [](const value& s, node_context&) -> value {
+    return value::array({"a" + std::to_string(s.as_list().size())});
+  });
+  b.add_edge(std::string(START), "a");
+  b.add_conditional_edges("a", [](const value& s, node_context&) -> value {
+    return value(s.as_list().size() < 3 ? "a" : std::string(END));
+  });
+  auto app = b.compile(opts_with_saver());
+  std::vector<value> values;
+  value out = app->stream(J(R"(["x"])"), thread("1"), stream_options{{stream_mode::values}, false},
+                          [&](const stream_event& e) { values.push_back(e.data); });
+  BOOST_TEST(out == J(R"(["x","a1","a2"])"));
+  BOOST_TEST(value(list(values.begin(), values.end())) ==
+             J(R"([["x"],["x","a1"],["x","a1","a2"]])"));
+  BOOST_TEST(app->get_state(thread("1")).values == J(R"(["x","a1","a2"])"));
+}
