@@ -222,8 +222,12 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   bool bump_step = false;
   for (const pregel_task* t : tasks) {
     if (t->push || !t->triggers.empty()) bump_step = true;
+    // As LangGraph: every task that ran has an entry, an empty one if it has no triggers (the
+    // input's, PUSH tasks').
+    auto [entry, added] = cp.versions_seen.try_emplace(t->name);
+    if (added) out.seen_changed.insert(t->name);
     if (t->triggers.empty()) continue;  // PUSH tasks see no channel versions
-    auto& seen = cp.versions_seen[t->name];
+    auto& seen = entry->second;
     out.seen_changed.insert(t->name);
     for (const auto& ch : t->triggers) {
       auto v = cp.channel_versions.find(ch);

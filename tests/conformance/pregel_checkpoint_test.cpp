@@ -35,6 +35,38 @@ value config_of(const checkpoint_config& c) {
                                         {"checkpoint_id", c.checkpoint_id}}}};
 }
 
+// The keys of a map, sorted and joined with ",".
+template <class Map>
+std::string keys_of(const Map& m) {
+  std::vector<std::string> k;
+  for (const auto& [key, _] : m) k.push_back(key);
+  std::sort(k.begin(), k.end());
+  std::string s;
+  for (const auto& n : k) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+std::string sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  std::string s;
+  for (const auto& n : v) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+value values_of(const checkpoint& cp) {
+  object o;
+  for (const auto& [k, v] : cp.channel_values) o.set(k, v);
+  return value(std::move(o));
+}
+
+// A tuple's pending writes as "channel=value" (errors as the channel alone), sorted.
+std::string writes_of(const checkpoint_tuple& t) {
+  std::vector<std::string> w;
+  for (const auto& p : t.pending_writes)
+    w.push_back(p.channel == std::string(ERROR) ? p.channel : p.channel + "=" + p.v.to_json());
+  return sorted(std::move(w));
+}
+
 std::string names(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& n : v) s += (s.empty() ? "" : ",") + n;
@@ -235,7 +267,53 @@ BOOST_AUTO_TEST_CASE(test_pending_writes_resume) {
       two_fails = false;
       BOOST_TEST(graph->invoke(value(), thread1).to_json() == R"({"value":6})");
       auto checkpoints = saver->list(checkpoint_config{"1", "", ""}, {});
-      BOOST_TEST(checkpoints.size() == (std::string(durability) == "exit" ? 2u : 3u));
+      const bool exit = std::string(durability) == "exit";
+      BOOST_TEST_REQUIRE(checkpoints.size() == (exit ? 2u : 3u));
+      // The last one: both nodes' writes applied.
+      const checkpoint_tuple& last = checkpoints[0];
+      BOOST_TEST(keys_of(last.checkpoint.versions_seen) ==
+                 "__input__,__interrupt__,__start__,one,two");
+      BOOST_TEST(keys_of(last.checkpoint.versions_seen.at("one")) == "branch:to:one");
+      BOOST_TEST(keys_of(last.checkpoint.versions_seen.at("two")) == "branch:to:two");
+      BOOST_TEST(keys_of(last.checkpoint.versions_seen.at("__input__")) == "");
+      BOOST_TEST(keys_of(last.checkpoint.versions_seen.at("__start__")) == "__start__");
+      BOOST_TEST(keys_of(last.checkpoint.versions_seen.at("__interrupt__")) ==
+                 "__start__,branch:to:one,branch:to:two,value");
+      BOOST_TEST(keys_of(last.checkpoint.channel_versions) ==
+                 "__start__,branch:to:one,branch:to:two,value");
+      BOOST_TEST(values_of(last.checkpoint) == J(R"({"value":6})"));
+      BOOST_TEST(last.checkpoint.updated_channels == std::vector<std::string>{"value"});
+      BOOST_TEST(metadata_to_value(last.metadata) ==
+                 J(R"({"parents":{},"step":1,"source":"loop"})"));
+      BOOST_TEST_REQUIRE(last.parent_config.has_value());
+      BOOST_TEST(last.parent_config->checkpoint_id == checkpoints[1].config.checkpoint_id);
+      BOOST_TEST(last.pending_writes.empty());
+      // The one before: the original error and the writes of the resumed step.
+      const checkpoint_tuple& before = checkpoints[1];
+      BOOST_TEST(keys_of(before.checkpoint.versions_seen) == "__input__,__start__");
+      BOOST_TEST(keys_of(before.checkpoint.versions_seen.at("__start__")) == "__start__");
+      BOOST_TEST(keys_of(before.checkpoint.channel_versions) ==
+                 "__start__,branch:to:one,branch:to:two,value");
+      BOOST_TEST(values_of(before.checkpoint) ==
+                 J(R"({"value":1,"branch:to:one":null,"branch:to:two":null})"));
+      BOOST_TEST(sorted(before.checkpoint.updated_channels) == "branch:to:one,branch:to:two,value");
+      BOOST_TEST(metadata_to_value(before.metadata) ==
+                 J(R"({"parents":{},"step":0,"source":"loop"})"));
+      BOOST_TEST(before.parent_config.has_value() == !exit);
+      if (!exit)
+        BOOST_TEST(before.parent_config->checkpoint_id == checkpoints[2].config.checkpoint_id);
+      BOOST_TEST(writes_of(before) == (exit ? "__error__,value=2" : "__error__,value=2,value=3"));
+      if (exit) continue;
+      // The input checkpoint.
+      const checkpoint_tuple& input = checkpoints[2];
+      BOOST_TEST(keys_of(input.checkpoint.versions_seen) == "__input__");
+      BOOST_TEST(keys_of(input.checkpoint.channel_versions) == "__start__");
+      BOOST_TEST(values_of(input.checkpoint) == J(R"({"__start__":{"value":1}})"));
+      BOOST_TEST(input.checkpoint.updated_channels == std::vector<std::string>{"__start__"});
+      BOOST_TEST(metadata_to_value(input.metadata) ==
+                 J(R"({"parents":{},"step":-1,"source":"input"})"));
+      BOOST_TEST(!input.parent_config.has_value());
+      BOOST_TEST(writes_of(input) == "branch:to:one=null,branch:to:two=null,value=1");
     }
   }
 }
