@@ -3,8 +3,8 @@
 // deletes message X, and {"type": "remove", "id": "__remove_all__"} drops everything before it.
 //
 // Messages are objects with an optional string "id"; a bare string s is the human message
-// {"type": "human", "content": s}. Both the current value and each update may be a list of
-// messages or a single one.
+// {"type": "human", "content": s}, a pair [role, content] the message of that role. Both the
+// current value and each update may be a list of messages or a single one.
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -33,10 +33,27 @@ const std::string* id_of(const value& message) {
   return &id->as_string();
 }
 
+// The message type of a (role, content) pair's role, as LangChain's convert_to_messages.
+std::string_view type_of_role(const std::string& role) {
+  if (role == "human" || role == "user") return "human";
+  if (role == "ai" || role == "assistant") return "ai";
+  if (role == "system" || role == "developer") return "system";
+  if (role == "function" || role == "tool" || role == "remove") return role;
+  throw_reducer_error(reducer_name,
+                      "unknown message role '" + role +
+                          "' (human, user, ai, assistant, system, developer, function, tool)");
+}
+
 value to_message(const value& raw) {
   if (raw.is_object()) return raw;
   if (raw.is_string()) return value(object{{"type", "human"}, {"content", raw}});
-  throw_reducer_error(reducer_name, "expected a message object or string, got " + kind_of(raw));
+  // A [role, content] pair (LangChain's ("user", "text") tuple).
+  if (raw.is_list() && raw.as_list().size() == 2 && raw.as_list()[0].is_string())
+    return value(object{{"type", std::string(type_of_role(raw.as_list()[0].as_string()))},
+                        {"content", raw.as_list()[1]}});
+  throw_reducer_error(
+      reducer_name,
+      "expected a message object, string or [role, content] pair, got " + kind_of(raw));
 }
 
 // A uuid-formatted id derived from the message and its place in the list: the id of the
@@ -150,3 +167,9 @@ value add_messages_fold(const value& current, std::span<const value> updates) {
 }
 
 }  // namespace superstep::channels::detail
+
+namespace superstep::channels {
+
+value as_message(const value& raw) { return detail::to_message(raw); }
+
+}  // namespace superstep::channels

@@ -161,6 +161,9 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
         if (ch->is_available()) entries.emplace_back(*name, ch->get());
       input = value(object(std::move(entries), object::unique_keys));
     }
+    // As LangGraph: a task's triggers are all of its node's triggers, not only those that
+    // advanced; all are marked seen and consumed once it runs, and name it in its id.
+    triggered = node.triggers;
     std::sort(triggered.begin(), triggered.end());
     pregel_task t;
     t.node = n;
@@ -219,8 +222,12 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   bool bump_step = false;
   for (const pregel_task* t : tasks) {
     if (t->push || !t->triggers.empty()) bump_step = true;
+    // As LangGraph: every task that ran has an entry, an empty one if it has no triggers (the
+    // input's, PUSH tasks').
+    auto [entry, added] = cp.versions_seen.try_emplace(t->name);
+    if (added) out.seen_changed.insert(t->name);
     if (t->triggers.empty()) continue;  // PUSH tasks see no channel versions
-    auto& seen = cp.versions_seen[t->name];
+    auto& seen = entry->second;
     out.seen_changed.insert(t->name);
     for (const auto& ch : t->triggers) {
       auto v = cp.channel_versions.find(ch);

@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
@@ -105,6 +106,17 @@ void task_context::emit_message(value chunk) {
               {"langgraph_checkpoint_ns", run_.checkpoint_ns},
               {"langgraph_task_id", task_.id}};
   run_.emit(stream_mode::messages, value::array({std::move(chunk), value(std::move(meta))}));
+}
+
+value task_context::push_message(value message, std::string_view state_key) {
+  message = channels::as_message(message);
+  const value* id = message.find("id");
+  if (!id || !id->is_string())
+    throw error(error_code::invalid_argument,
+                "Message ID is required: push_message got " + message.to_json());
+  emit_message(message);
+  if (!state_key.empty()) write(std::string(state_key), message);
+  return message;
 }
 
 std::optional<value> task_context::fresh_read(const std::string& channel) {
@@ -264,3 +276,11 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
 }
 
 }  // namespace superstep::detail
+
+namespace superstep {
+
+value node_context::push_message(value, std::string_view) {
+  throw error(error_code::invalid_argument, "push_message: this node context cannot write state");
+}
+
+}  // namespace superstep

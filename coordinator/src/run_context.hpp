@@ -84,6 +84,7 @@ class task_context final : public node_context, public write_scope {
   list& resume_values() noexcept { return task_.resume; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
+  value push_message(value message, std::string_view state_key) override;
   storage::store* store() const noexcept override { return run_.store; }
   std::int64_t node_attempt() const noexcept override { return attempt_; }
   double node_first_attempt_time() const noexcept override { return first_attempt_time_; }

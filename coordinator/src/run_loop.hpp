@@ -165,7 +165,7 @@ class run_loop {
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
-  std::string replay_source_;  // metadata source of the checkpoint loaded
+  std::string replay_source_;           // metadata source of the checkpoint loaded
   checkpoint_changes unsaved_changes_;  // changes since the last put
   durability durability_ = durability::sync;
   background_saves_ptr background_;  // async durability

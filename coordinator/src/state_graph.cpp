@@ -11,6 +11,7 @@
 #include "superstep/channels/named_barrier_value.hpp"
 #include "superstep/channels/named_barrier_value_after_finish.hpp"
 #include "superstep/channels/topic.hpp"
+#include "superstep/channels/untracked_value.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
@@ -33,6 +34,8 @@ std::string join_channel(const std::vector<std::string>& from, const std::string
 struct compiled_topology {
   std::unordered_set<std::string> state_keys;
   std::unordered_set<std::string> nodes;
+  /// The state is the one channel ROOT, not an object of keys.
+  bool root = false;
 };
 
 // Routes to `target` (a node name, END, or a Send) on behalf of `who`.
@@ -71,6 +74,15 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
     for (const auto& g : cmd->go_to) write_goto(topo, "Command from node '" + node + "'", g, scope);
     return;
   }
+  if (topo.root) {
+    // As LangGraph's _get_root: a list is several updates only when it holds a Command.
+    bool mixed = out.is_list() && std::any_of(out.as_list().begin(), out.as_list().end(),
+                                              [](const value& i) { return as_command(i); });
+    if (!mixed) {
+      scope.write(std::string(ROOT), out);
+      return;
+    }
+  }
   if (out.is_list()) {
     for (const auto& item : out.as_list()) write_update(topo, node, item, scope);
     return;
@@ -99,6 +111,21 @@ value with_managed(const value& state, const managed_keys& managed, const node_c
   return value(std::move(o));
 }
 
+// What a router reads: its keys' values with this task's writes applied, as an object, or the
+// value itself when the state is one value.
+value router_input(const compiled_topology& topo, const std::vector<std::string>& keys,
+                   const managed_keys& managed, const value& out, write_scope& s) {
+  if (topo.root) return s.fresh_read(std::string(ROOT)).value_or(value());
+  // As LangGraph's branch: the node's output with the state read fresh over it, so the router
+  // also sees keys the node returned that are not state keys.
+  object state;
+  if (out.is_object() && !as_command(out) && !as_send(out)) state = out.as_object();
+  state.reserve(state.size() + keys.size());
+  for (const auto& k : keys)
+    if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
+  return with_managed(value(std::move(state)), managed, s.context());
+}
+
 }  // namespace
 
 void state_graph::check_new_name(const std::string& name) const {
@@ -119,7 +146,8 @@ state_graph& state_graph::add_key(std::string name, std::optional<value> default
     if (k.name == name) invalid("state key '" + name + "' is declared twice");
   for (const auto& m : managed_)
     if (m.first == name) invalid("state key '" + name + "' is declared twice");
-  if (name.empty() || name.rfind("__", 0) == 0 || name.find(':') != std::string::npos)
+  if (name.empty() || (name != ROOT && name.rfind("__", 0) == 0) ||
+      name.find(':') != std::string::npos)
     invalid("state key '" + name + "' is a reserved name");
   keys_.push_back({std::move(name), std::nullopt, std::move(default_value)});
   return *this;
@@ -142,6 +170,12 @@ state_graph& state_graph::add_key(std::string name, std::string_view reducer_nam
     initial = value(list{});
   if (!initial && reducer_name == "merge") initial = value(object{});
   return add_key(std::move(name), *r, std::move(initial));
+}
+
+state_graph& state_graph::add_untracked_key(std::string name) {
+  add_key(std::move(name));
+  keys_.back().untracked = true;
+  return *this;
 }
 
 state_graph& state_graph::add_managed_key(std::string name, managed_value kind) {
@@ -237,11 +271,13 @@ state_graph& state_graph::add_edge(std::vector<std::string> from, std::string to
   return *this;
 }
 
-state_graph& state_graph::add_conditional_edges(std::string from, router_function router,
-                                                std::map<std::string, std::string> path_map) {
+state_graph& state_graph::add_conditional_edges(
+    std::string from, router_function router, std::map<std::string, std::string> path_map,
+    std::optional<std::vector<std::string>> input_keys) {
   if (!router) invalid("conditional edges from '" + from + "' have no router");
   if (from == END) invalid("END cannot be the start of conditional edges");
-  branches_.push_back({std::move(from), std::move(router), std::move(path_map)});
+  branches_.push_back(
+      {std::move(from), std::move(router), std::move(path_map), std::move(input_keys)});
   return *this;
 }
 
@@ -264,11 +300,35 @@ void add_terminal_edges(pregel_graph& g) {
 
 std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   auto topo = std::make_shared<compiled_topology>();
-  for (const auto& k : keys_) {
-    topo->state_keys.insert(k.name);
-  }
+  for (const auto& k : keys_) topo->state_keys.insert(k.name);
   for (const auto& n : nodes_) topo->nodes.insert(n.name);
   if (keys_.empty()) invalid("the state has no keys");
+  topo->root = topo->state_keys.count(std::string(ROOT)) > 0;
+  if (topo->root && keys_.size() > 1)
+    invalid("state key '" + std::string(ROOT) + "' makes the state one value: no other keys");
+  if (topo->root && (input_keys_ || output_keys_ || !managed_.empty()))
+    invalid("a state of one value ('" + std::string(ROOT) + "') has no input or output schema");
+  // Keys named by node or router input schemas only: private channels (LangGraph adds every
+  // schema's keys as channels).
+  auto is_managed = [&](const std::string& k) {
+    return std::any_of(managed_.begin(), managed_.end(), [&](auto& m) { return m.first == k; });
+  };
+  std::vector<std::string> private_keys;
+  auto add_private = [&](const std::optional<std::vector<std::string>>& keys,
+                         const std::string& who) {
+    if (!keys) return;
+    if (topo->root) invalid(who + " has an input schema, but the state is one value");
+    for (const auto& k : *keys) {
+      if (k.empty() || (k.rfind("__", 0) == 0) || k.find(':') != std::string::npos)
+        invalid(who + " names reserved state key '" + k + "' in its input schema");
+      if (!topo->state_keys.count(k) && !is_managed(k)) {
+        topo->state_keys.insert(k);
+        private_keys.push_back(k);
+      }
+    }
+  };
+  for (const auto& n : nodes_) add_private(n.options.input_keys, "node '" + n.name + "'");
+  for (const auto& b : branches_) add_private(b.input_keys, "the router after '" + b.from + "'");
 
   auto known_source = [&](const std::string& n) { return n == START || topo->nodes.count(n); };
   auto known_target = [&](const std::string& n) { return n == END || topo->nodes.count(n); };
@@ -305,8 +365,25 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       if (!topo->state_keys.count(k))
         invalid(std::string(what) + " schema names unknown state key '" + k + "'");
   };
-  std::vector<std::string> all_keys;
+  std::vector<std::string> all_keys;  // the graph's state schema: private keys left out
   for (const auto& k : keys_) all_keys.push_back(k.name);
+  // What a node (or, by default, the routers after it) reads: its input schema's channels.
+  auto reads_of = [&](const std::optional<std::vector<std::string>>& keys) {
+    if (!keys) return all_keys;
+    std::vector<std::string> r;
+    for (const auto& k : *keys)
+      if (!is_managed(k)) r.push_back(k);
+    return r;
+  };
+  auto managed_of = [&](const std::optional<std::vector<std::string>>& keys) {
+    if (!keys) return managed_;
+    managed_keys m;
+    for (const auto& entry : managed_)
+      if (std::find(keys->begin(), keys->end(), entry.first) != keys->end()) m.push_back(entry);
+    return m;
+  };
+  std::unordered_map<std::string, std::optional<std::vector<std::string>>> node_input;
+  for (const auto& n : nodes_) node_input[n.name] = n.options.input_keys;
   std::vector<std::string> input_keys = input_keys_.value_or(all_keys);
   std::vector<std::string> output_keys = output_keys_.value_or(all_keys);
   check_keys(input_keys, "input");
@@ -316,7 +393,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.name = options.name.empty() ? "LangGraph" : options.name;
   for (const auto& k : keys_) {
     std::shared_ptr<channels::channel> ch;
-    if (k.reducer) {
+    if (k.untracked) {
+      ch = std::make_shared<channels::untracked_value>(k.name);
+    } else if (k.reducer) {
       ch = std::make_shared<channels::binary_operator_aggregate>(k.name, *k.reducer, k.initial);
     } else {
       ch = std::make_shared<channels::last_value>(k.name);
@@ -324,6 +403,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     }
     g.channels.emplace(k.name, std::move(ch));
   }
+  for (const auto& k : private_keys)
+    g.channels.emplace(k, std::make_shared<channels::last_value>(k));
   g.channels.emplace(std::string(START),
                      std::make_shared<channels::ephemeral_value>(std::string(START)));
   g.channels.emplace(std::string(TASKS),
@@ -381,7 +462,13 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     }
     for (std::size_t i : indices(branches_from, name)) {
       const auto& b = branches_[i];
-      pn.fresh_reads = all_keys;
+      std::vector<std::string> keys =
+          topo->root ? std::vector<std::string>{std::string(ROOT)}
+                     : reads_of(b.input_keys ? b.input_keys : node_input[name]);
+      managed_keys r_managed = managed_of(b.input_keys ? b.input_keys : node_input[name]);
+      for (const auto& k : keys)
+        if (std::find(pn.fresh_reads.begin(), pn.fresh_reads.end(), k) == pn.fresh_reads.end())
+          pn.fresh_reads.push_back(k);
       for (const auto& [label, target] : b.path_map)
         g.draw_conditional_edges.emplace_back(name, target, label == target ? "" : label);
       if (b.path_map.empty()) {  // a router without a path map may go anywhere
@@ -390,19 +477,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       }
       auto router = b.router;
       auto path_map = b.path_map;
-      std::vector<std::string> keys = all_keys;
       pn.writers.push_back(
-          [topo, router, path_map, keys, name, managed = managed_](const value& out,
-                                                                   write_scope& s) {
-            // As LangGraph's branch: the node's output with the state read fresh over it, so
-            // the router also sees keys the node returned that are not state keys.
-            object state;
-            if (out.is_object() && !as_command(out) && !as_send(out)) state = out.as_object();
-            state.reserve(state.size() + keys.size());
-            for (const auto& k : keys)
-              if (auto v = s.fresh_read(k)) state.set(k, std::move(*v));
-            value result =
-                router(with_managed(value(std::move(state)), managed, s.context()), s.context());
+          [topo, router, path_map, keys, name, managed = r_managed](const value& out, write_scope& s) {
+            value result = router(router_input(*topo, keys, managed, out, s), s.context());
             std::string who = "router after '" + name + "'";
             auto route_one = [&](const value& r) {
               if (!path_map.empty() && !as_send(r)) {
@@ -431,6 +508,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   start.single_read = true;
   start.hidden = true;
   start.writers.push_back([topo, input_keys](const value& in, write_scope& s) {
+    if (topo->root) {
+      if (!in.is_null()) s.write(std::string(ROOT), in);
+      return;
+    }
     // update_state(values=None) as __start__ writes no key, only the edges (LangGraph's
     // _get_updates of None); a run's null input resumes and never reaches this writer.
     if (in.is_null()) return;
@@ -478,14 +559,17 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pn.triggers = {branch_channel(n.name)};
     for (std::size_t i : indices(joins_to, n.name))
       pn.triggers.push_back(join_channel(joins_[i].first, joins_[i].second));
-    pn.reads = all_keys;
+    pn.reads =
+        topo->root ? std::vector<std::string>{std::string(ROOT)} : reads_of(n.options.input_keys);
+    pn.single_read = topo->root;
     pn.retry = n.options.retry.empty() ? defaults_.retry : n.options.retry;
+    managed_keys managed = managed_of(n.options.input_keys);
     if (n.subgraph) {
       auto sub = n.subgraph;
       pn.subgraph = sub;
       pn.fn = [sub](const value& in, node_context& ctx) { return sub->run_nested(in, ctx); };
-    } else if (!managed_.empty()) {
-      pn.fn = [fn = n.fn, managed = managed_](const value& in, node_context& ctx) {
+    } else if (!managed.empty()) {
+      pn.fn = [fn = n.fn, managed](const value& in, node_context& ctx) {
         return fn(with_managed(in, managed, ctx), ctx);
       };
     } else {
@@ -516,8 +600,11 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.input_channels = {std::string(START)};
   g.input_single = true;
   g.output_channels = output_keys;
+  // As LangGraph's stream_channels: every channel of the state, private ones too.
   g.state_channels = all_keys;
-  g.output_single = false;
+  g.state_channels.insert(g.state_channels.end(), private_keys.begin(), private_keys.end());
+  g.output_single = topo->root;
+  g.state_single = topo->root;
   g.interrupt_before = options.interrupt_before;
   g.interrupt_after = options.interrupt_after;
   runtime_options ro;

@@ -109,38 +109,3 @@ BOOST_AUTO_TEST_CASE(rejects_a_node_subscribed_to_an_unknown_channel) {
     BOOST_TEST(std::string(e.what()) == "node 'n' names unknown channel 'nope'");
   }
 }
-
-// LangGraph libs/langgraph/tests/test_pregel.py::test_invoke_two_processes_one_in_two_out
-// (the updates stream: each node's writes to the stream channels, as {channel: value}; the
-// values stream: the stream channels)
-BOOST_AUTO_TEST_CASE(test_invoke_two_processes_one_in_two_out) {
-  auto add_one = [](const value& x, node_context&) -> value { return value(x.as_int() + 1); };
-  pregel_graph g;
-  g.channels = {{"input", make<ch::last_value>("input")},
-                {"between", make<ch::last_value>("between")},
-                {"output", make<ch::last_value>("output")}};
-  g.nodes.push_back(subscribe_node("one", {"input"}, add_one, {"output", "between"}));
-  g.nodes.push_back(subscribe_node("two", {"between"}, add_one, {"output"}));
-  g.input_channels = {"input"};
-  g.input_single = true;
-  g.output_channels = {"output"};
-  g.output_single = true;
-  g.state_channels = {"output", "between"};
-  pregel app(std::move(g));
-  std::vector<value> events;
-  app.stream(value(2), value(), stream_options{{stream_mode::updates}, false},
-             [&](const stream_event& e) { events.push_back(e.data); });
-  BOOST_TEST_REQUIRE(events.size() == 2u);
-  BOOST_TEST(events[0] == value(object{{"one", object{{"between", 3}, {"output", 3}}}}),
-             events[0].to_json());
-  BOOST_TEST(events[1] == value(object{{"two", object{{"output", 4}}}}), events[1].to_json());
-  // `values` streams the stream channels, the run returns the output channel.
-  events.clear();
-  const value out = app.stream(value(2), value(), stream_options{{stream_mode::values}, false},
-                               [&](const stream_event& e) { events.push_back(e.data); });
-  BOOST_TEST_REQUIRE(events.size() == 2u);
-  BOOST_TEST(events[0].to_json() == R"({"output":3,"between":3})");  // stream channel order
-  BOOST_TEST(events[1].to_json() == R"({"output":4,"between":3})");
-  BOOST_TEST(out == value(4));
-  BOOST_TEST(app.invoke(value(2)) == value(4));
-}

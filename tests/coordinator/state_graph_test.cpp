@@ -364,6 +364,7 @@ BOOST_AUTO_TEST_CASE(compile_rejects_malformed_graphs_naming_the_offender) {
 
 BOOST_AUTO_TEST_CASE(runtime_errors_name_what_is_wrong) {
   {
+    // As LangGraph's: update keys that are no channel of the graph are ignored.
     state_graph b;
     b.add_key("x");
     b.add_node("a", returns(object{{"y", 1}}));

@@ -2,8 +2,6 @@
 // with `bar` folded by an append reducer.
 #include <boost/test/unit_test.hpp>
 
-#include "superstep/channels/binary_operator_aggregate.hpp"
-#include "superstep/channels/last_value.hpp"
 #include "superstep/coordinator/pregel.hpp"
 #include "superstep/coordinator/state_graph.hpp"
 #include "support/expect_error.hpp"
@@ -250,94 +248,78 @@ BOOST_AUTO_TEST_CASE(durability_async_saves_every_step_and_exit_only_the_last) {
       error_code::invalid_argument, "durability must be sync, async or exit");
 }
 
-// libs/langgraph/tests/test_pregel.py::test_invoke_checkpoint_three: a Pregel graph without
-// stream channels shows every channel in its snapshots (`state.values.get("total")`), not only
-// its output channel.
-BOOST_AUTO_TEST_CASE(test_invoke_checkpoint_three) {
-  namespace ch = superstep::channels;
+// libs/langgraph/tests/test_pregel.py::test_checkpoint_metadata: every checkpoint of a run
+// carries the run's configurable keys (and config metadata), with or without a breakpoint, and
+// LangGraph's current fields: source, step, parents, no `writes`. The agent and its tool are
+// plain functions here (the LangGraph test's chat model only supplies a tool call, then an
+// answer).
+BOOST_AUTO_TEST_CASE(test_checkpoint_metadata) {
   auto saver = test::make_saver();
-  ch::reducer add{
-      "add", [](const value& a, const value& b) { return value(a.as_int() + b.as_int()); }, {}};
-  pregel_graph g;
-  g.channels = {{"total", std::make_shared<ch::binary_operator_aggregate>("total", add, value(0))},
-                {"input", std::make_shared<ch::last_value>("input")},
-                {"output", std::make_shared<ch::last_value>("output")}};
-  pregel_node one;
-  one.name = "one";
-  one.triggers = {"input"};
-  one.reads = {"input", "total"};
-  // adder, then raise_if_above_10: a failed task writes nothing.
-  one.fn = [](const value& x, node_context&) -> value {
-    const std::int64_t sum = x.get("total").as_int() + x.get("input").as_int();
-    if (sum > 10) throw std::runtime_error("Input is too large");
-    return sum;
-  };
-  for (const char* channel : {"output", "total"})
-    one.writers.push_back([channel = std::string(channel)](const value& out, write_scope& s) {
-      s.write(channel, out);
+  const auto build = [&](std::vector<std::string> interrupt_before) {
+    state_graph b;
+    b.add_key("messages", "append");
+    b.add_node("agent", [](const value& s, node_context&) -> value {
+      const bool asked = s.get("messages").as_list().size() == 1;
+      return object{{"messages", value::array({asked ? "tool_call" : "answer"})}};
     });
-  g.nodes.push_back(std::move(one));
-  g.input_channels = {"input"};
-  g.input_single = true;
-  g.output_channels = {"output"};
-  g.output_single = true;
-  runtime_options o;
-  o.checkpointer = saver;
-  pregel app(std::move(g), o);
+    b.add_node("tools", [](const value&, node_context&) -> value {
+      return object{{"messages", value::array({"result for query"})}};
+    });
+    b.set_entry_point("agent");
+    b.add_conditional_edges(
+        "agent",
+        [](const value& s, node_context&) -> value {
+          return s.get("messages").as_list().back() == value("tool_call") ? "continue" : "exit";
+        },
+        {{"continue", "tools"}, {"exit", "__end__"}});
+    b.add_edge("tools", "agent");
+    compile_options o;
+    o.checkpointer = saver;
+    o.interrupt_before = std::move(interrupt_before);
+    return b.compile(o);
+  };
+  auto app = build({});
+  auto app_w_interrupt = build({"tools"});
 
-  const value thread_1 = object{{"configurable", object{{"thread_id", "1"}}}};
-  // total starts out as 0, so output is 0+2=2
-  BOOST_TEST(app.invoke(2, thread_1) == value(2));
-  state_snapshot state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(2));
-  BOOST_TEST(state.values.to_json() == R"({"input":2,"output":2,"total":2})");
-  BOOST_TEST(state.next.empty());
-  BOOST_TEST(state.config.checkpoint_id == saver->get_tuple({"1", "", ""})->checkpoint.id);
-  // total is now 2, so output is 2+3=5
-  BOOST_TEST(app.invoke(3, thread_1) == value(5));
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(7));
-  BOOST_TEST(state.config.checkpoint_id == saver->get_tuple({"1", "", ""})->checkpoint.id);
-  // total is now 2+5=7, so output would be 7+4=11, but raises
-  BOOST_CHECK_THROW(app.invoke(4, thread_1), std::exception);
-  // the checkpoint has the new input, and "one" still to run
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(7));
-  BOOST_TEST(names(state.next) == "one");
-  // new input recovers from the error
-  BOOST_TEST(app.invoke(2, thread_1) == value(9));
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(16));  // 7+9
-  BOOST_TEST(state.next.empty());
+  const value out = app->invoke(
+      object{{"messages", value::array({"what is weather in sf"})}},
+      object{{"configurable",
+              object{{"thread_id", "1"}, {"test_config_1", "foo"}, {"test_config_2", "bar"}}},
+             {"metadata", object{{"run_label", "first"}, {"test_config_1", "from metadata"}}}});
+  BOOST_TEST(out.get("messages").to_json() ==
+             R"(["what is weather in sf","tool_call","result for query","answer"])");
 
-  const value thread_2 = object{{"configurable", object{{"thread_id", "2"}}}};
-  // on a new thread, total starts out as 0, so output is 0+5=5
-  BOOST_TEST(app.invoke(5, thread_2) == value(5));
-  state = app.get_state(thread_1);
-  BOOST_TEST(state.values.get("total") == value(16));
-  BOOST_TEST(state.next.empty());  // the other thread's checkpoint is untouched
-  state = app.get_state(thread_2);
-  BOOST_TEST(state.values.get("total") == value(5));
-  BOOST_TEST(state.next.empty());
+  const checkpoint_config thread_1{"1", "", ""};
+  const value latest = metadata_to_value(saver->get_tuple(thread_1)->metadata);
+  BOOST_TEST(latest.get("test_config_1") == value("from metadata"));  // metadata merges first
+  BOOST_TEST(latest.get("test_config_2") == value("bar"));
+  const auto all_1 = saver->list(thread_1, {});
+  BOOST_TEST(all_1.size() == 5u);  // input, then __start__, agent, tools, agent
+  for (const auto& t : all_1) {
+    const value m = metadata_to_value(t.metadata);
+    BOOST_TEST(m.get("test_config_1") == value("from metadata"));
+    BOOST_TEST(m.get("test_config_2") == value("bar"));
+    BOOST_TEST(m.get("run_label") == value("first"));
+    BOOST_TEST(!m.find("thread_id"));  // the checkpoint's own coordinates stay out
+    BOOST_TEST(!m.find("writes"));
+    BOOST_TEST(m.as_object().size() == 6u, m.to_json());  // source, step, parents + the three
+  }
 
-  list_options one_only;
-  one_only.limit = 1;
-  BOOST_TEST(app.get_state_history(thread_1, one_only).size() == 1u);
-  const auto history = app.get_state_history(thread_1);
-  BOOST_REQUIRE_EQUAL(history.size(), 7u);
-  std::map<std::string, int> sources;
-  for (const auto& c : history) ++sources[c.metadata.get("source").as_string()];
-  BOOST_TEST((sources == std::map<std::string, int>{{"input", 4}, {"loop", 3}}));
-  BOOST_TEST(history[0].config.checkpoint_id > history[1].config.checkpoint_id);
-  // cursor pagination
-  list_options cursor;
-  cursor.limit = 1;
-  cursor.before = history[0].config;
-  const auto cursored = app.get_state_history(thread_1, cursor);
-  BOOST_REQUIRE_EQUAL(cursored.size(), 1u);
-  BOOST_TEST(cursored[0].config.checkpoint_id == history[1].config.checkpoint_id);
-  BOOST_TEST(history[0].values.get("total") == value(16));  // the last checkpoint
-  BOOST_TEST(history[5].values.get("total") == value(2));   // the first "loop" checkpoint
-  BOOST_TEST(saver->get_tuple(history[0].config)->checkpoint.id == history[0].config.checkpoint_id);
-  BOOST_TEST(saver->get_tuple(history[1].config)->checkpoint.id == history[1].config.checkpoint_id);
+  const value config_2 =
+      object{{"configurable",
+              object{{"thread_id", "2"}, {"test_config_3", "foo"}, {"test_config_4", "bar"}}}};
+  app_w_interrupt->invoke(object{{"messages", value::array({"what is weather in sf"})}}, config_2);
+  const checkpoint_config thread_2{"2", "", ""};
+  value m2 = metadata_to_value(saver->get_tuple(thread_2)->metadata);
+  BOOST_TEST(m2.get("test_config_3") == value("foo"));
+  BOOST_TEST(m2.get("test_config_4") == value("bar"));
+  app_w_interrupt->invoke(value(), config_2);
+  m2 = metadata_to_value(saver->get_tuple(thread_2)->metadata);
+  BOOST_TEST(m2.get("test_config_3") == value("foo"));
+  BOOST_TEST(m2.get("test_config_4") == value("bar"));
+  for (const auto& t : saver->list(thread_2, {})) {
+    const value m = metadata_to_value(t.metadata);
+    BOOST_TEST(m.get("test_config_3") == value("foo"));
+    BOOST_TEST(m.get("test_config_4") == value("bar"));
+  }
 }

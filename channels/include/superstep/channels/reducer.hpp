@@ -27,4 +27,9 @@ struct reducer {
 /// Returns nullptr for other names.
 const reducer* builtin_reducer(std::string_view name);
 
+/// A message as the add_messages reducer takes it: an object as is, a string s as the human
+/// message {"type": "human", "content": s}, a [role, content] pair as the message of that role
+/// (LangChain's convert_to_messages). Throws `superstep::error` (invalid_update) otherwise.
+value as_message(const value& raw);
+
 }  // namespace superstep::channels

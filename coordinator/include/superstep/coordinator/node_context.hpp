@@ -72,6 +72,12 @@ class node_context {
   virtual void emit_custom(value data) = 0;
   /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.
   virtual void emit_message(value chunk) = 0;
+  /// Streams a whole message on `messages` and writes it to the state key `state_key` (an
+  /// add_messages key; empty: stream only), as this task's write (LangGraph `push_message`).
+  /// The message is taken as `channels::as_message` takes it and must have a string "id".
+  /// Returns it. Throws `superstep::error` (invalid_argument) when it has no id; a context
+  /// that cannot write state throws it too.
+  virtual value push_message(value message, std::string_view state_key = "messages");
 
   /// The long-term store the graph was compiled with (LangGraph's `store` argument), shared
   /// by every thread; null when it has none. Include superstep/storage/store.hpp to use it.

@@ -82,7 +82,8 @@ struct pregel_graph {
   /// it in).
   std::vector<std::string> state_channels;
   /// The state is the value of the one state channel, not an object of it (LangGraph's
-  /// stream_channels given as one channel, as an entrypoint's END): `updates` stream a task's
+  /// stream_channels given as one channel, as an entrypoint's END, or a
+  /// StateGraph whose state is the one key ROOT): `updates` stream a task's
   /// write to it as {node: value}, snapshots show the value itself.
   bool state_single = false;
   std::vector<std::string> interrupt_before;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -47,6 +48,13 @@ struct node_options {
   /// it in the function's closure): `get_state(config, true)` shows its state for the node's
   /// tasks, and its namespace leads get_state/update_state to it.
   std::shared_ptr<const pregel> subgraph = nullptr;
+  /// The state keys the node reads (LangGraph `input_schema`); unset: the graph's state keys.
+  /// The node's input holds only these keys, and routers after it read the same keys unless
+  /// they name their own. A key no `add_key` declared becomes a private channel (last value
+  /// wins): nodes write it and nodes naming it read it; the graph's input and output leave it
+  /// out unless `set_input_keys`/`set_output_keys` name it; snapshots and streams show it, as
+  /// LangGraph's stream channels.
+  std::optional<std::vector<std::string>> input_keys = std::nullopt;
 };
 
 /// What every node of a graph gets unless its node_options say otherwise (LangGraph
@@ -84,12 +92,22 @@ struct compile_options {
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
 };
 
+/// The name of the one key of a graph whose state is not an object (LangGraph's `__root__`).
+inline constexpr std::string_view ROOT = "__root__";
+
 /// Builds a graph whose nodes communicate through a shared state (LangGraph `StateGraph`).
 ///
 /// Each state key becomes a channel: a last_value, or a binary_operator_aggregate when the key
 /// has a reducer. Nodes read the whole state and return an update object (or a Command);
-/// edges, joins and conditional edges decide what runs next. `compile()` validates the
-/// topology and returns the runnable graph. Not thread-safe; build on one thread.
+/// edges, joins and conditional edges decide what runs next. Keys of a node's update that are
+/// not channels of the graph are ignored, as LangGraph's. `compile()` validates the topology
+/// and returns the runnable graph. Not thread-safe; build on one thread.
+///
+/// A graph whose only key is `ROOT` (`add_key(std::string(ROOT), "add")`) has a state that
+/// is a single value, not an object (LangGraph `StateGraph(Annotated[list, add])`): the
+/// graph's input and output, each node's input and each router's are that value, and a
+/// node's update is the value to write (or a Command whose update is, or a list mixing
+/// Commands and values).
 class state_graph {
  public:
   state_graph() = default;
@@ -107,6 +125,10 @@ class state_graph {
                        std::optional<value> initial = std::nullopt) {
     return add_key(std::move(name), std::string_view(builtin_reducer), std::move(initial));
   }
+
+  /// Declares a key whose value is never checkpointed (LangGraph `UntrackedValue`): runs see
+  /// it, at most one write per step, but snapshots and resumed runs do not (handles, secrets).
+  state_graph& add_untracked_key(std::string name);
 
   /// Declares a key that nodes and routers read but nobody writes: its value is computed for
   /// each task from the run (e.g. the steps left before the recursion limit).
@@ -138,9 +160,11 @@ class state_graph {
   /// as LangGraph's.
   state_graph& add_edge(std::vector<std::string> from, std::string to);
   /// After `from`, `router` picks what runs next: node names, END, or Sends. With a path map,
-  /// the router's results are keys of the map, whose values are node names.
+  /// the router's results are keys of the map, whose values are node names. The router reads
+  /// `input_keys` (LangGraph: the router's own input schema), by default the keys `from` reads.
   state_graph& add_conditional_edges(std::string from, router_function router,
-                                     std::map<std::string, std::string> path_map = {});
+                                     std::map<std::string, std::string> path_map = {},
+                                     std::optional<std::vector<std::string>> input_keys = {});
   state_graph& set_entry_point(std::string node) {
     return add_edge(std::string("__start__"), std::move(node));
   }
@@ -158,6 +182,7 @@ class state_graph {
     std::string name;
     std::optional<channels::reducer> reducer;
     std::optional<value> initial;
+    bool untracked = false;
   };
   struct node_spec {
     std::string name;
@@ -169,6 +194,7 @@ class state_graph {
     std::string from;
     router_function router;
     std::map<std::string, std::string> path_map;
+    std::optional<std::vector<std::string>> input_keys;
   };
 
   void check_new_name(const std::string& name) const;
