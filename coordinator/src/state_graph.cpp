@@ -117,7 +117,8 @@ value router_input(const compiled_topology& topo, const std::vector<std::string>
                    const managed_keys& managed, const value& out, write_scope& s) {
   if (topo.root) return s.fresh_read(std::string(ROOT)).value_or(value());
   // As LangGraph's branch: the node's output with the state read fresh over it, so the router
-  // also sees keys the node returned that are not state keys.
+  // also sees keys the node returned that are not state keys (`out` is null when the router
+  // has an input schema of its own: it reads only those keys).
   object state;
   if (out.is_object() && !as_command(out) && !as_send(out)) state = out.as_object();
   state.reserve(state.size() + keys.size());
@@ -478,8 +479,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       auto router = b.router;
       auto path_map = b.path_map;
       pn.writers.push_back(
-          [topo, router, path_map, keys, name, managed = r_managed](const value& out, write_scope& s) {
-            value result = router(router_input(*topo, keys, managed, out, s), s.context());
+          [topo, router, path_map, keys, name, managed = r_managed,
+           passthrough = !b.input_keys](const value& out, write_scope& s) {
+            value result = router(
+                router_input(*topo, keys, managed, passthrough ? out : value(), s), s.context());
             std::string who = "router after '" + name + "'";
             auto route_one = [&](const value& r) {
               if (!path_map.empty() && !as_send(r)) {

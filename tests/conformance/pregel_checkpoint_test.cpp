@@ -198,10 +198,10 @@ BOOST_AUTO_TEST_CASE(test_pending_writes_resume) {
         return object{{"value", 2}};
       });
       node_options retry;
-      retry.retry = retry_policy{};
-      retry.retry->max_attempts = 2;
-      retry.retry->initial_interval_ms = 0;
-      retry.retry->jitter = false;
+      retry.retry = {retry_policy{}};
+      retry.retry[0].max_attempts = 2;
+      retry.retry[0].initial_interval_ms = 0;
+      retry.retry[0].jitter = false;
       b.add_node(
           "two",
           [&](const value&, node_context&) -> value {
@@ -383,9 +383,9 @@ BOOST_AUTO_TEST_CASE(test_invoke_checkpoint_two) {
     one.writers.push_back([channel = std::string(channel)](const value& out, write_scope& s) {
       s.write(channel, out);
     });
-  one.retry = retry_policy{};
-  one.retry->initial_interval_ms = 1;
-  one.retry->retry_on = [](const error& e) {
+  one.retry = {retry_policy{}};
+  one.retry[0].initial_interval_ms = 1;
+  one.retry[0].retry_on = [](const error& e) {
     return std::string(e.what()).find("I will be retried") != std::string::npos;
   };
   g.nodes.push_back(std::move(one));
