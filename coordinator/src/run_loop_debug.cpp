@@ -114,9 +114,8 @@ void run_loop::emit_checkpoint_event() {
     parent = checkpoint_config_value(p);
   }
   const auto& keys = g_.state_channels.empty() ? g_.output_channels : g_.state_channels;
-  auto values =
-      algo::read_channels(state_.channels, keys,
-                          g_.state_single || (g_.state_channels.empty() && g_.output_single));
+  auto values = algo::read_channels(
+      state_.channels, keys, g_.state_single || (g_.state_channels.empty() && g_.output_single));
   std::set<std::string> next;  // as get_state shows it
   list tasks;
   for (const auto& t : tasks_) {
@@ -134,7 +133,9 @@ void run_loop::emit_checkpoint_event() {
   emit_debug_event(stream_mode::checkpoints, "checkpoint", stream_meta_.step,
                    object{{"config", checkpoint_config_value(at)},
                           {"parent_config", parent},
-                          {"values", values ? *values : value(object{})},
+                          {"values", values            ? *values
+                                     : g_.state_single ? value()
+                                                       : value(object{})},
                           {"metadata", metadata_to_value(stream_meta_)},
                           {"next", value(list(next.begin(), next.end()))},
                           {"tasks", value(std::move(tasks))}});

@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(test_entrypoint_with_return_and_save) {
 
 // libs/langgraph/tests/test_pregel.py::test_falsy_return_from_task
 // Fails: the run loop's debug events lack LangGraph's shapes (see NOT_PORTED.functional.md).
-BOOST_AUTO_TEST_CASE(test_falsy_return_from_task, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(test_falsy_return_from_task) {
   fn::task falsy_task("falsy_task", [](const value&, fn::call_context&) { return value(false); });
   auto graph = fn::entrypoint(ep("graph", saver()), [&](const value&, fn::call_context& ctx) {
     falsy_task(ctx, value()).result();

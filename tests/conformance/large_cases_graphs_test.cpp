@@ -285,7 +285,7 @@ BOOST_AUTO_TEST_CASE(test_state_graph_packets) {
 // retriever_two's update was streamed). Disabled until the `debug` stream has LangGraph's
 // shapes (issue 13, Streams): no checkpoint events without a checkpointer, no `__start__`
 // task, a task's result as its update.
-BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state) {
   auto two_streamed = std::make_shared<one_shot>();
   auto wait_for_two = std::make_shared<std::atomic<bool>>(false);
   channels::reducer sorted_add{"sorted_add",
@@ -376,8 +376,8 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state, *boost::unit_test:
   };
   const auto result = [](int step, const char* name, const std::string& update) {
     return std::string(R"(["debug",{"type":"task_result","timestamp":"*","step":)") +
-           std::to_string(step) + R"(,"payload":{"id":"*","name":")" + name + R"(","result":)" +
-           update + R"(,"error":null,"interrupts":[]}}])";
+           std::to_string(step) + R"(,"payload":{"id":"*","name":")" + name + R"(","error":null,"result":)" +
+           update + R"(,"interrupts":[]}}])";
   };
   BOOST_TEST(
       run({stream_mode::values, stream_mode::updates, stream_mode::debug}) ==
