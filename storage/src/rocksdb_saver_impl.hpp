@@ -41,7 +41,14 @@ struct rocksdb_saver::impl {
         db(*db_owner),
         serde(options.serde ? std::move(options.serde) : make_capnp_serializer()) {
     write_options.sync = options.sync;
+    if (!options.read_only) index_runs();
   }
+
+  /// Builds the run index (`delete_for_runs`) of a database written before it existed, once:
+  /// every checkpoint whose metadata names a run gets its entries, then a mark says the index
+  /// is whole. A checkpoint that does not decode (another key) leaves the mark unwritten, for
+  /// the next open to try again.
+  void index_runs();
 
   void write(rocksdb::WriteBatch& batch, std::string_view what) {
     db.write(write_options, batch, what);

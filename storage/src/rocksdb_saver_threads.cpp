@@ -106,6 +106,48 @@ void rocksdb_saver::delete_checkpoints(const std::string& thread_id,
   d.db.versions.clear();  // the chains may name versions just removed
 }
 
+void rocksdb_saver::impl::index_runs() {
+  if (!db.run_index) return;
+  static const std::string whole = "v";  // the mark: no 'r' or 't' entry sorts here
+  rocksdb::PinnableSlice mark;
+  auto found = db.db().Get(rocksdb::ReadOptions(), db.run_index, whole, &mark);
+  if (found.ok()) return;
+  if (!found.IsNotFound()) check(found, "reading the run index mark");
+  std::lock_guard lock(db.maintenance);
+  snapshot_read read(db);
+  rocksdb::WriteBatch batch;
+  range_scan it(db, db.checkpoints, read.options, std::string(), std::string(1, '\xff'));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string_view key = it->key().ToStringView();
+    std::size_t pos = 0;
+    auto thread_id = keys::read_string(key, pos);
+    auto ns = thread_id ? keys::read_string(key, pos) : std::nullopt;
+    if (!ns) damaged_key("checkpoints", key);
+    const std::string id(key.substr(pos));
+    std::optional<records::stored_checkpoint> stored;
+    try {
+      stored = decode(*thread_id, *ns, id, it->value().ToStringView());
+    } catch (const error&) {
+      return;  // another serializer's records: left for an open that can read them
+    }
+    const std::string* run_id = detail::run_of(stored->metadata);
+    if (!run_id) continue;
+    check(batch.Put(db.run_index, keys::run_checkpoint(*run_id, *thread_id, *ns, id),
+                    rocksdb::Slice()),
+          "batching a run index entry");
+    std::string thread_run = keys::thread_runs(*thread_id);
+    keys::append_string(thread_run, *run_id);
+    check(batch.Put(db.run_index, thread_run, rocksdb::Slice()), "batching a run index entry");
+    if (batch.Count() >= 8192) {
+      write(batch, "indexing the runs of existing checkpoints");
+      batch.Clear();
+    }
+  }
+  it.check_status("reading the checkpoints to index their runs");
+  check(batch.Put(db.run_index, whole, rocksdb::Slice()), "batching the run index mark");
+  write(batch, "indexing the runs of existing checkpoints");
+}
+
 void rocksdb_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
   const std::set<std::string> runs(run_ids.begin(), run_ids.end());
   impl& d = *impl_;
@@ -302,7 +344,7 @@ void rocksdb_saver::impl::drop_checkpoints(
     auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
     if (!version ||
         !(pos == key.size() || (pos + 1 == key.size() && (key[pos] == keys::delta_suffix ||
-                                                            key[pos] == keys::cleared_suffix))))
+                                                          key[pos] == keys::cleared_suffix))))
       damaged_key("blobs", key);
     if (!used.count({*ns, *channel, *version}))
       check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
