@@ -268,28 +268,12 @@ future call_registry::start(const task& t, value input, const std::string& paren
   auto st = std::make_shared<future::state>();
   st->id = superstep::task_id(r.checkpoint_id, r.checkpoint_ns, root_.step(), t.name(),
                               std::string(PUSH), parent_id + "|" + std::to_string(index));
-  // A saved result (the call finished before the entrypoint was interrupted) comes first;
-  // then the cache, for a task with a cache policy (LangGraph's match_cached_writes on a
-  // call): a hit does not run, is not shown as a task, and its update is marked cached.
+  // A saved result: the call finished before the entrypoint was interrupted.
   std::optional<value> restored;
   {
     std::lock_guard lock(m_);
     if (auto done = saved_results_.find(st->id); done != saved_results_.end())
       restored = done->second;
-  }
-  std::optional<std::string> cache_key;
-  if (!restored && t.options().cache && r.cache) {
-    cache_key = t.options().cache->key(input);
-    if (auto hit = r.cache->get(detail::cache_namespace_of(t.name()), *cache_key)) {
-      value out;
-      for (auto& [channel, v] : *hit)
-        if (channel == RETURN) out = std::move(v);
-      if (r.wants(stream_mode::updates))
-        r.emit(stream_mode::updates,
-               object{{t.name(), out}, {"__metadata__", object{{"cached", true}}}});
-      st->finish(std::move(out), nullptr);
-      return future(st);
-    }
   }
   // As LangGraph, a call restored from its saved result is shown as a task too.
   if (r.wants(stream_mode::debug))
@@ -303,6 +287,22 @@ future call_registry::start(const task& t, value input, const std::string& paren
   if (restored) {  // its saved result, not a new run
     st->finish(std::move(*restored), nullptr);
     return future(st);
+  }
+  // Else the cache, for a task with a cache policy (LangGraph's match_cached_writes after
+  // accepting a call): a hit does not run, and its update is marked cached.
+  std::optional<std::string> cache_key;
+  if (t.options().cache && r.cache) {
+    cache_key = t.options().cache->key(input);
+    if (auto hit = r.cache->get(detail::cache_namespace_of(t.name()), *cache_key)) {
+      value out;
+      for (auto& [channel, v] : *hit)
+        if (channel == RETURN) out = std::move(v);
+      if (r.wants(stream_mode::updates))
+        r.emit(stream_mode::updates,
+               object{{t.name(), out}, {"__metadata__", object{{"cached", true}}}});
+      st->finish(std::move(out), nullptr);
+      return future(st);
+    }
   }
   list resume;
   {

@@ -313,15 +313,18 @@ BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
                      error_code::invalid_argument, "'__start__' is reserved");
   test::expect_error([&] { fn::entrypoint(ep("graph", execution::threads), nullptr); },
                      error_code::invalid_argument, "entrypoint 'graph' has no function");
-  // The cache hook is not implemented yet: a task asking for it fails when called.
+  // Timeouts are checked as a node's: positive, and at least one of them.
   fn::task_options o;
-  o.cache_policy = object{};
-  fn::task cached("cached", noop, o);
-  auto graph = fn::entrypoint(
-      ep("graph", execution::threads),
-      [&](const value& v, fn::call_context& ctx) { return cached(ctx, v).result(); });
-  test::expect_error([&] { graph->invoke(1, value()); }, error_code::invalid_argument,
-                     "task 'cached': cache policies of tasks are not supported");
+  o.timeout = timeout_policy{.run_timeout_ms = 0};
+  test::expect_error([&] { fn::task("slow", noop, o); }, error_code::invalid_argument,
+                     "task 'slow': run_timeout must be greater than 0");
+  o.timeout = timeout_policy{};
+  test::expect_error([&] { fn::task("slow", noop, o); }, error_code::invalid_argument,
+                     "task 'slow': a timeout needs a run_timeout or an idle_timeout");
+  auto e = ep("graph", execution::threads);
+  e.timeout = timeout_policy{.idle_timeout_ms = -1};
+  test::expect_error([&] { fn::entrypoint(e, noop); }, error_code::invalid_graph,
+                     "node 'graph': idle_timeout must be greater than 0");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
