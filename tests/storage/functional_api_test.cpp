@@ -302,6 +302,39 @@ BOOST_AUTO_TEST_CASE(the_example_of_the_header_runs) {
   BOOST_TEST(graph->invoke(value::array({1, 2}), thread("example")) == value::array({"1!", "2!"}));
 }
 
+BOOST_AUTO_TEST_CASE(an_entrypoint_with_a_cache_policy_is_cached_by_input) {
+  for (execution m : modes) {
+    BOOST_TEST_CONTEXT("mode " << static_cast<int>(m)) {
+      std::atomic<int> runs{0};
+      auto o = ep("graph", m);
+      o.runtime.cache = std::make_shared<memory_cache>();
+      o.cache_policy = cache_policy{};
+      auto graph = fn::entrypoint(o, [&](const value& in, fn::call_context&) {
+        ++runs;
+        return value(in.as_int() * 2);
+      });
+      auto updates = [&](const value& in) {
+        std::vector<value> events;
+        stream_options so;
+        so.modes = {stream_mode::updates};
+        graph->stream(in, value(), so, [&](const stream_event& e) { events.push_back(e.data); });
+        return events;
+      };
+      BOOST_TEST(updates(1) == std::vector<value>{value(object{{"graph", 2}})},
+                 boost::test_tools::per_element());
+      BOOST_TEST(
+          updates(1) ==
+              std::vector<value>{value(object{{"graph", 2}, {"__metadata__", object{{"cached", true}}}})},
+          boost::test_tools::per_element());
+      BOOST_TEST(graph->invoke(2, value()) == value(4));
+      BOOST_TEST(runs == 2);
+      graph->clear_cache();
+      BOOST_TEST(graph->invoke(1, value()) == value(2));
+      BOOST_TEST(runs == 3);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
   auto noop = [](const value& v, fn::call_context&) { return v; };
   test::expect_error([&] { fn::task("", noop); }, error_code::invalid_argument, "needs a name");
