@@ -25,7 +25,7 @@ namespace superstep::detail {
 class node_actor_pool {
  public:
   node_actor_pool(actors::runtime& rt, const pregel_graph& g, checkpoint_saver* saver,
-                  storage::store* store);
+                  storage::store* store, node_cache* cache);
   ~node_actor_pool();
   actors::runtime& runtime() noexcept { return rt_; }
   const std::vector<caf::actor>& instances(std::uint32_t node);
@@ -460,9 +460,10 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
 
 // The body a node actor runs: each task of the batch through the node's function and
 // writers, with stream events forwarded to the coordinator.
-actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, storage::store* store) {
+actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, storage::store* store,
+                            node_cache* cache) {
   return
-      [g, saver, store](std::vector<pregel_task>& tasks, const actors::batch_header& h,
+      [g, saver, store, cache](std::vector<pregel_task>& tasks, const actors::batch_header& h,
                         const actors::channel_map& replica, const actors::stream_forward& forward) {
         std::mutex m;
         stream_sink sink = [&](const stream_event& e) {
@@ -477,6 +478,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
         shared.resuming = h.resuming;
         shared.saver = saver;
         shared.store = store;
+        shared.cache = cache;  // where the functional API's task calls cache their results
         shared.modes = h.modes;
         shared.subgraphs = h.subgraphs;
         if (!h.replay_checkpoint_id.empty())
@@ -492,26 +494,29 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
 
 // What a node actor of `g`'s node `n` needs.
 std::shared_ptr<const actors::node_host> make_host(const pregel_graph& g, const pregel_node& n,
-                                                   checkpoint_saver* saver, storage::store* store) {
+                                                   checkpoint_saver* saver, storage::store* store,
+                                                   node_cache* cache = nullptr) {
   actors::node_host host;
   host.name = n.name;
-  host.body = make_body(&g, saver, store);
+  host.body = make_body(&g, saver, store, cache);
   for (const auto& ch : n.fresh_reads) host.replica_channels.emplace_back(ch, g.channels.at(ch));
   return std::make_shared<const actors::node_host>(std::move(host));
 }
 
 node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g,
-                                 checkpoint_saver* saver, storage::store* store)
+                                 checkpoint_saver* saver, storage::store* store,
+                                 node_cache* cache)
     : rt_(rt), instances_(g.nodes.size()) {
   for (const auto& n : g.nodes) {
-    hosts_.push_back(make_host(g, n, saver, store));
+    hosts_.push_back(make_host(g, n, saver, store, cache));
     fresh_reads_.push_back(n.fresh_reads);
   }
 }
 
 node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph,
-                                         checkpoint_saver* saver, storage::store* store) {
-  return node_actor_pool_ptr(new node_actor_pool(rt, graph, saver, store));
+                                         checkpoint_saver* saver, storage::store* store,
+                                         node_cache* cache) {
+  return node_actor_pool_ptr(new node_actor_pool(rt, graph, saver, store, cache));
 }
 
 node_actor_pool::~node_actor_pool() {

@@ -27,9 +27,11 @@ struct node_actor_pool_deleter {
 using node_actor_pool_ptr = std::unique_ptr<node_actor_pool, node_actor_pool_deleter>;
 
 /// `saver`: the graph's checkpointer, which subgraphs run by its nodes save into (or null);
-/// `store`: the long-term store its nodes reach (or null).
+/// `store`: the long-term store its nodes reach (or null); `cache`: the graph's node cache
+/// (or null).
 node_actor_pool_ptr make_node_actor_pool(actors::runtime& rt, const pregel_graph& graph,
-                                         checkpoint_saver* saver, storage::store* store);
+                                         checkpoint_saver* saver, storage::store* store,
+                                         node_cache* cache);
 
 /// Where a run on actors sends its tasks.
 struct actor_run {

@@ -128,7 +128,8 @@ class call_registry {
   const detail::run_shared& run() const noexcept { return root_.run(); }
 
  private:
-  void run_call(const task& t, value input, std::shared_ptr<future::state> st, list resume);
+  void run_call(const task& t, value input, std::shared_ptr<future::state> st, list resume,
+                const std::optional<std::string>& cache_key);
   void save(const std::string& id, const std::string& name,
             std::vector<std::pair<std::string, value>> writes);
   checkpoint_config saved_at() const;
@@ -170,6 +171,12 @@ class call_ctx final : public call_context {
   void emit_custom(value data) override { inner_->emit_custom(std::move(data)); }
   void emit_message(value chunk) override { inner_->emit_message(std::move(chunk)); }
   storage::store* store() const noexcept override { return inner_->store(); }
+  std::int64_t node_attempt() const noexcept override { return inner_->node_attempt(); }
+  double node_first_attempt_time() const noexcept override {
+    return inner_->node_first_attempt_time();
+  }
+  void heartbeat() noexcept override { inner_->heartbeat(); }
+  void check_timeout() const override { inner_->check_timeout(); }
   const value& previous() const noexcept override { return previous_; }
 
   future call(const task& t, value input) override {
@@ -181,8 +188,11 @@ class call_ctx final : public call_context {
     return graph.run_nested(input, *inner_);
   }
 
-  void reset_attempt() noexcept {
-    if (own_ctx_) own_ctx_->reset_attempt();
+  // Starts an attempt of a task call under the task's timeout (null: none).
+  void start_attempt(const timeout_policy* timeout) noexcept {
+    if (!own_ctx_) return;
+    own_ctx_->reset_attempt();
+    own_ctx_->start_clock(timeout);
   }
   const list& resume() const noexcept { return own_task_.resume; }
 
@@ -258,11 +268,12 @@ future call_registry::start(const task& t, value input, const std::string& paren
   auto st = std::make_shared<future::state>();
   st->id = superstep::task_id(r.checkpoint_id, r.checkpoint_ns, root_.step(), t.name(),
                               std::string(PUSH), parent_id + "|" + std::to_string(index));
-  if (!t.options().cache_policy.is_null()) {
-    st->finish(value(), std::make_exception_ptr(error(
-                            error_code::invalid_argument,
-                            "task '" + t.name() + "': cache policies of tasks are not supported")));
-    return future(st);
+  // A saved result: the call finished before the entrypoint was interrupted.
+  std::optional<value> restored;
+  {
+    std::lock_guard lock(m_);
+    if (auto done = saved_results_.find(st->id); done != saved_results_.end())
+      restored = done->second;
   }
   // As LangGraph, a call restored from its saved result is shown as a task too.
   if (r.wants(stream_mode::debug))
@@ -273,14 +284,29 @@ future call_registry::start(const task& t, value input, const std::string& paren
                                                          {"name", t.name()},
                                                          {"input", input},
                                                          {"triggers", list{std::string(PUSH)}}}}});
+  if (restored) {  // its saved result, not a new run
+    st->finish(std::move(*restored), nullptr);
+    return future(st);
+  }
+  // Else the cache, for a task with a cache policy (LangGraph's match_cached_writes after
+  // accepting a call): a hit does not run, and its update is marked cached.
+  std::optional<std::string> cache_key;
+  if (t.options().cache && r.cache) {
+    cache_key = t.options().cache->key(input);
+    if (auto hit = r.cache->get(detail::cache_namespace_of(t.name()), *cache_key)) {
+      value out;
+      for (auto& [channel, v] : *hit)
+        if (channel == RETURN) out = std::move(v);
+      if (r.wants(stream_mode::updates))
+        r.emit(stream_mode::updates,
+               object{{t.name(), out}, {"__metadata__", object{{"cached", true}}}});
+      st->finish(std::move(out), nullptr);
+      return future(st);
+    }
+  }
   list resume;
   {
     std::lock_guard lock(m_);
-    if (auto done = saved_results_.find(st->id); done != saved_results_.end()) {
-      // Finished before the entrypoint was interrupted: its saved result, not a new run.
-      st->finish(done->second, nullptr);
-      return future(st);
-    }
     if (auto s = saved_resume_.find(st->id); s != saved_resume_.end()) resume = s->second;
     if (auto a = answers_.find(detail::interrupt_id(r.checkpoint_ns, st->id)); a != answers_.end())
       resume.insert(resume.end(), a->second.begin(), a->second.end());
@@ -288,9 +314,10 @@ future call_registry::start(const task& t, value input, const std::string& paren
   std::lock_guard lock(m_);
   calls_.push_back(st);
   threads_.emplace_back(
-      [this, t, input = std::move(input), st, resume = std::move(resume)]() mutable {
+      [this, t, input = std::move(input), st, resume = std::move(resume),
+       cache_key = std::move(cache_key)]() mutable {
         try {
-          run_call(t, std::move(input), st, std::move(resume));
+          run_call(t, std::move(input), st, std::move(resume), cache_key);
         } catch (...) {  // nothing may leave a thread; the caller sees it as the call's error
           st->finish(value(), std::current_exception());
         }
@@ -299,17 +326,22 @@ future call_registry::start(const task& t, value input, const std::string& paren
 }
 
 void call_registry::run_call(const task& t, value input, std::shared_ptr<future::state> st,
-                             list resume) {
+                             list resume, const std::optional<std::string>& cache_key) {
   call_ctx ctx(*this, st->id, t.name(), std::move(resume));
   const auto& retry = t.options().retry;
   const std::int64_t attempts = retry ? std::max<std::int64_t>(1, retry->max_attempts) : 1;
   std::exception_ptr failure;
   for (std::int64_t n = 1;; ++n) {
     try {
-      ctx.reset_attempt();
+      ctx.start_attempt(t.options().timeout ? &*t.options().timeout : nullptr);
       value out = t.function()(input, ctx);
+      // A call that returns past its timeout still timed out, as a node (run_task).
+      ctx.check_timeout();
       save(st->id, t.name(), {{std::string(RETURN), out}});
       const detail::run_shared& r = run();
+      if (cache_key)
+        r.cache->set(detail::cache_namespace_of(t.name()), *cache_key, {{std::string(RETURN), out}},
+                     t.options().cache->ttl);
       if (r.wants(stream_mode::updates)) r.emit(stream_mode::updates, object{{t.name(), out}});
       if (r.wants(stream_mode::debug))
         r.emit(stream_mode::debug,
@@ -336,10 +368,8 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
           }
         break;
       }
-      const bool again = n < attempts && e.code() != error_code::parent_command &&
-                         (retry->retry_on ? retry->retry_on(e)
-                                          : e.code() == error_code::node_error ||
-                                                e.code() == error_code::storage_error);
+      const bool again =
+          n < attempts && e.code() != error_code::parent_command && should_retry_on(*retry, e);
       if (!again) break;
     } catch (const std::exception& e) {
       failure = std::make_exception_ptr(error(error_code::node_error, e.what()));
@@ -366,6 +396,21 @@ task::task(std::string name, call_function fn, task_options options)
     throw error(error_code::invalid_argument,
                 "task name '" + name_ + "' is reserved (names starting with __)");
   if (!fn_) throw error(error_code::invalid_argument, "task '" + name_ + "' has no function");
+  if (const auto& t = options_.timeout) {
+    for (auto [field, ms] : {std::pair{"run_timeout", t->run_timeout_ms},
+                             std::pair{"idle_timeout", t->idle_timeout_ms}})
+      if (ms && !(*ms > 0))
+        throw error(error_code::invalid_argument,
+                    "task '" + name_ + "': " + field + " must be greater than 0");
+    if (!t->run_timeout_ms && !t->idle_timeout_ms)
+      throw error(error_code::invalid_argument,
+                  "task '" + name_ + "': a timeout needs a run_timeout or an idle_timeout");
+  }
+}
+
+void task::clear_cache(node_cache& cache) const {
+  const std::vector<node_cache::cache_namespace> namespaces{detail::cache_namespace_of(name_)};
+  cache.clear(&namespaces);
 }
 
 value final(value returned, value save) {
@@ -398,6 +443,8 @@ std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn)
   n.triggers = {std::string(START)};
   n.reads = {std::string(START), std::string(PREVIOUS)};
   n.retry = options.retry;
+  n.cache = std::move(options.cache_policy);
+  n.timeout = options.timeout;
   n.fn = [fn = std::move(fn)](const value& in, node_context& ctx) -> value {
     auto* tc = dynamic_cast<detail::task_context*>(&ctx);
     if (!tc) throw error(error_code::internal, "an entrypoint runs only in the runtime");

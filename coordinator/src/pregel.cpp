@@ -161,7 +161,8 @@ detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g, const r
   std::lock_guard lock(m);
   if (!pool) {
     if (!runtime) runtime = o.runtime ? o.runtime : std::make_shared<actors::runtime>();
-    pool = detail::make_node_actor_pool(*runtime, g, o.checkpointer.get(), o.store.get());
+    pool = detail::make_node_actor_pool(*runtime, g, o.checkpointer.get(), o.store.get(),
+                                        o.cache.get());
   }
   return *pool;
 }

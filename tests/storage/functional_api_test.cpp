@@ -302,6 +302,39 @@ BOOST_AUTO_TEST_CASE(the_example_of_the_header_runs) {
   BOOST_TEST(graph->invoke(value::array({1, 2}), thread("example")) == value::array({"1!", "2!"}));
 }
 
+BOOST_AUTO_TEST_CASE(an_entrypoint_with_a_cache_policy_is_cached_by_input) {
+  for (execution m : modes) {
+    BOOST_TEST_CONTEXT("mode " << static_cast<int>(m)) {
+      std::atomic<int> runs{0};
+      auto o = ep("graph", m);
+      o.runtime.cache = std::make_shared<memory_cache>();
+      o.cache_policy = cache_policy{};
+      auto graph = fn::entrypoint(o, [&](const value& in, fn::call_context&) {
+        ++runs;
+        return value(in.as_int() * 2);
+      });
+      auto updates = [&](const value& in) {
+        std::vector<value> events;
+        stream_options so;
+        so.modes = {stream_mode::updates};
+        graph->stream(in, value(), so, [&](const stream_event& e) { events.push_back(e.data); });
+        return events;
+      };
+      BOOST_TEST(updates(1) == std::vector<value>{value(object{{"graph", 2}})},
+                 boost::test_tools::per_element());
+      BOOST_TEST(
+          updates(1) ==
+              std::vector<value>{value(object{{"graph", 2}, {"__metadata__", object{{"cached", true}}}})},
+          boost::test_tools::per_element());
+      BOOST_TEST(graph->invoke(2, value()) == value(4));
+      BOOST_TEST(runs == 2);
+      graph->clear_cache();
+      BOOST_TEST(graph->invoke(1, value()) == value(2));
+      BOOST_TEST(runs == 3);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
   auto noop = [](const value& v, fn::call_context&) { return v; };
   test::expect_error([&] { fn::task("", noop); }, error_code::invalid_argument, "needs a name");
@@ -313,15 +346,18 @@ BOOST_AUTO_TEST_CASE(bad_tasks_and_entrypoints_are_rejected_by_name) {
                      error_code::invalid_argument, "'__start__' is reserved");
   test::expect_error([&] { fn::entrypoint(ep("graph", execution::threads), nullptr); },
                      error_code::invalid_argument, "entrypoint 'graph' has no function");
-  // The cache hook is not implemented yet: a task asking for it fails when called.
+  // Timeouts are checked as a node's: positive, and at least one of them.
   fn::task_options o;
-  o.cache_policy = object{};
-  fn::task cached("cached", noop, o);
-  auto graph = fn::entrypoint(
-      ep("graph", execution::threads),
-      [&](const value& v, fn::call_context& ctx) { return cached(ctx, v).result(); });
-  test::expect_error([&] { graph->invoke(1, value()); }, error_code::invalid_argument,
-                     "task 'cached': cache policies of tasks are not supported");
+  o.timeout = timeout_policy{.run_timeout_ms = 0};
+  test::expect_error([&] { fn::task("slow", noop, o); }, error_code::invalid_argument,
+                     "task 'slow': run_timeout must be greater than 0");
+  o.timeout = timeout_policy{};
+  test::expect_error([&] { fn::task("slow", noop, o); }, error_code::invalid_argument,
+                     "task 'slow': a timeout needs a run_timeout or an idle_timeout");
+  auto e = ep("graph", execution::threads);
+  e.timeout = timeout_policy{.idle_timeout_ms = -1};
+  test::expect_error([&] { fn::entrypoint(e, noop); }, error_code::invalid_graph,
+                     "node 'graph': idle_timeout must be greater than 0");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -43,7 +43,11 @@
 // - Saved call results are found through the graph's checkpointer by the process running the
 //   entrypoint: an entrypoint node hosted by a cluster worker (which has no checkpointer)
 //   runs its calls again when it resumes.
-// - Task cache policies are not implemented: `task_options::cache_policy` is the hook.
+// - A task with a cache policy (`task_options::cache`) takes its result from the graph's
+//   cache (`runtime_options::cache`) when a call's input has a live entry: it does not run,
+//   and its `updates` event carries `"__metadata__": {"cached": true}` (LangGraph).
+// - Timeouts (`task_options::timeout`, `entrypoint_options::timeout`) are those of nodes: a
+//   call past one fails with node_timeout at its next `check_timeout()` or when it returns.
 
 #include <cstdint>
 #include <memory>
@@ -51,6 +55,7 @@
 #include <string>
 #include <utility>
 
+#include "superstep/coordinator/node_cache.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel.hpp"
 #include "superstep/core/typed.hpp"
@@ -105,13 +110,17 @@ class future {
   std::shared_ptr<state> state_;
 };
 
-/// Options of a task (LangGraph's `@task(name=..., retry_policy=...)`).
+/// Options of a task (LangGraph's `@task(name=..., retry_policy=..., cache_policy=...,
+/// timeout=...)`).
 struct task_options {
   /// Retries of a failing call (same semantics as a node's retry policy).
   std::optional<retry_policy> retry;
-  /// Hook for a cache policy (LangGraph's `cache_policy`): not supported yet, must stay unset
-  /// (a non-null value fails the call with not_supported). Node caching is built apart.
-  value cache_policy;
+  /// Caching of the call's result by input, in the entrypoint's cache
+  /// (`runtime_options::cache`; without one the task is not cached). None: no caching.
+  std::optional<cache_policy> cache;
+  /// Time limits of each attempt of a call, as a node's (`pregel_node::timeout`); the error
+  /// names the task. None: no limit.
+  std::optional<timeout_policy> timeout;
 };
 
 /// A task: a named function an entrypoint (or another task) calls with `t(ctx, input)`.
@@ -130,6 +139,8 @@ class task {
   const std::string& name() const noexcept { return name_; }
   const call_function& function() const noexcept { return fn_; }
   const task_options& options() const noexcept { return options_; }
+  /// Drops this task's cached results from `cache` (LangGraph `task.clear_cache(cache)`).
+  void clear_cache(node_cache& cache) const;
 
  private:
   std::string name_;
@@ -183,7 +194,8 @@ class typed_task {
 /// run on the thread (LangGraph's `entrypoint.final(value=..., save=...)`).
 value final(value returned, value save);
 
-/// Options of an entrypoint (LangGraph's `@entrypoint(checkpointer=..., store=...)`).
+/// Options of an entrypoint (LangGraph's `@entrypoint(checkpointer=..., store=..., cache=...,
+/// cache_policy=..., timeout=...)`); the cache is `runtime.cache`.
 struct entrypoint_options {
   /// The name of its node: what `updates` streams and snapshots name (LangGraph: the
   /// function's name).
@@ -193,6 +205,10 @@ struct entrypoint_options {
   /// Retries of the entrypoint's node, as a Pregel node takes them (`pregel_node::retry`).
   /// A retry runs the entrypoint again from its start; calls that finished keep their results.
   decltype(pregel_node::retry) retry;
+  /// Caching of the entrypoint's result by input, as a node's (`pregel_node::cache`).
+  std::optional<superstep::cache_policy> cache_policy;
+  /// Time limits of each attempt of the entrypoint, as a node's (`pregel_node::timeout`).
+  std::optional<timeout_policy> timeout;
 };
 
 /// Compiles `fn` into a graph (LangGraph's `@entrypoint`). Throws `superstep::error`
