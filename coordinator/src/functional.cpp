@@ -313,15 +313,14 @@ future call_registry::start(const task& t, value input, const std::string& paren
   }
   std::lock_guard lock(m_);
   calls_.push_back(st);
-  threads_.emplace_back(
-      [this, t, input = std::move(input), st, resume = std::move(resume),
-       cache_key = std::move(cache_key)]() mutable {
-        try {
-          run_call(t, std::move(input), st, std::move(resume), cache_key);
-        } catch (...) {  // nothing may leave a thread; the caller sees it as the call's error
-          st->finish(value(), std::current_exception());
-        }
-      });
+  threads_.emplace_back([this, t, input = std::move(input), st, resume = std::move(resume),
+                         cache_key = std::move(cache_key)]() mutable {
+    try {
+      run_call(t, std::move(input), st, std::move(resume), cache_key);
+    } catch (...) {  // nothing may leave a thread; the caller sees it as the call's error
+      st->finish(value(), std::current_exception());
+    }
+  });
   return future(st);
 }
 
@@ -396,16 +395,9 @@ task::task(std::string name, call_function fn, task_options options)
     throw error(error_code::invalid_argument,
                 "task name '" + name_ + "' is reserved (names starting with __)");
   if (!fn_) throw error(error_code::invalid_argument, "task '" + name_ + "' has no function");
-  if (const auto& t = options_.timeout) {
-    for (auto [field, ms] : {std::pair{"run_timeout", t->run_timeout_ms},
-                             std::pair{"idle_timeout", t->idle_timeout_ms}})
-      if (ms && !(*ms > 0))
-        throw error(error_code::invalid_argument,
-                    "task '" + name_ + "': " + field + " must be greater than 0");
-    if (!t->run_timeout_ms && !t->idle_timeout_ms)
-      throw error(error_code::invalid_argument,
-                  "task '" + name_ + "': a timeout needs a run_timeout or an idle_timeout");
-  }
+  if (const auto& t = options_.timeout)
+    if (std::string problem = t->problem(); !problem.empty())
+      throw error(error_code::invalid_argument, "task '" + name_ + "': " + problem);
 }
 
 void task::clear_cache(node_cache& cache) const {

@@ -45,17 +45,9 @@ void validate(const pregel_graph& g) {
     if (n.triggers.empty() && !handlers.count(n.name))
       throw error(error_code::invalid_graph, "node '" + n.name + "' has no trigger channels");
     for (const auto& t : n.triggers) need_channel(t, "node '" + n.name + "'");
-    if (n.timeout) {
-      const auto& t = *n.timeout;
-      for (auto [field, ms] : {std::pair{"run_timeout", t.run_timeout_ms},
-                               std::pair{"idle_timeout", t.idle_timeout_ms}})
-        if (ms && !(*ms > 0))
-          throw error(error_code::invalid_graph,
-                      "node '" + n.name + "': " + field + " must be greater than 0");
-      if (!t.run_timeout_ms && !t.idle_timeout_ms)
-        throw error(error_code::invalid_graph,
-                    "node '" + n.name + "': a timeout needs a run_timeout or an idle_timeout");
-    }
+    if (n.timeout)
+      if (std::string problem = n.timeout->problem(); !problem.empty())
+        throw error(error_code::invalid_graph, "node '" + n.name + "': " + problem);
     for (const auto& r : n.reads) need_channel(r, "node '" + n.name + "'");
     if (n.single_read && n.reads.size() != 1)
       throw error(error_code::invalid_graph, "node '" + n.name + "' reads one channel but names " +

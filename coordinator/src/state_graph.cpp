@@ -203,11 +203,7 @@ namespace {
 // As LangGraph's TimeoutPolicy.coerce, when the node is declared: each limit above 0.
 void check_timeout(const std::string& who, const std::optional<timeout_policy>& t) {
   if (!t) return;
-  for (auto [field, ms] :
-       {std::pair{"run_timeout", t->run_timeout_ms}, std::pair{"idle_timeout", t->idle_timeout_ms}})
-    if (ms && !(*ms > 0)) invalid(who + ": " + field + " must be greater than 0");
-  if (!t->run_timeout_ms && !t->idle_timeout_ms)
-    invalid(who + ": a timeout needs a run_timeout or an idle_timeout");
+  if (std::string problem = t->problem(); !problem.empty()) invalid(who + ": " + problem);
 }
 
 }  // namespace
@@ -478,29 +474,28 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       }
       auto router = b.router;
       auto path_map = b.path_map;
-      pn.writers.push_back(
-          [topo, router, path_map, keys, name, managed = r_managed,
-           passthrough = !b.input_keys](const value& out, write_scope& s) {
-            value result = router(
-                router_input(*topo, keys, managed, passthrough ? out : value(), s), s.context());
-            std::string who = "router after '" + name + "'";
-            auto route_one = [&](const value& r) {
-              if (!path_map.empty() && !as_send(r)) {
-                std::string label = r.is_string() ? r.as_string() : r.to_json();
-                auto it = path_map.find(label);
-                if (it == path_map.end())
-                  throw error(error_code::invalid_update,
-                              who + " returned '" + label + "', which is not in its path map");
-                write_goto(*topo, who, value(it->second), s);
-              } else {
-                write_goto(*topo, who, r, s);
-              }
-            };
-            if (result.is_list())
-              for (const auto& r : result.as_list()) route_one(r);
-            else if (!result.is_null())
-              route_one(result);
-          });
+      pn.writers.push_back([topo, router, path_map, keys, name, managed = r_managed,
+                            passthrough = !b.input_keys](const value& out, write_scope& s) {
+        value result =
+            router(router_input(*topo, keys, managed, passthrough ? out : value(), s), s.context());
+        std::string who = "router after '" + name + "'";
+        auto route_one = [&](const value& r) {
+          if (!path_map.empty() && !as_send(r)) {
+            std::string label = r.is_string() ? r.as_string() : r.to_json();
+            auto it = path_map.find(label);
+            if (it == path_map.end())
+              throw error(error_code::invalid_update,
+                          who + " returned '" + label + "', which is not in its path map");
+            write_goto(*topo, who, value(it->second), s);
+          } else {
+            write_goto(*topo, who, r, s);
+          }
+        };
+        if (result.is_list())
+          for (const auto& r : result.as_list()) route_one(r);
+        else if (!result.is_null())
+          route_one(result);
+      });
     }
   };
 
@@ -547,9 +542,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
       };
     else
       pn.fn = fn;
-    pn.writers.push_back([topo, name](const value& out, write_scope& s) {
-      write_update(*topo, name, out, s);
-    });
+    pn.writers.push_back(
+        [topo, name](const value& out, write_scope& s) { write_update(*topo, name, out, s); });
     g.nodes.push_back(std::move(pn));
   };
 

@@ -37,6 +37,16 @@ struct timeout_policy {
   std::optional<double> idle_timeout_ms = std::nullopt;
   /// LangGraph's refresh_on="heartbeat": only heartbeat() refreshes the idle timeout.
   bool refresh_on_heartbeat_only = false;
+
+  /// What makes the policy invalid (LangGraph's TimeoutPolicy.coerce: each limit above 0, at
+  /// least one), or "" when it is valid.
+  std::string problem() const {
+    if (run_timeout_ms && !(*run_timeout_ms > 0)) return "run_timeout must be greater than 0";
+    if (idle_timeout_ms && !(*idle_timeout_ms > 0)) return "idle_timeout must be greater than 0";
+    if (!run_timeout_ms && !idle_timeout_ms)
+      return "a timeout needs a run_timeout or an idle_timeout";
+    return "";
+  }
 };
 
 /// What a node or router sees of its run besides its input: the run's config, its identity,
