@@ -9,6 +9,7 @@
 #include "coordinator_actor.hpp"
 #include "pregel_impl.hpp"
 #include "run_context.hpp"
+#include "stream_messages.hpp"
 #include "run_loop.hpp"
 #include "run_rollback.hpp"
 #include "superstep/actors/runtime.hpp"
@@ -223,7 +224,11 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.config = config.is_null() ? value(object{}) : config;
   shared.modes = sink ? mode_bits(options.modes) : 0;
   shared.subgraphs = options.subgraphs;
-  shared.sink = sink ? &sink : nullptr;
+  // The `messages` stream's messages from node outputs are deduplicated run-wide, subgraphs'
+  // included (stream_messages.hpp).
+  const stream_sink filtered =
+      sink && shared.wants(stream_mode::messages) ? detail::dedupe_messages(sink) : stream_sink();
+  shared.sink = filtered ? &filtered : sink ? &sink : nullptr;
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
   shared.cache = options_.cache.get();

@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "stream_messages.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
@@ -91,21 +92,32 @@ void task_context::check_timeout() const {
   }
 }
 
+value task_context::message_metadata() const {
+  object meta;
+  if (const value* conf = run_.config.find("configurable"); conf && conf->is_object())
+    for (const char* key : {"thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id",
+                            "assistant_id", "graph_id"})
+      if (const value* v = conf->find(key)) meta.set(key, *v);
+  meta.set("langgraph_step", step_);
+  meta.set("langgraph_node", task_.name);
+  list triggers;
+  if (task_.push) triggers.emplace_back(std::string(PUSH));
+  for (const auto& t : task_.triggers) triggers.emplace_back(t);
+  meta.set("langgraph_triggers", value(std::move(triggers)));
+  meta.set("langgraph_path",
+           task_.push ? value::array({std::string(PUSH), static_cast<std::int64_t>(task_.push_index)})
+                      : value::array({std::string(PULL), task_.name}));
+  meta.set("langgraph_checkpoint_ns",
+           (run_.checkpoint_ns.empty() ? "" : run_.checkpoint_ns + "|") + task_.name + ":" +
+               task_.id);
+  meta.set("ls_integration", "langgraph");
+  return value(std::move(meta));
+}
+
 void task_context::emit_message(value chunk) {
   if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
   if (!run_.wants(stream_mode::messages)) return;
-  object meta{{"langgraph_step", step_},
-              {"langgraph_node", task_.name},
-              {"langgraph_triggers",
-               [&] {
-                 list l;
-                 if (task_.push) l.emplace_back(std::string(PUSH));
-                 for (const auto& t : task_.triggers) l.emplace_back(t);
-                 return value(std::move(l));
-               }()},
-              {"langgraph_checkpoint_ns", run_.checkpoint_ns},
-              {"langgraph_task_id", task_.id}};
-  run_.emit(stream_mode::messages, value::array({std::move(chunk), value(std::move(meta))}));
+  run_.emit(stream_mode::messages, value::array({std::move(chunk), message_metadata()}));
 }
 
 value task_context::push_message(value message, std::string_view state_key) {
@@ -175,6 +187,8 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   ctx.reset_attempt();
   ctx.start_clock(node.timeout ? &*node.timeout : nullptr);
   value out;
+  bool from_child = false;  // a Command a graph this node ran sent up: not this node's output
+  if (!node.hidden) note_input_messages(ctx, task.input);
   try {
     current_task_scope scope(ctx);
     out = node.fn ? node.fn(task.input, ctx) : task.input;
@@ -185,11 +199,14 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     // this graph.
     if (e.code() != error_code::parent_command) throw;
     out = value::parse_json(e.what());
+    from_child = true;
   }
   // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
   // would have cancelled it there, so its result is dropped.
   ctx.check_timeout();
+  if (!node.hidden && !from_child) out = with_message_ids(ctx, out);
   for (const auto& w : node.writers) w(out, ctx);
+  if (!node.hidden && !from_child) emit_output_messages(ctx, out);
   task.output = std::move(out);
 }
 

@@ -84,6 +84,11 @@ class task_context final : public node_context, public write_scope {
   list& resume_values() noexcept { return task_.resume; }
   void emit_custom(value data) override;
   void emit_message(value chunk) override;
+  /// The metadata of the `messages` events of this task (LangGraph's): the run's configurable
+  /// keys LangGraph propagates (thread_id, checkpoint_id, checkpoint_ns, task_id, run_id,
+  /// assistant_id, graph_id), langgraph_step, langgraph_node, langgraph_triggers,
+  /// langgraph_path, langgraph_checkpoint_ns (the task's) and ls_integration.
+  value message_metadata() const;
   value push_message(value message, std::string_view state_key) override;
   storage::store* store() const noexcept override { return run_.store; }
   std::int64_t node_attempt() const noexcept override { return attempt_; }

@@ -271,17 +271,20 @@ BOOST_AUTO_TEST_CASE(test_get_stream_writer) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_subgraph_streaming_sync: a node streams the
-// messages of a graph it runs itself. The fake chat model's reply comes as its nine chunks.
+// messages of a graph it runs itself. The fake chat model's reply comes as its nine chunks;
+// as LangChain's, the chunks and the reply carry the model run's id, so the reply the node
+// returns is not streamed again.
 BOOST_AUTO_TEST_CASE(test_subgraph_streaming_sync) {
   state_graph sb;
   sb.add_key("messages", "add_messages");
   sb.add_node("call_model", [](const value&, node_context& ctx) -> value {
     std::string reply;
     for (const char* token : {"The", " ", "weather", " ", "is", " ", "sunny", " ", "today."}) {
-      ctx.emit_message(object{{"type", "AIMessageChunk"}, {"content", token}});
+      ctx.emit_message(object{{"type", "AIMessageChunk"}, {"content", token}, {"id", "run-1"}});
       reply += token;
     }
-    return object{{"messages", value::array({object{{"type", "ai"}, {"content", reply}}})}};
+    return object{
+        {"messages", value::array({object{{"type", "ai"}, {"content", reply}, {"id", "run-1"}}})}};
   });
   sb.add_edge("__start__", "call_model");
   std::shared_ptr<const pregel> compiled_subgraph = sb.compile(opts());

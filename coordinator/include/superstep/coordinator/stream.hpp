@@ -12,6 +12,19 @@ namespace superstep {
 /// and as it ends ({id, name, error, result, interrupts}); `checkpoints`: each checkpoint a
 /// run with a checkpointer saves, as `get_state` shows it ({config, parent_config, values,
 /// metadata, next, tasks}); `debug`: both, wrapped as {type, timestamp, step, payload}.
+/// `messages`: [message, metadata] pairs, as LangGraph's: the chunks a node emits with
+/// `node_context::emit_message`, and the messages a node returns (objects with a string
+/// "type" or "role" and a "content", as add_messages keeps them): its output itself, its
+/// items, or its state update's values and their items (a Command's update likewise, and each
+/// Command of a list), streamed as the node ends, in the order found. A returned message whose
+/// id the run has already seen (in a task's input, or streamed before, subgraphs included) is
+/// not streamed again; one without an id gets a fresh one (a random uuid4), in the stream and in
+/// the state the node's update makes. The metadata: the
+/// config's configurable thread_id, checkpoint_id, checkpoint_ns, task_id, run_id,
+/// assistant_id and graph_id when present, langgraph_step, langgraph_node,
+/// langgraph_triggers, langgraph_path, langgraph_checkpoint_ns (the task's namespace,
+/// "node:task id" after its graph's) and ls_integration ("langgraph"). Subgraphs' messages
+/// are streamed (and their inputs seen) only with `subgraphs`.
 enum class stream_mode : std::uint8_t {
   values,
   updates,
