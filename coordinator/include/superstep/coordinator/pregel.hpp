@@ -82,6 +82,12 @@ struct snapshot_task {
   /// The state of the subgraph the task runs (LangGraph `PregelTask.state`), read by
   /// `get_state(config, true)`; null otherwise and for tasks that run no subgraph.
   std::shared_ptr<const state_snapshot> state = nullptr;
+  /// The task's update as its saved writes show it (LangGraph `PregelTask.result`): what a
+  /// functional API task returned, else its writes to the graph's output channels as
+  /// {channel: value} ({channel: {"$writes": [...]}} for a channel it wrote more than once;
+  /// the value itself for a graph whose output is one channel, as a ROOT state). Null while
+  /// the task has no saved writes (not run, or only failed or interrupted).
+  value result = value();
 };
 
 /// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
@@ -95,7 +101,7 @@ struct state_snapshot {
   std::vector<snapshot_task> tasks;  ///< the step's Sends (PUSH tasks) first, then PULL tasks
 
   /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}
-  /// (a task with a subgraph state has it under "state").
+  /// (a task with a subgraph state has it under "state", one with a result under "result").
   value to_value() const;
 };
 
