@@ -526,6 +526,30 @@ value pregel::update_state(const value& config, const value& values,
   thread_runs::slot slot =
       saver.runs().begin(cfg.thread_id, "update_state", multitask_strategy::reject);
   const pregel& owner = graph_for(cfg);
+  if (as_node == "__copy__" && values.is_list()) {
+    // As LangGraph: copy the checkpoint and apply updates to the copy in one go, each update
+    // {"values": ..., "as_node": ...} (or [values, as_node]) as the task of its node the copy
+    // would run next.
+    std::vector<state_update> updates;
+    for (const auto& item : values.as_list()) {
+      if (item.is_object() && item.find("as_node") && item.get("as_node").is_string()) {
+        updates.push_back(state_update{item.get("values"), item.get("as_node").as_string()});
+      } else if (item.is_list() && item.as_list().size() == 2 &&
+                 item.as_list()[1].is_string()) {
+        updates.push_back(state_update{item.as_list()[0], item.as_list()[1].as_string()});
+      } else {
+        throw error(error_code::invalid_argument,
+                    "update_state as __copy__: each update must be {\"values\": ..., "
+                    "\"as_node\": name} or [values, as_node], not " +
+                        item.to_json());
+      }
+    }
+    checkpoint_config copied = update_superstep(owner.graph_, owner.impl_->index, saver, cfg,
+                                                config, {state_update{value(), as_node}});
+    if (updates.empty()) return detail::checkpoint_config_value(copied);
+    return detail::checkpoint_config_value(
+        update_superstep(owner.graph_, owner.impl_->index, saver, copied, config, updates));
+  }
   return detail::checkpoint_config_value(
       update_superstep(owner.graph_, owner.impl_->index, saver, cfg, config,
                        {state_update{values, as_node, std::nullopt}}));

@@ -210,3 +210,166 @@ BOOST_AUTO_TEST_CASE(test_multiple_updates_root) {
                  (strings{R"(() {"node_a":["a1","a2"]})", R"(() {"node_b":"b"})"}),
              boost::test_tools::per_element());
 }
+
+namespace {
+
+value tree_checkpoint(const value& values) { return value::array({value("checkpoint"), values}); }
+value tree_task(const std::string& name, const value& result) {
+  return value::array({value("task"), value(name), result});
+}
+value named(const char* name) { return object{{"name", name}}; }
+
+// The history as LangGraph's test draws it: from each root, its checkpoint and tasks (name
+// and result), then its one child's the same way, or a list of branches for several children.
+value history_tree(const std::vector<state_snapshot>& history) {
+  std::map<std::string, std::vector<const state_snapshot*>> children;  // parent id -> children
+  std::vector<const state_snapshot*> roots;
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (it->parent_config)
+      children[it->parent_config->checkpoint_id].push_back(&*it);
+    else
+      roots.push_back(&*it);
+  }
+  std::function<list(const state_snapshot&)> node_to_tree = [&](const state_snapshot& s) {
+    list out{tree_checkpoint(s.values)};
+    for (const auto& t : s.tasks) out.push_back(tree_task(t.name, t.result));
+    const auto& kids = children[s.config.checkpoint_id];
+    if (kids.size() > 1) {
+      list branches;
+      for (const auto* k : kids) branches.push_back(value(node_to_tree(*k)));
+      out.push_back(value(std::move(branches)));
+    } else if (kids.size() == 1) {
+      for (auto& v : node_to_tree(*kids.front())) out.push_back(std::move(v));
+    }
+    return out;
+  };
+  if (roots.size() == 1) return value(node_to_tree(*roots.front()));
+  list branches;
+  for (const auto* r : roots) branches.push_back(value(node_to_tree(*r)));
+  return value(std::move(branches));
+}
+
+value update(const char* as_node, const value& values) {
+  return object{{"values", values}, {"as_node", as_node}};
+}
+
+}  // namespace
+
+// libs/langgraph/tests/test_pregel.py::test_fork_and_update_task_results
+BOOST_AUTO_TEST_CASE(test_fork_and_update_task_results) {
+  using C = value;
+  auto cp = [](const char* name) { return tree_checkpoint(named(name)); };
+  auto task = [](const char* node, const char* name) { return tree_task(node, named(name)); };
+  auto seq = [](std::initializer_list<value> items) { return value(list(items)); };
+
+  state_graph b;
+  channels::reducer arrow;
+  arrow.name = "arrow";
+  arrow.binary = [](const value& a, const value& x) -> value {
+    return a.as_string().empty() ? x : value(a.as_string() + " > " + x.as_string());
+  };
+  b.add_key("name", arrow, value(""));
+  b.add_node("one", [](const value&, node_context&) -> value {
+    command c;
+    c.go_to = {make_send("two", object{})};
+    c.update = named("one");
+    return make_command(c);
+  });
+  b.add_node("two", [](const value&, node_context&) -> value { return named("two"); });
+  b.add_node("three", [](const value&, node_context&) -> value { return named("three"); });
+  b.add_edge("__start__", "one").add_edge("one", "two").add_edge("two", "three");
+  auto graph = b.compile(opts_with_saver());
+
+  value config = thread("1");
+  // Initial run
+  graph->invoke(named("start"), config);
+  auto history = graph->get_state_history(config);
+  const value first_run = seq({cp(""), task("__start__", "start"), cp("start"), task("one", "one"),
+                               cp("start > one"), task("two", "two"), task("two", "two"),
+                               cp("start > one > two > two"), task("three", "three"),
+                               cp("start > one > two > two > three")});
+  BOOST_TEST(history_tree(history) == first_run);
+
+  // Update the start state
+  graph->invoke(value(), graph->update_state(config_of(history[4]),
+                                             value::array({update("__start__", named("start*"))}),
+                                             "__copy__"));
+  history = graph->get_state_history(config);
+  BOOST_TEST(history_tree(history) ==
+             seq({first_run,
+                  seq({cp(""), task("__start__", "start*"), cp("start*"), task("one", "one"),
+                       cp("start* > one"), task("two", "two"), task("two", "two"),
+                       cp("start* > one > two > two"), task("three", "three"),
+                       cp("start* > one > two > two > three")})}));
+
+  // Fork from task "one"
+  BOOST_TEST(history[3].values == named("start*"));
+  BOOST_TEST_REQUIRE(history[3].tasks.size() == 1u);
+  BOOST_TEST(history[3].tasks[0].name == "one");
+  graph->invoke(value(), graph->update_state(config_of(history[3]),
+                                             value::array({update("one", named("one*"))}),
+                                             "__copy__"));
+  history = graph->get_state_history(config);
+  BOOST_TEST(history_tree(history) ==
+             seq({first_run,
+                  seq({cp(""), task("__start__", "start*"),
+                       seq({seq({cp("start*"), task("one", "one"), cp("start* > one"),
+                                 task("two", "two"), task("two", "two"),
+                                 cp("start* > one > two > two"), task("three", "three"),
+                                 cp("start* > one > two > two > three")}),
+                            seq({cp("start*"), task("one", "one*"), cp("start* > one*"),
+                                 task("two", "two"), cp("start* > one* > two"),
+                                 task("three", "three"), cp("start* > one* > two > three")})})})}));
+
+  config = thread("2");
+  // Initialize the thread once again
+  graph->invoke(named("start"), config);
+  history = graph->get_state_history(config);
+  // Fork from task "two"
+  BOOST_TEST(history[2].values == named("start > one"));
+  graph->invoke(value(), graph->update_state(config_of(history[2]),
+                                             value::array({update("two", named("two")),
+                                                           update("two", named("two"))}),
+                                             "__copy__"));
+  history = graph->get_state_history(config);
+  const value two_branch = seq({cp("start > one"), task("two", "two"), task("two", "two"),
+                                cp("start > one > two > two"), task("three", "three"),
+                                cp("start > one > two > two > three")});
+  const value head = seq({cp(""), task("__start__", "start"), cp("start"), task("one", "one")});
+  auto with_head = [&](const value& branches) {
+    list l = head.as_list();
+    l.push_back(branches);
+    return value(std::move(l));
+  };
+  BOOST_TEST(history_tree(history) == with_head(seq({two_branch, two_branch})));
+
+  // Fork task three
+  BOOST_TEST(history[1].values == named("start > one > two > two"));
+  BOOST_TEST_REQUIRE(history[1].tasks.size() == 1u);
+  BOOST_TEST(history[1].tasks[0].name == "three");
+  graph->invoke(value(), graph->update_state(config_of(history[1]),
+                                             value::array({update("three", named("three*"))}),
+                                             "__copy__"));
+  history = graph->get_state_history(config);
+  auto three = [&](const char* result, const char* end) {
+    return seq({cp("start > one > two > two"), task("three", result), cp(end)});
+  };
+  auto forked = [&](std::initializer_list<value> threes) {
+    return with_head(seq({two_branch, seq({cp("start > one"), task("two", "two"),
+                                           task("two", "two"), C(list(threes))})}));
+  };
+  BOOST_TEST(history_tree(history) ==
+             forked({three("three", "start > one > two > two > three"),
+                     three("three*", "start > one > two > two > three*")}));
+
+  // Regenerate task three
+  BOOST_TEST(history[3].values == named("start > one > two > two"));
+  BOOST_TEST_REQUIRE(history[3].tasks.size() == 1u);
+  BOOST_TEST(history[3].tasks[0].name == "three");
+  graph->invoke(value(), graph->update_state(config_of(history[3]), value(), "__copy__"));
+  history = graph->get_state_history(config);
+  BOOST_TEST(history_tree(history) ==
+             forked({three("three", "start > one > two > two > three"),
+                     three("three*", "start > one > two > two > three*"),
+                     three("three", "start > one > two > two > three")}));
+}

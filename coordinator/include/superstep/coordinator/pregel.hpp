@@ -196,7 +196,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}). With null `values`, two
   /// reserved `as_node`s: `"__end__"` applies the checkpoint's tasks as if they had run (their
   /// saved writes only), clearing `next` and any pending interrupt; `"__copy__"` saves a copy
-  /// of the checkpoint, a sibling with source "fork", from which its tasks run again. Throws
+  /// of the checkpoint, a sibling with source "fork", from which its tasks run again; with a
+  /// list of updates ({"values": ..., "as_node": node} or [values, as_node]) as `values`,
+  /// `"__copy__"` also applies them to the copy as one superstep, each as the copy's next
+  /// task of its node (LangGraph's update_state with a list of StateUpdate). Throws
   /// `superstep::error` (thread_busy) while a run of this process holds the thread.
   value update_state(const value& config, const value& values,
                      const std::optional<std::string>& as_node = std::nullopt) const;
