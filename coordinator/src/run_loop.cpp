@@ -38,13 +38,16 @@ value task_update(const std::unordered_set<std::string>& stream_set, const prege
   return value(std::move(l));
 }
 
-// The same for a graph whose state is one channel's value (state_single): the task's last
-// write to it, or null.
+// The same for a graph whose state is one channel's value (state_single): the task's write
+// to it; when it wrote it more than once (a list of Commands), the list of its writes; null
+// if none.
 value single_update(const std::vector<std::string>& state_channels, const pregel_task& t) {
-  value out;
+  list out;
   for (const auto& [ch, v] : t.writes)
-    if (!state_channels.empty() && ch == state_channels.front()) out = v;
-  return out;
+    if (!state_channels.empty() && ch == state_channels.front()) out.push_back(v);
+  if (out.empty()) return value();
+  if (out.size() == 1) return out.front();
+  return value(std::move(out));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/functional.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 
@@ -55,11 +56,40 @@ const std::vector<std::string>& state_channels(const pregel_graph& g) {
   return g.state_channels.empty() ? g.output_channels : g.state_channels;
 }
 
-// What the saved writes of a checkpoint say of one task: its error and its interrupts.
+// What the saved writes of a checkpoint say of one task: its error, its interrupts, and its
+// other writes (for its result).
 struct task_outcome {
   std::optional<std::string> error;
   list interrupts;
+  std::vector<const pending_write*> writes;  // to channels, in the order written
+  const value* returned = nullptr;           // its RETURN write (a functional API task)
+  bool has_writes = false;                   // any write but ERROR and INTERRUPT
 };
+
+// A task's result as LangGraph's tasks_with_writes makes it: what it returned (a functional
+// task), else its writes to the output channels as {channel: value} (a channel written twice:
+// {channel: {"$writes": [...]}}), or the one output channel's value; null without writes.
+value task_result(const pregel_graph& g, const task_outcome& o) {
+  if (!o.has_writes) return value();
+  if (o.returned) return *o.returned;
+  std::vector<std::pair<std::string_view, list>> by_channel;  // in the order first written
+  for (const pending_write* w : o.writes) {
+    if (std::find(g.output_channels.begin(), g.output_channels.end(), w->channel) ==
+        g.output_channels.end())
+      continue;
+    auto it = std::find_if(by_channel.begin(), by_channel.end(),
+                           [&](const auto& e) { return e.first == w->channel; });
+    if (it == by_channel.end()) it = by_channel.insert(by_channel.end(), {w->channel, list{}});
+    it->second.push_back(w->v);
+  }
+  auto mapped = [](list& vs) {
+    return vs.size() == 1 ? vs.front() : value(object{{"$writes", value(std::move(vs))}});
+  };
+  if (g.output_single) return by_channel.empty() ? value() : mapped(by_channel.front().second);
+  object result;
+  for (auto& [ch, vs] : by_channel) result.set(std::string(ch), mapped(vs));
+  return value(std::move(result));
+}
 
 // What `get_state` shows of one checkpoint: its values, the tasks it would run, their errors
 // and interrupts from the saved pending writes. With `apply_pending_writes` (the thread's
@@ -133,7 +163,14 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   for (const auto& w : tuple.pending_writes) {
     if (w.channel == ERROR) {
       outcomes[w.task_id].error = w.v.is_string() ? w.v.as_string() : w.v.to_json();
-    } else if (w.channel == INTERRUPT) {
+    } else if (w.channel != INTERRUPT) {
+      task_outcome& o = outcomes[w.task_id];
+      o.has_writes = true;
+      if (w.channel == functional::RETURN)
+        o.returned = &w.v;
+      else
+        o.writes.push_back(&w);
+    } else {
       list& interrupts = outcomes[w.task_id].interrupts;
       if (w.v.is_list()) {
         for (const auto& i : w.v.as_list())
@@ -158,6 +195,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
       st.error = it->second.error;
       st.interrupts = it->second.interrupts;
+      st.result = task_result(g, it->second);
     }
   }
   return s;
@@ -173,6 +211,7 @@ value state_snapshot::to_value() const {
              {"name", t.name},
              {"error", t.error ? value(*t.error) : value()},
              {"interrupts", value(t.interrupts)}};
+    if (!t.result.is_null()) o.set("result", t.result);
     if (t.state) o.set("state", t.state->to_value());
     task_list.push_back(value(std::move(o)));
   }
@@ -422,6 +461,14 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
     meta.source = "input";
     meta.step = tuple ? step + 1 : -1;
   } else {
+    // As LangGraph: an update takes the id of the checkpoint's next task of its node (in
+    // order), unless it names one, so the checkpoint shows that task's result.
+    std::unordered_map<std::string, std::vector<std::string>> prepared;  // node -> task ids
+    if (tuple)
+      for (const auto& t : algo::prepare_next_tasks(graph, index, state, nullptr, step + 1,
+                                                    cfg.checkpoint_ns))
+        prepared[t.name].push_back(t.id);
+    std::unordered_map<std::string, std::size_t> taken;  // node -> prepared ids used
     tasks.reserve(updates.size());
     for (const auto& u : updates) {
       if (updates.size() > 1 && !u.as_node)
@@ -436,7 +483,14 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
       pregel_task& task = tasks.emplace_back();
       task.node = found->second;
       task.name = node;
-      task.id = u.task_id.value_or("");
+      if (u.task_id) {
+        task.id = *u.task_id;
+      } else if (auto& ids = prepared[node]; taken[node] < ids.size()) {
+        task.id = ids[taken[node]++];
+      } else {
+        task.id = task_id(state.checkpoint.id, cfg.checkpoint_ns, step + 1, node, INTERRUPT,
+                          tasks.size() - 1);
+      }
       task.triggers = {std::string(INTERRUPT)};
       detail::run_shared shared;
       shared.config = config;
@@ -446,6 +500,15 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
   }
   std::vector<pregel_task*> batch;
   for (auto& t : tasks) batch.push_back(&t);
+  // As LangGraph's perform_superstep: the updates' channel writes are saved as the writes of
+  // their tasks at the checkpoint they update (what its snapshot shows as their results).
+  if (tuple && first_node != INPUT)
+    for (const auto& t : tasks) {
+      std::vector<std::pair<std::string, value>> writes;
+      for (const auto& w : t.writes)
+        if (w.first != TASKS) writes.push_back(w);
+      if (!writes.empty()) saver.put_writes(tuple->config, writes, t.id, "");
+    }
   auto applied = algo::apply_writes(state, index, batch);
   merge_config_metadata(meta, config);
   const std::string parent_id = state.checkpoint.id;
@@ -463,6 +526,30 @@ value pregel::update_state(const value& config, const value& values,
   thread_runs::slot slot =
       saver.runs().begin(cfg.thread_id, "update_state", multitask_strategy::reject);
   const pregel& owner = graph_for(cfg);
+  if (as_node == "__copy__" && values.is_list()) {
+    // As LangGraph: copy the checkpoint and apply updates to the copy in one go, each update
+    // {"values": ..., "as_node": ...} (or [values, as_node]) as the task of its node the copy
+    // would run next.
+    std::vector<state_update> updates;
+    for (const auto& item : values.as_list()) {
+      if (item.is_object() && item.find("as_node") && item.get("as_node").is_string()) {
+        updates.push_back(state_update{item.get("values"), item.get("as_node").as_string()});
+      } else if (item.is_list() && item.as_list().size() == 2 &&
+                 item.as_list()[1].is_string()) {
+        updates.push_back(state_update{item.as_list()[0], item.as_list()[1].as_string()});
+      } else {
+        throw error(error_code::invalid_argument,
+                    "update_state as __copy__: each update must be {\"values\": ..., "
+                    "\"as_node\": name} or [values, as_node], not " +
+                        item.to_json());
+      }
+    }
+    checkpoint_config copied = update_superstep(owner.graph_, owner.impl_->index, saver, cfg,
+                                                config, {state_update{value(), as_node}});
+    if (updates.empty()) return detail::checkpoint_config_value(copied);
+    return detail::checkpoint_config_value(
+        update_superstep(owner.graph_, owner.impl_->index, saver, copied, config, updates));
+  }
   return detail::checkpoint_config_value(
       update_superstep(owner.graph_, owner.impl_->index, saver, cfg, config,
                        {state_update{values, as_node, std::nullopt}}));

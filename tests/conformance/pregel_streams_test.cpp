@@ -104,29 +104,27 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_metadata) {
   }
 }
 
-// libs/langgraph/tests/test_pregel.py::test_remove_message_via_state_update (LangGraph's root
-// state is the message list itself; here it is the state key "messages", as a non-object root
-// state is not supported)
+// libs/langgraph/tests/test_pregel.py::test_remove_message_via_state_update
 BOOST_AUTO_TEST_CASE(test_remove_message_via_state_update) {
   state_graph g;
-  g.add_key("messages", "add_messages");
+  g.add_key(std::string(ROOT), "add_messages");  // StateGraph(Annotated[list, add_messages])
   g.add_node("chatbot", [](const value&, node_context&) -> value {
-    return object{{"messages", value::array({object{{"type", "ai"},
-                                                    {"content", "Hello! How can I help you"}}})}};
+    return value::array({object{{"type", "ai"}, {"content", "Hello! How can I help you"}}});
   });
   g.set_entry_point("chatbot").add_edge("chatbot", "__end__");
   compile_options o = opts_with_saver();
   auto saver = o.checkpointer;
   auto app = g.compile(o);
   const value config = thread("1");
-  const value out = app->invoke(
-      object{{"messages", value::array({object{{"type", "human"}, {"content", "Hi"}}})}}, config);
-  const value last_id = out.get("messages").as_list().back().get("id");
+  const value out =
+      app->invoke(value::array({object{{"type", "human"}, {"content", "Hi"}}}), config);
+  BOOST_TEST_REQUIRE(out.is_list());
+  const value last_id = out.as_list().back().get("id");
   BOOST_TEST_REQUIRE(last_id.is_string());
-  app->update_state(
-      config, object{{"messages", value::array({object{{"type", "remove"}, {"id", last_id}}})}});
+  app->update_state(config, value::array({object{{"type", "remove"}, {"id", last_id}}}));
   const state_snapshot updated = app->get_state(config);
-  const list& messages = updated.values.get("messages").as_list();
+  BOOST_TEST_REQUIRE(updated.values.is_list());
+  const list& messages = updated.values.as_list();
   BOOST_TEST(messages.size() == 1u);
   BOOST_TEST(messages.back().get("content") == value("Hi"));
 
@@ -135,31 +133,31 @@ BOOST_AUTO_TEST_CASE(test_remove_message_via_state_update) {
   BOOST_TEST(app->get_state_history(config).empty());
 }
 
-// libs/langgraph/tests/test_pregel.py::test_remove_message_from_node (the state key "messages"
-// instead of a list root state, as above)
+// libs/langgraph/tests/test_pregel.py::test_remove_message_from_node
 BOOST_AUTO_TEST_CASE(test_remove_message_from_node) {
   state_graph g;
-  g.add_key("messages", "add_messages");
+  g.add_key(std::string(ROOT), "add_messages");  // StateGraph(Annotated[list, add_messages])
   g.add_node("chatbot", [](const value&, node_context&) -> value {
     list reply;
     reply.push_back(message("ai", "Hello!"));
     reply.push_back(message("ai", "How can I help you?"));
-    return object{{"messages", value(std::move(reply))}};
+    return value(std::move(reply));
   });
   g.add_node("delete_messages", [](const value& st, node_context&) -> value {
-    const list& m = st.get("messages").as_list();
+    const list& m = st.as_list();
     object remove;
     remove.set("type", "remove");
     remove.set("id", m[m.size() - 2].get("id"));
     list update;
     update.push_back(value(std::move(remove)));
-    return object{{"messages", value(std::move(update))}};
+    return value(std::move(update));
   });
   g.set_entry_point("chatbot").add_edge("chatbot", "delete_messages");
   g.add_edge("delete_messages", "__end__");
-  const value out = g.compile(opts())->invoke(
-      object{{"messages", value::array({object{{"type", "human"}, {"content", "Hi"}}})}});
-  const list& messages = out.get("messages").as_list();
+  const value out =
+      g.compile(opts())->invoke(value::array({object{{"type", "human"}, {"content", "Hi"}}}));
+  BOOST_TEST_REQUIRE(out.is_list());
+  const list& messages = out.as_list();
   BOOST_TEST(messages.size() == 2u);
   BOOST_TEST(messages.back().get("content") == value("How can I help you?"));
 }

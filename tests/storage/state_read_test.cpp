@@ -114,10 +114,12 @@ value tasks_by_scan(const state_snapshot& snapshot, const std::vector<pending_wr
           interrupts.push_back(w.v);
       }
     }
-    out.push_back(object{{"id", t.id},
-                         {"name", t.name},
-                         {"error", error ? value(*error) : value()},
-                         {"interrupts", value(std::move(interrupts))}});
+    object o{{"id", t.id},
+             {"name", t.name},
+             {"error", error ? value(*error) : value()},
+             {"interrupts", value(std::move(interrupts))}};
+    if (!t.result.is_null()) o.set("result", t.result);  // checked by the conformance ports
+    out.push_back(value(std::move(o)));
   }
   return value(std::move(out));
 }

@@ -82,6 +82,12 @@ struct snapshot_task {
   /// The state of the subgraph the task runs (LangGraph `PregelTask.state`), read by
   /// `get_state(config, true)`; null otherwise and for tasks that run no subgraph.
   std::shared_ptr<const state_snapshot> state = nullptr;
+  /// The task's update as its saved writes show it (LangGraph `PregelTask.result`): what a
+  /// functional API task returned, else its writes to the graph's output channels as
+  /// {channel: value} ({channel: {"$writes": [...]}} for a channel it wrote more than once;
+  /// the value itself for a graph whose output is one channel, as a ROOT state). Null while
+  /// the task has no saved writes (not run, or only failed or interrupted).
+  value result = value();
 };
 
 /// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
@@ -95,7 +101,7 @@ struct state_snapshot {
   std::vector<snapshot_task> tasks;  ///< the step's Sends (PUSH tasks) first, then PULL tasks
 
   /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}
-  /// (a task with a subgraph state has it under "state").
+  /// (a task with a subgraph state has it under "state", one with a result under "result").
   value to_value() const;
 };
 
@@ -190,7 +196,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// ({"configurable": {thread_id, checkpoint_ns, checkpoint_id}}). With null `values`, two
   /// reserved `as_node`s: `"__end__"` applies the checkpoint's tasks as if they had run (their
   /// saved writes only), clearing `next` and any pending interrupt; `"__copy__"` saves a copy
-  /// of the checkpoint, a sibling with source "fork", from which its tasks run again. Throws
+  /// of the checkpoint, a sibling with source "fork", from which its tasks run again; with a
+  /// list of updates ({"values": ..., "as_node": node} or [values, as_node]) as `values`,
+  /// `"__copy__"` also applies them to the copy as one superstep, each as the copy's next
+  /// task of its node (LangGraph's update_state with a list of StateUpdate). Throws
   /// `superstep::error` (thread_busy) while a run of this process holds the thread.
   value update_state(const value& config, const value& values,
                      const std::optional<std::string>& as_node = std::nullopt) const;
