@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance.hpp"
+#include "stream_support.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -25,7 +25,8 @@ value task(const char* name, value state = value()) {
 value shape(const state_snapshot& s) {
   list tasks;
   for (const auto& t : s.tasks) {
-    object o{{"name", t.name}, {"error", t.error ? value(*t.error) : value()},
+    object o{{"name", t.name},
+             {"error", t.error ? value(*t.error) : value()},
              {"interrupts", value(t.interrupts)}};
     if (t.state) o.set("state", shape(*t.state));
     tasks.push_back(value(std::move(o)));
@@ -56,8 +57,7 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
     return object{{"my_key", str(s, "my_key") + " here"}, {"my_other_key", s.get("my_key")}};
   });
   inner.add_node("inner_2", [](const value& s, node_context&) -> value {
-    return object{{"my_key", str(s, "my_key") + " and there"},
-                  {"my_other_key", s.get("my_key")}};
+    return object{{"my_key", str(s, "my_key") + " and there"}, {"my_other_key", s.get("my_key")}};
   });
   inner.add_edge("inner_1", "inner_2").set_entry_point("inner_1").set_finish_point("inner_2");
   compile_options inner_opts = opts();
@@ -80,13 +80,12 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
   app->invoke(object{{"my_key", "my value"}}, config);
 
   // Right after the interrupt, without the subgraph's state.
-  const value expected = object{
-      {"values", object{{"my_key", "hi my value"}}},
-      {"next", list{"inner"}},
-      {"ns", ""},
-      {"metadata", object{{"source", "loop"}, {"step", 1}}},
-      {"has_parent", false},
-      {"tasks", list{task("inner")}}};
+  const value expected = object{{"values", object{{"my_key", "hi my value"}}},
+                                {"next", list{"inner"}},
+                                {"ns", ""},
+                                {"metadata", object{{"source", "loop"}, {"step", 1}}},
+                                {"has_parent", false},
+                                {"tasks", list{task("inner")}}};
   state_snapshot state = app->get_state(config);
   BOOST_TEST(shape(state).to_json() == expected.to_json());
   BOOST_TEST(state.metadata.get("parents").to_json() == "{}");
@@ -97,13 +96,13 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
   // With the subgraph's state.
   state_snapshot with_sub = app->get_state(config, true);
   const std::string inner_ns = "inner:" + with_sub.tasks.at(0).id;
-  const value expected_child = object{
-      {"values", object{{"my_key", "hi my value here"}, {"my_other_key", "hi my value"}}},
-      {"next", list{"inner_2"}},
-      {"ns", inner_ns},
-      {"metadata", object{{"source", "loop"}, {"step", 1}}},
-      {"has_parent", false},
-      {"tasks", list{task("inner_2")}}};
+  const value expected_child =
+      object{{"values", object{{"my_key", "hi my value here"}, {"my_other_key", "hi my value"}}},
+             {"next", list{"inner_2"}},
+             {"ns", inner_ns},
+             {"metadata", object{{"source", "loop"}, {"step", 1}}},
+             {"has_parent", false},
+             {"tasks", list{task("inner_2")}}};
   const value expected_with_sub = object{{"values", expected.get("values")},
                                          {"next", expected.get("next")},
                                          {"ns", ""},
@@ -128,13 +127,13 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
 
   // Resume.
   app->invoke(value(), config);
-  const value expected_end = object{
-      {"values", object{{"my_key", "hi my value here and there and back again"}}},
-      {"next", list{}},
-      {"ns", ""},
-      {"metadata", object{{"source", "loop"}, {"step", 3}}},
-      {"has_parent", true},
-      {"tasks", list{}}};
+  const value expected_end =
+      object{{"values", object{{"my_key", "hi my value here and there and back again"}}},
+             {"next", list{}},
+             {"ns", ""},
+             {"metadata", object{{"source", "loop"}, {"step", 3}}},
+             {"has_parent", true},
+             {"tasks", list{}}};
   state_snapshot end = app->get_state(config);
   BOOST_TEST(shape(end).to_json() == expected_end.to_json());
   BOOST_TEST(end.parent_config->checkpoint_id == state.config.checkpoint_id);
@@ -150,4 +149,133 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
                                                        {"checkpoint_id", s.config.checkpoint_id}}}};
     BOOST_TEST(shape(app->get_state(by_id)).to_json() == shape(s).to_json());
   }
+}
+
+// libs/langgraph/tests/test_large_cases.py::test_doubly_nested_graph_state
+BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_state) {
+  state_graph grandchild;
+  grandchild.add_key("my_key");
+  grandchild.add_node("grandchild_1", [](const value& s, node_context&) -> value {
+    return object{{"my_key", str(s, "my_key") + " here"}};
+  });
+  grandchild.add_node("grandchild_2", [](const value& s, node_context&) -> value {
+    return object{{"my_key", str(s, "my_key") + " and there"}};
+  });
+  grandchild.add_edge("grandchild_1", "grandchild_2").set_entry_point("grandchild_1");
+  grandchild.set_finish_point("grandchild_2");
+  compile_options grandchild_opts = opts();
+  grandchild_opts.interrupt_before = {"grandchild_2"};
+
+  state_graph child;
+  child.add_key("my_key");
+  child.add_node("child_1", grandchild.compile(grandchild_opts));
+  child.set_entry_point("child_1").set_finish_point("child_1");
+
+  state_graph graph;
+  graph.add_key("my_key");
+  graph.add_node("parent_1", [](const value& s, node_context&) -> value {
+    return object{{"my_key", "hi " + str(s, "my_key")}};
+  });
+  graph.add_node("child", child.compile(opts()));
+  graph.add_node("parent_2", [](const value& s, node_context&) -> value {
+    return object{{"my_key", str(s, "my_key") + " and back again"}};
+  });
+  graph.set_entry_point("parent_1").add_edge("parent_1", "child").add_edge("child", "parent_2");
+  graph.set_finish_point("parent_2");
+  std::shared_ptr<pregel> app = graph.compile(opts_with_saver());
+
+  // An interrupt two levels down.
+  const value config = with_durability("1", "exit");
+  BOOST_TEST(
+      stream_texts(*app, object{{"my_key", "my value"}}, config, {stream_mode::updates}, true) ==
+          (std::vector<std::string>{
+              R"(() {"parent_1":{"my_key":"hi my value"}})",
+              R"((child:|child_1:) {"grandchild_1":{"my_key":"hi my value here"}})",
+              R"(() {"__interrupt__":[]})"}),
+      boost::test_tools::per_element());
+
+  // Each level read on its own, through the namespaces of the tasks.
+  const value grandchild_shape = object{{"values", object{{"my_key", "hi my value here"}}},
+                                        {"next", list{"grandchild_2"}},
+                                        {"ns", ""},
+                                        {"metadata", object{{"source", "loop"}, {"step", 1}}},
+                                        {"has_parent", false},
+                                        {"tasks", list{task("grandchild_2")}}};
+  auto at = [](const value& shape, const std::string& ns, value child_state = value()) {
+    object o = shape.as_object();
+    o.set("ns", ns);
+    if (!child_state.is_null()) {
+      object t = o.find("tasks")->as_list().at(0).as_object();
+      t.set("state", std::move(child_state));
+      o.set("tasks", list{value(std::move(t))});
+    }
+    return value(std::move(o));
+  };
+  const value child_shape = object{{"values", object{{"my_key", "hi my value"}}},
+                                   {"next", list{"child_1"}},
+                                   {"ns", ""},
+                                   {"metadata", object{{"source", "loop"}, {"step", 0}}},
+                                   {"has_parent", false},
+                                   {"tasks", list{task("child_1")}}};
+  const value outer_shape = object{{"values", object{{"my_key", "hi my value"}}},
+                                   {"next", list{"child"}},
+                                   {"ns", ""},
+                                   {"metadata", object{{"source", "loop"}, {"step", 1}}},
+                                   {"has_parent", false},
+                                   {"tasks", list{task("child")}}};
+  state_snapshot outer = app->get_state(config);
+  BOOST_TEST(shape(outer).to_json() == at(outer_shape, "").to_json());
+  BOOST_TEST(outer.metadata.get("parents").to_json() == "{}");
+  const std::string child_ns = "child:" + outer.tasks.at(0).id;
+  auto ns_config = [](const std::string& ns) {
+    return value(object{{"configurable", object{{"thread_id", "1"}, {"checkpoint_ns", ns}}}});
+  };
+  state_snapshot child_state = app->get_state(ns_config(child_ns));
+  BOOST_TEST(shape(child_state).to_json() == at(child_shape, child_ns).to_json());
+  BOOST_TEST(child_state.metadata.get("parents").to_json() ==
+             value(object{{"", outer.config.checkpoint_id}}).to_json());
+  const std::string grandchild_ns = child_ns + "|child_1:" + child_state.tasks.at(0).id;
+  state_snapshot grandchild_state = app->get_state(ns_config(grandchild_ns));
+  BOOST_TEST(shape(grandchild_state).to_json() == at(grandchild_shape, grandchild_ns).to_json());
+  BOOST_TEST(
+      grandchild_state.metadata.get("parents").to_json() ==
+      value(object{{"", outer.config.checkpoint_id}, {child_ns, child_state.config.checkpoint_id}})
+          .to_json());
+
+  // All levels at once.
+  BOOST_TEST(shape(app->get_state(config, true)).to_json() ==
+             at(outer_shape, "", at(child_shape, child_ns, at(grandchild_shape, grandchild_ns)))
+                 .to_json());
+
+  // Resume.
+  BOOST_TEST(
+      stream_texts(*app, value(), config, {stream_mode::updates}, true) ==
+          (std::vector<std::string>{
+              R"((child:|child_1:) {"grandchild_2":{"my_key":"hi my value here and there"}})",
+              R"((child:) {"child_1":{"my_key":"hi my value here and there"}})",
+              R"(() {"child":{"my_key":"hi my value here and there"}})",
+              R"(() {"parent_2":{"my_key":"hi my value here and there and back again"}})"}),
+      boost::test_tools::per_element());
+  const value end_shape =
+      object{{"values", object{{"my_key", "hi my value here and there and back again"}}},
+             {"next", list{}},
+             {"ns", ""},
+             {"metadata", object{{"source", "loop"}, {"step", 3}}},
+             {"has_parent", true},
+             {"tasks", list{}}};
+  BOOST_TEST(shape(app->get_state(config)).to_json() == end_shape.to_json());
+  BOOST_TEST(shape(app->get_state(config, true)).to_json() == end_shape.to_json());
+
+  // The history of each level.
+  std::vector<state_snapshot> outer_history = app->get_state_history(config);
+  BOOST_TEST_REQUIRE(outer_history.size() == 2u);
+  BOOST_TEST(shape(outer_history[0]).to_json() == end_shape.to_json());
+  BOOST_TEST(shape(outer_history[1]).to_json() == at(outer_shape, "").to_json());
+  std::vector<state_snapshot> child_history = app->get_state_history(ns_config(child_ns));
+  BOOST_TEST_REQUIRE(child_history.size() == 1u);
+  BOOST_TEST(shape(child_history[0]).to_json() == at(child_shape, child_ns).to_json());
+  std::vector<state_snapshot> grandchild_history = app->get_state_history(ns_config(grandchild_ns));
+  BOOST_TEST_REQUIRE(grandchild_history.size() == 1u);
+  BOOST_TEST(shape(grandchild_history[0]).to_json() ==
+             at(grandchild_shape, grandchild_ns).to_json());
 }
