@@ -1,6 +1,7 @@
 // libs/langgraph/tests/test_large_cases.py: the state of nested graphs (get_state with
 // subgraphs, a subgraph's history, update_state of a subgraph's checkpoint).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -278,4 +279,54 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_state) {
   BOOST_TEST_REQUIRE(grandchild_history.size() == 1u);
   BOOST_TEST(shape(grandchild_history[0]).to_json() ==
              at(grandchild_shape, grandchild_ns).to_json());
+}
+
+// libs/langgraph/tests/test_large_cases.py::test_send_to_nested_graphs
+// (LangGraph's tracer callback, which counts root runs, needs Python and is left out.)
+BOOST_AUTO_TEST_CASE(test_send_to_nested_graphs) {
+  state_graph subgraph;
+  subgraph.add_key("subject").add_key("subjects").add_key("jokes", "add", value(list{}));
+  subgraph.set_input_keys({"subject"}).set_output_keys({"subjects", "jokes"});
+  subgraph.add_node("edit", [](const value& s, node_context&) -> value {
+    return object{{"subject", str(s, "subject") + " - hohoho"}};
+  });
+  subgraph.add_node("generate", [](const value& s, node_context&) -> value {
+    return object{{"jokes", list{"Joke about " + str(s, "subject")}}};
+  });
+  subgraph.set_entry_point("edit").add_edge("edit", "generate").set_finish_point("generate");
+  compile_options sub_opts = opts();
+  sub_opts.interrupt_before = {"generate"};
+
+  state_graph builder;
+  builder.add_key("subjects").add_key("jokes", "add", value(list{}));
+  builder.add_node("generate_joke", subgraph.compile(sub_opts));
+  builder.add_conditional_edges("__start__", [](const value& s, node_context&) -> value {
+    list sends;
+    for (const value& subject : s.get("subjects").as_list())
+      sends.push_back(make_send("generate_joke", object{{"subject", subject}}));
+    return value(std::move(sends));
+  });
+  builder.add_edge("generate_joke", "__end__");
+  std::shared_ptr<pregel> graph = builder.compile(opts_with_saver());
+  const value config = thread("1");
+
+  // Paused at the interrupt inside each Send's subgraph.
+  BOOST_TEST(graph->invoke(object{{"subjects", list{"cats", "dogs"}}}, config).to_json() ==
+             R"({"subjects":["cats","dogs"],"jokes":[]})");
+
+  // Update the state of the dogs' subgraph, through the namespace of its task.
+  state_snapshot outer = graph->get_state(config);
+  BOOST_TEST_REQUIRE(outer.tasks.size() == 2u);
+  const value dogs =
+      object{{"configurable",
+              object{{"thread_id", "1"}, {"checkpoint_ns", "generate_joke:" + outer.tasks[1].id}}}};
+  graph->update_state(dogs, object{{"subject", "turtles - hohoho"}});
+
+  // Continue past the interrupts.
+  std::vector<std::string> events = stream_texts(*graph, value(), config, {stream_mode::updates});
+  std::sort(events.begin(), events.end());
+  BOOST_TEST(events == (std::vector<std::string>{
+                           R"(() {"generate_joke":{"jokes":["Joke about cats - hohoho"]}})",
+                           R"(() {"generate_joke":{"jokes":["Joke about turtles - hohoho"]}})"}),
+             boost::test_tools::per_element());
 }
