@@ -1,6 +1,8 @@
 // libs/langgraph/tests/test_large_cases.py: agent-like graphs whose LangChain chat models are
 // deterministic node functions giving the same messages and tool calls (the graph semantics
 // are what is ported): a router sending weather queries to a subgraph, edited while paused.
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,12 +19,11 @@ value with_durability(const char* thread_id, const char* durability) {
 
 // An AI message asking for one tool call (what LangChain's fake chat model returns).
 value ai_tool_call(const char* name, value args) {
-  return object{{"type", "ai"},
-                {"content", ""},
-                {"tool_calls", list{object{{"name", name},
-                                           {"args", std::move(args)},
-                                           {"id", "tool_call123"},
-                                           {"type", "tool_call"}}}}};
+  value call = object{
+      {"name", name}, {"args", std::move(args)}, {"id", "tool_call123"}, {"type", "tool_call"}};
+  object message{{"type", "ai"}, {"content", ""}};
+  message.set("tool_calls", value::array({std::move(call)}));
+  return value(std::move(message));
 }
 
 // The messages of a list without the ids the reducer gave them (LangGraph's _AnyId*).
@@ -259,5 +260,214 @@ BOOST_AUTO_TEST_CASE(test_weather_subgraph) {
       BOOST_TEST(events[1].data.as_list().at(1).get("langgraph_node") == value("model_node"));
       BOOST_TEST(events[1].data.as_list().at(1).get("langgraph_step") == value(1));
     }
+  }
+}
+
+namespace {
+
+value agent_action(const char* tool, const char* tool_input, const std::string& log) {
+  return object{{"type", "AgentAction"}, {"tool", tool}, {"tool_input", tool_input}, {"log", log}};
+}
+
+value agent_finish(const std::string& answer, const std::string& log) {
+  return object{
+      {"type", "AgentFinish"}, {"return_values", object{{"answer", answer}}}, {"log", log}};
+}
+
+// One step of the tools' results: [[action, observation]].
+value step_of(value action, const std::string& observation) {
+  return value::array({value::array({std::move(action), value(observation)})});
+}
+
+// The snapshot's values, next, source and step, and its parent (the checkpoint before it).
+void check_state(const pregel& app, const value& config, const value& values,
+                 const std::vector<std::string>& next, const char* source, int step,
+                 bool has_parent) {
+  state_snapshot s = app.get_state(config);
+  BOOST_TEST(s.values.to_json() == values.to_json());
+  BOOST_TEST(s.next == next, boost::test_tools::per_element());
+  std::vector<std::string> names;
+  for (const auto& t : s.tasks) names.push_back(t.name);
+  BOOST_TEST(names == next, boost::test_tools::per_element());
+  BOOST_TEST(s.metadata.get("source") == value(source));
+  BOOST_TEST(s.metadata.get("step") == value(step));
+  BOOST_TEST(s.metadata.get("parents").to_json() == "{}");
+  BOOST_TEST(s.parent_config.has_value() == has_parent);
+  if (has_parent) {
+    std::vector<state_snapshot> history = app.get_state_history(config);
+    BOOST_TEST_REQUIRE(history.size() >= 2u);
+    BOOST_TEST(s.parent_config->checkpoint_id == history[1].config.checkpoint_id);
+  }
+}
+
+std::vector<std::string> updates(const pregel& app, const value& input, const value& config) {
+  return stream_texts(app, input, config, {stream_mode::updates});
+}
+
+std::string update_text(const char* node, const char* key, const value& v) {
+  return "() " + value(object{{node, object{{key, v}}}}).to_json();
+}
+
+}  // namespace
+
+// libs/langgraph/tests/test_large_cases.py::test_conditional_state_graph
+// (The JSON schemas and get_graph() drawings compared to syrupy snapshots are LangGraph's.)
+BOOST_AUTO_TEST_CASE(test_conditional_state_graph) {
+  // The LLM answers its responses in turn (LangChain's FakeStreamingListLLM), parsed into an
+  // AgentAction or an AgentFinish.
+  auto llm_i = std::make_shared<std::size_t>(0);
+  const std::vector<std::string> responses{"tool:search_api:query", "tool:search_api:another",
+                                           "finish:answer"};
+  state_graph workflow;
+  workflow.add_untracked_key("input");
+  workflow.add_key("agent_outcome");
+  workflow.add_key("intermediate_steps", "add", value(list{}));
+  workflow.add_node("agent", [llm_i, responses](const value&, node_context&) -> value {
+    const std::string out = responses[(*llm_i)++ % responses.size()];
+    const std::size_t colon = out.find(':');
+    if (out.substr(0, colon) == "finish")
+      return object{{"agent_outcome", agent_finish(out.substr(colon + 1), out)}};
+    const std::size_t second = out.find(':', colon + 1);
+    const std::string tool = out.substr(colon + 1, second - colon - 1);
+    const std::string input = out.substr(second + 1);
+    return object{{"agent_outcome", agent_action(tool.c_str(), input.c_str(), out)}};
+  });
+  node_options tool_options;
+  tool_options.input_keys = std::vector<std::string>{"agent_outcome"};
+  workflow.add_node(
+      "tools",
+      [](const value& data, node_context&) -> value {
+        if (data.find("input") || data.find("intermediate_steps"))
+          throw std::runtime_error("tools got keys outside its input schema: " + data.to_json());
+        const value& action = data.get("agent_outcome");
+        if (action.get("tool") != value("search_api"))
+          throw std::runtime_error("unknown tool " + action.get("tool").to_json());
+        return object{{"intermediate_steps",
+                       step_of(action, "result for " + action.get("tool_input").as_string())}};
+      },
+      tool_options);
+  workflow.set_entry_point("agent");
+  workflow.add_conditional_edges(
+      "agent",
+      [](const value& data, node_context&) -> value {
+        return data.get("agent_outcome").get("type") == value("AgentFinish") ? "exit" : "continue";
+      },
+      {{"continue", "tools"}, {"exit", "__end__"}});
+  workflow.add_edge("tools", "agent");
+
+  const value input = object{{"input", "what is weather in sf"}};
+  const value query = agent_action("search_api", "query", "tool:search_api:query");
+  const value another = agent_action("search_api", "another", "tool:search_api:another");
+  {
+    std::shared_ptr<pregel> app = workflow.compile(opts());
+    const value out = app->invoke(input);
+    BOOST_TEST(out.as_object().size() == 3u);
+    BOOST_TEST(out.get("input") == value("what is weather in sf"));
+    const value steps = value::array({step_of(query, "result for query").as_list().at(0),
+                                      step_of(another, "result for another").as_list().at(0)});
+    BOOST_TEST(out.get("intermediate_steps").to_json() == steps.to_json());
+    BOOST_TEST(out.get("agent_outcome").to_json() ==
+               agent_finish("answer", "finish:answer").to_json());
+    BOOST_TEST(
+        updates(*app, input, value()) ==
+            (std::vector<std::string>{
+                update_text("agent", "agent_outcome", query),
+                update_text("tools", "intermediate_steps", step_of(query, "result for query")),
+                update_text("agent", "agent_outcome", another),
+                update_text("tools", "intermediate_steps", step_of(another, "result for another")),
+                update_text("agent", "agent_outcome", agent_finish("answer", "finish:answer"))}),
+        boost::test_tools::per_element());
+  }
+
+  const std::string paused = R"(() {"__interrupt__":[]})";
+  const value different = agent_action("search_api", "query", "tool:search_api:a different query");
+  const value nice = agent_finish("a really nice answer", "finish:a really nice answer");
+
+  // Paused after the agent, then before the tools: the same checkpoints and updates.
+  for (const bool after : {true, false}) {
+    compile_options o = opts_with_saver();
+    if (after)
+      o.interrupt_after = {"agent"};
+    else
+      o.interrupt_before = {"tools"};
+    std::shared_ptr<pregel> app = workflow.compile(o);
+    *llm_i = 0;
+    const value config = with_durability(after ? "1" : "2", "exit");
+    BOOST_TEST(updates(*app, input, config) ==
+                   (std::vector<std::string>{update_text("agent", "agent_outcome", query), paused}),
+               boost::test_tools::per_element());
+    check_state(*app, config, object{{"agent_outcome", query}, {"intermediate_steps", list{}}},
+                {"tools"}, "loop", 1, false);
+    app->update_state(config, object{{"agent_outcome", different}});
+    check_state(*app, config, object{{"agent_outcome", different}, {"intermediate_steps", list{}}},
+                {"tools"}, "update", 2, true);
+    BOOST_TEST(
+        updates(*app, value(), config) ==
+            (std::vector<std::string>{
+                update_text("tools", "intermediate_steps", step_of(different, "result for query")),
+                update_text("agent", "agent_outcome", another), paused}),
+        boost::test_tools::per_element());
+    app->update_state(config, object{{"agent_outcome", nice}});
+    check_state(*app, config,
+                object{{"agent_outcome", nice},
+                       {"intermediate_steps", step_of(different, "result for query")}},
+                {}, "update", 5, true);
+  }
+
+  // Paused before every node.
+  {
+    compile_options o = opts_with_saver();
+    o.interrupt_before = {"*"};
+    std::shared_ptr<pregel> app = workflow.compile(o);
+    *llm_i = 0;
+    const value config = with_durability("3", "exit");
+    BOOST_TEST(updates(*app, input, config) == std::vector<std::string>{paused},
+               boost::test_tools::per_element());
+    check_state(*app, config, object{{"intermediate_steps", list{}}}, {"agent"}, "loop", 0, false);
+    BOOST_TEST(updates(*app, value(), config) ==
+                   (std::vector<std::string>{update_text("agent", "agent_outcome", query), paused}),
+               boost::test_tools::per_element());
+    check_state(*app, config, object{{"agent_outcome", query}, {"intermediate_steps", list{}}},
+                {"tools"}, "loop", 1, true);
+    BOOST_TEST(updates(*app, value(), config) ==
+                   (std::vector<std::string>{update_text("tools", "intermediate_steps",
+                                                         step_of(query, "result for query")),
+                                             paused}),
+               boost::test_tools::per_element());
+    check_state(*app, config,
+                object{{"agent_outcome", query},
+                       {"intermediate_steps", step_of(query, "result for query")}},
+                {"agent"}, "loop", 2, true);
+    BOOST_TEST(
+        updates(*app, value(), config) ==
+            (std::vector<std::string>{update_text("agent", "agent_outcome", another), paused}),
+        boost::test_tools::per_element());
+  }
+
+  // Paused after every node.
+  {
+    compile_options o = opts_with_saver();
+    o.interrupt_after = {"*"};
+    std::shared_ptr<pregel> app = workflow.compile(o);
+    *llm_i = 0;
+    const value config = with_durability("4", "exit");
+    BOOST_TEST(updates(*app, input, config) ==
+                   (std::vector<std::string>{update_text("agent", "agent_outcome", query), paused}),
+               boost::test_tools::per_element());
+    check_state(*app, config, object{{"agent_outcome", query}, {"intermediate_steps", list{}}},
+                {"tools"}, "loop", 1, false);
+    BOOST_TEST(updates(*app, value(), config) ==
+                   (std::vector<std::string>{update_text("tools", "intermediate_steps",
+                                                         step_of(query, "result for query")),
+                                             paused}),
+               boost::test_tools::per_element());
+    check_state(*app, config,
+                object{{"agent_outcome", query},
+                       {"intermediate_steps", step_of(query, "result for query")}},
+                {"agent"}, "loop", 2, true);
+    BOOST_TEST(
+        updates(*app, value(), config) ==
+            (std::vector<std::string>{update_text("agent", "agent_outcome", another), paused}),
+        boost::test_tools::per_element());
   }
 }
