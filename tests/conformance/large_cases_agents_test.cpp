@@ -161,11 +161,14 @@ BOOST_AUTO_TEST_CASE(test_weather_subgraph) {
   BOOST_TEST_REQUIRE(state.tasks.size() == 1u);
   BOOST_TEST(state.tasks[0].name == "weather_graph");
 
-  // Update the subgraph's state, through the namespace of its task, and run on.
-  auto ns_config = [](const char* thread_id, const std::string& ns) {
-    return value(object{{"configurable", object{{"thread_id", thread_id}, {"checkpoint_ns", ns}}}});
-  };
-  graph->update_state(ns_config("1", "weather_graph:" + state.tasks[0].id), object{{"city", "la"}});
+  // Update the subgraph's state, through its task's state config, and run on.
+  BOOST_TEST_REQUIRE(state.tasks[0].state_config.has_value());
+  const checkpoint_config& weather = *state.tasks[0].state_config;
+  BOOST_TEST(weather.thread_id == "1");
+  BOOST_TEST(weather.checkpoint_ns == "weather_graph:" + state.tasks[0].id);
+  graph->update_state(object{{"configurable", object{{"thread_id", weather.thread_id},
+                                                     {"checkpoint_ns", weather.checkpoint_ns}}}},
+                      object{{"city", "la"}});
   BOOST_TEST(
       texts_without_ids(run(*graph, value(), config, stream_mode::updates, true)) ==
           (std::vector<std::string>{

@@ -29,7 +29,10 @@ value shape(const state_snapshot& s) {
     object o{{"name", t.name},
              {"error", t.error ? value(*t.error) : value()},
              {"interrupts", value(t.interrupts)}};
-    if (t.state) o.set("state", shape(*t.state));
+    if (t.state)
+      o.set("state", shape(*t.state));
+    else if (t.state_config)
+      o.set("state", "config " + t.state_config->checkpoint_ns);
     tasks.push_back(value(std::move(o)));
   }
   object meta;
@@ -42,6 +45,13 @@ value shape(const state_snapshot& s) {
                 {"metadata", value(std::move(meta))},
                 {"has_parent", s.parent_config.has_value()},
                 {"tasks", value(std::move(tasks))}};
+}
+
+// A checkpoint_config as a run's config (LangGraph passes PregelTask.state so).
+value config_value(const checkpoint_config& c) {
+  object conf{{"thread_id", c.thread_id}, {"checkpoint_ns", c.checkpoint_ns}};
+  if (!c.checkpoint_id.empty()) conf.set("checkpoint_id", c.checkpoint_id);
+  return object{{"configurable", std::move(conf)}};
 }
 
 value with_durability(const char* thread_id, const char* durability) {
@@ -80,14 +90,16 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
   const value config = with_durability("1", "exit");
   app->invoke(object{{"my_key", "my value"}}, config);
 
-  // Right after the interrupt, without the subgraph's state.
+  // Right after the interrupt, without the subgraph's state: the task has its config.
+  state_snapshot state = app->get_state(config);
+  BOOST_TEST_REQUIRE(state.tasks.size() == 1u);
+  const std::string inner_ns = "inner:" + state.tasks[0].id;
   const value expected = object{{"values", object{{"my_key", "hi my value"}}},
                                 {"next", list{"inner"}},
                                 {"ns", ""},
                                 {"metadata", object{{"source", "loop"}, {"step", 1}}},
                                 {"has_parent", false},
-                                {"tasks", list{task("inner")}}};
-  state_snapshot state = app->get_state(config);
+                                {"tasks", list{task("inner", "config " + inner_ns)}}};
   BOOST_TEST(shape(state).to_json() == expected.to_json());
   BOOST_TEST(state.metadata.get("parents").to_json() == "{}");
   std::vector<state_snapshot> history = app->get_state_history(config);
@@ -96,7 +108,6 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
 
   // With the subgraph's state.
   state_snapshot with_sub = app->get_state(config, true);
-  const std::string inner_ns = "inner:" + with_sub.tasks.at(0).id;
   const value expected_child =
       object{{"values", object{{"my_key", "hi my value here"}, {"my_other_key", "hi my value"}}},
              {"next", list{"inner_2"}},
@@ -118,9 +129,8 @@ BOOST_AUTO_TEST_CASE(test_nested_graph_state) {
   BOOST_TEST(!child.config.checkpoint_id.empty());
 
   // The subgraph's history: its checkpoints only.
-  const value child_config =
-      object{{"configurable", object{{"thread_id", "1"}, {"checkpoint_ns", inner_ns}}}};
-  std::vector<state_snapshot> child_history = app->get_state_history(child_config);
+  std::vector<state_snapshot> child_history =
+      app->get_state_history(config_value(*state.tasks[0].state_config));
   BOOST_TEST_REQUIRE(child_history.size() == 1u);
   BOOST_TEST(shape(child_history[0]).to_json() == expected_child.to_json());
   BOOST_TEST(child_history[0].metadata.get("parents").to_json() ==
@@ -202,12 +212,13 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_state) {
                                         {"metadata", object{{"source", "loop"}, {"step", 1}}},
                                         {"has_parent", false},
                                         {"tasks", list{task("grandchild_2")}}};
-  auto at = [](const value& shape, const std::string& ns, value child_state = value()) {
+  // `shape` at namespace `ns`, its task's state `task_state` (a shape, or "config <ns>").
+  auto at = [](const value& shape, const std::string& ns, value task_state = value()) {
     object o = shape.as_object();
     o.set("ns", ns);
-    if (!child_state.is_null()) {
+    if (!task_state.is_null()) {
       object t = o.find("tasks")->as_list().at(0).as_object();
-      t.set("state", std::move(child_state));
+      t.set("state", std::move(task_state));
       o.set("tasks", list{value(std::move(t))});
     }
     return value(std::move(o));
@@ -225,18 +236,21 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_state) {
                                    {"has_parent", false},
                                    {"tasks", list{task("child")}}};
   state_snapshot outer = app->get_state(config);
-  BOOST_TEST(shape(outer).to_json() == at(outer_shape, "").to_json());
+  BOOST_TEST_REQUIRE(outer.tasks.size() == 1u);
+  BOOST_TEST_REQUIRE(outer.tasks[0].state_config.has_value());
+  const std::string child_ns = "child:" + outer.tasks[0].id;
+  state_snapshot child_state = app->get_state(config_value(*outer.tasks[0].state_config));
+  BOOST_TEST_REQUIRE(child_state.tasks.size() == 1u);
+  BOOST_TEST_REQUIRE(child_state.tasks[0].state_config.has_value());
+  const std::string grandchild_ns = child_ns + "|child_1:" + child_state.tasks[0].id;
+  BOOST_TEST(shape(outer).to_json() == at(outer_shape, "", "config " + child_ns).to_json());
   BOOST_TEST(outer.metadata.get("parents").to_json() == "{}");
-  const std::string child_ns = "child:" + outer.tasks.at(0).id;
-  auto ns_config = [](const std::string& ns) {
-    return value(object{{"configurable", object{{"thread_id", "1"}, {"checkpoint_ns", ns}}}});
-  };
-  state_snapshot child_state = app->get_state(ns_config(child_ns));
-  BOOST_TEST(shape(child_state).to_json() == at(child_shape, child_ns).to_json());
+  BOOST_TEST(shape(child_state).to_json() ==
+             at(child_shape, child_ns, "config " + grandchild_ns).to_json());
   BOOST_TEST(child_state.metadata.get("parents").to_json() ==
              value(object{{"", outer.config.checkpoint_id}}).to_json());
-  const std::string grandchild_ns = child_ns + "|child_1:" + child_state.tasks.at(0).id;
-  state_snapshot grandchild_state = app->get_state(ns_config(grandchild_ns));
+  state_snapshot grandchild_state =
+      app->get_state(config_value(*child_state.tasks[0].state_config));
   BOOST_TEST(shape(grandchild_state).to_json() == at(grandchild_shape, grandchild_ns).to_json());
   BOOST_TEST(
       grandchild_state.metadata.get("parents").to_json() ==
@@ -271,11 +285,15 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_state) {
   std::vector<state_snapshot> outer_history = app->get_state_history(config);
   BOOST_TEST_REQUIRE(outer_history.size() == 2u);
   BOOST_TEST(shape(outer_history[0]).to_json() == end_shape.to_json());
-  BOOST_TEST(shape(outer_history[1]).to_json() == at(outer_shape, "").to_json());
-  std::vector<state_snapshot> child_history = app->get_state_history(ns_config(child_ns));
+  BOOST_TEST(shape(outer_history[1]).to_json() ==
+             at(outer_shape, "", "config " + child_ns).to_json());
+  std::vector<state_snapshot> child_history =
+      app->get_state_history(config_value(*outer_history[1].tasks.at(0).state_config));
   BOOST_TEST_REQUIRE(child_history.size() == 1u);
-  BOOST_TEST(shape(child_history[0]).to_json() == at(child_shape, child_ns).to_json());
-  std::vector<state_snapshot> grandchild_history = app->get_state_history(ns_config(grandchild_ns));
+  BOOST_TEST(shape(child_history[0]).to_json() ==
+             at(child_shape, child_ns, "config " + grandchild_ns).to_json());
+  std::vector<state_snapshot> grandchild_history =
+      app->get_state_history(config_value(*child_history[0].tasks.at(0).state_config));
   BOOST_TEST_REQUIRE(grandchild_history.size() == 1u);
   BOOST_TEST(shape(grandchild_history[0]).to_json() ==
              at(grandchild_shape, grandchild_ns).to_json());
@@ -314,13 +332,13 @@ BOOST_AUTO_TEST_CASE(test_send_to_nested_graphs) {
   BOOST_TEST(graph->invoke(object{{"subjects", list{"cats", "dogs"}}}, config).to_json() ==
              R"({"subjects":["cats","dogs"],"jokes":[]})");
 
-  // Update the state of the dogs' subgraph, through the namespace of its task.
+  // Update the state of the dogs' subgraph, through its task's state config.
   state_snapshot outer = graph->get_state(config);
   BOOST_TEST_REQUIRE(outer.tasks.size() == 2u);
-  const value dogs =
-      object{{"configurable",
-              object{{"thread_id", "1"}, {"checkpoint_ns", "generate_joke:" + outer.tasks[1].id}}}};
-  graph->update_state(dogs, object{{"subject", "turtles - hohoho"}});
+  BOOST_TEST_REQUIRE(outer.tasks[1].state_config.has_value());
+  BOOST_TEST(outer.tasks[1].state_config->checkpoint_ns == "generate_joke:" + outer.tasks[1].id);
+  graph->update_state(config_value(*outer.tasks[1].state_config),
+                      object{{"subject", "turtles - hohoho"}});
 
   // Continue past the interrupts.
   std::vector<std::string> events = stream_texts(*graph, value(), config, {stream_mode::updates});

@@ -82,6 +82,11 @@ struct snapshot_task {
   /// The state of the subgraph the task runs (LangGraph `PregelTask.state`), read by
   /// `get_state(config, true)`; null otherwise and for tasks that run no subgraph.
   std::shared_ptr<const state_snapshot> state = nullptr;
+  /// Where the subgraph the task runs keeps its checkpoints (LangGraph `PregelTask.state` when
+  /// read without subgraphs): the thread and the namespace "<node>:<task id>" below the
+  /// snapshot's, to give `get_state`, `get_state_history` or `update_state`. Unset for tasks
+  /// that run no subgraph.
+  std::optional<checkpoint_config> state_config = std::nullopt;
 };
 
 /// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
@@ -95,7 +100,8 @@ struct state_snapshot {
   std::vector<snapshot_task> tasks;  ///< the step's Sends (PUSH tasks) first, then PULL tasks
 
   /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}
-  /// (a task with a subgraph state has it under "state").
+  /// (a task with a subgraph state has it under "state", else the subgraph's config
+  /// {"configurable": {thread_id, checkpoint_ns}} when it runs one).
   value to_value() const;
 };
 
