@@ -3,7 +3,8 @@
 // deletes message X, and {"type": "remove", "id": "__remove_all__"} drops everything before it.
 //
 // Messages are objects with an optional string "id"; a bare string s is the human message
-// {"type": "human", "content": s}, a pair [role, content] the message of that role. Both the
+// {"type": "human", "content": s}, a pair [role, content] or an object {"role": role, "content":
+// ...} the message of that role. Both the
 // current value and each update may be a list of messages or a single one.
 #include <cstdint>
 #include <string>
@@ -45,7 +46,19 @@ std::string_view type_of_role(const std::string& role) {
 }
 
 value to_message(const value& raw) {
-  if (raw.is_object()) return raw;
+  if (raw.is_object()) {
+    // A {"role": ..., "content": ...} dict (LangChain's convert_to_messages): the message of
+    // that role, its other fields kept.
+    const value* role = raw.find("role");
+    if (!role || raw.find("type")) return raw;
+    if (!role->is_string())
+      throw_reducer_error(reducer_name, "message role must be a string, got " + kind_of(*role));
+    object message{{"type", std::string(type_of_role(role->as_string()))},
+                   {"content", raw.find("content") ? *raw.find("content") : value("")}};
+    for (const auto& [k, v] : raw.as_object())
+      if (k != "role" && k != "content") message.set(k, v);
+    return value(std::move(message));
+  }
   if (raw.is_string()) return value(object{{"type", "human"}, {"content", raw}});
   // A [role, content] pair (LangChain's ("user", "text") tuple).
   if (raw.is_list() && raw.as_list().size() == 2 && raw.as_list()[0].is_string())

@@ -192,6 +192,11 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
     // As LangGraph: each task still to run, in task order (a node twice for two Sends).
     if (!finished.count(t.id)) s.next.push_back(t.name);
     snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
+    // A task that runs a subgraph: where the subgraph keeps its checkpoints.
+    if (auto node = index.node_by_name.find(t.name);
+        node != index.node_by_name.end() && g.nodes[node->second].subgraph)
+      st.state_config = checkpoint_config{tuple.config.thread_id,
+                                          (ns.empty() ? "" : ns + "|") + t.name + ":" + t.id, ""};
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
       st.error = it->second.error;
       st.interrupts = it->second.interrupts;
@@ -212,7 +217,12 @@ value state_snapshot::to_value() const {
              {"error", t.error ? value(*t.error) : value()},
              {"interrupts", value(t.interrupts)}};
     if (!t.result.is_null()) o.set("result", t.result);
-    if (t.state) o.set("state", t.state->to_value());
+    if (t.state)
+      o.set("state", t.state->to_value());
+    else if (t.state_config)
+      o.set("state",
+            object{{"configurable", object{{"thread_id", t.state_config->thread_id},
+                                           {"checkpoint_ns", t.state_config->checkpoint_ns}}}});
     task_list.push_back(value(std::move(o)));
   }
   return object{

@@ -88,6 +88,11 @@ struct snapshot_task {
   /// the value itself for a graph whose output is one channel, as a ROOT state). Null while
   /// the task has no saved writes (not run, or only failed or interrupted).
   value result = value();
+  /// Where the subgraph the task runs keeps its checkpoints (LangGraph `PregelTask.state` when
+  /// read without subgraphs): the thread and the namespace "<node>:<task id>" below the
+  /// snapshot's, to give `get_state`, `get_state_history` or `update_state`. Unset for tasks
+  /// that run no subgraph.
+  std::optional<checkpoint_config> state_config = std::nullopt;
 };
 
 /// The graph's state at one checkpoint (LangGraph `StateSnapshot`).
@@ -101,7 +106,9 @@ struct state_snapshot {
   std::vector<snapshot_task> tasks;  ///< the step's Sends (PUSH tasks) first, then PULL tasks
 
   /// As JSON-ready data: {values, next, config, metadata, created_at, parent_config, tasks}
-  /// (a task with a subgraph state has it under "state", one with a result under "result").
+  /// (a task with a subgraph state has it under "state", else the subgraph's config
+  /// {"configurable": {thread_id, checkpoint_ns}} when it runs one; one with a result has it
+  /// under "result").
   value to_value() const;
 };
 
