@@ -136,7 +136,8 @@ value graph_description::to_json() const {
       list cls;
       for (const auto& c : n.runnable) cls.emplace_back(c);
       o.set("type", value("runnable"));
-      o.set("data", value(object{{"id", value(std::move(cls))}, {"name", value(n.name)}}));
+      // LangGraph names a node in its JSON by its id.
+      o.set("data", value(object{{"id", value(std::move(cls))}, {"name", value(n.id)}}));
     }
     if (!n.metadata.empty()) {
       object m;

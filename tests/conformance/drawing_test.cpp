@@ -444,3 +444,194 @@ BOOST_AUTO_TEST_CASE(test_multiple_sinks_subgraphs) {
       "\tclassDef last fill:#bfb6fc\n";
   BOOST_TEST(app->get_graph(-1).draw_mermaid() == expected);
 }
+
+// libs/langgraph/tests/test_pregel.py::test_nested_graph_xray (the JSON snapshot is syrupy's
+// dict form, with sorted keys: compared as values)
+BOOST_AUTO_TEST_CASE(test_nested_graph_xray) {
+  auto logic = [](const value&, node_context&) -> value { return value(); };
+  auto build = [](state_graph& g) { g.add_key("my_key", "add").add_key("market"); };
+  state_graph tb;
+  build(tb);
+  tb.add_node("tool_two_slow", logic).add_node("tool_two_fast", logic);
+  tb.add_conditional_edges(
+      "__start__",
+      [](const value& s, node_context&) -> value {
+        return value(s.get("market") == value("DE") ? "tool_two_slow" : "tool_two_fast");
+      },
+      {{"tool_two_slow", "tool_two_slow"}, {"tool_two_fast", "tool_two_fast"}});
+  state_graph g;
+  build(g);
+  g.add_node("tool_one", logic).add_node("tool_two", tb.compile(opts()));
+  g.add_node("tool_three", logic);
+  g.add_conditional_edges(
+      "__start__", [](const value&, node_context&) -> value { return value("tool_one"); },
+      {{"tool_one", "tool_one"}, {"tool_two", "tool_two"}, {"tool_three", "tool_three"}});
+  auto app = g.compile(opts());
+  const char* json = R"json({
+  "edges": [
+    {
+      "conditional": true,
+      "source": "__start__",
+      "target": "tool_one"
+    },
+    {
+      "conditional": true,
+      "source": "__start__",
+      "target": "tool_three"
+    },
+    {
+      "conditional": true,
+      "source": "__start__",
+      "target": "tool_two:__start__"
+    },
+    {
+      "source": "tool_one",
+      "target": "__end__"
+    },
+    {
+      "source": "tool_three",
+      "target": "__end__"
+    },
+    {
+      "source": "tool_two:__end__",
+      "target": "__end__"
+    },
+    {
+      "conditional": true,
+      "source": "tool_two:__start__",
+      "target": "tool_two:tool_two_fast"
+    },
+    {
+      "conditional": true,
+      "source": "tool_two:__start__",
+      "target": "tool_two:tool_two_slow"
+    },
+    {
+      "source": "tool_two:tool_two_fast",
+      "target": "tool_two:__end__"
+    },
+    {
+      "source": "tool_two:tool_two_slow",
+      "target": "tool_two:__end__"
+    }
+  ],
+  "nodes": [
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "__start__"
+      },
+      "id": "__start__",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "tool_one"
+      },
+      "id": "tool_one",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "tool_three"
+      },
+      "id": "tool_three",
+      "type": "runnable"
+    },
+    {
+      "id": "__end__"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "tool_two:__start__"
+      },
+      "id": "tool_two:__start__",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "tool_two:tool_two_slow"
+      },
+      "id": "tool_two:tool_two_slow",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "tool_two:tool_two_fast"
+      },
+      "id": "tool_two:tool_two_fast",
+      "type": "runnable"
+    },
+    {
+      "id": "tool_two:__end__"
+    }
+  ]
+})json";
+  BOOST_TEST(app->get_graph(-1).to_json() == value::parse_json(json));
+  const std::string mermaid =
+      "---\n"
+      "config:\n"
+      "  flowchart:\n"
+      "    curve: linear\n"
+      "---\n"
+      "graph TD;\n"
+      "\t__start__([<p>__start__</p>]):::first\n"
+      "\ttool_one(tool_one)\n"
+      "\ttool_three(tool_three)\n"
+      "\t__end__([<p>__end__</p>]):::last\n"
+      "\t__start__ -.-> tool_one;\n"
+      "\t__start__ -.-> tool_three;\n"
+      "\t__start__ -.-> tool_two\\3a__start__;\n"
+      "\ttool_one --> __end__;\n"
+      "\ttool_three --> __end__;\n"
+      "\ttool_two\\3a__end__ --> __end__;\n"
+      "\tsubgraph tool_two\n"
+      "\ttool_two\\3a__start__(<p>__start__</p>)\n"
+      "\ttool_two\\3atool_two_slow(tool_two_slow)\n"
+      "\ttool_two\\3atool_two_fast(tool_two_fast)\n"
+      "\ttool_two\\3a__end__(<p>__end__</p>)\n"
+      "\ttool_two\\3a__start__ -.-> tool_two\\3atool_two_fast;\n"
+      "\ttool_two\\3a__start__ -.-> tool_two\\3atool_two_slow;\n"
+      "\ttool_two\\3atool_two_fast --> tool_two\\3a__end__;\n"
+      "\ttool_two\\3atool_two_slow --> tool_two\\3a__end__;\n"
+      "\tend\n"
+      "\tclassDef default fill:#f2f0ff,line-height:1.2\n"
+      "\tclassDef first fill-opacity:0\n"
+      "\tclassDef last fill:#bfb6fc\n";
+  BOOST_TEST(app->get_graph(-1).draw_mermaid() == mermaid);
+}
