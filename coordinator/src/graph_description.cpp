@@ -288,11 +288,12 @@ std::string graph_description::draw_mermaid(const mermaid_options& options) cons
 
 graph_description pregel::get_graph(int xray) const {
   const auto& g = graph_;
-  // The builder's edges, without the implicit ones to END (added below, after the others).
+  // The builder's edges. As LangGraph's, whose walk of the graph sees only what nodes write,
+  // a static edge to END (which writes nothing) is not drawn: a node that leads nowhere
+  // else gets its edge to END below, after the others.
   std::set<raw_edge> raw;
-  std::size_t declared = g.draw_edges.size() - std::min(g.draw_terminal_edges, g.draw_edges.size());
-  for (std::size_t i = 0; i < declared; ++i)
-    raw.emplace(g.draw_edges[i].first, g.draw_edges[i].second, false, std::nullopt);
+  for (const auto& [from, to] : g.draw_edges)
+    if (to != END) raw.emplace(from, to, false, std::nullopt);
   for (const auto& [from, to, label] : g.draw_conditional_edges)
     raw.emplace(from, to, true, label.empty() ? std::nullopt : std::optional<std::string>(label));
 

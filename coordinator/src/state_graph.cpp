@@ -295,7 +295,6 @@ void add_terminal_edges(pregel_graph& g) {
   for (const auto& [from, to, label] : g.draw_conditional_edges)
     if (to != END && !sources.count(to)) termini.insert(to);
   for (const auto& t : termini) g.draw_edges.emplace_back(t, std::string(END));
-  g.draw_terminal_edges = termini.size();
 }
 
 }  // namespace

@@ -21,8 +21,7 @@ using texts = std::vector<std::string>;
 
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_simple_multi_edge (the Mermaid snapshot is left
-// out: NOT_PORTED.streams.md)
+// libs/langgraph/tests/test_pregel.py::test_simple_multi_edge
 BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   state_graph g;
   g.add_key("my_key", "add");
@@ -33,6 +32,17 @@ BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   g.add_edge(std::vector<std::string>{"up", "side"}, "down");
   g.set_finish_point("down");
   auto app = g.compile(opts());
+  mermaid_options bare;
+  bare.with_styles = false;
+  BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+      "graph TD;\n"
+      "\t__start__ --> up;\n"
+      "\tside --> down;\n"
+      "\tup --> down;\n"
+      "\tup --> other;\n"
+      "\tup --> side;\n"
+      "\tdown --> __end__;\n"
+      "\tother --> __end__;\n");
   BOOST_TEST(app->invoke(object{{"my_key", "my_value"}}).to_json() ==
              R"({"my_key":"my_value_more"})");
   const texts got =

@@ -94,9 +94,6 @@ struct pregel_graph {
   /// For drawing: static edges and branches as the builder declared them.
   std::vector<std::pair<std::string, std::string>> draw_edges;
   std::vector<std::tuple<std::string, std::string, std::string>> draw_conditional_edges;
-  /// How many of the last `draw_edges` are the implicit edges to END of nodes that lead
-  /// nowhere (LangGraph draws them after the others).
-  std::size_t draw_terminal_edges = 0;
 };
 
 }  // namespace superstep
