@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "superstep/channels/last_value_after_finish.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/pregel.hpp"
 
@@ -297,6 +298,39 @@ graph_description pregel::get_graph(int xray) const {
   for (const auto& [from, to, label] : g.draw_conditional_edges)
     raw.emplace(from, to, true, label.empty() ? std::nullopt : std::optional<std::string>(label));
 
+  // LangGraph finds its edges by running the graph on empty input for up to 250 steps; the
+  // walk here takes every edge. A deferred node (LangGraph: its channel waits for the run to
+  // finish) runs once nothing else does; when no node of the step before leads to it, each
+  // of them gets a conditional edge to it, as LangGraph's.
+  std::set<std::string> deferred;
+  for (const auto& [name, ch] : g.channels)
+    if (dynamic_cast<const channels::last_value_after_finish*>(ch.get()))
+      deferred.insert(name.substr(name.rfind(':') + 1));
+  std::set<std::string> last_step;
+  bool has_start = std::any_of(g.nodes.begin(), g.nodes.end(),
+                               [](const pregel_node& n) { return n.name == START; });
+  if (has_start) {
+    std::set<std::string> tasks{std::string(START)}, waiting;
+    for (int step = -1; step < 250 && !tasks.empty(); ++step) {
+      last_step = tasks;
+      std::set<std::string> next;
+      for (const auto& [from, to, c, l] : raw)
+        if (tasks.count(from) && to != END) (deferred.count(to) ? waiting : next).insert(to);
+      if (next.empty() && !waiting.empty()) {
+        next = std::move(waiting);
+        waiting.clear();
+        for (const auto& t : next) {
+          bool led = std::any_of(raw.begin(), raw.end(), [&](const raw_edge& e) {
+            return std::get<1>(e) == t && tasks.count(std::get<0>(e));
+          });
+          if (!led)
+            for (const auto& src : tasks) raw.emplace(src, t, true, std::nullopt);
+        }
+      }
+      tasks = std::move(next);
+    }
+  }
+
   graph_description d;
   auto listed = [](const std::vector<std::string>& v, const std::string& n) {
     return contains(v, n) || contains(v, "*");
@@ -319,8 +353,7 @@ graph_description pregel::get_graph(int xray) const {
   }
 
   // Nodes edges lead to but that lead nowhere end the graph; when there are none and no edge
-  // goes to END, the one node of the last step of a walk of the edges (LangGraph runs its
-  // graph on empty input for up to 250 steps) ends it.
+  // goes to END, the one node of the walk's last step ends it.
   std::set<std::string> sources, termini;
   bool end_edge = false;
   for (const auto& [from, to, c, l] : raw) {
@@ -331,16 +364,8 @@ graph_description pregel::get_graph(int xray) const {
     if (to != END && !sources.count(to)) termini.insert(to);
   if (!termini.empty()) {
     for (const auto& t : termini) add_edge(d, t, std::string(END), std::nullopt, false);
-  } else if (!end_edge && d.find(std::string(START))) {
-    std::set<std::string> tasks{std::string(START)}, last_step;
-    for (int step = -1; step < 250 && !tasks.empty(); ++step) {
-      last_step = tasks;
-      std::set<std::string> next;
-      for (const auto& [from, to, c, l] : raw)
-        if (tasks.count(from) && to != END) next.insert(to);
-      tasks = std::move(next);
-    }
-    if (last_step.size() == 1) add_edge(d, *last_step.begin(), std::string(END), std::nullopt, true);
+  } else if (!end_edge && last_step.size() == 1) {
+    add_edge(d, *last_step.begin(), std::string(END), std::nullopt, true);
   }
 
   // Subgraphs drawn inside their node (xray): their START and END stay when trimming them
