@@ -289,3 +289,118 @@ R"json({
   BOOST_TEST(app->get_graph().draw_mermaid(bare()) == mermaid);
 }
 
+
+// libs/langgraph/tests/test_pregel.py::test_get_graph_nonterminal_last_step_source (the
+// snapshot's keys are sorted: compared as values)
+BOOST_AUTO_TEST_CASE(test_get_graph_nonterminal_last_step_source) {
+  state_graph g;
+  g.add_key("messages");
+  auto append = [](std::string name) {
+    return [name](const value& st, node_context&) -> value {
+      list messages = st.get("messages").as_list();
+      messages.emplace_back(name);
+      return object{{"messages", value(std::move(messages))}};
+    };
+  };
+  g.add_node("chatbot", append("chatbot")).add_node("tools", append("tools"));
+  g.add_node("human", append("human"));
+  g.add_edge("__start__", "human").add_edge("tools", "chatbot");
+  g.add_conditional_edges(
+      "chatbot", [](const value&, node_context&) -> value { return value("tools"); },
+      {{"tools", "tools"}, {"human", "human"}});
+  g.add_conditional_edges(
+      "human", [](const value&, node_context&) -> value { return value("chatbot"); },
+      {{"chatbot", "chatbot"}, {"__end__", "__end__"}});
+  auto app = g.compile(opts());
+  const char* json =
+R"json({
+  "edges": [
+    {
+      "source": "__start__",
+      "target": "human"
+    },
+    {
+      "conditional": true,
+      "source": "chatbot",
+      "target": "human"
+    },
+    {
+      "conditional": true,
+      "source": "chatbot",
+      "target": "tools"
+    },
+    {
+      "conditional": true,
+      "source": "human",
+      "target": "__end__"
+    },
+    {
+      "conditional": true,
+      "source": "human",
+      "target": "chatbot"
+    },
+    {
+      "source": "tools",
+      "target": "chatbot"
+    }
+  ],
+  "nodes": [
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "__start__"
+      },
+      "id": "__start__",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "chatbot"
+      },
+      "id": "chatbot",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "tools"
+      },
+      "id": "tools",
+      "type": "runnable"
+    },
+    {
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "human"
+      },
+      "id": "human",
+      "type": "runnable"
+    },
+    {
+      "id": "__end__"
+    }
+  ]
+})json";
+  BOOST_TEST(app->get_graph().to_json() == value::parse_json(json));
+}
