@@ -307,8 +307,8 @@ graph_description pregel::get_graph(int xray) const {
     if (dynamic_cast<const channels::last_value_after_finish*>(ch.get()))
       deferred.insert(name.substr(name.rfind(':') + 1));
   std::set<std::string> last_step;
-  bool has_start = std::any_of(g.nodes.begin(), g.nodes.end(),
-                               [](const pregel_node& n) { return n.name == START; });
+  bool has_start = std::any_of(raw.begin(), raw.end(),
+                               [](const raw_edge& e) { return std::get<0>(e) == START; });
   if (has_start) {
     std::set<std::string> tasks{std::string(START)}, waiting;
     for (int step = -1; step < 250 && !tasks.empty(); ++step) {
@@ -346,6 +346,13 @@ graph_description pregel::get_graph(int xray) const {
       gn.metadata.emplace_back("__interrupt",
                                before && after ? "before,after" : before ? "before" : "after");
     d.nodes.push_back(std::move(gn));
+  }
+  // A graph without a START node (a Pregel graph) gets one, with edges to the nodes its
+  // input triggers, before the others.
+  if (has_start && !d.find(std::string(START))) {
+    d.nodes.push_back({std::string(START), std::string(START), {}, {}});
+    for (const auto& [from, to, conditional, label] : raw)
+      if (from == START && to != END) add_edge(d, from, to, std::nullopt, false);
   }
   for (const auto& [from, to, conditional, label] : raw) {
     if (!d.find(from) || (to != END && !d.find(to))) continue;

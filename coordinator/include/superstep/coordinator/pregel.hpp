@@ -215,7 +215,8 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// no cache.
   void clear_cache(const std::vector<std::string>& nodes = {}) const;
 
-  /// A Mermaid flowchart of the graph (LangGraph `draw_mermaid`).
+  /// A Mermaid flowchart of the graph (LangGraph `get_graph().draw_mermaid()`); for the
+  /// options and subgraphs drawn inside their parent, `get_graph(xray).draw_mermaid(options)`.
   std::string draw_mermaid() const;
 
   /// The graph as nodes and edges, in LangGraph's order (LangGraph `get_graph(xray=...)`):
