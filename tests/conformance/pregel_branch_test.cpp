@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(test_graph_validation_with_command) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph (not
-// asserted: the JSON schemas and the drawing)
+// asserted: the JSON schemas)
 BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_to_multiple_state_graph) {
   state_graph workflow;
   workflow.add_key("locations").add_key("results", "add", value(list{}));
@@ -105,6 +105,59 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_to_multiple_state_graph) {
       },
       {{"get_weather", "get_weather"}});
   auto app = workflow.compile(opts());
+  BOOST_TEST(app->get_graph().to_json().to_json() == value::parse_json(
+R"json({
+  "nodes": [
+    {
+      "id": "__start__",
+      "type": "runnable",
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "__start__"
+      }
+    },
+    {
+      "id": "get_weather",
+      "type": "runnable",
+      "data": {
+        "id": [
+          "langgraph",
+          "_internal",
+          "_runnable",
+          "RunnableCallable"
+        ],
+        "name": "get_weather"
+      }
+    },
+    {
+      "id": "__end__"
+    }
+  ],
+  "edges": [
+    {
+      "source": "__start__",
+      "target": "get_weather",
+      "conditional": true
+    },
+    {
+      "source": "get_weather",
+      "target": "__end__"
+    }
+  ]
+})json").to_json());
+  {
+    mermaid_options bare;
+    bare.with_styles = false;
+    BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+      "graph TD;\n"
+      "\t__start__ -.-> get_weather;\n"
+      "\tget_weather --> __end__;\n");
+  }
   const value expected =
       J(R"({"locations":["sf","nyc"],"results":["It's cloudy in sf","It's sunny in nyc"]})");
   BOOST_TEST(app->invoke(J(R"({"locations":["sf","nyc"]})")) == expected);
@@ -116,8 +169,7 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_to_multiple_state_graph) {
   BOOST_TEST(values.back() == expected);
 }
 
-// libs/langgraph/tests/test_pregel.py::test_conditional_state_graph_with_list_edge_inputs (not
-// asserted: the drawing)
+// libs/langgraph/tests/test_pregel.py::test_conditional_state_graph_with_list_edge_inputs
 BOOST_AUTO_TEST_CASE(test_conditional_state_graph_with_list_edge_inputs) {
   state_graph builder;
   builder.add_key("foo", "add", value(list{}));
@@ -127,6 +179,16 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph_with_list_edge_inputs) {
   builder.add_edge(std::string(START), "B");
   builder.add_edge(std::vector<std::string>{"A", "B"}, std::string(END));
   auto app = builder.compile(opts());
+  {
+    mermaid_options bare;
+    bare.with_styles = false;
+    BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+      "graph TD;\n"
+      "\t__start__ --> A;\n"
+      "\t__start__ --> B;\n"
+      "\tA --> __end__;\n"
+      "\tB --> __end__;\n");
+  }
   BOOST_TEST(app->invoke(J(R"({"foo":[]})")) == J(R"({"foo":["A","B"]})"));
 }
 
@@ -193,7 +255,7 @@ BOOST_AUTO_TEST_CASE(test_state_graph_w_config_inherited_state_keys) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_graph_state (a list key
-// starts as []; not asserted: the JSON schemas and the drawing)
+// starts as []; not asserted: the JSON schemas)
 BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_graph_state) {
   state_graph workflow;
   workflow.add_key("input").add_key("output").add_key("steps", "add", value(list{}));
@@ -216,6 +278,16 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_graph_state) {
       {{std::string(END), std::string(END)}});
   workflow.add_edge("right", std::string(END));
   auto app = workflow.compile(opts());
+  {
+    mermaid_options bare;
+    bare.with_styles = false;
+    BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+      "graph TD;\n"
+      "\t__start__ -. &nbsp;go-left&nbsp; .-> left;\n"
+      "\t__start__ -. &nbsp;go-right&nbsp; .-> right;\n"
+      "\tleft -.-> __end__;\n"
+      "\tright --> __end__;\n");
+  }
   BOOST_TEST(app->invoke(J(R"({"input":"what is weather in sf"})")) ==
              J(R"({"input":"what is weather in sf","output":"what is weather in sf->right",
                    "steps":[]})"));

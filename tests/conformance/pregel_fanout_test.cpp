@@ -45,8 +45,7 @@ void check_updated_before_qa(const pregel& app, const value& config) {
 
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge (not
-// asserted: the drawing)
+// libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge
 BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge) {
   retrievers r{std::make_shared<order_gate>("analyzer_one")};
   state_graph workflow;
@@ -60,6 +59,19 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge) {
   workflow.set_finish_point("qa");
 
   auto app = workflow.compile(opts());
+  {
+    mermaid_options bare;
+    bare.with_styles = false;
+    BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+      "graph TD;\n"
+      "\t__start__ --> rewrite_query;\n"
+      "\tanalyzer_one --> retriever_one;\n"
+      "\tretriever_one --> qa;\n"
+      "\tretriever_two --> qa;\n"
+      "\trewrite_query --> analyzer_one;\n"
+      "\trewrite_query --> retriever_two;\n"
+      "\tqa --> __end__;\n");
+  }
   BOOST_TEST(app->invoke(input) == J(R"({"query":"analyzed: query: what is weather in sf",
                                          "docs":["doc1","doc2","doc3","doc4"],
                                          "answer":"doc1,doc2,doc3,doc4"})"));
@@ -86,7 +98,7 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_defer_node (both
-// parameters; not asserted: the drawing)
+// parameters)
 BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_defer_node) {
   for (bool use_waiting_edge : {true, false}) {
     BOOST_TEST_CONTEXT("use_waiting_edge " << use_waiting_edge) {
@@ -109,6 +121,18 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_defer_node) {
       workflow.set_finish_point("qa");
 
       auto app = workflow.compile(opts());
+      mermaid_options bare;
+      bare.with_styles = false;
+      BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+        "graph TD;\n"
+        "\t__start__ --> rewrite_query;\n"
+        "\tanalyzer_one -.-> qa;\n"
+        "\tretriever_one --> analyzer_one;\n"
+        "\tretriever_one --> qa;\n"
+        "\tretriever_two --> qa;\n"
+        "\trewrite_query --> retriever_one;\n"
+        "\trewrite_query --> retriever_two;\n"
+        "\tqa --> __end__;\n");
       BOOST_TEST(app->invoke(input) == J(R"({"query":"analyzed: query: what is weather in sf",
                                              "docs":["doc1","doc2","doc3","doc4"],
                                              "answer":"doc1,doc2,doc3,doc4"})"));

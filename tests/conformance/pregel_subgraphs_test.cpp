@@ -21,8 +21,7 @@ using texts = std::vector<std::string>;
 
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_simple_multi_edge (the Mermaid snapshot is left
-// out: NOT_PORTED.streams.md)
+// libs/langgraph/tests/test_pregel.py::test_simple_multi_edge
 BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   state_graph g;
   g.add_key("my_key", "add");
@@ -33,6 +32,17 @@ BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   g.add_edge(std::vector<std::string>{"up", "side"}, "down");
   g.set_finish_point("down");
   auto app = g.compile(opts());
+  mermaid_options bare;
+  bare.with_styles = false;
+  BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+      "graph TD;\n"
+      "\t__start__ --> up;\n"
+      "\tside --> down;\n"
+      "\tup --> down;\n"
+      "\tup --> other;\n"
+      "\tup --> side;\n"
+      "\tdown --> __end__;\n"
+      "\tother --> __end__;\n");
   BOOST_TEST(app->invoke(object{{"my_key", "my_value"}}).to_json() ==
              R"({"my_key":"my_value_more"})");
   const texts got =
@@ -44,8 +54,8 @@ BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   BOOST_TEST((got == a || got == b), got.size());
 }
 
-// libs/langgraph/tests/test_pregel.py::test_nested_graph (Mermaid snapshots left out; the
-// RunnablePassthrough chain is Python)
+// libs/langgraph/tests/test_pregel.py::test_nested_graph (the RunnablePassthrough chain is
+// Python)
 BOOST_AUTO_TEST_CASE(test_nested_graph) {
   state_graph ib;
   ib.add_key("my_key").add_key("my_other_key");
@@ -61,6 +71,34 @@ BOOST_AUTO_TEST_CASE(test_nested_graph) {
   });
   g.set_entry_point("inner").add_edge("inner", "side").set_finish_point("side");
   auto app = g.compile(opts());
+  mermaid_options bare;
+  bare.with_styles = false;
+  const std::string drawn =
+      "graph TD;\n"
+      "\t__start__ --> inner;\n"
+      "\tinner --> side;\n"
+      "\tside --> __end__;\n";
+  BOOST_TEST(app->get_graph().draw_mermaid(bare) == drawn);
+  const std::string xray =
+      "---\n"
+      "config:\n"
+      "  flowchart:\n"
+      "    curve: linear\n"
+      "---\n"
+      "graph TD;\n"
+      "\t__start__([<p>__start__</p>]):::first\n"
+      "\tside(side)\n"
+      "\t__end__([<p>__end__</p>]):::last\n"
+      "\t__start__ --> inner\\3aup;\n"
+      "\tinner\\3aup --> side;\n"
+      "\tside --> __end__;\n"
+      "\tsubgraph inner\n"
+      "\tinner\\3aup(up)\n"
+      "\tend\n"
+      "\tclassDef default fill:#f2f0ff,line-height:1.2\n"
+      "\tclassDef first fill-opacity:0\n"
+      "\tclassDef last fill:#bfb6fc\n";
+  BOOST_TEST(app->get_graph(-1).draw_mermaid() == xray);
   const value never_called = object{{"never", "called"}};
   const value input = object{{"my_key", "my value"}, {"never_called", never_called}};
   BOOST_TEST(app->invoke(input) == value(object{{"my_key", "my value there and back again"},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/graph_description.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/stream.hpp"
 
@@ -230,8 +231,16 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// no cache.
   void clear_cache(const std::vector<std::string>& nodes = {}) const;
 
-  /// A Mermaid flowchart of the graph (LangGraph `draw_mermaid`).
+  /// A Mermaid flowchart of the graph (LangGraph `get_graph().draw_mermaid()`); for the
+  /// options and subgraphs drawn inside their parent, `get_graph(xray).draw_mermaid(options)`.
   std::string draw_mermaid() const;
+
+  /// The graph as nodes and edges, in LangGraph's order (LangGraph `get_graph(xray=...)`):
+  /// the builder's edges sorted, then edges to END from nodes that lead nowhere (or, when
+  /// none, from the one node the last step of a walk of the edges runs). `xray` > 0 draws the
+  /// nodes of subgraphs inside their parent down to that depth (a negative value: every
+  /// depth), as "<node>:<subgraph node>" ids.
+  graph_description get_graph(int xray = 0) const;
 
   const pregel_graph& graph() const noexcept { return graph_; }
   const std::shared_ptr<checkpoint_saver>& checkpointer() const noexcept {
