@@ -101,13 +101,16 @@ class task_context final : public node_context, public write_scope {
     attempt_ = n;
     first_attempt_time_ = first_time;
   }
-  void heartbeat() noexcept override { touch(); }
+  void heartbeat() noexcept override {
+    if (timeout_) touch();
+  }
   void check_timeout() const override;
   /// Starts the clocks of an attempt run under `policy` (null: no timeout).
   void start_clock(const timeout_policy* policy) noexcept {
     timeout_ = policy;
+    if (!policy) return;  // no clock read on the path of the many tasks without a timeout
     attempt_start_ = std::chrono::steady_clock::now();
-    touch();
+    last_progress_.store(attempt_start_.time_since_epoch().count(), std::memory_order_relaxed);
   }
   /// The failure the error handler about to run handles.
   void set_node_error(node_failure f) { failure_ = std::move(f); }
