@@ -462,34 +462,34 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
 // writers, with stream events forwarded to the coordinator.
 actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, storage::store* store,
                             node_cache* cache) {
-  return
-      [g, saver, store, cache](std::vector<pregel_task>& tasks, const actors::batch_header& h,
-                        const actors::channel_map& replica, const actors::stream_forward& forward) {
-        std::mutex m;
-        stream_sink sink = [&](const stream_event& e) {
-          forward(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
-        };
-        run_shared shared;
-        shared.config = h.config;
-        shared.ns = h.ns;
-        shared.checkpoint_ns = join_ns(h.ns);
-        shared.stop = h.stop;
-        shared.checkpoint_id = h.checkpoint_id;
-        shared.resuming = h.resuming;
-        shared.saver = saver;
-        shared.store = store;
-        shared.cache = cache;  // where the functional API's task calls cache their results
-        shared.modes = h.modes;
-        shared.subgraphs = h.subgraphs;
-        if (!h.replay_checkpoint_id.empty())
-          shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
-        shared.sink = &sink;
-        shared.sink_mutex = &m;
-        for (auto& t : tasks) {
-          task_context ctx(shared, t, h.step, replica);
-          run_task(*g, t, ctx);
-        }
-      };
+  return [g, saver, store, cache](std::vector<pregel_task>& tasks, const actors::batch_header& h,
+                                  const actors::channel_map& replica,
+                                  const actors::stream_forward& forward) {
+    std::mutex m;
+    stream_sink sink = [&](const stream_event& e) {
+      forward(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
+    };
+    run_shared shared;
+    shared.config = h.config;
+    shared.ns = h.ns;
+    shared.checkpoint_ns = join_ns(h.ns);
+    shared.stop = h.stop;
+    shared.checkpoint_id = h.checkpoint_id;
+    shared.resuming = h.resuming;
+    shared.saver = saver;
+    shared.store = store;
+    shared.cache = cache;  // where the functional API's task calls cache their results
+    shared.modes = h.modes;
+    shared.subgraphs = h.subgraphs;
+    if (!h.replay_checkpoint_id.empty())
+      shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
+    shared.sink = &sink;
+    shared.sink_mutex = &m;
+    for (auto& t : tasks) {
+      task_context ctx(shared, t, h.step, replica);
+      run_task(*g, t, ctx);
+    }
+  };
 }
 
 // What a node actor of `g`'s node `n` needs.
@@ -504,8 +504,7 @@ std::shared_ptr<const actors::node_host> make_host(const pregel_graph& g, const 
 }
 
 node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g,
-                                 checkpoint_saver* saver, storage::store* store,
-                                 node_cache* cache)
+                                 checkpoint_saver* saver, storage::store* store, node_cache* cache)
     : rt_(rt), instances_(g.nodes.size()) {
   for (const auto& n : g.nodes) {
     hosts_.push_back(make_host(g, n, saver, store, cache));

@@ -72,8 +72,7 @@ void add_edge(graph_description& g, const std::string& s, const std::string& t,
 
 void remove_node(graph_description& g, const std::string& id) {
   std::erase_if(g.nodes, [&](const graph_node& n) { return n.id == id; });
-  std::erase_if(g.edges,
-                [&](const graph_edge& e) { return e.source == id || e.target == id; });
+  std::erase_if(g.edges, [&](const graph_edge& e) { return e.source == id || e.target == id; });
 }
 
 void trim_first_node(graph_description& g) {
@@ -243,8 +242,7 @@ std::string graph_description::draw_mermaid(const mermaid_options& options) cons
           label.clear();
           for (std::size_t i = 0; i < words.size(); i += options.wrap_label_n_words) {
             if (i) label += "&nbsp<br>&nbsp";
-            for (std::size_t j = i; j < std::min(words.size(), i + options.wrap_label_n_words);
-                 ++j)
+            for (std::size_t j = i; j < std::min(words.size(), i + options.wrap_label_n_words); ++j)
               label += (j > i ? " " : "") + words[j];
           }
         }
@@ -337,14 +335,15 @@ graph_description pregel::get_graph(int xray) const {
   };
   for (const auto& n : g.nodes) {
     graph_node gn{n.name, n.name, {}, {}};
-    gn.runnable = n.subgraph
-                      ? std::vector<std::string>{"langgraph", "graph", "state", "CompiledStateGraph"}
-                      : std::vector<std::string>{"langgraph", "_internal", "_runnable",
-                                                 "RunnableCallable"};
+    gn.runnable =
+        n.subgraph
+            ? std::vector<std::string>{"langgraph", "graph", "state", "CompiledStateGraph"}
+            : std::vector<std::string>{"langgraph", "_internal", "_runnable", "RunnableCallable"};
     bool before = listed(g.interrupt_before, n.name), after = listed(g.interrupt_after, n.name);
     if (before || after)
-      gn.metadata.emplace_back("__interrupt",
-                               before && after ? "before,after" : before ? "before" : "after");
+      gn.metadata.emplace_back("__interrupt", before && after ? "before,after"
+                                              : before        ? "before"
+                                                              : "after");
     d.nodes.push_back(std::move(gn));
   }
   // A graph without a START node (a Pregel graph) gets one, with edges to the nodes its
@@ -381,8 +380,7 @@ graph_description pregel::get_graph(int xray) const {
   for (const auto& n : g.nodes) {
     if (!n.subgraph) continue;
     graph_description sub = n.subgraph->get_graph(xray < 0 ? xray : xray - 1);
-    if (sub.nodes.size() <= 1 || !d.find(n.name) || !sub.first_node() || !sub.last_node())
-      continue;
+    if (sub.nodes.size() <= 1 || !d.find(n.name) || !sub.first_node() || !sub.last_node()) continue;
     trim_first_node(sub);
     trim_last_node(sub);
     const graph_node* sub_first = sub.first_node();
@@ -399,8 +397,8 @@ graph_description pregel::get_graph(int xray) const {
       if (e.target == n.name) e.target = first_id;
     }
     for (auto& e : sub.edges)
-      d.edges.push_back({n.name + ":" + e.source, n.name + ":" + e.target, std::move(e.data),
-                         e.conditional});
+      d.edges.push_back(
+          {n.name + ":" + e.source, n.name + ":" + e.target, std::move(e.data), e.conditional});
   }
   return d;
 }

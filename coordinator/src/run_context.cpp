@@ -105,11 +105,11 @@ value task_context::message_metadata() const {
   for (const auto& t : task_.triggers) triggers.emplace_back(t);
   meta.set("langgraph_triggers", value(std::move(triggers)));
   meta.set("langgraph_path",
-           task_.push ? value::array({std::string(PUSH), static_cast<std::int64_t>(task_.push_index)})
-                      : value::array({std::string(PULL), task_.name}));
-  meta.set("langgraph_checkpoint_ns",
-           (run_.checkpoint_ns.empty() ? "" : run_.checkpoint_ns + "|") + task_.name + ":" +
-               task_.id);
+           task_.push
+               ? value::array({std::string(PUSH), static_cast<std::int64_t>(task_.push_index)})
+               : value::array({std::string(PULL), task_.name}));
+  meta.set("langgraph_checkpoint_ns", (run_.checkpoint_ns.empty() ? "" : run_.checkpoint_ns + "|") +
+                                          task_.name + ":" + task_.id);
   meta.set("ls_integration", "langgraph");
   return value(std::move(meta));
 }

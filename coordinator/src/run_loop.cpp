@@ -362,9 +362,9 @@ void run_loop::report_finished(const pregel_task& t) {
     // A task its node's error handler took over reports as the handler (LangGraph runs it as
     // a task of its own); writes not computed now (restored or from the cache) are marked, as
     // LangGraph's map_output_updates.
-    object update{{t.handled_error ? g_.nodes[t.node].error_handler : t.name,
-                   g_.state_single ? single_update(g_.state_channels, t)
-                                   : task_update(stream_set_, t)}};
+    object update{
+        {t.handled_error ? g_.nodes[t.node].error_handler : t.name,
+         g_.state_single ? single_update(g_.state_channels, t) : task_update(stream_set_, t)}};
     if (t.cached) update.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(update)));
   }

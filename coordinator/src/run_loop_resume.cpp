@@ -59,8 +59,7 @@ void run_loop::take_command(const command& cmd) {
     resume_by_id_ = cmd.resume->is_object() && !cmd.resume->as_object().empty();
     if (resume_by_id_)
       for (const auto& [id, _] : cmd.resume->as_object())
-        if (std::find(pending.begin(), pending.end(), id) == pending.end() &&
-            !is_interrupt_id(id))
+        if (std::find(pending.begin(), pending.end(), id) == pending.end() && !is_interrupt_id(id))
           resume_by_id_ = false;
     if (!resume_by_id_ && pending.size() > 1)
       throw error(error_code::invalid_argument,

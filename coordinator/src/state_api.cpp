@@ -475,8 +475,8 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
     // order), unless it names one, so the checkpoint shows that task's result.
     std::unordered_map<std::string, std::vector<std::string>> prepared;  // node -> task ids
     if (tuple)
-      for (const auto& t : algo::prepare_next_tasks(graph, index, state, nullptr, step + 1,
-                                                    cfg.checkpoint_ns))
+      for (const auto& t :
+           algo::prepare_next_tasks(graph, index, state, nullptr, step + 1, cfg.checkpoint_ns))
         prepared[t.name].push_back(t.id);
     std::unordered_map<std::string, std::size_t> taken;  // node -> prepared ids used
     tasks.reserve(updates.size());
@@ -544,8 +544,7 @@ value pregel::update_state(const value& config, const value& values,
     for (const auto& item : values.as_list()) {
       if (item.is_object() && item.find("as_node") && item.get("as_node").is_string()) {
         updates.push_back(state_update{item.get("values"), item.get("as_node").as_string()});
-      } else if (item.is_list() && item.as_list().size() == 2 &&
-                 item.as_list()[1].is_string()) {
+      } else if (item.is_list() && item.as_list().size() == 2 && item.as_list()[1].is_string()) {
         updates.push_back(state_update{item.as_list()[0], item.as_list()[1].as_string()});
       } else {
         throw error(error_code::invalid_argument,

@@ -37,7 +37,9 @@ value map_messages(const value& v, F&& f) {
   if (!v.is_object()) return v;
   object out;
   for (const auto& [key, field] : v.as_object())
-    out.set(key, is_message(field) ? f(field) : field.is_list() ? map_list(field.as_list()) : field);
+    out.set(key, is_message(field) ? f(field)
+                 : field.is_list() ? map_list(field.as_list())
+                                   : field);
   return value(std::move(out));
 }
 
@@ -102,7 +104,8 @@ void note_input_messages(task_context& ctx, const value& input) {
       if (const std::string* id = id_of(m)) ids.emplace_back(*id);
     });
   if (ids.empty()) return;
-  ctx.run().emit(stream_mode::messages, value(object{{std::string(seen_key), value(std::move(ids))}}));
+  ctx.run().emit(stream_mode::messages,
+                 value(object{{std::string(seen_key), value(std::move(ids))}}));
 }
 
 value with_message_ids(const task_context& ctx, const value& output) {
