@@ -1,6 +1,7 @@
 #include "superstep/coordinator/algo.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
@@ -220,11 +221,14 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
     });
   applied out;
   bool bump_step = false;
+  std::size_t last_untriggered = SIZE_MAX;  // tasks come grouped by node: skip repeated lookups
   for (const pregel_task* t : tasks) {
     if (t->push || !t->triggers.empty()) bump_step = true;
+    if (t->triggers.empty() && last_untriggered == t->node) continue;
     // As LangGraph: every task that ran has an entry, an empty one if it has no triggers (the
     // input's, PUSH tasks').
     auto [entry, added] = cp.versions_seen.try_emplace(t->name);
+    if (t->triggers.empty()) last_untriggered = t->node;
     if (added) out.seen_changed.insert(t->name);
     if (t->triggers.empty()) continue;  // PUSH tasks see no channel versions
     auto& seen = entry->second;

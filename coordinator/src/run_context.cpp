@@ -186,7 +186,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.reserve(node.writers.size() + 1);
   ctx.reset_attempt();
   ctx.start_clock(node.timeout ? &*node.timeout : nullptr);
-  value out;
+  value& out = task.output;
   bool from_child = false;  // a Command a graph this node ran sent up: not this node's output
   if (!node.hidden) note_input_messages(ctx, task.input);
   try {
@@ -204,10 +204,10 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
   // would have cancelled it there, so its result is dropped.
   ctx.check_timeout();
-  if (!node.hidden && !from_child) out = with_message_ids(ctx, out);
+  const bool messages = !node.hidden && !from_child && ctx.run().wants(stream_mode::messages);
+  if (messages) out = with_message_ids(ctx, out);
   for (const auto& w : node.writers) w(out, ctx);
-  if (!node.hidden && !from_child) emit_output_messages(ctx, out);
-  task.output = std::move(out);
+  if (messages) emit_output_messages(ctx, out);
 }
 
 double seconds_since_epoch() {
@@ -233,6 +233,7 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
       failure = error(error_code::node_error, "unknown exception");
     }
     task.writes.clear();
+    task.output = value();  // an attempt that failed has no output
     if (failure->code() == error_code::interrupted) {
       // Not a failure: the task waits for a resume value. The values it was given so far are
       // kept, so the re-run answers the same interrupt() calls the same way.
