@@ -90,3 +90,47 @@ struct Envelope {
   format @0 :UInt16;  # 1
   value @1 :Value;
 }
+
+# Channel actors (superstep/actors/channel_actor.hpp): a step's writes go to the actors that
+# own the channels, and the coordinator commits the step over them in two phases.
+
+# One write of a step, with the writing task's position in the step's task-path order.
+struct OrderedWrite {
+  order @0 :UInt32;
+  channel @1 :Text;
+  value @2 :Value;
+}
+
+# Node actor -> channel actor: writes of tasks of one step to channels it owns.
+struct ChannelWrites {
+  format @0 :UInt16;  # 1
+  step @1 :Int64;
+  writes @2 :List(OrderedWrite);
+}
+
+# Coordinator -> channel actor: stage the step once `expected` write messages arrived.
+struct StepPrepare {
+  format @0 :UInt16;  # 1
+  step @1 :Int64;
+  expected @2 :UInt32;
+  consumed @3 :List(Text);
+  bumpStep @4 :Bool;
+  finish @5 :Bool;  # the second round: deferred channels finish
+}
+
+# Channel actor -> coordinator: its vote, and the staged values of the channels that changed.
+struct StepVote {
+  format @0 :UInt16;  # 1
+  step @1 :Int64;
+  ok @2 :Bool;
+  error @3 :TaskError;
+  changed @4 :List(ChannelDelta);
+  updated @5 :List(Text);
+}
+
+# Channel actor -> subscriber: committed values of channels it subscribed to.
+struct ChannelPush {
+  format @0 :UInt16;  # 1
+  step @1 :Int64;
+  values @2 :List(ChannelDelta);
+}

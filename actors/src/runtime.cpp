@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {
@@ -50,6 +51,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<task_batch>("superstep.task_batch");
   cfg.add_message_type<task_batch_done>("superstep.task_batch_done");
   cfg.add_message_type<stream_chunk>("superstep.stream_chunk");
+  cfg.add_message_type<channel_writes>("superstep.channel_writes");
+  cfg.add_message_type<step_prepare>("superstep.step_prepare");
+  cfg.add_message_type<step_vote>("superstep.step_vote");
+  cfg.add_message_type<channel_push>("superstep.channel_push");
 }
 
 }  // namespace superstep::actors

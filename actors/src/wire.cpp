@@ -1,6 +1,7 @@
 // The protocol's messages as Cap'n Proto (schema/wire.capnp), for the hops between processes.
 #include <kj/exception.h>
 
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/capnp_message.hpp"
 #include "superstep/core/capnp_value.hpp"
@@ -157,6 +158,24 @@ void read_message(std::string_view bytes, const char* what, F&& read) {
   }
 }
 
+template <class List>
+void put_deltas(List out, const std::vector<channel_delta>& deltas) {
+  for (unsigned i = 0; i < deltas.size(); ++i) {
+    out[i].setChannel(text(deltas[i].channel));
+    out[i].setPresent(deltas[i].present);
+    put(out[i].initValue(), deltas[i].v);
+  }
+}
+
+template <class List>
+std::vector<channel_delta> get_deltas(List in) {
+  std::vector<channel_delta> out;
+  out.reserve(in.size());
+  for (auto d : in)
+    out.push_back(channel_delta{text_of(d.getChannel()), d.getPresent(), get(d.getValue())});
+  return out;
+}
+
 // Messages of a megabyte and more (a task whose writes are a fan-out's Sends) are packed: a
 // third of the bytes to copy through CAF and the network. Task batches of ordinary tasks stay
 // flat: packing them costs more CPU than their bytes cost to send over loopback.
@@ -181,12 +200,7 @@ std::string encode(const task_batch& b) {
   h.setReplayCheckpointId(text(b.header.replay_checkpoint_id));
   put_strings(h.initReplayVisited(static_cast<unsigned>(b.header.replay_visited.size())),
               b.header.replay_visited);
-  auto deltas = root.initDeltas(static_cast<unsigned>(b.deltas.size()));
-  for (unsigned i = 0; i < b.deltas.size(); ++i) {
-    deltas[i].setChannel(text(b.deltas[i].channel));
-    deltas[i].setPresent(b.deltas[i].present);
-    put(deltas[i].initValue(), b.deltas[i].v);
-  }
+  put_deltas(root.initDeltas(static_cast<unsigned>(b.deltas.size())), b.deltas);
   put_slots(root.initSlots(static_cast<unsigned>(b.slots.size())), b.slots);
   put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
   return message_bytes_for_size(builder, pack_from);
@@ -206,9 +220,7 @@ void decode(std::string_view bytes, task_batch& b) {
     b.header.subgraphs = h.getSubgraphs();
     b.header.replay_checkpoint_id = text_of(h.getReplayCheckpointId());
     b.header.replay_visited = get_strings(h.getReplayVisited());
-    b.deltas.clear();
-    for (auto d : root.getDeltas())
-      b.deltas.push_back(channel_delta{text_of(d.getChannel()), d.getPresent(), get(d.getValue())});
+    b.deltas = get_deltas(root.getDeltas());
     b.slots = get_slots(root.getSlots());
     b.tasks = get_tasks(root.getTasks());
   });
@@ -247,6 +259,96 @@ void decode(std::string_view bytes, stream_chunk& c) {
     c.ns = get_strings(root.getNs());
     c.mode = root.getMode();
     c.data = get(root.getData());
+  });
+}
+
+std::string encode(const channel_writes& m) {
+  capnp_io::bounded_message_builder builder;
+  auto root = builder.initRoot<wire::ChannelWrites>();
+  root.setFormat(format);
+  root.setStep(m.step);
+  auto writes = root.initWrites(static_cast<unsigned>(m.writes.size()));
+  for (unsigned i = 0; i < m.writes.size(); ++i) {
+    writes[i].setOrder(m.writes[i].order);
+    writes[i].setChannel(text(m.writes[i].channel));
+    put(writes[i].initValue(), m.writes[i].v);
+  }
+  return message_bytes_for_size(builder, pack_from);
+}
+
+void decode(std::string_view bytes, channel_writes& m) {
+  read_message<wire::ChannelWrites>(bytes, "channel writes", [&](wire::ChannelWrites::Reader root) {
+    m.step = root.getStep();
+    m.writes.clear();
+    m.writes.reserve(root.getWrites().size());
+    for (auto w : root.getWrites())
+      m.writes.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
+  });
+}
+
+std::string encode(const step_prepare& m) {
+  capnp_io::bounded_message_builder builder(256);
+  auto root = builder.initRoot<wire::StepPrepare>();
+  root.setFormat(format);
+  root.setStep(m.step);
+  root.setExpected(m.expected);
+  put_strings(root.initConsumed(static_cast<unsigned>(m.consumed.size())), m.consumed);
+  root.setBumpStep(m.bump_step);
+  root.setFinish(m.finish);
+  return message_bytes_for_size(builder, pack_from);
+}
+
+void decode(std::string_view bytes, step_prepare& m) {
+  read_message<wire::StepPrepare>(bytes, "step prepare", [&](wire::StepPrepare::Reader root) {
+    m.step = root.getStep();
+    m.expected = root.getExpected();
+    m.consumed = get_strings(root.getConsumed());
+    m.bump_step = root.getBumpStep();
+    m.finish = root.getFinish();
+  });
+}
+
+std::string encode(const step_vote& m) {
+  capnp_io::bounded_message_builder builder;
+  auto root = builder.initRoot<wire::StepVote>();
+  root.setFormat(format);
+  root.setStep(m.step);
+  root.setOk(!m.error);
+  if (m.error) {
+    auto e = root.initError();
+    e.setCode(static_cast<std::uint16_t>(m.error->code));
+    e.setMessage(text(m.error->message));
+  }
+  put_deltas(root.initChanged(static_cast<unsigned>(m.changes.changed.size())), m.changes.changed);
+  put_strings(root.initUpdated(static_cast<unsigned>(m.changes.updated.size())), m.changes.updated);
+  return message_bytes_for_size(builder, pack_from);
+}
+
+void decode(std::string_view bytes, step_vote& m) {
+  read_message<wire::StepVote>(bytes, "step vote", [&](wire::StepVote::Reader root) {
+    m.step = root.getStep();
+    m.error.reset();
+    if (!root.getOk())
+      m.error = task_error{static_cast<error_code>(root.getError().getCode()),
+                           text_of(root.getError().getMessage())};
+    m.changes.changed = get_deltas(root.getChanged());
+    m.changes.updated = get_strings(root.getUpdated());
+  });
+}
+
+std::string encode(const channel_push& m) {
+  capnp_io::bounded_message_builder builder;
+  auto root = builder.initRoot<wire::ChannelPush>();
+  root.setFormat(format);
+  root.setStep(m.step);
+  put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
+  return message_bytes_for_size(builder, pack_from);
+}
+
+void decode(std::string_view bytes, channel_push& m) {
+  read_message<wire::ChannelPush>(bytes, "channel push", [&](wire::ChannelPush::Reader root) {
+    m.step = root.getStep();
+    m.values = get_deltas(root.getValues());
   });
 }
 

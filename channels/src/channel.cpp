@@ -12,6 +12,18 @@ constexpr std::string_view overwrite_key = "__overwrite__";
 
 }  // namespace
 
+bool may_change_without_writes(const channel& c) noexcept {
+  const std::string_view t = c.type_name();
+  return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||
+           t == "untracked_value" || t == "last_value_after_finish" ||
+           t == "named_barrier_value_after_finish");
+}
+
+bool finishes_deferred(const channel& c) noexcept {
+  const std::string_view t = c.type_name();
+  return t == "last_value_after_finish" || t == "named_barrier_value_after_finish";
+}
+
 value overwrite(value v) { return value(object{{std::string(overwrite_key), std::move(v)}}); }
 
 const value* as_overwrite(const value& write) noexcept {

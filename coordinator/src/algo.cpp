@@ -25,22 +25,13 @@ namespace algo {
 
 namespace {
 
-// Channels that can change when a step passes without writes to them (they clear).
-// Any other kind keeps its value, so skipping it keeps a step O(changed).
-bool is_volatile(const channels::channel& c) {
-  std::string_view t = c.type_name();
-  return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||
-           t == "untracked_value" || t == "last_value_after_finish" ||
-           t == "named_barrier_value_after_finish");
-}
-
 channel_version version_of(const checkpoint& cp, const std::string& channel) {
   auto it = cp.channel_versions.find(channel);
   return it == cp.channel_versions.end() ? 0 : it->second;
 }
 
 void note_availability(run_state& state, const std::string& name, const channels::channel& c) {
-  if (is_volatile(c)) {
+  if (channels::may_change_without_writes(c)) {
     if (c.is_available())
       state.volatile_available.insert(name);
     else
@@ -61,9 +52,7 @@ graph_index graph_index::build(const pregel_graph& g) {
     for (const auto& t : g.nodes[i].triggers) idx.trigger_to_nodes[t].push_back(i);
   }
   for (const auto& [name, proto] : g.channels) {
-    std::string_view t = proto->type_name();
-    if (t == "last_value_after_finish" || t == "named_barrier_value_after_finish")
-      idx.finishable.push_back(name);
+    if (channels::finishes_deferred(*proto)) idx.finishable.push_back(name);
   }
   return idx;
 }

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "superstep/actors/channel_group.hpp"
 #include "superstep/actors/node_host.hpp"
 #include "superstep/actors/task.hpp"
 #include "superstep/core/value.hpp"
@@ -26,6 +27,10 @@ namespace actors {
 struct task_batch;
 struct task_batch_done;
 struct stream_chunk;
+struct channel_writes;  // channel_actor.hpp
+struct step_prepare;
+struct step_vote;
+struct channel_push;
 }  // namespace actors
 
 namespace actors::wire_codec {
@@ -39,6 +44,14 @@ std::string encode(const task_batch_done& d);
 void decode(std::string_view bytes, task_batch_done& d);
 std::string encode(const stream_chunk& c);
 void decode(std::string_view bytes, stream_chunk& c);
+std::string encode(const channel_writes& m);
+void decode(std::string_view bytes, channel_writes& m);
+std::string encode(const step_prepare& m);
+void decode(std::string_view bytes, step_prepare& m);
+std::string encode(const step_vote& m);
+void decode(std::string_view bytes, step_vote& m);
+std::string encode(const channel_push& m);
+void decode(std::string_view bytes, channel_push& m);
 }  // namespace actors::wire_codec
 
 namespace actors {
@@ -95,13 +108,6 @@ typename Inspector::result_type inspect(Inspector& f, value& x) {
 }  // namespace superstep
 
 namespace superstep::actors {
-
-/// A channel's new checkpoint value for a replica (`present` false: the channel is empty).
-struct channel_delta {
-  std::string channel;
-  bool present = false;
-  value v;
-};
 
 /// Coordinator → node actor: run these tasks of one step. `slots` are the tasks' positions in
 /// the step, echoed back so the coordinator files results without searching.

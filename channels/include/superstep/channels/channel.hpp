@@ -61,6 +61,13 @@ class channel {
   std::string key_;
 };
 
+/// Whether a step that passed without writes to `c` can change it (ephemeral values clear);
+/// any other kind keeps its value, so a step can skip it and stay O(changed).
+bool may_change_without_writes(const channel& c) noexcept;
+
+/// Whether `c` waits for the graph to finish before it shows its value (`finish()` matters).
+bool finishes_deferred(const channel& c) noexcept;
+
 /// Marks a write to a reducer channel that replaces the value instead of folding into it
 /// (LangGraph `Overwrite`). Represented as the object {"__overwrite__": v}.
 value overwrite(value v);

@@ -1,0 +1,95 @@
+#pragma once
+
+// Channel actors: each owns a group of a run's channels (channel_group). Tasks' writes reach
+// them straight from the node actors that ran the tasks; the coordinator commits a step over
+// them in two phases (prepare, then commit or abort) and they push committed values to their
+// subscribers (node actors' replicas). Include only from actor translation units: it pulls in
+// CAF.
+
+#include <caf/all.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/actors/channel_group.hpp"
+#include "superstep/actors/protocol.hpp"
+
+namespace superstep::actors {
+
+/// Node actor → channel actor: writes of tasks of step `step` to channels the actor owns (one
+/// message per destination per task batch; the coordinator learns how many were sent).
+struct channel_writes {
+  std::int64_t step = 0;
+  std::vector<ordered_write> writes;
+};
+
+/// Coordinator → channel actor: phase one of committing step `step`. The actor waits until
+/// `expected` write messages of the step arrived, stages the step (channel_group::prepare)
+/// and votes. With `finish`, the second round of a tentatively last step: deferred channels
+/// finish (channel_group::finish); `expected`, `consumed` and `bump_step` are then unused.
+struct step_prepare {
+  std::int64_t step = 0;
+  std::uint32_t expected = 0;
+  std::vector<std::string> consumed;
+  bool bump_step = false;
+  bool finish = false;
+};
+
+/// Channel actor → coordinator: the vote on a prepared step. A yes vote (`error` empty)
+/// carries the staged values of the channels that changed; a no vote aborted the step there.
+struct step_vote {
+  std::int64_t step = 0;
+  std::optional<task_error> error;
+  group_changes changes;
+};
+
+/// Channel actor → subscriber: the committed values of channels it subscribed to, after a
+/// commit that changed them (and once, with every subscribed channel, when it subscribes).
+struct channel_push {
+  std::int64_t step = 0;
+  std::vector<channel_delta> values;
+};
+
+using commit_atom = caf::atom_constant<caf::atom("ch_commit")>;
+using abort_atom = caf::atom_constant<caf::atom("ch_abort")>;
+using subscribe_atom = caf::atom_constant<caf::atom("ch_sub")>;
+using read_atom = caf::atom_constant<caf::atom("ch_read")>;
+
+/// The protocol of a channel actor, checked by the compiler.
+/// - `channel_writes`: buffered by step until the step is prepared.
+/// - `step_prepare` → `step_vote`.
+/// - `commit_atom, step`: the staged step becomes visible and is pushed; a commit of a step
+///   that is not the staged one is ignored (already committed, or aborted), so a coordinator
+///   may send it again.
+/// - `abort_atom, step`: the staged step is dropped; ignored when not the staged one.
+/// - `subscribe_atom, subscriber, channels` → the committed values of `channels` now; later
+///   commits push changes to `subscriber` (dropped when it goes down).
+/// - `read_atom, channels` → their committed values.
+using channel_actor = caf::typed_actor<
+    caf::reacts_to<channel_writes>, caf::replies_to<step_prepare>::with<step_vote>,
+    caf::reacts_to<commit_atom, std::int64_t>, caf::reacts_to<abort_atom, std::int64_t>,
+    caf::replies_to<subscribe_atom, caf::actor, std::vector<std::string>>::with<channel_push>,
+    caf::replies_to<read_atom, std::vector<std::string>>::with<channel_push>>;
+
+/// Spawns a channel actor owning `group`.
+channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group);
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, channel_writes& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.channel_writes");
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, step_prepare& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.step_prepare");
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, step_vote& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.step_vote");
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, channel_push& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.channel_push");
+}
+
+}  // namespace superstep::actors

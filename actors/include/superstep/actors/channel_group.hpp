@@ -1,0 +1,90 @@
+#pragma once
+
+// The channel side of a superstep for channels owned apart from the coordinator: what a
+// channel actor does with the writes it receives. Plain data, no actor headers.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "superstep/channels/channel.hpp"
+#include "superstep/core/value.hpp"
+
+namespace superstep::actors {
+
+/// One write of a step: `order` is the writing task's position in the step's task-path order
+/// (LangGraph applies a step's writes in that order, whatever order they arrive in).
+struct ordered_write {
+  std::uint32_t order = 0;
+  std::string channel;
+  value v;
+};
+
+/// A channel's checkpoint value, for a replica or a checkpoint (`present` false: the channel
+/// is empty).
+struct channel_delta {
+  std::string channel;
+  bool present = false;
+  value v;
+};
+
+/// What preparing a step changed in a group: the channels whose version the step bumps, with
+/// their staged checkpoint values, and those of them available afterwards (which may trigger
+/// nodes next step).
+struct group_changes {
+  std::vector<channel_delta> changed;  ///< sorted by channel name
+  std::vector<std::string> updated;    ///< sorted by channel name
+};
+
+/// A group of a run's channels with a staged and a committed value for each: `prepare`
+/// applies a step's writes to staged values, `commit` makes them the values readers see,
+/// `abort` drops them. Between `prepare` and `commit`, readers see the values before the
+/// step. Costs are O(channels changed), never O(channels owned). Not thread-safe: one owner.
+class channel_group {
+ public:
+  /// Owns `channels` (by name), restored to their last committed values.
+  explicit channel_group(
+      std::unordered_map<std::string, std::unique_ptr<channels::channel>> channels);
+
+  bool owns(const std::string& channel) const { return live_.count(channel) != 0; }
+  /// Whether a step is prepared and neither committed nor aborted.
+  bool staging() const noexcept { return staging_; }
+
+  /// Stages a step, as LangGraph's apply_writes does to channels: consumes the channels in
+  /// `consumed` that triggered the step's tasks, applies `writes` grouped by channel in
+  /// `order`, and when `bump_step` lets unwritten channels that can clear learn that a step
+  /// passed. Throws error(invalid_update) naming the channel when a channel refuses its
+  /// writes or a write names a channel the group does not own; the step is then aborted.
+  group_changes prepare(std::vector<ordered_write> writes, const std::vector<std::string>& consumed,
+                        bool bump_step);
+
+  /// The step is tentatively the last (no updated channel triggers a node): deferred
+  /// channels finish. Adds to the staged step what changed; returns only that.
+  group_changes finish();
+
+  /// The staged values become the committed ones.
+  void commit();
+  /// The staged values are dropped: the group is as before `prepare`.
+  void abort();
+
+  /// The committed value of `channel` (nullopt when empty, untracked, or not owned).
+  std::optional<value> read(const std::string& channel) const;
+
+ private:
+  channels::channel& touch(const std::string& name, channels::channel& c);
+  void note(const std::string& name, const channels::channel& c);
+  group_changes collect(const std::vector<std::string>& changed) const;
+
+  std::unordered_map<std::string, std::unique_ptr<channels::channel>> live_;
+  // The channels of the staged step as they were before it, restored on abort.
+  std::unordered_map<std::string, std::unique_ptr<channels::channel>> before_;
+  std::unordered_set<std::string> volatile_available_;  // available channels that can clear
+  std::vector<std::string> finishable_;
+  bool staging_ = false;
+};
+
+}  // namespace superstep::actors

@@ -1,0 +1,170 @@
+// The channel actor: owns a group of a run's channels, collects a step's writes, and takes
+// part in the coordinator's two-phase commit of each step.
+#include "superstep/actors/channel_actor.hpp"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "superstep/core/error.hpp"
+
+namespace superstep::actors {
+
+namespace {
+
+// A step's writes as they arrive, before the step is prepared.
+struct step_inbox {
+  std::uint32_t messages = 0;
+  std::vector<ordered_write> writes;
+};
+
+// A prepare that arrived before all the step's writes did.
+struct waiting_prepare {
+  step_prepare request;
+  caf::typed_response_promise<step_vote> promise;
+};
+
+struct channel_actor_state {
+  std::optional<channel_group> group;
+  std::map<std::int64_t, step_inbox> inbox;  // by step
+  std::optional<waiting_prepare> waiting;
+  std::optional<std::int64_t> staged;  // the prepared step
+  std::vector<std::string> staged_changed;
+  std::unordered_map<caf::actor_addr, std::pair<caf::actor, std::set<std::string>>> subscribers;
+};
+
+using self_pointer = channel_actor::stateful_pointer<channel_actor_state>;
+
+step_vote prepare_now(channel_actor_state& st, step_prepare& req) {
+  step_vote vote;
+  vote.step = req.step;
+  try {
+    if (req.finish) {
+      if (st.staged != req.step)
+        throw error(error_code::internal,
+                    "step " + std::to_string(req.step) + " is not prepared here: it cannot finish");
+      vote.changes = st.group->finish();
+    } else {
+      auto node = st.inbox.extract(req.step);
+      std::vector<ordered_write> writes;
+      if (!node.empty()) writes = std::move(node.mapped().writes);
+      vote.changes = st.group->prepare(std::move(writes), req.consumed, req.bump_step);
+      st.staged = req.step;
+      st.staged_changed.clear();
+    }
+    for (const auto& c : vote.changes.changed) st.staged_changed.push_back(c.channel);
+  } catch (const error& e) {
+    st.staged.reset();
+    vote.error = task_error{e.code(), e.what()};
+  } catch (const std::exception& e) {
+    st.staged.reset();
+    vote.error = task_error{error_code::internal, e.what()};
+  }
+  return vote;
+}
+
+// Answers a waiting prepare once its step's writes are all in.
+void try_waiting(self_pointer self) {
+  auto& st = self->state;
+  if (!st.waiting) return;
+  auto it = st.inbox.find(st.waiting->request.step);
+  const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages;
+  if (arrived < st.waiting->request.expected) return;
+  waiting_prepare w = std::move(*st.waiting);
+  st.waiting.reset();
+  w.promise.deliver(prepare_now(st, w.request));
+}
+
+channel_push values_of(const channel_actor_state& st, std::int64_t step,
+                       const std::vector<std::string>& channels) {
+  channel_push out;
+  out.step = step;
+  for (const auto& name : channels) {
+    if (!st.group->owns(name)) continue;
+    channel_delta d;
+    d.channel = name;
+    if (auto v = st.group->read(name)) {
+      d.present = true;
+      d.v = std::move(*v);
+    }
+    out.values.push_back(std::move(d));
+  }
+  return out;
+}
+
+channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_group group) {
+  self->state.group.emplace(std::move(group));
+  self->set_down_handler([self](caf::down_msg& msg) { self->state.subscribers.erase(msg.source); });
+  return {
+      [self](channel_writes& m) {
+        auto& box = self->state.inbox[m.step];
+        ++box.messages;
+        if (box.writes.empty())
+          box.writes = std::move(m.writes);
+        else
+          for (auto& w : m.writes) box.writes.push_back(std::move(w));
+        try_waiting(self);
+      },
+      [self](step_prepare& req) -> caf::result<step_vote> {
+        auto& st = self->state;
+        auto it = st.inbox.find(req.step);
+        const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages;
+        if (req.finish || arrived >= req.expected) return prepare_now(st, req);
+        if (st.waiting) {  // superseded: the coordinator asks again
+          step_vote stale;
+          stale.step = st.waiting->request.step;
+          stale.error = task_error{error_code::internal, "prepare superseded by another"};
+          st.waiting->promise.deliver(std::move(stale));
+        }
+        auto promise = self->make_response_promise<step_vote>();
+        st.waiting.emplace(waiting_prepare{std::move(req), promise});
+        return promise;
+      },
+      [self](commit_atom, std::int64_t step) {
+        auto& st = self->state;
+        if (st.staged != step) return;
+        st.group->commit();
+        st.staged.reset();
+        // Writes buffered for steps up to this one can never be prepared now.
+        st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));
+        if (st.staged_changed.empty()) return;
+        for (auto& [_, sub] : st.subscribers) {
+          std::vector<std::string> mine;
+          for (const auto& name : st.staged_changed)
+            if (sub.second.count(name)) mine.push_back(name);
+          if (!mine.empty()) caf::anon_send(sub.first, values_of(st, step, mine));
+        }
+        st.staged_changed.clear();
+      },
+      [self](abort_atom, std::int64_t step) {
+        auto& st = self->state;
+        st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));
+        if (st.staged != step) return;
+        st.group->abort();
+        st.staged.reset();
+        st.staged_changed.clear();
+      },
+      [self](subscribe_atom, caf::actor& subscriber,
+             std::vector<std::string>& channels) -> channel_push {
+        auto& st = self->state;
+        auto& sub = st.subscribers[subscriber.address()];
+        if (!sub.first) {
+          sub.first = subscriber;
+          self->monitor(subscriber);
+        }
+        sub.second.insert(channels.begin(), channels.end());
+        return values_of(st, -1, channels);
+      },
+      [self](read_atom, std::vector<std::string>& channels) -> channel_push {
+        return values_of(self->state, -1, channels);
+      },
+  };
+}
+
+}  // namespace
+
+channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group) {
+  return sys.spawn(channel_actor_behavior, std::move(group));
+}
+
+}  // namespace superstep::actors

@@ -1,0 +1,209 @@
+// Channel actors: a step's writes in any arrival order give the same staged values as
+// LangGraph's apply_writes; nothing staged is visible before commit; abort leaves no trace;
+// subscribers get what commits changed; the messages survive the wire encoding.
+#include "superstep/actors/channel_actor.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+
+#include "superstep/actors/caf_runtime.hpp"
+#include "superstep/channels/binary_operator_aggregate.hpp"
+#include "superstep/channels/ephemeral_value.hpp"
+#include "superstep/channels/last_value.hpp"
+#include "superstep/channels/last_value_after_finish.hpp"
+#include "superstep/channels/reducer.hpp"
+#include "superstep/channels/topic.hpp"
+#include "superstep/core/error.hpp"
+
+using namespace superstep;
+using namespace superstep::actors;
+
+namespace {
+
+constexpr auto wait = std::chrono::seconds(10);
+
+channel_group sample_group() {
+  std::unordered_map<std::string, std::unique_ptr<channels::channel>> m;
+  m.emplace("name", std::make_unique<channels::last_value>("name"));
+  m.emplace("total", std::make_unique<channels::binary_operator_aggregate>(
+                         "total", *channels::builtin_reducer("add"), value(std::int64_t{0})));
+  m.emplace("log", std::make_unique<channels::topic>("log", true));
+  m.emplace("flash", std::make_unique<channels::ephemeral_value>("flash"));
+  m.emplace("final", std::make_unique<channels::last_value_after_finish>("final"));
+  return channel_group(std::move(m));
+}
+
+std::optional<value> find(const std::vector<channel_delta>& ds, const std::string& ch) {
+  for (const auto& d : ds)
+    if (d.channel == ch) return d.present ? std::optional<value>(d.v) : std::nullopt;
+  BOOST_FAIL("no value for channel " + ch);
+  return std::nullopt;
+}
+
+template <class T>
+T request(caf::scoped_actor& self, const channel_actor& to, auto... args) {
+  T out;
+  self->request(to, wait, std::move(args)...)
+      .receive([&](T& r) { out = std::move(r); },
+               [&](caf::error& e) { BOOST_FAIL("request failed: " + to_string(e)); });
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_group_applies_writes_in_task_path_order_whatever_their_arrival) {
+  auto g = sample_group();
+  // Task 1's writes arrive before task 0's: the fold and the topic still see task 0 first.
+  auto changes = g.prepare({{1, "log", value("b")},
+                            {1, "total", value(std::int64_t{5})},
+                            {0, "log", value("a")},
+                            {0, "name", value("x")},
+                            {0, "log", value("a2")}},
+                           {}, true);
+  std::vector<std::string> changed;
+  for (const auto& c : changes.changed) changed.push_back(c.channel);
+  BOOST_TEST(changed == (std::vector<std::string>{"log", "name", "total"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(find(changes.changed, "log")->to_json() == R"(["a","a2","b"])");
+  BOOST_TEST(find(changes.changed, "total")->to_json() == "5");
+  // Staged, not visible: readers see the values from before the step.
+  BOOST_TEST(!g.read("name").has_value());
+  g.commit();
+  BOOST_TEST(g.read("name")->to_json() == R"("x")");
+  BOOST_TEST(g.read("total")->to_json() == "5");
+}
+
+BOOST_AUTO_TEST_CASE(a_group_clears_ephemeral_values_and_finishes_deferred_ones) {
+  auto g = sample_group();
+  g.prepare({{0, "flash", value(1)}, {0, "final", value("done")}}, {}, true);
+  g.commit();
+  BOOST_TEST(g.read("flash")->to_json() == "1");
+  // The next step writes nothing to `flash`: it clears. `final` shows only once finished.
+  auto changes = g.prepare({}, {}, true);
+  BOOST_TEST(changes.changed.size() == 1u);
+  BOOST_TEST(changes.changed[0].channel == "flash");
+  BOOST_TEST(!changes.changed[0].present);
+  auto finished = g.finish();
+  BOOST_REQUIRE(finished.changed.size() == 1u);
+  BOOST_TEST(finished.changed[0].channel == "final");
+  BOOST_TEST(finished.updated == std::vector<std::string>{"final"});
+  g.commit();
+  BOOST_TEST(!g.read("flash").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(an_aborted_step_leaves_no_trace_and_a_refused_write_aborts) {
+  auto g = sample_group();
+  g.prepare({{0, "total", value(std::int64_t{2})}}, {}, true);
+  g.commit();
+  g.prepare({{0, "total", value(std::int64_t{40})}, {0, "name", value("y")}}, {}, true);
+  g.abort();
+  BOOST_TEST(g.read("total")->to_json() == "2");
+  BOOST_TEST(!g.read("name").has_value());
+  // Two writes to a last_value in one step: refused, and nothing of the step stays.
+  BOOST_CHECK_EXCEPTION(
+      g.prepare(
+          {{0, "total", value(std::int64_t{1})}, {0, "name", value("a")}, {1, "name", value("b")}},
+          {}, true),
+      error, [](const error& e) {
+        return e.code() == error_code::invalid_update &&
+               std::string(e.what()).find("name") != std::string::npos;
+      });
+  BOOST_TEST(!g.staging());
+  auto again = g.prepare({{0, "total", value(std::int64_t{1})}}, {}, true);
+  BOOST_TEST(find(again.changed, "total")->to_json() == "3");
+  BOOST_CHECK_THROW(g.prepare({{0, "nope", value(1)}}, {}, true), error);
+}
+
+BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes) {
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  auto ch = spawn_channel_actor(sys, sample_group());
+  caf::scoped_actor self{sys};
+
+  // A subscriber sees the committed values at once, then every commit that changes them.
+  auto first = request<channel_push>(self, ch, subscribe_atom::value, caf::actor(self),
+                                     std::vector<std::string>{"total", "name"});
+  BOOST_TEST(first.values.size() == 2u);
+  BOOST_TEST(find(first.values, "total")->to_json() == "0");
+
+  // The prepare arrives before the second of the two write messages it expects.
+  self->send(ch, channel_writes{0, {{1, "total", value(std::int64_t{10})}}});
+  auto pending = self->request(ch, wait, step_prepare{0, 2, {}, true, false});
+  self->send(ch, channel_writes{0, {{0, "total", value(std::int64_t{1})}}});
+  step_vote vote;
+  pending.receive([&](step_vote& v) { vote = std::move(v); },
+                  [&](caf::error& e) { BOOST_FAIL(to_string(e)); });
+  BOOST_TEST(!vote.error.has_value());
+  BOOST_TEST(find(vote.changes.changed, "total")->to_json() == "11");
+
+  // Before the commit, nobody sees the staged value.
+  auto before =
+      request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
+  BOOST_TEST(find(before.values, "total")->to_json() == "0");
+
+  self->send(ch, commit_atom::value, std::int64_t{0});
+  self->receive([&](channel_push& p) {
+    BOOST_TEST(p.step == 0);
+    BOOST_REQUIRE(p.values.size() == 1u);
+    BOOST_TEST(p.values[0].channel == "total");
+    BOOST_TEST(p.values[0].v.to_json() == "11");
+  });
+
+  // A step that aborts: nothing pushed, nothing visible; the next step starts from 11.
+  self->send(ch, channel_writes{1, {{0, "total", value(std::int64_t{100})}}});
+  auto v1 = request<step_vote>(self, ch, step_prepare{1, 1, {}, true, false});
+  BOOST_TEST(find(v1.changes.changed, "total")->to_json() == "111");
+  self->send(ch, abort_atom::value, std::int64_t{1});
+  self->send(ch, commit_atom::value, std::int64_t{1});  // too late: ignored
+  auto after = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
+  BOOST_TEST(find(after.values, "total")->to_json() == "11");
+
+  // A refused step votes no, naming the channel.
+  self->send(ch, channel_writes{2, {{0, "name", value("a")}, {1, "name", value("b")}}});
+  auto no = request<step_vote>(self, ch, step_prepare{2, 1, {}, true, false});
+  BOOST_REQUIRE(no.error.has_value());
+  BOOST_TEST(no.error->message.find("name") != std::string::npos);
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding) {
+  step_vote v;
+  v.step = 7;
+  v.error = task_error{error_code::invalid_update, "At key 'name': two writes"};
+  v.changes.changed = {{"a", true, value::parse_json(R"({"x":[1,2]})")}, {"b", false, value()}};
+  v.changes.updated = {"a"};
+  step_vote back;
+  wire_codec::decode(wire_codec::encode(v), back);
+  BOOST_TEST(back.step == 7);
+  BOOST_REQUIRE(back.error.has_value());
+  BOOST_TEST(back.error->message == v.error->message);
+  BOOST_TEST(back.changes.changed.size() == 2u);
+  BOOST_TEST(back.changes.changed[0].v.to_json() == R"({"x":[1,2]})");
+  BOOST_TEST(!back.changes.changed[1].present);
+  BOOST_TEST(back.changes.updated == v.changes.updated, boost::test_tools::per_element());
+
+  channel_writes w{3, {{4, "log", value("hi")}}};
+  channel_writes wb;
+  wire_codec::decode(wire_codec::encode(w), wb);
+  BOOST_TEST(wb.step == 3);
+  BOOST_TEST(wb.writes.size() == 1u);
+  BOOST_TEST(wb.writes[0].order == 4u);
+  BOOST_TEST(wb.writes[0].v.to_json() == R"("hi")");
+
+  step_prepare p{5, 2, {"barrier"}, true, true};
+  step_prepare pb;
+  wire_codec::decode(wire_codec::encode(p), pb);
+  BOOST_TEST(pb.step == 5);
+  BOOST_TEST(pb.expected == 2u);
+  BOOST_TEST(pb.consumed == p.consumed, boost::test_tools::per_element());
+  BOOST_TEST(pb.bump_step);
+  BOOST_TEST(pb.finish);
+
+  // Damaged bytes are refused with an error naming the message.
+  std::string bytes = wire_codec::encode(w);
+  bytes.resize(bytes.size() / 2);
+  BOOST_CHECK_EXCEPTION(wire_codec::decode(bytes, wb), error, [](const error& e) {
+    return e.code() == error_code::protocol_error &&
+           std::string(e.what()).find("channel writes") != std::string::npos;
+  });
+}
