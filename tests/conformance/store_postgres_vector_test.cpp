@@ -72,16 +72,15 @@ BOOST_AUTO_TEST_CASE(test_vector_store_initialization) {
 // libs/checkpoint-postgres/tests/test_store.py::test_vector_search_with_filters (each
 // parameter of the vector_store fixture, refresh_ttl true and false)
 BOOST_AUTO_TEST_CASE(test_vector_search_with_filters) {
-  for (const auto& param : vector_store_params())
+  for (const auto& param : vector_store_params()) {
+    // One store per parameter of the fixture: the searches do not change what it holds.
+    auto s = vector_store(param);
+    s->put({"test"}, "doc1", object{{"text", "red apple"}, {"color", "red"}, {"score", 4.5}});
+    s->put({"test"}, "doc2", object{{"text", "red car"}, {"color", "red"}, {"score", 3.0}});
+    s->put({"test"}, "doc3", object{{"text", "green apple"}, {"color", "green"}, {"score", 4.0}});
+    s->put({"test"}, "doc4", object{{"text", "blue car"}, {"color", "blue"}, {"score", 3.5}});
     for (const bool refresh_ttl : {true, false}) {
       BOOST_TEST_CONTEXT(param << ", refresh_ttl " << refresh_ttl) {
-        auto s = vector_store(param);
-        s->put({"test"}, "doc1", object{{"text", "red apple"}, {"color", "red"}, {"score", 4.5}});
-        s->put({"test"}, "doc2", object{{"text", "red car"}, {"color", "red"}, {"score", 3.0}});
-        s->put({"test"}, "doc3",
-               object{{"text", "green apple"}, {"color", "green"}, {"score", 4.0}});
-        s->put({"test"}, "doc4", object{{"text", "blue car"}, {"color", "blue"}, {"score", 3.5}});
-
         auto results = search(*s, {.prefix = {"test"},
                                    .query = "apple",
                                    .filter = {{"color", "red"}},
@@ -110,6 +109,7 @@ BOOST_AUTO_TEST_CASE(test_vector_search_with_filters) {
         BOOST_TEST(results[0].key == "doc3");
       }
     }
+  }
 }
 
 // libs/checkpoint-postgres/tests/test_store.py::test_embed_with_path_sync (cosine and
@@ -198,12 +198,13 @@ BOOST_AUTO_TEST_CASE(test_embed_with_path_operation_config) {
 BOOST_AUTO_TEST_CASE(test_scores) {
   const character_embeddings embeddings(500);
   for (const auto distance : {storage::distance_type::cosine, storage::distance_type::inner_product,
-                              storage::distance_type::l2})
+                              storage::distance_type::l2}) {
+    // One store per distance type: LangGraph's store per query holds the same one item.
+    auto s = store(character_index({"key0"}, distance), vector_store_ttl());
+    s->put({"test"}, "doc", object{{"key0", "aaa"}}, {true, {{"key0", "key1"}}});
     for (const std::string query : {"aaa", "bbb", "ccc", "abcd", "poisson"}) {
       BOOST_TEST_CONTEXT("distance " << storage::distance_type_name(distance) << ", query "
                                      << query) {
-        auto s = store(character_index({"key0"}, distance), vector_store_ttl());
-        s->put({"test"}, "doc", object{{"key0", "aaa"}}, {true, {{"key0", "key1"}}});
         const auto results = search(*s, {.prefix = {}, .query = query});
         const auto vec0 = embeddings.embed_one("aaa"), vec1 = embeddings.embed_one(query);
         const double expected =
@@ -214,6 +215,7 @@ BOOST_AUTO_TEST_CASE(test_scores) {
         BOOST_TEST(std::abs(results[0].score.value() - expected) <= 1e-3);
       }
     }
+  }
 }
 
 // libs/checkpoint-postgres/tests/test_async_store.py::test_search_sorting (cosine)
