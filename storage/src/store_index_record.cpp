@@ -53,8 +53,9 @@ void store_index_record::check() {
         "rocksdb_store: the database " + db_.dir() + " was indexed by " +
             describe(embedder, dims, distance) + ", not " +
             describe(index_.embedder_id, static_cast<std::int64_t>(index_.dims), configured) +
-            " as this store is configured (its vectors could not be compared); open "
-            "it with that embedder, dims and distance, or use another database");
+            " as this store is configured (its vectors could not be compared, or would be "
+            "scored otherwise); open it with that embedder, dims and distance, or use another "
+            "database");
   matches_ = true;
 }
 

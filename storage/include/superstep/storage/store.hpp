@@ -262,9 +262,9 @@ class store {
   /// key. This is the order of LangGraph's Postgres store; LangGraph's in-memory store
   /// returns insertion order, which no index can give cheaply.
   /// With a query and an index: highest similarity first under the index's `distance_type`
-  /// (the best of the item's embedded fields), each item carrying its `score`; then the items with
-  /// nothing embedded (put with `index=false`, or without text at the index's fields), newest
-  /// first, with no score, as LangGraph's in-memory store fills a page with them.
+  /// (the best of the item's embedded fields), each item carrying its `score`; then the items
+  /// with nothing embedded (put with `index=false`, or without text at the index's fields),
+  /// newest first, with no score, as LangGraph's in-memory store fills a page with them.
   [[nodiscard]] virtual std::vector<item> search(const search_options& options) = 0;
 
   /// Namespaces that hold at least one unexpired item and match the options, in
