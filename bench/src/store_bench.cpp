@@ -8,7 +8,7 @@
 //                         [--plain yes|no] [--build-threads T]
 //                         [--m M] [--ef-construction E] [--ef-search E1,E2,...]
 //                         [--clusters C] [--latent-dims L] [--spread S] [--noise N]
-//                         [--exact-queries Q] [--dir PATH]
+//                         [--exact-queries Q] [--distance cosine|inner_product|l2] [--dir PATH]
 //
 // Rates are medians over R runs (each on a fresh store). ANN latencies are medians over Q
 // queries, R times (the median of the runs' medians and their range), recall@10 is against
@@ -57,6 +57,8 @@ struct options {
   /// HNSW parameters; unset: index_config's defaults. Several ef_search values are a sweep.
   std::optional<std::size_t> m, ef_construction;
   std::vector<std::size_t> ef_search;
+  /// index_config::distance of the semantic-search rows.
+  distance_type distance = distance_type::cosine;
   std::string dir = (fs::temp_directory_path() / "superstep-store-bench").string();
 };
 
@@ -162,9 +164,10 @@ void plain_rates(const std::string& backend, const options& o) {
   row(backend, "search: filter over all, limit 10", rate(median(full_searches)), "queries");
 }
 
-// The exact top 10 of every query by cosine similarity, computed here without the store
-// (the store's exact search is checked against it): float dot products pick 32 candidates,
-// double-precision cosines (as the store's) rank them.
+// The exact top 10 of every query by the similarity of `distance`, computed here without the
+// store (the store's exact search is checked against it): float scores (dot products with
+// normalized items for cosine) pick 32 candidates, double-precision similarities (as the
+// store's) rank them.
 struct ground_truth {
   std::vector<std::vector<std::size_t>> nearest;  // per query, best first
   std::vector<std::vector<double>> scores;
@@ -187,14 +190,20 @@ float dot_float(const float* a, const float* b, std::size_t n) {
   return sum;
 }
 
-ground_truth exact_neighbours(const bench::dataset& d) {
+float l2_float(const float* a, const float* b, std::size_t n) {
+  float sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return sum;
+}
+
+ground_truth exact_neighbours(const bench::dataset& d, distance_type distance) {
   const auto& items = *d.item_vectors;
   std::vector<std::vector<float>> unit(items.size());
   std::vector<double> norms(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     norms[i] = norm_of(items[i]);
     unit[i] = items[i];
-    if (norms[i] > 0)
+    if (norms[i] > 0 && distance == distance_type::cosine)
       for (float& x : unit[i]) x = static_cast<float>(x / norms[i]);
   }
   ground_truth truth;
@@ -202,13 +211,15 @@ ground_truth exact_neighbours(const bench::dataset& d) {
   std::vector<std::pair<float, std::size_t>> approx(items.size());
   for (const auto& q : *d.query_vectors) {
     for (std::size_t i = 0; i < items.size(); ++i)
-      approx[i] = {dot_float(q.data(), unit[i].data(), q.size()), i};
+      approx[i] = {distance == distance_type::l2 ? -l2_float(q.data(), unit[i].data(), q.size())
+                                                 : dot_float(q.data(), unit[i].data(), q.size()),
+                   i};
     const std::size_t c = std::min(candidates, approx.size());
     std::partial_sort(approx.begin(), approx.begin() + c, approx.end(), std::greater<>());
     std::vector<std::pair<double, std::size_t>> exact;
     for (std::size_t j = 0; j < c; ++j) {
       const auto i = approx[j].second;
-      exact.emplace_back(store_support::cosine(q, items[i]), i);
+      exact.emplace_back(store_support::similarity(distance, q, items[i]), i);
     }
     std::stable_sort(exact.begin(), exact.end(), std::greater<>());
     exact.resize(std::min<std::size_t>(10, exact.size()));
@@ -291,9 +302,9 @@ void ann_rows(const std::string& backend, store& s, const bench::dataset& d,
       std::to_string(runs) + " x " + std::to_string(d.query_texts.size()) + " queries");
 }
 
-// Mean cosine of a query to its 1st and 10th nearest items and to a random item: how far
+// Mean score of a query to its 1st and 10th nearest items and to a random item: how far
 // apart neighbours are, the index's difficulty.
-void describe(const bench::dataset& d, const ground_truth& truth) {
+void describe(const bench::dataset& d, const ground_truth& truth, distance_type distance) {
   double first = 0, tenth = 0, random = 0;
   for (const auto& s : truth.scores) {
     first += s.front();
@@ -304,12 +315,14 @@ void describe(const bench::dataset& d, const ground_truth& truth) {
       query(0, d.query_vectors->size() - 1);
   constexpr int pairs = 10000;
   for (int p = 0; p < pairs; ++p)
-    random += store_support::cosine((*d.query_vectors)[query(gen)], (*d.item_vectors)[item(gen)]);
+    random += store_support::similarity(distance, (*d.query_vectors)[query(gen)],
+                                        (*d.item_vectors)[item(gen)]);
   char buf[128];
   std::snprintf(buf, sizeof buf, "1st %.3f, 10th %.3f, random item %.3f",
                 first / double(truth.scores.size()), tenth / double(truth.scores.size()),
                 random / pairs);
-  row(d.name, "cosine of a query to its neighbours", buf, "means");
+  row(d.name, std::string(distance_type_name(distance)) + " of a query to its neighbours", buf,
+      "means");
 }
 
 void fill(store& s, const bench::dataset& d) {
@@ -341,14 +354,15 @@ std::string hnsw_params(const index_config& c) {
 void semantic(const options& o, const std::string& name) {
   auto start = clock_type::now();
   const auto d = bench::make_dataset(name, o.data);
-  const auto truth = exact_neighbours(d);
+  const auto truth = exact_neighbours(d, o.distance);
   std::printf(
       "\n# %s: %s; %zu items x %zu dims, %zu queries (generated and ground truth in %.1f s)\n",
       d.name.c_str(), d.description.c_str(), d.item_texts.size(), o.data.dims, d.query_texts.size(),
       seconds_since(start));
-  describe(d, truth);
+  describe(d, truth, o.distance);
 
   index_config ann{o.data.dims, d.embed, {"t"}};
+  ann.distance = o.distance;
   if (o.m) ann.ann_m = *o.m;
   if (o.ef_construction) ann.ann_ef_construction = *o.ef_construction;
   if (o.build_threads) ann.ann_build_threads = *o.build_threads;
@@ -483,6 +497,8 @@ int main(int argc, char** argv) {
       } else if (flag == "--ef-search") {
         o.ef_search.clear();
         for (const auto& ef : split(arg)) o.ef_search.push_back(std::stoul(ef));
+      } else if (flag == "--distance") {
+        o.distance = parse_distance_type(arg);
       } else if (flag == "--clusters") {
         o.data.clusters = std::stoul(arg);
       } else if (flag == "--latent-dims") {

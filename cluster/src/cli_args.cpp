@@ -70,6 +70,10 @@ const char* const embedder_usage =
     "  --dims N              the length of its vectors (default 384 with hashing; required\n"
     "                        with the others). A database records the embedder and dims of\n"
     "                        its first vector and refuses to embed with others\n"
+    "  --distance TYPE       how a query scores items: cosine (the default: cosine\n"
+    "                        similarity), inner_product (the dot product) or l2 (the\n"
+    "                        Euclidean distance, negated). A database records it with the\n"
+    "                        embedder and refuses to embed under another\n"
     "  --embedder-url URL    openai: the endpoint (default:\n"
     "                        https://api.openai.com/v1/embeddings)\n"
     "  --embedder-model M    openai: the model, such as text-embedding-3-small (required)\n"
@@ -94,6 +98,14 @@ bool take_embedder_option(const std::string& arg, arg_cursor& args, embedder_arg
   if (arg == "--dims") {
     out.dims = count_arg(arg, args.value_of(arg));
     if (out.dims == 0) throw usage_error("--dims: must be at least 1");
+    return true;
+  }
+  if (arg == "--distance") {
+    try {
+      out.distance = storage::parse_distance_type(args.value_of(arg));
+    } catch (const error& e) {
+      throw usage_error("--distance: " + std::string(e.what()));
+    }
     return true;
   }
   if (arg == "--embedder-send-dims") {
@@ -376,7 +388,8 @@ command parse_command_line(int argc, const char* const* argv) {
     if (r->where.head.empty()) throw usage_error("submit: missing --head HOST:PORT");
     if (r->fsync) throw usage_error("submit: --fsync is the head's option");
     if (r->embedder.given())
-      throw usage_error("submit: the store's embedder is the head's (--embedder, --dims)");
+      throw usage_error(
+          "submit: the store's embedder is the head's (--embedder, --dims, --distance)");
     return c;
   }
   if (cmd == "store") return detail::parse_store(rest);

@@ -12,6 +12,7 @@
 
 #include "superstep/coordinator/stream.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/storage/store.hpp"
 
 namespace superstep::cli {
 
@@ -47,7 +48,8 @@ struct tls_args {
 };
 
 /// The embedder that indexes the data folder's store for semantic search (--embedder NAME,
-/// --dims N and the embedder's options), for the commands that open the store to use it:
+/// --dims N, --distance TYPE and the embedder's options), for the commands that open the
+/// store to use it:
 /// run, head and store. Others open it with the default, which is enough to read and list.
 struct embedder_args {
   /// --embedder: a built-in embedder (hashing, openai) or one a --plugin registers; empty:
@@ -56,12 +58,14 @@ struct embedder_args {
   /// --dims: the length of its vectors; 0: 384 (given without --embedder or with hashing;
   /// the parsers require it with any other embedder).
   std::size_t dims = 0;
+  /// --distance: how queries score items (cosine, inner_product or l2); nullopt: cosine.
+  std::optional<storage::distance_type> distance;
   /// The embedder's params: --embedder-params JSON, with what --embedder-url, -model,
   /// -key-env, -batch, -timeout and -send-dims set on it (later options win).
   object params;
 
   /// Whether any of these options was given.
-  bool given() const noexcept { return !name.empty() || dims != 0 || !params.empty(); }
+  bool given() const noexcept { return !name.empty() || dims != 0 || distance || !params.empty(); }
 };
 
 /// Options of every command that works on one thread's checkpoints.

@@ -164,6 +164,7 @@ storage::index_config store_index(const embedder_args& embedder,
   params.set("dims", index.dims);
   index.embed = registry.make_embedder(name, value(params));
   index.embedder_id = name;
+  index.distance = embedder.distance.value_or(storage::distance_type::cosine);
   if (const value* model = params.find("model"); model && model->is_string())
     index.embedder_id += "/" + model->as_string();
   return index;

@@ -108,10 +108,10 @@ bool has_database(const std::string& dir);
 /// dimensions.
 storage::index_config default_store_index();
 
-/// The index `embedder` describes, its embedding function made by `registry` with the params
-/// of `embedder` and "dims". Its embedder_id is the name, with "/MODEL" when the params name
-/// a "model" ("openai/text-embedding-3-small"), so that a database refuses another model.
-/// Throws what `function_registry::make_embedder` throws.
+/// The index `embedder` describes (with its distance type), its embedding function made by
+/// `registry` with the params of `embedder` and "dims". Its embedder_id is the name, with "/MODEL"
+/// when the params name a "model" ("openai/text-embedding-3-small"), so that a database refuses
+/// another model. Throws what `function_registry::make_embedder` throws.
 storage::index_config store_index(const embedder_args& embedder,
                                   const cluster::function_registry& registry);
 

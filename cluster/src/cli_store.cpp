@@ -131,7 +131,7 @@ command parse_store(arg_cursor args) {
     throw usage_error("store: --data and --head name two different stores");
   if (!out.head.empty() && (out.embedder.given() || !out.plugins.empty()))
     throw usage_error(
-        "store: with --head the embedder is the head's (--embedder, --dims and "
+        "store: with --head the embedder is the head's (--embedder, --dims, --distance and "
         "--plugin go to 'superstep head')");
   check_embedder(out.embedder);
   check_tls(out.tls);

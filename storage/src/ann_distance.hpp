@@ -1,7 +1,8 @@
 #pragma once
 
-// The distance of the ANN index: 1 - a·b over normalized vectors (cosine distance), with the
-// widest vector instructions the CPU has. The build targets plain x86-64, where hnswlib
+// The distances of the ANN index: 1 - a·b (cosine distance over normalized vectors, inner
+// product otherwise) and the squared Euclidean distance, with the widest vector instructions
+// the CPU has. The build targets plain x86-64, where hnswlib
 // itself only uses SSE; the index spends most of its time here. Private to the storage library.
 
 #include <cstddef>
@@ -16,7 +17,12 @@ using ann_distance_fn = float (*)(const void* a, const void* b, const void* dims
 /// once. Any dimension; the vectors need no alignment.
 ann_distance_fn inner_product_distance();
 
-/// The instructions `inner_product_distance` uses here: "avx512", "avx2" or "plain".
+/// The instructions `inner_product_distance` and `l2_squared_distance` use here: "avx512",
+/// "avx2" or "plain".
 const char* inner_product_kernel();
+
+/// |a - b|² with the same instructions as `inner_product_distance`. Any dimension; the
+/// vectors need no alignment.
+ann_distance_fn l2_squared_distance();
 
 }  // namespace superstep::storage

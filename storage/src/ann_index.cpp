@@ -43,11 +43,13 @@ namespace {
 
 constexpr std::size_t initial_capacity = 1024;
 
-// Inner product on normalized vectors (cosine distance), with ann_distance.cpp's kernels.
-class inner_product_space final : public hnswlib::SpaceInterface<float> {
+// The distance of an index_config::distance with ann_distance.cpp's kernels: 1 - a·b (on
+// normalized vectors for cosine) or |a - b|² for l2.
+class distance_space final : public hnswlib::SpaceInterface<float> {
  public:
-  explicit inner_product_space(std::size_t dims)
-      : dims_(dims), distance_(inner_product_distance()) {}
+  distance_space(std::size_t dims, distance_type d)
+      : dims_(dims),
+        distance_(d == distance_type::l2 ? l2_squared_distance() : inner_product_distance()) {}
   std::size_t get_data_size() override { return dims_ * sizeof(float); }
   hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
   void* get_dist_func_param() override { return &dims_; }
@@ -57,10 +59,13 @@ class inner_product_space final : public hnswlib::SpaceInterface<float> {
   ann_distance_fn distance_;
 };
 
-std::vector<float> normalized(const std::vector<float>& v) {
+// A vector as the graph holds it: normalized for cosine, so that inner product is cosine
+// similarity; as given for the other distances.
+std::vector<float> prepared(const std::vector<float>& v, distance_type d) {
+  std::vector<float> out(v);
+  if (d != distance_type::cosine) return out;
   double norm = 0;
   for (float x : v) norm += double(x) * x;
-  std::vector<float> out(v);
   if (norm > 0) {
     const float scale = static_cast<float>(1 / std::sqrt(norm));
     for (float& x : out) x *= scale;
@@ -68,11 +73,17 @@ std::vector<float> normalized(const std::vector<float>& v) {
   return out;
 }
 
+// The score of a point at hnswlib distance `d` (see distance_type).
+float score_of(float d, distance_type type) {
+  return type == distance_type::l2 ? -std::sqrt(std::max(d, 0.0f)) : 1.0f - d;
+}
+
 }  // namespace
 
 struct ann_index::impl {
   std::size_t dims;
-  inner_product_space space;
+  distance_type distance;
+  distance_space space;
   std::size_t m, ef_construction, ef_search;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> graph;
   mutable std::shared_mutex mutex;
@@ -93,7 +104,8 @@ struct ann_index::impl {
 
   explicit impl(const index_config& c)
       : dims(c.dims),
-        space(c.dims),
+        distance(c.distance),
+        space(c.dims, c.distance),
         m(c.ann_m),
         ef_construction(c.ann_ef_construction),
         ef_search(c.ann_ef_search),
@@ -229,7 +241,7 @@ struct ann_index::impl {
   }
 
   void add(const std::string& id, const std::vector<float>& v) {
-    const auto n = normalized(v);
+    const auto n = prepared(v, distance);
     const std::uint64_t h = hash_of(n.data());
     const auto label = take_label(id);
     if (const auto carrier = find_carrier(n, h)) return share(label, *carrier);
@@ -306,7 +318,7 @@ void ann_index::set_many(
         impl_->add(id, v);
         continue;
       }
-      auto n = normalized(v);
+      auto n = prepared(v, impl_->distance);
       const std::uint64_t h = impl_->hash_of(n.data());
       if (const auto carrier = impl_->find_carrier(n, h)) {
         impl_->share(impl_->take_label(id), *carrier);
@@ -359,16 +371,16 @@ void ann_index::clear() {
 
 std::vector<std::pair<std::string, float>> ann_index::search(const std::vector<float>& query,
                                                              std::size_t k) const {
-  const auto point = normalized(query);
+  const auto point = prepared(query, impl_->distance);
   std::shared_lock lock(impl_->mutex);
   if (impl_->labels.empty() || k == 0) return {};
   auto queue = impl_->graph->searchKnn(point.data(), k);
-  // The queue pops farthest first; keep each item's best (last popped) similarity.
+  // The queue pops farthest first; keep each item's best (last popped) score.
   std::vector<std::pair<std::string, float>> out;
   std::unordered_map<std::string, std::size_t> seen;
   std::vector<std::pair<float, hnswlib::labeltype>> hits;
   while (!queue.empty()) {
-    hits.emplace_back(1.0f - queue.top().first, queue.top().second);
+    hits.emplace_back(score_of(queue.top().first, impl_->distance), queue.top().second);
     queue.pop();
   }
   const auto emit = [&](hnswlib::labeltype label, float similarity) {
@@ -405,8 +417,9 @@ namespace {
 // The saved form: this header, the item and the carrier of every label, then hnswlib's own
 // format (native byte order: the bytes stay on the machine that wrote them). Format 1 had no
 // carriers (every label its own point): such a saved index is not loaded, and the store
-// builds a new one.
-constexpr std::uint64_t saved_format = 2;
+// builds a new one. Format 3 adds the distance type after the format; format 2, from before
+// distance types, is a cosine index.
+constexpr std::uint64_t saved_format = 3, cosine_only_format = 2;
 
 void put_u64(std::string& out, std::uint64_t x) {
   out.append(reinterpret_cast<const char*>(&x), sizeof x);
@@ -514,6 +527,7 @@ std::string ann_index::save() const {
   std::shared_lock lock(impl_->mutex);
   std::string out;
   put_u64(out, saved_format);
+  put_u64(out, static_cast<std::uint64_t>(impl_->distance));
   put_u64(out, impl_->dims);
   put_u64(out, impl_->m);
   put_u64(out, impl_->ef_construction);
@@ -532,8 +546,13 @@ std::string ann_index::save() const {
 
 bool ann_index::load(std::string_view bytes) {
   reader r{bytes};
-  if (r.next<std::uint64_t>() != saved_format || r.next<std::uint64_t>() != impl_->dims ||
-      r.next<std::uint64_t>() != impl_->m || r.next<std::uint64_t>() != impl_->ef_construction)
+  const auto format = r.next<std::uint64_t>();
+  const auto distance = format == saved_format         ? r.next<std::uint64_t>()
+                        : format == cosine_only_format ? std::uint64_t(distance_type::cosine)
+                                                       : ~std::uint64_t(0);
+  if (distance != static_cast<std::uint64_t>(impl_->distance) ||
+      r.next<std::uint64_t>() != impl_->dims || r.next<std::uint64_t>() != impl_->m ||
+      r.next<std::uint64_t>() != impl_->ef_construction)
     return false;
   const auto count = r.next<std::uint64_t>();
   if (!r.ok || count > bytes.size() / sizeof(std::uint64_t)) return false;

@@ -1,8 +1,9 @@
 #pragma once
 
 // The approximate-nearest-neighbour index behind both stores' semantic search: an HNSW graph
-// (hnswlib) over the items' normalized vectors, so inner product is cosine similarity. Private
-// to the storage library; hnswlib stays in ann_index.cpp.
+// (hnswlib) over the items' vectors under the index's distance type (normalized for cosine,
+// so inner product is cosine similarity). Private to the storage library; hnswlib stays in
+// ann_index.cpp.
 
 #include <algorithm>
 #include <cstddef>
@@ -50,8 +51,8 @@ class ann_index {
   void clear();
 
   /// The distinct items of the `k` points nearest to `query`, each with its best approximate
-  /// cosine similarity, best first: fewer than `k` when items have several points, more when
-  /// points are shared by items with equal vectors.
+  /// score (the similarity of `index_config::distance`), best first: fewer than `k` when items have
+  /// several points, more when points are shared by items with equal vectors.
   [[nodiscard]] std::vector<std::pair<std::string, float>> search(const std::vector<float>& query,
                                                                   std::size_t k) const;
 
@@ -62,7 +63,8 @@ class ann_index {
   /// Takes the shared lock; throws storage_error when the graph cannot be written out.
   [[nodiscard]] std::string save() const;
   /// Replaces this index with one `save` wrote, if `bytes` are such an index with this one's
-  /// dims, ann_m and ann_ef_construction (this one's ef_search stays); false otherwise, and
+  /// distance, dims, ann_m and ann_ef_construction (this one's ef_search stays); false
+  /// otherwise, and
   /// the index is unchanged. Throws storage_error when the system fails (memory, memfd).
   [[nodiscard]] bool load(std::string_view bytes);
 
@@ -78,8 +80,15 @@ class ann_index {
 /// Whether semantic search under `config` uses an ann_index.
 inline bool uses_ann(const std::optional<index_config>& config) { return config && config->ann; }
 
-/// How far the index's similarities may be from exact scores (float rounding), with margin.
+/// How far the index's scores may be from exact scores (float rounding), with margin,
+/// relative to the larger of 1 and the score's magnitude (inner products and l2 distances of
+/// unnormalized vectors are not bounded by 1).
 inline constexpr double ann_score_slack = 1e-4;
+
+/// `ann_score_slack` for scores near `score`.
+inline double ann_slack_at(double score) {
+  return ann_score_slack * std::max(1.0, score < 0 ? -score : score);
+}
 
 /// The page of a semantic search found through `index`, or nullopt when the caller should
 /// score every item exactly instead.
@@ -92,8 +101,8 @@ inline constexpr double ann_score_slack = 1e-4;
 /// about as cheap and never misses.
 ///
 /// Candidates are accepted best first, and only while they can still enter the page: the
-/// index's similarity of a candidate is its exact score but for float rounding, so once
-/// offset + limit are accepted, a candidate more than `ann_score_slack` below the last of them
+/// index's score of a candidate is its exact score but for float rounding, so once
+/// offset + limit are accepted, a candidate more than `ann_slack_at` below the last of them
 /// cannot displace it. (An item scores as the best of its vectors; when the index missed that
 /// one, the item may be left out, as if the index had missed it altogether.) Accepting reads
 /// an item and scores its vectors, which costs more than the graph search in a database.
@@ -112,7 +121,7 @@ std::optional<std::vector<Result>> ann_page(const ann_index& index, const std::v
     // The best `want` exact scores so far, lowest on top.
     std::priority_queue<double, std::vector<double>, std::greater<>> best;
     for (const auto& [id, approximate] : hits) {
-      if (best.size() == want && approximate < best.top() - ann_score_slack) break;
+      if (best.size() == want && approximate < best.top() - ann_slack_at(best.top())) break;
       auto r = accept(id);
       if (!r) continue;
       best.push(r->score);

@@ -8,9 +8,16 @@ namespace superstep::storage {
 
 namespace {
 
-std::string describe(const std::string& embedder, std::int64_t dims) {
+std::string describe(const std::string& embedder, std::int64_t dims, const std::string& distance) {
   return (embedder.empty() ? std::string("an unnamed embedder") : "embedder \"" + embedder + "\"") +
-         " with " + std::to_string(dims) + " dimensions";
+         " with " + std::to_string(dims) + " dimensions and " + distance + " distance";
+}
+
+// The distance type a record names: cosine when it has none (a record from before distance
+// types, when cosine was the only one).
+std::string recorded_distance(const value& record) {
+  const value* d = record.find("distance");
+  return d ? d->as_string() : distance_type_name(distance_type::cosine);
 }
 
 }  // namespace
@@ -21,9 +28,12 @@ value store_index_record::read() const {
   if (s.IsNotFound()) return value();
   storage::check(s, "read the index record");
   value record = serde_.loads(bytes);
-  if (!record.get("embedder").is_string() || !record.get("dims").is_int())
+  const value* distance = record.find("distance");
+  if (!record.get("embedder").is_string() || !record.get("dims").is_int() ||
+      (distance && !distance->is_string()))
     throw error(error_code::storage_error,
-                "rocksdb_store: malformed index record (needs embedder and dims)");
+                "rocksdb_store: malformed index record (needs embedder and dims, and a distance "
+                "that is a string)");
   return record;
 }
 
@@ -33,15 +43,19 @@ void store_index_record::check() {
   if (record.is_null()) return;  // the first put with vectors writes it
   const std::string& embedder = record.get("embedder").as_string();
   const std::int64_t dims = record.get("dims").as_int();
+  const std::string distance = recorded_distance(record);
+  const std::string configured = distance_type_name(index_.distance);
   const bool same_embedder =
       embedder.empty() || index_.embedder_id.empty() || embedder == index_.embedder_id;
-  if (!same_embedder || dims != static_cast<std::int64_t>(index_.dims))
-    throw error(error_code::invalid_argument,
-                "rocksdb_store: the database " + db_.dir() + " was indexed by " +
-                    describe(embedder, dims) + ", not " +
-                    describe(index_.embedder_id, static_cast<std::int64_t>(index_.dims)) +
-                    " as this store is configured (its vectors could not be compared); open "
-                    "it with that embedder and dims, or use another database");
+  if (!same_embedder || dims != static_cast<std::int64_t>(index_.dims) || distance != configured)
+    throw error(
+        error_code::invalid_argument,
+        "rocksdb_store: the database " + db_.dir() + " was indexed by " +
+            describe(embedder, dims, distance) + ", not " +
+            describe(index_.embedder_id, static_cast<std::int64_t>(index_.dims), configured) +
+            " as this store is configured (its vectors could not be compared, or would be "
+            "scored otherwise); open it with that embedder, dims and distance, or use another "
+            "database");
   matches_ = true;
 }
 
@@ -70,7 +84,8 @@ void store_index_record::add_if_missing(rocksdb::WriteBatch& batch) {
   }
   storage::check(batch.Put(db_.store, key,
                            serde_.dumps(object{{"embedder", index_.embedder_id},
-                                               {"dims", static_cast<std::int64_t>(index_.dims)}})),
+                                               {"dims", static_cast<std::int64_t>(index_.dims)},
+                                               {"distance", distance_type_name(index_.distance)}})),
                  "batch");
 }
 

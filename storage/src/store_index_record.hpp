@@ -1,8 +1,9 @@
 #pragma once
 
-// What made a rocksdb_store's vectors, recorded beside them: vectors of another embedder or
-// another dimension cannot be compared with them, so a store opened with a different index
-// must fail clearly instead of mixing them.
+// What made a rocksdb_store's vectors and how they compare, recorded beside them: vectors of
+// another embedder or another dimension cannot be compared with them, and scores of another
+// distance type would not order with theirs (nor would the saved ANN index answer), so a
+// store opened with a different index must fail clearly instead of mixing them.
 
 #include <rocksdb/write_batch.h>
 
@@ -15,9 +16,10 @@
 
 namespace superstep::storage {
 
-/// The record {"embedder": index_config::embedder_id, "dims": index_config::dims} at key
-/// `store_index_record::key` of the `store` column family, written in the batch of the first
-/// put that stores vectors and never rewritten.
+/// The record {"embedder": index_config::embedder_id, "dims": index_config::dims,
+/// "distance": the name of index_config::distance} at key `store_index_record::key` of the
+/// `store` column family, written in the batch of the first put that stores vectors and never
+/// rewritten. A record without "distance" (written before distance types) is a cosine one.
 ///
 /// The store checks it before it embeds (a put's fields, a query), not when it opens: a
 /// database indexed by one embedder still opens, lists and gets under any other. Thread-safe.

@@ -186,9 +186,7 @@ std::vector<item> memory_store::search(const search_options& options) {
       unscored.emplace_back(std::nullopt, e);
       continue;
     }
-    double best = -2;
-    for (const auto& vec : e->vectors) best = std::max(best, support::cosine(query, vec));
-    scored.emplace_back(best, e);
+    scored.emplace_back(support::best_similarity(index_->distance, query, e->vectors), e);
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return *a.first > *b.first; });
@@ -219,9 +217,7 @@ std::optional<std::vector<item>> memory_store::ann_search(const search_options& 
     if (support::hidden(e.expires.load(), now, ttl_) ||
         !support::matches_filter(e.it.v, options.filter))
       return std::nullopt;
-    double best = -2;
-    for (const auto& vec : e.vectors) best = std::max(best, support::cosine(query, vec));
-    return candidate{best, &e};
+    return candidate{*support::best_similarity(index_->distance, query, e.vectors), &e};
   };
   // The exact search's order: score, then newest first.
   const auto before = [](const candidate& a, const candidate& b) {
@@ -237,6 +233,8 @@ std::optional<std::vector<item>> memory_store::ann_search(const search_options& 
   }
   return out;
 }
+
+const std::optional<index_config>& memory_store::index() const noexcept { return index_; }
 
 std::size_t memory_store::ann_items() const { return ann_ ? ann_->items() : 0; }
 

@@ -323,11 +323,10 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
       st = db.db().Get(read.options, db.store, ekey, &bytes);
       if (st.IsNotFound()) return std::nullopt;
       check(st, "search");
-      double best = -2;
-      for (const auto& vec : decode_vectors(bytes, config->dims))
-        best = std::max(best, support::cosine(query, vec));
-      if (best <= -2) return std::nullopt;
-      return candidate{best, std::move(s), ikey};
+      const auto best =
+          support::best_similarity(config->distance, query, decode_vectors(bytes, config->dims));
+      if (!best) return std::nullopt;
+      return candidate{*best, std::move(s), ikey};
     };
     // The exact search's order: score, then newest first, then namespace and key.
     const auto before = [](const candidate& a, const candidate& b) {
@@ -387,11 +386,10 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
     const auto s =
         db.db().Get(read.options, db.store, item_key('e', found[i].it.ns, found[i].it.key), &bytes);
     if (!s.IsNotFound()) check(s, "search");
-    double best = -2;
+    std::optional<double> best;
     if (s.ok())
-      for (const auto& vec : decode_vectors(bytes, config->dims))
-        best = std::max(best, support::cosine(query, vec));
-    if (best > -2) {
+      best = support::best_similarity(config->distance, query, decode_vectors(bytes, config->dims));
+    if (best) {
       scored.emplace_back(best, i);
     } else {
       unscored.emplace_back(std::nullopt, i);
@@ -406,6 +404,10 @@ std::vector<item> rocksdb_store::search(const search_options& options) {
   }
   impl_->refresh(to_refresh, now);
   return out;
+}
+
+const std::optional<index_config>& rocksdb_store::index() const noexcept {
+  return impl_->options.index;
 }
 
 std::size_t rocksdb_store::ann_items() const {

@@ -331,6 +331,38 @@ BOOST_AUTO_TEST_CASE(store_commands_embed_through_an_http_endpoint) {
   ::unsetenv("SUPERSTEP_EMBEDDINGS_KEY");
 }
 
+// --distance: a database indexed under l2 scores by negated Euclidean distance, keeps its
+// distance type, and refuses a search under the default (cosine) naming both.
+BOOST_AUTO_TEST_CASE(store_commands_take_a_distance_type) {
+  test::scratch s;
+  const std::string data = " --data " + test::quote(s.path("db"));
+  auto store = [&](const std::string& args) { return run("store " + args + data); };
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 1.m --key a --value '{"food": "I like pizza"}' --distance l2)").status, 0);
+  BOOST_REQUIRE_EQUAL(
+      store(R"(put --ns 1.m --key b --value '{"hobby": "chess"}' --distance l2)").status, 0);
+  result found = store(R"(search --ns 1 --query "pizza" --distance l2)");
+  BOOST_REQUIRE_EQUAL(found.status, 0);
+  auto lines = found.lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 2u);
+  BOOST_TEST(lines[0].get("key").as_string() == "a");
+  BOOST_TEST(lines[0].get("score").as_double() < 0);
+  BOOST_TEST(lines[0].get("score").as_double() > lines[1].get("score").as_double());
+  result cosine = store(R"(search --ns 1 --query "pizza")");
+  BOOST_TEST(cosine.status == 1);
+  BOOST_TEST(cosine.err.find("384 dimensions and l2 distance, not embedder \"hashing\" with 384 "
+                             "dimensions and cosine distance") != std::string::npos,
+             cosine.err);
+  BOOST_TEST(store("get --ns 1.m --key a").status == 0);
+
+  result unknown = run("store search --query x --distance hamming" + data);
+  BOOST_TEST(unknown.status == 2);
+  BOOST_TEST(unknown.err.find("--distance: unknown distance type \"hamming\" (expected cosine, "
+                              "inner_product or l2)") != std::string::npos,
+             unknown.err);
+  BOOST_TEST(run("store search --query x --head 127.0.0.1:1 --distance l2").status == 2);
+}
+
 BOOST_AUTO_TEST_CASE(embedder_options_are_checked) {
   BOOST_TEST(run("store search --query x --embedder openai").status == 2);  // no --dims
   BOOST_TEST(run("store search --query x --embedder-url http://127.0.0.1:1").status == 2);

@@ -23,6 +23,19 @@ bool has_key(const std::vector<item>& results, const std::string& key) {
 
 }  // namespace
 
+// libs/checkpoint/tests/test_store.py::test_vector_store_initialization
+BOOST_AUTO_TEST_CASE(test_vector_store_initialization) {
+  const character_embeddings fake(500);
+  storage::index_config index;
+  index.dims = fake.dims();
+  index.embed = fake.fn();
+  auto s = store(index);
+  BOOST_REQUIRE(s->index().has_value());
+  BOOST_TEST(s->index()->dims == fake.dims());
+  BOOST_TEST(indexes_with(*s->index(), fake));
+  BOOST_TEST(!indexes_with(*s->index(), character_embeddings(500)));  // another embedder
+}
+
 // libs/checkpoint/tests/test_store.py::test_vector_insert_with_auto_embedding
 BOOST_AUTO_TEST_CASE(test_vector_insert_with_auto_embedding) {
   auto s = store(character_index());

@@ -51,11 +51,24 @@ inline std::vector<std::uint32_t> code_points(const std::string& text) {
 /// come from a generator seeded by the character (LangGraph draws them from one seeded
 /// generator in the order characters first appear), so a vector does not depend on what was
 /// embedded before. Deterministic on every platform.
+///
+/// Copies share an identity (`same_as`), as Python's references to one embedder object do:
+/// LangGraph's tests check that a store's `index_config["embed"]` is the embedder it was given.
 class character_embeddings {
  public:
   explicit character_embeddings(std::size_t dims = 500) : dims_(dims) {}
 
   std::size_t dims() const { return dims_; }
+
+  /// Whether `other` is a copy of this embedder (Python's `==` on the object, which is `is`).
+  bool same_as(const character_embeddings& other) const { return identity_ == other.identity_; }
+
+  /// Embeds each text (an `embed_fn`).
+  std::vector<std::vector<float>> operator()(const std::vector<std::string>& texts) const {
+    std::vector<std::vector<float>> out;
+    for (const auto& t : texts) out.push_back(embed_one(t));
+    return out;
+  }
 
   std::vector<float> embed_one(const std::string& text) const {
     std::map<std::uint32_t, std::size_t> counts;
@@ -80,15 +93,9 @@ class character_embeddings {
     return out;
   }
 
-  /// The `embed_fn` of an index.
-  storage::embed_fn fn() const {
-    auto self = *this;
-    return [self](const std::vector<std::string>& texts) {
-      std::vector<std::vector<float>> out;
-      for (const auto& t : texts) out.push_back(self.embed_one(t));
-      return out;
-    };
-  }
+  /// The `embed_fn` of an index: a copy of this embedder, so `embed.target<character_embeddings>()`
+  /// finds it.
+  storage::embed_fn fn() const { return *this; }
 
  private:
   // splitmix64, then Box-Muller: gaussians from a generator seeded by the character.
@@ -112,17 +119,33 @@ class character_embeddings {
   }
 
   std::size_t dims_;
+  std::shared_ptr<const int> identity_ = std::make_shared<const int>(0);
 };
 
-/// An index of `character_embeddings(500)` over `fields` (LangGraph's `index={"dims": 500,
-/// "embed": fake_embeddings, "fields": fields}`).
-inline storage::index_config character_index(std::vector<std::string> fields = {"$"}) {
-  character_embeddings e(500);
+/// An index of `e` over `fields` (LangGraph's `index={"dims": 500, "embed": fake_embeddings,
+/// "fields": fields}`), with `distance` (LangGraph's Postgres `"distance_type"`).
+inline storage::index_config character_index(
+    std::vector<std::string> fields = {"$"},
+    storage::distance_type distance = storage::distance_type::cosine,
+    const character_embeddings& e = character_embeddings(500)) {
   storage::index_config index;
   index.dims = e.dims();
   index.embed = e.fn();
   index.fields = std::move(fields);
+  index.distance = distance;
   return index;
+}
+
+/// The distance types of LangGraph's Postgres vector tests ("l2", "inner_product", "cosine";
+/// "hamming" only with "bit" vectors, which its tests do not run).
+inline constexpr storage::distance_type postgres_distance_types[] = {
+    storage::distance_type::l2, storage::distance_type::inner_product,
+    storage::distance_type::cosine};
+
+/// Whether `index` is an index of `e` (its embed function a copy of `e`) with e's dims.
+inline bool indexes_with(const storage::index_config& index, const character_embeddings& e) {
+  const auto* held = index.embed.target<character_embeddings>();
+  return index.dims == e.dims() && held && held->same_as(e);
 }
 
 /// Cosine similarity, as LangGraph's tests compute it.
@@ -134,6 +157,21 @@ inline double cosine_similarity(const std::vector<float>& a, const std::vector<f
     nb += double(b[i]) * b[i];
   }
   return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
+}
+
+/// Inner product, as LangGraph's tests compute it (`_inner_product`).
+inline double inner_product(const std::vector<float>& a, const std::vector<float>& b) {
+  double dot = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) dot += double(a[i]) * b[i];
+  return dot;
+}
+
+/// The Euclidean distance, negated, as LangGraph's tests compute it (`_neg_l2_distance`).
+inline double neg_l2_distance(const std::vector<float>& a, const std::vector<float>& b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    sum += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+  return -std::sqrt(sum);
 }
 
 /// A clock the test moves (`ttl_config::clock`), starting at a fixed time.

@@ -25,6 +25,32 @@ const object doc4{{"key0", "eee"}, {"key1", "bbb"}, {"key2", "fff"}, {"key3", "g
 
 }  // namespace
 
+// libs/checkpoint-sqlite/tests/test_store.py::test_vector_store_initialization (its last part
+// checks that SQLite made its vector tables, which have no counterpart here)
+BOOST_AUTO_TEST_CASE(test_vector_store_initialization) {
+  const character_embeddings fake(500);
+  storage::index_config index;
+  index.dims = fake.dims();
+  index.embed = fake.fn();
+  {
+    // No text fields given: the whole value is embedded (LangGraph's None, our "$").
+    auto s = store(index);
+    BOOST_REQUIRE(s->index().has_value());
+    BOOST_TEST(indexes_with(*s->index(), fake));
+    BOOST_TEST(s->index()->dims == fake.dims());
+    BOOST_TEST(s->index()->fields == std::vector<std::string>{"$"});
+  }
+  {
+    const std::vector<std::string> text_fields{"content", "title"};
+    index.fields = text_fields;
+    auto s = store(index);
+    BOOST_REQUIRE(s->index().has_value());
+    BOOST_TEST(indexes_with(*s->index(), fake));
+    BOOST_TEST(s->index()->dims == fake.dims());
+    BOOST_TEST(s->index()->fields == text_fields);
+  }
+}
+
 // libs/checkpoint-sqlite/tests/test_store.py::test_vector_insert_with_auto_embedding
 BOOST_AUTO_TEST_CASE(test_vector_insert_with_auto_embedding) {
   auto s = store(character_index());

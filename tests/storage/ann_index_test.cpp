@@ -4,10 +4,13 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <random>
 #include <set>
 
 #include "ann_distance.hpp"
+#include "superstep/storage/store_support.hpp"
 
 using namespace superstep;
 using storage::ann_index;
@@ -59,6 +62,57 @@ BOOST_AUTO_TEST_CASE(the_distance_kernel_matches_a_plain_inner_product) {
     const float d = distance(a.data(), b.data(), &dims);
     BOOST_TEST(std::abs(double(d) - (1 - dot)) <= 1e-5 * (1 + scale), "dims " << dims);
   }
+}
+
+BOOST_AUTO_TEST_CASE(the_l2_kernel_matches_a_plain_squared_distance) {
+  std::mt19937_64 gen(11);
+  const auto distance = storage::l2_squared_distance();
+  for (std::size_t dims : {1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 384, 385}) {
+    const auto a = random_vector(gen, dims), b = random_vector(gen, dims);
+    double sum = 0;
+    for (std::size_t i = 0; i < dims; ++i) sum += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    const float d = distance(a.data(), b.data(), &dims);
+    BOOST_TEST(std::abs(double(d) - sum) <= 1e-5 * (1 + sum), "dims " << dims);
+    BOOST_TEST(distance(a.data(), a.data(), &dims) == 0.0f);
+  }
+}
+
+// With more candidates than points, a search is exact: every distance type ranks and scores
+// the points as store_support::similarity does (vectors not normalized, so they differ).
+BOOST_AUTO_TEST_CASE(each_distance_type_ranks_and_scores_as_exact_search) {
+  constexpr std::size_t n = 300;
+  const auto all = random_items(n, 16, 12);
+  std::mt19937_64 gen(13);
+  std::vector<std::vector<float>> queries;
+  for (int q = 0; q < 10; ++q) queries.push_back(random_vector(gen, 16));
+  std::map<std::string, std::vector<std::string>> firsts;
+  for (const auto distance : {storage::distance_type::cosine, storage::distance_type::inner_product,
+                              storage::distance_type::l2}) {
+    BOOST_TEST_CONTEXT(storage::distance_type_name(distance)) {
+      auto c = config();
+      c.distance = distance;
+      c.ann_ef_search = n;
+      ann_index index(c);
+      index.set_many(all, 2);
+      for (const auto& query : queries) {
+        std::vector<std::pair<double, std::string>> exact;
+        for (const auto& [id, vectors] : all)
+          exact.emplace_back(storage::store_support::similarity(distance, query, vectors[0]), id);
+        std::sort(exact.begin(), exact.end(), std::greater<>());
+        const auto hits = index.search(query, 10);
+        BOOST_REQUIRE(hits.size() == 10u);
+        for (std::size_t i = 0; i < hits.size(); ++i) {
+          BOOST_TEST(hits[i].first == exact[i].second);
+          BOOST_TEST(std::abs(hits[i].second - exact[i].first) <=
+                     1e-4 * (1 + std::abs(exact[i].first)));
+        }
+        firsts[storage::distance_type_name(distance)].push_back(hits[0].first);
+      }
+    }
+  }
+  // The three really differ on these vectors.
+  BOOST_TEST(firsts["cosine"] != firsts["inner_product"]);
+  BOOST_TEST(firsts["cosine"] != firsts["l2"]);
 }
 
 BOOST_AUTO_TEST_CASE(a_build_on_several_threads_finds_what_one_thread_finds) {
@@ -123,11 +177,17 @@ BOOST_AUTO_TEST_CASE(load_refuses_other_parameters_and_damaged_bytes) {
   ann_index saved(c);
   saved.set_many(random_items(200, c.dims, 6), 1);
   const std::string bytes = saved.save();
-  auto other_m = c, other_ef = c;
+  auto other_m = c, other_ef = c, other_distance = c;
   other_m.ann_m = 12;
   other_ef.ann_ef_construction = 100;
-  for (const auto& other : {config(8), other_m, other_ef})
+  other_distance.distance = storage::distance_type::l2;
+  for (const auto& other : {config(8), other_m, other_ef, other_distance})
     BOOST_TEST(!ann_index(other).load(bytes));
+  // A copy saved before distance types (format 2: no distance after the format) is cosine.
+  std::string format2 = bytes.substr(0, 8) + bytes.substr(16);
+  format2[0] = 2;
+  BOOST_TEST(ann_index(c).load(format2));
+  BOOST_TEST(!ann_index(other_distance).load(format2));
 
   ann_index target(c);
   std::mt19937_64 gen(7);
@@ -137,7 +197,7 @@ BOOST_AUTO_TEST_CASE(load_refuses_other_parameters_and_damaged_bytes) {
   for (std::size_t cut : cuts) BOOST_TEST(!target.load(bytes.substr(0, cut)), "cut at " << cut);
   BOOST_TEST(!target.load(bytes + "x"));
   std::string wrong_count = bytes;
-  wrong_count[32] = static_cast<char>(wrong_count[32] + 1);  // the number of labels
+  wrong_count[40] = static_cast<char>(wrong_count[40] + 1);  // the number of labels
   BOOST_TEST(!target.load(wrong_count));
   // The refused loads left the index as it was.
   BOOST_TEST(target.items() == 1u);

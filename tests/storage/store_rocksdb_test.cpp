@@ -17,6 +17,7 @@
 #include "store_conformance_ttl.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/serializer.hpp"
+#include "superstep/storage/store_support.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace superstep;
@@ -293,6 +294,74 @@ BOOST_AUTO_TEST_CASE(a_database_refuses_to_embed_with_another_embedder_or_dims) 
     BOOST_TEST(!found[1].score.has_value());
     s->put(ns, "food", object{{"t", "I like pizza a lot"}});
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_database_keeps_its_distance_type_and_refuses_another) {
+  using superstep::store_conformance::throws_naming;
+  temp_dir dir;
+  const storage::namespace_path ns{"u"};
+  storage::search_options query;
+  query.query = "pizza";
+  auto l2 = hashing_options(32, "hashing");
+  l2.index->distance = storage::distance_type::l2;
+  l2.index->fields = {"t"};
+  {
+    auto s = rocksdb_store::open(dir.str(), l2);
+    s->put(ns, "food", object{{"t", "I like pizza"}});
+    s->put(ns, "hobby", object{{"t", "I play chess"}});
+    BOOST_TEST(s->search(query).front().key == "food");  // builds and saves the ANN index
+  }
+  {
+    // Reopened as it was made: l2 scores (negated distances), from the saved ANN index.
+    auto s = rocksdb_store::open(dir.str(), l2);
+    BOOST_TEST((s->index()->distance == storage::distance_type::l2));
+    const auto found = s->search(query);
+    BOOST_REQUIRE_EQUAL(found.size(), 2u);
+    BOOST_TEST(found[0].key == "food");
+    const auto embed = storage::make_hashing_embedder(32);
+    const auto vectors = embed({"pizza", "I like pizza", "I play chess"});
+    BOOST_TEST(*found[0].score == storage::store_support::similarity(storage::distance_type::l2,
+                                                                     vectors[0], vectors[1]),
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(*found[1].score == storage::store_support::similarity(storage::distance_type::l2,
+                                                                     vectors[0], vectors[2]),
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(*found[0].score < 0);
+  }
+  // Under another distance type: an error naming both when it would embed; reads still work.
+  for (const auto other : {storage::distance_type::cosine, storage::distance_type::inner_product}) {
+    auto options = hashing_options(32, "hashing");
+    options.index->distance = other;
+    auto s = rocksdb_store::open(dir.str(), options);
+    const std::string configured = "not embedder \"hashing\" with 32 dimensions and " +
+                                   std::string(storage::distance_type_name(other)) + " distance";
+    BOOST_TEST(throws_naming(
+        [&] {
+          s->put(ns, "x", object{{"t", "sushi"}});
+        },
+        error_code::invalid_argument, "with 32 dimensions and l2 distance"));
+    BOOST_TEST(
+        throws_naming([&] { (void)s->search(query); }, error_code::invalid_argument, configured));
+    BOOST_TEST(!s->get(ns, "x").has_value());
+    BOOST_TEST(s->search({}).size() == 2u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_index_record_from_before_distance_types_is_cosine) {
+  using superstep::store_conformance::throws_naming;
+  temp_dir dir;
+  rocksdb_store::open(dir.str(), hashing_options(32, "hashing"))
+      ->put({"u"}, "a", object{{"t", "pizza"}});
+  raw_store_family(dir.str()).put("mindex", object{{"embedder", "hashing"}, {"dims", 32}});
+  auto l2 = hashing_options(32, "hashing");
+  l2.index->distance = storage::distance_type::l2;
+  BOOST_TEST(throws_naming([&] { rocksdb_store::open(dir.str(), l2)->put({"u"}, "b", object{}); },
+                           error_code::invalid_argument, "32 dimensions and cosine distance"));
+  auto s = rocksdb_store::open(dir.str(), hashing_options(32, "hashing"));
+  s->put({"u"}, "b", object{{"t", "sushi"}});
+  storage::search_options query;
+  query.query = "pizza";
+  BOOST_TEST(s->search(query).front().key == "a");
 }
 
 BOOST_AUTO_TEST_CASE(vectors_stored_before_the_index_record_must_have_its_dims) {

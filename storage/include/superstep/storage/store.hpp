@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -30,7 +31,8 @@ struct item {
   /// UTC, ISO 8601 with microseconds ("2026-01-02T03:04:05.000006+00:00"). `created_at`
   /// stays when the item is overwritten; `updated_at` changes on every put.
   std::string created_at, updated_at;
-  /// Cosine similarity to the query of a semantic search; absent otherwise.
+  /// Similarity to the query of a semantic search, higher is nearer, by the index's
+  /// `distance_type`; absent otherwise.
   std::optional<double> score;
 };
 
@@ -76,6 +78,27 @@ struct put_index {
   std::optional<std::vector<std::string>> fields;
 };
 
+/// How semantic search compares a query's vector with an item's (LangGraph's
+/// `distance_type`, as its Postgres store scores it). Scores are similarities: higher is
+/// nearer, and a search returns the highest first.
+enum class distance_type {
+  /// Cosine similarity, in [-1, 1] (0 when either vector is zero).
+  cosine,
+  /// The dot product of the vectors as the embedder made them (no normalization): equal to
+  /// cosine for unit vectors, and ranks by length too otherwise.
+  inner_product,
+  /// The Euclidean distance between the vectors, negated (0 for equal vectors, below 0
+  /// otherwise).
+  l2,
+};
+
+/// The name of `d`: "cosine", "inner_product" or "l2" (as LangGraph spells them).
+[[nodiscard]] const char* distance_type_name(distance_type d) noexcept;
+
+/// The distance type named `name` (see `distance_type_name`); throws `superstep::error`
+/// (invalid_argument) naming `name` and the valid names otherwise.
+[[nodiscard]] distance_type parse_distance_type(std::string_view name);
+
 /// Semantic-search configuration of a store (LangGraph `IndexConfig`).
 struct index_config {
   /// Dimension of every vector; an embedder that returns another size is an error.
@@ -86,6 +109,9 @@ struct index_config {
   /// member), "a.{b,c.d}" (several fields). A string is embedded as is, null not at all,
   /// anything else as its JSON; a missing or malformed path is skipped.
   std::vector<std::string> fields{"$"};
+  /// How queries are scored (LangGraph `PostgresIndexConfig.distance_type`). A rocksdb_store
+  /// records it with `dims` and `embedder_id` (see there) and refuses to embed under another.
+  distance_type distance = distance_type::cosine;
   /// Whether a query searches an approximate-nearest-neighbour index (HNSW) of the vectors
   /// instead of scoring every item. Results have the same shape and exact scores either way;
   /// the ANN index may miss a few of the true nearest items (recall well above 0.9 with the
@@ -103,9 +129,9 @@ struct index_config {
   /// search); 0: std::thread::hardware_concurrency(). Puts always add to it on their own thread.
   std::size_t ann_build_threads = 0;
   /// What makes the vectors, such as "hashing" or "openai/text-embedding-3-small": vectors of
-  /// two embedders (or models) cannot be compared. A rocksdb_store records it with `dims` when
-  /// it stores its first vector and then refuses to embed with an index that differs. Empty:
-  /// only dims are compared. A memory_store ignores it.
+  /// two embedders (or models) cannot be compared. A rocksdb_store records it with `dims` and
+  /// `distance` when it stores its first vector and then refuses to embed with an index that
+  /// differs. Empty: only dims and distance are compared. A memory_store ignores it.
   std::string embedder_id{};
 };
 
@@ -235,10 +261,10 @@ class store {
   /// Without a query (or without an index): newest `updated_at` first, ties by namespace and
   /// key. This is the order of LangGraph's Postgres store; LangGraph's in-memory store
   /// returns insertion order, which no index can give cheaply.
-  /// With a query and an index: highest cosine similarity first (the best of the item's
-  /// embedded fields), each item carrying its `score`; then the items with nothing embedded
-  /// (put with `index=false`, or without text at the index's fields), newest first, with no
-  /// score, as LangGraph's in-memory store fills a page with them.
+  /// With a query and an index: highest similarity first under the index's `distance_type`
+  /// (the best of the item's embedded fields), each item carrying its `score`; then the items
+  /// with nothing embedded (put with `index=false`, or without text at the index's fields),
+  /// newest first, with no score, as LangGraph's in-memory store fills a page with them.
   [[nodiscard]] virtual std::vector<item> search(const search_options& options) = 0;
 
   /// Namespaces that hold at least one unexpired item and match the options, in
@@ -262,6 +288,16 @@ class store {
   ///
   /// The default runs the single-operation methods; a backend may do better.
   virtual std::vector<store_op_result> batch(const std::vector<store_op>& ops);
+
+  /// The semantic-search configuration the store was made with (LangGraph's `index_config`):
+  /// its dims, embed function, fields, distance type and ANN parameters as given, nullopt
+  /// for a store without semantic search. `set_ann_ef_search` does not change it. The
+  /// default is nullopt, for stores that do not embed themselves (a cluster worker's store
+  /// forwards every call to the head's). Thread-safe: it never changes.
+  [[nodiscard]] virtual const std::optional<index_config>& index() const noexcept {
+    static const std::optional<index_config> none;
+    return none;
+  }
 
  protected:
   /// What the default `batch` runs for a put: `put` without its check of the reserved

@@ -51,6 +51,7 @@ class memory_store final : public store {
   [[nodiscard]] std::vector<namespace_path> list_namespaces(
       const list_namespaces_options& options) override;
   std::size_t sweep() override;
+  [[nodiscard]] const std::optional<index_config>& index() const noexcept override;
 
   /// Items in the ANN index of semantic search (0 without one, or with `index_config::ann`
   /// false): those with at least one vector, expired or not. For tests and monitoring.

@@ -17,9 +17,10 @@ namespace superstep::storage {
 /// How `rocksdb_store::open` sets up a store.
 struct rocksdb_store_options {
   /// Semantic search; nullopt: none. A database keeps the vectors it was written with and
-  /// records the embedder id and dims of the first: a put or a query through an index with
-  /// another id or dims throws invalid_argument naming both (gets, lists and searches without
-  /// a query still work).
+  /// records the embedder id, dims and distance type of the first: a put or a query through
+  /// an index with another id, dims or distance type throws invalid_argument naming both
+  /// (opening, gets, lists and searches without a query still work). Databases from before
+  /// distance types were recorded are cosine ones.
   std::optional<index_config> index;
   /// Turns item records into bytes; null: `make_capnp_serializer()`.
   std::shared_ptr<const serializer> serde;
@@ -47,8 +48,9 @@ struct rocksdb_store_options {
 ///                                             "format": 2, with a TTL "ttl" and "exp"}
 ///   vectors  'e' S(label)... 00 00 S(key)  -> u32 count (little-endian), then count * dims f32
 ///   (native order)
-///   index    "mindex"                      -> record {"embedder", "dims"}: what made the
-///                                             vectors (index_config::embedder_id, dims)
+///   index    "mindex"                      -> record {"embedder", "dims", "distance"}: what
+///                                             made the vectors and how they compare
+///                                             (index_config::embedder_id, dims, distance)
 ///   the saved HNSW index and its change log: 'a', 'x' and 'c' keys (storage/src/
 ///   rocksdb_store_ann.hpp)
 ///
@@ -90,6 +92,7 @@ class rocksdb_store final : public store {
   [[nodiscard]] std::vector<namespace_path> list_namespaces(
       const list_namespaces_options& options) override;
   std::size_t sweep() override;
+  [[nodiscard]] const std::optional<index_config>& index() const noexcept override;
 
   /// Items in the ANN index of semantic search (0 without one, or with `index_config::ann`
   /// false): those with at least one vector, expired or not. For tests and monitoring.

@@ -1,7 +1,7 @@
 #pragma once
 
 // The pieces of the store's contract every backend shares: argument checks, filters,
-// namespace matching, timestamps, TTLs, the texts to embed and cosine similarity.
+// namespace matching, timestamps, TTLs, the texts to embed and the similarity of vectors.
 
 #include <cstddef>
 #include <limits>
@@ -92,5 +92,13 @@ std::vector<std::vector<float>> embed_checked(const index_config& index,
 
 /// Cosine similarity; 0 when either vector is zero.
 double cosine(const std::vector<float>& a, const std::vector<float>& b);
+
+/// The score of `b` for query `a` under `d` (see `distance_type`), computed in double.
+double similarity(distance_type d, const std::vector<float>& a, const std::vector<float>& b);
+
+/// The best `similarity` of `query` to any of `vectors` (LangGraph scores an item by its
+/// best-matching field); nullopt when there are none.
+std::optional<double> best_similarity(distance_type d, const std::vector<float>& query,
+                                      const std::vector<std::vector<float>>& vectors);
 
 }  // namespace superstep::storage::store_support
