@@ -11,6 +11,7 @@
 #include "stream_messages.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 
@@ -69,6 +70,12 @@ value task_context::interrupt(value v) {
 void task_context::emit_custom(value data) {
   if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
   run_.emit(stream_mode::custom, std::move(data));
+}
+
+const timeout_policy* task_context::timeout_of(const pregel_node& node) {
+  if (task_.timeout.is_null()) return node.timeout ? &*node.timeout : nullptr;
+  if (!send_timeout_) send_timeout_ = timeout_from_value(task_.timeout);
+  return &*send_timeout_;
 }
 
 void task_context::check_timeout() const {
@@ -185,7 +192,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
   ctx.reset_attempt();
-  ctx.start_clock(node.timeout ? &*node.timeout : nullptr);
+  ctx.start_clock(ctx.timeout_of(node));
   value out;
   bool from_child = false;  // a Command a graph this node ran sent up: not this node's output
   if (!node.hidden) note_input_messages(ctx, task.input);

@@ -112,6 +112,9 @@ class task_context final : public node_context, public write_scope {
     attempt_start_ = std::chrono::steady_clock::now();
     last_progress_.store(attempt_start_.time_since_epoch().count(), std::memory_order_relaxed);
   }
+  /// The limits this task's attempts run under: its Send's own (`pregel_task::timeout`) when
+  /// it has one, else the node's; null: none.
+  const timeout_policy* timeout_of(const pregel_node& node);
   /// The failure the error handler about to run handles.
   void set_node_error(node_failure f) { failure_ = std::move(f); }
 
@@ -139,6 +142,7 @@ class task_context final : public node_context, public write_scope {
                          std::memory_order_relaxed);
   }
   const timeout_policy* timeout_ = nullptr;
+  std::optional<timeout_policy> send_timeout_;  // pregel_task::timeout, decoded
   std::chrono::steady_clock::time_point attempt_start_;
   // Of the last progress, for the idle timeout: stream events may come from other threads.
   std::atomic<std::chrono::steady_clock::rep> last_progress_{0};
