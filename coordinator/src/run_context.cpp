@@ -253,7 +253,10 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
       return std::nullopt;
     }
-    if (failure->code() == error_code::parent_command) return failure;
+    // A Command for the parent graph, and a subgraph's drain (LangGraph's GraphBubbleUp),
+    // leave the task as they are: never retried, nor handled by an error handler.
+    if (failure->code() == error_code::parent_command || failure->code() == error_code::drained)
+      return failure;
     // The first policy whose retry_on matches decides; the attempts count across policies.
     const retry_policy* matching = nullptr;
     for (const auto& p : node.retry)
@@ -283,7 +286,8 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
       node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
   std::optional<error> failure;
   if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
-  if (failure && handler && failure->code() != error_code::parent_command)
+  if (failure && handler && failure->code() != error_code::parent_command &&
+      failure->code() != error_code::drained)
     task.handled_error = task_error{failure->code(), failure->what()};
   if (task.handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):
