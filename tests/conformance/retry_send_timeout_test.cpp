@@ -7,7 +7,9 @@
 #include <thread>
 
 #include "conformance.hpp"
+#include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
+#include "superstep/core/ids.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;
@@ -25,7 +27,47 @@ void sleep_checking(node_context& ctx, std::chrono::milliseconds d) {
   ctx.check_timeout();
 }
 
+// LangGraph's `serde.loads_typed(serde.dumps_typed(packet))`: the Send saved by the backend
+// under test as a task's pending write (to the tasks channel) and read back.
+std::optional<send> saved_and_loaded(const value& packet) {
+  auto cp_saver = saver();
+  checkpoint cp;
+  cp.id = checkpoint_id_generator().next();
+  cp.ts = now_iso8601();
+  checkpoint_metadata meta;
+  meta.source = "loop";
+  checkpoint_config at = cp_saver->put(checkpoint_config{"serde", "", ""}, cp, meta, {});
+  cp_saver->put_writes(at, {{std::string(TASKS), packet}}, "task-1", "~__pregel_push,0");
+  auto tuple = cp_saver->get_tuple(at);
+  BOOST_REQUIRE(tuple.has_value());
+  BOOST_REQUIRE(tuple->pending_writes.size() == 1u);
+  return as_send(tuple->pending_writes[0].v);
+}
+
 }  // namespace
+
+// libs/langgraph/tests/test_retry.py::test_send_timeout_round_trips_through_msgpack_serde
+BOOST_AUTO_TEST_CASE(test_send_timeout_round_trips_through_msgpack_serde) {
+  const value packet = make_send("worker", object{{"x", 1}},
+                                 timeout_policy{.run_timeout_ms = 1000, .idle_timeout_ms = 2000});
+  auto back = saved_and_loaded(packet);
+  BOOST_REQUIRE(back.has_value());
+  BOOST_TEST(back->node == "worker");
+  BOOST_TEST(back->arg == value(object{{"x", 1}}));
+  BOOST_REQUIRE(back->timeout.has_value());
+  BOOST_TEST(back->timeout->run_timeout_ms.value_or(0) == 1000.0);
+  BOOST_TEST(back->timeout->idle_timeout_ms.value_or(0) == 2000.0);
+  BOOST_TEST(!back->timeout->refresh_on_heartbeat_only);
+}
+
+// libs/langgraph/tests/test_retry.py::test_send_without_timeout_round_trips_through_msgpack_serde
+BOOST_AUTO_TEST_CASE(test_send_without_timeout_round_trips_through_msgpack_serde) {
+  auto back = saved_and_loaded(make_send("worker", object{{"x", 1}}));
+  BOOST_REQUIRE(back.has_value());
+  BOOST_TEST(back->node == "worker");
+  BOOST_TEST(back->arg == value(object{{"x", 1}}));
+  BOOST_TEST(!back->timeout.has_value());
+}
 
 // libs/langgraph/tests/test_retry.py::test_send_timeout_overrides_target_node_timeout
 BOOST_AUTO_TEST_CASE(test_send_timeout_overrides_target_node_timeout) {
