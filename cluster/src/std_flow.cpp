@@ -60,8 +60,8 @@ node_function make_sleep(const value& params) {
     for (auto now = std::chrono::steady_clock::now(); now < until;
          now = std::chrono::steady_clock::now()) {
       ctx.check_timeout();
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          until - now, std::chrono::milliseconds(5)));
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(5)));
     }
     ctx.check_timeout();
     return update;

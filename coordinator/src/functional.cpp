@@ -188,8 +188,7 @@ class call_ctx final : public call_context {
   call_ctx(call_registry& reg, detail::task_context& inner, value previous)
       : reg_(reg), inner_(&inner), previous_(std::move(previous)) {}
   // A task call's.
-  call_ctx(call_registry& reg, std::string id, std::string name, list resume,
-           std::stop_token stop)
+  call_ctx(call_registry& reg, std::string id, std::string name, list resume, std::stop_token stop)
       : reg_(reg), stop_(std::move(stop)) {
     own_task_.id = std::move(id);
     own_task_.name = std::move(name);
@@ -437,9 +436,10 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
     std::mutex m;
     std::condition_variable_any backoff;
     std::unique_lock lock(m);
-    backoff.wait_for(lock, st->stop.get_token(),
-                     std::chrono::duration<double, std::milli>(std::min(ms, retry->max_interval_ms)),
-                     [] { return false; });
+    backoff.wait_for(
+        lock, st->stop.get_token(),
+        std::chrono::duration<double, std::milli>(std::min(ms, retry->max_interval_ms)),
+        [] { return false; });
   }
   st->finish(value(), failure);
 }

@@ -63,7 +63,7 @@ struct run_shared {
   // a later run asks this one to stop (multitask interrupt or rollback).
   thread_runs::slot* run_slot = nullptr;
   const std::function<bool()>* stop_asked = nullptr;  // stream_options::stop (top level only)
-  std::shared_ptr<const run_hooks> hooks;  // null: the run's owner gave none
+  std::shared_ptr<const run_hooks> hooks;             // null: the run's owner gave none
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;

@@ -21,7 +21,8 @@ value make_send(std::string node, value arg) {
 
 value make_send(std::string node, value arg, const timeout_policy& timeout) {
   if (std::string problem = timeout.problem(); !problem.empty())
-    throw error(error_code::invalid_argument, "the timeout of a Send to '" + node + "': " + problem);
+    throw error(error_code::invalid_argument,
+                "the timeout of a Send to '" + node + "': " + problem);
   std::vector<object::entry> e;
   e.reserve(3);
   e.emplace_back("__send__", value(std::move(node)));

@@ -151,8 +151,10 @@ struct stream_options {
   /// CONFIG_KEY_NODE_FINISHED), in the order they finish: the nodes of subgraphs (run in this
   /// process) and the functional API's task calls included; hidden nodes, tasks whose writes
   /// were restored or came from the cache, and failed or interrupted tasks not. A task its
-  /// node's error handler took over is told as the handler. Called from the thread that
-  /// finished the task; calls never overlap. An exception thrown here fails the run.
+  /// node's error handler took over is told as the handler. Called from a thread of the run (the
+  /// one that ran a subgraph's or a task call's task; the coordinator's, or the one driving
+  /// the run, for the graph's own tasks); calls never overlap. Keep it cheap; an exception
+  /// thrown here fails the run.
   std::function<void(const std::string& node)> node_finished = nullptr;
   /// Called once the run ended, whichever way (done, failed, stopped; rolled back: after what
   /// it saved was removed), while it still holds its thread: the thread's state read here is
