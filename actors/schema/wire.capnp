@@ -37,6 +37,7 @@ struct Task {
   done @13 :Bool;
   hasHandledError @14 :Bool;   # the node failed and its error handler ran instead
   handledError @15 :TaskError;
+  timeout @16 :Value;          # a Send's own timeout (null: the node's)
 }
 
 struct BatchHeader {

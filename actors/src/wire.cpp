@@ -84,6 +84,7 @@ void put_task(wire::Task::Builder out, const pregel_task& t) {
     e.setCode(static_cast<std::uint16_t>(t.handled_error->code));
     e.setMessage(text(t.handled_error->message));
   }
+  if (!t.timeout.is_null()) put(out.initTimeout(), t.timeout);
 }
 
 pregel_task get_task(wire::Task::Reader in) {
@@ -106,6 +107,7 @@ pregel_task get_task(wire::Task::Reader in) {
   if (in.getHasHandledError())
     t.handled_error = task_error{static_cast<error_code>(in.getHandledError().getCode()),
                                  text_of(in.getHandledError().getMessage())};
+  if (in.hasTimeout()) t.timeout = get(in.getTimeout());
   return t;
 }
 

@@ -54,8 +54,16 @@ node_function make_sleep(const value& params) {
   std::int64_t ms = p.integer("ms");
   if (ms < 0) p.fail("ms", "must not be negative");
   value update = p.any_or_null("update");
-  return [ms, update](const value&, node_context&) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return [ms, update](const value&, node_context& ctx) {
+    // In slices, so that a task with a timeout stops at it (node_context::check_timeout).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    for (auto now = std::chrono::steady_clock::now(); now < until;
+         now = std::chrono::steady_clock::now()) {
+      ctx.check_timeout();
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(5)));
+    }
+    ctx.check_timeout();
     return update;
   };
 }
@@ -107,22 +115,32 @@ node_function make_goto(const value& params) {
 }
 
 router_function make_send_each(const value& params) {
-  function_params p(params, {"key", "items", "node", "as"});
+  function_params p(params, {"key", "items", "node", "as", "timeout"});
   std::string node = p.string("node");
   std::string as = p.string_or("as", "item");
+  // Each Send's own timeout (LangGraph `Send(timeout=...)`), as timeout_to_value writes it.
+  std::optional<timeout_policy> timeout;
+  if (p.has("timeout")) try {
+      timeout = timeout_from_value(p.any("timeout"));
+    } catch (const error& e) {
+      p.fail("timeout", e.what());
+    }
+  auto make = [node, timeout](value arg) {
+    return timeout ? make_send(node, std::move(arg), *timeout) : make_send(node, std::move(arg));
+  };
   if (p.has("key") == p.has("items")) p.fail("key", "give exactly one of 'key' and 'items'");
   if (p.has("items")) {
     std::int64_t n = p.integer("items");
     if (n < 0) p.fail("items", "must not be negative");
-    return [node, as, n](const value&, node_context&) -> value {
+    return [make, as, n](const value&, node_context&) -> value {
       list sends;
       sends.reserve(static_cast<std::size_t>(n));
-      for (std::int64_t i = 0; i < n; ++i) sends.push_back(make_send(node, object{{as, i}}));
+      for (std::int64_t i = 0; i < n; ++i) sends.push_back(make(object{{as, i}}));
       return value(std::move(sends));
     };
   }
   std::string key = p.string("key");
-  return [node, as, key](const value& state, node_context&) -> value {
+  return [make, as, key](const value& state, node_context&) -> value {
     const value& items = input_field("std.send_each", state, key);
     if (!items.is_list())
       fail_run("std.send_each",
@@ -130,7 +148,7 @@ router_function make_send_each(const value& params) {
                error_code::type_error);
     list sends;
     sends.reserve(items.as_list().size());
-    for (const value& item : items.as_list()) sends.push_back(make_send(node, object{{as, item}}));
+    for (const value& item : items.as_list()) sends.push_back(make(object{{as, item}}));
     return value(std::move(sends));
   };
 }

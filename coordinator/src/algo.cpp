@@ -187,6 +187,7 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
       t.push = true;
       t.push_index = i;
       t.input = std::move(s->arg);  // a PUSH task's trigger is implied: __pregel_push
+      if (s->timeout) t.timeout = timeout_to_value(*s->timeout);
       if (!push_ids || push_ids_node != t.node) {
         push_ids.emplace(cp.id, checkpoint_ns, step, t.name, PUSH);
         push_ids_node = t.node;

@@ -379,6 +379,7 @@ caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run
   auto& st = self->state;
   st.loop = loop;
   st.header.local_forward = std::move(local_forward);
+  st.header.local_hooks = loop->shared().hooks;
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;
@@ -485,6 +486,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
       shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
     shared.sink = &sink;
     shared.sink_mutex = &m;
+    shared.hooks = std::static_pointer_cast<const run_hooks>(h.local_hooks);
     for (auto& t : tasks) {
       task_context ctx(shared, t, h.step, replica);
       run_task(*g, t, ctx);

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -26,21 +27,37 @@ namespace superstep::functional {
 
 struct future::state {
   std::string id;
+  std::string name;  // the task's
   mutable std::mutex m;
   mutable std::condition_variable cv;
   bool finished = false;
   bool retrieved = false;  // result() was asked for: its error reached the caller
+  bool completing = false;  // its outcome is being recorded: too late to cancel
+  bool cancelled = false;
+  std::stop_source stop;  // requested when the call is cancelled
   value result;
   std::exception_ptr failure;
 
+  // Claims the call's outcome for its thread before it is saved or streamed: false when the
+  // call was cancelled (its outcome is dropped).
+  bool begin_finish() {
+    std::lock_guard lock(m);
+    if (cancelled) return false;
+    completing = true;
+    return true;
+  }
   void finish(value r, std::exception_ptr e) {
     {
       std::lock_guard lock(m);
+      if (cancelled) return;  // the caller was told already
       result = std::move(r);
       failure = std::move(e);
       finished = true;
     }
     cv.notify_all();
+  }
+  error cancelled_error() const {
+    return error(error_code::cancelled, "task call '" + name + "' (" + id + ") was cancelled");
   }
 };
 
@@ -57,6 +74,25 @@ bool future::done() const {
   if (!state_) return false;
   std::lock_guard lock(state_->m);
   return state_->finished;
+}
+
+bool future::cancel() {
+  if (!state_) return false;
+  {
+    std::lock_guard lock(state_->m);
+    if (state_->finished || state_->completing) return false;
+    state_->cancelled = state_->finished = true;
+    state_->failure = std::make_exception_ptr(state_->cancelled_error());
+  }
+  state_->stop.request_stop();
+  state_->cv.notify_all();
+  return true;
+}
+
+bool future::cancelled() const {
+  if (!state_) return false;
+  std::lock_guard lock(state_->m);
+  return state_->cancelled;
 }
 
 const std::string& future::id() const {
@@ -117,7 +153,7 @@ class call_registry {
     }
     for (const auto& c : calls) {
       std::lock_guard lock(c->m);
-      if (c->failure && !c->retrieved) {
+      if (c->failure && !c->retrieved && !c->cancelled) {
         c->retrieved = true;
         std::rethrow_exception(c->failure);
       }
@@ -152,7 +188,8 @@ class call_ctx final : public call_context {
   call_ctx(call_registry& reg, detail::task_context& inner, value previous)
       : reg_(reg), inner_(&inner), previous_(std::move(previous)) {}
   // A task call's.
-  call_ctx(call_registry& reg, std::string id, std::string name, list resume) : reg_(reg) {
+  call_ctx(call_registry& reg, std::string id, std::string name, list resume, std::stop_token stop)
+      : reg_(reg), stop_(std::move(stop)) {
     own_task_.id = std::move(id);
     own_task_.name = std::move(name);
     own_task_.push = true;
@@ -178,6 +215,12 @@ class call_ctx final : public call_context {
   void heartbeat() noexcept override { inner_->heartbeat(); }
   void check_timeout() const override { inner_->check_timeout(); }
   const value& previous() const noexcept override { return previous_; }
+  std::stop_token stop_token() const noexcept override { return stop_; }
+  void check_cancelled() const override {
+    if (stop_.stop_requested())
+      throw error(error_code::cancelled, "task call '" + std::string(inner_->node()) + "' (" +
+                                             std::string(inner_->task_id()) + ") was cancelled");
+  }
 
   future call(const task& t, value input) override {
     const std::uint64_t index = calls_.fetch_add(1);
@@ -200,6 +243,7 @@ class call_ctx final : public call_context {
   call_registry& reg_;
   detail::task_context* inner_ = nullptr;
   value previous_;
+  std::stop_token stop_;
   pregel_task own_task_;
   algo::channel_map no_channels_;
   std::optional<detail::task_context> own_ctx_;
@@ -268,6 +312,7 @@ future call_registry::start(const task& t, value input, const std::string& paren
   auto st = std::make_shared<future::state>();
   st->id = superstep::task_id(r.checkpoint_id, r.checkpoint_ns, root_.step(), t.name(),
                               std::string(PUSH), parent_id + "|" + std::to_string(index));
+  st->name = t.name();
   // A saved result: the call finished before the entrypoint was interrupted.
   std::optional<value> restored;
   {
@@ -326,16 +371,20 @@ future call_registry::start(const task& t, value input, const std::string& paren
 
 void call_registry::run_call(const task& t, value input, std::shared_ptr<future::state> st,
                              list resume, const std::optional<std::string>& cache_key) {
-  call_ctx ctx(*this, st->id, t.name(), std::move(resume));
+  call_ctx ctx(*this, st->id, t.name(), std::move(resume), st->stop.get_token());
   const auto& retry = t.options().retry;
   const std::int64_t attempts = retry ? std::max<std::int64_t>(1, retry->max_attempts) : 1;
   std::exception_ptr failure;
   for (std::int64_t n = 1;; ++n) {
+    // A call cancelled before an attempt starts does not run it (asyncio's cancel).
+    if (st->stop.stop_requested()) return;
     try {
       ctx.start_attempt(t.options().timeout ? &*t.options().timeout : nullptr);
       value out = t.function()(input, ctx);
       // A call that returns past its timeout still timed out, as a node (run_task).
       ctx.check_timeout();
+      // Cancelled: what it returned is dropped, nothing of it saved, cached or streamed.
+      if (!st->begin_finish()) return;
       save(st->id, t.name(), {{std::string(RETURN), out}});
       const detail::run_shared& r = run();
       if (cache_key)
@@ -352,10 +401,12 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
                                          {"error", value()},
                                          {"result", object{{std::string(RETURN), out}}},
                                          {"interrupts", list{}}}}});
+      if (r.hooks) r.hooks->finished(t.name());
       st->finish(std::move(out), nullptr);
       return;
     } catch (const error& e) {
       failure = std::current_exception();
+      if (st->stop.stop_requested()) return;  // cancelled: its error, or interrupt, is dropped
       if (e.code() == error_code::interrupted) {
         // The call waits for an answer: the values it was given so far are kept, so its next
         // run answers the same interrupt() calls the same way. The interrupt itself reaches
@@ -371,6 +422,7 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
           n < attempts && e.code() != error_code::parent_command && should_retry_on(*retry, e);
       if (!again) break;
     } catch (const std::exception& e) {
+      if (st->stop.stop_requested()) return;
       failure = std::make_exception_ptr(error(error_code::node_error, e.what()));
       const bool again = n < attempts && (!retry->retry_on ||
                                           retry->retry_on(error(error_code::node_error, e.what())));
@@ -380,8 +432,14 @@ void call_registry::run_call(const task& t, value input, std::shared_ptr<future:
       break;
     }
     double ms = retry->initial_interval_ms * std::pow(retry->backoff, static_cast<double>(n - 1));
-    std::this_thread::sleep_for(
-        std::chrono::duration<double, std::milli>(std::min(ms, retry->max_interval_ms)));
+    // The back-off ends early when the call is cancelled (the next attempt then does not run).
+    std::mutex m;
+    std::condition_variable_any backoff;
+    std::unique_lock lock(m);
+    backoff.wait_for(
+        lock, st->stop.get_token(),
+        std::chrono::duration<double, std::milli>(std::min(ms, retry->max_interval_ms)),
+        [] { return false; });
   }
   st->finish(value(), failure);
 }

@@ -234,6 +234,12 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.cache = options_.cache.get();
   shared.run_slot = slot;
   shared.stop_asked = options.stop ? &options.stop : nullptr;
+  if (options.control || options.node_finished) {
+    auto hooks = std::make_shared<detail::run_hooks>();
+    hooks->control = options.control;
+    hooks->node_finished = options.node_finished;
+    shared.hooks = std::move(hooks);
+  }
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);
@@ -282,6 +288,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.parents[up.checkpoint_ns] = up.checkpoint_id;
   shared.resume = ctx->task().resume;
   shared.replay = up.replay;
+  shared.hooks = up.hooks;
   detail::run_loop loop(graph_, impl_->index, shared.saver, shared);
   value out;
   try {

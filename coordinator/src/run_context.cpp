@@ -11,6 +11,7 @@
 #include "stream_messages.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 
@@ -69,6 +70,12 @@ value task_context::interrupt(value v) {
 void task_context::emit_custom(value data) {
   if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
   run_.emit(stream_mode::custom, std::move(data));
+}
+
+const timeout_policy* task_context::timeout_of(const pregel_node& node) {
+  if (task_.timeout.is_null()) return node.timeout ? &*node.timeout : nullptr;
+  if (!send_timeout_) send_timeout_ = timeout_from_value(task_.timeout);
+  return &*send_timeout_;
 }
 
 void task_context::check_timeout() const {
@@ -185,7 +192,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
   ctx.reset_attempt();
-  ctx.start_clock(node.timeout ? &*node.timeout : nullptr);
+  ctx.start_clock(ctx.timeout_of(node));
   value& out = task.output;
   bool from_child = false;  // a Command a graph this node ran sent up: not this node's output
   if (!node.hidden) note_input_messages(ctx, task.input);
@@ -247,7 +254,10 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
       return std::nullopt;
     }
-    if (failure->code() == error_code::parent_command) return failure;
+    // A Command for the parent graph, and a subgraph's drain (LangGraph's GraphBubbleUp),
+    // leave the task as they are: never retried, nor handled by an error handler.
+    if (failure->code() == error_code::parent_command || failure->code() == error_code::drained)
+      return failure;
     // The first policy whose retry_on matches decides; the attempts count across policies.
     const retry_policy* matching = nullptr;
     for (const auto& p : node.retry)
@@ -277,7 +287,8 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
       node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
   std::optional<error> failure;
   if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
-  if (failure && handler && failure->code() != error_code::parent_command)
+  if (failure && handler && failure->code() != error_code::parent_command &&
+      failure->code() != error_code::drained)
     task.handled_error = task_error{failure->code(), failure->what()};
   if (task.handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):

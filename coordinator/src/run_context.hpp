@@ -17,10 +17,26 @@
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/run_control.hpp"
 #include "superstep/coordinator/stream.hpp"
 #include "superstep/coordinator/thread_runs.hpp"
 
 namespace superstep::detail {
+
+/// What a run's owner gave it to reach its tasks and subgraphs (stream_options::control and
+/// node_finished): shared by the run's subgraphs, and lent to the node actors of its process.
+struct run_hooks {
+  std::shared_ptr<run_control> control;
+  std::function<void(const std::string&)> node_finished;
+  mutable std::mutex m;  // node_finished calls never overlap
+
+  bool drain_requested() const noexcept { return control && control->drain_requested(); }
+  void finished(const std::string& node) const {
+    if (!node_finished) return;
+    std::lock_guard lock(m);
+    node_finished(node);
+  }
+};
 
 /// What a run shares with all of its tasks: config, streams, namespace.
 struct run_shared {
@@ -47,6 +63,7 @@ struct run_shared {
   // a later run asks this one to stop (multitask interrupt or rollback).
   thread_runs::slot* run_slot = nullptr;
   const std::function<bool()>* stop_asked = nullptr;  // stream_options::stop (top level only)
+  std::shared_ptr<const run_hooks> hooks;             // null: the run's owner gave none
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;
@@ -112,6 +129,9 @@ class task_context final : public node_context, public write_scope {
     attempt_start_ = std::chrono::steady_clock::now();
     last_progress_.store(attempt_start_.time_since_epoch().count(), std::memory_order_relaxed);
   }
+  /// The limits this task's attempts run under: its Send's own (`pregel_task::timeout`) when
+  /// it has one, else the node's; null: none.
+  const timeout_policy* timeout_of(const pregel_node& node);
   /// The failure the error handler about to run handles.
   void set_node_error(node_failure f) { failure_ = std::move(f); }
 
@@ -139,6 +159,7 @@ class task_context final : public node_context, public write_scope {
                          std::memory_order_relaxed);
   }
   const timeout_policy* timeout_ = nullptr;
+  std::optional<timeout_policy> send_timeout_;  // pregel_task::timeout, decoded
   std::chrono::steady_clock::time_point attempt_start_;
   // Of the last progress, for the idle timeout: stream events may come from other threads.
   std::atomic<std::chrono::steady_clock::rep> last_progress_{0};

@@ -296,6 +296,14 @@ bool run_loop::plan() {
                                     shared_.checkpoint_ns);
   emit_checkpoint_event();
   if (tasks_.empty()) return false;
+  if (shared_.hooks && shared_.hooks->drain_requested()) {
+    // As LangGraph's loop: a drained run with nothing left to run ends normally (above);
+    // otherwise it stops here, between steps, its checkpoint saved (GraphDrained).
+    throw error(error_code::drained,
+                "Graph drained: " + shared_.hooks->control->drain_reason().value_or("shutdown") +
+                    " (the run stopped before step " + std::to_string(step_) +
+                    (saver_ ? "; its thread resumes from the checkpoint saved before it)" : ")"));
+  }
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
   if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
     interrupted_ = true;
@@ -368,6 +376,8 @@ void run_loop::report_finished(const pregel_task& t) {
     if (t.cached) update.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(update)));
   }
+  if (shared_.hooks && !t.error && t.interrupts.empty() && !t.cached && !g_.nodes[t.node].hidden)
+    shared_.hooks->finished(t.handled_error ? g_.nodes[t.node].error_handler : t.name);
   emit_task_result(t);
 }
 

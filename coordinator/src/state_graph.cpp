@@ -135,11 +135,9 @@ void state_graph::check_new_name(const std::string& name) const {
   for (char c : {':', '|'})
     if (name.find(c) != std::string::npos)
       invalid("node name '" + name + "' contains the reserved character '" + c + "'");
+  // A node may share its name with a state key, as in LangGraph: a node's channels are its
+  // own (branch:to:<node>), apart from the state's.
   if (node_names_.count(name)) invalid("node '" + name + "' already exists");
-  for (const auto& k : keys_)
-    if (k.name == name) invalid("node '" + name + "' has the name of a state key");
-  for (const auto& m : managed_)
-    if (m.first == name) invalid("node '" + name + "' has the name of a state key");
 }
 
 state_graph& state_graph::add_key(std::string name, std::optional<value> default_value) {

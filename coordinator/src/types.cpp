@@ -19,15 +19,70 @@ value make_send(std::string node, value arg) {
   return value(object(std::move(e)));
 }
 
+value make_send(std::string node, value arg, const timeout_policy& timeout) {
+  if (std::string problem = timeout.problem(); !problem.empty())
+    throw error(error_code::invalid_argument,
+                "the timeout of a Send to '" + node + "': " + problem);
+  std::vector<object::entry> e;
+  e.reserve(3);
+  e.emplace_back("__send__", value(std::move(node)));
+  e.emplace_back("arg", std::move(arg));
+  e.emplace_back("timeout", timeout_to_value(timeout));
+  return value(object(std::move(e)));
+}
+
 std::optional<send> as_send(const value& v) {
   if (!v.is_object()) return std::nullopt;
   const object& o = v.as_object();
-  if (o.size() != 2) return std::nullopt;
+  if (o.size() != 2 && o.size() != 3) return std::nullopt;
   auto first = o.begin();
   if (first->first != "__send__" || !first->second.is_string()) return std::nullopt;
   auto second = std::next(first);
   if (second->first != "arg") return std::nullopt;
-  return send{first->second.as_string(), second->second};
+  send out{first->second.as_string(), second->second};
+  if (o.size() == 3) {
+    auto third = std::next(second);
+    if (third->first != "timeout") return std::nullopt;
+    try {
+      out.timeout = timeout_from_value(third->second);
+    } catch (const error& e) {
+      throw error(error_code::invalid_update,
+                  "the timeout of a Send to '" + out.node + "': " + e.what());
+    }
+  }
+  return out;
+}
+
+value timeout_to_value(const timeout_policy& timeout) {
+  object o;
+  if (timeout.run_timeout_ms) o.set("run_timeout_ms", *timeout.run_timeout_ms);
+  if (timeout.idle_timeout_ms) o.set("idle_timeout_ms", *timeout.idle_timeout_ms);
+  if (timeout.refresh_on_heartbeat_only) o.set("refresh_on_heartbeat_only", true);
+  return value(std::move(o));
+}
+
+timeout_policy timeout_from_value(const value& v) {
+  if (!v.is_object())
+    throw error(error_code::invalid_argument, "a timeout is an object, not " + v.to_json());
+  timeout_policy out;
+  for (const auto& [key, field] : v.as_object()) {
+    if (key == "run_timeout_ms" || key == "idle_timeout_ms") {
+      if (!field.is_number())
+        throw error(error_code::invalid_argument,
+                    "timeout field '" + key + "' is not a number: " + field.to_json());
+      (key == "run_timeout_ms" ? out.run_timeout_ms : out.idle_timeout_ms) = field.as_double();
+    } else if (key == "refresh_on_heartbeat_only") {
+      if (!field.is_bool())
+        throw error(error_code::invalid_argument,
+                    "timeout field '" + key + "' is not a boolean: " + field.to_json());
+      out.refresh_on_heartbeat_only = field.as_bool();
+    } else {
+      throw error(error_code::invalid_argument, "unknown timeout field '" + key + "'");
+    }
+  }
+  if (std::string problem = out.problem(); !problem.empty())
+    throw error(error_code::invalid_argument, problem);
+  return out;
 }
 
 value make_command(const command& c) {

@@ -45,6 +45,8 @@ std::string_view code_name(error_code c) noexcept {
     case error_code::thread_busy: return "thread_busy";
     case error_code::run_cancelled: return "run_cancelled";
     case error_code::node_timeout: return "node_timeout";
+    case error_code::drained: return "drained";
+    case error_code::cancelled: return "cancelled";
   }
   return "unknown";
 }

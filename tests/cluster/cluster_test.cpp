@@ -105,6 +105,30 @@ BOOST_AUTO_TEST_CASE(nodes_run_where_their_library_is_loaded) {
   BOOST_TEST(bad.err.find("cannot load node library") != std::string::npos, bad.err);
 }
 
+// A Send's own timeout (LangGraph Send(timeout=...)) travels with its task to the worker that
+// runs it: the worker's task stops at it, and the run fails naming the node.
+BOOST_AUTO_TEST_CASE(a_sends_timeout_reaches_the_worker_running_its_task) {
+  scratch s;
+  const std::string spec_path = s.write("send_timeout.json", R"({
+    "spec": "superstep.graph/1",
+    "name": "send_timeout",
+    "state": {"results": {"reducer": "append"}},
+    "nodes": {"slow": {"fn": "std.sleep", "params": {"ms": 5000, "update": {"results": [1]}}}},
+    "edges": [["slow", "__end__"]],
+    "conditional_edges": [
+      {"from": "__start__", "router": "std.send_each",
+       "params": {"items": 2, "node": "slow", "timeout": {"idle_timeout_ms": 50}}}
+    ]
+  })");
+  cluster c(s);
+  child& worker = c.add_worker("w1");
+  cli_result r = c.client({"submit", spec_path, "--input", "{}"});
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(r.err.find("Node 'slow' exceeded its idle timeout of 0.050s") != std::string::npos,
+             r.err);
+  BOOST_TEST(worker.wait_for_err("loaded graph", 5s), worker.err_text());  // it ran there
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_killed_mid_fan_out_loses_nothing) {
   scratch s;
   cluster c(s);

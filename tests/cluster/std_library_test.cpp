@@ -246,6 +246,20 @@ BOOST_AUTO_TEST_CASE(send_each_sends_each_item_or_each_index) {
   BOOST_TEST(as_send(sends.as_list()[2])->arg.to_json() == R"({"item":2})");
   BOOST_TEST(bad_param("std.send_each", R"({"node": "w"})") == "key");
   BOOST_TEST(bad_param("std.send_each", R"({"node": "w", "key": "s", "items": 2})") == "key");
+  // Each Send's own timeout (LangGraph Send(timeout=...)).
+  sends = route("std.send_each", R"({"items": 1, "node": "w", "timeout": {"idle_timeout_ms": 50}})",
+                json("{}"));
+  auto timed = as_send(sends.as_list()[0]);
+  BOOST_REQUIRE(timed.has_value());
+  BOOST_REQUIRE(timed->timeout.has_value());
+  BOOST_TEST(timed->timeout->idle_timeout_ms.value_or(0) == 50.0);
+  BOOST_TEST(
+      !as_send(route("std.send_each", R"({"items": 1, "node": "w"})", json("{}")).as_list()[0])
+           ->timeout.has_value());
+  BOOST_TEST(bad_param("std.send_each",
+                       R"({"items": 1, "node": "w", "timeout": {"idle_timeout_ms": 0}})") ==
+             "timeout");
+  BOOST_TEST(bad_param("std.send_each", R"({"items": 1, "node": "w", "timeout": 5})") == "timeout");
 }
 
 BOOST_AUTO_TEST_CASE(route_compares_and_returns_then_or_else) {

@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(test_stream_buffering_single_node) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_doubly_nested_graph_interrupts (for each
-// durability; LangGraph's CONFIG_KEY_NODE_FINISHED callback has no counterpart and is left out)
+// durability; LangGraph's CONFIG_KEY_NODE_FINISHED callback is stream_options::node_finished)
 BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_interrupts) {
   for (const char* durability : {"sync", "async", "exit"}) {
     BOOST_TEST_CONTEXT("durability " << durability) {
@@ -239,15 +239,29 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_interrupts) {
       BOOST_TEST(app->invoke(value(), config("1")).to_json() ==
                  R"({"my_key":"hi my value here and there and back again"})");
 
+      std::vector<std::string> nodes;
+      auto stream_noting_nodes = [&](const value& input) {
+        recorder r;
+        stream_options so;
+        so.modes = {stream_mode::updates};
+        so.node_finished = [&](const std::string& node) { nodes.push_back(node); };
+        app->stream(input, config("2"), so, r.sink());
+        return r.texts();
+      };
+      BOOST_TEST(stream_noting_nodes(object{{"my_key", "my value"}}) ==
+                     (texts{R"(() {"parent_1":{"my_key":"hi my value"}})",
+                            R"(() {"__interrupt__":[]})"}),
+                 boost::test_tools::per_element());
+      BOOST_TEST(nodes == (texts{"parent_1", "grandchild_1"}), boost::test_tools::per_element());
       BOOST_TEST(
-          stream_texts(*app, object{{"my_key", "my value"}}, config("2"), {stream_mode::updates}) ==
-              (texts{R"(() {"parent_1":{"my_key":"hi my value"}})", R"(() {"__interrupt__":[]})"}),
-          boost::test_tools::per_element());
-      BOOST_TEST(
-          stream_texts(*app, value(), config("2"), {stream_mode::updates}) ==
+          stream_noting_nodes(value()) ==
               (texts{R"(() {"child":{"my_key":"hi my value here and there"}})",
                      R"(() {"parent_2":{"my_key":"hi my value here and there and back again"}})"}),
           boost::test_tools::per_element());
+      BOOST_TEST(nodes ==
+                     (texts{"parent_1", "grandchild_1", "grandchild_2", "child_1", "child",
+                            "parent_2"}),
+                 boost::test_tools::per_element());
 
       BOOST_TEST(
           stream_texts(*app, object{{"my_key", "my value"}}, config("3"), {stream_mode::values}) ==

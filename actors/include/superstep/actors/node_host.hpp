@@ -38,6 +38,10 @@ struct batch_header {
   /// caller while the task runs (LangGraph streams subgraph events live), not when the
   /// coordinator next gets a scheduler thread. Null: events go to the coordinator as messages.
   std::shared_ptr<const stream_forward> local_forward;
+  /// Set only for node actors in the coordinator's process, never sent: what the run's owner
+  /// gave it for its tasks and subgraphs (the coordinator's run hooks: a drain request, a
+  /// node-finished callback). Null: none, or a batch from another process.
+  std::shared_ptr<const void> local_hooks;
 };
 
 /// Runs a batch of tasks of one node against the replica; fills each task's writes, output

@@ -27,6 +27,9 @@ struct pregel_task {
   std::uint64_t push_index = 0;
   std::vector<std::string> triggers;
   value input;
+  /// The time limits of a PUSH task whose Send gave its own (LangGraph `Send(timeout=...)`),
+  /// as `timeout_to_value` encodes them; null: the node's.
+  value timeout;
 
   // Filled in by execution:
   std::vector<std::pair<std::string, value>> writes;

@@ -21,6 +21,9 @@ namespace superstep::cluster {
 ///   negative indices; std.route's `less_than` compares numbers or strings.
 /// - std.fail fails the first `times` attempts per (configurable.thread_id, node name), then
 ///   behaves as std.set. Its counter belongs to this registration: two registries count apart.
+/// - std.send_each takes an optional `timeout` ({"run_timeout_ms": ms, "idle_timeout_ms": ms,
+///   "refresh_on_heartbeat_only": bool}): each Send's own time limits (LangGraph
+///   `Send(timeout=...)`), which std.sleep, sleeping in slices, stops at.
 /// - std.interrupt validates its params but raises invalid_argument when run: interrupt()
 ///   needs a checkpointer and arrives with persistence.
 ///

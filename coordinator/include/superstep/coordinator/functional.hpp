@@ -48,10 +48,17 @@
 //   and its `updates` event carries `"__metadata__": {"cached": true}` (LangGraph).
 // - Timeouts (`task_options::timeout`, `entrypoint_options::timeout`) are those of nodes: a
 //   call past one fails with node_timeout at its next `check_timeout()` or when it returns.
+// - A call can be cancelled (`future::cancel()`, LangGraph's `future.cancel()`): cooperative,
+//   as std::jthread's stop requests. Its future reports cancelled at once (`result()` throws
+//   error(cancelled)); its function, told through `call_context::stop_token()`, is expected
+//   to stop soon (its return value or error is then dropped: nothing saved, cached or
+//   streamed, so a resumed entrypoint runs the call again); the step still waits for it to
+//   end. A cancelled call never fails its entrypoint.
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 
@@ -79,6 +86,14 @@ class call_context : public node_context {
   /// caller. Prefer `t(ctx, input)`.
   virtual future call(const task& t, value input) = 0;
 
+  /// Set once the caller cancelled this task call (`future::cancel()`); never for an
+  /// entrypoint's own function. A function that runs long should stop soon once it is: poll
+  /// `stop_requested()`, wait with it (`std::condition_variable_any::wait(lock, token, pred)`),
+  /// or call `check_cancelled()`. What it returns after is dropped.
+  virtual std::stop_token stop_token() const noexcept = 0;
+  /// Throws error(cancelled) naming the call when it was cancelled; else does nothing.
+  virtual void check_cancelled() const = 0;
+
   /// Runs `graph` to its end as a subgraph of this call (LangGraph's `graph.invoke` inside an
   /// entrypoint or task): in this call's namespace, saving into the run's checkpointer,
   /// streaming to the run's stream when it asked for subgraphs; an interrupt inside pauses
@@ -101,8 +116,16 @@ class future {
   /// Waits for the task and returns its result, or throws its error. A task that called
   /// `interrupt` throws the interrupt here, which pauses the caller too (do not catch it).
   const value& result() const;
-  /// Whether the task has finished (its result or error is there).
+  /// Whether the task has finished (its result or error is there), or was cancelled.
   bool done() const;
+  /// Cancels the call (LangGraph's `future.cancel()`): true when this cancelled it, false when
+  /// it had finished already (its result stands) or was cancelled before. A cancelled call's
+  /// `result()` throws error(cancelled); its function is asked to stop through its
+  /// `call_context::stop_token()` (it does not run at all when it had not started); whatever
+  /// it returns is dropped. Thread-safe.
+  bool cancel();
+  /// Whether `cancel()` cancelled the call.
+  bool cancelled() const;
   /// The called task's id (the id of its saved writes).
   const std::string& id() const;
 
@@ -156,6 +179,8 @@ class typed_future {
   /// Waits for the task; its result as `R` (throws as `future::result`).
   R result() const { return from_value<R>(f_.result()); }
   bool done() const { return f_.done(); }
+  bool cancel() { return f_.cancel(); }
+  bool cancelled() const { return f_.cancelled(); }
   const future& untyped() const noexcept { return f_; }
 
  private:

@@ -10,6 +10,7 @@
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/coordinator/graph_description.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/run_control.hpp"
 #include "superstep/coordinator/stream.hpp"
 
 namespace superstep {
@@ -143,6 +144,18 @@ struct stream_options {
   /// Called once the run holds its thread, before it starts (not when it is rejected or
   /// cancelled while waiting).
   std::function<void()> started = nullptr;
+  /// Asks the run to drain when its owner calls `control->request_drain()` (LangGraph's
+  /// `control=RunControl()`): run_control.hpp. Null: the run cannot be drained.
+  std::shared_ptr<run_control> control = nullptr;
+  /// Told the name of each node whose task finished without error or interrupt (LangGraph's
+  /// CONFIG_KEY_NODE_FINISHED), in the order they finish: the nodes of subgraphs (run in this
+  /// process) and the functional API's task calls included; hidden nodes, tasks whose writes
+  /// were restored or came from the cache, and failed or interrupted tasks not. A task its
+  /// node's error handler took over is told as the handler. Called from a thread of the run (the
+  /// one that ran a subgraph's or a task call's task; the coordinator's, or the one driving
+  /// the run, for the graph's own tasks); calls never overlap. Keep it cheap; an exception
+  /// thrown here fails the run.
+  std::function<void(const std::string& node)> node_finished = nullptr;
   /// Called once the run ended, whichever way (done, failed, stopped; rolled back: after what
   /// it saved was removed), while it still holds its thread: the thread's state read here is
   /// the one the run left, not a later run's. When the run failed, an error thrown here is

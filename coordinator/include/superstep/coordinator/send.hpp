@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "superstep/coordinator/node_context.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep {
@@ -13,12 +14,26 @@ namespace superstep {
 struct send {
   std::string node;
   value arg;
+  /// Time limits of the PUSH task this Send starts, instead of the target node's own
+  /// (LangGraph `Send(node, arg, timeout=...)`). None: the node's.
+  std::optional<timeout_policy> timeout = std::nullopt;
 };
 
 /// Encodes a Send as a value: {"__send__": node, "arg": arg}.
 value make_send(std::string node, value arg);
+/// Encodes a Send whose task runs under `timeout` instead of the target node's timeout:
+/// {"__send__": node, "arg": arg, "timeout": timeout_to_value(timeout)}. Throws
+/// `superstep::error` (invalid_argument) naming the node when the policy is invalid.
+value make_send(std::string node, value arg, const timeout_policy& timeout);
 /// Decodes a value made by `make_send`; nullopt for any other value.
 std::optional<send> as_send(const value& v);
+
+/// A timeout policy as a value: {"run_timeout_ms": ms, "idle_timeout_ms": ms,
+/// "refresh_on_heartbeat_only": bool}, the limits that are unset left out.
+value timeout_to_value(const timeout_policy& timeout);
+/// The policy `timeout_to_value` made. Throws `superstep::error` (invalid_argument) naming
+/// the field for anything else, or when the policy is invalid.
+timeout_policy timeout_from_value(const value& v);
 
 /// What a node returns to update state and route at once (LangGraph `Command`).
 struct command {

@@ -33,6 +33,8 @@ enum class error_code : std::uint16_t {
   thread_busy = 19,       ///< the thread has a run in progress (multitask strategy reject)
   run_cancelled = 20,     ///< another run on the thread stopped this one (interrupt, rollback)
   node_timeout = 21,      ///< a node attempt passed its run or idle timeout (NodeTimeoutError)
+  drained = 22,           ///< the run stopped between steps at a drain request (GraphDrained)
+  cancelled = 23,         ///< a functional API task call was cancelled (asyncio CancelledError)
 };
 
 std::string_view code_name(error_code c) noexcept;
