@@ -303,6 +303,72 @@ void check_state(const pregel& app, const value& config, const value& values,
   }
 }
 
+// LangChain's AgentAction and AgentFinish as pydantic describes them (their docstrings, shown
+// under "description", left out).
+value agent_action_schema() {
+  key_schema type{object{{"const", "AgentAction"}, {"type", "string"}}, false, "AgentAction"};
+  return object_schema{
+      "AgentAction",
+      {{"tool", {object{{"type", "string"}}, true}},
+       {"tool_input",
+        {object{{"anyOf", value::array({object{{"type", "string"}},
+                                         object{{"additionalProperties", true}, {"type", "object"}}})}},
+         true}},
+       {"log", {object{{"type", "string"}}, true}},
+       {"type", type}}}
+      .to_json_schema();
+}
+
+value agent_finish_schema() {
+  key_schema type{object{{"const", "AgentFinish"}, {"type", "string"}}, false, "AgentFinish"};
+  return object_schema{
+      "AgentFinish",
+      {{"return_values", {object{{"additionalProperties", true}, {"type", "object"}}, true}},
+       {"log", {object{{"type", "string"}}, true}},
+       {"type", type}}}
+      .to_json_schema();
+}
+
+// LangGraph's snapshot test_conditional_state_graph[memory] (and .1) without the descriptions.
+constexpr const char* agent_state_schema = R"({"$defs": {"AgentAction": {"properties": {
+  "tool": {"title": "Tool", "type": "string"}, "tool_input": {"anyOf": [{"type": "string"},
+  {"additionalProperties": true, "type": "object"}], "title": "Tool Input"}, "log": {"title":
+  "Log", "type": "string"}, "type": {"const": "AgentAction", "default": "AgentAction", "title":
+  "Type", "type": "string"}}, "required": ["tool", "tool_input", "log"], "title": "AgentAction",
+  "type": "object"}, "AgentFinish": {"properties": {"return_values": {"additionalProperties":
+  true, "title": "Return Values", "type": "object"}, "log": {"title": "Log", "type": "string"},
+  "type": {"const": "AgentFinish", "default": "AgentFinish", "title": "Type", "type": "string"}},
+  "required": ["return_values", "log"], "title": "AgentFinish", "type": "object"}},
+  "properties": {"input": {"title": "Input", "type": "string"}, "agent_outcome": {"anyOf":
+  [{"$ref": "#/$defs/AgentAction"}, {"$ref": "#/$defs/AgentFinish"}, {"type": "null"}], "title":
+  "Agent Outcome"}, "intermediate_steps": {"items": {"maxItems": 2, "minItems": 2,
+  "prefixItems": [{"$ref": "#/$defs/AgentAction"}, {"type": "string"}], "type": "array"},
+  "title": "Intermediate Steps", "type": "array"}}, "title": "AgentState", "type": "object"})";
+
+// The snapshot test_conditional_state_graph[memory].2, but for the agent node: LangGraph's is a
+// LangChain RunnableSequence (prompt | llm | parser), ours a node function.
+constexpr const char* conditional_graph_json = R"({"nodes": [
+  {"id": "__start__", "type": "runnable", "data": {"id": ["langgraph", "_internal",
+    "_runnable", "RunnableCallable"], "name": "__start__"}},
+  {"id": "agent", "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable",
+    "RunnableCallable"], "name": "agent"}},
+  {"id": "tools", "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable",
+    "RunnableCallable"], "name": "tools"}},
+  {"id": "__end__"}],
+ "edges": [
+  {"source": "__start__", "target": "agent"},
+  {"source": "agent", "target": "__end__", "data": "exit", "conditional": true},
+  {"source": "agent", "target": "tools", "data": "continue", "conditional": true},
+  {"source": "tools", "target": "agent"}]})";
+
+// The snapshot test_conditional_state_graph[memory].3.
+constexpr const char* conditional_graph_mermaid =
+    "graph TD;\n"
+    "\t__start__ --> agent;\n"
+    "\tagent -. &nbsp;exit&nbsp; .-> __end__;\n"
+    "\tagent -. &nbsp;continue&nbsp; .-> tools;\n"
+    "\ttools --> agent;\n";
+
 std::vector<std::string> updates(const pregel& app, const value& input, const value& config) {
   return stream_texts(app, input, config, {stream_mode::updates});
 }
@@ -314,7 +380,6 @@ std::string update_text(const char* node, const char* key, const value& v) {
 }  // namespace
 
 // libs/langgraph/tests/test_large_cases.py::test_conditional_state_graph
-// (The JSON schemas and get_graph() drawings compared to syrupy snapshots are LangGraph's.)
 BOOST_AUTO_TEST_CASE(test_conditional_state_graph) {
   // The LLM answers its responses in turn (LangChain's FakeStreamingListLLM), parsed into an
   // AgentAction or an AgentFinish.
@@ -357,12 +422,41 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph) {
       },
       {{"continue", "tools"}, {"exit", "__end__"}});
   workflow.add_edge("tools", "agent");
+  // The state's keys as LangGraph's AgentState (a TypedDict with total=False) types them.
+  const value action = agent_action_schema();
+  const value finish = agent_finish_schema();
+  workflow.set_schema_title("AgentState");
+  workflow.set_key_schema("input", {object{{"type", "string"}}});
+  workflow.set_key_schema(
+      "agent_outcome",
+      {object{{"anyOf", value::array({object{{"$ref", "#/$defs/AgentAction"}},
+                                      object{{"$ref", "#/$defs/AgentFinish"}},
+                                      object{{"type", "null"}}})},
+              {"$defs", object{{"AgentAction", action}, {"AgentFinish", finish}}}}});
+  workflow.set_key_schema(
+      "intermediate_steps",
+      {object{{"type", "array"},
+              {"items", object{{"type", "array"},
+                               {"prefixItems", value::array({object{{"$ref", "#/$defs/AgentAction"}},
+                                                             object{{"type", "string"}}})},
+                               {"minItems", 2},
+                               {"maxItems", 2}}},
+              {"$defs", object{{"AgentAction", action}}}}});
 
   const value input = object{{"input", "what is weather in sf"}};
   const value query = agent_action("search_api", "query", "tool:search_api:query");
   const value another = agent_action("search_api", "another", "tool:search_api:another");
   {
     std::shared_ptr<pregel> app = workflow.compile(opts());
+    const std::string schema = value::parse_json(agent_state_schema).to_json();
+    BOOST_TEST(app->input_json_schema().to_json() == schema);
+    BOOST_TEST(app->output_json_schema().to_json() == schema);
+    BOOST_TEST(app->get_graph().to_json().to_json() ==
+               value::parse_json(conditional_graph_json).to_json());
+    mermaid_options no_styles;
+    no_styles.with_styles = false;
+    BOOST_TEST(app->get_graph().draw_mermaid(no_styles) == conditional_graph_mermaid);
+
     const value out = app->invoke(input);
     BOOST_TEST(out.as_object().size() == 3u);
     BOOST_TEST(out.get("input") == value("what is weather in sf"));
