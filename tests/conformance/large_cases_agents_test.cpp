@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent_schemas.hpp"
 #include "stream_support.hpp"
 
 using namespace superstep;
@@ -303,48 +304,6 @@ void check_state(const pregel& app, const value& config, const value& values,
   }
 }
 
-// LangChain's AgentAction and AgentFinish as pydantic describes them (their docstrings, shown
-// under "description", left out).
-value agent_action_schema() {
-  key_schema type{object{{"const", "AgentAction"}, {"type", "string"}}, false, "AgentAction"};
-  return object_schema{
-      "AgentAction",
-      {{"tool", {object{{"type", "string"}}, true}},
-       {"tool_input",
-        {object{{"anyOf", value::array({object{{"type", "string"}},
-                                         object{{"additionalProperties", true}, {"type", "object"}}})}},
-         true}},
-       {"log", {object{{"type", "string"}}, true}},
-       {"type", type}}}
-      .to_json_schema();
-}
-
-value agent_finish_schema() {
-  key_schema type{object{{"const", "AgentFinish"}, {"type", "string"}}, false, "AgentFinish"};
-  return object_schema{
-      "AgentFinish",
-      {{"return_values", {object{{"additionalProperties", true}, {"type", "object"}}, true}},
-       {"log", {object{{"type", "string"}}, true}},
-       {"type", type}}}
-      .to_json_schema();
-}
-
-// LangGraph's snapshot test_conditional_state_graph[memory] (and .1) without the descriptions.
-constexpr const char* agent_state_schema = R"({"$defs": {"AgentAction": {"properties": {
-  "tool": {"title": "Tool", "type": "string"}, "tool_input": {"anyOf": [{"type": "string"},
-  {"additionalProperties": true, "type": "object"}], "title": "Tool Input"}, "log": {"title":
-  "Log", "type": "string"}, "type": {"const": "AgentAction", "default": "AgentAction", "title":
-  "Type", "type": "string"}}, "required": ["tool", "tool_input", "log"], "title": "AgentAction",
-  "type": "object"}, "AgentFinish": {"properties": {"return_values": {"additionalProperties":
-  true, "title": "Return Values", "type": "object"}, "log": {"title": "Log", "type": "string"},
-  "type": {"const": "AgentFinish", "default": "AgentFinish", "title": "Type", "type": "string"}},
-  "required": ["return_values", "log"], "title": "AgentFinish", "type": "object"}},
-  "properties": {"input": {"title": "Input", "type": "string"}, "agent_outcome": {"anyOf":
-  [{"$ref": "#/$defs/AgentAction"}, {"$ref": "#/$defs/AgentFinish"}, {"type": "null"}], "title":
-  "Agent Outcome"}, "intermediate_steps": {"items": {"maxItems": 2, "minItems": 2,
-  "prefixItems": [{"$ref": "#/$defs/AgentAction"}, {"type": "string"}], "type": "array"},
-  "title": "Intermediate Steps", "type": "array"}}, "title": "AgentState", "type": "object"})";
-
 // The snapshot test_conditional_state_graph[memory].2, but for the agent node: LangGraph's is a
 // LangChain RunnableSequence (prompt | llm | parser), ours a node function.
 constexpr const char* conditional_graph_json = R"({"nodes": [
@@ -423,25 +382,10 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph) {
       {{"continue", "tools"}, {"exit", "__end__"}});
   workflow.add_edge("tools", "agent");
   // The state's keys as LangGraph's AgentState (a TypedDict with total=False) types them.
-  const value action = agent_action_schema();
-  const value finish = agent_finish_schema();
   workflow.set_schema_title("AgentState");
   workflow.set_key_schema("input", {object{{"type", "string"}}});
-  workflow.set_key_schema(
-      "agent_outcome",
-      {object{{"anyOf", value::array({object{{"$ref", "#/$defs/AgentAction"}},
-                                      object{{"$ref", "#/$defs/AgentFinish"}},
-                                      object{{"type", "null"}}})},
-              {"$defs", object{{"AgentAction", action}, {"AgentFinish", finish}}}}});
-  workflow.set_key_schema(
-      "intermediate_steps",
-      {object{{"type", "array"},
-              {"items", object{{"type", "array"},
-                               {"prefixItems", value::array({object{{"$ref", "#/$defs/AgentAction"}},
-                                                             object{{"type", "string"}}})},
-                               {"minItems", 2},
-                               {"maxItems", 2}}},
-              {"$defs", object{{"AgentAction", action}}}}});
+  workflow.set_key_schema("agent_outcome", {agent_outcome_schema()});
+  workflow.set_key_schema("intermediate_steps", {intermediate_steps_schema()});
 
   const value input = object{{"input", "what is weather in sf"}};
   const value query = agent_action("search_api", "query", "tool:search_api:query");
