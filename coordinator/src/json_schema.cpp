@@ -66,15 +66,16 @@ value single_value_schema(const std::string& title, const value& schema) {
 
 // The schema of channels read or written as an object (LangGraph's `create_model` of the
 // channels, each optional with a null default).
-value channels_schema(const pregel_graph& g, const std::vector<std::string>& channels,
-                      bool single, const std::string& title) {
+value channels_schema(const pregel_graph& g, const std::vector<std::string>& channels, bool single,
+                      const std::string& title) {
   auto schema_of = [&](const std::string& ch) {
     auto it = g.channel_schemas.find(ch);
     return it == g.channel_schemas.end() ? value() : it->second;
   };
   if (single && channels.size() == 1) return single_value_schema(title, schema_of(channels[0]));
   object_schema s{title, {}};
-  for (const auto& ch : channels) s.keys.emplace_back(ch, key_schema{schema_of(ch), false, value()});
+  for (const auto& ch : channels)
+    s.keys.emplace_back(ch, key_schema{schema_of(ch), false, value()});
   return s.to_json_schema();
 }
 

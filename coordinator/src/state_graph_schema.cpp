@@ -12,8 +12,8 @@ void state_graph::attach_json_schemas(pregel_graph& g,
                                       const std::vector<std::string>& output_keys) const {
   for (const auto& [key, schema] : key_schemas_)
     if (!state_keys.count(key))
-      throw error(error_code::invalid_graph, "a JSON schema is given for unknown state key '" +
-                                                 key + "' (set_key_schema)");
+      throw error(error_code::invalid_graph,
+                  "a JSON schema is given for unknown state key '" + key + "' (set_key_schema)");
   auto schema_of = [&](const std::string& key) {
     auto it = key_schemas_.find(key);
     return it == key_schemas_.end() ? key_schema{} : it->second;
@@ -38,14 +38,14 @@ void state_graph::attach_json_schemas(pregel_graph& g,
     try {
       return s.to_json_schema();
     } catch (const error& e) {
-      throw error(error_code::invalid_graph, std::string("the ") + what + " schema '" + s.title +
-                                                 "': " + e.what());
+      throw error(error_code::invalid_graph,
+                  std::string("the ") + what + " schema '" + s.title + "': " + e.what());
     }
   };
-  g.input_schema = build(input_keys, input_title_, input_keys_.has_value(), "input",
-                         g.name + "Input");
-  g.output_schema = build(output_keys, output_title_, output_keys_.has_value(), "output",
-                          g.name + "Output");
+  g.input_schema =
+      build(input_keys, input_title_, input_keys_.has_value(), "input", g.name + "Input");
+  g.output_schema =
+      build(output_keys, output_title_, output_keys_.has_value(), "output", g.name + "Output");
 }
 
 }  // namespace superstep

@@ -292,9 +292,10 @@ BOOST_AUTO_TEST_CASE(rejects_unknown_state_keys_in_schemas) {
 
 BOOST_AUTO_TEST_CASE(state_keys_carry_their_json_schemas) {
   auto graph = load_graph_spec_file(example("schemas"), std_registry());
-  BOOST_TEST(graph->input_json_schema().to_json() ==
-             R"({"properties":{"question":{"description":"what to answer","title":"Question",)"
-             R"("type":"string"}},"required":["question"],"title":"schemasInput","type":"object"})");
+  BOOST_TEST(
+      graph->input_json_schema().to_json() ==
+      R"({"properties":{"question":{"description":"what to answer","title":"Question",)"
+      R"("type":"string"}},"required":["question"],"title":"schemasInput","type":"object"})");
   BOOST_TEST(graph->output_json_schema().to_json() ==
              R"({"properties":{"answer":{"title":"Answer","type":"string"}},)"
              R"("title":"schemasOutput","type":"object"})");
@@ -303,8 +304,9 @@ BOOST_AUTO_TEST_CASE(state_keys_carry_their_json_schemas) {
     "title": "State", "state": {"a": {"required": true}},
     "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})"),
                                 std_registry());
-  BOOST_TEST(titled->input_json_schema().to_json() ==
-             R"({"properties":{"a":{"title":"A"}},"required":["a"],"title":"State","type":"object"})");
+  BOOST_TEST(
+      titled->input_json_schema().to_json() ==
+      R"({"properties":{"a":{"title":"A"}},"required":["a"],"title":"State","type":"object"})");
 }
 
 BOOST_AUTO_TEST_CASE(rejects_an_invalid_key_schema_at_its_path) {

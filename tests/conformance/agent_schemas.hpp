@@ -15,7 +15,8 @@ inline value agent_action_schema() {
       "AgentAction",
       {{"tool", {type(R"({"type": "string"})"), true}},
        {"tool_input",
-        {type(R"({"anyOf": [{"type": "string"}, {"additionalProperties": true, "type": "object"}]})"),
+        {type(
+             R"({"anyOf": [{"type": "string"}, {"additionalProperties": true, "type": "object"}]})"),
          true}},
        {"log", {type(R"({"type": "string"})"), true}},
        {"type", {type(R"({"const": "AgentAction", "type": "string"})"), false, "AgentAction"}}}}
@@ -36,7 +37,8 @@ inline value agent_finish_schema() {
 /// The schema of a key holding an AgentAction, an AgentFinish or None.
 inline value agent_outcome_schema() {
   object s = value::parse_json(R"({"anyOf": [{"$ref": "#/$defs/AgentAction"},
-    {"$ref": "#/$defs/AgentFinish"}, {"type": "null"}]})").as_object();
+    {"$ref": "#/$defs/AgentFinish"}, {"type": "null"}]})")
+                 .as_object();
   object defs;
   defs.set("AgentAction", agent_action_schema());
   defs.set("AgentFinish", agent_finish_schema());

@@ -19,8 +19,8 @@ namespace fn = superstep::functional;
 namespace {
 
 const value string_type = object{{"type", "string"}};
-const value optional_string = object{
-    {"anyOf", value::array({object{{"type", "string"}}, object{{"type", "null"}}})}};
+const value optional_string =
+    object{{"anyOf", value::array({object{{"type", "string"}}, object{{"type", "null"}}})}};
 const value dict_type = object{{"additionalProperties", true}, {"type", "object"}};
 
 std::set<std::string> required_of(const value& schema) {
@@ -116,10 +116,10 @@ BOOST_AUTO_TEST_CASE(test_state_schema_optional_values) {
 // (kw_only_, a dataclass option, changes nothing LangGraph asserts; one run)
 BOOST_AUTO_TEST_CASE(test_state_schema_default_values) {
   const value int_type = object{{"type", "integer"}};
-  const value optional_int = object{
-      {"anyOf", value::array({object{{"type", "integer"}}, object{{"type", "null"}}})}};
-  const value optional_number = object{
-      {"anyOf", value::array({object{{"type", "number"}}, object{{"type", "null"}}})}};
+  const value optional_int =
+      object{{"anyOf", value::array({object{{"type", "integer"}}, object{{"type", "null"}}})}};
+  const value optional_number =
+      object{{"anyOf", value::array({object{{"type", "number"}}, object{{"type", "null"}}})}};
   // A dataclass field without a default is required; an Optional one defaults to None.
   const std::vector<std::pair<std::string, key_schema>> fields{
       {"val1", {string_type, true}},
@@ -141,7 +141,7 @@ BOOST_AUTO_TEST_CASE(test_state_schema_default_values) {
   builder.add_edge(std::string(START), "n");
   std::shared_ptr<pregel> graph = builder.compile(opts());
   const std::set<std::string> expected_required{"val1", "val7"};
-  const std::set<std::string> expected_optional{"val2", "val3", "val4", "val5", "val6",
+  const std::set<std::string> expected_optional{"val2", "val3", "val4",  "val5", "val6",
                                                 "val8", "val9", "val10", "val11"};
   for (const value& json_schema : {graph->input_json_schema(), graph->output_json_schema()}) {
     BOOST_TEST(required_of(json_schema) == expected_required);
@@ -159,12 +159,11 @@ BOOST_AUTO_TEST_CASE(test_state_schema_default_values) {
 // libs/langgraph/tests/test_pregel.py::test_context_json_schema
 BOOST_AUTO_TEST_CASE(test_context_json_schema) {
   pregel_graph g;
-  g.channels = {
-      {"ephemeral", std::make_shared<channels::ephemeral_value>("ephemeral")},
-      {"input", std::make_shared<channels::last_value>("input")},
-      {"output", std::make_shared<channels::last_value>("output")}};
-  g.nodes.push_back(subscribe_node(
-      "one", {"input"}, [](const value& x, node_context&) { return x; }, {"output"}));
+  g.channels = {{"ephemeral", std::make_shared<channels::ephemeral_value>("ephemeral")},
+                {"input", std::make_shared<channels::last_value>("input")},
+                {"output", std::make_shared<channels::last_value>("output")}};
+  g.nodes.push_back(subscribe_node("one", {"input"},
+                                   [](const value& x, node_context&) { return x; }, {"output"}));
   g.input_channels = {"input", "ephemeral"};
   g.output_channels = {"output"};
   g.output_single = true;
@@ -205,8 +204,8 @@ BOOST_AUTO_TEST_CASE(a_pregel_without_declared_schemas_describes_its_channels) {
   g.channels = {{"input", std::make_shared<channels::last_value>("input")},
                 {"output", std::make_shared<channels::last_value>("output")},
                 {"extra", std::make_shared<channels::last_value>("extra")}};
-  g.nodes.push_back(subscribe_node(
-      "one", {"input"}, [](const value& x, node_context&) { return x; }, {"output"}));
+  g.nodes.push_back(subscribe_node("one", {"input"},
+                                   [](const value& x, node_context&) { return x; }, {"output"}));
   g.input_channels = {"input", "extra"};
   g.output_channels = {"output"};
   g.output_single = true;
@@ -219,7 +218,8 @@ BOOST_AUTO_TEST_CASE(a_pregel_without_declared_schemas_describes_its_channels) {
              R"({"properties":{"input":{"default":null,"title":"Input","type":"integer"},)"
              R"("extra":{"default":null,"title":"Extra"}},"title":"LangGraphInput",)"
              R"("type":"object"})");
-  BOOST_TEST(app.output_json_schema().to_json() == R"({"title":"LangGraphOutput","type":"string"})");
+  BOOST_TEST(app.output_json_schema().to_json() ==
+             R"({"title":"LangGraphOutput","type":"string"})");
   BOOST_TEST(app.context_json_schema().is_null());
 }
 
@@ -227,30 +227,32 @@ BOOST_AUTO_TEST_CASE(invalid_key_schemas_are_rejected_naming_the_key) {
   state_graph builder;
   builder.add_key("a").add_key("b");
   expect_error(error_code::invalid_graph, "state key 'a': its JSON schema must be an object",
-                     [&] { builder.set_key_schema("a", {value::array({1})}); });
+               [&] { builder.set_key_schema("a", {value::array({1})}); });
   expect_error(error_code::invalid_graph, "refers to \"#/$defs/Missing\"", [&] {
     builder.set_key_schema("a", {object{{"$ref", "#/$defs/Missing"}}});
   });
   expect_error(error_code::invalid_graph, "state key 'b': its \"$defs\" entry 'X'", [&] {
     builder.set_key_schema("b", {object{{"$defs", object{{"X", 1}}}}});
   });
-  expect_error(error_code::invalid_graph, "state key 'b': a required key has no default",
-                     [&] { builder.set_key_schema("b", {string_type, true, "x"}); });
+  expect_error(error_code::invalid_graph, "state key 'b': a required key has no default", [&] {
+    builder.set_key_schema("b", {string_type, true, "x"});
+  });
 
   builder.add_node("n", identity).add_edge(std::string(START), "n");
   state_graph unknown = builder;
   unknown.set_key_schema("c", {string_type});
   expect_error(error_code::invalid_graph, "unknown state key 'c'",
-                     [&] { (void)unknown.compile(opts()); });
+               [&] { (void)unknown.compile(opts()); });
 
   // Two keys defining one name differently.
-  builder.set_key_schema("a", {object{{"$ref", "#/$defs/X"}, {"$defs", object{{"X", string_type}}}}});
+  builder.set_key_schema("a",
+                         {object{{"$ref", "#/$defs/X"}, {"$defs", object{{"X", string_type}}}}});
   builder.set_key_schema(
       "b", {object{{"$ref", "#/$defs/X"}, {"$defs", object{{"X", object{{"type", "integer"}}}}}}});
   expect_error(error_code::invalid_graph,
-                     "the input schema 'LangGraphInput': keys 'a' and 'b' define \"$defs\" 'X' "
-                     "differently",
-                     [&] { (void)builder.compile(opts()); });
+               "the input schema 'LangGraphInput': keys 'a' and 'b' define \"$defs\" 'X' "
+               "differently",
+               [&] { (void)builder.compile(opts()); });
 
   fn::entrypoint_options o;
   o.name = "e";

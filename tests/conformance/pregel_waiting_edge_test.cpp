@@ -27,7 +27,8 @@ state_graph pydantic_graph(const retrievers& r) {
   channels::reducer replace{"replace", [](const value&, const value& y) { return y; }, {}};
   workflow.add_key("query").add_key("inner", replace).add_key("answer");
   workflow.add_key("docs", retrievers::sorted_add(), value(list{}));
-  workflow.set_input_keys({"query", "inner"}, "Input").set_output_keys({"answer", "docs"}, "Output");
+  workflow.set_input_keys({"query", "inner"}, "Input")
+      .set_output_keys({"answer", "docs"}, "Output");
   // The models' fields: InnerObject(yo: int) a definition "inner" refers to.
   workflow.set_key_schema("query", {J(R"({"type": "string"})"), true});
   workflow.set_key_schema(
