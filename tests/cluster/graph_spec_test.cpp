@@ -309,6 +309,25 @@ BOOST_AUTO_TEST_CASE(state_keys_carry_their_json_schemas) {
       R"({"properties":{"a":{"title":"A"}},"required":["a"],"title":"State","type":"object"})");
 }
 
+BOOST_AUTO_TEST_CASE(pregel_channels_carry_their_json_schemas) {
+  auto graph = load_graph_spec(value::parse_json(R"({"spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "last_value", "schema": {"type": "string"}},
+                 "b": {"type": "last_value", "schema": {"type": "string"}}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double", "writes": ["b"]}},
+    "input": "a", "output": ["b"]})"),
+                               std_registry());
+  BOOST_TEST(graph->input_json_schema().to_json() ==
+             R"({"title":"LangGraphInput","type":"string"})");
+  BOOST_TEST(graph->output_json_schema().to_json() ==
+             R"({"properties":{"b":{"default":null,"title":"B","type":"string"}},)"
+             R"("title":"LangGraphOutput","type":"object"})");
+  BOOST_TEST(graph->invoke("x") == value::parse_json(R"({"b": "xx"})"));
+  error e = load_error(R"({"spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "last_value", "schema": 3}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double", "writes": ["a"]}}, "input": "a"})");
+  BOOST_TEST(std::string(e.what()).find("channels.a.schema") != std::string::npos, e.what());
+}
+
 BOOST_AUTO_TEST_CASE(rejects_an_invalid_key_schema_at_its_path) {
   error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {"schema": [1]}},
     "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})");
