@@ -229,13 +229,17 @@ constexpr const char* submit_usage =
     "exit status: 0 done, 1 failed, 2 usage error, 3 interrupted\n";
 
 constexpr const char* graph_usage =
-    "usage: superstep graph GRAPH.json [--mermaid]\n"
+    "usage: superstep graph GRAPH.json [--mermaid | --json-schema]\n"
     "\n"
     "Loads the graph spec and prints it as a Mermaid flowchart (the default format).\n"
     "\n"
     "options:\n"
-    "  --mermaid   print a Mermaid flowchart\n"
-    "  --help      show this help\n";
+    "  --mermaid       print a Mermaid flowchart\n"
+    "  --json-schema   print the JSON schemas of the graph's input and output as one JSON\n"
+    "                  object {\"input\": ..., \"output\": ...} (LangGraph's\n"
+    "                  get_input_jsonschema/get_output_jsonschema; a state key's \"schema\"\n"
+    "                  and \"required\" describe it)\n"
+    "  --help          show this help\n";
 
 void set_graph_path(std::string& path, const std::string& arg) {
   if (!arg.empty() && arg[0] == '-') throw usage_error("unknown option '" + arg + "'");
@@ -327,13 +331,23 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
 
 command parse_graph(arg_cursor args) {
   graph_args out;
+  bool mermaid = false;
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{graph_usage};
-    if (a == "--mermaid") continue;
+    if (a == "--mermaid") {
+      mermaid = true;
+      continue;
+    }
+    if (a == "--json-schema") {
+      out.json_schema = true;
+      continue;
+    }
     set_graph_path(out.graph_path, a);
   }
   if (out.graph_path.empty()) throw usage_error("graph: missing GRAPH.json");
+  if (mermaid && out.json_schema)
+    throw usage_error("graph: give either --mermaid or --json-schema, not both");
   return out;
 }
 
@@ -350,7 +364,7 @@ std::string main_usage() {
          "  history --thread ID               print a thread's checkpoints, newest first\n"
          "  update --thread ID --values JSON  change a thread's state as a node would\n"
          "  delete --thread ID                delete a thread's checkpoints\n"
-         "  graph GRAPH.json --mermaid        draw a graph spec\n"
+         "  graph GRAPH.json --mermaid        draw a graph spec (--json-schema: its schemas)\n"
          "  store put|get|delete|search|namespaces\n"
          "                                    the long-term store (memory across threads)\n"
          "  check                             verify the database (--data); 'repair' salvages\n"

@@ -161,9 +161,11 @@ struct run_args {
   embedder_args embedder;
 };
 
-/// `superstep graph GRAPH.json [--mermaid]`.
+/// `superstep graph GRAPH.json [--mermaid | --json-schema]`.
 struct graph_args {
   std::string graph_path;
+  /// Print the graph's input and output JSON schemas instead of its drawing.
+  bool json_schema = false;
 };
 
 /// `superstep state --thread ID [--checkpoint ID] [--data DIR] [--graph GRAPH.json]`.

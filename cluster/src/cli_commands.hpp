@@ -46,7 +46,7 @@ struct command_env {
 /// (or the interrupts) as JSON lines on stdout (cli_run.cpp).
 int run_graph(command_env& env, const run_args& args);
 
-/// Prints the graph as a Mermaid flowchart (cli_run.cpp).
+/// Prints the graph as a Mermaid flowchart, or its input and output JSON schemas (cli_run.cpp).
 int draw_graph(const graph_args& args, const cluster::function_registry& registry);
 
 /// Prints the thread's state at one checkpoint (cli_state.cpp).

@@ -133,7 +133,15 @@ int run_graph(command_env& env, const run_args& args) {
 }
 
 int draw_graph(const graph_args& args, const cluster::function_registry& registry) {
-  std::string drawing = cluster::load_graph_spec_file(args.graph_path, registry)->draw_mermaid();
+  std::shared_ptr<pregel> graph = cluster::load_graph_spec_file(args.graph_path, registry);
+  std::string drawing;
+  if (args.json_schema)
+    drawing = value(object{{"input", graph->input_json_schema()},
+                           {"output", graph->output_json_schema()}})
+                  .to_json() +
+              "\n";
+  else
+    drawing = graph->draw_mermaid();
   std::fwrite(drawing.data(), 1, drawing.size(), stdout);
   return exit_done;
 }

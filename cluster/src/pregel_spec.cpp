@@ -106,7 +106,20 @@ class pregel_loader {
     for (const auto& [name, v] : channels.expect_object()) {
       spec_node c(v, channels.path_of(name));
       if (name.empty() || name.rfind("__", 0) == 0) c.fail("reserved channel name");
-      graph_.channels.emplace(name, make_channel(c, name, registry_));
+      if (!v.find("schema")) {
+        graph_.channels.emplace(name, make_channel(c, name, registry_));
+        continue;
+      }
+      // "schema": the JSON schema of the channel's value, for the graph's input and output
+      // JSON schemas (LangGraph: the channel's type); the channel is made from the rest.
+      spec_node s = c.field("schema");
+      s.expect_object();
+      if (std::string problem = key_schema{s.get()}.problem(); !problem.empty()) s.fail(problem);
+      graph_.channel_schemas.emplace(name, s.get());
+      object rest = v.as_object();
+      rest.erase("schema");
+      const value channel = value(std::move(rest));
+      graph_.channels.emplace(name, make_channel(spec_node(channel, c.path()), name, registry_));
     }
   }
 

@@ -27,7 +27,7 @@ class state_graph_loader {
 
   loaded_graph load(const runtime_options& runtime) {
     runtime_ = &runtime;
-    root_.expect_object({"spec", "name", "state", "input", "output", "nodes", "edges",
+    root_.expect_object({"spec", "name", "title", "state", "input", "output", "nodes", "edges",
                          "conditional_edges", "interrupt_before", "interrupt_after",
                          "recursion_limit"});
     compile_options options;
@@ -39,6 +39,7 @@ class state_graph_loader {
     options.store = runtime.store;
     if (root_.has("name")) options.name = root_.field("name").expect_string();
     load_state();
+    if (root_.has("title")) builder_.set_schema_title(root_.field("title").expect_string());
     if (root_.has("input")) builder_.set_input_keys(state_keys_at(root_.field("input")));
     if (root_.has("output")) builder_.set_output_keys(state_keys_at(root_.field("output")));
     load_nodes();
@@ -59,7 +60,7 @@ class state_graph_loader {
     if (state.expect_object().empty()) state.fail("expected at least one state key");
     for (const auto& [key, v] : state.get().as_object()) {
       spec_node k(v, state.path_of(key));
-      k.expect_object({"reducer", "default"});
+      k.expect_object({"reducer", "default", "schema", "required"});
       std::optional<value> initial;
       if (k.has("default")) initial = k.field("default").get();
       if (!k.has("reducer")) {
@@ -77,7 +78,23 @@ class state_graph_loader {
                  error_code::unknown_function);
       }
       keys_.insert(key);
+      load_key_schema(k, key);
     }
+  }
+
+  // A key's "schema" (the JSON schema of its value) and "required", for the graph's input and
+  // output JSON schemas.
+  void load_key_schema(const spec_node& k, const std::string& key) {
+    if (!k.has("schema") && !k.has("required")) return;
+    key_schema schema;
+    if (k.has("schema")) {
+      spec_node s = k.field("schema");
+      s.expect_object();
+      schema.schema = s.get();
+      if (std::string problem = schema.problem(); !problem.empty()) s.fail(problem);
+    }
+    if (k.has("required")) schema.required = k.field("required").expect_bool();
+    build_at(k, [&] { builder_.set_key_schema(key, std::move(schema)); });
   }
 
   std::vector<std::string> state_keys_at(const spec_node& n) {

@@ -477,6 +477,17 @@ std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn)
     throw error(error_code::invalid_argument, "entrypoint '" + options.name + "' has no function");
   pregel_graph g;
   g.name = options.name;
+  // Titled as LangGraph's entrypoint graph, which keeps Pregel's default name.
+  auto titled = [&](const value& schema, const char* what, const char* title) {
+    if (std::string problem = key_schema{schema}.problem(); !problem.empty())
+      throw error(error_code::invalid_argument,
+                  "entrypoint '" + options.name + "': its " + what + " schema: " + problem);
+    object out = schema.is_object() ? schema.as_object() : object{};
+    out.set("title", title);
+    return sort_json_schema(value(std::move(out)));
+  };
+  g.input_schema = titled(options.input_schema, "input", "LangGraphInput");
+  g.output_schema = titled(options.output_schema, "output", "LangGraphOutput");
   g.channels[std::string(START)] = std::make_shared<channels::ephemeral_value>(std::string(START));
   g.channels[std::string(END)] = std::make_shared<channels::last_value>(std::string(END));
   g.channels[std::string(PREVIOUS)] = std::make_shared<channels::last_value>(std::string(PREVIOUS));

@@ -186,13 +186,29 @@ state_graph& state_graph::add_managed_key(std::string name, managed_value kind) 
   return *this;
 }
 
-state_graph& state_graph::set_input_keys(std::vector<std::string> keys) {
+state_graph& state_graph::set_input_keys(std::vector<std::string> keys,
+                                         std::optional<std::string> title) {
   input_keys_ = std::move(keys);
+  input_title_ = std::move(title);
   return *this;
 }
 
-state_graph& state_graph::set_output_keys(std::vector<std::string> keys) {
+state_graph& state_graph::set_output_keys(std::vector<std::string> keys,
+                                          std::optional<std::string> title) {
   output_keys_ = std::move(keys);
+  output_title_ = std::move(title);
+  return *this;
+}
+
+state_graph& state_graph::set_key_schema(std::string key, key_schema schema) {
+  if (std::string problem = schema.problem(); !problem.empty())
+    invalid("state key '" + key + "': " + problem);
+  key_schemas_[std::move(key)] = std::move(schema);
+  return *this;
+}
+
+state_graph& state_graph::set_schema_title(std::string title) {
+  schema_title_ = std::move(title);
   return *this;
 }
 
@@ -602,6 +618,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   g.state_single = topo->root;
   g.interrupt_before = options.interrupt_before;
   g.interrupt_after = options.interrupt_after;
+  attach_json_schemas(g, topo->state_keys, input_keys, output_keys);
   runtime_options ro;
   ro.checkpointer = options.checkpointer;
   ro.as_subgraph = options.as_subgraph;
@@ -611,6 +628,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.directory = options.directory;
   ro.store = options.store;
   ro.cache = options.cache;
+  ro.context_schema = std::move(options.context_schema);
   g.retry_sleep = options.retry_sleep;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }

@@ -193,6 +193,18 @@ BOOST_AUTO_TEST_CASE(graph_draws_the_edges_in_mermaid) {
   BOOST_TEST(r.out.find("node1 --> node2;") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(graph_prints_the_json_schemas_of_input_and_output) {
+  result r = run("graph " + example("schemas") + " --json-schema");
+  BOOST_TEST(r.status == 0, r.err);
+  std::vector<value> lines = r.lines();
+  BOOST_REQUIRE(lines.size() == 1u);
+  BOOST_TEST(lines[0].get("input").get("required").to_json() == R"(["question"])");
+  BOOST_TEST(lines[0].get("output").get("title") == value("schemasOutput"));
+  r = run("graph " + example("schemas") + " --json-schema --mermaid");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("either --mermaid or --json-schema") != std::string::npos, r.err);
+}
+
 // The examples of LangGraph's guides, as specs through `superstep run`: the same outputs and
 // errors as the C++ API gives in tests/coordinator.
 BOOST_AUTO_TEST_CASE(seed_examples_give_langgraphs_results_through_the_program) {

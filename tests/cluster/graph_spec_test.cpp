@@ -290,6 +290,60 @@ BOOST_AUTO_TEST_CASE(rejects_unknown_state_keys_in_schemas) {
   BOOST_TEST(std::string(e.what()) == "invalid graph spec at output[1]: unknown state key 'c'");
 }
 
+BOOST_AUTO_TEST_CASE(state_keys_carry_their_json_schemas) {
+  auto graph = load_graph_spec_file(example("schemas"), std_registry());
+  BOOST_TEST(
+      graph->input_json_schema().to_json() ==
+      R"({"properties":{"question":{"description":"what to answer","title":"Question",)"
+      R"("type":"string"}},"required":["question"],"title":"schemasInput","type":"object"})");
+  BOOST_TEST(graph->output_json_schema().to_json() ==
+             R"({"properties":{"answer":{"title":"Answer","type":"string"}},)"
+             R"("title":"schemasOutput","type":"object"})");
+  // A "title" names the state schema, and so both when input and output name no keys.
+  auto titled = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "title": "State", "state": {"a": {"required": true}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})"),
+                                std_registry());
+  BOOST_TEST(
+      titled->input_json_schema().to_json() ==
+      R"({"properties":{"a":{"title":"A"}},"required":["a"],"title":"State","type":"object"})");
+}
+
+BOOST_AUTO_TEST_CASE(pregel_channels_carry_their_json_schemas) {
+  auto graph = load_graph_spec(value::parse_json(R"({"spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "last_value", "schema": {"type": "string"}},
+                 "b": {"type": "last_value", "schema": {"type": "string"}}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double", "writes": ["b"]}},
+    "input": "a", "output": ["b"]})"),
+                               std_registry());
+  BOOST_TEST(graph->input_json_schema().to_json() ==
+             R"({"title":"LangGraphInput","type":"string"})");
+  BOOST_TEST(graph->output_json_schema().to_json() ==
+             R"({"properties":{"b":{"default":null,"title":"B","type":"string"}},)"
+             R"("title":"LangGraphOutput","type":"object"})");
+  BOOST_TEST(graph->invoke("x") == value::parse_json(R"({"b": "xx"})"));
+  error e = load_error(R"({"spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "last_value", "schema": 3}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double", "writes": ["a"]}}, "input": "a"})");
+  BOOST_TEST(std::string(e.what()).find("channels.a.schema") != std::string::npos, e.what());
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_invalid_key_schema_at_its_path) {
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {"schema": [1]}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})");
+  BOOST_TEST(e.code() == error_code::invalid_spec);
+  BOOST_TEST(std::string(e.what()).find("state.a.schema") != std::string::npos, e.what());
+  e = load_error(R"({"spec": "superstep.graph/1",
+    "state": {"a": {"schema": {"$ref": "#/$defs/Nope"}}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at state.a.schema: its JSON schema refers to \"#/$defs/Nope\", "
+             "which its \"$defs\" do not define");
+  e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {"required": "yes"}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})");
+  BOOST_TEST(std::string(e.what()).find("state.a.required") != std::string::npos, e.what());
+}
+
 BOOST_AUTO_TEST_CASE(compile_errors_of_the_graph_builder_propagate) {
   error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
     "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}},

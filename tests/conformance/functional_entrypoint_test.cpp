@@ -94,13 +94,18 @@ BOOST_AUTO_TEST_CASE(test_entrypoint_stateful_update_state) {
 // libs/langgraph/tests/test_pregel.py::test_entrypoint_with_return_and_save
 BOOST_AUTO_TEST_CASE(test_entrypoint_with_return_and_save) {
   value previous_;
-  auto foo = fn::entrypoint(ep("foo", saver()), [&](const value& msg, fn::call_context& ctx) {
+  // foo(msg: str, *, previous: Any) -> entrypoint.final[int, list[str]]
+  fn::entrypoint_options options = ep("foo", saver());
+  options.output_schema = value::parse_json(R"({"type": "integer"})");
+  auto foo = fn::entrypoint(options, [&](const value& msg, fn::call_context& ctx) {
     previous_ = ctx.previous();
     list previous = ctx.previous().is_list() ? ctx.previous().as_list() : list{};
     const auto n = static_cast<std::int64_t>(previous.size());
     previous.push_back(msg);
     return fn::final(n, value(std::move(previous)));
   });
+  BOOST_TEST(foo->output_json_schema() ==
+             value::parse_json(R"({"title": "LangGraphOutput", "type": "integer"})"));
   const value config = thread("1");
   BOOST_TEST(foo->invoke("hello", config) == value(0));
   BOOST_TEST(previous_.is_null());

@@ -38,17 +38,35 @@ BOOST_AUTO_TEST_CASE(test_imp_task) {
         ++mapper_calls;
         return value(twice(input));
       });
-      auto graph =
-          fn::entrypoint(ep("graph", saver()), [&](const value& input, fn::call_context& ctx) {
-            std::vector<fn::future> futures;
-            for (const auto& i : input.as_list()) futures.push_back(mapper(ctx, i));
-            std::vector<std::string> mapped;
-            for (auto& f : futures) mapped.push_back(f.result().as_string());
-            value answer = ctx.interrupt("question");
-            list out;
-            for (const auto& m : mapped) out.emplace_back(m + answer.as_string());
-            return value(std::move(out));
-          });
+      // graph(input: list[int]) -> list[str], with context_schema Context(model: str).
+      fn::entrypoint_options options = ep("graph", saver());
+      options.input_schema =
+          value::parse_json(R"({"type": "array", "items": {"type": "integer"}})");
+      options.output_schema =
+          value::parse_json(R"({"type": "array", "items": {"type": "string"}})");
+      options.runtime.context_schema =
+          object_schema{"Context", {{"model", {value::parse_json(R"({"type": "string"})"), true}}}};
+      auto graph = fn::entrypoint(options, [&](const value& input, fn::call_context& ctx) {
+        std::vector<fn::future> futures;
+        for (const auto& i : input.as_list()) futures.push_back(mapper(ctx, i));
+        std::vector<std::string> mapped;
+        for (auto& f : futures) mapped.push_back(f.result().as_string());
+        value answer = ctx.interrupt("question");
+        list out;
+        for (const auto& m : mapped) out.emplace_back(m + answer.as_string());
+        return value(std::move(out));
+      });
+      BOOST_TEST(graph->input_json_schema() ==
+                 value::parse_json(R"({"type": "array", "items": {"type": "integer"},
+                                       "title": "LangGraphInput"})"));
+      BOOST_TEST(graph->output_json_schema() ==
+                 value::parse_json(R"({"type": "array", "items": {"type": "string"},
+                                       "title": "LangGraphOutput"})"));
+      BOOST_TEST(
+          graph->context_json_schema() ==
+          value::parse_json(R"({"properties": {"model": {"title": "Model", "type": "string"}},
+                                       "required": ["model"], "title": "Context",
+                                       "type": "object"})"));
       const value thread1 = with_durability(thread("1"), durability);
       auto result = collect(*graph, value::array({0, 1}), thread1);
       // mapper tasks run concurrently so output order is non-deterministic
@@ -89,17 +107,28 @@ BOOST_AUTO_TEST_CASE(test_imp_nested) {
         auto sub = submapper(ctx, input);
         return value(sub.result().as_string() + sub.result().as_string());
       });
-      auto graph =
-          fn::entrypoint(ep("graph", saver()), [&](const value& input, fn::call_context& ctx) {
-            std::vector<fn::future> futures;
-            for (const auto& i : input.as_list()) futures.push_back(mapper(ctx, i));
-            std::vector<std::string> mapped;
-            for (auto& f : futures) mapped.push_back(f.result().as_string());
-            value answer = ctx.interrupt("question");
-            list final;
-            for (const auto& m : mapped) final.emplace_back(m + answer.as_string());
-            return ctx.invoke(*add_a, object{{"value", value(std::move(final))}}).get("value");
-          });
+      // graph(input: list[int]) -> list[str]
+      fn::entrypoint_options options = ep("graph", saver());
+      options.input_schema =
+          value::parse_json(R"({"type": "array", "items": {"type": "integer"}})");
+      options.output_schema =
+          value::parse_json(R"({"type": "array", "items": {"type": "string"}})");
+      auto graph = fn::entrypoint(options, [&](const value& input, fn::call_context& ctx) {
+        std::vector<fn::future> futures;
+        for (const auto& i : input.as_list()) futures.push_back(mapper(ctx, i));
+        std::vector<std::string> mapped;
+        for (auto& f : futures) mapped.push_back(f.result().as_string());
+        value answer = ctx.interrupt("question");
+        list final;
+        for (const auto& m : mapped) final.emplace_back(m + answer.as_string());
+        return ctx.invoke(*add_a, object{{"value", value(std::move(final))}}).get("value");
+      });
+      BOOST_TEST(graph->input_json_schema() ==
+                 value::parse_json(R"({"type": "array", "items": {"type": "integer"},
+                                       "title": "LangGraphInput"})"));
+      BOOST_TEST(graph->output_json_schema() ==
+                 value::parse_json(R"({"type": "array", "items": {"type": "string"},
+                                       "title": "LangGraphOutput"})"));
       const value thread1 = with_durability(thread("1"), durability);
       auto result = collect(*graph, value::array({0, 1}), thread1);
       // nested tasks run concurrently so output order is non-deterministic

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent_schemas.hpp"
 #include "stream_support.hpp"
 
 using namespace superstep;
@@ -303,6 +304,30 @@ void check_state(const pregel& app, const value& config, const value& values,
   }
 }
 
+// The snapshot test_conditional_state_graph[memory].2, but for the agent node: LangGraph's is a
+// LangChain RunnableSequence (prompt | llm | parser), ours a node function.
+constexpr const char* conditional_graph_json = R"({"nodes": [
+  {"id": "__start__", "type": "runnable", "data": {"id": ["langgraph", "_internal",
+    "_runnable", "RunnableCallable"], "name": "__start__"}},
+  {"id": "agent", "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable",
+    "RunnableCallable"], "name": "agent"}},
+  {"id": "tools", "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable",
+    "RunnableCallable"], "name": "tools"}},
+  {"id": "__end__"}],
+ "edges": [
+  {"source": "__start__", "target": "agent"},
+  {"source": "agent", "target": "__end__", "data": "exit", "conditional": true},
+  {"source": "agent", "target": "tools", "data": "continue", "conditional": true},
+  {"source": "tools", "target": "agent"}]})";
+
+// The snapshot test_conditional_state_graph[memory].3.
+constexpr const char* conditional_graph_mermaid =
+    "graph TD;\n"
+    "\t__start__ --> agent;\n"
+    "\tagent -. &nbsp;exit&nbsp; .-> __end__;\n"
+    "\tagent -. &nbsp;continue&nbsp; .-> tools;\n"
+    "\ttools --> agent;\n";
+
 std::vector<std::string> updates(const pregel& app, const value& input, const value& config) {
   return stream_texts(app, input, config, {stream_mode::updates});
 }
@@ -314,7 +339,6 @@ std::string update_text(const char* node, const char* key, const value& v) {
 }  // namespace
 
 // libs/langgraph/tests/test_large_cases.py::test_conditional_state_graph
-// (The JSON schemas and get_graph() drawings compared to syrupy snapshots are LangGraph's.)
 BOOST_AUTO_TEST_CASE(test_conditional_state_graph) {
   // The LLM answers its responses in turn (LangChain's FakeStreamingListLLM), parsed into an
   // AgentAction or an AgentFinish.
@@ -357,12 +381,26 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph) {
       },
       {{"continue", "tools"}, {"exit", "__end__"}});
   workflow.add_edge("tools", "agent");
+  // The state's keys as LangGraph's AgentState (a TypedDict with total=False) types them.
+  workflow.set_schema_title("AgentState");
+  workflow.set_key_schema("input", {object{{"type", "string"}}});
+  workflow.set_key_schema("agent_outcome", {agent_outcome_schema()});
+  workflow.set_key_schema("intermediate_steps", {intermediate_steps_schema()});
 
   const value input = object{{"input", "what is weather in sf"}};
   const value query = agent_action("search_api", "query", "tool:search_api:query");
   const value another = agent_action("search_api", "another", "tool:search_api:another");
   {
     std::shared_ptr<pregel> app = workflow.compile(opts());
+    const std::string schema = value::parse_json(agent_state_schema).to_json();
+    BOOST_TEST(app->input_json_schema().to_json() == schema);
+    BOOST_TEST(app->output_json_schema().to_json() == schema);
+    BOOST_TEST(app->get_graph().to_json().to_json() ==
+               value::parse_json(conditional_graph_json).to_json());
+    mermaid_options no_styles;
+    no_styles.with_styles = false;
+    BOOST_TEST(app->get_graph().draw_mermaid(no_styles) == conditional_graph_mermaid);
+
     const value out = app->invoke(input);
     BOOST_TEST(out.as_object().size() == 3u);
     BOOST_TEST(out.get("input") == value("what is weather in sf"));

@@ -2,6 +2,7 @@
 // conditional edges of StateGraphs.
 #include <atomic>
 
+#include "agent_schemas.hpp"
 #include "conformance.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
@@ -84,11 +85,14 @@ BOOST_AUTO_TEST_CASE(test_graph_validation_with_command) {
   BOOST_TEST(graph->invoke(object{{"foo", ""}}) == J(R"({"foo":"bar","bar":"baz"})"));
 }
 
-// libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph (not
-// asserted: the JSON schemas)
+// libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph
 BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_to_multiple_state_graph) {
   state_graph workflow;
   workflow.add_key("locations").add_key("results", "add", value(list{}));
+  // OverallState, a TypedDict: both keys lists of strings, required.
+  const value strings = J(R"({"items": {"type": "string"}, "type": "array"})");
+  workflow.set_schema_title("OverallState");
+  workflow.set_key_schema("locations", {strings, true}).set_key_schema("results", {strings, true});
   workflow.add_node("get_weather", [](const value& state, node_context&) -> value {
     const std::string& location = state.get("location").as_string();
     std::string weather = location.size() > 2 ? "sunny" : "cloudy";
@@ -105,6 +109,13 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_to_multiple_state_graph) {
       },
       {{"get_weather", "get_weather"}});
   auto app = workflow.compile(opts());
+  const char* overall_state = R"({"properties": {"locations": {"items": {"type": "string"},
+    "title": "Locations", "type": "array"}, "results": {"items": {"type": "string"}, "title":
+    "Results", "type": "array"}}, "required": ["locations", "results"], "title": "OverallState",
+    "type": "object"})";
+  const std::string schema = J(overall_state).to_json();
+  BOOST_TEST(app->input_json_schema().to_json() == schema);
+  BOOST_TEST(app->output_json_schema().to_json() == schema);
   BOOST_TEST(app->get_graph().to_json().to_json() == value::parse_json(
 R"json({
   "nodes": [
@@ -194,7 +205,7 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph_with_list_edge_inputs) {
 
 // libs/langgraph/tests/test_pregel.py::test_state_graph_w_config_inherited_state_keys (the
 // prompt | fake LLM | parser chain is one node answering the LLM's responses in turn;
-// AgentAction and AgentFinish are objects; not asserted: the JSON schemas)
+// AgentAction and AgentFinish are objects, described without their docstrings)
 BOOST_AUTO_TEST_CASE(test_state_graph_w_config_inherited_state_keys) {
   const std::vector<std::string> responses = {"tool:search_api:query", "tool:search_api:another",
                                               "finish:answer"};
@@ -226,6 +237,15 @@ BOOST_AUTO_TEST_CASE(test_state_graph_w_config_inherited_state_keys) {
   };
   state_graph builder;
   builder.add_key("input").add_key("agent_outcome").add_key("intermediate_steps", "add");
+  // AgentState: BaseState's input and agent_outcome required, its own intermediate_steps not
+  // (total=False); Context (total=False): tools, a list of strings.
+  builder.set_schema_title("AgentState");
+  builder.set_key_schema("input", {J(R"({"type": "string"})"), true});
+  builder.set_key_schema("agent_outcome", {agent_outcome_schema(), true});
+  builder.set_key_schema("intermediate_steps", {intermediate_steps_schema()});
+  compile_options options = opts();
+  options.context_schema = object_schema{
+      "Context", {{"tools", {J(R"({"items": {"type": "string"}, "type": "array"})")}}}};
   builder.add_node("agent", agent);
   builder.add_node("tools", execute_tools);
   builder.set_entry_point("agent");
@@ -237,7 +257,16 @@ BOOST_AUTO_TEST_CASE(test_state_graph_w_config_inherited_state_keys) {
       },
       {{"continue", "tools"}, {"exit", std::string(END)}});
   builder.add_edge("tools", "agent");
-  auto app = builder.compile(opts());
+  auto app = builder.compile(options);
+  BOOST_TEST(app->context_json_schema().to_json() ==
+             J(R"({"properties": {"tools": {"items": {"type": "string"}, "title": "Tools",
+                   "type": "array"}}, "title": "Context", "type": "object"})")
+                 .to_json());
+  object expected = J(agent_state_schema).as_object();
+  expected.set("required", value::array({"input", "agent_outcome"}));
+  const std::string schema = sort_json_schema(value(std::move(expected))).to_json();
+  BOOST_TEST(app->input_json_schema().to_json() == schema);
+  BOOST_TEST(app->output_json_schema().to_json() == schema);
   BOOST_TEST(app->graph().state_channels ==
                  (std::vector<std::string>{"input", "agent_outcome", "intermediate_steps"}),
              boost::test_tools::per_element());
@@ -255,10 +284,15 @@ BOOST_AUTO_TEST_CASE(test_state_graph_w_config_inherited_state_keys) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_graph_state (a list key
-// starts as []; not asserted: the JSON schemas)
+// starts as [])
 BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_graph_state) {
   state_graph workflow;
   workflow.add_key("input").add_key("output").add_key("steps", "add", value(list{}));
+  // AgentState, a TypedDict with total=False.
+  workflow.set_schema_title("AgentState");
+  workflow.set_key_schema("input", {J(R"({"type": "string"})")});
+  workflow.set_key_schema("output", {J(R"({"type": "string"})")});
+  workflow.set_key_schema("steps", {J(R"({"items": {"type": "string"}, "type": "array"})")});
   workflow.add_node("left", [](const value& data, node_context&) -> value {
     return object{{"output", data.get("input").as_string() + "->left"}};
   });
@@ -278,6 +312,26 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_graph_state) {
       {{std::string(END), std::string(END)}});
   workflow.add_edge("right", std::string(END));
   auto app = workflow.compile(opts());
+  const char* agent_state = R"({"properties": {"input": {"title": "Input", "type": "string"},
+    "output": {"title": "Output", "type": "string"}, "steps": {"items": {"type": "string"},
+    "title": "Steps", "type": "array"}}, "title": "AgentState", "type": "object"})";
+  const std::string schema = J(agent_state).to_json();
+  BOOST_TEST(app->input_json_schema().to_json() == schema);
+  BOOST_TEST(app->output_json_schema().to_json() == schema);
+  // The snapshot's nodes, each a RunnableCallable but END, and its edges.
+  const char* graph_json = R"({"nodes": [
+    {"id": "__start__", "type": "runnable", "data": {"id": ["langgraph", "_internal",
+      "_runnable", "RunnableCallable"], "name": "__start__"}},
+    {"id": "left", "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable",
+      "RunnableCallable"], "name": "left"}},
+    {"id": "right", "type": "runnable", "data": {"id": ["langgraph", "_internal", "_runnable",
+      "RunnableCallable"], "name": "right"}},
+    {"id": "__end__"}], "edges": [
+    {"source": "__start__", "target": "left", "data": "go-left", "conditional": true},
+    {"source": "__start__", "target": "right", "data": "go-right", "conditional": true},
+    {"source": "left", "target": "__end__", "conditional": true},
+    {"source": "right", "target": "__end__"}]})";
+  BOOST_TEST(app->get_graph().to_json().to_json() == J(graph_json).to_json());
   {
     mermaid_options bare;
     bare.with_styles = false;

@@ -73,16 +73,24 @@ pregel_graph many_processes(int size) {
 
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_invoke_single_process_in_out (not ported: the
-// pydantic JSON schemas; `output_keys=["output"]` is the graph with that output channel)
+// libs/langgraph/tests/test_pregel.py::test_invoke_single_process_in_out
+// (`output_keys=["output"]` is the graph with that output channel)
 BOOST_AUTO_TEST_CASE(test_invoke_single_process_in_out) {
   auto build = [](bool output_keys) {
     pregel_graph g = in_out();
     g.channels = {{"input", last("input")}, {"output", last("output")}};
     g.nodes.push_back(subscribe_node("one", {"input"}, add_one, {"output"}));
     g.output_single = !output_keys;
+    // LastValue(int) channels.
+    g.channel_schemas = {{"input", J(R"({"type": "integer"})")},
+                         {"output", J(R"({"type": "integer"})")}};
     return make(std::move(g));
   };
+  BOOST_TEST(build(false)->input_json_schema() ==
+             J(R"({"title": "LangGraphInput", "type": "integer"})"));
+  BOOST_TEST(build(false)->output_json_schema() ==
+             J(R"({"title": "LangGraphOutput", "type": "integer"})"));
+  BOOST_TEST(build(false)->context_json_schema().is_null());
   BOOST_TEST(build(false)->invoke(2) == value(3));
   BOOST_TEST(build(true)->invoke(2) == J(R"({"output":3})"));
 }

@@ -27,7 +27,17 @@ state_graph pydantic_graph(const retrievers& r) {
   channels::reducer replace{"replace", [](const value&, const value& y) { return y; }, {}};
   workflow.add_key("query").add_key("inner", replace).add_key("answer");
   workflow.add_key("docs", retrievers::sorted_add(), value(list{}));
-  workflow.set_input_keys({"query", "inner"}).set_output_keys({"answer", "docs"});
+  workflow.set_input_keys({"query", "inner"}, "Input")
+      .set_output_keys({"answer", "docs"}, "Output");
+  // The models' fields: InnerObject(yo: int) a definition "inner" refers to.
+  workflow.set_key_schema("query", {J(R"({"type": "string"})"), true});
+  workflow.set_key_schema(
+      "inner", {J(R"({"$ref": "#/$defs/InnerObject", "$defs": {"InnerObject": {"properties":
+                {"yo": {"title": "Yo", "type": "integer"}}, "required": ["yo"], "title":
+                "InnerObject", "type": "object"}}})"),
+                true});
+  workflow.set_key_schema("answer", {J(R"({"type": "string"})"), true});
+  workflow.set_key_schema("docs", {J(R"({"items": {"type": "string"}, "type": "array"})"), true});
   r.add_nodes(workflow);
   workflow.set_entry_point("rewrite_query");
   workflow.add_edge("rewrite_query", "analyzer_one");
@@ -108,9 +118,29 @@ const value looped_stream = J(R"([
 }  // namespace
 
 // libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_custom_state_class_pydantic2
-// (the pydantic models are input and output keys; not ported: pydantic's ValidationError, the
-// JSON schemas and the drawing)
+// (the pydantic models are input and output keys; not ported: pydantic's ValidationError)
 BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_custom_state_class_pydantic2) {
+  retrievers r{std::make_shared<order_gate>("analyzer_one")};
+  auto app = pydantic_graph(r).compile(opts());
+  mermaid_options bare;
+  bare.with_styles = false;
+  BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
+             "graph TD;\n"
+             "\t__start__ --> rewrite_query;\n"
+             "\tanalyzer_one --> retriever_one;\n"
+             "\tretriever_one --> qa;\n"
+             "\tretriever_two --> qa;\n"
+             "\trewrite_query --> analyzer_one;\n"
+             "\trewrite_query -.-> retriever_two;\n"
+             "\tqa --> __end__;\n");
+  BOOST_TEST(app->input_json_schema() == J(R"({"$defs": {"InnerObject": {"properties": {"yo":
+    {"title": "Yo", "type": "integer"}}, "required": ["yo"], "title": "InnerObject", "type":
+    "object"}}, "properties": {"inner": {"$ref": "#/$defs/InnerObject"}, "query": {"title":
+    "Query", "type": "string"}}, "required": ["query", "inner"], "title": "Input", "type":
+    "object"})"));
+  BOOST_TEST(app->output_json_schema() == J(R"({"properties": {"answer": {"title": "Answer",
+    "type": "string"}, "docs": {"items": {"type": "string"}, "title": "Docs", "type": "array"}},
+    "required": ["answer", "docs"], "title": "Output", "type": "object"})"));
   check_pydantic_graph();
 }
 

@@ -234,10 +234,17 @@ struct entrypoint_options {
   std::optional<superstep::cache_policy> cache_policy;
   /// Time limits of each attempt of the entrypoint, as a node's (`pregel_node::timeout`).
   std::optional<timeout_policy> timeout;
+  /// The JSON schemas of its input and of its return value (LangGraph: the type hints of the
+  /// function's first parameter and of its return, `entrypoint.final[R, S]`'s R), which
+  /// `input_json_schema()`/`output_json_schema()` show titled "LangGraphInput" and
+  /// "LangGraphOutput" (the name of LangGraph's entrypoint graph). Null: any value.
+  value input_schema = value();
+  value output_schema = value();
 };
 
 /// Compiles `fn` into a graph (LangGraph's `@entrypoint`). Throws `superstep::error`
-/// (invalid_argument) when the name is empty or reserved or `fn` is empty.
+/// (invalid_argument) when the name is empty or reserved, `fn` is empty, or a schema is
+/// invalid (`key_schema::problem`).
 std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn);
 
 /// The channel of the value an entrypoint remembers between runs (LangGraph PREVIOUS).

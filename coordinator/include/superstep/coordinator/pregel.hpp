@@ -9,6 +9,7 @@
 
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/coordinator/graph_description.hpp"
+#include "superstep/coordinator/json_schema.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/run_control.hpp"
 #include "superstep/coordinator/stream.hpp"
@@ -71,6 +72,10 @@ struct runtime_options {
   /// Where nodes with a cache policy keep their writes (LangGraph `cache`); subgraphs without
   /// their own use their parent's.
   std::shared_ptr<node_cache> cache;
+  /// What the run context nodes read looks like (LangGraph `context_schema`; a superstep run
+  /// passes its context in the config's "configurable", read through
+  /// `node_context::configurable`), for `pregel::context_json_schema`. Runs do not check it.
+  std::optional<object_schema> context_schema = std::nullopt;
 };
 
 struct state_snapshot;
@@ -254,6 +259,20 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// nodes of subgraphs inside their parent down to that depth (a negative value: every
   /// depth), as "<node>:<subgraph node>" ids.
   graph_description get_graph(int xray = 0) const;
+
+  /// The JSON schema of the graph's input (LangGraph `get_input_jsonschema`): a StateGraph's
+  /// is an object of its input keys (see `state_graph::set_key_schema`); otherwise, with one
+  /// input channel read as a value, that channel's schema (`pregel_graph::channel_schemas`)
+  /// titled "<name>Input", else an object of the input channels, each optional with a null
+  /// default. Throws `superstep::error` (invalid_argument) when the schemas of two channels
+  /// define one "$defs" name differently.
+  value input_json_schema() const;
+  /// The JSON schema of the graph's output (LangGraph `get_output_jsonschema`), likewise from
+  /// the output keys or channels, titled "<name>Output".
+  value output_json_schema() const;
+  /// The JSON schema of the run context (LangGraph `get_context_jsonschema`): the
+  /// `context_schema` of its runtime options, or null when it has none.
+  value context_json_schema() const;
 
   const pregel_graph& graph() const noexcept { return graph_; }
   const std::shared_ptr<checkpoint_saver>& checkpointer() const noexcept {

@@ -94,6 +94,15 @@ struct pregel_graph {
   /// For drawing: static edges and branches as the builder declared them.
   std::vector<std::pair<std::string, std::string>> draw_edges;
   std::vector<std::tuple<std::string, std::string, std::string>> draw_conditional_edges;
+  /// The JSON schemas `pregel::input_json_schema` and `output_json_schema` return (a
+  /// StateGraph's, made from its keys by compile()); null: made from the input and output
+  /// channels and `channel_schemas`.
+  value input_schema;
+  value output_schema;
+  /// The JSON schema of a channel's value (LangGraph: the channel's type, as `LastValue(int)`
+  /// gives {"type": "integer"}) for the schemas made from channels; a channel not listed takes
+  /// any value.
+  std::map<std::string, value> channel_schemas;
 };
 
 }  // namespace superstep

@@ -90,6 +90,8 @@ struct compile_options {
   std::shared_ptr<node_cache> cache;
   /// How retries wait (see pregel_graph::retry_sleep); null: the task's thread sleeps.
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
+  /// What the run context nodes read looks like (see runtime_options::context_schema).
+  std::optional<object_schema> context_schema = std::nullopt;
 };
 
 /// The name of the one key of a graph whose state is not an object (LangGraph's `__root__`).
@@ -134,9 +136,23 @@ class state_graph {
   /// each task from the run (e.g. the steps left before the recursion limit).
   state_graph& add_managed_key(std::string name, managed_value kind);
 
-  /// Input and output schemas: subsets of the state keys (default: all keys).
-  state_graph& set_input_keys(std::vector<std::string> keys);
-  state_graph& set_output_keys(std::vector<std::string> keys);
+  /// Input and output schemas: subsets of the state keys (default: all keys). `title` names
+  /// the schema in `input_json_schema()`/`output_json_schema()` (LangGraph: the input or
+  /// output schema class's name); none: "<graph name>Input" / "<graph name>Output".
+  state_graph& set_input_keys(std::vector<std::string> keys,
+                              std::optional<std::string> title = std::nullopt);
+  state_graph& set_output_keys(std::vector<std::string> keys,
+                               std::optional<std::string> title = std::nullopt);
+
+  /// Describes a state key in the graph's JSON schemas (LangGraph: the key's type hint,
+  /// Required/NotRequired marker and default): the JSON schema of its value, whether it is
+  /// required, its default. A key not described takes any value, is optional and has no
+  /// default. Throws `superstep::error` (invalid_graph) naming the key when `schema` is
+  /// invalid (`key_schema::problem`), and at compile() when no state key has its name.
+  state_graph& set_key_schema(std::string key, key_schema schema);
+  /// The state schema's name (LangGraph: the state class's name): the title of the input and
+  /// output JSON schemas when set_input_keys/set_output_keys name no keys of their own.
+  state_graph& set_schema_title(std::string title);
 
   /// Sets the defaults of every node's policies (LangGraph `set_node_defaults`); each field
   /// given (non-empty) replaces the earlier default. Applied at compile(), whatever the order
@@ -198,11 +214,19 @@ class state_graph {
   };
 
   void check_new_name(const std::string& name) const;
+  /// compile()'s step that gives `g` its input and output JSON schemas (state_graph_schema.cpp).
+  void attach_json_schemas(pregel_graph& g, const std::unordered_set<std::string>& state_keys,
+                           const std::vector<std::string>& input_keys,
+                           const std::vector<std::string>& output_keys) const;
 
   std::vector<key_spec> keys_;
   std::vector<std::pair<std::string, managed_value>> managed_;
   std::optional<std::vector<std::string>> input_keys_;
   std::optional<std::vector<std::string>> output_keys_;
+  std::map<std::string, key_schema> key_schemas_;
+  std::optional<std::string> schema_title_;
+  std::optional<std::string> input_title_;
+  std::optional<std::string> output_title_;
   std::vector<node_spec> nodes_;
   std::unordered_set<std::string> node_names_;
   std::vector<std::pair<std::string, std::string>> edges_;
