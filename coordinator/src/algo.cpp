@@ -30,7 +30,7 @@ bool is_volatile(const channels::channel& c) {
   std::string_view t = c.type_name();
   return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||
            t == "untracked_value" || t == "last_value_after_finish" ||
-           t == "named_barrier_value_after_finish");
+           t == "named_barrier_value_after_finish" || t == "delta");
 }
 
 channel_version version_of(const checkpoint& cp, const std::string& channel) {
@@ -63,6 +63,7 @@ graph_index graph_index::build(const pregel_graph& g) {
     std::string_view t = proto->type_name();
     if (t == "last_value_after_finish" || t == "named_barrier_value_after_finish")
       idx.finishable.push_back(name);
+    if (t == "delta") idx.delta_channels.push_back(name);
   }
   return idx;
 }

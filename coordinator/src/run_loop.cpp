@@ -1,5 +1,7 @@
 #include "run_loop.hpp"
 
+#include "delta_channels.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -64,7 +66,8 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
   stream_set_.insert(stream_channels_->begin(), stream_channels_->end());
   for (const auto& c : g_.output_channels) {
     std::string_view t = g_.channels.at(c)->type_name();
-    if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
+    if (t != "last_value" && t != "binary_operator_aggregate" && t != "delta")
+      outputs_volatile_ = true;
   }
 }
 
@@ -110,6 +113,7 @@ void run_loop::begin(const value& given) {
   }
 
   checkpoint start;
+  std::optional<checkpoint_config> loaded_at;  // the checkpoint start is, when saved
   bool replay_load = false;
   std::int64_t meta_step = -2;
   channel_version version_floor = 0;  // versions this run issues are above it
@@ -137,6 +141,8 @@ void run_loop::begin(const value& given) {
       shared_.run_slot->set_start(tuple->config, tuple->pending_writes);
     if (tuple) {
       start = std::move(tuple->checkpoint);
+      loaded_at = tuple->config;
+      delta_counters_ = delta_counters_of(tuple->metadata);
       meta_step = tuple->metadata.step;
       stream_meta_ = tuple->metadata;
       if (tuple->parent_config) stream_parent_id_ = tuple->parent_config->checkpoint_id;
@@ -182,6 +188,7 @@ void run_loop::begin(const value& given) {
   if (!nested)  // a subgraph keeps its parent's answer
     shared_.resuming = !start.channel_versions.empty() && (given.is_null() || cmd.has_value());
   state_ = algo::restore(g_, std::move(start));
+  if (loaded_at) rebuild_delta_channels(state_, index_, saver_, *loaded_at);
   state_.max_version = std::max(state_.max_version, version_floor);
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
@@ -236,7 +243,9 @@ void run_loop::begin(const value& given) {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
-  put_checkpoint("input", &applied);
+  // The input's writes are no task's, saved nowhere: the delta channels they wrote (a Pregel
+  // graph's input channels) are snapshotted.
+  put_checkpoint("input", &applied, delta_snapshots::all_written);
 }
 
 void run_loop::enter_through_subgraph(const std::string& ns) {

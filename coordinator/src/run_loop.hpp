@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "run_config.hpp"
+#include "delta_channels.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
@@ -153,7 +154,10 @@ class run_loop {
   void emit_values_if(const std::unordered_set<std::string>& updated);
   void show_finished_writes();
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
-  void put_checkpoint(const char* source, const algo::applied* applied);
+  /// `delta`: which delta channels get a snapshot (those due, unless the checkpoint's writes
+  /// are saved nowhere).
+  void put_checkpoint(const char* source, const algo::applied* applied,
+                      delta_snapshots delta = delta_snapshots::due);
 
   const pregel_graph& g_;
   const algo::graph_index& index_;
@@ -201,6 +205,7 @@ class run_loop {
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;
   checkpoint_id_generator ids_;
+  delta_counters delta_counters_;  // of the last checkpoint made (delta_channels.hpp)
 };
 
 }  // namespace superstep::detail

@@ -155,6 +155,10 @@ void run_loop::finish(bool failed) {
   if (per_invocation && !failed && !interrupted_) return;
   // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
   if (unsaved_) {
+    // The writes of the steps since the last saved checkpoint are not saved: the delta
+    // channels they wrote are snapshotted instead.
+    prepare_delta_checkpoint(state_, index_, delta_counters_, unsaved_versions_.versions, false,
+                             delta_snapshots::all_written, unsaved_meta_);
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = last_saved_id_;
     cp_config_ = saver_->put_changes(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
@@ -205,7 +209,8 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   saver_->put_writes_many(cfg, all);
 }
 
-void run_loop::put_checkpoint(const char* source, const algo::applied* applied) {
+void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
+                              delta_snapshots delta) {
   // Every change since the last put reaches the saver, including those made outside a step
   // (a Command's update, the seen versions of a resumed run), so it stores the value of each
   // changed channel and may store the version maps as what changed.
@@ -223,6 +228,12 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied) 
   meta.step = step_;
   meta.parents = shared_.parents;
   if (saver_) merge_config_metadata(meta, shared_.config);
+  if (saver_) {
+    // Held back until the run's end under exit durability: no snapshot is made before then.
+    prepare_delta_checkpoint(state_, index_, delta_counters_, changed.versions, true,
+                             durability_ == durability::exit ? delta_snapshots::none : delta,
+                             meta);
+  }
   if (saver_) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;

@@ -28,6 +28,8 @@ struct graph_index {
   std::unordered_map<std::string, std::uint32_t> node_by_name;
   /// Channels whose finish() may change them (only the *_after_finish kinds).
   std::vector<std::string> finishable;
+  /// Channels whose checkpoints hold no value (delta_channel), sorted by name.
+  std::vector<std::string> delta_channels;
 
   static graph_index build(const pregel_graph& g);
 };
