@@ -51,6 +51,7 @@ void note_availability(run_state& state, const std::string& name, const channels
 
 graph_index graph_index::build(const pregel_graph& g) {
   graph_index idx;
+  idx.delta_max_steps_since_snapshot = g.delta_max_steps_since_snapshot;
   std::vector<std::uint32_t> order(g.nodes.size());
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),

@@ -54,15 +54,16 @@ void prepare_delta_checkpoint(algo::run_state& state, const algo::graph_index& i
       ++steps;
       if (was_written) ++updates;
     }
+    auto due = [&] {
+      return channel.take_overwritten() || updates >= channel.snapshot_frequency() ||
+             steps >= index.delta_max_steps_since_snapshot;
+    };
     bool snapshot = false;
     switch (which) {
-      case delta_snapshots::due:
-        snapshot = channel.take_overwritten() || updates >= channel.snapshot_frequency() ||
-                   steps >= delta_max_steps_since_snapshot;
-        break;
       case delta_snapshots::none: break;
+      case delta_snapshots::due: snapshot = due(); break;
       case delta_snapshots::all: snapshot = true; break;
-      case delta_snapshots::all_written: snapshot = was_written; break;
+      case delta_snapshots::all_written: snapshot = was_written || due(); break;
     }
     if (!snapshot) continue;
     channel.take_overwritten();

@@ -18,10 +18,6 @@ namespace superstep::detail {
 /// The metadata key of the counters (LangGraph's `counters_since_delta_snapshot`).
 inline constexpr std::string_view delta_counters_key = "counters_since_delta_snapshot";
 
-/// A snapshot is due after this many steps since the last one, written or not (LangGraph's
-/// DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT), so a rebuild never walks further back.
-inline constexpr std::int64_t delta_max_steps_since_snapshot = 5000;
-
 /// Per delta channel, since its last snapshot: (steps that wrote it, steps). Channels at
 /// (0, 0) are left out, as the metadata leaves them out.
 using delta_counters = std::map<std::string, std::pair<std::int64_t, std::int64_t>>;
@@ -41,7 +37,8 @@ enum class delta_snapshots : std::uint8_t {
   none,         ///< none (a checkpoint saved later, under exit durability)
   due,          ///< a step: those whose counters reached the cadence, or that were overwritten
   all,          ///< every delta channel (nothing before the checkpoint can rebuild them)
-  all_written,  ///< every one in `written` (a checkpoint whose steps' writes are not saved)
+  all_written,  ///< those due, and every one in `written` (a checkpoint whose steps' writes
+                ///< are saved nowhere)
 };
 
 /// Prepares the delta channels of the checkpoint `state` holds, about to be saved with

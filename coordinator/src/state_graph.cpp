@@ -641,6 +641,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.store = options.store;
   ro.cache = options.cache;
   g.retry_sleep = options.retry_sleep;
+  if (options.delta_max_steps_since_snapshot <= 0)
+    invalid("delta_max_steps_since_snapshot must be a positive integer, got " +
+            std::to_string(options.delta_max_steps_since_snapshot));
+  g.delta_max_steps_since_snapshot = options.delta_max_steps_since_snapshot;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 

@@ -91,6 +91,9 @@ struct compile_options {
   std::shared_ptr<node_cache> cache;
   /// How retries wait (see pregel_graph::retry_sleep); null: the task's thread sleeps.
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
+  /// See pregel_graph::delta_max_steps_since_snapshot. Throws `superstep::error`
+  /// (invalid_graph) at compile() when not positive.
+  std::int64_t delta_max_steps_since_snapshot = 5000;
 };
 
 /// How a delta key is kept (the parameters of LangGraph's `DeltaChannel`).
