@@ -2,6 +2,8 @@
 // save at LangGraph's cadence (pregel/_checkpoint.py, _loop.py's _put_checkpoint).
 #include "delta_channels.hpp"
 
+#include <algorithm>
+
 #include "superstep/channels/delta_channel.hpp"
 
 namespace superstep::detail {
@@ -40,11 +42,18 @@ void rebuild_delta_channels(algo::run_state& state, const algo::graph_index& ind
   }
 }
 
-void prepare_delta_checkpoint(algo::run_state& state, const algo::graph_index& index,
-                              delta_counters& counters,
-                              std::map<std::string, channel_version>& written, bool advance,
-                              delta_snapshots which, checkpoint_metadata& meta) {
-  if (index.delta_channels.empty()) return;
+bool is_delta_channel(const algo::graph_index& index, std::string_view channel) {
+  return std::binary_search(index.delta_channels.begin(), index.delta_channels.end(), channel);
+}
+
+std::set<std::string> prepare_delta_checkpoint(algo::run_state& state,
+                                               const algo::graph_index& index,
+                                               delta_counters& counters,
+                                               std::map<std::string, channel_version>& written,
+                                               bool advance, delta_snapshots which,
+                                               checkpoint_metadata& meta) {
+  std::set<std::string> snapshotted;
+  if (index.delta_channels.empty()) return snapshotted;
   checkpoint& cp = state.checkpoint;
   for (const auto& name : index.delta_channels) {
     auto& channel = static_cast<channels::delta_channel&>(*state.channels.at(name));
@@ -66,6 +75,7 @@ void prepare_delta_checkpoint(algo::run_state& state, const algo::graph_index& i
       case delta_snapshots::all_written: snapshot = was_written || due(); break;
     }
     if (!snapshot) continue;
+    snapshotted.insert(name);
     channel.take_overwritten();
     cp.channel_values[name] = channels::delta_snapshot(channel.get());
     if (!was_written) {
@@ -83,6 +93,7 @@ void prepare_delta_checkpoint(algo::run_state& state, const algo::graph_index& i
     meta.extra.erase(delta_counters_key);
   else
     meta.extra.set(std::string(delta_counters_key), value(std::move(stored)));
+  return snapshotted;
 }
 
 }  // namespace superstep::detail

@@ -48,9 +48,15 @@ enum class delta_snapshots : std::uint8_t {
 /// checkpoint (with a new version when it was not written, added to `written`) and its
 /// counters reset; the counters left are put in `meta`. Costs nothing for a graph without
 /// delta channels, and no value is copied unless a snapshot is due.
-void prepare_delta_checkpoint(algo::run_state& state, const algo::graph_index& index,
-                              delta_counters& counters,
-                              std::map<std::string, channel_version>& written, bool advance,
-                              delta_snapshots which, checkpoint_metadata& meta);
+/// Returns the channels snapshotted.
+std::set<std::string> prepare_delta_checkpoint(algo::run_state& state,
+                                               const algo::graph_index& index,
+                                               delta_counters& counters,
+                                               std::map<std::string, channel_version>& written,
+                                               bool advance, delta_snapshots which,
+                                               checkpoint_metadata& meta);
+
+/// Whether `channel` is a delta channel of the graph.
+bool is_delta_channel(const algo::graph_index& index, std::string_view channel);
 
 }  // namespace superstep::detail

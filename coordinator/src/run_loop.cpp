@@ -189,6 +189,10 @@ void run_loop::begin(const value& given) {
     shared_.resuming = !start.channel_versions.empty() && (given.is_null() || cmd.has_value());
   state_ = algo::restore(g_, std::move(start));
   if (loaded_at) rebuild_delta_channels(state_, index_, saver_, *loaded_at);
+  // Exit durability on a new thread: the id of the checkpoint the run's delta writes may need
+  // as their parent, taken now so it sorts before the run's checkpoints.
+  if (saver_ && !loaded_at && durability_ == durability::exit && !index_.delta_channels.empty())
+    exit_stub_id_ = ids_.next();
   state_.max_version = std::max(state_.max_version, version_floor);
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
@@ -231,6 +235,7 @@ void run_loop::begin(const value& given) {
   pregel_task in;
   in.name = std::string(INPUT);
   in.writes = std::move(writes);
+  hold_exit_delta_writes(std::string(INPUT), in.writes);
   // The tasks the last checkpoint left to run are discarded: applied with no writes, they mark
   // their triggers seen, so only what the new input triggers runs (LangGraph's _first).
   std::vector<pregel_task> discarded;
@@ -348,9 +353,15 @@ void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
 
 void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
   if (saver_) {
+    // A task whose writes came from the cache saves none, unless it wrote a delta channel:
+    // those writes rebuild the channel.
+    auto writes_delta_channel = [&](const pregel_task& t) {
+      return std::any_of(t.writes.begin(), t.writes.end(),
+                         [&](const auto& w) { return is_delta_channel(index_, w.first); });
+    };
     std::vector<const pregel_task*> fresh;
     for (const pregel_task* t : tasks)
-      if (!t->cached) fresh.push_back(t);
+      if (!t->cached || writes_delta_channel(*t)) fresh.push_back(t);
     if (!fresh.empty() && durability_ == durability::exit) {
       std::lock_guard lock(held_mutex_);  // tasks finish on several threads
       held_writes_.insert(held_writes_.end(), fresh.begin(), fresh.end());
@@ -411,6 +422,12 @@ bool run_loop::commit_step() {
   batch.reserve(tasks_.size());
   for (auto& t : tasks_) batch.push_back(&t);
   auto applied = algo::apply_writes(state_, index_, batch);
+  if (durability_ == durability::exit && !held_writes_.empty() && !index_.delta_channels.empty()) {
+    // Held in task-path order: the order the step applied them in.
+    std::unordered_set<const pregel_task*> held(held_writes_.begin(), held_writes_.end());
+    for (const auto& t : tasks_)
+      if (held.count(&t)) hold_exit_delta_writes(t.id, t.writes);
+  }
   held_writes_.clear();  // the step's checkpoint supersedes its pending writes
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;

@@ -206,6 +206,22 @@ class run_loop {
   std::int64_t limit_ = 25;
   checkpoint_id_generator ids_;
   delta_counters delta_counters_;  // of the last checkpoint made (delta_channels.hpp)
+  // exit durability: the delta channels' writes of the steps whose writes are not saved
+  // (LangGraph's _exit_delta_writes), oldest first, and the id of the empty checkpoint they
+  // are saved against on a thread with no checkpoint before the run (LangGraph's stub).
+  struct exit_delta_write {
+    std::int64_t step;
+    std::string task_id;
+    std::string channel;
+    value v;
+  };
+  std::vector<exit_delta_write> exit_delta_writes_;
+  std::string exit_stub_id_;
+  void hold_exit_delta_writes(const std::string& task_id,
+                              const std::vector<std::pair<std::string, value>>& writes);
+  /// Saves the held delta writes of channels the last checkpoint does not snapshot, against
+  /// the checkpoint the run started from (or a stub made for them): so they rebuild it.
+  void save_exit_delta_writes(const std::set<std::string>& snapshotted);
 };
 
 }  // namespace superstep::detail

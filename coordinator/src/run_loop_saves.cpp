@@ -1,6 +1,7 @@
 // The run loop saving its work: checkpoints (sync, in the background, or at exit) and each
 // task's pending writes.
 #include <algorithm>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -155,10 +156,11 @@ void run_loop::finish(bool failed) {
   if (per_invocation && !failed && !interrupted_) return;
   // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
   if (unsaved_) {
-    // The writes of the steps since the last saved checkpoint are not saved: the delta
-    // channels they wrote are snapshotted instead.
-    prepare_delta_checkpoint(state_, index_, delta_counters_, unsaved_versions_.versions, false,
-                             delta_snapshots::all_written, unsaved_meta_);
+    // As LangGraph's exit: the delta channels due get a snapshot, the writes of the others
+    // are saved for them.
+    save_exit_delta_writes(prepare_delta_checkpoint(state_, index_, delta_counters_,
+                                                    unsaved_versions_.versions, false,
+                                                    delta_snapshots::due, unsaved_meta_));
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = last_saved_id_;
     cp_config_ = saver_->put_changes(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
@@ -167,6 +169,47 @@ void run_loop::finish(bool failed) {
   }
   if (!held_writes_.empty()) save_writes(held_writes_);
   held_writes_.clear();
+}
+
+void run_loop::hold_exit_delta_writes(const std::string& task_id,
+                                      const std::vector<std::pair<std::string, value>>& writes) {
+  if (!saver_ || durability_ != durability::exit || index_.delta_channels.empty()) return;
+  for (const auto& [channel, v] : writes)
+    if (is_delta_channel(index_, channel))
+      exit_delta_writes_.push_back({step_, task_id, channel, v});
+}
+
+void run_loop::save_exit_delta_writes(const std::set<std::string>& snapshotted) {
+  std::vector<task_writes> tasks;
+  for (std::size_t i = 0; i < exit_delta_writes_.size(); ++i) {
+    auto& w = exit_delta_writes_[i];
+    if (snapshotted.count(w.channel)) continue;
+    // Saved writes come back in task id order: the id starts with the step and the write's
+    // place in the run (LangGraph's exit_delta_task_id), so they come back in the order the
+    // run applied them.
+    char prefix[64];
+    std::snprintf(prefix, sizeof prefix, "%08lld-%08zu-", static_cast<long long>(w.step + 1), i);
+    std::string id = prefix + w.task_id;
+    if (tasks.empty() || tasks.back().task_id != id) tasks.push_back({id, "", {}});
+    tasks.back().writes.emplace_back(std::move(w.channel), std::move(w.v));
+  }
+  exit_delta_writes_.clear();
+  if (tasks.empty()) return;
+  if (last_saved_id_.empty()) {
+    // No checkpoint before the run: an empty one (LangGraph's stub, step -2) holds them and
+    // becomes the parent of the run's checkpoint.
+    checkpoint stub;
+    stub.id = exit_stub_id_.empty() ? ids_.next() : exit_stub_id_;
+    stub.ts = now_iso8601();
+    checkpoint_metadata meta;
+    meta.step = -2;
+    checkpoint_config root = cp_config_;
+    root.checkpoint_id.clear();
+    last_saved_id_ = saver_->put(root, stub, meta, {}).checkpoint_id;
+  }
+  checkpoint_config anchor = cp_config_;
+  anchor.checkpoint_id = last_saved_id_;
+  saver_->put_writes_many(anchor, tasks);
 }
 
 namespace {
