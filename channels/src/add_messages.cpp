@@ -46,8 +46,8 @@ std::string_view type_of_role(const std::string& role) {
 }
 
 bool is_role(const std::string& role) {
-  for (std::string_view r : {"human", "user", "ai", "assistant", "system", "developer", "function",
-                             "tool"})
+  for (std::string_view r :
+       {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"})
     if (role == r) return true;
   return false;
 }

@@ -31,7 +31,8 @@ delta_channel::delta_channel(std::string key, reducer op, value empty,
                 "At key '" + this->key() + "': reducer '" + reducer_.name + "' has no function");
   if (snapshot_frequency_ <= 0)
     throw error(error_code::invalid_argument,
-                "At key '" + this->key() + "': snapshot_frequency must be a positive integer, got " +
+                "At key '" + this->key() +
+                    "': snapshot_frequency must be a positive integer, got " +
                     std::to_string(snapshot_frequency_));
 }
 

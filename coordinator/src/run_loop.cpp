@@ -1,7 +1,5 @@
 #include "run_loop.hpp"
 
-#include "delta_channels.hpp"
-
 #include <algorithm>
 #include <condition_variable>
 #include <deque>

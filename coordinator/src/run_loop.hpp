@@ -15,8 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "run_config.hpp"
 #include "delta_channels.hpp"
+#include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"

@@ -1,8 +1,8 @@
 // The run loop saving its work: checkpoints (sync, in the background, or at exit) and each
 // task's pending writes.
 #include <algorithm>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -189,9 +189,7 @@ void run_loop::save_exit_delta_writes(const std::set<std::string>& snapshotted) 
     // run applied them.
     char prefix[64];
     std::snprintf(prefix, sizeof prefix, "%08lld-%08zu-", static_cast<long long>(w.step + 1), i);
-    std::string id = prefix + w.task_id;
-    if (tasks.empty() || tasks.back().task_id != id) tasks.push_back({id, "", {}});
-    tasks.back().writes.emplace_back(std::move(w.channel), std::move(w.v));
+    tasks.push_back({prefix + w.task_id, "", {{std::move(w.channel), std::move(w.v)}}});
   }
   exit_delta_writes_.clear();
   if (tasks.empty()) return;
@@ -274,8 +272,7 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
   if (saver_) {
     // Held back until the run's end under exit durability: no snapshot is made before then.
     prepare_delta_checkpoint(state_, index_, delta_counters_, changed.versions, true,
-                             durability_ == durability::exit ? delta_snapshots::none : delta,
-                             meta);
+                             durability_ == durability::exit ? delta_snapshots::none : delta, meta);
   }
   if (saver_) {
     checkpoint_config parent = cp_config_;

@@ -540,7 +540,7 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
   detail::delta_counters counters;
   if (tuple) counters = detail::delta_counters_of(tuple->metadata);
   detail::prepare_delta_checkpoint(state, index, counters, applied.new_versions, tuple.has_value(),
-                                   !tuple                  ? detail::delta_snapshots::all
+                                   !tuple                ? detail::delta_snapshots::all
                                    : first_node == INPUT ? detail::delta_snapshots::all_written
                                                          : detail::delta_snapshots::due,
                                    meta);

@@ -190,8 +190,8 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_snapshot_version_based) {
   b.add_key("other");
   b.add_node("a", [](const value& s, node_context&) -> value {
     const std::string i = std::to_string(s.get("messages").as_list().size() / 2);
-    return object{{"messages", list{object{
-                                   {"type", "ai"}, {"content", "a" + i}, {"id", "a" + i}}}}};
+    return object{
+        {"messages", list{object{{"type", "ai"}, {"content", "a" + i}, {"id", "a" + i}}}}};
   });
   b.add_node("b", [](const value&, node_context&) -> value { return object{{"other", "y"}}; });
   b.add_edge("__start__", "a").add_edge("a", "b");
@@ -200,11 +200,10 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_snapshot_version_based) {
   auto graph = b.compile(o);
   for (int i = 0; i < 6; ++i) {
     const std::string n = std::to_string(i);
-    graph->invoke(object{{"messages", list{object{{"type", "human"},
-                                                  {"content", "h" + n},
-                                                  {"id", "h" + n}}}},
-                         {"other", ""}},
-                  thread("t1"));
+    graph->invoke(
+        object{{"messages", list{object{{"type", "human"}, {"content", "h" + n}, {"id", "h" + n}}}},
+               {"other", ""}},
+        thread("t1"));
   }
   int snapshots = 0;
   for (const auto& tuple : saver->list(checkpoint_config{"t1", "", ""}, {}))
@@ -445,9 +444,12 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_from_checkpoint_seed_none_is_distinct_fr
 // check of channels/delta.py); here at the key, naming it and the value.
 BOOST_AUTO_TEST_CASE(delta_key_rejects_a_snapshot_frequency_that_is_not_positive) {
   state_graph b;
-  test::expect_error([&] { b.add_delta_key("messages", "messages_delta", {0, std::nullopt}); },
-                     error_code::invalid_graph,
-                     "'messages': snapshot_frequency must be a positive integer, got 0");
+  test::expect_error(
+      [&] {
+        b.add_delta_key("messages", "messages_delta", {0, std::nullopt});
+      },
+      error_code::invalid_graph,
+      "'messages': snapshot_frequency must be a positive integer, got 0");
   test::expect_error([&] { delta_channel("m", messages_delta(), list{}, -3); },
                      error_code::invalid_argument,
                      "At key 'm': snapshot_frequency must be a positive integer, got -3");

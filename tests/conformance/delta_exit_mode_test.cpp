@@ -86,7 +86,9 @@ BOOST_AUTO_TEST_CASE(test_exit_first_run_no_delta_writes) {
   state_graph b;
   b.add_delta_key("messages", "messages_delta");
   b.add_key("value");
-  b.add_node("noop", [](const value&, node_context&) -> value { return object{{"value", "done"}}; });
+  b.add_node("noop", [](const value&, node_context&) -> value {
+    return object{{"value", "done"}};
+  });
   b.add_edge("__start__", "noop");
   compile_options o = opts();
   o.checkpointer = s;
@@ -104,9 +106,9 @@ BOOST_AUTO_TEST_CASE(test_exit_first_run_all_snapshot) {
   BOOST_TEST(result.get("messages").as_list().size() == 2u);
   BOOST_TEST(stubs(*s, "all-snapshot") == 0u);
   BOOST_TEST(snapshotted(head(*s, "all-snapshot")));
-  BOOST_TEST(contents(graph->get_state(thread("all-snapshot")).values) ==
-                 (strings{"hi", "reply-1"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      contents(graph->get_state(thread("all-snapshot")).values) == (strings{"hi", "reply-1"}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_delta_channel_exit_mode.py::test_exit_first_run_sub_freq_with_writes
@@ -119,9 +121,9 @@ BOOST_AUTO_TEST_CASE(test_exit_first_run_sub_freq_with_writes) {
   checkpoint_tuple h = head(*s, "sub-freq-first");
   BOOST_TEST(!h.checkpoint.channel_values.count("messages"));
   BOOST_TEST(h.checkpoint.channel_versions.count("messages"));
-  BOOST_TEST(contents(graph->get_state(thread("sub-freq-first")).values) ==
-                 (strings{"hello", "reply-1"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      contents(graph->get_state(thread("sub-freq-first")).values) == (strings{"hello", "reply-1"}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_delta_channel_exit_mode.py::test_exit_resumed_run_sub_freq

@@ -325,7 +325,6 @@ BOOST_AUTO_TEST_CASE(test_add_messages_migration_keeps_first_post_migration_mess
   add_messages_graph(s)->invoke(human("hello", "h1"), config);
   auto delta = delta_messages_graph(s);
   delta->invoke(human("second", "h2"), config);
-  BOOST_TEST(message_ids(delta->get_state(config).values) ==
-                 (std::vector<std::string>{"h1", "h2"}),
+  BOOST_TEST(message_ids(delta->get_state(config).values) == (std::vector<std::string>{"h1", "h2"}),
              boost::test_tools::per_element());
 }

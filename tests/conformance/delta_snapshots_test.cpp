@@ -202,8 +202,7 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_message_gets_id_and_stays_stable) {
 BOOST_AUTO_TEST_CASE(test_delta_channel_dict_style_message_gets_stable_id) {
   auto graph = id_graph();
   const value config = thread("dict-id-stability");
-  graph->invoke(object{{"messages", list{object{{"role", "user"}, {"content", "hello"}}}}},
-                config);
+  graph->invoke(object{{"messages", list{object{{"role", "user"}, {"content", "hello"}}}}}, config);
   auto ids = human_ids(*graph, config, 3);
   BOOST_TEST(ids.size() == 1u, "the id must be the same on every read");
   BOOST_TEST(!ids.count("<none>"), "the {role: user} message must have become a human one");

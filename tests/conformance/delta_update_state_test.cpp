@@ -45,15 +45,13 @@ struct fixture {
   std::vector<std::string> field(const value& config, const char* name) {
     std::vector<std::string> out;
     const value values = graph->get_state(config).values;
-    for (const auto& m : values.get("messages").as_list())
-      out.push_back(m.get(name).as_string());
+    for (const auto& m : values.get("messages").as_list()) out.push_back(m.get(name).as_string());
     return out;
   }
 };
 
 value messages(const char* content, const char* id) {
-  return object{
-      {"messages", list{object{{"type", "human"}, {"content", content}, {"id", id}}}}};
+  return object{{"messages", list{object{{"type", "human"}, {"content", content}, {"id", id}}}}};
 }
 
 bool snapshotted(const checkpoint_tuple& t) {
@@ -148,10 +146,11 @@ BOOST_AUTO_TEST_CASE(test_bulk_update_state_multi_task_per_superstep_delta_chann
   fixture f(true);
   for (const char* thread_id : {"bulk-multi-task", "bulk-multi-task-after-invoke"}) {
     const value config = thread(thread_id);
-    if (std::string(thread_id) != "bulk-multi-task") f.graph->invoke(messages("seed", "m0"), config);
-    f.graph->bulk_update_state(
-        config, {{state_update{messages("first", "m1"), "model", "task-1"},
-                  state_update{messages("second", "m2"), "model", "task-2"}}});
+    if (std::string(thread_id) != "bulk-multi-task")
+      f.graph->invoke(messages("seed", "m0"), config);
+    f.graph->bulk_update_state(config,
+                               {{state_update{messages("first", "m1"), "model", "task-1"},
+                                 state_update{messages("second", "m2"), "model", "task-2"}}});
     strings ids = f.field(config, "id");
     std::sort(ids.begin(), ids.end());
     const strings expected = std::string(thread_id) == "bulk-multi-task"

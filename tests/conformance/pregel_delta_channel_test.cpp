@@ -119,10 +119,10 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_end_to_end_inmemory) {
   graph->invoke(human_input("world", "h2"), config);
   graph->invoke(human_input("bye", "h3"), config);
   const value messages = graph->get_state(config).values.get("messages");
-  BOOST_TEST(field_of(messages, "content") ==
-                 (std::vector<std::string>{"hello", "reply-1", "world", "reply-3", "bye",
-                                           "reply-5"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      field_of(messages, "content") ==
+          (std::vector<std::string>{"hello", "reply-1", "world", "reply-3", "bye", "reply-5"}),
+      boost::test_tools::per_element());
 }
 
 // libs/langgraph/tests/test_pregel.py::test_delta_channel_time_travel
@@ -154,9 +154,8 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_time_travel) {
 
   // Resumed from there with h3: turn 2's messages do not bleed in.
   object fork_config = config.as_object();
-  fork_config.set("configurable",
-                  object{{"thread_id", "diff-time-travel"},
-                         {"checkpoint_id", after_turn1->config.checkpoint_id}});
+  fork_config.set("configurable", object{{"thread_id", "diff-time-travel"},
+                                         {"checkpoint_id", after_turn1->config.checkpoint_id}});
   const value result = graph->invoke(human_input("h3", "h3"), value(std::move(fork_config)));
   const auto contents = field_of(result.get("messages"), "content");
   BOOST_TEST_REQUIRE(contents.size() == 4u);
@@ -224,9 +223,9 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_durability_exit_stores_snapshot) {
   object config = thread("delta-exit-test").as_object();
   config.set("durability", "exit");
   const value result = graph->invoke(human_input("hello", "h1"), value(config));
-  BOOST_TEST(field_of(result.get("messages"), "content") ==
-                 (std::vector<std::string>{"hello", "reply"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      field_of(result.get("messages"), "content") == (std::vector<std::string>{"hello", "reply"}),
+      boost::test_tools::per_element());
   BOOST_TEST(field_of(graph->get_state(thread("delta-exit-test")).values.get("messages"),
                       "content") == (std::vector<std::string>{"hello", "reply"}),
              boost::test_tools::per_element());
@@ -270,7 +269,8 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_async_write_ordering) {
                  durability << ": aput_delta at " << i << " had no aput_writes before it");
     }
     BOOST_TEST(deltas > 0, durability);
-    BOOST_TEST(graph->get_state(thread("async-ordering-test")).values.get("messages").as_list()
-                   .size() == 6u);
+    BOOST_TEST(
+        graph->get_state(thread("async-ordering-test")).values.get("messages").as_list().size() ==
+        6u);
   }
 }
