@@ -112,6 +112,7 @@ void run_loop::begin(const value& given) {
 
   checkpoint start;
   std::optional<checkpoint_config> loaded_at;  // the checkpoint start is, when saved
+  bool stale_delta_writes = false;  // its pending writes include tasks' writes to delta channels
   bool replay_load = false;
   std::int64_t meta_step = -2;
   channel_version version_floor = 0;  // versions this run issues are above it
@@ -141,6 +142,10 @@ void run_loop::begin(const value& given) {
       start = std::move(tuple->checkpoint);
       loaded_at = tuple->config;
       delta_counters_ = delta_counters_of(tuple->metadata);
+      stale_delta_writes = std::any_of(
+          tuple->pending_writes.begin(), tuple->pending_writes.end(), [&](const auto& w) {
+            return w.task_id != NULL_TASK_ID && is_delta_channel(index_, w.channel);
+          });
       meta_step = tuple->metadata.step;
       stream_meta_ = tuple->metadata;
       if (tuple->parent_config) stream_parent_id_ = tuple->parent_config->checkpoint_id;
@@ -196,6 +201,10 @@ void run_loop::begin(const value& given) {
   stop_ = step_ + limit_ + 1;
   shared_.stop = stop_;
 
+  // A replay re-runs the loaded checkpoint's tasks and new input discards them: their saved
+  // writes, which the saver's history of the delta channels includes, are not this run's
+  // state, so the run's first checkpoint snapshots every delta channel.
+  delta_snapshot_all_ = stale_delta_writes && (replaying_ || !input.is_null());
   if (cmd)
     take_command(*cmd);
   else

@@ -217,6 +217,7 @@ class run_loop {
   };
   std::vector<exit_delta_write> exit_delta_writes_;
   std::string exit_stub_id_;
+  bool delta_snapshot_all_ = false;  // the next checkpoint saved snapshots every delta channel
   void hold_exit_delta_writes(const std::string& task_id,
                               const std::vector<std::pair<std::string, value>>& writes);
   /// Saves the held delta writes of channels the last checkpoint does not snapshot, against

@@ -158,9 +158,10 @@ void run_loop::finish(bool failed) {
   if (unsaved_) {
     // As LangGraph's exit: the delta channels due get a snapshot, the writes of the others
     // are saved for them.
-    save_exit_delta_writes(prepare_delta_checkpoint(state_, index_, delta_counters_,
-                                                    unsaved_versions_.versions, false,
-                                                    delta_snapshots::due, unsaved_meta_));
+    save_exit_delta_writes(prepare_delta_checkpoint(
+        state_, index_, delta_counters_, unsaved_versions_.versions, false,
+        std::exchange(delta_snapshot_all_, false) ? delta_snapshots::all : delta_snapshots::due,
+        unsaved_meta_));
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = last_saved_id_;
     cp_config_ = saver_->put_changes(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
@@ -271,8 +272,11 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
   if (saver_) merge_config_metadata(meta, shared_.config);
   if (saver_) {
     // Held back until the run's end under exit durability: no snapshot is made before then.
-    prepare_delta_checkpoint(state_, index_, delta_counters_, changed.versions, true,
-                             durability_ == durability::exit ? delta_snapshots::none : delta, meta);
+    if (durability_ == durability::exit)
+      delta = delta_snapshots::none;
+    else if (std::exchange(delta_snapshot_all_, false))
+      delta = delta_snapshots::all;
+    prepare_delta_checkpoint(state_, index_, delta_counters_, changed.versions, true, delta, meta);
   }
   if (saver_) {
     checkpoint_config parent = cp_config_;

@@ -537,10 +537,16 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
   // As LangGraph's update_state: on a thread's first checkpoint nothing before it can rebuild
   // a delta channel, so every one is snapshotted; an update as the input writes no task's
   // writes, so what it wrote is; any other update counts as a step.
+  // Writes of other tasks saved with the checkpoint updated (a step it left unfinished, or the
+  // branch that followed it) are in the saver's history of its delta channels but not in this
+  // state: then every delta channel is snapshotted too.
   detail::delta_counters counters;
   if (tuple) counters = detail::delta_counters_of(tuple->metadata);
+  const bool stale = std::any_of(pending.begin(), pending.end(), [&](const pending_write& w) {
+    return w.task_id != NULL_TASK_ID && detail::is_delta_channel(index, w.channel);
+  });
   detail::prepare_delta_checkpoint(state, index, counters, applied.new_versions, tuple.has_value(),
-                                   !tuple                ? detail::delta_snapshots::all
+                                   !tuple || stale       ? detail::delta_snapshots::all
                                    : first_node == INPUT ? detail::delta_snapshots::all_written
                                                          : detail::delta_snapshots::due,
                                    meta);

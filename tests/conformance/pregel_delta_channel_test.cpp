@@ -274,3 +274,78 @@ BOOST_AUTO_TEST_CASE(test_delta_channel_async_write_ordering) {
         6u);
   }
 }
+
+namespace {
+
+// START -> respond, which appends "ai-<n>" (n counts the calls) to a messages delta key.
+std::shared_ptr<pregel> counting_graph() {
+  state_graph b;
+  b.add_delta_key("messages", "messages_delta");
+  auto counter = std::make_shared<std::atomic<int>>(0);
+  b.add_node("respond", [counter](const value&, node_context&) -> value {
+    const std::string n = std::to_string(++*counter);
+    return object{{"messages", list{message("ai", "ai-" + n, "ai-" + n)}}};
+  });
+  b.add_edge("__start__", "respond");
+  return b.compile(opts_with_saver());
+}
+
+value at(const char* thread_id, const checkpoint_config& c) {
+  return object{{"configurable",
+                 object{{"thread_id", thread_id}, {"checkpoint_id", c.checkpoint_id}}}};
+}
+
+// The config of the newest checkpoint of the thread whose next tasks are `next`.
+checkpoint_config newest_with_next(const pregel& graph, const char* thread_id, const char* next) {
+  for (const auto& s : graph.get_state_history(thread(thread_id)))
+    if (s.next == std::vector<std::string>{next}) return s.config;
+  BOOST_FAIL("no checkpoint with next " << next);
+  return {};
+}
+
+}  // namespace
+
+// Not a LangGraph test: LangGraph rebuilds a fork from the saved writes of the checkpoint it
+// forks from, the writes of the branch it left among them. A replay here shows the replayed
+// step's writes only.
+BOOST_AUTO_TEST_CASE(replaying_a_checkpoint_rebuilds_it_without_the_branch_it_left) {
+  auto graph = counting_graph();
+  graph->invoke(human_input("h1", "h1"), thread("replay"));
+  const checkpoint_config before = newest_with_next(*graph, "replay", "respond");
+  const value replayed = graph->invoke(value(), at("replay", before));
+  using strings = std::vector<std::string>;
+  BOOST_TEST(field_of(replayed.get("messages"), "content") == (strings{"h1", "ai-2"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(field_of(graph->get_state(thread("replay")).values.get("messages"), "content") ==
+                 (strings{"h1", "ai-2"}),
+             boost::test_tools::per_element());
+}
+
+// Not a LangGraph test: new input on a checkpoint whose tasks had run discards them; their
+// saved writes are not part of the new branch (test_delta_channel_time_travel checks the run's
+// output, this the state saved).
+BOOST_AUTO_TEST_CASE(new_input_on_a_past_checkpoint_leaves_its_discarded_writes_out) {
+  auto graph = counting_graph();
+  graph->invoke(human_input("h1", "h1"), thread("discard"));
+  graph->invoke(human_input("h2", "h2"), thread("discard"));
+  const checkpoint_config turn2_input = newest_with_next(*graph, "discard", "__start__");
+  graph->invoke(human_input("h3", "h3"), at("discard", turn2_input));
+  using strings = std::vector<std::string>;
+  BOOST_TEST(field_of(graph->get_state(thread("discard")).values.get("messages"), "content") ==
+                 (strings{"h1", "ai-1", "h3", "ai-3"}),
+             boost::test_tools::per_element());
+}
+
+// Not a LangGraph test: update_state on a past checkpoint forks from it; the writes of the
+// step that followed it on the old branch are not part of the fork.
+BOOST_AUTO_TEST_CASE(update_state_on_a_past_checkpoint_leaves_the_old_branch_out) {
+  auto graph = counting_graph();
+  graph->invoke(human_input("h1", "h1"), thread("fork-update"));
+  const checkpoint_config before = newest_with_next(*graph, "fork-update", "respond");
+  const value forked =
+      graph->update_state(at("fork-update", before), human_input("x", "x"), "respond");
+  using strings = std::vector<std::string>;
+  BOOST_TEST(field_of(graph->get_state(forked).values.get("messages"), "content") ==
+                 (strings{"h1", "x"}),
+             boost::test_tools::per_element());
+}
