@@ -291,8 +291,8 @@ std::shared_ptr<pregel> counting_graph() {
 }
 
 value at(const char* thread_id, const checkpoint_config& c) {
-  return object{{"configurable",
-                 object{{"thread_id", thread_id}, {"checkpoint_id", c.checkpoint_id}}}};
+  return object{
+      {"configurable", object{{"thread_id", thread_id}, {"checkpoint_id", c.checkpoint_id}}}};
 }
 
 // The config of the newest checkpoint of the thread whose next tasks are `next`.
@@ -345,7 +345,7 @@ BOOST_AUTO_TEST_CASE(update_state_on_a_past_checkpoint_leaves_the_old_branch_out
   const value forked =
       graph->update_state(at("fork-update", before), human_input("x", "x"), "respond");
   using strings = std::vector<std::string>;
-  BOOST_TEST(field_of(graph->get_state(forked).values.get("messages"), "content") ==
-                 (strings{"h1", "x"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      field_of(graph->get_state(forked).values.get("messages"), "content") == (strings{"h1", "x"}),
+      boost::test_tools::per_element());
 }
