@@ -349,3 +349,66 @@ BOOST_AUTO_TEST_CASE(update_state_on_a_past_checkpoint_leaves_the_old_branch_out
       field_of(graph->get_state(forked).values.get("messages"), "content") == (strings{"h1", "x"}),
       boost::test_tools::per_element());
 }
+
+// Not a LangGraph test: a run that stops at an interrupt resumes from a checkpoint whose
+// delta key is rebuilt from the saved writes, and the Command's update to it is kept.
+BOOST_AUTO_TEST_CASE(a_resumed_run_continues_from_the_rebuilt_delta_key) {
+  state_graph b;
+  b.add_delta_key("messages", "messages_delta");
+  b.add_node("ask", [](const value&, node_context& ctx) -> value {
+    const value answer = ctx.interrupt("name?");
+    return object{{"messages", list{message("human", answer.as_string(), "answer")}}};
+  });
+  b.add_node("respond", [](const value& s, node_context&) -> value {
+    const std::string n = std::to_string(s.get("messages").as_list().size());
+    return object{{"messages", list{message("ai", "reply-" + n, "ai-" + n)}}};
+  });
+  b.add_edge("__start__", "ask").add_edge("ask", "respond");
+  auto graph = b.compile(opts_with_saver());
+  const value config = thread("resume");
+  graph->invoke(human_input("hello", "h1"), config);
+  BOOST_TEST(graph->get_state(config).next == std::vector<std::string>{"ask"},
+             boost::test_tools::per_element());
+  command c;
+  c.resume = "Ada";
+  c.update = object{{"messages", list{message("system", "be nice", "s1")}}};
+  const value result = graph->invoke(make_command(c), config);
+  using strings = std::vector<std::string>;
+  const strings expected{"hello", "be nice", "Ada", "reply-3"};
+  BOOST_TEST(field_of(result.get("messages"), "content") == expected,
+             boost::test_tools::per_element());
+  BOOST_TEST(field_of(graph->get_state(config).values.get("messages"), "content") == expected,
+             boost::test_tools::per_element());
+}
+
+// Not a LangGraph test: a subgraph with a delta key of its own, kept across invocations
+// (checkpointer=True), rebuilt in its own namespace.
+BOOST_AUTO_TEST_CASE(a_stateful_subgraph_rebuilds_its_delta_key) {
+  state_graph sb;
+  sb.add_delta_key("messages", "messages_delta");
+  sb.add_node("inner", [](const value& s, node_context&) -> value {
+    const std::string n = std::to_string(s.get("messages").as_list().size());
+    return object{{"messages", list{message("ai", "inner-" + n, "inner-" + n)}}};
+  });
+  sb.add_edge("__start__", "inner");
+  compile_options so = opts();
+  so.as_subgraph = subgraph_checkpointer::stateful;
+  auto sub = sb.compile(so);
+  state_graph b;
+  b.add_delta_key("messages", "messages_delta");
+  b.add_node("sub", sub);
+  b.add_edge("__start__", "sub");
+  auto graph = b.compile(opts_with_saver());
+  const value config = thread("sub");
+  graph->invoke(human_input("a", "h1"), config);
+  const value second = graph->invoke(human_input("b", "h2"), config);
+  using strings = std::vector<std::string>;
+  // The subgraph's own key holds both turns: [a, inner-1] then b, the parent's messages
+  // (a, inner-1, b) merged by id, and inner-3.
+  BOOST_TEST(
+      field_of(second.get("messages"), "content") == (strings{"a", "inner-1", "b", "inner-3"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(field_of(graph->get_state(config).values.get("messages"), "content") ==
+                 (strings{"a", "inner-1", "b", "inner-3"}),
+             boost::test_tools::per_element());
+}
