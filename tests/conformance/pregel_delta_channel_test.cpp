@@ -412,3 +412,23 @@ BOOST_AUTO_TEST_CASE(a_stateful_subgraph_rebuilds_its_delta_key) {
                  (strings{"a", "inner-1", "b", "inner-3"}),
              boost::test_tools::per_element());
 }
+
+// Not a LangGraph test: parallel tasks writing a delta key in one step; the state rebuilt from
+// the saved writes has them in the order the step applied them (task-path order), as the
+// run's output. Fails: savers return a checkpoint's pending writes in task id order, and
+// pending_write carries no task path to reorder them by (LangGraph's InMemorySaver sorts by
+// task id as well); an order-insensitive reducer (messages_delta with ids, merge) is exact.
+BOOST_AUTO_TEST_CASE(parallel_writes_to_a_delta_key_rebuild_in_task_path_order,
+                     *boost::unit_test::disabled()) {
+  state_graph b;
+  b.add_delta_key("items", "append");
+  for (const char* name : {"a", "b", "c", "d", "e", "f"})
+    b.add_node(name, [name](const value&, node_context&) -> value {
+      return object{{"items", list{name}}};
+    });
+  for (const char* name : {"a", "b", "c", "d", "e", "f"}) b.add_edge("__start__", name);
+  auto graph = b.compile(opts_with_saver());
+  const value out = graph->invoke(object{{"items", list{}}}, thread("parallel"));
+  BOOST_TEST(out.get("items").to_json() == R"(["a","b","c","d","e","f"])");
+  BOOST_TEST(graph->get_state(thread("parallel")).values.get("items") == out.get("items"));
+}
