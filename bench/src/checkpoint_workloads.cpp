@@ -178,15 +178,20 @@ measurement big_state_step(const options& opts, const std::string& mode, std::si
 
 // A chat-like thread on RocksDB: a node loops `steps` times, each step appending one message
 // of ~200 bytes to `messages` (folded by `append`). Written whole, the list would make step k
-// cost O(k) (the whole run O(steps^2) bytes); as list deltas a step writes what it added.
+// cost O(k) (the whole run O(steps^2) bytes); as list deltas a step writes what it added. With
+// `delta`, `messages` is a delta key (LangGraph's DeltaChannel): checkpoints hold no value of
+// it, only the task's write, and a snapshot every 1000 steps.
 measurement messages_append(const options& opts, const std::string& mode, int steps,
-                            const std::string& name) {
+                            const std::string& name, bool delta = false) {
   scratch_dir dir(name);
   storage::rocksdb_saver_options o;
   o.sync = false;
   std::shared_ptr<checkpoint_saver> saver = storage::rocksdb_saver::open(dir.path.string(), o);
   state_graph b;
-  b.add_key("messages", "append");
+  if (delta)
+    b.add_delta_key("messages", "append");
+  else
+    b.add_key("messages", "append");
   b.add_node(
       "chat",
       [](const value& st, node_context&) -> value {
@@ -238,6 +243,10 @@ std::vector<workload> checkpoint_workloads() {
       {"messages_append_1000",
        [](const options& o, const std::string& m) {
          return messages_append(o, m, 1000, "messages_append_1000");
+       }},
+      {"messages_delta_1000",
+       [](const options& o, const std::string& m) {
+         return messages_append(o, m, 1000, "messages_delta_1000", true);
        }},
   };
 }

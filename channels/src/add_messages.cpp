@@ -45,6 +45,13 @@ std::string_view type_of_role(const std::string& role) {
                           "' (human, user, ai, assistant, system, developer, function, tool)");
 }
 
+bool is_role(const std::string& role) {
+  for (std::string_view r :
+       {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"})
+    if (role == r) return true;
+  return false;
+}
+
 value to_message(const value& raw) {
   if (raw.is_object()) {
     // A {"role": ..., "content": ...} dict (LangChain's convert_to_messages): the message of
@@ -109,7 +116,7 @@ class message_builder {
     if (start > 0) {
       slots_.clear();
       index_.clear();
-      last_id_.clear();
+      removed_slots_ = 0;
     }
     std::vector<std::string> removed;  // ids removed by this update, unless re-added later in it
     for (const value& raw : items.subspan(start)) {
@@ -122,9 +129,11 @@ class message_builder {
                               "cannot remove message with id '" + id + "': no such message");
         append(std::move(message));
       } else if (is_remove(message)) {
+        if (!slots_[it->second].is_null()) ++removed_slots_;
         slots_[it->second] = value();
         removed.push_back(std::move(id));
       } else {
+        if (slots_[it->second].is_null()) --removed_slots_;
         slots_[it->second] = std::move(message);
       }
     }
@@ -151,23 +160,32 @@ class message_builder {
     }
   }
 
+  // A message without an id gets one from the live messages before it (the last one's id and
+  // their count), not from removed slots: so folding two batches one after the other and
+  // folding them as one give the same ids (the batching invariance a delta channel needs).
   value identified(const value& raw) {
     value message = to_message(raw);
     if (id_of(message)) return message;
+    std::string_view previous;
+    for (auto it = slots_.rbegin(); it != slots_.rend(); ++it)
+      if (!it->is_null()) {
+        previous = *id_of(*it);
+        break;
+      }
     object with_id = message.as_object();
-    with_id.set("id", fresh_id(message, last_id_, slots_.size()));
+    with_id.set("id", fresh_id(message, previous, slots_.size() - removed_slots_));
     return value(std::move(with_id));
   }
 
   void append(value message) {
-    last_id_ = *id_of(message);
-    index_[last_id_] = slots_.size();  // on duplicate ids the last occurrence is the one found
+    std::string id = *id_of(message);
+    index_[id] = slots_.size();  // on duplicate ids the last occurrence is the one found
     slots_.push_back(std::move(message));
   }
 
   std::vector<value> slots_;  // messages are objects, so a null slot marks a removed message
   std::unordered_map<std::string, std::size_t> index_;  // id -> slot
-  std::string last_id_;
+  std::size_t removed_slots_ = 0;                       // null slots in slots_
 };
 
 }  // namespace
@@ -176,6 +194,21 @@ value add_messages_fold(const value& current, std::span<const value> updates) {
   message_builder merged;
   merged.load(current);
   for (const value& update : updates) merged.merge(update);
+  return std::move(merged).result();
+}
+
+value messages_delta_fold(const value& current, std::span<const value> writes) {
+  message_builder merged;
+  merged.load(current);
+  for (const value& write : writes) {
+    // A [role, content] pair is one message (LangChain's ("user", "hi") tuple), not a list of
+    // two: the delta reducer's writes are single messages or lists of them.
+    if (write.is_list() && write.as_list().size() == 2 && write.as_list()[0].is_string() &&
+        write.as_list()[1].is_string() && is_role(write.as_list()[0].as_string()))
+      merged.merge(to_message(write));
+    else
+      merged.merge(write);
+  }
   return std::move(merged).result();
 }
 

@@ -16,7 +16,7 @@ bool may_change_without_writes(const channel& c) noexcept {
   const std::string_view t = c.type_name();
   return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||
            t == "untracked_value" || t == "last_value_after_finish" ||
-           t == "named_barrier_value_after_finish");
+           t == "named_barrier_value_after_finish" || t == "delta");
 }
 
 bool finishes_deferred(const channel& c) noexcept {

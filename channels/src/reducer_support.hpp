@@ -18,4 +18,8 @@ std::string kind_of(const value& v);
 /// The `add_messages` reducer over a whole step's updates (see add_messages.cpp).
 value add_messages_fold(const value& current, std::span<const value> updates);
 
+/// The `messages_delta` reducer (LangGraph's `_messages_delta_reducer`): add_messages over a
+/// batch of writes, each a message or a list of messages, a [role, content] pair being one.
+value messages_delta_fold(const value& current, std::span<const value> writes);
+
 }  // namespace superstep::channels::detail

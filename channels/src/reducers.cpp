@@ -164,7 +164,8 @@ const reducer* builtin_reducer(std::string_view name) {
   static const reducer min = make_builtin<min_fold>("min");
   static const reducer merge = make_builtin<merge_fold>("merge");
   static const reducer add_messages = make_builtin<detail::add_messages_fold>("add_messages");
-  for (const reducer* r : {&append, &add, &max, &min, &merge, &add_messages})
+  static const reducer messages_delta = make_builtin<detail::messages_delta_fold>("messages_delta");
+  for (const reducer* r : {&append, &add, &max, &min, &merge, &add_messages, &messages_delta})
     if (r->name == name) return r;
   return nullptr;
 }

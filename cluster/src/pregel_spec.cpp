@@ -5,6 +5,7 @@
 #include "graph_spec_support.hpp"
 #include "superstep/channels/any_value.hpp"
 #include "superstep/channels/binary_operator_aggregate.hpp"
+#include "superstep/channels/delta_channel.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
 #include "superstep/channels/named_barrier_value.hpp"
@@ -53,11 +54,31 @@ std::shared_ptr<const ch::channel> make_channel(const spec_node& n, const std::s
     const std::string& reducer = r.expect_string();
     if (!registry.has_reducer(reducer))
       r.fail("unknown reducer '" + reducer +
-                 "' (built-in: append, add, max, min, merge, add_messages)",
+                 "' (built-in: append, add, max, min, merge, add_messages, messages_delta)",
              error_code::unknown_function);
     auto channel = std::make_shared<ch::binary_operator_aggregate>(name, registry.reducer(reducer));
     if (!n.has("default")) return channel;
     return std::shared_ptr<const ch::channel>(channel->from_checkpoint(n.field("default").get()));
+  }
+  if (type == "delta") {
+    n.expect_object({"type", "reducer", "default", "snapshot_frequency"});
+    spec_node r = n.field("reducer");
+    const std::string& reducer = r.expect_string();
+    if (!registry.has_reducer(reducer))
+      r.fail("unknown reducer '" + reducer +
+                 "' (built-in: append, add, max, min, merge, add_messages, messages_delta)",
+             error_code::unknown_function);
+    std::int64_t frequency = ch::delta_channel::default_snapshot_frequency;
+    if (n.has("snapshot_frequency")) {
+      spec_node f = n.field("snapshot_frequency");
+      frequency = f.expect_int();
+      if (frequency <= 0)
+        f.fail("snapshot_frequency of channel '" + name + "' must be a positive integer, got " +
+               std::to_string(frequency));
+    }
+    return std::make_shared<ch::delta_channel>(
+        name, registry.reducer(reducer),
+        n.has("default") ? n.field("default").get() : value(list{}), frequency);
   }
   if (type == "named_barrier") {
     n.expect_object({"type", "names"});
@@ -67,8 +88,8 @@ std::shared_ptr<const ch::channel> make_channel(const spec_node& n, const std::s
     return std::make_shared<ch::named_barrier_value>(name, std::move(list));
   }
   type_node.fail("unknown channel type '" + type +
-                 "' (expected last_value, any_value, ephemeral, untracked, topic, binop or "
-                 "named_barrier)");
+                 "' (expected last_value, any_value, ephemeral, untracked, topic, binop, "
+                 "delta or named_barrier)");
 }
 
 class pregel_loader {

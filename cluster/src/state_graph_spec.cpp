@@ -60,10 +60,12 @@ class state_graph_loader {
     if (state.expect_object().empty()) state.fail("expected at least one state key");
     for (const auto& [key, v] : state.get().as_object()) {
       spec_node k(v, state.path_of(key));
-      k.expect_object({"reducer", "default", "schema", "required"});
+      k.expect_object({"reducer", "default", "schema", "required", "delta"});
       std::optional<value> initial;
       if (k.has("default")) initial = k.field("default").get();
-      if (!k.has("reducer")) {
+      if (k.has("delta")) {
+        load_delta_key(key, k, initial);
+      } else if (!k.has("reducer")) {
         build_at(k, [&] { builder_.add_key(key, initial); });
       } else {
         spec_node r = k.field("reducer");
@@ -74,7 +76,7 @@ class state_graph_loader {
           build_at(k, [&] { builder_.add_key(key, registry_.reducer(name), initial); });
         else
           r.fail("unknown reducer '" + name +
-                     "' (built-in: append, add, max, min, merge, add_messages)",
+                     "' (built-in: append, add, max, min, merge, add_messages, messages_delta)",
                  error_code::unknown_function);
       }
       keys_.insert(key);
@@ -95,6 +97,38 @@ class state_graph_loader {
     }
     if (k.has("required")) schema.required = k.field("required").expect_bool();
     build_at(k, [&] { builder_.set_key_schema(key, std::move(schema)); });
+  }
+
+  // A key with "delta": true or {"snapshot_frequency": n}: a delta key (needs a reducer);
+  // its "default" is the value before any write.
+  void load_delta_key(const std::string& key, const spec_node& k,
+                      const std::optional<value>& initial) {
+    spec_node d = k.field("delta");
+    delta_options options;
+    options.empty = initial;
+    if (d.get().is_bool()) {
+      if (!d.expect_bool()) d.fail("expected true or an object {\"snapshot_frequency\": n}");
+    } else {
+      d.expect_object({"snapshot_frequency"});
+      if (d.has("snapshot_frequency")) {
+        spec_node f = d.field("snapshot_frequency");
+        options.snapshot_frequency = f.expect_int();
+        if (options.snapshot_frequency <= 0)
+          f.fail("snapshot_frequency of state key '" + key + "' must be a positive integer, got " +
+                 std::to_string(options.snapshot_frequency));
+      }
+    }
+    if (!k.has("reducer")) k.fail("the delta state key '" + key + "' needs a reducer");
+    spec_node r = k.field("reducer");
+    const std::string& name = r.expect_string();
+    if (channels::builtin_reducer(name))
+      build_at(k, [&] { builder_.add_delta_key(key, std::string_view(name), options); });
+    else if (registry_.has_reducer(name))
+      build_at(k, [&] { builder_.add_delta_key(key, registry_.reducer(name), options); });
+    else
+      r.fail("unknown reducer '" + name +
+                 "' (built-in: append, add, max, min, merge, add_messages, messages_delta)",
+             error_code::unknown_function);
   }
 
   std::vector<std::string> state_keys_at(const spec_node& n) {

@@ -43,6 +43,7 @@ void note_availability(run_state& state, const std::string& name, const channels
 
 graph_index graph_index::build(const pregel_graph& g) {
   graph_index idx;
+  idx.delta_max_steps_since_snapshot = g.delta_max_steps_since_snapshot;
   std::vector<std::uint32_t> order(g.nodes.size());
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
@@ -53,6 +54,7 @@ graph_index graph_index::build(const pregel_graph& g) {
   }
   for (const auto& [name, proto] : g.channels) {
     if (channels::finishes_deferred(*proto)) idx.finishable.push_back(name);
+    if (proto->type_name() == "delta") idx.delta_channels.push_back(name);
   }
   return idx;
 }

@@ -104,7 +104,7 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
     seen[ch] = now;
     actors::channel_delta d;
     d.channel = ch;
-    auto saved = st.loop->channels().at(ch)->checkpoint();
+    auto saved = st.loop->channels().at(ch)->transfer();
     d.present = saved.has_value();
     if (saved) d.v = std::move(*saved);
     out.push_back(std::move(d));

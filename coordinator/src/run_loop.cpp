@@ -64,7 +64,8 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
   stream_set_.insert(stream_channels_->begin(), stream_channels_->end());
   for (const auto& c : g_.output_channels) {
     std::string_view t = g_.channels.at(c)->type_name();
-    if (t != "last_value" && t != "binary_operator_aggregate") outputs_volatile_ = true;
+    if (t != "last_value" && t != "binary_operator_aggregate" && t != "delta")
+      outputs_volatile_ = true;
   }
 }
 
@@ -110,6 +111,8 @@ void run_loop::begin(const value& given) {
   }
 
   checkpoint start;
+  std::optional<checkpoint_config> loaded_at;  // the checkpoint start is, when saved
+  bool stale_delta_writes = false;  // its pending writes include tasks' writes to delta channels
   bool replay_load = false;
   std::int64_t meta_step = -2;
   channel_version version_floor = 0;  // versions this run issues are above it
@@ -137,6 +140,12 @@ void run_loop::begin(const value& given) {
       shared_.run_slot->set_start(tuple->config, tuple->pending_writes);
     if (tuple) {
       start = std::move(tuple->checkpoint);
+      loaded_at = tuple->config;
+      delta_counters_ = delta_counters_of(tuple->metadata);
+      stale_delta_writes = std::any_of(
+          tuple->pending_writes.begin(), tuple->pending_writes.end(), [&](const auto& w) {
+            return w.task_id != NULL_TASK_ID && is_delta_channel(index_, w.channel);
+          });
       meta_step = tuple->metadata.step;
       stream_meta_ = tuple->metadata;
       if (tuple->parent_config) stream_parent_id_ = tuple->parent_config->checkpoint_id;
@@ -182,11 +191,20 @@ void run_loop::begin(const value& given) {
   if (!nested)  // a subgraph keeps its parent's answer
     shared_.resuming = !start.channel_versions.empty() && (given.is_null() || cmd.has_value());
   state_ = algo::restore(g_, std::move(start));
+  if (loaded_at) rebuild_delta_channels(state_, index_, saver_, *loaded_at);
+  // Exit durability on a new thread: the id of the checkpoint the run's delta writes may need
+  // as their parent, taken now so it sorts before the run's checkpoints.
+  if (saver_ && !loaded_at && durability_ == durability::exit && !index_.delta_channels.empty())
+    exit_stub_id_ = ids_.next();
   state_.max_version = std::max(state_.max_version, version_floor);
   step_ = meta_step + 1;
   stop_ = step_ + limit_ + 1;
   shared_.stop = stop_;
 
+  // A replay re-runs the loaded checkpoint's tasks and new input discards them: their saved
+  // writes, which the saver's history of the delta channels includes, are not this run's
+  // state, so the run's first checkpoint snapshots every delta channel.
+  delta_snapshot_all_ = stale_delta_writes && (replaying_ || !input.is_null());
   if (cmd)
     take_command(*cmd);
   else
@@ -224,6 +242,7 @@ void run_loop::begin(const value& given) {
   pregel_task in;
   in.name = std::string(INPUT);
   in.writes = std::move(writes);
+  hold_exit_delta_writes(std::string(INPUT), in.writes);
   // The tasks the last checkpoint left to run are discarded: applied with no writes, they mark
   // their triggers seen, so only what the new input triggers runs (LangGraph's _first).
   std::vector<pregel_task> discarded;
@@ -236,7 +255,9 @@ void run_loop::begin(const value& given) {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   emit_values_if(updated_);
-  put_checkpoint("input", &applied);
+  // The input's writes are no task's, saved nowhere: the delta channels they wrote (a Pregel
+  // graph's input channels) are snapshotted.
+  put_checkpoint("input", &applied, delta_snapshots::all_written);
 }
 
 void run_loop::enter_through_subgraph(const std::string& ns) {
@@ -347,9 +368,15 @@ void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
 
 void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
   if (saver_) {
+    // A task whose writes came from the cache saves none, unless it wrote a delta channel:
+    // those writes rebuild the channel.
+    auto writes_delta_channel = [&](const pregel_task& t) {
+      return std::any_of(t.writes.begin(), t.writes.end(),
+                         [&](const auto& w) { return is_delta_channel(index_, w.first); });
+    };
     std::vector<const pregel_task*> fresh;
     for (const pregel_task* t : tasks)
-      if (!t->cached) fresh.push_back(t);
+      if (!t->cached || writes_delta_channel(*t)) fresh.push_back(t);
     if (!fresh.empty() && durability_ == durability::exit) {
       std::lock_guard lock(held_mutex_);  // tasks finish on several threads
       held_writes_.insert(held_writes_.end(), fresh.begin(), fresh.end());
@@ -412,6 +439,12 @@ bool run_loop::commit_step() {
   batch.reserve(tasks_.size());
   for (auto& t : tasks_) batch.push_back(&t);
   auto applied = algo::apply_writes(state_, index_, batch);
+  if (durability_ == durability::exit && !held_writes_.empty() && !index_.delta_channels.empty()) {
+    // Held in task-path order: the order the step applied them in.
+    std::unordered_set<const pregel_task*> held(held_writes_.begin(), held_writes_.end());
+    for (const auto& t : tasks_)
+      if (held.count(&t)) hold_exit_delta_writes(t.id, t.writes);
+  }
   held_writes_.clear();  // the step's checkpoint supersedes its pending writes
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "delta_channels.hpp"
 #include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
@@ -153,7 +154,10 @@ class run_loop {
   void emit_values_if(const std::unordered_set<std::string>& updated);
   void show_finished_writes();
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
-  void put_checkpoint(const char* source, const algo::applied* applied);
+  /// `delta`: which delta channels get a snapshot (those due, unless the checkpoint's writes
+  /// are saved nowhere).
+  void put_checkpoint(const char* source, const algo::applied* applied,
+                      delta_snapshots delta = delta_snapshots::due);
 
   const pregel_graph& g_;
   const algo::graph_index& index_;
@@ -201,6 +205,24 @@ class run_loop {
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;
   checkpoint_id_generator ids_;
+  delta_counters delta_counters_;  // of the last checkpoint made (delta_channels.hpp)
+  // exit durability: the delta channels' writes of the steps whose writes are not saved
+  // (LangGraph's _exit_delta_writes), oldest first, and the id of the empty checkpoint they
+  // are saved against on a thread with no checkpoint before the run (LangGraph's stub).
+  struct exit_delta_write {
+    std::int64_t step;
+    std::string task_id;
+    std::string channel;
+    value v;
+  };
+  std::vector<exit_delta_write> exit_delta_writes_;
+  std::string exit_stub_id_;
+  bool delta_snapshot_all_ = false;  // the next checkpoint saved snapshots every delta channel
+  void hold_exit_delta_writes(const std::string& task_id,
+                              const std::vector<std::pair<std::string, value>>& writes);
+  /// Saves the held delta writes of channels the last checkpoint does not snapshot, against
+  /// the checkpoint the run started from (or a stub made for them): so they rebuild it.
+  void save_exit_delta_writes(const std::set<std::string>& snapshotted);
 };
 
 }  // namespace superstep::detail

@@ -2,6 +2,7 @@
 // task's pending writes.
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -155,6 +156,12 @@ void run_loop::finish(bool failed) {
   if (per_invocation && !failed && !interrupted_) return;
   // The run's last checkpoint, then the writes of the step it stopped in (for resuming).
   if (unsaved_) {
+    // As LangGraph's exit: the delta channels due get a snapshot, the writes of the others
+    // are saved for them.
+    save_exit_delta_writes(prepare_delta_checkpoint(
+        state_, index_, delta_counters_, unsaved_versions_.versions, false,
+        std::exchange(delta_snapshot_all_, false) ? delta_snapshots::all : delta_snapshots::due,
+        unsaved_meta_));
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = last_saved_id_;
     cp_config_ = saver_->put_changes(parent, state_.checkpoint, unsaved_meta_, unsaved_versions_);
@@ -163,6 +170,45 @@ void run_loop::finish(bool failed) {
   }
   if (!held_writes_.empty()) save_writes(held_writes_);
   held_writes_.clear();
+}
+
+void run_loop::hold_exit_delta_writes(const std::string& task_id,
+                                      const std::vector<std::pair<std::string, value>>& writes) {
+  if (!saver_ || durability_ != durability::exit || index_.delta_channels.empty()) return;
+  for (const auto& [channel, v] : writes)
+    if (is_delta_channel(index_, channel))
+      exit_delta_writes_.push_back({step_, task_id, channel, v});
+}
+
+void run_loop::save_exit_delta_writes(const std::set<std::string>& snapshotted) {
+  std::vector<task_writes> tasks;
+  for (std::size_t i = 0; i < exit_delta_writes_.size(); ++i) {
+    auto& w = exit_delta_writes_[i];
+    if (snapshotted.count(w.channel)) continue;
+    // Saved writes come back in task id order: the id starts with the step and the write's
+    // place in the run (LangGraph's exit_delta_task_id), so they come back in the order the
+    // run applied them.
+    char prefix[64];
+    std::snprintf(prefix, sizeof prefix, "%08lld-%08zu-", static_cast<long long>(w.step + 1), i);
+    tasks.push_back({prefix + w.task_id, "", {{std::move(w.channel), std::move(w.v)}}});
+  }
+  exit_delta_writes_.clear();
+  if (tasks.empty()) return;
+  if (last_saved_id_.empty()) {
+    // No checkpoint before the run: an empty one (LangGraph's stub, step -2) holds them and
+    // becomes the parent of the run's checkpoint.
+    checkpoint stub;
+    stub.id = exit_stub_id_.empty() ? ids_.next() : exit_stub_id_;
+    stub.ts = now_iso8601();
+    checkpoint_metadata meta;
+    meta.step = -2;
+    checkpoint_config root = cp_config_;
+    root.checkpoint_id.clear();
+    last_saved_id_ = saver_->put(root, stub, meta, {}).checkpoint_id;
+  }
+  checkpoint_config anchor = cp_config_;
+  anchor.checkpoint_id = last_saved_id_;
+  saver_->put_writes_many(anchor, tasks);
 }
 
 namespace {
@@ -205,7 +251,8 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   saver_->put_writes_many(cfg, all);
 }
 
-void run_loop::put_checkpoint(const char* source, const algo::applied* applied) {
+void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
+                              delta_snapshots delta) {
   // Every change since the last put reaches the saver, including those made outside a step
   // (a Command's update, the seen versions of a resumed run), so it stores the value of each
   // changed channel and may store the version maps as what changed.
@@ -223,6 +270,14 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied) 
   meta.step = step_;
   meta.parents = shared_.parents;
   if (saver_) merge_config_metadata(meta, shared_.config);
+  if (saver_) {
+    // Held back until the run's end under exit durability: no snapshot is made before then.
+    if (durability_ == durability::exit)
+      delta = delta_snapshots::none;
+    else if (std::exchange(delta_snapshot_all_, false))
+      delta = delta_snapshots::all;
+    prepare_delta_checkpoint(state_, index_, delta_counters_, changed.versions, true, delta, meta);
+  }
   if (saver_) {
     checkpoint_config parent = cp_config_;
     parent.checkpoint_id = parent_id;

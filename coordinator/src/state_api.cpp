@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "delta_channels.hpp"
 #include "pregel_impl.hpp"
 #include "run_config.hpp"
 #include "run_context.hpp"
@@ -97,7 +98,8 @@ value task_result(const pregel_graph& g, const task_outcome& o) {
 // finished are applied to the values, and `next` keeps only the tasks that did not (failed,
 // interrupted, or not run).
 state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index,
-                           const checkpoint_tuple& tuple, bool apply_pending_writes = false) {
+                           checkpoint_saver* saver, const checkpoint_tuple& tuple,
+                           bool apply_pending_writes = false) {
   state_snapshot s;
   s.config = tuple.config;
   s.parent_config = tuple.parent_config;
@@ -113,6 +115,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
     if (w.task_id == NULL_TASK_ID) null_task.writes.emplace_back(w.channel, w.v);
   auto checkpoint_state = [&] {
     algo::run_state state = algo::restore(g, tuple.checkpoint);  // values are shared, not copied
+    detail::rebuild_delta_channels(state, index, saver, tuple.config);
     if (!null_task.writes.empty()) {
       std::vector<pregel_task*> batch{&null_task};
       (void)algo::apply_writes(state, index, batch);
@@ -280,7 +283,7 @@ state_snapshot pregel::read_state(checkpoint_saver& saver, checkpoint_config cfg
     return empty;
   }
   state_snapshot s =
-      snapshot_of(owner->graph_, owner->impl_->index, *tuple, cfg.checkpoint_id.empty());
+      snapshot_of(owner->graph_, owner->impl_->index, &saver, *tuple, cfg.checkpoint_id.empty());
   if (!subgraphs) return s;
   // Each task that runs a subgraph: the subgraph's state under the task's namespace.
   const std::string& ns = tuple->config.checkpoint_ns;
@@ -298,7 +301,8 @@ state_snapshot pregel::read_state(checkpoint_saver& saver, checkpoint_config cfg
 }
 
 state_snapshot pregel::state_at(const checkpoint_tuple& tuple, bool apply_pending_writes) const {
-  return snapshot_of(graph_, impl_->index, tuple, apply_pending_writes);
+  return snapshot_of(graph_, impl_->index, options_.checkpointer.get(), tuple,
+                     apply_pending_writes);
 }
 
 std::vector<state_snapshot> pregel::get_state_history(const value& config,
@@ -308,7 +312,7 @@ std::vector<state_snapshot> pregel::get_state_history(const value& config,
   const pregel& owner = graph_for(cfg);
   std::vector<state_snapshot> out;
   for (const auto& tuple : saver.list(cfg, options))
-    out.push_back(snapshot_of(owner.graph_, owner.impl_->index, tuple));
+    out.push_back(snapshot_of(owner.graph_, owner.impl_->index, &saver, tuple));
   return out;
 }
 
@@ -340,6 +344,9 @@ value copy_checkpoint(checkpoint_saver& saver, const checkpoint_config& cfg,
   meta.source = "fork";
   meta.step = tuple->metadata.step + 1;
   meta.parents = tuple->metadata.parents;
+  // The copy's delta channels are rebuilt from the same parents: the same counters.
+  if (const value* counters = tuple->metadata.extra.find(detail::delta_counters_key))
+    meta.extra.set(std::string(detail::delta_counters_key), *counters);
   // Every channel's value is stored again under its version: the parent may lack them.
   std::map<std::string, channel_version> versions(tuple->checkpoint.channel_versions.begin(),
                                                   tuple->checkpoint.channel_versions.end());
@@ -350,12 +357,14 @@ value copy_checkpoint(checkpoint_saver& saver, const checkpoint_config& cfg,
 
 value clear_tasks(const pregel_graph& graph, const algo::graph_index& index,
                   checkpoint_saver& saver, const checkpoint_config& cfg, checkpoint cp,
-                  std::int64_t step, std::vector<pending_write> pending) {
+                  std::int64_t step, std::vector<pending_write> pending,
+                  const checkpoint_tuple& saved) {
   // LangGraph's update_state(None, as_node=END): the checkpoint's tasks are applied as if they
   // had run, with the writes of those that did (and the writes of no task), so nothing is
   // next and no interrupt is pending.
   const std::string parent_id = cp.id;
   algo::run_state state = algo::restore(graph, std::move(cp));
+  detail::rebuild_delta_channels(state, index, &saver, saved.config);
   state.max_version = std::max(state.max_version, saver.latest_version(cfg));
   std::vector<pregel_task> tasks =
       algo::prepare_next_tasks(graph, index, state, nullptr, step + 1, cfg.checkpoint_ns);
@@ -385,6 +394,9 @@ value clear_tasks(const pregel_graph& graph, const algo::graph_index& index,
   checkpoint_metadata meta;
   meta.source = "update";
   meta.step = step + 1;
+  detail::delta_counters counters = detail::delta_counters_of(saved.metadata);
+  detail::prepare_delta_checkpoint(state, index, counters, new_versions, true,
+                                   detail::delta_snapshots::due, meta);
   return detail::checkpoint_config_value(put_update(saver, cfg, std::move(state.checkpoint),
                                                     parent_id, std::move(meta), new_versions));
 }
@@ -446,9 +458,11 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
   }
   if (first_node == END)
     return detail::checkpoint_config_of(
-        clear_tasks(graph, index, saver, cfg, std::move(cp), step, std::move(pending)), true);
+        clear_tasks(graph, index, saver, cfg, std::move(cp), step, std::move(pending), *tuple),
+        true);
 
   algo::run_state state = algo::restore(graph, std::move(cp));
+  if (tuple) detail::rebuild_delta_channels(state, index, &saver, tuple->config);
   // New versions above every one the thread stored: updating an earlier checkpoint forks, and
   // the head of a fork may have lower versions than the branch it left.
   state.max_version = std::max(state.max_version, saver.latest_version(cfg));
@@ -520,6 +534,22 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
       if (!writes.empty()) saver.put_writes(tuple->config, writes, t.id, "");
     }
   auto applied = algo::apply_writes(state, index, batch);
+  // As LangGraph's update_state: on a thread's first checkpoint nothing before it can rebuild
+  // a delta channel, so every one is snapshotted; an update as the input writes no task's
+  // writes, so what it wrote is; any other update counts as a step.
+  // Writes of other tasks saved with the checkpoint updated (a step it left unfinished, or the
+  // branch that followed it) are in the saver's history of its delta channels but not in this
+  // state: then every delta channel is snapshotted too.
+  detail::delta_counters counters;
+  if (tuple) counters = detail::delta_counters_of(tuple->metadata);
+  const bool stale = std::any_of(pending.begin(), pending.end(), [&](const pending_write& w) {
+    return w.task_id != NULL_TASK_ID && detail::is_delta_channel(index, w.channel);
+  });
+  detail::prepare_delta_checkpoint(state, index, counters, applied.new_versions, tuple.has_value(),
+                                   !tuple || stale       ? detail::delta_snapshots::all
+                                   : first_node == INPUT ? detail::delta_snapshots::all_written
+                                                         : detail::delta_snapshots::due,
+                                   meta);
   merge_config_metadata(meta, config);
   const std::string parent_id = state.checkpoint.id;
   return put_update(saver, cfg, std::move(state.checkpoint), parent_id, std::move(meta),

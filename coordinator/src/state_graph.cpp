@@ -148,7 +148,7 @@ state_graph& state_graph::add_key(std::string name, std::optional<value> default
   if (name.empty() || (name != ROOT && name.rfind("__", 0) == 0) ||
       name.find(':') != std::string::npos)
     invalid("state key '" + name + "' is a reserved name");
-  keys_.push_back({std::move(name), std::nullopt, std::move(default_value)});
+  keys_.push_back({std::move(name), std::nullopt, std::move(default_value), false, std::nullopt});
   return *this;
 }
 
@@ -169,6 +169,30 @@ state_graph& state_graph::add_key(std::string name, std::string_view reducer_nam
     initial = value(list{});
   if (!initial && reducer_name == "merge") initial = value(object{});
   return add_key(std::move(name), *r, std::move(initial));
+}
+
+state_graph& state_graph::add_delta_key(std::string name, channels::reducer reducer,
+                                        delta_options options) {
+  if (options.snapshot_frequency <= 0)
+    invalid("state key '" + name + "': snapshot_frequency must be a positive integer, got " +
+            std::to_string(options.snapshot_frequency));
+  if (!reducer.binary && !reducer.fold)
+    invalid("state key '" + name + "': reducer '" + reducer.name + "' has no function");
+  if (!options.empty) options.empty = value(list{});
+  add_key(std::move(name));
+  keys_.back().reducer = std::move(reducer);
+  keys_.back().delta = std::move(options);
+  return *this;
+}
+
+state_graph& state_graph::add_delta_key(std::string name, std::string_view reducer_name,
+                                        delta_options options) {
+  const channels::reducer* r = channels::builtin_reducer(reducer_name);
+  if (!r)
+    invalid("state key '" + name + "' names unknown reducer '" + std::string(reducer_name) +
+            "' (built-in: append, add, max, min, merge, add_messages, messages_delta)");
+  if (!options.empty && reducer_name == "merge") options.empty = value(object{});
+  return add_delta_key(std::move(name), *r, std::move(options));
 }
 
 state_graph& state_graph::add_untracked_key(std::string name) {
@@ -406,6 +430,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     std::shared_ptr<channels::channel> ch;
     if (k.untracked) {
       ch = std::make_shared<channels::untracked_value>(k.name);
+    } else if (k.delta) {
+      ch = std::make_shared<channels::delta_channel>(k.name, *k.reducer, *k.delta->empty,
+                                                     k.delta->snapshot_frequency);
     } else if (k.reducer) {
       ch = std::make_shared<channels::binary_operator_aggregate>(k.name, *k.reducer, k.initial);
     } else {
@@ -630,6 +657,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.cache = options.cache;
   ro.context_schema = std::move(options.context_schema);
   g.retry_sleep = options.retry_sleep;
+  if (options.delta_max_steps_since_snapshot <= 0)
+    invalid("delta_max_steps_since_snapshot must be a positive integer, got " +
+            std::to_string(options.delta_max_steps_since_snapshot));
+  g.delta_max_steps_since_snapshot = options.delta_max_steps_since_snapshot;
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 

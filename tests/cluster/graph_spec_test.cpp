@@ -8,6 +8,7 @@
 
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/storage/memory_saver.hpp"
 
 using namespace superstep;
 using namespace superstep::cluster;
@@ -375,4 +376,58 @@ BOOST_AUTO_TEST_CASE(rejects_a_file_that_is_not_json) {
   }
   std::filesystem::remove(path);
   BOOST_CHECK_THROW(load_graph_spec_file(path.string(), std_registry()), error);
+}
+
+BOOST_AUTO_TEST_CASE(a_delta_state_key_folds_its_writes_and_is_rebuilt_from_them) {
+  auto saver = std::make_shared<storage::memory_saver>();
+  auto g = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "state": {"log": {"reducer": "append", "delta": {"snapshot_frequency": 50}}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {"log": ["n"]}}}},
+    "edges": [["__start__", "n"], ["n", "__end__"]]})"),
+                           std_registry(), saver);
+  const value config = value::parse_json(R"({"configurable": {"thread_id": "t"}})");
+  g->invoke(value::parse_json(R"({"log": ["a"]})"), config);
+  BOOST_TEST(g->invoke(value::parse_json(R"({"log": ["b"]})"), config).to_json() ==
+             R"({"log":["a","n","b","n"]})");
+  // The checkpoint holds no value of the key: get_state rebuilds it from the saved writes.
+  auto head = saver->get_tuple(checkpoint_config{"t", "", ""});
+  BOOST_TEST_REQUIRE(head.has_value());
+  BOOST_TEST(!head->checkpoint.channel_values.count("log"));
+  BOOST_TEST(g->get_state(config).values.to_json() == R"({"log":["a","n","b","n"]})");
+  // `true` takes the default frequency; a Pregel spec has the channel type "delta".
+  (void)load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "state": {"log": {"reducer": "append", "delta": true}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "n"]]})"),
+                        std_registry());
+  auto p = load_graph_spec(value::parse_json(R"({"spec": "superstep.pregel/1",
+    "channels": {"a": {"type": "ephemeral"},
+                 "c": {"type": "delta", "reducer": "append", "snapshot_frequency": 3}},
+    "nodes": {"n": {"subscribe": ["a"], "fn": "std.double", "writes": ["c"]}},
+    "input": ["a"], "output": ["c"]})"),
+                           std_registry());
+  BOOST_TEST(p->invoke(value::parse_json(R"({"a": ["x"]})")).to_json() == R"({"c":["x","x"]})");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_bad_delta_key) {
+  error e = load_error(R"({"spec": "superstep.graph/1",
+    "state": {"log": {"reducer": "append", "delta": {"snapshot_frequency": 0}}},
+    "nodes": {}, "edges": []})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at state.log.delta.snapshot_frequency: snapshot_frequency of "
+             "state key 'log' must be a positive integer, got 0");
+  e = load_error(R"({"spec": "superstep.graph/1", "state": {"log": {"delta": true}},
+    "nodes": {}, "edges": []})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at state.log: the delta state key 'log' needs a reducer");
+  e = load_error(R"({"spec": "superstep.graph/1",
+    "state": {"log": {"reducer": "append", "delta": {"frequency": 3}}}, "nodes": {}, "edges": []})");
+  BOOST_TEST(std::string(e.what()).rfind(
+                 "invalid graph spec at state.log.delta.frequency: unknown key", 0) == 0);
+  e = load_error(R"({"spec": "superstep.pregel/1",
+    "channels": {"c": {"type": "delta", "reducer": "append", "snapshot_frequency": -2}},
+    "nodes": {"n": {"subscribe": ["c"], "fn": "std.double"}}, "input": "c"})");
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at channels.c.snapshot_frequency: snapshot_frequency of channel "
+             "'c' must be a positive integer, got -2");
 }

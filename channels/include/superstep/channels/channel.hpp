@@ -50,6 +50,11 @@ class channel {
   /// The value to persist, or nullopt when there is nothing to save (empty or untracked).
   [[nodiscard]] virtual std::optional<value> checkpoint() const = 0;
 
+  /// The value that gives an equal channel through `from_checkpoint` (a node actor's replica
+  /// is restored from it). The checkpoint value, unless the channel keeps its value out of
+  /// checkpoints (delta_channel).
+  [[nodiscard]] virtual std::optional<value> transfer() const { return checkpoint(); }
+
   /// Called after a node that was triggered by this channel has run. Returns whether the
   /// channel changed (e.g. a named barrier resets).
   virtual bool consume() { return false; }

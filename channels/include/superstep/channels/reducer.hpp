@@ -23,7 +23,11 @@ struct reducer {
   value apply(const value& current, std::span<const value> updates) const;
 };
 
-/// The built-in reducers by name: append, add, max, min, merge, add_messages.
+/// The built-in reducers by name: append, add, max, min, merge, add_messages, and
+/// messages_delta (add_messages for a delta channel's batches: each write a message or a list
+/// of messages, a [role, content] pair being one message; LangGraph's
+/// `_messages_delta_reducer`). Every built-in `fold` is batching-invariant (folding two batches
+/// in turn equals folding them as one), so each can reduce a delta channel.
 /// Returns nullptr for other names.
 const reducer* builtin_reducer(std::string_view name);
 

@@ -28,6 +28,10 @@ struct graph_index {
   std::unordered_map<std::string, std::uint32_t> node_by_name;
   /// Channels whose finish() may change them (only the *_after_finish kinds).
   std::vector<std::string> finishable;
+  /// Channels whose checkpoints hold no value (delta_channel), sorted by name.
+  std::vector<std::string> delta_channels;
+  /// pregel_graph::delta_max_steps_since_snapshot.
+  std::int64_t delta_max_steps_since_snapshot = 5000;
 
   static graph_index build(const pregel_graph& g);
 };

@@ -91,6 +91,10 @@ struct pregel_graph {
   /// How a retry waits before the next attempt (null: the task's thread sleeps). A test or a
   /// simulator passes its own to observe or skip the waits. Called from the task's thread.
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
+  /// A delta channel gets a snapshot once this many steps passed since its last one, written
+  /// or not (LangGraph's DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT), so rebuilding it never walks
+  /// further back. Must be positive.
+  std::int64_t delta_max_steps_since_snapshot = 5000;
   /// For drawing: static edges and branches as the builder declared them.
   std::vector<std::pair<std::string, std::string>> draw_edges;
   std::vector<std::tuple<std::string, std::string, std::string>> draw_conditional_edges;

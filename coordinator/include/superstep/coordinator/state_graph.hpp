@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "superstep/channels/delta_channel.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/coordinator/node_context.hpp"
@@ -92,6 +93,19 @@ struct compile_options {
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
   /// What the run context nodes read looks like (see runtime_options::context_schema).
   std::optional<object_schema> context_schema = std::nullopt;
+  /// See pregel_graph::delta_max_steps_since_snapshot. Throws `superstep::error`
+  /// (invalid_graph) at compile() when not positive.
+  std::int64_t delta_max_steps_since_snapshot = 5000;
+};
+
+/// How a delta key is kept (the parameters of LangGraph's `DeltaChannel`).
+struct delta_options {
+  /// A snapshot of the value is stored once this many steps wrote the key since the last one
+  /// (LangGraph's default: 1000). Must be positive.
+  std::int64_t snapshot_frequency = channels::delta_channel::default_snapshot_frequency;
+  /// The key's value before any write (LangGraph's `typ()`); by default an empty object for
+  /// the `merge` reducer, else an empty list.
+  std::optional<value> empty;
 };
 
 /// The name of the one key of a graph whose state is not an object (LangGraph's `__root__`).
@@ -127,6 +141,21 @@ class state_graph {
                        std::optional<value> initial = std::nullopt) {
     return add_key(std::move(name), std::string_view(builtin_reducer), std::move(initial));
   }
+
+  /// Declares a state key folded with `reducer` whose checkpoints store what each step wrote,
+  /// not the value (LangGraph `DeltaChannel`): a checkpoint of a long message list then costs
+  /// its new messages. The value is rebuilt from the saved writes when a checkpoint is loaded
+  /// (a run, get_state, history, a fork), folded onto the nearest snapshot, stored every
+  /// `options.snapshot_frequency` steps that wrote it. The reducer gets batches of writes of
+  /// many steps at once: it must be batching-invariant (every built-in one is). Throws
+  /// `superstep::error` (invalid_graph) naming the key and value for a snapshot_frequency
+  /// that is not positive.
+  state_graph& add_delta_key(std::string name, channels::reducer reducer,
+                             delta_options options = {});
+  /// The same with a built-in reducer: append, add, max, min, merge, add_messages,
+  /// messages_delta. Throws `superstep::error` (invalid_graph) for other names.
+  state_graph& add_delta_key(std::string name, std::string_view builtin_reducer,
+                             delta_options options = {});
 
   /// Declares a key whose value is never checkpointed (LangGraph `UntrackedValue`): runs see
   /// it, at most one write per step, but snapshots and resumed runs do not (handles, secrets).
@@ -199,6 +228,7 @@ class state_graph {
     std::optional<channels::reducer> reducer;
     std::optional<value> initial;
     bool untracked = false;
+    std::optional<delta_options> delta;  ///< a delta key (with a reducer)
   };
   struct node_spec {
     std::string name;
