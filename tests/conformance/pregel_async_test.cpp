@@ -9,7 +9,10 @@
 #include "conformance.hpp"
 #include "fanout.hpp"
 #include "interrupts_helpers.hpp"
+#include "superstep/channels/last_value.hpp"
+#include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "support/expect_error.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -209,4 +212,33 @@ BOOST_AUTO_TEST_CASE(test_send_sequences) {
   BOOST_TEST(graph->invoke(J(R"(["0"])"), thread1) == J(R"(["0","1"])"));
   const value resumed = graph->invoke(value(), thread1);
   BOOST_TEST(resumed == all, resumed.to_json());
+}
+
+// libs/langgraph/tests/test_pregel_async.py::test_invoke_two_processes_in_out (the sync twin's
+// Pregel, with stream_channels ["inbox", "output"]: the values stream sends those channels
+// after each step, nothing for the input)
+BOOST_AUTO_TEST_CASE(test_invoke_two_processes_in_out) {
+  auto last = [](std::string key) -> std::shared_ptr<const channels::channel> {
+    return std::make_shared<channels::last_value>(std::move(key));
+  };
+  auto add_one = [](const value& x, node_context&) -> value { return value(x.as_int() + 1); };
+  pregel_graph g;
+  g.input_channels = {"input"};
+  g.input_single = true;
+  g.output_channels = {"output"};
+  g.output_single = true;
+  g.state_channels = {"inbox", "output"};
+  g.channels = {{"inbox", last("inbox")}, {"output", last("output")}, {"input", last("input")}};
+  g.nodes.push_back(subscribe_node("one", {"input"}, add_one, {"inbox"}));
+  g.nodes.push_back(subscribe_node("two", {"inbox"}, add_one, {"output"}));
+  runtime_options o;
+  o.mode = mode();
+  auto app = std::make_shared<pregel>(std::move(g), o);
+  BOOST_TEST(app->invoke(2) == value(4));
+  test::expect_error([&] { app->invoke(2, J(R"({"recursion_limit":1})")); },
+                     error_code::graph_recursion, "Recursion limit of 1 reached");
+  list values;
+  app->stream(2, value(), stream_options{{stream_mode::values}, false},
+              [&](const stream_event& e) { values.push_back(e.data); });
+  BOOST_TEST(value(values) == J(R"([{"inbox":3},{"inbox":3,"output":4}])"), value(values).to_json());
 }
