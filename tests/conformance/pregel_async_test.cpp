@@ -242,3 +242,81 @@ BOOST_AUTO_TEST_CASE(test_invoke_two_processes_in_out) {
               [&](const stream_event& e) { values.push_back(e.data); });
   BOOST_TEST(value(values) == J(R"([{"inbox":3},{"inbox":3,"output":4}])"), value(values).to_json());
 }
+
+// libs/langgraph/tests/test_pregel_async.py::test_in_one_fan_out_state_graph_waiting_edge_plus_regular
+// (the sync twin's graph; this one asserts the one order in which step 2's updates arrive, fixed
+// in LangGraph by sleeps of 0.1 s in analyzer_one and 0.2 s in retriever_two: qa, then
+// analyzer_one, then retriever_two. Here analyzer_one waits for qa's update and retriever_two
+// for analyzer_one's.)
+BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_plus_regular) {
+  auto after_qa = std::make_shared<order_gate>("qa");
+  auto after_analyzer = std::make_shared<order_gate>("analyzer_one");
+  state_graph workflow;
+  retrievers{after_analyzer}.add_keys(workflow);
+  workflow.add_node("rewrite_query", [](const value& s, node_context&) -> value {
+    return object{{"query", "query: " + s.get("query").as_string()}};
+  });
+  workflow.add_node("analyzer_one", [after_qa](const value& s, node_context&) -> value {
+    after_qa->wait();
+    return object{{"query", "analyzed: " + s.get("query").as_string()}};
+  });
+  workflow.add_node("retriever_one", [](const value&, node_context&) -> value {
+    return J(R"({"docs":["doc1","doc2"]})");
+  });
+  workflow.add_node("retriever_two", [after_analyzer](const value&, node_context&) -> value {
+    after_analyzer->wait();
+    return J(R"({"docs":["doc3","doc4"]})");
+  });
+  workflow.add_node("qa", [](const value& s, node_context&) -> value {
+    std::string a;
+    for (const auto& d : s.get("docs").as_list()) a += (a.empty() ? "" : ",") + d.as_string();
+    return object{{"answer", a}};
+  });
+  workflow.set_entry_point("rewrite_query");
+  workflow.add_edge("rewrite_query", "analyzer_one");
+  workflow.add_edge("analyzer_one", "retriever_one");
+  workflow.add_edge("rewrite_query", "retriever_two");
+  workflow.add_edge(std::vector<std::string>{"retriever_one", "retriever_two"}, "qa");
+  workflow.set_finish_point("qa");
+  workflow.add_edge("rewrite_query", "qa");
+
+  // The `updates` chunks of a run, both gates watching.
+  auto stream = [&](const pregel& app, const value& in, const value& config) {
+    list out;
+    after_qa->watch(true);
+    after_analyzer->watch(true);
+    app.stream(in, config, stream_options{{stream_mode::updates}, false},
+               [&](const stream_event& e) {
+                 after_qa->saw(e.data);
+                 after_analyzer->saw(e.data);
+                 out.push_back(e.data);
+               });
+    after_qa->watch(false);
+    after_analyzer->watch(false);
+    return value(std::move(out));
+  };
+
+  const value input = J(R"({"query":"what is weather in sf"})");
+  auto app = workflow.compile(opts());
+  BOOST_TEST(app->invoke(input) == J(R"({"query":"analyzed: query: what is weather in sf",
+                                         "docs":["doc1","doc2","doc3","doc4"],
+                                         "answer":"doc1,doc2,doc3,doc4"})"));
+  const value run = J(R"([{"rewrite_query":{"query":"query: what is weather in sf"}},
+      {"qa":{"answer":""}},
+      {"analyzer_one":{"query":"analyzed: query: what is weather in sf"}},
+      {"retriever_two":{"docs":["doc3","doc4"]}},
+      {"retriever_one":{"docs":["doc1","doc2"]}}])");
+  list full = run.as_list();
+  full.push_back(J(R"({"qa":{"answer":"doc1,doc2,doc3,doc4"}})"));
+  const value streamed = stream(*app, input, value());
+  BOOST_TEST(streamed == value(full), streamed.to_json());
+
+  compile_options with_interrupt = opts_with_saver();
+  with_interrupt.interrupt_after = {"retriever_one"};
+  auto app_w_interrupt = workflow.compile(with_interrupt);
+  list paused = run.as_list();
+  paused.push_back(J(R"({"__interrupt__":[]})"));
+  BOOST_TEST(stream(*app_w_interrupt, input, thread("1")) == value(paused));
+  BOOST_TEST(stream(*app_w_interrupt, value(), thread("1")) ==
+             J(R"([{"qa":{"answer":"doc1,doc2,doc3,doc4"}}])"));
+}
