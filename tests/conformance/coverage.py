@@ -8,8 +8,10 @@ read at HEAD) or a checkout of it. Without TEST_FILE arguments every
 libs/langgraph/tests/test_*.py is checked. A test counts as covered when a
 C++ source under tests/ names `file.py::test_name` (or `file.py::Class::test_name`)
 or a NOT_PORTED*.md line starts with `- file.py::test_name`.
-Prints one `file.py::test_name` per uncovered test, then a per-file count;
-exits 1 when any test is uncovered.
+Prints one `file.py::test_name` per uncovered test, then a per-file count, then
+the tests both ported (named by a case's `// libs/langgraph/tests/...` comment)
+and listed in NOT_PORTED (other than "ported, fails"); exits 1 when any test
+is uncovered.
 """
 import ast
 import os
@@ -57,23 +59,29 @@ def test_names(source):
     return names
 
 
-def covered_refs():
+def covered_refs(split=False):
     refs = set()
+    cases, listed = set(), set()
     pat = re.compile(r"(test_[A-Za-z0-9_]+\.py)::((?:[A-Za-z_][A-Za-z0-9_]*::)?test_[A-Za-z0-9_]+)")
     for root, _, files in os.walk(REPO_TESTS):
         for name in files:
             path = os.path.join(root, name)
             if name.endswith((".cpp", ".hpp")):
                 with open(path, encoding="utf-8", errors="replace") as f:
-                    for m in pat.finditer(f.read()):
-                        refs.add(m.group(1) + "::" + m.group(2))
+                    for line in f:
+                        for m in pat.finditer(line):
+                            refs.add(m.group(1) + "::" + m.group(2))
+                            if line.lstrip().startswith("// libs/langgraph/tests/" + m.group(0)):
+                                cases.add(m.group(1) + "::" + m.group(2))
             elif name.startswith("NOT_PORTED") and name.endswith(".md"):
                 with open(path, encoding="utf-8") as f:
                     for line in f:
                         m = pat.match(line[2:]) if line.startswith("- ") else None
                         if m:
                             refs.add(m.group(1) + "::" + m.group(2))
-    return refs
+                            if "ported, fails" not in line:
+                                listed.add(m.group(1) + "::" + m.group(2))
+    return (refs, cases & listed) if split else refs
 
 
 def main(argv):
@@ -83,7 +91,7 @@ def main(argv):
         return 2
     mirror, files = args[0], args[1:]
     files = files or list_mirror(mirror)
-    refs = covered_refs()
+    refs, both = covered_refs(split=True)
     missing_total = 0
     counts = []
     for fname in files:
@@ -101,6 +109,12 @@ def main(argv):
     for fname, total, miss in counts:
         print(f"{fname}: {miss} / {total}")
     print(f"total uncovered: {missing_total}")
+    checked = tuple(f + "::" for f in files)
+    both = sorted(b for b in both if b.startswith(checked))
+    if both:
+        print("-- ported (a case's header comment) and listed in NOT_PORTED too (a partial port, or a duplicate):")
+        for b in both:
+            print(b)
     return 1 if missing_total else 0
 
 
