@@ -2,6 +2,7 @@
 // assertions differ from their sync twins in test_pregel.py (the twins are ported elsewhere; the
 // async tests that only repeat them are listed in NOT_PORTED.md as "async twin of ...").
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/throwing_saver.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -319,4 +321,87 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_plus_regular) 
   BOOST_TEST(stream(*app_w_interrupt, input, thread("1")) == value(paused));
   BOOST_TEST(stream(*app_w_interrupt, value(), thread("1")) ==
              J(R"([{"qa":{"answer":"doc1,doc2,doc3,doc4"}}])"));
+}
+
+// libs/langgraph/tests/test_pregel_async.py::test_checkpoint_errors (the sync twin's faulty
+// savers, each failing invoke and stream alike, and a faulty reducer failing the run. Not
+// ported: the faulty serializer, which our savers have inside put (its failure is put's), the
+// faulty get_next_version, which our runs never call (versions are issued by the run loop), and
+// astream_events (needs Python: LangChain callback events))
+BOOST_AUTO_TEST_CASE(test_checkpoint_errors) {
+  auto logic = [](const value&, node_context&) -> value { return value(""); };
+  auto build = [&](bool parallel) {
+    state_graph builder;
+    builder.add_key(std::string(ROOT), "add");
+    builder.add_node("agent", logic);
+    builder.add_edge(std::string(START), "agent");
+    if (parallel) {  // add a parallel node
+      builder.add_node("parallel", logic);
+      builder.add_edge(std::string(START), "parallel");
+    }
+    return builder;
+  };
+  auto config = [](const char* id, bool async_durability) {
+    object c{{"configurable", object{{"thread_id", id}}}};
+    if (async_durability) c.set("durability", "async");
+    return value(std::move(c));
+  };
+  // invoke on thread-1 and stream on thread-2 both fail with `message`
+  auto both_fail = [&](const pregel& graph, bool async_durability, error_code code,
+                       const std::string& message) {
+    test::expect_error([&] { graph.invoke(value(""), config("thread-1", async_durability)); },
+                       code, message);
+    test::expect_error(
+        [&] {
+          graph.stream(value(""), config("thread-2", async_durability),
+                       stream_options{{stream_mode::updates}, false},
+                       [](const stream_event&) {});
+        },
+        code, message);
+  };
+  struct faulty {
+    std::atomic<bool> test::throwing_saver::*flag;
+    bool parallel;
+    const char* message;
+  };
+  for (const faulty& f : {faulty{&test::throwing_saver::fail_get_tuple, false,
+                                 "get_tuple: the disk is on fire"},
+                          faulty{&test::throwing_saver::fail_put, false, "put: the disk is on fire"},
+                          faulty{&test::throwing_saver::fail_put_writes, true,
+                                 "put_writes: the disk is on fire"}}) {
+    BOOST_TEST_CONTEXT(f.message) {
+      auto faulty_saver = std::make_shared<test::throwing_saver>(saver());
+      (*faulty_saver.*f.flag) = true;
+      compile_options o = opts();
+      o.checkpointer = faulty_saver;
+      both_fail(*build(f.parallel).compile(o), f.parallel, error_code::storage_error, f.message);
+    }
+  }
+
+  state_graph builder;
+  builder.add_key(std::string(ROOT),
+                  channels::reducer{"faulty_reducer",
+                                    [](const value&, const value&) -> value {
+                                      throw std::runtime_error("Faulty reducer");
+                                    },
+                                    {}});
+  builder.add_node("agent", logic);
+  builder.add_edge(std::string(START), "agent");
+  auto graph = builder.compile(opts_with_saver());
+  // LangGraph re-raises the reducer's own ValueError; ours comes out as the reducer threw it
+  auto reducer_fails = [](const std::function<void()>& run) {
+    try {
+      run();
+      BOOST_ERROR("a faulty reducer must fail the run");
+    } catch (const std::exception& e) {
+      BOOST_TEST(std::string(e.what()).find("Faulty reducer") != std::string::npos, e.what());
+    }
+  };
+  reducer_fails([&] { graph->invoke(value(""), thread("thread-1")); });
+  reducer_fails([&] {
+    graph->stream(value(""), thread("thread-2"), stream_options{{stream_mode::updates}, false},
+                  [](const stream_event&) {});
+  });
+  // the failed runs released their threads
+  reducer_fails([&] { graph->invoke(value(""), thread("thread-1")); });
 }
