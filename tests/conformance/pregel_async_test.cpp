@@ -10,7 +10,9 @@
 #include "conformance.hpp"
 #include "fanout.hpp"
 #include "interrupts_helpers.hpp"
+#include "superstep/actors/runtime.hpp"
 #include "superstep/channels/last_value.hpp"
+#include "superstep/coordinator/task_executor.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
@@ -298,8 +300,20 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_plus_regular) 
     return value(std::move(out));
   };
 
+  // Two of step 2's three tasks wait here: the step needs three threads, more than the
+  // default pool has on a two-core machine.
+  actors::runtime_options four;
+  four.threads = 4;
+  auto runtime = std::make_shared<actors::runtime>(four);
+  auto executor = make_thread_pool_executor(4);
+  auto with_threads = [&](compile_options o) {
+    o.runtime = runtime;
+    o.executor = executor;
+    return o;
+  };
+
   const value input = J(R"({"query":"what is weather in sf"})");
-  auto app = workflow.compile(opts());
+  auto app = workflow.compile(with_threads(opts()));
   BOOST_TEST(app->invoke(input) == J(R"({"query":"analyzed: query: what is weather in sf",
                                          "docs":["doc1","doc2","doc3","doc4"],
                                          "answer":"doc1,doc2,doc3,doc4"})"));
@@ -313,7 +327,7 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_plus_regular) 
   const value streamed = stream(*app, input, value());
   BOOST_TEST(streamed == value(full), streamed.to_json());
 
-  compile_options with_interrupt = opts_with_saver();
+  compile_options with_interrupt = with_threads(opts_with_saver());
   with_interrupt.interrupt_after = {"retriever_one"};
   auto app_w_interrupt = workflow.compile(with_interrupt);
   list paused = run.as_list();
