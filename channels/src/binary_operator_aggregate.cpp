@@ -31,14 +31,7 @@ std::unique_ptr<channel> binary_operator_aggregate::copy() const {
 bool binary_operator_aggregate::update(std::span<const value> writes) {
   if (writes.empty()) return false;
 
-  const value* replacement = nullptr;
-  for (const value& w : writes) {
-    const value* carried = as_overwrite(w);
-    if (!carried) continue;
-    if (replacement)
-      detail::throw_invalid_update(key(), "Can receive only one Overwrite value per super-step.");
-    replacement = carried;
-  }
+  const value* replacement = detail::single_overwrite(key(), writes);
   if (replacement) {
     value_ = *replacement;
     return true;

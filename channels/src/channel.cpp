@@ -12,6 +12,22 @@ constexpr std::string_view overwrite_key = "__overwrite__";
 
 }  // namespace
 
+namespace detail {
+
+const value* single_overwrite(const std::string& key, std::span<const value> writes) {
+  const value* replacement = nullptr;
+  for (const value& w : writes) {
+    const value* carried = as_overwrite(w);
+    if (!carried) continue;
+    if (replacement)
+      throw_invalid_update(key, "Can receive only one Overwrite value per super-step.");
+    replacement = carried;
+  }
+  return replacement;
+}
+
+}  // namespace detail
+
 bool may_change_without_writes(const channel& c) noexcept {
   const std::string_view t = c.type_name();
   return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||

@@ -1,6 +1,7 @@
 // Errors shared by the channel implementations. Private to the channels library.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,9 @@ namespace superstep::channels::detail {
 /// Throws error(invalid_argument, ...) for a checkpoint value of the wrong shape.
 [[noreturn]] void throw_bad_checkpoint(const std::string& key, std::string_view channel_type,
                                        std::string_view expected, const value& got);
+
+/// The value carried by the one Overwrite among a step's `writes` of a reducer channel, or
+/// null when none is; two are an invalid_update naming `key`.
+const value* single_overwrite(const std::string& key, std::span<const value> writes);
 
 }  // namespace superstep::channels::detail

@@ -67,14 +67,7 @@ value delta_channel::fold(const value& base, std::span<const value> writes) cons
 
 bool delta_channel::update(std::span<const value> writes) {
   if (writes.empty()) return false;
-  const value* replacement = nullptr;
-  for (const value& w : writes) {
-    const value* carried = as_overwrite(w);
-    if (!carried) continue;
-    if (replacement)
-      detail::throw_invalid_update(key(), "Can receive only one Overwrite value per super-step.");
-    replacement = carried;
-  }
+  const value* replacement = detail::single_overwrite(key(), writes);
   if (replacement) {
     // As LangGraph: Overwrite(None) resets to the empty value.
     value_ = replacement->is_null() ? empty_ : *replacement;
