@@ -1,11 +1,12 @@
 // LangGraph's libs/langgraph/tests/test_algo.py: the pure superstep algorithm
 // (superstep/coordinator/algo.hpp, LangGraph's _algo.py); see conformance.hpp.
+#include "superstep/coordinator/algo.hpp"
+
 #include <algorithm>
 #include <unordered_set>
 #include <vector>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/algo.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

@@ -24,9 +24,8 @@ std::shared_ptr<pregel> make_state_graph(const fanout::retrievers& r) {
   w.add_node("analyzer_one", [](const value& s, node_context&) -> value {
     return object{{"query", "analyzed: " + s.get("query").as_string()}};
   });
-  w.add_node("retriever_one", [](const value&, node_context&) -> value {
-    return J(R"({"docs":["doc1","doc2"]})");
-  });
+  w.add_node("retriever_one",
+             [](const value&, node_context&) -> value { return J(R"({"docs":["doc1","doc2"]})"); });
   w.add_node("retriever_two", [g = r.gate](const value&, node_context&) -> value {
     g->wait();
     return J(R"({"docs":["doc3","doc4"]})");
@@ -63,9 +62,8 @@ std::string summary(const state_snapshot& s) {
   list tasks;
   list interrupts;
   for (const auto& t : s.tasks) {
-    tasks.push_back(object{{"name", t.name},
-                           {"interrupts", masked(t.interrupts)},
-                           {"result", t.result}});
+    tasks.push_back(
+        object{{"name", t.name}, {"interrupts", masked(t.interrupts)}, {"result", t.result}});
     for (const auto& i : t.interrupts) interrupts.push_back(i);
   }
   return value(object{{"values", s.values},

@@ -34,9 +34,8 @@ BOOST_AUTO_TEST_CASE(test_parent_command_from_nested_subgraph) {
     if (idx == 2) throw std::runtime_error("Shouldn't be here");
     return state;
   });
-  parent.add_node("parent_second", [](const value& state, node_context&) -> value {
-    return state;
-  });
+  parent.add_node("parent_second",
+                  [](const value& state, node_context&) -> value { return state; });
   parent.add_edge("__start__", "parent_first").add_edge("parent_second", "__end__");
   auto graph = parent.compile(opts());
 

@@ -39,9 +39,12 @@ struct execution_info {
   double node_first_attempt_time = 0;
 
   static execution_info of(const node_context& ctx) {
-    return {ctx.configurable("thread_id"), std::string(ctx.task_id()),
-            std::string(ctx.checkpoint_ns()), std::string(ctx.checkpoint_id()),
-            ctx.node_attempt(), ctx.node_first_attempt_time()};
+    return {ctx.configurable("thread_id"),
+            std::string(ctx.task_id()),
+            std::string(ctx.checkpoint_ns()),
+            std::string(ctx.checkpoint_id()),
+            ctx.node_attempt(),
+            ctx.node_first_attempt_time()};
   }
 };
 
@@ -52,8 +55,9 @@ BOOST_AUTO_TEST_CASE(test_injected_runtime) {
   auto graph = message_graph([](const value&, node_context& ctx) -> value {
     return object{{"message", "api key: " + ctx.context().get("api_key").as_string()}};
   });
-  BOOST_TEST(graph->invoke(object{{"message", "hello world"}},
-                           with_context(object{{"api_key", "sk_123456"}}))
+  BOOST_TEST(graph
+                 ->invoke(object{{"message", "hello world"}},
+                          with_context(object{{"api_key", "sk_123456"}}))
                  .to_json() == R"({"message":"api key: sk_123456"})");
 }
 
@@ -86,8 +90,9 @@ BOOST_AUTO_TEST_CASE(test_context_coercion_typeddict) {
     return object{{"message", "api_key: " + ctx.context().get("api_key").as_string() +
                                   ", timeout: " + ctx.context().get("timeout").to_json()}};
   });
-  BOOST_TEST(graph->invoke(object{{"message", "test"}},
-                           with_context(object{{"api_key", "sk_test"}, {"timeout", 60}}))
+  BOOST_TEST(graph
+                 ->invoke(object{{"message", "test"}},
+                          with_context(object{{"api_key", "sk_test"}, {"timeout", 60}}))
                  .to_json() == R"({"message":"api_key: sk_test, timeout: 60"})");
 }
 
