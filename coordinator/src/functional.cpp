@@ -204,6 +204,7 @@ class call_ctx final : public call_context {
   std::int64_t step() const noexcept override { return inner_->step(); }
   std::int64_t remaining_steps() const noexcept override { return inner_->remaining_steps(); }
   std::string_view checkpoint_ns() const noexcept override { return inner_->checkpoint_ns(); }
+  std::string_view checkpoint_id() const noexcept override { return inner_->checkpoint_id(); }
   value interrupt(value v) override { return inner_->interrupt(std::move(v)); }
   void emit_custom(value data) override { inner_->emit_custom(std::move(data)); }
   void emit_message(value chunk) override { inner_->emit_message(std::move(chunk)); }

@@ -168,12 +168,14 @@ value pregel::stream(const value& input, const value& config, const stream_optio
                      const stream_sink& sink) const {
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "config must be an object");
-  // A graph without a checkpointer invoked from inside a node with no config of its own runs
-  // as that node's subgraph, as LangGraph's config reaches it through the context: in the
-  // node's namespace of its run's checkpointer, its interrupts and its Commands for the
-  // parent the node's (thrown through the node function).
-  if (config.is_null() && !sink && !options_.checkpointer)
-    if (detail::task_context* parent = detail::current_task()) {
+  // A graph without a checkpointer invoked from inside a node with no config of its own, or
+  // with the node's config (LangGraph's async nodes hand theirs on), runs as that node's
+  // subgraph, as LangGraph's config reaching it through the context: in the node's namespace
+  // of its run's checkpointer, its interrupts and its Commands for the parent the node's
+  // (thrown through the node function).
+  if (!sink && !options_.checkpointer)
+    if (detail::task_context* parent = detail::current_task();
+        parent && (config.is_null() || config == parent->config())) {
       value out = run_nested(input, *parent);
       if (as_command(out)) throw error(error_code::parent_command, out.to_json());
       return out;

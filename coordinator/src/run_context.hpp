@@ -89,6 +89,7 @@ class task_context final : public node_context, public write_scope {
   std::string_view task_id() const noexcept override { return task_.id; }
   std::int64_t step() const noexcept override { return step_; }
   std::string_view checkpoint_ns() const noexcept override { return run_.checkpoint_ns; }
+  std::string_view checkpoint_id() const noexcept override { return run_.checkpoint_id; }
   std::int64_t remaining_steps() const noexcept override { return run_.stop - step_; }
   value interrupt(value v) override;
   /// A retry starts the node anew: its interrupt() calls are answered from the first again.

@@ -57,36 +57,6 @@ state_graph node1_node2() {
 
 }  // namespace
 
-// LangGraph test_interruption.py, test_interruption_without_state_updates (sync and exit
-// durability).
-BOOST_AUTO_TEST_CASE(test_interruption_without_state_updates) {
-  for (const char* durability : {"sync", "exit"}) {
-    state_graph b;
-    b.add_key("input");
-    for (const char* n : {"step_1", "step_2", "step_3"})
-      b.add_node(n, [](const value&, node_context&) -> value { return value(); });
-    b.add_edge("__start__", "step_1")
-        .add_edge("step_1", "step_2")
-        .add_edge("step_2", "step_3")
-        .add_edge("step_3", "__end__");
-    auto graph = b.compile(with_saver({}, {"*"}));
-    value cfg = object{{"configurable", object{{"thread_id", "1"}}}, {"durability", durability}};
-    const bool exit = std::string(durability) == "exit";
-
-    graph->invoke(object{{"input", "hello world"}}, cfg);
-    BOOST_TEST((graph->get_state(cfg).next == std::vector<std::string>{"step_2"}), durability);
-    BOOST_TEST(graph->get_state_history(cfg).size() == (exit ? 1u : 3u), durability);
-
-    graph->invoke(value(), cfg);
-    BOOST_TEST((graph->get_state(cfg).next == std::vector<std::string>{"step_3"}), durability);
-    BOOST_TEST(graph->get_state_history(cfg).size() == (exit ? 2u : 4u), durability);
-
-    graph->invoke(value(), cfg);
-    BOOST_TEST(graph->get_state(cfg).next.empty(), durability);
-    BOOST_TEST(graph->get_state_history(cfg).size() == (exit ? 3u : 5u), durability);
-  }
-}
-
 // Not a LangGraph test: Command(goto) together with a resume value, at a static breakpoint and
 // at a dynamic interrupt. The goto target runs alongside the resumed node, then again after it.
 BOOST_AUTO_TEST_CASE(

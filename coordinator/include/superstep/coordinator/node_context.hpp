@@ -62,6 +62,10 @@ class node_context {
   const value& configurable(std::string_view key) const noexcept {
     return config().get("configurable").get(key);
   }
+  /// The run's context (LangGraph `Runtime.context`, the `context=` argument of invoke and
+  /// stream): the run config's "context" value, passed as given to every node, router and
+  /// subgraph of the run; null when the run was given none.
+  const value& context() const noexcept { return config().get("context"); }
 
   virtual std::string_view node() const noexcept = 0;
   virtual std::string_view task_id() const noexcept = 0;
@@ -70,6 +74,9 @@ class node_context {
   virtual std::int64_t remaining_steps() const noexcept = 0;
   /// Checkpoint namespace of the graph running this node ("" at the top level).
   virtual std::string_view checkpoint_ns() const noexcept = 0;
+  /// The id of the checkpoint the task's step starts from (LangGraph
+  /// `execution_info.checkpoint_id`); "" where the run keeps no checkpoints.
+  virtual std::string_view checkpoint_id() const noexcept { return {}; }
 
   /// Pauses the run to ask a human (LangGraph `interrupt`): the first time, raises an interrupt
   /// carrying `v` that ends the run (the caller sees it under "__interrupt__"); when the run is

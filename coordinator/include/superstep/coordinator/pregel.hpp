@@ -185,8 +185,9 @@ class pregel : public std::enable_shared_from_this<pregel> {
   ~pregel();
 
   /// Runs to completion and returns the output channels' values. Called from a node function
-  /// of a run with a null config, a graph without a checkpointer runs as that node's subgraph
-  /// (LangGraph's config reaching it through the context): under the node's namespace in the
+  /// of a run with a null config or the node's own (`node_context::config()`), a graph without
+  /// a checkpointer runs as that node's subgraph (LangGraph's config reaching it through the
+  /// context, or handed on by an async node): under the node's namespace in the
   /// run's checkpointer; an interrupt() inside pauses the node, and a Command for the parent
   /// is thrown through the node function as the node's own.
   value invoke(const value& input, const value& config = value()) const;
