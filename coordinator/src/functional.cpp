@@ -31,7 +31,7 @@ struct future::state {
   mutable std::mutex m;
   mutable std::condition_variable cv;
   bool finished = false;
-  bool retrieved = false;  // result() was asked for: its error reached the caller
+  bool retrieved = false;   // result() was asked for: its error reached the caller
   bool completing = false;  // its outcome is being recorded: too late to cancel
   bool cancelled = false;
   std::stop_source stop;  // requested when the call is cancelled

@@ -2,13 +2,13 @@
 // `superstep head|worker|submit`, bounded in time, killed and restarted.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <boost/test/unit_test.hpp>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <random>
 #include <thread>
 
@@ -271,8 +271,8 @@ BOOST_AUTO_TEST_CASE(a_process_without_the_key_reaches_no_actor_of_a_keyed_head)
     args.insert(args.end(), keyed.begin(), keyed.end());
     return c.client(args);
   };
-  cli_result run = with_key({"submit", spec("seed_persistence"), "--input", R"({"foo": ""})",
-                             "--thread", "victim"});
+  cli_result run = with_key(
+      {"submit", spec("seed_persistence"), "--input", R"({"foo": ""})", "--thread", "victim"});
   BOOST_REQUIRE_MESSAGE(run.status == 0, run.err);
   const value before = with_key({"state", "--thread", "victim"}).last();
   {
@@ -287,7 +287,8 @@ BOOST_AUTO_TEST_CASE(a_process_without_the_key_reaches_no_actor_of_a_keyed_head)
     attacker.send(basp_header(2, 64) + std::string(64, '\x02'));
     attacker.receive(2s);
     BOOST_TEST(attacker.closed());
-    BOOST_TEST(c.head().wait_for_err("refused " + attacker.local_address(), 5s), c.head().err_text());
+    BOOST_TEST(c.head().wait_for_err("refused " + attacker.local_address(), 5s),
+               c.head().err_text());
   }
   {
     raw_connection attacker(c.port());
@@ -297,7 +298,8 @@ BOOST_AUTO_TEST_CASE(a_process_without_the_key_reaches_no_actor_of_a_keyed_head)
     attacker.send(basp_header(2, 64) + std::string(64, '\x02'));
     attacker.receive(2s);
     BOOST_TEST(attacker.closed());
-    BOOST_TEST(c.head().wait_for_err("refused " + attacker.local_address(), 5s), c.head().err_text());
+    BOOST_TEST(c.head().wait_for_err("refused " + attacker.local_address(), 5s),
+               c.head().err_text());
   }
   // The thread is as it was and the head serves its clients.
   BOOST_TEST(with_key({"state", "--thread", "victim"}).last() == before);
@@ -324,8 +326,8 @@ class impostor_head {
     ctx_ = SSL_CTX_new(TLS_server_method());
     const std::string dir = SUPERSTEP_TLS_DIR;
     BOOST_REQUIRE(SSL_CTX_use_certificate_chain_file(ctx_, (dir + "/node.pem").c_str()) == 1);
-    BOOST_REQUIRE(SSL_CTX_use_PrivateKey_file(ctx_, (dir + "/node.key").c_str(),
-                                              SSL_FILETYPE_PEM) == 1);
+    BOOST_REQUIRE(
+        SSL_CTX_use_PrivateKey_file(ctx_, (dir + "/node.key").c_str(), SSL_FILETYPE_PEM) == 1);
     thread_ = std::thread([this] { serve(); });
   }
   ~impostor_head() {
@@ -379,10 +381,9 @@ BOOST_AUTO_TEST_CASE(holders_of_the_key_refuse_an_impostor_without_it) {
   scratch s;
   const std::string key = s.write("key", "0123456789abcdef0123456789abcdef\n");
   impostor_head impostor;
-  cli_result client =
-      run_to_end({"submit", "--head", impostor.address(), spec("jokes"), "--input",
-                  R"({"subjects": ["a"]})", "--key-file", key},
-                 s);
+  cli_result client = run_to_end({"submit", "--head", impostor.address(), spec("jokes"), "--input",
+                                  R"({"subjects": ["a"]})", "--key-file", key},
+                                 s);
   BOOST_TEST(client.status == 1);
   BOOST_TEST(client.err.find("did not prove the cluster key") != std::string::npos, client.err);
   cli_result w = run_to_end({"worker", "--join", impostor.address(), "--key-file", key}, s);
@@ -396,8 +397,8 @@ BOOST_AUTO_TEST_CASE(holders_of_the_key_refuse_a_head_without_it) {
   scratch s;
   const std::string key = s.write("key", "0123456789abcdef0123456789abcdef\n");
   cluster c(s);
-  cli_result client = c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})",
-                                "--key-file", key});
+  cli_result client =
+      c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})", "--key-file", key});
   BOOST_TEST(client.status == 1);
   BOOST_TEST(client.err.find("the head has no cluster key") != std::string::npos, client.err);
   cli_result w = run_to_end({"worker", "--join", c.address(), "--key-file", key}, s);
@@ -421,10 +422,11 @@ BOOST_AUTO_TEST_CASE(huge_frames_and_idle_connections_are_cut_and_logged) {
     huge.send(basp_header(1, 0xfffffff0u));
     huge.receive(2s);
     BOOST_TEST(huge.closed());
-    BOOST_TEST(c.head().wait_for_err("closed " + huge.local_address() +
-                                         ": a first frame (the handshake) declaring 4294967280 bytes",
-                                     2s),
-               c.head().err_text());
+    BOOST_TEST(
+        c.head().wait_for_err("closed " + huge.local_address() +
+                                  ": a first frame (the handshake) declaring 4294967280 bytes",
+                              2s),
+        c.head().err_text());
   }
   {
     // A frame that is not the handshake (a heartbeat, no payload) does not pass for one: it
@@ -457,7 +459,8 @@ BOOST_AUTO_TEST_CASE(huge_frames_and_idle_connections_are_cut_and_logged) {
   for (std::size_t i = 1; i < idle.size(); ++i) {
     idle[i]->receive(3s);
     BOOST_TEST(idle[i]->closed());
-    BOOST_TEST(c.head().wait_for_err("closed " + idle[i]->local_address() + ": no handshake within 1 s", 2s),
+    BOOST_TEST(c.head().wait_for_err(
+                   "closed " + idle[i]->local_address() + ": no handshake within 1 s", 2s),
                c.head().err_text());
   }
   fourth.receive(3s);
@@ -482,10 +485,10 @@ BOOST_AUTO_TEST_CASE(links_past_the_connection_cap_are_refused_and_logged) {
     raw_connection refused(c.port());
     refused.receive(1s);
     BOOST_TEST(refused.closed());
-    BOOST_TEST(c.head().wait_for_err("refused " + refused.local_address() +
-                                         ": 3 links are open, the most allowed",
-                                     2s),
-               c.head().err_text());
+    BOOST_TEST(
+        c.head().wait_for_err(
+            "refused " + refused.local_address() + ": 3 links are open, the most allowed", 2s),
+        c.head().err_text());
   }
   // The idle ones are gone: a client gets in.
   cli_result r;

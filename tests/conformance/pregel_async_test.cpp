@@ -12,8 +12,8 @@
 #include "interrupts_helpers.hpp"
 #include "superstep/actors/runtime.hpp"
 #include "superstep/channels/last_value.hpp"
-#include "superstep/coordinator/task_executor.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
+#include "superstep/coordinator/task_executor.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"
@@ -128,9 +128,8 @@ BOOST_AUTO_TEST_CASE(test_node_cancellation_on_other_node_exception_two) {
   state_graph builder;
   builder.add_key("hello");
   builder.add_node("agent", [](const value&, node_context&) -> value { return value(); });
-  builder.add_node("bad", [](const value&, node_context&) -> value {
-    throw std::runtime_error("I am bad");
-  });
+  builder.add_node(
+      "bad", [](const value&, node_context&) -> value { throw std::runtime_error("I am bad"); });
   builder.add_conditional_edges("__start__", both);
   auto graph = builder.compile(opts());
   try {
@@ -166,10 +165,10 @@ BOOST_AUTO_TEST_CASE(test_draw_invalid) {
     for (std::size_t at; (at = text.find("%s")) != std::string::npos;) text.replace(at, 2, name);
     return J(text);
   };
-  const value expected = object{
-      {"nodes", list{runnable("__start__"), runnable("agent"), runnable("tool"),
-                     runnable("nothing"), J(R"({"id":"__end__"})")}},
-      {"edges", J(R"([
+  const value expected =
+      object{{"nodes", list{runnable("__start__"), runnable("agent"), runnable("tool"),
+                            runnable("nothing"), J(R"({"id":"__end__"})")}},
+             {"edges", J(R"([
         {"source":"__start__","target":"agent"},
         {"source":"agent","target":"__end__","conditional":true},
         {"source":"agent","target":"nothing","conditional":true},
@@ -200,9 +199,8 @@ BOOST_AUTO_TEST_CASE(test_send_sequences) {
     return value::array({make_send("2", go_to(make_send("2", 3))),
                          make_send("2", go_to(make_send("2", 4))), "3.1"});
   });
-  builder.add_conditional_edges("2", [](const value&, node_context&) -> value {
-    return value("3");
-  });
+  builder.add_conditional_edges("2",
+                                [](const value&, node_context&) -> value { return value("3"); });
   const std::string cmd3 = go_to(make_send("2", 3)).to_json();
   const std::string cmd4 = go_to(make_send("2", 4)).to_json();
   const value all =
@@ -244,7 +242,8 @@ BOOST_AUTO_TEST_CASE(test_invoke_two_processes_in_out) {
   list values;
   app->stream(2, value(), stream_options{{stream_mode::values}, false},
               [&](const stream_event& e) { values.push_back(e.data); });
-  BOOST_TEST(value(values) == J(R"([{"inbox":3},{"inbox":3,"output":4}])"), value(values).to_json());
+  BOOST_TEST(value(values) == J(R"([{"inbox":3},{"inbox":3,"output":4}])"),
+             value(values).to_json());
 }
 
 // libs/langgraph/tests/test_pregel_async.py::test_in_one_fan_out_state_graph_waiting_edge_plus_regular
@@ -363,13 +362,12 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_errors) {
   // invoke on thread-1 and stream on thread-2 both fail with `message`
   auto both_fail = [&](const pregel& graph, bool async_durability, error_code code,
                        const std::string& message) {
-    test::expect_error([&] { graph.invoke(value(""), config("thread-1", async_durability)); },
-                       code, message);
+    test::expect_error([&] { graph.invoke(value(""), config("thread-1", async_durability)); }, code,
+                       message);
     test::expect_error(
         [&] {
           graph.stream(value(""), config("thread-2", async_durability),
-                       stream_options{{stream_mode::updates}, false},
-                       [](const stream_event&) {});
+                       stream_options{{stream_mode::updates}, false}, [](const stream_event&) {});
         },
         code, message);
   };
@@ -378,11 +376,10 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_errors) {
     bool parallel;
     const char* message;
   };
-  for (const faulty& f : {faulty{&test::throwing_saver::fail_get_tuple, false,
-                                 "get_tuple: the disk is on fire"},
-                          faulty{&test::throwing_saver::fail_put, false, "put: the disk is on fire"},
-                          faulty{&test::throwing_saver::fail_put_writes, true,
-                                 "put_writes: the disk is on fire"}}) {
+  for (const faulty& f :
+       {faulty{&test::throwing_saver::fail_get_tuple, false, "get_tuple: the disk is on fire"},
+        faulty{&test::throwing_saver::fail_put, false, "put: the disk is on fire"},
+        faulty{&test::throwing_saver::fail_put_writes, true, "put_writes: the disk is on fire"}}) {
     BOOST_TEST_CONTEXT(f.message) {
       auto faulty_saver = std::make_shared<test::throwing_saver>(saver());
       (*faulty_saver.*f.flag) = true;
@@ -393,12 +390,11 @@ BOOST_AUTO_TEST_CASE(test_checkpoint_errors) {
   }
 
   state_graph builder;
-  builder.add_key(std::string(ROOT),
-                  channels::reducer{"faulty_reducer",
-                                    [](const value&, const value&) -> value {
-                                      throw std::runtime_error("Faulty reducer");
-                                    },
-                                    {}});
+  builder.add_key(std::string(ROOT), channels::reducer{"faulty_reducer",
+                                                       [](const value&, const value&) -> value {
+                                                         throw std::runtime_error("Faulty reducer");
+                                                       },
+                                                       {}});
   builder.add_node("agent", logic);
   builder.add_edge(std::string(START), "agent");
   auto graph = builder.compile(opts_with_saver());

@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_to_multiple_state_graph) {
   BOOST_TEST(app->input_json_schema().to_json() == schema);
   BOOST_TEST(app->output_json_schema().to_json() == schema);
   BOOST_TEST(app->get_graph().to_json().to_json() == value::parse_json(
-R"json({
+                                                         R"json({
   "nodes": [
     {
       "id": "__start__",
@@ -160,14 +160,15 @@ R"json({
       "target": "__end__"
     }
   ]
-})json").to_json());
+})json")
+                                                         .to_json());
   {
     mermaid_options bare;
     bare.with_styles = false;
     BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
-      "graph TD;\n"
-      "\t__start__ -.-> get_weather;\n"
-      "\tget_weather --> __end__;\n");
+               "graph TD;\n"
+               "\t__start__ -.-> get_weather;\n"
+               "\tget_weather --> __end__;\n");
   }
   const value expected =
       J(R"({"locations":["sf","nyc"],"results":["It's cloudy in sf","It's sunny in nyc"]})");
@@ -194,11 +195,11 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph_with_list_edge_inputs) {
     mermaid_options bare;
     bare.with_styles = false;
     BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
-      "graph TD;\n"
-      "\t__start__ --> A;\n"
-      "\t__start__ --> B;\n"
-      "\tA --> __end__;\n"
-      "\tB --> __end__;\n");
+               "graph TD;\n"
+               "\t__start__ --> A;\n"
+               "\t__start__ --> B;\n"
+               "\tA --> __end__;\n"
+               "\tB --> __end__;\n");
   }
   BOOST_TEST(app->invoke(J(R"({"foo":[]})")) == J(R"({"foo":["A","B"]})"));
 }
@@ -336,11 +337,11 @@ BOOST_AUTO_TEST_CASE(test_conditional_entrypoint_graph_state) {
     mermaid_options bare;
     bare.with_styles = false;
     BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
-      "graph TD;\n"
-      "\t__start__ -. &nbsp;go-left&nbsp; .-> left;\n"
-      "\t__start__ -. &nbsp;go-right&nbsp; .-> right;\n"
-      "\tleft -.-> __end__;\n"
-      "\tright --> __end__;\n");
+               "graph TD;\n"
+               "\t__start__ -. &nbsp;go-left&nbsp; .-> left;\n"
+               "\t__start__ -. &nbsp;go-right&nbsp; .-> right;\n"
+               "\tleft -.-> __end__;\n"
+               "\tright --> __end__;\n");
   }
   BOOST_TEST(app->invoke(J(R"({"input":"what is weather in sf"})")) ==
              J(R"({"input":"what is weather in sf","output":"what is weather in sf->right",

@@ -35,14 +35,14 @@ BOOST_AUTO_TEST_CASE(test_simple_multi_edge) {
   mermaid_options bare;
   bare.with_styles = false;
   BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
-      "graph TD;\n"
-      "\t__start__ --> up;\n"
-      "\tside --> down;\n"
-      "\tup --> down;\n"
-      "\tup --> other;\n"
-      "\tup --> side;\n"
-      "\tdown --> __end__;\n"
-      "\tother --> __end__;\n");
+             "graph TD;\n"
+             "\t__start__ --> up;\n"
+             "\tside --> down;\n"
+             "\tup --> down;\n"
+             "\tup --> other;\n"
+             "\tup --> side;\n"
+             "\tdown --> __end__;\n"
+             "\tother --> __end__;\n");
   BOOST_TEST(app->invoke(object{{"my_key", "my_value"}}).to_json() ==
              R"({"my_key":"my_value_more"})");
   const texts got =
@@ -248,19 +248,18 @@ BOOST_AUTO_TEST_CASE(test_doubly_nested_graph_interrupts) {
         app->stream(input, config("2"), so, r.sink());
         return r.texts();
       };
-      BOOST_TEST(stream_noting_nodes(object{{"my_key", "my value"}}) ==
-                     (texts{R"(() {"parent_1":{"my_key":"hi my value"}})",
-                            R"(() {"__interrupt__":[]})"}),
-                 boost::test_tools::per_element());
+      BOOST_TEST(
+          stream_noting_nodes(object{{"my_key", "my value"}}) ==
+              (texts{R"(() {"parent_1":{"my_key":"hi my value"}})", R"(() {"__interrupt__":[]})"}),
+          boost::test_tools::per_element());
       BOOST_TEST(nodes == (texts{"parent_1", "grandchild_1"}), boost::test_tools::per_element());
       BOOST_TEST(
           stream_noting_nodes(value()) ==
               (texts{R"(() {"child":{"my_key":"hi my value here and there"}})",
                      R"(() {"parent_2":{"my_key":"hi my value here and there and back again"}})"}),
           boost::test_tools::per_element());
-      BOOST_TEST(nodes ==
-                     (texts{"parent_1", "grandchild_1", "grandchild_2", "child_1", "child",
-                            "parent_2"}),
+      BOOST_TEST(nodes == (texts{"parent_1", "grandchild_1", "grandchild_2", "child_1", "child",
+                                 "parent_2"}),
                  boost::test_tools::per_element());
 
       BOOST_TEST(

@@ -73,21 +73,24 @@ BOOST_AUTO_TEST_CASE(test_send_without_timeout_round_trips_through_msgpack_serde
 BOOST_AUTO_TEST_CASE(test_send_timeout_overrides_target_node_timeout) {
   state_graph b;
   b.add_key("x");
-  b.add_node(
-      "slow",
-      [](const value& s, node_context& ctx) -> value {
-        sleep_checking(ctx, std::chrono::milliseconds(200));
-        return object{{"x", s.get("x").as_int() + 1}};
-      },
-      {.timeout = timeout_policy{.idle_timeout_ms = 1000}});
+  b.add_node("slow",
+             [](const value& s, node_context& ctx) -> value {
+               sleep_checking(ctx, std::chrono::milliseconds(200));
+               return object{{"x", s.get("x").as_int() + 1}};
+             },
+             {.timeout = timeout_policy{.idle_timeout_ms = 1000}});
   b.add_conditional_edges(std::string(START), [](const value& s, node_context&) -> value {
     return value::array({make_send("slow", s, timeout_policy{.idle_timeout_ms = 50})});
   });
   b.add_edge("slow", std::string(END));
   auto g = b.compile(opts());
   // LangGraph: NodeTimeoutError with node "slow", kind "idle", idle_timeout 0.05.
-  test::expect_error([&] { g->invoke(object{{"x", 1}}); }, error_code::node_timeout,
-                     "Node 'slow' exceeded its idle timeout of 0.050s without making progress");
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"x", 1}});
+      },
+      error_code::node_timeout,
+      "Node 'slow' exceeded its idle timeout of 0.050s without making progress");
 }
 
 // The Send's timeout travels with it: saved in the checkpoint's tasks channel, a resumed run
@@ -99,13 +102,12 @@ BOOST_AUTO_TEST_CASE(send_timeout_survives_a_checkpoint_and_rejects_an_invalid_p
   state_graph b;
   b.add_key("x");
   b.add_node("fan", [](const value&, node_context&) -> value { return object{}; });
-  b.add_node(
-      "slow",
-      [](const value& s, node_context& ctx) -> value {
-        sleep_checking(ctx, std::chrono::milliseconds(200));
-        return object{{"x", s.get("x").as_int() + 1}};
-      },
-      {.timeout = timeout_policy{.idle_timeout_ms = 1000}});
+  b.add_node("slow",
+             [](const value& s, node_context& ctx) -> value {
+               sleep_checking(ctx, std::chrono::milliseconds(200));
+               return object{{"x", s.get("x").as_int() + 1}};
+             },
+             {.timeout = timeout_policy{.idle_timeout_ms = 1000}});
   b.add_edge(std::string(START), "fan");
   b.add_conditional_edges("fan", [](const value& s, node_context&) -> value {
     return value::array({make_send("slow", s, timeout_policy{.run_timeout_ms = 50})});
