@@ -38,7 +38,7 @@ void apply_deltas(node_state& st, channel_map& replica, std::vector<channel_delt
 }
 
 // The replica of the coordinator that sent the current batch.
-channel_map& replica_of_sender(caf::stateful_actor<node_state>* self) {
+channel_map& replica_of_sender(node_actor::stateful_pointer<node_state> self) {
   auto& st = self->state;
   if (st.prototypes.empty()) return st.empty;
   auto sender = caf::actor_cast<caf::actor_addr>(self->current_sender());
@@ -74,8 +74,10 @@ void encode_for_remote(task_batch_done& done) {
   keep_only_bytes();
 }
 
-caf::behavior node_actor(caf::stateful_actor<node_state>* self,
-                         std::shared_ptr<const node_host> node) {
+using node_self = node_actor::stateful_pointer<node_state>;
+
+node_actor::behavior_type node_actor_behavior(node_self self,
+                                              std::shared_ptr<const node_host> node) {
   auto& st = self->state;
   st.node = std::move(node);
   for (const auto& [name, proto] : st.node->replica_channels) st.prototypes.emplace(name, proto);
@@ -117,8 +119,8 @@ caf::behavior node_actor(caf::stateful_actor<node_state>* self,
 std::uint64_t tasks_run() noexcept { return task_count.load(std::memory_order_relaxed); }
 std::uint64_t batches_run() noexcept { return batch_count.load(std::memory_order_relaxed); }
 
-caf::actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node) {
-  return sys.spawn(node_actor, std::move(node));
+node_actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node) {
+  return sys.spawn(node_actor_behavior, std::move(node));
 }
 
 }  // namespace superstep::actors

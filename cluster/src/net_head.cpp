@@ -44,7 +44,7 @@ class cluster_directory final : public actors::node_directory {
     }
   }
 
-  std::optional<std::vector<caf::actor>> instances(std::uint32_t node) override {
+  std::optional<std::vector<actors::node_actor>> instances(std::uint32_t node) override {
     if (node < local_.size() && local_[node]) return std::nullopt;
     return workers_.instances(key_, node);
   }

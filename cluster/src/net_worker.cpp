@@ -10,8 +10,8 @@
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
-#include "net_transport.hpp"
 #include "net_store.hpp"
+#include "net_transport.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
@@ -76,7 +76,7 @@ graph_hosts load(host_state& st, const graph_load& req) {
       if (!can_host(st, c == code.end() ? std::set<std::string>{} : c->second)) continue;
       for (auto& a : spawn_node_actors(*loaded.graph, *st.rt, i, st.threads)) {
         out.nodes.push_back(i);
-        out.actors.push_back(std::move(a));
+        out.actors.push_back(caf::actor_cast<caf::actor>(std::move(a)));
       }
     }
     log("worker " + st.name, "loaded graph " + req.key + ": " +
@@ -199,8 +199,8 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
     if (linked.actor) gate = linked.actor;
     if (!gate) {
       if (!said_waiting)
-        log(me, "cannot reach the head at " + where + " (" + linked.error +
-                    "); retrying every second");
+        log(me,
+            "cannot reach the head at " + where + " (" + linked.error + "); retrying every second");
       said_waiting = true;
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;

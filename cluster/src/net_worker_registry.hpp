@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "net_protocol.hpp"
+#include "superstep/actors/protocol.hpp"
 
 namespace superstep::net {
 
@@ -21,7 +22,7 @@ struct worker_record {
   std::string name;
   caf::actor host;
   std::set<std::string> functions;
-  std::map<std::string, std::map<std::uint32_t, std::vector<caf::actor>>> graphs;
+  std::map<std::string, std::map<std::uint32_t, std::vector<actors::node_actor>>> graphs;
 };
 
 /// The head's workers and the graphs (specs by key) they were asked to load, at most
@@ -48,11 +49,11 @@ class worker_registry {
     auto& nodes = it->second.graphs[key];
     nodes.clear();  // loaded twice (joining while a request loads it): the same actors
     for (std::size_t i = 0; i < h.nodes.size() && i < h.actors.size(); ++i)
-      nodes[h.nodes[i]].push_back(h.actors[i]);
+      nodes[h.nodes[i]].push_back(caf::actor_cast<actors::node_actor>(h.actors[i]));
   }
-  std::vector<caf::actor> instances(const std::string& key, std::uint32_t node) {
+  std::vector<actors::node_actor> instances(const std::string& key, std::uint32_t node) {
     std::lock_guard lock(m_);
-    std::vector<caf::actor> out;
+    std::vector<actors::node_actor> out;
     for (auto& [id, w] : workers_) {
       auto g = w.graphs.find(key);
       if (g == w.graphs.end()) continue;

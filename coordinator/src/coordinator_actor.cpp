@@ -28,7 +28,7 @@ class node_actor_pool {
                   storage::store* store, node_cache* cache);
   ~node_actor_pool();
   actors::runtime& runtime() noexcept { return rt_; }
-  const std::vector<caf::actor>& instances(std::uint32_t node);
+  const std::vector<actors::node_actor>& instances(std::uint32_t node);
   const std::vector<std::string>& fresh_reads(std::uint32_t node) const {
     return fresh_reads_[node];
   }
@@ -37,7 +37,7 @@ class node_actor_pool {
   actors::runtime& rt_;
   std::vector<std::shared_ptr<const actors::node_host>> hosts_;
   std::vector<std::vector<std::string>> fresh_reads_;
-  std::vector<std::vector<caf::actor>> instances_;
+  std::vector<std::vector<actors::node_actor>> instances_;
   std::mutex m_;
 };
 
@@ -57,7 +57,7 @@ struct chunk {
 // A batch sent to a remote node actor and not answered yet: resent elsewhere if that actor
 // goes down.
 struct in_flight {
-  caf::actor to;
+  actors::node_actor to;
   chunk work;
 };
 
@@ -90,7 +90,7 @@ using coordinator_actor = caf::stateful_actor<coordinator_state>;
 
 // Channels of `node`'s replica that changed since actor `to` last saw them.
 std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32_t node,
-                                              const caf::actor& to) {
+                                              const actors::node_actor& to) {
   std::vector<actors::channel_delta> out;
   const auto& reads = st.pool->fresh_reads(node);
   if (reads.empty()) return out;
@@ -113,7 +113,7 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
 }
 
 // Sends a chunk to one of this process's node actors: the tasks move, nothing is tracked.
-void send_local(coordinator_actor* self, const caf::actor& to, chunk c) {
+void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) {
   auto& st = self->state;
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
@@ -128,7 +128,7 @@ void send_local(coordinator_actor* self, const caf::actor& to, chunk c) {
 
 // Sends a chunk to a remote node actor: the tasks are copied and the batch tracked, so it can
 // be sent again if the actor's process dies before answering.
-void send_remote(coordinator_actor* self, const caf::actor& to, chunk c) {
+void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c) {
   auto& st = self->state;
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
@@ -172,13 +172,13 @@ void pump(coordinator_actor* self, std::uint32_t node) {
   auto w = st.waiting.find(node);
   if (w == st.waiting.end()) return;
   auto& queue = w->second;
-  std::vector<caf::actor> live;
+  std::vector<actors::node_actor> live;
   if (auto found = st.directory->instances(node))
     for (auto& a : *found)
       if (!st.dead.count(a.address())) live.push_back(std::move(a));
   const std::size_t window = std::max<std::size_t>(1, st.policy.window);
   while (!queue.empty() && !live.empty()) {
-    const caf::actor* best = nullptr;
+    const actors::node_actor* best = nullptr;
     std::size_t best_load = window;
     for (const auto& a : live) {
       std::size_t l = st.load[a.address()];
@@ -262,7 +262,7 @@ void next_step(coordinator_actor* self) {
   st.starved_since.reset();
   st.dead.clear();  // a worker that went away may be back (same actor addresses)
   for (auto& [node, slots] : by_node) {
-    std::optional<std::vector<caf::actor>> remote;
+    std::optional<std::vector<actors::node_actor>> remote;
     if (st.directory) remote = st.directory->instances(node);
     if (!remote) {
       const auto& instances = st.pool->instances(node);
@@ -525,7 +525,7 @@ node_actor_pool::~node_actor_pool() {
     for (auto& a : per_node) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
 }
 
-const std::vector<caf::actor>& node_actor_pool::instances(std::uint32_t node) {
+const std::vector<actors::node_actor>& node_actor_pool::instances(std::uint32_t node) {
   std::lock_guard lock(m_);
   auto& v = instances_[node];
   if (v.empty()) {
@@ -586,13 +586,13 @@ value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
 
 namespace superstep {
 
-std::vector<caf::actor> spawn_node_actors(const pregel& graph, actors::runtime& rt,
-                                          std::uint32_t node, unsigned count) {
+std::vector<actors::node_actor> spawn_node_actors(const pregel& graph, actors::runtime& rt,
+                                                  std::uint32_t node, unsigned count) {
   const pregel_graph& g = graph.graph();
   if (node >= g.nodes.size())
     throw error(error_code::invalid_argument, "no node #" + std::to_string(node) + " in the graph");
   auto host = detail::make_host(g, g.nodes[node], nullptr, graph.store());
-  std::vector<caf::actor> out;
+  std::vector<actors::node_actor> out;
   for (unsigned i = 0; i < count; ++i)
     out.push_back(actors::spawn_node_actor(rt.internals().system, host));
   return out;

@@ -3,13 +3,14 @@
 // Where a run's tasks go when node actors live in other processes. Include only from actor
 // translation units: it pulls in CAF.
 
-#include <caf/actor.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {
 
@@ -33,7 +34,7 @@ class node_directory {
   /// The actors that run tasks of node `node` (index into pregel_graph::nodes) elsewhere;
   /// nullopt when the node runs on this process's own node actors, an empty list when it runs
   /// elsewhere but no process hosting it is connected now.
-  virtual std::optional<std::vector<caf::actor>> instances(std::uint32_t node) = 0;
+  virtual std::optional<std::vector<node_actor>> instances(std::uint32_t node) = 0;
 
   /// Why no actor is available for `node`, for the error that ends a run after waiting.
   virtual std::string unavailable(std::uint32_t node) const = 0;

@@ -159,7 +159,11 @@ void register_message_types(caf::actor_system_config& cfg);
 std::uint64_t tasks_run() noexcept;
 std::uint64_t batches_run() noexcept;
 
+/// The protocol of a PregelNode actor, checked by the compiler: a batch of tasks in, the
+/// batch run out (sent back to the sender, after any stream_chunk of its tasks).
+using node_actor = caf::typed_actor<caf::replies_to<task_batch>::with<task_batch_done>>;
+
 /// Spawns the actor hosting `node` (one of several instances a process may run for it).
-caf::actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node);
+node_actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node);
 
 }  // namespace superstep::actors
