@@ -86,7 +86,12 @@ struct coordinator_state {
   std::unordered_map<caf::actor_addr, std::unordered_map<std::string, channel_version>> synced;
 };
 
-using coordinator_actor = caf::stateful_actor<coordinator_state>;
+// The coordinator's protocol, checked by the compiler: the run's start, node actors' results
+// and stream events, and its own timer for starved remote dispatch.
+using coordinator_protocol =
+    caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
+                     caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>>;
+using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
 
 // Channels of `node`'s replica that changed since actor `to` last saw them.
 std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32_t node,
@@ -373,9 +378,9 @@ void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
   if (!ids.empty()) pump_all(self);
 }
 
-caf::behavior coordinator(coordinator_actor* self, run_loop* loop, actor_run run,
-                          std::promise<bool>* done,
-                          std::shared_ptr<const actors::stream_forward> local_forward) {
+coordinator_protocol::behavior_type coordinator(
+    coordinator_actor* self, run_loop* loop, actor_run run, std::promise<bool>* done,
+    std::shared_ptr<const actors::stream_forward> local_forward) {
   auto& st = self->state;
   st.loop = loop;
   st.header.local_forward = std::move(local_forward);
