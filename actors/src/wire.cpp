@@ -1,6 +1,8 @@
 // The protocol's messages as Cap'n Proto (schema/wire.capnp), for the hops between processes.
 #include <kj/exception.h>
 
+#include <atomic>
+
 #include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/capnp_message.hpp"
@@ -22,6 +24,27 @@ void report_protocol_error(const std::string& what) noexcept {
     if (protocol_error_handler) protocol_error_handler(what);
   } catch (...) {
   }
+}
+
+}  // namespace superstep::actors
+
+namespace superstep::actors {
+
+namespace {
+std::atomic<std::uint64_t> batches_out{0}, batch_bytes_out{0}, results_in{0}, result_bytes_in{0},
+    chunks_in{0}, chunk_bytes_in{0};
+
+void tally(std::atomic<std::uint64_t>& messages, std::atomic<std::uint64_t>& bytes,
+           std::size_t n) noexcept {
+  messages.fetch_add(1, std::memory_order_relaxed);
+  bytes.fetch_add(n, std::memory_order_relaxed);
+}
+}  // namespace
+
+wire_traffic traffic() noexcept {
+  constexpr auto r = std::memory_order_relaxed;
+  return {batches_out.load(r),     batch_bytes_out.load(r), results_in.load(r),
+          result_bytes_in.load(r), chunks_in.load(r),       chunk_bytes_in.load(r)};
 }
 
 }  // namespace superstep::actors
@@ -205,7 +228,9 @@ std::string encode(const task_batch& b) {
   put_deltas(root.initDeltas(static_cast<unsigned>(b.deltas.size())), b.deltas);
   put_slots(root.initSlots(static_cast<unsigned>(b.slots.size())), b.slots);
   put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
-  return message_bytes_for_size(builder, pack_from);
+  std::string bytes = message_bytes_for_size(builder, pack_from);
+  tally(batches_out, batch_bytes_out, bytes.size());
+  return bytes;
 }
 
 void decode(std::string_view bytes, task_batch& b) {
@@ -239,6 +264,7 @@ std::string encode(const task_batch_done& d) {
 }
 
 void decode(std::string_view bytes, task_batch_done& d) {
+  tally(results_in, result_bytes_in, bytes.size());
   read_message<wire::TaskBatchDone>(bytes, "task results", [&](wire::TaskBatchDone::Reader root) {
     d.id = root.getId();
     d.slots = get_slots(root.getSlots());
@@ -257,6 +283,7 @@ std::string encode(const stream_chunk& c) {
 }
 
 void decode(std::string_view bytes, stream_chunk& c) {
+  tally(chunks_in, chunk_bytes_in, bytes.size());
   read_message<wire::StreamChunk>(bytes, "stream event", [&](wire::StreamChunk::Reader root) {
     c.ns = get_strings(root.getNs());
     c.mode = root.getMode();

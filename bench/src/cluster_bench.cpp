@@ -119,6 +119,9 @@ struct row {
   int workers = 0;  // 0: embedded
   std::vector<double> seconds;
   long head_peak_kib = 0, worker_peak_kib = 0;
+  // Through the head's coordinator in the last run (its log's "ended:" line): messages and
+  // bytes to and from workers.
+  unsigned long long messages = 0, bytes_out = 0, bytes_in = 0;
 
   double median() const {
     auto v = seconds;
@@ -143,9 +146,23 @@ void check_output(const std::string& out, long sends) {
     die("wrong result: " + out.substr(0, 300));
 }
 
-// One timed fan-out; returns seconds, fills peaks.
+// The head's wire counters for the run that just ended (its log's last "ended:" line).
+void read_traffic(const std::string& log, row& r) {
+  const auto at = log.rfind(" ended: ");
+  if (at == std::string::npos) return;
+  unsigned long long batches = 0, results = 0, chunks = 0, chunk_bytes = 0;
+  std::sscanf(log.c_str() + at,
+              " ended: %llu task batches out (%llu bytes), %llu results in (%llu bytes), %llu "
+              "stream events in (%llu bytes)",
+              &batches, &r.bytes_out, &results, &r.bytes_in, &chunks, &chunk_bytes);
+  r.messages = batches + results + chunks;
+  r.bytes_in += chunk_bytes;
+}
+
+// One timed fan-out; returns seconds, fills peaks (and the head's traffic, on a cluster).
 double run_once(const options& o, const fs::path& dir, const fs::path& spec, int workers,
-                const std::string& durability, long& head_peak, long& worker_peak) {
+                const std::string& durability, long& head_peak, long& worker_peak,
+                row* traffic = nullptr) {
   static int n = 0;
   ++n;
   const fs::path data = dir / ("data" + std::to_string(n));
@@ -190,6 +207,7 @@ double run_once(const options& o, const fs::path& dir, const fs::path& spec, int
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (status != 0) die("superstep submit failed: " + client.err());
   check_output(client.out(), o.sends);
+  if (traffic && head.wait_err(" ended: ", 1)) read_traffic(head.err(), *traffic);
   head_peak = std::max(head_peak, head.peak_kib());
   for (auto& w : ws) worker_peak = std::max(worker_peak, w->peak_kib());
   for (auto& w : ws) w->stop();
@@ -273,7 +291,7 @@ int main(int argc, char** argv) {
       run_once(o, dir, spec, w, durability, hp, wp);  // warm-up
       for (int i = 0; i < o.runs; ++i)
         r.seconds.push_back(
-            run_once(o, dir, spec, w, durability, r.head_peak_kib, r.worker_peak_kib));
+            run_once(o, dir, spec, w, durability, r.head_peak_kib, r.worker_peak_kib, &r));
       rows.push_back(r);
     }
   }
@@ -285,23 +303,32 @@ int main(int argc, char** argv) {
               o.sends, o.runs);
   std::printf(
       "| run | workers | durability | median s | min s | max s | us/Send | Sends/s | "
-      "peak RSS head (or process) MiB | peak RSS worker MiB |\n");
-  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      "peak RSS head (or process) MiB | peak RSS worker MiB | head messages/run | "
+      "head bytes in/Send | head bytes out/Send |\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::ostringstream json;
   json << "{\"sends\": " << o.sends << ", \"runs\": " << o.runs << ", \"rows\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const row& r = rows[i];
     auto mm = std::minmax_element(r.seconds.begin(), r.seconds.end());
     double med = r.median();
-    std::printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %s |\n", r.name.c_str(),
-                r.workers, r.durability.c_str(), med, *mm.first, *mm.second, med * 1e6 / o.sends,
-                o.sends / med, r.head_peak_kib / 1024.0,
-                r.workers ? std::to_string(r.worker_peak_kib / 1024).c_str() : "-");
+    const bool cluster = r.workers > 0;
+    auto per_send = [&](unsigned long long b) {
+      return cluster ? std::to_string(static_cast<long>(b / static_cast<double>(o.sends)))
+                     : std::string("-");
+    };
+    std::printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n",
+                r.name.c_str(), r.workers, r.durability.c_str(), med, *mm.first, *mm.second,
+                med * 1e6 / o.sends, o.sends / med, r.head_peak_kib / 1024.0,
+                cluster ? std::to_string(r.worker_peak_kib / 1024).c_str() : "-",
+                cluster ? std::to_string(r.messages).c_str() : "-", per_send(r.bytes_in).c_str(),
+                per_send(r.bytes_out).c_str());
     json << (i ? ", " : "") << "{\"run\": \"" << r.name << "\", \"workers\": " << r.workers
          << ", \"durability\": \"" << r.durability << "\", \"median_s\": " << med
          << ", \"min_s\": " << *mm.first << ", \"max_s\": " << *mm.second
          << ", \"head_peak_kib\": " << r.head_peak_kib
-         << ", \"worker_peak_kib\": " << r.worker_peak_kib << "}";
+         << ", \"worker_peak_kib\": " << r.worker_peak_kib << ", \"head_messages\": " << r.messages
+         << ", \"head_bytes_in\": " << r.bytes_in << ", \"head_bytes_out\": " << r.bytes_out << "}";
   }
   json << "], \"caf_remote_round_trip_us\": {\"median\": " << remote[remote.size() / 2]
        << ", \"min\": " << remote.front() << ", \"max\": " << remote.back() << "}}\n";

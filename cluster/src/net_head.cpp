@@ -182,12 +182,25 @@ void release_graphs(head_context& h, const std::vector<std::string>& held) {
 // Runs a client's command (on a thread of the request pool), sending its lines back to the
 // client. The command comes as typed fields: nothing here parses arguments or opens a file
 // the client names.
+// What a run's coordinator exchanged with workers, as the head's wire counters moved during
+// the run (runs at the same time add theirs).
+std::string traffic_since(const actors::wire_traffic& a) {
+  const actors::wire_traffic b = actors::traffic();
+  return std::to_string(b.batches_out - a.batches_out) + " task batches out (" +
+         std::to_string(b.batch_bytes_out - a.batch_bytes_out) + " bytes), " +
+         std::to_string(b.results_in - a.results_in) + " results in (" +
+         std::to_string(b.result_bytes_in - a.result_bytes_in) + " bytes), " +
+         std::to_string(b.chunks_in - a.chunks_in) + " stream events in (" +
+         std::to_string(b.chunk_bytes_in - a.chunk_bytes_in) + " bytes)";
+}
+
 void serve_request(head_context& h, const caf::actor& client, const client_request& req) {
   int status = cli::exit_failed;
   std::string failure;
   std::vector<std::string> held;
   const std::string thread = cli::where_of(req.cmd)->thread;
   const bool is_run = std::holds_alternative<cli::run_args>(req.cmd);
+  const actors::wire_traffic traffic_before = actors::traffic();
   if (is_run) {
     std::lock_guard lock(h.runs_m);
     h.runs.insert(thread);
@@ -244,6 +257,7 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     std::lock_guard lock(h.runs_m);
     h.runs.erase(h.runs.find(thread));
   }
+  if (is_run) log("head", "run of thread " + thread + " ended: " + traffic_since(traffic_before));
   release_graphs(h, held);
   caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
 }

@@ -155,6 +155,16 @@ typename Inspector::result_type inspect(Inspector& f, stream_chunk& x) {
 /// Registers every message type of the protocol. Every process calls it on its config.
 void register_message_types(caf::actor_system_config& cfg);
 
+/// What the protocol's messages carried across this process's boundary, counted where they
+/// are encoded to leave and decoded on arrival (messages inside one process are not). On a
+/// head: task batches sent to workers, their results and stream events received back.
+struct wire_traffic {
+  std::uint64_t batches_out = 0, batch_bytes_out = 0;
+  std::uint64_t results_in = 0, result_bytes_in = 0;
+  std::uint64_t chunks_in = 0, chunk_bytes_in = 0;
+};
+wire_traffic traffic() noexcept;
+
 /// Tasks and batches the node actors of this process have run, for logs.
 std::uint64_t tasks_run() noexcept;
 std::uint64_t batches_run() noexcept;
