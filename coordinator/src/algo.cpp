@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "superstep/channels/step.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
@@ -30,14 +31,23 @@ channel_version version_of(const checkpoint& cp, const std::string& channel) {
   return it == cp.channel_versions.end() ? 0 : it->second;
 }
 
-void note_availability(run_state& state, const std::string& name, const channels::channel& c) {
-  if (channels::may_change_without_writes(c)) {
-    if (c.is_available())
-      state.volatile_available.insert(name);
-    else
-      state.volatile_available.erase(name);
+// Gives every channel a step changed the step's version, and collects what changed.
+class version_bump final : public channels::step_observer {
+ public:
+  version_bump(run_state& state, applied& out)
+      : state_(state), out_(out), next_(state.max_version + 1) {}
+  void changed(const std::string& name, const channels::channel&, bool available) override {
+    state_.checkpoint.channel_versions[name] = next_;
+    out_.new_versions[name] = next_;
+    state_.max_version = next_;
+    if (available) out_.updated_channels.insert(name);
   }
-}
+
+ private:
+  run_state& state_;
+  applied& out_;
+  const channel_version next_;
+};
 
 }  // namespace
 
@@ -67,7 +77,7 @@ run_state restore(const pregel_graph& g, checkpoint cp) {
     // state key's default.
     auto it = cp.channel_values.find(name);
     auto ch = it == cp.channel_values.end() ? proto->copy() : proto->from_checkpoint(it->second);
-    note_availability(state, name, *ch);
+    channels::note_availability(state.volatile_available, name, *ch);
     state.channels.emplace(name, std::move(ch));
   }
   for (const auto& [_, v] : cp.channel_versions) state.max_version = std::max(state.max_version, v);
@@ -231,34 +241,17 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
     }
   }
 
-  const channel_version next_version = state.max_version + 1;
-  auto bump = [&](const std::string& name, const channels::channel& c) {
-    cp.channel_versions[name] = next_version;
-    out.new_versions[name] = next_version;
-    state.max_version = next_version;
-    note_availability(state, name, c);
-  };
-
   // Consume the channels that triggered tasks (e.g. a named barrier resets).
   std::set<std::string> consumed;
   for (const pregel_task* t : tasks)
     for (const auto& ch : t->triggers)
       if (!is_reserved_channel(ch)) consumed.insert(ch);
-  for (const auto& ch : consumed) {
-    auto it = state.channels.find(ch);
-    if (it != state.channels.end() && it->second->consume()) bump(ch, *it->second);
-  }
 
   // Group writes by channel, in task-path order, and apply each group at once.
-  // Keys point into the tasks' writes, which outlive this function; channels are applied
-  // in name order so the result does not depend on hashing.
-  struct group {
-    channels::channel* channel;
-    const std::string* name;
-    std::vector<value> values;
-  };
-  std::unordered_map<std::string_view, group> by_channel;
-  group* last = nullptr;  // consecutive writes usually go to the same channel
+  // Names point into the channel map, which outlives this function.
+  std::vector<channels::write_group> groups;
+  std::unordered_map<std::string_view, std::size_t> by_channel;  // index into groups
+  channels::write_group* last = nullptr;  // consecutive writes usually go to the same channel
   for (const pregel_task* t : tasks) {
     for (const auto& [ch, v] : t->writes) {
       if (!last || *last->name != ch) {
@@ -269,37 +262,16 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
           if (c == state.channels.end())
             throw error(error_code::invalid_update,
                         "task '" + t->name + "' wrote to unknown channel '" + ch + "'");
-          it = by_channel.emplace(ch, group{c->second.get(), &c->first, {}}).first;
+          groups.push_back(channels::write_group{&c->first, c->second.get(), {}});
+          it = by_channel.emplace(c->first, groups.size() - 1).first;
         }
-        last = &it->second;
+        last = &groups[it->second];
       }
       last->values.push_back(v);
     }
   }
-  std::vector<group*> groups;
-  groups.reserve(by_channel.size());
-  for (auto& [_, g] : by_channel) groups.push_back(&g);
-  std::sort(groups.begin(), groups.end(), [](auto* a, auto* b) { return *a->name < *b->name; });
-  for (group* g : groups) {
-    if (g->channel->update(g->values)) {
-      bump(*g->name, *g->channel);
-      if (g->channel->is_available()) out.updated_channels.insert(*g->name);
-    }
-  }
-
-  // Unwritten channels learn that a step passed (ephemeral values clear).
-  if (bump_step) {
-    std::vector<std::string> vol(state.volatile_available.begin(), state.volatile_available.end());
-    std::sort(vol.begin(), vol.end());
-    for (const auto& ch : vol) {
-      if (by_channel.count(std::string_view(ch))) continue;
-      auto& c = *state.channels.at(ch);
-      if (c.is_available() && c.update({})) {
-        bump(ch, c);
-        if (c.is_available()) out.updated_channels.insert(ch);
-      }
-    }
-  }
+  version_bump bump(state, out);
+  channels::apply_step(state.channels, state.volatile_available, consumed, groups, bump_step, bump);
 
   // Tentatively the last step: let deferred channels finish.
   if (bump_step) {
@@ -309,15 +281,8 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
         triggers_more = true;
         break;
       }
-    if (!triggers_more) {
-      for (const auto& ch : index.finishable) {
-        auto& c = *state.channels.at(ch);
-        if (c.finish()) {
-          bump(ch, c);
-          if (c.is_available()) out.updated_channels.insert(ch);
-        }
-      }
-    }
+    if (!triggers_more)
+      channels::finish_step(state.channels, state.volatile_available, index.finishable, bump);
   }
 
   // Keep the checkpoint's values in step with the channels that changed: O(changed).

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -75,9 +76,9 @@ class channel_group {
   std::optional<value> read(const std::string& channel) const;
 
  private:
-  channels::channel& touch(const std::string& name, channels::channel& c);
-  void note(const std::string& name, const channels::channel& c);
-  group_changes collect(const std::vector<std::string>& changed) const;
+  class stager;
+  group_changes collect(const std::set<std::string>& changed,
+                        const std::set<std::string>& updated) const;
 
   std::unordered_map<std::string, std::unique_ptr<channels::channel>> live_;
   // The channels of the staged step as they were before it, restored on abort.

@@ -1,0 +1,56 @@
+#pragma once
+
+// The channel side of a superstep (LangGraph's apply_writes without versions): what happens
+// to a set of channels when a step's writes are applied. The coordinator's run state and a
+// channel actor's group both use it, so the two follow one rule.
+
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "superstep/channels/channel.hpp"
+
+namespace superstep::channels {
+
+/// Channels by name.
+using channel_map = std::unordered_map<std::string, std::unique_ptr<channel>>;
+
+/// A step's writes to one channel, in task-path order.
+struct write_group {
+  const std::string* name;
+  channel* target;
+  std::vector<value> values;
+};
+
+/// Told about each channel a step may change (before the call that may change it) and each
+/// one it changed (`available`: whether it holds a value afterwards). Called O(channels
+/// changed) times, never per write.
+class step_observer {
+ public:
+  virtual ~step_observer() = default;
+  virtual void before_change(const std::string& /*name*/, channel& /*c*/) {}
+  virtual void changed(const std::string& name, const channel& c, bool available) = 0;
+};
+
+/// Keeps `volatile_available` (the available channels that can change without writes) true
+/// for `c` after it changed.
+void note_availability(std::unordered_set<std::string>& volatile_available, const std::string& name,
+                       const channel& c);
+
+/// Applies a step: consumes `consumed` (channels that triggered its tasks; a consume is
+/// reported with available false: it never triggers a node), updates each channel of
+/// `groups` with its writes (in channel name order, so results do not depend on hashing;
+/// `groups` is sorted in place), and when `bump_step` lets the unwritten channels of
+/// `volatile_available` learn that a step passed (ephemeral values clear).
+void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
+                const std::set<std::string>& consumed, std::vector<write_group>& groups,
+                bool bump_step, step_observer& observer);
+
+/// The step is tentatively the last one: the `finishable` channels (deferred ones) finish.
+void finish_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
+                 const std::vector<std::string>& finishable, step_observer& observer);
+
+}  // namespace superstep::channels
