@@ -38,11 +38,12 @@ BOOST_AUTO_TEST_CASE(test_repeat_condition) {
                            {"continue", "Chart Generator"},
                            {"call_tool", "Call Tool"},
                            {"end", "__end__"}});
-  g.add_conditional_edges("Chart Generator", router,
-                          {{"continue", "Researcher"}, {"call_tool", "Call Tool"}, {"end", "__end__"}});
   g.add_conditional_edges(
-      "Call Tool", [](const value& st, node_context&) -> value { return st.get("sender"); },
-      {{"Researcher", "Researcher"}, {"Chart Generator", "Chart Generator"}});
+      "Chart Generator", router,
+      {{"continue", "Researcher"}, {"call_tool", "Call Tool"}, {"end", "__end__"}});
+  g.add_conditional_edges("Call Tool",
+                          [](const value& st, node_context&) -> value { return st.get("sender"); },
+                          {{"Researcher", "Researcher"}, {"Chart Generator", "Chart Generator"}});
   g.set_entry_point("Researcher");
   auto app = g.compile(opts());
   const std::string expected =
@@ -69,19 +70,18 @@ BOOST_AUTO_TEST_CASE(test_get_graph_self_loop) {
   state_graph b;
   add_messages_key(b);
   // worker_node runs the subgraph and goes to itself or to END with a Command.
-  b.add_node(
-      "worker_node",
-      [subgraph](const value& st, node_context&) -> value {
-        command c;
-        c.update = subgraph->invoke(st);
-        c.go_to = {value("__end__")};
-        return make_command(c);
-      },
-      {.destinations = {"worker_node", "__end__"}});
+  b.add_node("worker_node",
+             [subgraph](const value& st, node_context&) -> value {
+               command c;
+               c.update = subgraph->invoke(st);
+               c.go_to = {value("__end__")};
+               return make_command(c);
+             },
+             {.destinations = {"worker_node", "__end__"}});
   b.add_edge("__start__", "worker_node");
   auto app = b.compile(opts());
   const char* json =
-R"json({
+      R"json({
   "nodes": [
     {
       "id": "__start__",
@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(test_get_graph_loop) {
   g.add_edge("__start__", "human").add_edge("human", "agent").add_edge("agent", "human");
   auto app = g.compile(opts());
   const char* json =
-R"json({
+      R"json({
   "nodes": [
     {
       "id": "__start__",
@@ -238,7 +238,7 @@ BOOST_AUTO_TEST_CASE(test_get_graph_root_channel) {
   g.add_node("child", child).add_edge("__start__", "child");
   auto app = g.compile(opts());
   const char* json =
-R"json({
+      R"json({
   "nodes": [
     {
       "id": "__start__",
@@ -289,7 +289,6 @@ R"json({
   BOOST_TEST(app->get_graph().draw_mermaid(bare()) == mermaid);
 }
 
-
 // libs/langgraph/tests/test_pregel.py::test_get_graph_nonterminal_last_step_source (the
 // snapshot's keys are sorted: compared as values)
 BOOST_AUTO_TEST_CASE(test_get_graph_nonterminal_last_step_source) {
@@ -305,15 +304,15 @@ BOOST_AUTO_TEST_CASE(test_get_graph_nonterminal_last_step_source) {
   g.add_node("chatbot", append("chatbot")).add_node("tools", append("tools"));
   g.add_node("human", append("human"));
   g.add_edge("__start__", "human").add_edge("tools", "chatbot");
-  g.add_conditional_edges(
-      "chatbot", [](const value&, node_context&) -> value { return value("tools"); },
-      {{"tools", "tools"}, {"human", "human"}});
-  g.add_conditional_edges(
-      "human", [](const value&, node_context&) -> value { return value("chatbot"); },
-      {{"chatbot", "chatbot"}, {"__end__", "__end__"}});
+  g.add_conditional_edges("chatbot",
+                          [](const value&, node_context&) -> value { return value("tools"); },
+                          {{"tools", "tools"}, {"human", "human"}});
+  g.add_conditional_edges("human",
+                          [](const value&, node_context&) -> value { return value("chatbot"); },
+                          {{"chatbot", "chatbot"}, {"__end__", "__end__"}});
   auto app = g.compile(opts());
   const char* json =
-R"json({
+      R"json({
   "edges": [
     {
       "source": "__start__",

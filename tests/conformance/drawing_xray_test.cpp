@@ -17,7 +17,6 @@ value route_zero(const value&, node_context&) { return value("0"); }
 // messages: Annotated[list, add_messages]
 void add_messages_key(state_graph& g) { g.add_key("messages", "add_messages"); }
 
-
 // The child graph of test_xray_issue and test_xray_bool: c_one loops through c_two or ends.
 std::shared_ptr<pregel> xray_child() {
   state_graph child;
@@ -38,7 +37,6 @@ std::shared_ptr<pregel> xray_parent() {
   return parent.compile(opts());
 }
 
-
 // The interview graph of test_xray_lance: questions and answers until the router ends it.
 std::shared_ptr<pregel> interview_graph() {
   state_graph ib;
@@ -57,7 +55,7 @@ std::shared_ptr<pregel> interview_graph() {
 // values; the pydantic models of the state are incidental)
 BOOST_AUTO_TEST_CASE(test_xray_lance) {
   BOOST_TEST(interview_graph()->get_graph().to_json() == value::parse_json(
-R"json({"nodes": [
+                                                             R"json({"nodes": [
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "__start__"}, "id": "__start__", "type": "runnable"},
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "ask_question"}, "id": "ask_question", "type": "runnable"},
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "answer_question"}, "id": "answer_question", "type": "runnable"},
@@ -86,7 +84,7 @@ R"json({"nodes": [
   b.add_edge("conduct_interview", "generate_sections").add_edge("generate_sections", "__end__");
   auto graph = b.compile(opts());
   BOOST_TEST(graph->get_graph().to_json() == value::parse_json(
-R"json({"nodes": [
+                                                 R"json({"nodes": [
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "__start__"}, "id": "__start__", "type": "runnable"},
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "generate_analysts"}, "id": "generate_analysts", "type": "runnable"},
   {"data": {"id": ["langgraph", "graph", "state", "CompiledStateGraph"], "name": "conduct_interview"}, "id": "conduct_interview", "type": "runnable"},
@@ -99,7 +97,7 @@ R"json({"nodes": [
   {"source": "generate_sections", "target": "__end__"}
 ]})json"));
   BOOST_TEST(graph->get_graph(1).to_json() == value::parse_json(
-R"json({"nodes": [
+                                                  R"json({"nodes": [
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "__start__"}, "id": "__start__", "type": "runnable"},
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "generate_analysts"}, "id": "generate_analysts", "type": "runnable"},
   {"data": {"id": ["langgraph", "_internal", "_runnable", "RunnableCallable"], "name": "generate_sections"}, "id": "generate_sections", "type": "runnable"},
@@ -205,16 +203,14 @@ BOOST_AUTO_TEST_CASE(test_multiple_sinks_subgraphs) {
   add_messages_key(sb);
   sb.add_node("one", same).add_node("two", same).add_node("three", same);
   sb.add_edge("__start__", "one");
-  sb.add_conditional_edges(
-      "one", [](const value&, node_context&) -> value { return value("two"); },
-      {{"two", "two"}, {"three", "three"}});
+  sb.add_conditional_edges("one", [](const value&, node_context&) -> value { return value("two"); },
+                           {{"two", "two"}, {"three", "three"}});
   state_graph b;
   add_messages_key(b);
   b.add_node("uno", same).add_node("dos", same).add_node("subgraph", sb.compile(opts()));
   b.add_edge("__start__", "uno");
-  b.add_conditional_edges(
-      "uno", [](const value&, node_context&) -> value { return value("dos"); },
-      {{"dos", "dos"}, {"subgraph", "subgraph"}});
+  b.add_conditional_edges("uno", [](const value&, node_context&) -> value { return value("dos"); },
+                          {{"dos", "dos"}, {"subgraph", "subgraph"}});
   auto app = b.compile(opts());
   const std::string expected =
       "---\n"

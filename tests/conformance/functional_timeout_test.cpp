@@ -65,11 +65,12 @@ BOOST_AUTO_TEST_CASE(test_task_decorator_timeout_e2e) {
         return value(x.as_int() + 1);
       },
       with_timeout(idle(50)));
-  auto workflow = fn::entrypoint(ep("workflow", nullptr), [&](const value& x, fn::call_context& ctx) {
-    return slow_task(ctx, x).result();
-  });
-  test::expect_error([&] { workflow->invoke(1); }, error_code::node_timeout,
-                     "Node 'slow_task' exceeded its idle timeout of 0.050s without making progress");
+  auto workflow = fn::entrypoint(
+      ep("workflow", nullptr),
+      [&](const value& x, fn::call_context& ctx) { return slow_task(ctx, x).result(); });
+  test::expect_error(
+      [&] { workflow->invoke(1); }, error_code::node_timeout,
+      "Node 'slow_task' exceeded its idle timeout of 0.050s without making progress");
 }
 
 // libs/langgraph/tests/test_retry.py::test_task_decorator_preserves_user_idle_timeout_kwarg
@@ -82,9 +83,10 @@ BOOST_AUTO_TEST_CASE(test_task_decorator_preserves_user_idle_timeout_kwarg) {
         return in.get("idle_timeout");
       },
       with_timeout(idle(1000)));
-  auto workflow = fn::entrypoint(ep("workflow", nullptr), [&](const value& x, fn::call_context& ctx) {
-    return echo_idle_timeout(ctx, object{{"idle_timeout", x}}).result();
-  });
+  auto workflow =
+      fn::entrypoint(ep("workflow", nullptr), [&](const value& x, fn::call_context& ctx) {
+        return echo_idle_timeout(ctx, object{{"idle_timeout", x}}).result();
+      });
   BOOST_TEST(workflow->invoke(5) == value(5));
 }
 
@@ -98,9 +100,10 @@ BOOST_AUTO_TEST_CASE(test_task_decorator_preserves_user_timeout_kwarg) {
         return in.get("timeout");
       },
       with_timeout({.run_timeout_ms = 1000}));
-  auto workflow = fn::entrypoint(ep("workflow", nullptr), [&](const value& x, fn::call_context& ctx) {
-    return echo_timeout(ctx, object{{"timeout", x}}).result();
-  });
+  auto workflow =
+      fn::entrypoint(ep("workflow", nullptr), [&](const value& x, fn::call_context& ctx) {
+        return echo_timeout(ctx, object{{"timeout", x}}).result();
+      });
   BOOST_TEST(workflow->invoke(5) == value(5));
 }
 

@@ -376,8 +376,8 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_out_one_graph_state) {
   };
   const auto result = [](int step, const char* name, const std::string& update) {
     return std::string(R"(["debug",{"type":"task_result","timestamp":"*","step":)") +
-           std::to_string(step) + R"(,"payload":{"id":"*","name":")" + name + R"(","error":null,"result":)" +
-           update + R"(,"interrupts":[]}}])";
+           std::to_string(step) + R"(,"payload":{"id":"*","name":")" + name +
+           R"(","error":null,"result":)" + update + R"(,"interrupts":[]}}])";
   };
   BOOST_TEST(
       run({stream_mode::values, stream_mode::updates, stream_mode::debug}) ==

@@ -144,7 +144,8 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   auto one_streamed = std::make_shared<latch>();
   state_graph b;
   b.add_key("my_key", "add").add_key("market");
-  b.add_node("tool_two", tool_two_node(count, one_streamed), node_options{.retry = {fast_retries()}});
+  b.add_node("tool_two", tool_two_node(count, one_streamed),
+             node_options{.retry = {fast_retries()}});
   b.add_node("tool_one", [](const value&, node_context&) -> value {
     return object{{"my_key", " one"}};
   });

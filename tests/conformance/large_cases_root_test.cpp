@@ -115,8 +115,8 @@ BOOST_AUTO_TEST_CASE(test_send_dedupe_on_resume) {
         auto count = ticks[name];
         return [name, count](const value& state, node_context&) -> value {
           ++*count;
-          value update = value::array(
-              {state.is_list() ? value(name) : value(name + "|" + py_str(state))});
+          value update =
+              value::array({state.is_list() ? value(name) : value(name + "|" + py_str(state))});
           if (auto c = as_command(state)) {
             c->update = update;
             return make_command(*c);

@@ -63,14 +63,14 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge) {
     mermaid_options bare;
     bare.with_styles = false;
     BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
-      "graph TD;\n"
-      "\t__start__ --> rewrite_query;\n"
-      "\tanalyzer_one --> retriever_one;\n"
-      "\tretriever_one --> qa;\n"
-      "\tretriever_two --> qa;\n"
-      "\trewrite_query --> analyzer_one;\n"
-      "\trewrite_query --> retriever_two;\n"
-      "\tqa --> __end__;\n");
+               "graph TD;\n"
+               "\t__start__ --> rewrite_query;\n"
+               "\tanalyzer_one --> retriever_one;\n"
+               "\tretriever_one --> qa;\n"
+               "\tretriever_two --> qa;\n"
+               "\trewrite_query --> analyzer_one;\n"
+               "\trewrite_query --> retriever_two;\n"
+               "\tqa --> __end__;\n");
   }
   BOOST_TEST(app->invoke(input) == J(R"({"query":"analyzed: query: what is weather in sf",
                                          "docs":["doc1","doc2","doc3","doc4"],
@@ -124,15 +124,15 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_defer_node) {
       mermaid_options bare;
       bare.with_styles = false;
       BOOST_TEST(app->get_graph().draw_mermaid(bare) ==
-        "graph TD;\n"
-        "\t__start__ --> rewrite_query;\n"
-        "\tanalyzer_one -.-> qa;\n"
-        "\tretriever_one --> analyzer_one;\n"
-        "\tretriever_one --> qa;\n"
-        "\tretriever_two --> qa;\n"
-        "\trewrite_query --> retriever_one;\n"
-        "\trewrite_query --> retriever_two;\n"
-        "\tqa --> __end__;\n");
+                 "graph TD;\n"
+                 "\t__start__ --> rewrite_query;\n"
+                 "\tanalyzer_one -.-> qa;\n"
+                 "\tretriever_one --> analyzer_one;\n"
+                 "\tretriever_one --> qa;\n"
+                 "\tretriever_two --> qa;\n"
+                 "\trewrite_query --> retriever_one;\n"
+                 "\trewrite_query --> retriever_two;\n"
+                 "\tqa --> __end__;\n");
       BOOST_TEST(app->invoke(input) == J(R"({"query":"analyzed: query: what is weather in sf",
                                              "docs":["doc1","doc2","doc3","doc4"],
                                              "answer":"doc1,doc2,doc3,doc4"})"));

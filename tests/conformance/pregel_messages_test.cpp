@@ -78,20 +78,20 @@ BOOST_AUTO_TEST_CASE(test_configurable_propagates_to_stream_metadata) {
   });
   b.add_edge(std::string(START), "my_node");
   auto graph = b.compile(opts());
-  const value config = object{
-      {"configurable", object{{"thread_id", "th-123"},
-                              {"checkpoint_id", "ckpt-1"},
-                              {"checkpoint_ns", "ns-1"},
-                              {"task_id", "task-1"},
-                              {"run_id", "run-456"},
-                              {"assistant_id", "asst-789"},
-                              {"graph_id", "graph-0"},
-                              {"model", "gpt-4o"},
-                              {"user_id", "uid-1"},
-                              {"cron_id", "cron-1"},
-                              {"langgraph_auth_user_id", "user-1"},
-                              {"some_api_key", "secret"},
-                              {"custom_setting", object{{"nested", true}}}}}};
+  const value config =
+      object{{"configurable", object{{"thread_id", "th-123"},
+                                     {"checkpoint_id", "ckpt-1"},
+                                     {"checkpoint_ns", "ns-1"},
+                                     {"task_id", "task-1"},
+                                     {"run_id", "run-456"},
+                                     {"assistant_id", "asst-789"},
+                                     {"graph_id", "graph-0"},
+                                     {"model", "gpt-4o"},
+                                     {"user_id", "uid-1"},
+                                     {"cron_id", "cron-1"},
+                                     {"langgraph_auth_user_id", "user-1"},
+                                     {"some_api_key", "secret"},
+                                     {"custom_setting", object{{"nested", true}}}}}};
   const auto results = stream_messages(*graph, object{{"messages", list{}}}, config, false);
   BOOST_TEST_REQUIRE(results.chunks.size() == 1u);
   const value& metadata = results.chunks[0].as_list()[1];
@@ -102,8 +102,8 @@ BOOST_AUTO_TEST_CASE(test_configurable_propagates_to_stream_metadata) {
   BOOST_TEST(metadata.get("run_id") == value("run-456"));
   BOOST_TEST(metadata.get("assistant_id") == value("asst-789"));
   BOOST_TEST(metadata.get("graph_id") == value("graph-0"));
-  for (const char* key : {"model", "user_id", "cron_id", "langgraph_auth_user_id", "some_api_key",
-                          "custom_setting"})
+  for (const char* key :
+       {"model", "user_id", "cron_id", "langgraph_auth_user_id", "some_api_key", "custom_setting"})
     BOOST_TEST(!metadata.find(key), key << " in " << metadata.to_json());
 }
 
@@ -137,12 +137,12 @@ BOOST_AUTO_TEST_CASE(test_stream_mode_messages_command) {
     object metadata;
     for (const auto& [k, v] : chunk[1].as_object())
       if (k != "langgraph_checkpoint_ns") metadata.set(k, v);
-    const value expected = object{
-        {"langgraph_step", static_cast<std::int64_t>(i + 1)},
-        {"langgraph_node", nodes[i]},
-        {"langgraph_triggers", value::array({"branch:to:" + std::string(nodes[i])})},
-        {"langgraph_path", value::array({std::string(PULL), nodes[i]})},
-        {"ls_integration", "langgraph"}};
+    const value expected =
+        object{{"langgraph_step", static_cast<std::int64_t>(i + 1)},
+               {"langgraph_node", nodes[i]},
+               {"langgraph_triggers", value::array({"branch:to:" + std::string(nodes[i])})},
+               {"langgraph_path", value::array({std::string(PULL), nodes[i]})},
+               {"ls_integration", "langgraph"}};
     BOOST_TEST(value(metadata) == expected, value(metadata).to_json());
     BOOST_TEST(out.ns[i].empty());
   }
@@ -210,8 +210,9 @@ BOOST_AUTO_TEST_CASE(test_stream_messages_dedupe_state) {
 BOOST_AUTO_TEST_CASE(test_stream_messages_dedupe_pydantic_subgraph_interrupt) {
   state_graph sb = messages_state();
   sb.add_node("proposal", [](const value&, node_context&) -> value {
-    return update_command(object{{"messages", value::array({message("ai", "Proposal", "proposal_msg")})}},
-                          {value("subgraph_approval")});
+    return update_command(
+        object{{"messages", value::array({message("ai", "Proposal", "proposal_msg")})}},
+        {value("subgraph_approval")});
   });
   sb.add_node("subgraph_approval", [](const value&, node_context& ctx) -> value {
     const value resumed = ctx.interrupt(object{{"message", "Waiting for approval"}});
