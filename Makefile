@@ -3,10 +3,10 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
            libboost-test-dev libssl-dev libmimalloc-dev libhnswlib-dev \
-           libcurl4-openssl-dev
+           libcurl4-openssl-dev dpkg-dev file graphviz
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test bench bench-store bench-cluster bench-peers sanitize tsan clean
+.PHONY: deps build demo test package bench bench-store bench-cluster bench-peers sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root).
 deps:
@@ -26,11 +26,18 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The demo needs only the program: a cold `make demo` builds no test or benchmark.
+demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target superstep
 	./examples/demo.sh $(BUILD)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The Debian package: $(BUILD)/superstep_<version>_amd64.deb (library, headers, program, CMake
+# package, pkg-config file, man page). Install it with `apt-get install ./$(BUILD)/superstep_*.deb`.
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 # The in-process workloads, then the cluster's fan-out (bench-cluster).
 bench: build

@@ -1,12 +1,17 @@
 #include "cli_args.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "cli_args_support.hpp"
+#include "suggest.hpp"
+#include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/version.hpp"
 
 namespace superstep::cli {
 
@@ -139,8 +144,20 @@ void check_embedder(const embedder_args& embedder) {
                       " needs --dims N (the length of its vectors)");
 }
 
-void unexpected_argument(const std::string& arg) {
-  if (!arg.empty() && arg[0] == '-') throw usage_error("unknown option '" + arg + "'");
+void unexpected_argument(const std::string& arg, std::string_view usage) {
+  if (!arg.empty() && arg[0] == '-') {
+    // The options the command's usage text names.
+    std::vector<std::string> options;
+    for (std::size_t i = usage.find("--"); i != std::string_view::npos;
+         i = usage.find("--", i + 2)) {
+      std::size_t end = i + 2;
+      while (end < usage.size() && (std::isalnum(static_cast<unsigned char>(usage[end])) ||
+                                    usage[end] == '-'))
+        ++end;
+      if (end > i + 2) options.emplace_back(usage.substr(i, end - i));
+    }
+    throw usage_error("unknown option '" + arg + "'" + cluster::did_you_mean(arg, options));
+  }
   throw usage_error("unexpected argument '" + arg + "'");
 }
 
@@ -229,20 +246,26 @@ constexpr const char* submit_usage =
     "exit status: 0 done, 1 failed, 2 usage error, 3 interrupted\n";
 
 constexpr const char* graph_usage =
-    "usage: superstep graph GRAPH.json [--mermaid | --json-schema]\n"
+    "usage: superstep graph GRAPH.json [--mermaid | --ascii | --dot | --png FILE |\n"
+    "                                    --json-schema] [--plugin LIB]...\n"
     "\n"
     "Loads the graph spec and prints it as a Mermaid flowchart (the default format).\n"
     "\n"
     "options:\n"
     "  --mermaid       print a Mermaid flowchart\n"
+    "  --ascii         print the graph as text: its nodes in rows, then its edges\n"
+    "  --dot           print the graph in Graphviz's DOT language\n"
+    "  --png FILE      draw the graph into FILE as a PNG image, through Graphviz's dot\n"
+    "                  (Debian package graphviz, which make deps installs)\n"
     "  --json-schema   print the JSON schemas of the graph's input and output as one JSON\n"
     "                  object {\"input\": ..., \"output\": ...} (LangGraph's\n"
     "                  get_input_jsonschema/get_output_jsonschema; a state key's \"schema\"\n"
     "                  and \"required\" describe it)\n"
+    "  --plugin LIB    load a node library first, for specs that use its functions\n"
     "  --help          show this help\n";
 
-void set_graph_path(std::string& path, const std::string& arg) {
-  if (!arg.empty() && arg[0] == '-') throw usage_error("unknown option '" + arg + "'");
+void set_graph_path(std::string& path, const std::string& arg, std::string_view usage) {
+  if (!arg.empty() && arg[0] == '-') detail::unexpected_argument(arg, usage);
   if (!path.empty()) throw usage_error("unexpected argument '" + arg + "' (one GRAPH.json only)");
   path = arg;
 }
@@ -312,7 +335,10 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
       while (args.peek() && is_stream_mode(*args.peek()))
         out.modes.push_back(stream_mode_of(args.next()));
     } else {
-      set_graph_path(out.where.graph_path, a);
+      set_graph_path(out.where.graph_path, a,
+                     submit_usage_wanted
+                         ? std::string(submit_usage)
+                         : std::string(run_usage) + detail::embedder_usage + run_usage_end);
     }
   }
   if (out.where.thread.empty()) out.where.thread = thread_in_config(out.config);
@@ -331,23 +357,36 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
 
 command parse_graph(arg_cursor args) {
   graph_args out;
-  bool mermaid = false;
+  std::string chosen;  // the format option given, to refuse a second one
+  auto choose = [&](const std::string& option, graph_args::format f) {
+    if (!chosen.empty() && chosen != option)
+      throw usage_error("graph: give one of --mermaid, --ascii, --dot, --png and --json-schema, "
+                        "not both " + chosen + " and " + option);
+    chosen = option;
+    out.what = f;
+  };
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{graph_usage};
     if (a == "--mermaid") {
-      mermaid = true;
-      continue;
+      choose(a, graph_args::format::mermaid);
+    } else if (a == "--json-schema") {
+      choose(a, graph_args::format::json_schema);
+    } else if (a == "--dot") {
+      choose(a, graph_args::format::dot);
+    } else if (a == "--ascii") {
+      choose(a, graph_args::format::ascii);
+    } else if (a == "--png") {
+      choose(a, graph_args::format::png);
+      out.png_path = args.value_of(a);
+      if (out.png_path.empty()) throw usage_error("--png: the file name is empty");
+    } else if (a == "--plugin") {
+      out.plugins.push_back(args.value_of(a));
+    } else {
+      set_graph_path(out.graph_path, a, graph_usage);
     }
-    if (a == "--json-schema") {
-      out.json_schema = true;
-      continue;
-    }
-    set_graph_path(out.graph_path, a);
   }
   if (out.graph_path.empty()) throw usage_error("graph: missing GRAPH.json");
-  if (mermaid && out.json_schema)
-    throw usage_error("graph: give either --mermaid or --json-schema, not both");
   return out;
 }
 
@@ -369,6 +408,9 @@ std::string main_usage() {
          "                                    the long-term store (memory across threads)\n"
          "  check                             verify the database (--data); 'repair' salvages\n"
          "                                    a damaged one, saying what was lost\n"
+         "  schema                            print the JSON Schema of graph specs\n"
+         "  help [COMMAND]                    describe superstep, or a command\n"
+         "  version                           print superstep's version (also --version)\n"
          "\n"
          "a cluster:\n"
          "  head --listen HOST:PORT           start a head: coordinators and the database\n"
@@ -388,6 +430,27 @@ command parse_command_line(int argc, const char* const* argv) {
   if (argc < 2) throw usage_error("missing command");
   std::string cmd = argv[1];
   if (is_help(cmd)) return help_request{main_usage()};
+  if (cmd == "--version" || cmd == "version") {
+    if (argc > 2) throw usage_error(cmd + ": takes no arguments");
+    return help_request{std::string("superstep ") + superstep::version() + "\n"};
+  }
+  if (cmd == "schema") {
+    // The JSON Schema of graph specs, printed as is.
+    if (argc > 2 && !is_help(argv[2])) throw usage_error("schema: takes no arguments");
+    if (argc > 2)
+      return help_request{
+          "usage: superstep schema\n\nPrints the JSON Schema (draft 2020-12) of graph specs, for "
+          "editors to validate\nand complete them: e.g. superstep schema > graph_spec.schema.json"
+          " and \"$schema\"\nin a spec, or a json.schemas setting of the editor.\n"};
+    return help_request{std::string(cluster::graph_spec_json_schema())};
+  }
+  if (cmd == "help") {
+    // `superstep help COMMAND` is `superstep COMMAND --help`.
+    if (argc > 3) throw usage_error("help: one COMMAND at most");
+    if (argc == 2) return help_request{main_usage()};
+    const char* again[] = {argv[0], argv[2], "--help"};
+    return parse_command_line(3, again);
+  }
   arg_cursor rest(argc, argv, 2);
   if (cmd == "run") {
     command c = parse_run(rest);
@@ -415,7 +478,10 @@ command parse_command_line(int argc, const char* const* argv) {
   if (cmd == "history") return detail::parse_history(rest);
   if (cmd == "update") return detail::parse_update(rest);
   if (cmd == "delete") return detail::parse_delete(rest);
-  throw usage_error("unknown command '" + cmd + "'");
+  throw usage_error("unknown command '" + cmd + "'" +
+                    cluster::did_you_mean(cmd, {"run", "submit", "state", "history", "update",
+                                               "delete", "graph", "store", "check", "repair",
+                                               "head", "worker", "help", "version", "schema"}));
 }
 
 }  // namespace superstep::cli

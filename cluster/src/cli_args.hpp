@@ -164,8 +164,13 @@ struct run_args {
 /// `superstep graph GRAPH.json [--mermaid | --json-schema]`.
 struct graph_args {
   std::string graph_path;
-  /// Print the graph's input and output JSON schemas instead of its drawing.
-  bool json_schema = false;
+  /// What to print: a Mermaid flowchart, the graph's input and output JSON schemas, the
+  /// graph in Graphviz's DOT, as text; or `png`: draw it into `png_path` through `dot`.
+  enum class format : std::uint8_t { mermaid, json_schema, dot, ascii, png };
+  format what = format::mermaid;
+  std::string png_path;
+  /// Node libraries to load first (for specs that use their functions).
+  std::vector<std::string> plugins;
 };
 
 /// `superstep state --thread ID [--checkpoint ID] [--data DIR] [--graph GRAPH.json]`.

@@ -54,8 +54,10 @@ void check_embedder(const embedder_args& embedder);
 /// The help text of the embedder options, for the usage of the commands that take them.
 extern const char* const embedder_usage;
 
-/// Throws usage_error for an argument no command takes.
-[[noreturn]] void unexpected_argument(const std::string& arg);
+/// Throws usage_error for an argument the command does not take; for an unknown option, the
+/// message suggests the closest options of those `usage` (the command's help text) names.
+[[noreturn]] void unexpected_argument(const std::string& arg, std::string_view usage = {});
+
 
 // The parsers of the commands on stored threads (cli_thread_args.cpp).
 command parse_state(arg_cursor args);

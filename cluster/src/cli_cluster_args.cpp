@@ -175,7 +175,7 @@ command parse_head(arg_cursor args) {
     } else if (a == "--shutdown-wait") {
       out.shutdown_wait = number_of(a, args.value_of(a), 86400);
     } else {
-      unexpected_argument(a);
+      unexpected_argument(a, std::string(head_usage) + embedder_usage);
     }
   }
   if (!listen) throw usage_error("head: missing --listen HOST:PORT");
@@ -204,7 +204,7 @@ command parse_worker(arg_cursor args) {
     } else if (a == "--name") {
       out.name = args.value_of(a);
     } else {
-      unexpected_argument(a);
+      unexpected_argument(a, worker_usage);
     }
   }
   if (!join) throw usage_error("worker: missing --join HOST:PORT");

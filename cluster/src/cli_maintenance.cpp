@@ -62,7 +62,7 @@ command parse_maintenance(arg_cursor args, bool repair) {
       out.data_dir = args.value_of(a);
       if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
     } else {
-      unexpected_argument(a);
+      unexpected_argument(a, repair ? repair_usage : check_usage);
     }
   }
   return out;

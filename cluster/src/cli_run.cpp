@@ -1,5 +1,12 @@
 // `superstep run` and `superstep graph`.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
@@ -132,16 +139,73 @@ int run_graph(command_env& env, const run_args& args) {
   return exit_interrupted;
 }
 
+namespace {
+
+// Runs Graphviz's dot on `source`, writing a PNG image to `path`.
+void render_png(const std::string& source, const std::string& path) {
+  int in[2];
+  if (::pipe(in) != 0) throw error(error_code::unavailable, "--png: cannot make a pipe to dot");
+  const std::string out_arg = "-o" + path;
+  const char* argv[] = {"dot", "-Tpng", out_arg.c_str(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_addclose(&actions, in[1]);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, "dot", &actions, nullptr, const_cast<char* const*>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
+  if (rc != 0) {
+    ::close(in[1]);
+    throw error(error_code::unavailable,
+                "--png needs Graphviz's dot, which cannot be run here (" +
+                    std::string(std::strerror(rc)) +
+                    "): apt-get install graphviz (make deps does), or use --dot and draw it "
+                    "elsewhere");
+  }
+  // dot reads all of its input before it writes; a write error shows as its exit status.
+  std::signal(SIGPIPE, SIG_IGN);
+  for (std::size_t done = 0; done < source.size();) {
+    ssize_t n = ::write(in[1], source.data() + done, source.size() - done);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(in[1]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw error(error_code::invalid_argument, "--png: dot failed to write " + path + " (exit status " +
+                                          std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
+                                                                            : -1) +
+                                          ")");
+}
+
+}  // namespace
+
 int draw_graph(const graph_args& args, const cluster::function_registry& registry) {
   std::shared_ptr<pregel> graph = cluster::load_graph_spec_file(args.graph_path, registry);
   std::string drawing;
-  if (args.json_schema)
-    drawing = value(object{{"input", graph->input_json_schema()},
-                           {"output", graph->output_json_schema()}})
-                  .to_json() +
-              "\n";
-  else
-    drawing = graph->draw_mermaid();
+  switch (args.what) {
+    case graph_args::format::json_schema:
+      drawing = value(object{{"input", graph->input_json_schema()},
+                             {"output", graph->output_json_schema()}})
+                    .to_json() +
+                "\n";
+      break;
+    case graph_args::format::dot:
+      drawing = graph->get_graph().draw_dot();
+      break;
+    case graph_args::format::ascii:
+      drawing = graph->get_graph().draw_ascii();
+      break;
+    case graph_args::format::png:
+      render_png(graph->get_graph().draw_dot(), args.png_path);
+      return exit_done;
+    case graph_args::format::mermaid:
+      drawing = graph->draw_mermaid();
+      break;
+  }
   std::fwrite(drawing.data(), 1, drawing.size(), stdout);
   return exit_done;
 }

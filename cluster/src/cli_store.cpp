@@ -120,7 +120,7 @@ command parse_store(arg_cursor args) {
     } else if (a == "--plugin") {
       out.plugins.push_back(args.value_of(a));
     } else {
-      unexpected_argument(a);
+      unexpected_argument(a, std::string(store_usage) + embedder_usage + store_usage_end);
     }
   }
   const bool keyed = out.action == "put" || out.action == "get" || out.action == "delete";

@@ -89,7 +89,7 @@ command parse_state(arg_cursor args) {
     if (a == "--checkpoint")
       out.checkpoint = args.value_of(a);
     else
-      unexpected_argument(a);
+      unexpected_argument(a, std::string(state_usage) + thread_options + graph_option);
   }
   require_thread("state", out.where);
   return out;
@@ -110,7 +110,7 @@ command parse_history(arg_cursor args) {
       if (!f.is_object()) throw usage_error("--filter: expected a JSON object");
       out.filter = f.as_object();
     } else {
-      unexpected_argument(a);
+      unexpected_argument(a, std::string(history_usage) + thread_options + graph_option);
     }
   }
   require_thread("history", out.where);
@@ -132,7 +132,7 @@ command parse_update(arg_cursor args) {
     } else if (a == "--checkpoint") {
       out.checkpoint = args.value_of(a);
     } else {
-      unexpected_argument(a);
+      unexpected_argument(a, std::string(update_usage) + thread_options + graph_option);
     }
   }
   require_thread("update", out.where);
@@ -147,7 +147,7 @@ command parse_delete(arg_cursor args) {
     if (is_help(a)) return usage(delete_usage, false);
     if (a == "--graph") unexpected_argument(a);
     if (take_thread_option(a, args, out.where)) continue;
-    unexpected_argument(a);
+    unexpected_argument(a, std::string(delete_usage) + thread_options);
   }
   require_thread("delete", out.where);
   return out;

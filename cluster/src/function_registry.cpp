@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "builtin_embedders.hpp"
+#include "suggest.hpp"
 #include "superstep/cluster/function_params.hpp"
 #include "superstep/core/error.hpp"
 
@@ -29,9 +30,13 @@ std::vector<std::string> names_of(const Map& map) {
   return out;
 }
 
-[[noreturn]] void unknown(const char* kind, std::string_view name) {
+// Names the closest registered names, and where functions that are not built in come from.
+[[noreturn]] void unknown(const char* kind, std::string_view name,
+                          const std::vector<std::string>& known) {
   throw error(error_code::unknown_function,
-              std::string("unknown ") + kind + " '" + std::string(name) + "'");
+              std::string("unknown ") + kind + " '" + std::string(name) + "'" +
+                  did_you_mean(name, known) +
+                  "; functions of a node library are known once it is loaded with --plugin LIB");
 }
 
 }  // namespace
@@ -75,7 +80,7 @@ node_function function_registry::make_node(std::string_view name, const value& p
       throw error(error_code::unavailable, "node function '" + fn + "' is not in this process");
     };
   }
-  if (it == nodes_.end()) unknown("node function", name);
+  if (it == nodes_.end()) unknown("node function", name, names_of(nodes_));
   return it->second(params);
 }
 
@@ -86,7 +91,7 @@ router_function function_registry::make_router(std::string_view name, const valu
       throw error(error_code::unavailable, "router '" + fn + "' is not in this process");
     };
   }
-  if (it == routers_.end()) unknown("router", name);
+  if (it == routers_.end()) unknown("router", name, names_of(routers_));
   return it->second(params);
 }
 
@@ -122,7 +127,12 @@ storage::embed_fn function_registry::make_embedder(std::string_view name,
 const channels::reducer& function_registry::reducer(std::string_view name) const {
   if (const channels::reducer* r = channels::builtin_reducer(name)) return *r;
   auto it = reducers_.find(name);
-  if (it == reducers_.end()) unknown("reducer", name);
+  if (it == reducers_.end()) {
+    auto known = names_of(reducers_);
+    for (const char* b : {"append", "add", "max", "min", "merge", "add_messages", "messages_delta"})
+      known.emplace_back(b);
+    unknown("reducer", name, known);
+  }
   return it->second;
 }
 

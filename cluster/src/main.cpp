@@ -58,7 +58,10 @@ int main(int argc, char** argv) {
       for (const auto& p : worker->plugins) cluster::load_plugin(p, registry);
       return net::run_worker(*worker, registry);
     }
-    if (auto* graph = std::get_if<cli::graph_args>(&cmd)) return cli::draw_graph(*graph, registry);
+    if (auto* graph = std::get_if<cli::graph_args>(&cmd)) {
+      for (const auto& p : graph->plugins) cluster::load_plugin(p, registry);
+      return cli::draw_graph(*graph, registry);
+    }
     if (auto* m = std::get_if<cli::maintenance_args>(&cmd)) return cli::run_maintenance(*m);
     if (auto* st = std::get_if<cli::store_args>(&cmd)) {
       if (!st->head.empty()) return net::run_store_on_head(*st);

@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(graph_prints_the_json_schemas_of_input_and_output) {
   BOOST_TEST(lines[0].get("output").get("title") == value("schemasOutput"));
   r = run("graph " + example("schemas") + " --json-schema --mermaid");
   BOOST_TEST(r.status == 2);
-  BOOST_TEST(r.err.find("either --mermaid or --json-schema") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("not both --json-schema and --mermaid") != std::string::npos, r.err);
 }
 
 // The examples of LangGraph's guides, as specs through `superstep run`: the same outputs and

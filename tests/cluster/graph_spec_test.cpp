@@ -209,11 +209,15 @@ BOOST_AUTO_TEST_CASE(rejects_unknown_functions) {
   error e = load_error(state_spec(R"({"fn": "std.dbl"})"));
   BOOST_TEST(e.code() == error_code::unknown_function);
   BOOST_TEST(std::string(e.what()) ==
-             "invalid graph spec at nodes.n.fn: unknown node function 'std.dbl'");
+             "invalid graph spec at nodes.n.fn: unknown node function 'std.dbl' (did you mean "
+             "'std.double'?); functions of a node library are known once it is loaded with "
+             "--plugin LIB");
   e = load_error(state_spec(R"({"fn": "std.set", "params": {"update": {}}})",
                             R"(, "conditional_edges": [{"from": "n", "router": "std.rout"}])"));
   BOOST_TEST(std::string(e.what()) ==
-             "invalid graph spec at conditional_edges[0].router: unknown router 'std.rout'");
+             "invalid graph spec at conditional_edges[0].router: unknown router 'std.rout' (did "
+             "you mean 'std.route'?); functions of a node library are known once it is loaded "
+             "with --plugin LIB");
   e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {"reducer": "concat"}},
     "nodes": {}, "edges": []})");
   BOOST_TEST(e.code() == error_code::unknown_function);
@@ -282,7 +286,9 @@ BOOST_AUTO_TEST_CASE(names_the_full_path_inside_subgraphs) {
     "state": {"a": {}}, "nodes": {"inner": {"fn": "std.nope"}}, "edges": [["__start__", "inner"]]}})"));
   BOOST_TEST(
       std::string(e.what()) ==
-      "invalid graph spec at nodes.n.graph.nodes.inner.fn: unknown node function 'std.nope'");
+      "invalid graph spec at nodes.n.graph.nodes.inner.fn: unknown node function 'std.nope' (did "
+      "you mean 'std.copy'?); functions of a node library are known "
+      "once it is loaded with --plugin LIB");
 }
 
 BOOST_AUTO_TEST_CASE(rejects_unknown_state_keys_in_schemas) {

@@ -282,7 +282,7 @@ BOOST_AUTO_TEST_CASE(registry_rejects_duplicates_and_unknown_names) {
     BOOST_FAIL("found");
   } catch (const error& e) {
     BOOST_TEST(e.code() == error_code::unknown_function);
-    BOOST_TEST(std::string(e.what()) == "unknown node function 'std.nope'");
+    BOOST_TEST(std::string(e.what()).starts_with("unknown node function 'std.nope'"));
   }
   BOOST_CHECK_THROW(registry.reducer("concat"), error);
   BOOST_TEST(registry.reducer("append").name == "append");

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "superstep/cluster/function_registry.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
@@ -61,5 +62,10 @@ value read_spec_file(const std::string& path);
 /// ("__start__" for the routers of edges leaving START): its `fn` and the routers of its
 /// conditional edges. A subgraph node lists "graph". For a spec that `load_graph` accepted.
 std::map<std::string, std::set<std::string>> functions_by_node(const value& spec);
+
+/// The JSON Schema (draft 2020-12) of graph specs, as text: docs/graph_spec.schema.json,
+/// which `superstep schema` prints, for editors to validate and complete specs. Every example
+/// spec of the project conforms (tests/cluster/spec_schema_test.cpp).
+std::string_view graph_spec_json_schema() noexcept;
 
 }  // namespace superstep::cluster

@@ -61,6 +61,14 @@ struct graph_description {
   /// A Mermaid flowchart as LangGraph's `Graph.draw_mermaid()`: nodes of xray-drawn
   /// subgraphs inside `subgraph` blocks, edges grouped by their common id prefix.
   std::string draw_mermaid(const mermaid_options& options = {}) const;
+  /// The graph in Graphviz's DOT language (for `dot -Tpng`): START and END as ovals, nodes as
+  /// boxes, conditional edges dashed, labelled with their path-map key.
+  std::string draw_dot() const;
+  /// The graph as text (LangGraph `draw_ascii`, drawn more simply): the nodes in rows by their
+  /// distance from START along the edges (back edges of loops left out of the layering), each
+  /// a box, then every edge as "source -> target" ("-.->" for a conditional one, with its
+  /// label).
+  std::string draw_ascii() const;
 };
 
 }  // namespace superstep

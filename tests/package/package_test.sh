@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The Debian package as a user gets it: CPack makes superstep_<version>_amd64.deb from the
+# build folder, `dpkg -x` unpacks it into a scratch root (no installation on this machine),
+# and examples/ builds there as a project of its own with find_package(superstep): the
+# program linked with libsuperstep.so runs, and the installed `superstep` loads the plugin
+# built with superstep_add_plugin.
+# usage: package_test.sh BUILD_DIR SOURCE_DIR VERSION
+set -euo pipefail
+build=$1
+src=$2
+version=$3
+work=$(mktemp -d -t superstep-package.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "package_test: $*" >&2; exit 1; }
+
+(cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1) ||
+  { cat "$work/cpack.log"; fail "cpack failed"; }
+deb="$work/pkg/superstep_${version}_amd64.deb"
+[ -f "$deb" ] || { ls "$work/pkg"; fail "no $deb"; }
+dpkg-deb --field "$deb" Depends | grep -q libcaf-dev || fail "the package does not depend on libcaf-dev"
+dpkg -x "$deb" "$work/root"
+root="$work/root/usr"
+for f in bin/superstep lib/libsuperstep.so lib/cmake/superstep/superstepConfig.cmake \
+         lib/pkgconfig/superstep.pc include/superstep/version.hpp \
+         include/superstep/coordinator/state_graph.hpp share/man/man1/superstep.1; do
+  [ -e "$root/$f" ] || fail "the package has no /usr/$f"
+done
+# Public headers pull in none of what superstep links privately.
+if grep -rlE '#include <(caf|rocksdb|capnp|kj)/' "$root/include"; then
+  fail "the headers above include CAF, RocksDB or Cap'n Proto"
+fi
+grep -q "superstep ${version}" "$root/share/man/man1/superstep.1" || fail "the man page"
+export LD_LIBRARY_PATH="$root/lib"
+"$root/bin/superstep" --version | grep -qx "superstep ${version}" || fail "superstep --version"
+
+cmake -S "$src/examples" -B "$work/examples" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$root" > "$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; fail "examples/ does not configure against the package"; }
+cmake --build "$work/examples" -j 2 > "$work/build.log" 2>&1 ||
+  { cat "$work/build.log"; fail "examples/ does not build against the package"; }
+out=$("$work/examples/example_jokes")
+[ "$out" = '{"subjects":["cats","dogs"],"jokes":["joke about cats","joke about dogs"]}' ] ||
+  fail "example_jokes printed: $out"
+out=$("$root/bin/superstep" run "$src/examples/specs/shout.json" \
+        --plugin "$work/examples/libtext_nodes.so" --data "$work/data" \
+        --input '{"words": ["a", "b"]}')
+echo "$out" | grep -q '"data":{"loud":\["A","B"\]}' || fail "the plugin run printed: $out"
+# pkg-config finds the library too.
+PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --modversion superstep | grep -qx "$version" ||
+  fail "pkg-config superstep"
+echo "package_test: superstep_${version}_amd64.deb installs, builds examples/ and runs them"
