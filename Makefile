@@ -6,7 +6,7 @@ PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto li
            libcurl4-openssl-dev dpkg-dev file graphviz
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test package bench bench-store bench-cluster bench-peers sanitize tsan clean
+.PHONY: deps build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root).
 deps:
@@ -54,6 +54,14 @@ STORE_BENCH_ARGS ?=
 bench-store: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target superstep_store_bench
 	$(BUILD)/bench/superstep_store_bench $(STORE_BENCH_ARGS)
+
+# Our JSON parser against nlohmann-json and simdjson (installed here for the comparison only).
+bench-json: deps $(BUILD)/CMakeCache.txt
+	@missing=$$(for p in nlohmann-json3-dev libsimdjson-dev; do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then apt-get install -y -qq --no-install-recommends $$missing; fi
+	cmake $(BUILD) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target superstep_json_bench
+	$(BUILD)/bench/superstep_json_bench
 
 bench-cluster: build
 	$(BUILD)/bench/superstep_cluster_bench --sends $(SENDS) --json $(BUILD)/bench/cluster_bench.json

@@ -403,6 +403,7 @@ std::string main_usage() {
          "  history --thread ID               print a thread's checkpoints, newest first\n"
          "  update --thread ID --values JSON  change a thread's state as a node would\n"
          "  delete --thread ID                delete a thread's checkpoints\n"
+         "  threads                           list the threads, with their last step and status\n"
          "  graph GRAPH.json --mermaid        draw a graph spec (--json-schema: its schemas)\n"
          "  store put|get|delete|search|namespaces\n"
          "                                    the long-term store (memory across threads)\n"
@@ -478,10 +479,12 @@ command parse_command_line(int argc, const char* const* argv) {
   if (cmd == "history") return detail::parse_history(rest);
   if (cmd == "update") return detail::parse_update(rest);
   if (cmd == "delete") return detail::parse_delete(rest);
+  if (cmd == "threads") return detail::parse_threads(rest);
   throw usage_error("unknown command '" + cmd + "'" +
                     cluster::did_you_mean(cmd, {"run", "submit", "state", "history", "update",
                                                "delete", "graph", "store", "check", "repair",
-                                               "head", "worker", "help", "version", "schema"}));
+                                               "head", "worker", "help", "version", "schema",
+                                               "threads"}));
 }
 
 }  // namespace superstep::cli

@@ -224,6 +224,11 @@ struct store_args {
   tls_args tls;
 };
 
+/// `superstep threads [--data DIR] [--plugin LIB]...`: the folder's threads (cli_state.cpp).
+struct threads_args {
+  thread_args where;  ///< --data and --plugin only
+};
+
 /// `superstep check [--data DIR]` and `superstep repair [--data DIR]` (cli_maintenance.cpp).
 struct maintenance_args {
   bool repair = false;  ///< repair; otherwise check
@@ -232,7 +237,8 @@ struct maintenance_args {
 
 using command =
     std::variant<help_request, run_args, graph_args, state_args, history_args, update_args,
-                 delete_args, head_args, worker_args, store_args, maintenance_args>;
+                 delete_args, head_args, worker_args, store_args, maintenance_args,
+                 threads_args>;
 
 /// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them.
 const thread_args* where_of(const command& cmd);

@@ -229,6 +229,7 @@ const thread_args* where_of(const command& cmd) {
                                [](const history_args& a) { return &a.where; },
                                [](const update_args& a) { return &a.where; },
                                [](const delete_args& a) { return &a.where; },
+                               [](const threads_args& a) { return &a.where; },
                                [](const auto&) -> const thread_args* { return nullptr; }},
                     cmd);
 }

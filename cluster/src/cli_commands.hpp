@@ -72,6 +72,11 @@ int run_store_with(storage::store& store, const store_args& args,
 /// (cli_maintenance.cpp).
 int run_maintenance(const maintenance_args& args);
 
+/// `superstep threads`: one line per thread of the folder, with its last checkpoint's step,
+/// id and time, and its status (done, interrupted, pending; unknown when its graph cannot be
+/// loaded, with the error).
+int list_threads(command_env& env, const threads_args& args);
+
 /// Deletes the thread's checkpoints and saved spec (cli_state.cpp).
 int delete_thread(command_env& env, const delete_args& args);
 

@@ -21,6 +21,36 @@ int show_state(command_env& env, const state_args& args) {
   return exit_done;
 }
 
+int list_threads(command_env& env, const threads_args& args) {
+  data_dir& data = env.data;
+  for (const std::string& thread : data.saver()->thread_ids()) {
+    auto tuple = data.saver()->get_tuple(checkpoint_config{thread, "", ""});
+    if (!tuple) continue;  // its checkpoints are all in subgraph namespaces
+    object line{{"thread", thread},
+                {"step", tuple->metadata.step},
+                {"checkpoint", tuple->config.checkpoint_id},
+                {"updated_at", tuple->checkpoint.ts}};
+    thread_args where = args.where;
+    where.thread = thread;
+    try {
+      cluster::loaded_graph graph = load_thread_graph(env, where);
+      state_snapshot s = graph.graph->state_at(*tuple, true);
+      bool interrupted = false;
+      for (const auto& t : s.tasks) interrupted = interrupted || !t.interrupts.empty();
+      list next;
+      for (const auto& n : s.next) next.emplace_back(n);
+      line.set("status",
+               std::string(interrupted ? "interrupted" : s.next.empty() ? "done" : "pending"));
+      line.set("next", value(std::move(next)));
+    } catch (const error& e) {
+      line.set("status", "unknown");
+      line.set("error", std::string(e.what()));
+    }
+    env.print(value(std::move(line)));
+  }
+  return exit_done;
+}
+
 int show_history(command_env& env, const history_args& args) {
   const std::string& thread = args.where.thread;
   data_dir& data = env.data;

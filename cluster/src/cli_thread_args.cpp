@@ -74,11 +74,43 @@ constexpr const char* delete_usage =
     "\n"
     "options:\n";
 
+constexpr const char* threads_usage =
+    "usage: superstep threads [--data DIR] [--plugin LIB]...\n"
+    "\n"
+    "Lists the threads of the folder's database, one JSON object per line, in thread id\n"
+    "order: {\"thread\", \"step\", \"checkpoint\", \"updated_at\", \"status\", \"next\"}.\n"
+    "status: \"done\" (nothing left to run), \"interrupted\" (waiting for --resume),\n"
+    "\"pending\" (stopped with tasks left: failed, stopped or crashed; 'superstep run\n"
+    "--thread ID' continues it), or \"unknown\" with an \"error\" when its graph spec\n"
+    "cannot be loaded (a node library missing: give --plugin).\n"
+    "\n"
+    "options:\n"
+    "  --data DIR            the checkpoint folder (default: .superstep)\n"
+    "  --plugin LIB          load a node library the threads' specs use (repeatable)\n"
+    "  --help                show this help\n";
+
 void require_thread(const char* command, const thread_args& where) {
   if (where.thread.empty()) throw usage_error(std::string(command) + ": missing --thread ID");
 }
 
 }  // namespace
+
+command parse_threads(arg_cursor args) {
+  threads_args out;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return help_request{threads_usage};
+    if (a == "--data" || a == "--plugin") {
+      take_thread_option(a, args, out.where);
+      continue;
+    }
+    if (a == "--head")
+      throw usage_error("threads: lists this process's data folder; a head's threads are not "
+                        "listed yet");
+    unexpected_argument(a, threads_usage);
+  }
+  return out;
+}
 
 command parse_state(arg_cursor args) {
   state_args out;

@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
     // Only a run uses the store's index; the others read and list with the default. The
     // commands that only read open the database read-only, beside a process that writes.
     const bool reads = std::holds_alternative<cli::state_args>(cmd) ||
-                       std::holds_alternative<cli::history_args>(cmd);
+                       std::holds_alternative<cli::history_args>(cmd) ||
+                       std::holds_alternative<cli::threads_args>(cmd);
     cli::data_dir data(
         where.data_dir, run && run->fsync,
         run ? std::optional(cli::store_index(run->embedder, registry)) : std::nullopt, reads);
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
                    [&](const cli::history_args& a) { return cli::show_history(env, a); },
                    [&](const cli::update_args& a) { return cli::update_state(env, a); },
                    [&](const cli::delete_args& a) { return cli::delete_thread(env, a); },
+                   [&](const cli::threads_args& a) { return cli::list_threads(env, a); },
                    [](const auto&) { return int(cli::exit_usage); }},
         cmd);
   } catch (const cli::usage_error& e) {

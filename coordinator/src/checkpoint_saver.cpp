@@ -7,6 +7,17 @@
 
 namespace superstep {
 
+std::vector<std::string> checkpoint_saver::thread_ids() {
+  list_options options;
+  options.every_namespace = true;
+  std::vector<std::string> out;
+  for (const auto& t : list(checkpoint_config{}, options))
+    if (out.empty() || out.back() != t.config.thread_id) out.push_back(t.config.thread_id);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void checkpoint_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
   std::map<std::string, std::vector<checkpoint_config>> by_thread;
   for (const std::string& run_id : std::set<std::string>(run_ids.begin(), run_ids.end())) {

@@ -223,6 +223,19 @@ std::vector<checkpoint_tuple> memory_saver::list(const checkpoint_config& config
   return out;
 }
 
+std::vector<std::string> memory_saver::thread_ids() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [thread, namespaces] : threads_)
+    for (const auto& [ns, checkpoints] : namespaces)
+      if (!checkpoints.empty()) {
+        out.push_back(thread);
+        break;
+      }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void memory_saver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(mutex_);
   erase_thread(thread_id);

@@ -29,6 +29,25 @@ void rocksdb_saver::delete_thread(const std::string& thread_id) {
   d.db.versions.clear();
 }
 
+std::vector<std::string> rocksdb_saver::thread_ids() {
+  impl& d = *impl_;
+  snapshot_read read(d.db);
+  // One seek per thread: read the thread part of a key, then jump past the thread's range.
+  std::unique_ptr<rocksdb::Iterator> it(d.db.db().NewIterator(read.options, d.db.checkpoints));
+  std::vector<std::string> out;
+  for (it->SeekToFirst(); it->Valid();) {
+    std::string_view key(it->key().data(), it->key().size());
+    std::size_t pos = 0;
+    std::optional<std::string> thread = keys::read_string(key, pos);
+    if (!thread)
+      throw error(error_code::storage_error, "rocksdb_saver: a checkpoint key has no thread part");
+    it->Seek(keys::successor(keys::prefix(*thread)));
+    out.push_back(std::move(*thread));
+  }
+  check(it->status(), "listing threads");
+  return out;
+}
+
 void rocksdb_saver::copy_thread(const std::string& source, const std::string& target) {
   if (source.empty() || target.empty())
     throw error(error_code::invalid_argument,

@@ -130,3 +130,39 @@ BOOST_AUTO_TEST_CASE(graph_loads_node_libraries_with_plugin) {
   BOOST_TEST(r.status == 0, r.err);
   BOOST_TEST(has(r.out, "| upper |"));
 }
+
+BOOST_AUTO_TEST_CASE(threads_lists_each_thread_with_its_status) {
+  scratch dir;
+  const std::string data = " --data " + quote(dir.path("db"));
+  BOOST_TEST(run("threads" + data).out == "");
+  BOOST_TEST(run("run " + example("loop") + data + " --thread done --input '{}'").status == 0);
+  BOOST_TEST(run("run " + example("ask_name") + data + " --thread asks --input '{}'").status == 3);
+  result r = run("run " + example("shout") + data + " --thread shout --plugin " +
+                 quote(SUPERSTEP_PLUGIN_LIB) + " --input '{\"words\": [\"a\"]}'");
+  BOOST_TEST(r.status == 0, r.err);
+
+  r = run("threads" + data);
+  BOOST_TEST(r.status == 0, r.err);
+  std::vector<value> lines = r.lines();
+  BOOST_REQUIRE(lines.size() == 3u);
+  BOOST_TEST(lines[0].get("thread").as_string() == "asks");
+  BOOST_TEST(lines[0].get("status").as_string() == "interrupted");
+  BOOST_TEST(lines[0].get("next").to_json() == R"(["ask"])");
+  BOOST_TEST(lines[1].get("thread").as_string() == "done");
+  BOOST_TEST(lines[1].get("status").as_string() == "done");
+  BOOST_TEST(lines[1].get("next").to_json() == "[]");
+  BOOST_TEST(lines[1].get("step").as_int() > 0);
+  BOOST_TEST(!lines[1].get("checkpoint").as_string().empty());
+  BOOST_TEST(!lines[1].get("updated_at").as_string().empty());
+  // Its spec needs a node library not loaded.
+  BOOST_TEST(lines[2].get("thread").as_string() == "shout");
+  BOOST_TEST(lines[2].get("status").as_string() == "unknown");
+  BOOST_TEST(has(lines[2].get("error").as_string(), "text.upper"));
+  r = run("threads" + data + " --plugin " + quote(SUPERSTEP_PLUGIN_LIB));
+  BOOST_TEST(r.lines().at(2).get("status").as_string() == "done");
+
+  // The answer given, the thread is done.
+  BOOST_TEST(run("run" + data + " --thread asks --resume '\"Ada\"'").status == 0);
+  BOOST_TEST(run("threads" + data).lines().at(0).get("status").as_string() == "done");
+  BOOST_TEST(run("threads --head 127.0.0.1:1").status == 2);
+}

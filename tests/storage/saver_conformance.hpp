@@ -33,6 +33,7 @@
   SUPERSTEP_SAVER_CONFORMANCE_CASE(list_pages_with_exclusive_before_and_limit, make)             \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(list_spans_threads_when_no_thread_is_given, make)             \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(delete_thread_removes_every_namespace_only, make)             \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(thread_ids_names_each_thread_once, make)                      \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(concurrent_put_writes_are_all_kept, make)                     \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(next_versions_increase, make)                                 \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_changes_reads_back_every_checkpoint_of_a_long_line, make) \

@@ -411,6 +411,26 @@ inline void list_spans_threads_when_no_thread_is_given(checkpoint_saver& saver) 
   BOOST_TEST(ids_of(saver.list({"", "sub:1", ""}, {})) == std::vector{sub.id});
 }
 
+// thread_ids (`superstep threads`): each thread with checkpoints once, in id order, a thread
+// whose checkpoints are only in a subgraph namespace included; a deleted one gone.
+inline void thread_ids_names_each_thread_once(checkpoint_saver& saver) {
+  BOOST_TEST(saver.thread_ids().empty());
+  checkpoint_builder b;
+  auto c1 = b.make({{"x", 1}}, {{"x", 1}});
+  auto c2 = b.make({{"x", 2}}, {{"x", 2}});
+  auto c3 = b.make({{"x", 3}}, {{"x", 3}});
+  auto first = put_all(saver, "b", "", "", c1, loop_metadata(0));
+  put_all(saver, "b", "", first.checkpoint_id, c2, loop_metadata(1));
+  put_all(saver, "a\x01z", "", "", c1, loop_metadata(0));
+  put_all(saver, std::string("nul\0id", 6), "", "", c2, loop_metadata(0));
+  put_all(saver, "only_sub", "sub:1", "", c3, loop_metadata(0));
+  BOOST_TEST(saver.thread_ids() == (std::vector<std::string>{"a\x01z", "b", std::string("nul\0id", 6),
+                                                             "only_sub"}));
+  saver.delete_thread("b");
+  BOOST_TEST(saver.thread_ids() ==
+             (std::vector<std::string>{"a\x01z", std::string("nul\0id", 6), "only_sub"}));
+}
+
 inline void delete_thread_removes_every_namespace_only(checkpoint_saver& saver) {
   checkpoint_builder b;
   auto t1 = b.make({{"a", "t1"}}, {{"a", 1}});

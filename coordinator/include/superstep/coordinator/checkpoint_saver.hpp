@@ -97,6 +97,10 @@ class checkpoint_saver {
   /// Removes every checkpoint and write of a thread, in all namespaces.
   virtual void delete_thread(const std::string& thread_id) = 0;
 
+  /// The ids of the threads that have checkpoints, in id order (`superstep threads`). The
+  /// default reads them from `list` of every thread; the savers here walk their thread index.
+  virtual std::vector<std::string> thread_ids();
+
   /// Makes `target` a copy of thread `source` (all namespaces, values and pending writes),
   /// replacing what `target` held. Throws `superstep::error` (not_found) for an unknown source.
   virtual void copy_thread(const std::string& source, const std::string& target) = 0;

@@ -41,6 +41,7 @@ class memory_saver final : public checkpoint_saver {
   ~memory_saver() override;
   memory_saver(const memory_saver&) = delete;
   memory_saver& operator=(const memory_saver&) = delete;
+  std::vector<std::string> thread_ids() override;
 
   /// Stores `cp` under (config.thread_id, config.checkpoint_ns) with parent
   /// `config.checkpoint_id`. Throws `superstep::error` (invalid_argument) when the thread id

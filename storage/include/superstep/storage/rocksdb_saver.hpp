@@ -109,6 +109,7 @@ class rocksdb_saver final : public checkpoint_saver {
 
   /// As `memory_saver::prune`, one atomic batch per thread.
   void prune(const std::vector<std::string>& thread_ids, std::size_t keep_last = 1) override;
+  std::vector<std::string> thread_ids() override;
 
   /// As `memory_saver::delete_checkpoints`, in one atomic batch.
   void delete_checkpoints(const std::string& thread_id,
