@@ -4,6 +4,8 @@
 // that CTest runs once per backend and, for graph suites, once per execution mode:
 //   -- --execution=threads   tasks on the thread pool instead of node actors
 //   -- --backend=rocksdb     checkpoints and the store in RocksDB instead of memory
+//   -- --backend=redis       checkpoints and the store on a redis-server this process starts
+//                            (saver_ and store_ suites; tests/support/redis_server.hpp)
 // (tests/conformance/CMakeLists.txt). A case calls `saver()`, `store()` and `opts()` and so
 // runs against whatever the command line asked for.
 //
@@ -21,9 +23,11 @@
 #include "superstep/coordinator/send.hpp"
 #include "superstep/coordinator/state_graph.hpp"
 #include "superstep/storage/memory_saver.hpp"
+#include "superstep/storage/redis_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/store_memory.hpp"
 #include "superstep/storage/store_rocksdb.hpp"
+#include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace superstep::conformance {
@@ -43,9 +47,18 @@ inline execution mode() {
 /// True when checkpoints and the store live in RocksDB.
 inline bool rocksdb_backend() { return has_arg("--backend=rocksdb"); }
 
+/// True when checkpoints and the store live on a redis-server (started once per process).
+inline bool redis_backend() { return has_arg("--backend=redis"); }
+
 /// A fresh, empty saver of the backend under test. A RocksDB one has its own folder, removed
-/// when the last user lets go of the saver.
+/// when the last user lets go of the saver; a Redis one its own key prefix on the process's
+/// server.
 inline std::shared_ptr<checkpoint_saver> saver() {
+  if (redis_backend()) {
+    storage::redis_saver_options o;
+    o.prefix = test::fresh_redis_prefix("saver");
+    return storage::redis_saver::open(test::shared_redis_server().url(), std::move(o));
+  }
   if (!rocksdb_backend()) return std::make_shared<storage::memory_saver>();
   auto dir = std::make_shared<test::temp_dir>("superstep-conformance-saver");
   storage::rocksdb_saver_options o;
@@ -60,6 +73,8 @@ inline std::shared_ptr<checkpoint_saver> saver() {
 /// A fresh, empty store of the backend under test (index and TTL as given).
 inline std::shared_ptr<storage::store> store(std::optional<storage::index_config> index = {},
                                              storage::ttl_config ttl = {}) {
+  if (redis_backend())
+    throw std::runtime_error("the Redis store is not built yet: only saver_ suites run on redis");
   if (!rocksdb_backend()) {
     if (index) return std::make_shared<storage::memory_store>(std::move(*index), std::move(ttl));
     return std::make_shared<storage::memory_store>(std::move(ttl));
