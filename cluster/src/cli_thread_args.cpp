@@ -10,6 +10,7 @@ namespace {
 constexpr const char* thread_options =
     "  --thread ID           the thread (required)\n"
     "  --data DIR            the checkpoint database (default: .superstep)\n"
+    "  --saver URL           the thread's checkpoints are on this Redis server (redis://...)\n"
     "  --head HOST:PORT      work on a cluster head's threads instead (its database)\n"
     "  --key-file FILE       the cluster's key, when the head has one\n"
     "  --plugin LIB.so       a node library the thread's graph needs (repeatable)\n";

@@ -105,11 +105,17 @@ class redis_server {
       for (const char* a : {"--appendonly", "no"}) args.push_back(a);
     }
     const pid_t parent = ::getpid();
+    // The server dies with this process, not only with the test's clean exit. The signal is
+    // sent when the forking *thread* ends, so only a fork from the main thread asks for it
+    // (a server restarted from a worker thread is stopped by the destructor).
+    const bool main_thread = ::gettid() == parent;
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("redis_server: fork failed");
     if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(1);
+      if (main_thread) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);
+      }
       ::dup2(out[1], 1);
       ::dup2(out[1], 2);
       std::vector<char*> argv;
