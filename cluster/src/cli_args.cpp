@@ -439,8 +439,10 @@ command parse_command_line(int argc, const char* const* argv) {
     c = detail::parse_delete(rest);
   else
     throw usage_error("unknown command '" + cmd + "'");
-  if (const thread_args* where = where_of(c); where && !where->head.empty() && !where->saver.empty())
-    throw usage_error(cmd + ": --saver is the head's option (the head's threads are where it keeps them)");
+  if (const thread_args* where = where_of(c);
+      where && !where->head.empty() && !where->saver.empty())
+    throw usage_error(
+        cmd + ": --saver is the head's option (the head's threads are where it keeps them)");
   return c;
 }
 

@@ -185,7 +185,8 @@ checkpoint_tuple data_dir::checkpoint(const std::string& thread_id,
   if (auto tuple = saver_->get_tuple(checkpoint_config{thread_id, "", checkpoint_id}))
     return std::move(*tuple);
   if (checkpoint_id.empty() || !saver_->get_tuple(checkpoint_config{thread_id, "", ""}))
-    throw error(error_code::not_found, "thread '" + thread_id + "' has no checkpoints in " + place_);
+    throw error(error_code::not_found,
+                "thread '" + thread_id + "' has no checkpoints in " + place_);
   throw error(error_code::not_found,
               "checkpoint " + checkpoint_id + " not found in thread " + thread_id);
 }

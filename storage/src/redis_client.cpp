@@ -71,8 +71,7 @@ redis_reply convert(const redisReply* r) {
       out.elements.reserve(r->elements);
       for (std::size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
       break;
-    default:
-      out.type = redis_reply::kind::nil;
+    default: out.type = redis_reply::kind::nil;
   }
   return out;
 }
@@ -164,8 +163,8 @@ void redis_connection::set_owner(std::string owner) {
 }
 
 void redis_connection::fail(const std::string& command, const std::string& why) const {
-  throw error(error_code::storage_error, owner_ + " (redis at " + options_.url.server() + "): " +
-                                             command + " failed: " + why);
+  throw error(error_code::storage_error,
+              owner_ + " (redis at " + options_.url.server() + "): " + command + " failed: " + why);
 }
 
 void redis_connection::connect() {

@@ -169,8 +169,7 @@ struct redis_saver::impl {
     tuple.config = checkpoint_config{t, ns, id};
     std::size_t i = 0;
     for (const auto& [channel, version] : stored.cp.channel_versions) {
-      const redis_reply* blob =
-          i < blob_reply.elements.size() ? &blob_reply.elements[i] : nullptr;
+      const redis_reply* blob = i < blob_reply.elements.size() ? &blob_reply.elements[i] : nullptr;
       ++i;
       // No blob, or an empty one: the channel was cleared (or never stored) at that version.
       if (!blob || blob->is_nil() || blob->str.empty()) continue;
@@ -214,7 +213,8 @@ struct redis_saver::impl {
       const redis_reply& r = recs.elements.at(i);
       if (r.is_nil()) continue;  // removed since the ids were read
       auto stored = decode(t, ns, id_list[i], r.str);
-      if (metadata_matches(filter, stored.metadata)) kept.push_back({&id_list[i], std::move(stored)});
+      if (metadata_matches(filter, stored.metadata))
+        kept.push_back({&id_list[i], std::move(stored)});
     }
     if (kept.empty()) return;
     // The blobs (when the checkpoint has versions) and the writes of each, in one pipeline.
@@ -234,16 +234,15 @@ struct redis_saver::impl {
     for (std::size_t i = 0, at = 0; i < kept.size(); ++i) {
       const redis_reply& blob_reply = blob_at[i] == std::string::npos ? none : replies[at++];
       const redis_reply& writes_reply = replies[at++];
-      out.push_back(make_tuple(t, ns, *kept[i].id, std::move(kept[i].stored), blob_reply,
-                               writes_reply));
+      out.push_back(
+          make_tuple(t, ns, *kept[i].id, std::move(kept[i].stored), blob_reply, writes_reply));
     }
   }
 
   // Appends the checkpoints of (t, config.checkpoint_ns) that `config` and `options` select,
   // newest first, until `out` holds `options.limit`.
-  void list_namespace(const std::string& t, const std::string& ns,
-                      const checkpoint_config& config, const list_options& options,
-                      std::vector<checkpoint_tuple>& out) {
+  void list_namespace(const std::string& t, const std::string& ns, const checkpoint_config& config,
+                      const list_options& options, std::vector<checkpoint_tuple>& out) {
     const auto room = [&] {
       return options.limit ? *options.limit - std::min(*options.limit, out.size())
                            : std::numeric_limits<std::size_t>::max();
@@ -260,9 +259,9 @@ struct redis_saver::impl {
     // Newest first, a page at a time (a filter may reject some).
     std::string max = before ? "(" + *before : "+";
     while (room() > 0) {
-      const std::size_t page =
-          options.filter.empty() ? std::min<std::size_t>(room(), 256) : std::min<std::size_t>(
-                                                                            std::max<std::size_t>(room(), 32), 256);
+      const std::size_t page = options.filter.empty()
+                                   ? std::min<std::size_t>(room(), 256)
+                                   : std::min<std::size_t>(std::max<std::size_t>(room(), 32), 256);
       auto id_reply = conn.command(
           {"ZREVRANGEBYLEX", ids(t, ns), max, "-", "LIMIT", "0", std::to_string(page)});
       std::vector<std::string> id_list = strings_of(id_reply);
@@ -492,8 +491,8 @@ channel_version redis_saver::latest_version(const checkpoint_config& config) {
     return static_cast<channel_version>(std::stoull(r.str));
   } catch (const std::exception&) {
     throw error(error_code::storage_error,
-                std::string(saver_name) + ": the highest version of thread '" +
-                    config.thread_id + "' is not a number: '" + r.str + "'");
+                std::string(saver_name) + ": the highest version of thread '" + config.thread_id +
+                    "' is not a number: '" + r.str + "'");
   }
 }
 
@@ -567,10 +566,9 @@ void redis_saver::copy_thread(const std::string& source, const std::string& targ
 
 void redis_saver::prune(const std::vector<std::string>& thread_ids, std::size_t keep_last) {
   for (const std::string& t : thread_ids)
-    impl_->drop_checkpoints(t, [keep_last](const std::string&, std::size_t index,
-                                           std::size_t count, const std::string&) {
-      return index + keep_last < count;
-    });
+    impl_->drop_checkpoints(t,
+                            [keep_last](const std::string&, std::size_t index, std::size_t count,
+                                        const std::string&) { return index + keep_last < count; });
 }
 
 void redis_saver::delete_checkpoints(const std::string& thread_id,
@@ -579,10 +577,10 @@ void redis_saver::delete_checkpoints(const std::string& thread_id,
   for (const auto& c : which)
     if (c.thread_id == thread_id) gone.emplace(c.checkpoint_ns, c.checkpoint_id);
   if (gone.empty()) return;
-  impl_->drop_checkpoints(thread_id, [&gone](const std::string& ns, std::size_t, std::size_t,
-                                             const std::string& id) {
-    return gone.count({ns, id}) > 0;
-  });
+  impl_->drop_checkpoints(
+      thread_id, [&gone](const std::string& ns, std::size_t, std::size_t, const std::string& id) {
+        return gone.count({ns, id}) > 0;
+      });
 }
 
 void redis_saver::delete_writes(const checkpoint_config& config) {
@@ -599,8 +597,7 @@ void redis_saver::delete_for_runs(const std::vector<std::string>& run_ids) {
       // The run's members in the thread, by namespace; a checkpoint put again under its id
       // for another run has left this run, so each record says whether it still belongs.
       std::map<std::string, std::vector<std::string>> by_ns;
-      for (const auto& member :
-           strings_of(d.conn.command({"SMEMBERS", d.run_in_thread(t, r)}))) {
+      for (const auto& member : strings_of(d.conn.command({"SMEMBERS", d.run_in_thread(t, r)}))) {
         std::size_t pos = 0;
         auto ns = keys::read_string(member, pos);
         if (!ns)

@@ -219,10 +219,9 @@ struct redis_store::impl {
                                       bool with_vectors) {
     std::vector<redis_command> cmds;
     for (const auto& ns : nss)
-      cmds.push_back(ttl.omit_expired
-                         ? redis_command{"ZRANGEBYSCORE", ns_key(ns), "(" + std::to_string(now),
-                                         "+inf"}
-                         : redis_command{"ZRANGE", ns_key(ns), "0", "-1"});
+      cmds.push_back(ttl.omit_expired ? redis_command{"ZRANGEBYSCORE", ns_key(ns),
+                                                      "(" + std::to_string(now), "+inf"}
+                                      : redis_command{"ZRANGE", ns_key(ns), "0", "-1"});
     auto key_lists = conn.pipeline(cmds);
     cmds.clear();
     std::vector<std::pair<const namespace_path*, const std::string*>> which;

@@ -61,8 +61,7 @@ BOOST_AUTO_TEST_CASE(the_seed_example_runs_with_its_checkpoints_in_redis) {
       const value& n = history[i].get("next");
       BOOST_TEST((n.as_list().empty() ? std::string() : n.as_list()[0].as_string()) == next[i]);
       if (i + 1 < history.size())
-        BOOST_TEST(checkpoint_id(history[i].get("parent_config")) ==
-                   checkpoint_id(history[i + 1]));
+        BOOST_TEST(checkpoint_id(history[i].get("parent_config")) == checkpoint_id(history[i + 1]));
     }
   }
   BOOST_TEST(history[0].get("values").to_json() == answer);
@@ -102,8 +101,8 @@ BOOST_AUTO_TEST_CASE(bad_saver_urls_and_an_unreachable_server_say_what_is_wrong)
   r = test::run_cli("history --thread t --saver postgres://h" + data);
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err.find("--saver: bad Redis URL") != std::string::npos, r.err);
-  r = test::run_cli("run " + example("loop") + " --input '{}' --saver redis://u:sekrit@127.0.0.1:1" +
-                    data);
+  r = test::run_cli("run " + example("loop") +
+                    " --input '{}' --saver redis://u:sekrit@127.0.0.1:1" + data);
   BOOST_TEST(r.status == 1);
   BOOST_TEST(r.err.find("redis at 127.0.0.1:1): connect failed") != std::string::npos, r.err);
   BOOST_TEST(r.err.find("sekrit") == std::string::npos, r.err);

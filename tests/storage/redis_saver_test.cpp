@@ -67,13 +67,14 @@ BOOST_AUTO_TEST_CASE(urls_parse_and_bad_ones_say_what_is_wrong) {
                "must start with redis://");
   expect_error([] { storage::redis_url::parse("redis://h:port"); }, error_code::invalid_argument,
                "the port 'port' is not a number");
-  expect_error([] { storage::redis_url::parse("redis://h:6379/x"); },
-               error_code::invalid_argument, "the db 'x'");
+  expect_error([] { storage::redis_url::parse("redis://h:6379/x"); }, error_code::invalid_argument,
+               "the db 'x'");
   expect_error([] { storage::redis_url::parse("redis://:pw@"); }, error_code::invalid_argument,
                "no host");
   // A bad URL's message never shows its password.
-  BOOST_TEST(message_of([] { storage::redis_url::parse("redis://u:hunter2@h:x"); })
-                 .find("hunter2") == std::string::npos);
+  BOOST_TEST(message_of([] {
+               storage::redis_url::parse("redis://u:hunter2@h:x");
+             }).find("hunter2") == std::string::npos);
   expect_error([] { redis_saver::open("redis://127.0.0.1:6379", {.serde = {}, .prefix = ""}); },
                error_code::invalid_argument, "prefix is empty");
 }
@@ -84,8 +85,7 @@ BOOST_AUTO_TEST_CASE(errors_name_the_server_and_command_never_the_password) {
   storage::redis_connection admin({storage::redis_url::parse(url)});
   admin.command({"ACL", "SETUSER", "alice", "on", ">right-password", "~*", "+@all"});
   const int port = test::shared_redis_server().port();
-  const std::string wrong =
-      "redis://alice:wrong-password@127.0.0.1:" + std::to_string(port);
+  const std::string wrong = "redis://alice:wrong-password@127.0.0.1:" + std::to_string(port);
   const std::string said = message_of([&] { redis_saver::open(wrong); });
   BOOST_TEST(said.find("127.0.0.1:" + std::to_string(port)) != std::string::npos, said);
   BOOST_TEST(said.find("AUTH failed") != std::string::npos, said);
@@ -93,8 +93,11 @@ BOOST_AUTO_TEST_CASE(errors_name_the_server_and_command_never_the_password) {
   // The right one logs in, and a command the server refuses is named with its reply.
   auto ok = redis_saver::open("redis://alice:right-password@127.0.0.1:" + std::to_string(port));
   BOOST_TEST(!ok->get_tuple({"nobody", "", ""}).has_value());
-  expect_error([&] { admin.command({"HSET", "only-a-key"}); }, error_code::storage_error,
-               "HSET failed: ERR wrong number of arguments");
+  expect_error(
+      [&] {
+        admin.command({"HSET", "only-a-key"});
+      },
+      error_code::storage_error, "HSET failed: ERR wrong number of arguments");
   // A server that is not there: the connection is refused, at once.
   expect_error([] { redis_saver::open("redis://127.0.0.1:1"); }, error_code::storage_error,
                "redis at 127.0.0.1:1): connect failed");

@@ -67,8 +67,8 @@ BOOST_AUTO_TEST_CASE(items_with_a_ttl_get_a_redis_expiry_on_the_system_clock) {
   BOOST_TEST(s->list_namespaces({}).size() == 1u);  // its index entry is live until it expires
   s->remove({"users", "u:1"}, "k");
   BOOST_TEST(s->list_namespaces({}).empty());
-  BOOST_TEST(raw.command({"EXISTS", o.prefix + ":ns:users.u%3A1", o.prefix + ":namespaces"})
-                 .integer == 0);
+  BOOST_TEST(
+      raw.command({"EXISTS", o.prefix + ":ns:users.u%3A1", o.prefix + ":namespaces"}).integer == 0);
 }
 
 BOOST_AUTO_TEST_CASE(an_index_of_another_embedder_is_refused) {

@@ -96,9 +96,11 @@ class redis_server {
   void start() {
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("redis_server: pipe failed");
-    std::vector<std::string> args{"redis-server", "--port", std::to_string(port_), "--bind",
-                                  "127.0.0.1", "--dir", dir_.str(), "--save", "",
-                                  "--daemonize", "no", "--protected-mode", "no", "--logfile", ""};
+    std::vector<std::string> args{"redis-server", "--port",    std::to_string(port_),
+                                  "--bind",       "127.0.0.1", "--dir",
+                                  dir_.str(),     "--save",    "",
+                                  "--daemonize",  "no",        "--protected-mode",
+                                  "no",           "--logfile", ""};
     if (aof_) {
       for (const char* a : {"--appendonly", "yes", "--appendfsync", "always"}) args.push_back(a);
     } else {
