@@ -5,7 +5,8 @@
 //   -- --execution=threads   tasks on the thread pool instead of node actors
 //   -- --backend=rocksdb     checkpoints and the store in RocksDB instead of memory
 //   -- --backend=redis       checkpoints and the store on a redis-server this process starts
-//                            (saver_ and store_ suites; tests/support/redis_server.hpp)
+//                            (saver_ and store_ suites, and a few graph suites;
+//                            tests/support/redis_server.hpp)
 // (tests/conformance/CMakeLists.txt). A case calls `saver()`, `store()` and `opts()` and so
 // runs against whatever the command line asked for.
 //

@@ -3,6 +3,8 @@
 // A real redis-server (Debian's redis-server package) for tests: started on a free loopback
 // port in a temporary folder, ready when it says so on its output, stopped (and killed if it
 // lingers) at the end. It dies with the test process (PR_SET_PDEATHSIG).
+// SUPERSTEP_TEST_REDIS_URL points `url()` at a server of your own instead (to watch the tests'
+// commands with `redis-cli monitor`); the one started here then goes unused.
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -36,8 +38,16 @@ class redis_server {
   /// come up within 10 s.
   explicit redis_server(bool aof = false) : dir_("superstep-redis"), aof_(aof) {
     std::filesystem::create_directories(dir_.path);
-    port_ = free_port();
-    start();
+    // Another process may take the free port before the server binds it: then try another.
+    for (int attempt = 0;; ++attempt) {
+      port_ = free_port();
+      try {
+        start();
+        return;
+      } catch (const std::runtime_error&) {
+        if (attempt == 2) throw;
+      }
+    }
   }
   ~redis_server() { stop(); }
   redis_server(const redis_server&) = delete;
