@@ -99,7 +99,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The CMake package's static targets and headers need the development packages of what
 # superstep links.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libcaf-dev, libcapnp-dev, capnproto, librocksdb-dev, libssl-dev, libcurl4-openssl-dev, libmimalloc-dev")
+    "libcaf-dev, libcapnp-dev, capnproto, librocksdb-dev, libssl-dev, libcurl4-openssl-dev, libhiredis-dev, libmimalloc-dev")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -105,6 +105,10 @@ struct scratch_dir {
 /// the RocksDB ones in `dir`.
 std::shared_ptr<checkpoint_saver> open_saver(const std::string& saver, const scratch_dir& dir);
 
+/// Whether redis-server is on the PATH (the "redis" and "redis_aof" savers start one: without
+/// persistence, and with every write fsynced to its append-only file).
+bool have_redis();
+
 /// How a graph workload compiles and runs for a mode label: "actors" or "threads", optionally
 /// with a saver, "actors+memory", "threads+rocksdb"... (graph_setup.cpp). Declare it before
 /// the graph it compiles, so that the graph goes first and the saver's folder last.

@@ -64,6 +64,27 @@ measurement checkpoint_get_tuple(const options& opts, const std::string& mode) {
   });
 }
 
+// `list` of the newest 10 checkpoints of a thread of 100 (with their values and writes).
+measurement checkpoint_list(const options& opts, const std::string& mode) {
+  constexpr int lists_per_run = 500;
+  scratch_dir dir("list");
+  auto saver = open_saver(mode, dir);
+  checkpoint_id_generator ids;
+  checkpoint_config cfg{"t", "", ""};
+  checkpoint_metadata meta;
+  meta.source = "loop";
+  for (channel_version v = 1; v <= 100; ++v)
+    cfg = saver->put(cfg, one_kb_checkpoint(ids, v), meta, {{"text", v}, {"n", v}, {"ok", v}});
+  list_options page;
+  page.limit = 10;
+  return measure(mode, "checkpoint_list_10_of_100", "list", lists_per_run, opts.runs, [&] {
+    for (int i = 0; i < lists_per_run; ++i) {
+      auto l = saver->list({"t", "", ""}, page);
+      check(l.size() == 10 && l.front().checkpoint.id == cfg.checkpoint_id, "list: wrong page");
+    }
+  });
+}
+
 // The machine's limit for what a put does: one WriteBatch of the same bytes into RocksDB.
 measurement rocksdb_write_batch(const options& opts, const std::string& mode) {
   scratch_dir dir("raw");
@@ -226,6 +247,7 @@ std::vector<workload> checkpoint_workloads() {
   return {
       {"checkpoint_put_1KB", checkpoint_put},
       {"checkpoint_get_tuple", checkpoint_get_tuple},
+      {"checkpoint_list_10_of_100", checkpoint_list},
       {"rocksdb_writebatch_1KB", rocksdb_write_batch},
       {"rocksdb_writebatch_1KB_4_entries", rocksdb_write_batch_entries},
       {"state_1MB_one_key_per_step",

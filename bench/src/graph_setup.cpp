@@ -7,7 +7,9 @@
 
 #include "bench.hpp"
 #include "superstep/storage/memory_saver.hpp"
+#include "superstep/storage/redis_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
+#include "support/redis_server.hpp"
 
 namespace superstep::bench {
 
@@ -38,8 +40,28 @@ scratch_dir::~scratch_dir() {
   fs::remove_all(path, ec);
 }
 
+namespace {
+
+// The servers of the Redis rows, started on first use (tests/support/redis_server.hpp): one
+// without persistence, one with its append-only file fsynced on every write.
+test::redis_server& redis_server_for(const std::string& saver) {
+  static std::unique_ptr<test::redis_server> plain, aof;
+  auto& server = saver == "redis_aof" ? aof : plain;
+  if (!server) server = std::make_unique<test::redis_server>(saver == "redis_aof");
+  return *server;
+}
+
+}  // namespace
+
+bool have_redis() { return test::have_redis_server(); }
+
 std::shared_ptr<checkpoint_saver> open_saver(const std::string& saver, const scratch_dir& dir) {
   if (saver == "memory") return std::make_shared<storage::memory_saver>();
+  if (saver == "redis" || saver == "redis_aof") {
+    storage::redis_saver_options o;
+    o.prefix = test::fresh_redis_prefix("bench");
+    return storage::redis_saver::open(redis_server_for(saver).url(), o);
+  }
   if (saver != "rocksdb" && saver != "rocksdb_sync")
     throw std::invalid_argument("unknown saver '" + saver + "'");
   storage::rocksdb_saver_options o;

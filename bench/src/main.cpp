@@ -204,7 +204,8 @@ int main(int argc, char** argv) {
     else if (w.name.rfind("rocksdb_", 0) == 0)
       for (const char* m : {"rocksdb", "rocksdb_sync"}) plan.emplace_back(w, m);
     else
-      for (const char* m : {"memory", "rocksdb", "rocksdb_sync"}) plan.emplace_back(w, m);
+      for (const char* m : {"memory", "rocksdb", "rocksdb_sync", "redis", "redis_aof"})
+        if (std::string(m).rfind("redis", 0) != 0 || have_redis()) plan.emplace_back(w, m);
   }
   for (const auto& w : state_read_workloads())
     for (const char* m : {"memory", "rocksdb"}) plan.emplace_back(w, m);

@@ -11,6 +11,7 @@
 #include "suggest.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/storage/redis_client.hpp"
 #include "superstep/version.hpp"
 
 namespace superstep::cli {
@@ -33,6 +34,16 @@ value read_json_arg(const std::string& option, const std::string& text) {
   }
 }
 
+std::string saver_arg(const std::string& option, const std::string& url) {
+  try {
+    static_cast<void>(storage::redis_url::parse(url));
+  } catch (const error& e) {
+    throw usage_error(option + ": " + e.what() +
+                      " (the saver is RocksDB in --data unless --saver gives a redis:// URL)");
+  }
+  return url;
+}
+
 bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& out) {
   if (arg == "--thread") {
     out.thread = args.value_of(arg);
@@ -40,6 +51,8 @@ bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& o
   } else if (arg == "--data") {
     out.data_dir = args.value_of(arg);
     if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
+  } else if (arg == "--saver") {
+    out.saver = saver_arg(arg, args.value_of(arg));
   } else if (arg == "--graph") {
     if (!out.graph_path.empty()) throw usage_error("--graph: one GRAPH.json only");
     out.graph_path = args.value_of(arg);
@@ -204,6 +217,9 @@ constexpr const char* run_usage =
     "                        step, keeping its checkpoints, then run) or rollback (stop it and\n"
     "                        remove what it saved, then run)\n"
     "  --data DIR            the checkpoint database (default: .superstep, created if missing)\n"
+    "  --saver URL           keep the checkpoints on a Redis server instead:\n"
+    "                        redis://[USER:PASSWORD@]HOST[:PORT][/DB] (no TLS: rediss:// is\n"
+    "                        refused). --data still holds the threads' specs and the store\n"
     "  --fsync               flush every write to disk before going on (survives power loss;\n"
     "                        without it writes survive the process being killed)\n"
     "  --graph GRAPH.json    the same as GRAPH.json\n"
@@ -465,6 +481,7 @@ command parse_command_line(int argc, const char* const* argv) {
     if (!r) return help_request{submit_usage};
     if (r->where.head.empty()) throw usage_error("submit: missing --head HOST:PORT");
     if (r->fsync) throw usage_error("submit: --fsync is the head's option");
+    if (!r->where.saver.empty()) throw usage_error("submit: --saver is the head's option");
     if (r->embedder.given())
       throw usage_error(
           "submit: the store's embedder is the head's (--embedder, --dims, --distance)");
@@ -475,16 +492,28 @@ command parse_command_line(int argc, const char* const* argv) {
   if (cmd == "head") return detail::parse_head(rest);
   if (cmd == "worker") return detail::parse_worker(rest);
   if (cmd == "graph") return parse_graph(rest);
-  if (cmd == "state") return detail::parse_state(rest);
-  if (cmd == "history") return detail::parse_history(rest);
-  if (cmd == "update") return detail::parse_update(rest);
-  if (cmd == "delete") return detail::parse_delete(rest);
-  if (cmd == "threads") return detail::parse_threads(rest);
-  throw usage_error("unknown command '" + cmd + "'" +
-                    cluster::did_you_mean(cmd, {"run", "submit", "state", "history", "update",
-                                               "delete", "graph", "store", "check", "repair",
-                                               "head", "worker", "help", "version", "schema",
-                                               "threads"}));
+  command c;
+  if (cmd == "state")
+    c = detail::parse_state(rest);
+  else if (cmd == "history")
+    c = detail::parse_history(rest);
+  else if (cmd == "update")
+    c = detail::parse_update(rest);
+  else if (cmd == "delete")
+    c = detail::parse_delete(rest);
+  else if (cmd == "threads")
+    c = detail::parse_threads(rest);
+  else
+    throw usage_error("unknown command '" + cmd + "'" +
+                      cluster::did_you_mean(cmd, {"run", "submit", "state", "history", "update",
+                                                 "delete", "graph", "store", "check", "repair",
+                                                 "head", "worker", "help", "version", "schema",
+                                                 "threads"}));
+  if (const thread_args* where = where_of(c);
+      where && !where->head.empty() && !where->saver.empty())
+    throw usage_error(
+        cmd + ": --saver is the head's option (the head's threads are where it keeps them)");
+  return c;
 }
 
 }  // namespace superstep::cli

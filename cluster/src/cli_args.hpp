@@ -74,6 +74,9 @@ struct thread_args {
   std::string thread;
   /// --data: the folder of the checkpoint database.
   std::string data_dir = default_data_dir;
+  /// --saver redis://...: keep the checkpoints on that Redis server instead of in --data
+  /// (which still holds the threads' specs and the store); empty: RocksDB in --data.
+  std::string saver;
   /// GRAPH.json (or --graph); empty: the spec the thread was last run with.
   std::string graph_path;
   /// --head HOST:PORT: the command runs on a cluster's head (its data), not here.
@@ -101,6 +104,8 @@ struct head_args {
   std::string host;
   std::uint16_t port = 0;
   std::string data_dir = default_data_dir;
+  /// --saver redis://...: as thread_args::saver.
+  std::string saver;
   std::string key_file;
   std::vector<std::string> plugins;
   /// --worker-wait: how long a step waits for a worker that can run a node (seconds).
@@ -226,7 +231,7 @@ struct store_args {
 
 /// `superstep threads [--data DIR] [--plugin LIB]...`: the folder's threads (cli_state.cpp).
 struct threads_args {
-  thread_args where;  ///< --data and --plugin only
+  thread_args where;  ///< --data, --saver and --plugin only
 };
 
 /// `superstep check [--data DIR]` and `superstep repair [--data DIR]` (cli_maintenance.cpp).

@@ -47,6 +47,10 @@ class arg_cursor {
 /// of them; false for any other argument.
 bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& out);
 
+/// The URL given to `option` (--saver) when it is a Redis URL; throws usage_error saying what
+/// is wrong with it otherwise.
+std::string saver_arg(const std::string& option, const std::string& url);
+
 /// Takes --embedder, --dims and the --embedder-* options when `arg` is one of them.
 bool take_embedder_option(const std::string& arg, arg_cursor& args, embedder_args& out);
 /// Throws usage_error unless the embedder options given make sense together.

@@ -21,6 +21,8 @@ constexpr const char* head_usage =
     "  --listen HOST:PORT    where to accept workers and clients (port 0: any free port; the\n"
     "                        port is logged as 'listening on HOST:PORT')\n"
     "  --data DIR            the database (default: .superstep, created if missing)\n"
+    "  --saver URL           keep the checkpoints on a Redis server instead (redis://[USER:\n"
+    "                        PASSWORD@]HOST[:PORT][/DB]); --data keeps specs and the store\n"
     "  --key-file FILE       the cluster's key: every link is TLS keyed by it, so workers and\n"
     "                        clients prove they have it (and the head proves it to them)\n"
     "                        before anything they send is read; without it, anyone who\n"
@@ -143,6 +145,8 @@ command parse_head(arg_cursor args) {
     } else if (a == "--data") {
       out.data_dir = args.value_of(a);
       if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
+    } else if (a == "--saver") {
+      out.saver = saver_arg(a, args.value_of(a));
     } else if (a == "--key-file") {
       out.key_file = args.value_of(a);
     } else if (a == "--plugin") {

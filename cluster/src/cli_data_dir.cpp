@@ -16,6 +16,7 @@
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 #include "superstep/storage/embedder.hpp"
+#include "superstep/storage/redis_saver.hpp"
 #include "superstep/storage/serializer.hpp"
 #include "superstep/storage/store_rocksdb.hpp"
 
@@ -108,11 +109,20 @@ auto open_folder(const std::string& dir, bool read_only, Open open) {
 }  // namespace
 
 data_dir::data_dir(std::string path, bool fsync, std::optional<storage::index_config> index,
-                   bool read_only)
+                   bool read_only, std::string saver_url)
     : path_(std::move(path)),
       fsync_(fsync),
       read_only_(read_only && has_database(path_)),
-      index_(index ? std::move(*index) : default_store_index()) {
+      index_(index ? std::move(*index) : default_store_index()),
+      place_(path_) {
+  if (!saver_url.empty()) {
+    storage::redis_saver_options options;
+    options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
+    auto saver = storage::redis_saver::open(saver_url, std::move(options));
+    place_ = "redis at " + saver->server();
+    saver_ = std::move(saver);
+    return;
+  }
   storage::rocksdb_saver_options options;
   options.sync = fsync;
   options.read_only = read_only_;
@@ -175,7 +185,8 @@ checkpoint_tuple data_dir::checkpoint(const std::string& thread_id,
   if (auto tuple = saver_->get_tuple(checkpoint_config{thread_id, "", checkpoint_id}))
     return std::move(*tuple);
   if (checkpoint_id.empty() || !saver_->get_tuple(checkpoint_config{thread_id, "", ""}))
-    throw error(error_code::not_found, "thread '" + thread_id + "' has no checkpoints in " + path_);
+    throw error(error_code::not_found,
+                "thread '" + thread_id + "' has no checkpoints in " + place_);
   throw error(error_code::not_found,
               "checkpoint " + checkpoint_id + " not found in thread " + thread_id);
 }

@@ -31,12 +31,18 @@ class data_dir {
   /// without its lock, beside a process that writes to it, and nothing is written (a folder
   /// without a database is opened as a new one, as for writing). A writer whose folder another
   /// process holds gets an error naming the folder, that process and what to do.
+  /// `saver_url`: a redis:// URL keeps the checkpoints on that server (`redis_saver`, values
+  /// encrypted as SUPERSTEP_AES_KEY says); the folder still holds specs and the store. Throws
+  /// storage_error naming the server when it cannot be reached.
   explicit data_dir(std::string path, bool fsync = false,
                     std::optional<storage::index_config> index = std::nullopt,
-                    bool read_only = false);
+                    bool read_only = false, std::string saver_url = "");
 
   const std::string& path() const noexcept { return path_; }
-  const std::shared_ptr<storage::rocksdb_saver>& saver() const noexcept { return saver_; }
+  const std::shared_ptr<checkpoint_saver>& saver() const noexcept { return saver_; }
+
+  /// Where the checkpoints are, for messages: the folder, or "redis at HOST:PORT".
+  const std::string& checkpoints_place() const noexcept { return place_; }
 
   /// The long-term store in the same database (opened on first use), which the graphs' nodes
   /// reach through their context, with the index given to the constructor.
@@ -89,7 +95,8 @@ class data_dir {
   bool fsync_ = false;
   bool read_only_ = false;
   storage::index_config index_;
-  std::shared_ptr<storage::rocksdb_saver> saver_;
+  std::shared_ptr<checkpoint_saver> saver_;
+  std::string place_;
   mutable std::shared_ptr<storage::store> store_;
   mutable std::mutex store_mutex_;
 };

@@ -10,6 +10,7 @@ namespace {
 constexpr const char* thread_options =
     "  --thread ID           the thread (required)\n"
     "  --data DIR            the checkpoint database (default: .superstep)\n"
+    "  --saver URL           the thread's checkpoints are on this Redis server (redis://...)\n"
     "  --head HOST:PORT      work on a cluster head's threads instead (its database)\n"
     "  --key-file FILE       the cluster's key, when the head has one\n"
     "  --plugin LIB.so       a node library the thread's graph needs (repeatable)\n";
@@ -75,7 +76,7 @@ constexpr const char* delete_usage =
     "options:\n";
 
 constexpr const char* threads_usage =
-    "usage: superstep threads [--data DIR] [--plugin LIB]...\n"
+    "usage: superstep threads [--data DIR] [--saver URL] [--plugin LIB]...\n"
     "\n"
     "Lists the threads of the folder's database, one JSON object per line, in thread id\n"
     "order: {\"thread\", \"step\", \"checkpoint\", \"updated_at\", \"status\", \"next\"}.\n"
@@ -86,6 +87,7 @@ constexpr const char* threads_usage =
     "\n"
     "options:\n"
     "  --data DIR            the checkpoint folder (default: .superstep)\n"
+    "  --saver URL           list the threads of this Redis server (redis://...) instead\n"
     "  --plugin LIB          load a node library the threads' specs use (repeatable)\n"
     "  --help                show this help\n";
 
@@ -100,7 +102,7 @@ command parse_threads(arg_cursor args) {
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a)) return help_request{threads_usage};
-    if (a == "--data" || a == "--plugin") {
+    if (a == "--data" || a == "--plugin" || a == "--saver") {
       take_thread_option(a, args, out.where);
       continue;
     }

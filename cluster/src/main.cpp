@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
                        std::holds_alternative<cli::threads_args>(cmd);
     cli::data_dir data(
         where.data_dir, run && run->fsync,
-        run ? std::optional(cli::store_index(run->embedder, registry)) : std::nullopt, reads);
+        run ? std::optional(cli::store_index(run->embedder, registry)) : std::nullopt, reads,
+        where.saver);
     cli::command_env env{data, registry, cli::detail::print_line};
     cli::detail::progress_line progress(where.progress, ::isatty(STDERR_FILENO));
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {

@@ -420,7 +420,8 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.registry = &head_registry;
   h.policy.wait = std::chrono::seconds(args.worker_wait);
   h.max_graphs = args.max_graphs;
-  cli::data_dir data(args.data_dir, args.fsync, cli::store_index(args.embedder, registry));
+  cli::data_dir data(args.data_dir, args.fsync, cli::store_index(args.embedder, registry), false,
+                     args.saver);
   h.data = &data;
   h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads));
   auto& sys = h.rt->internals().system;
@@ -456,7 +457,9 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                                                   sys.render(port.error()));
   }
   log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " +
-                  args.data_dir + ", links: " + transport.describe() +
+                  args.data_dir +
+                  (args.saver.empty() ? "" : ", checkpoints " + data.checkpoints_place()) +
+                  ", links: " + transport.describe() +
                   (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Stopping: the gate stays up (workers' store calls and clients' answers go on) but takes

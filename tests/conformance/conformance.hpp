@@ -4,6 +4,9 @@
 // that CTest runs once per backend and, for graph suites, once per execution mode:
 //   -- --execution=threads   tasks on the thread pool instead of node actors
 //   -- --backend=rocksdb     checkpoints and the store in RocksDB instead of memory
+//   -- --backend=redis       checkpoints and the store on a redis-server this process starts
+//                            (saver_ and store_ suites, and a few graph suites;
+//                            tests/support/redis_server.hpp)
 // (tests/conformance/CMakeLists.txt). A case calls `saver()`, `store()` and `opts()` and so
 // runs against whatever the command line asked for.
 //
@@ -43,9 +46,22 @@ inline execution mode() {
 /// True when checkpoints and the store live in RocksDB.
 inline bool rocksdb_backend() { return has_arg("--backend=rocksdb"); }
 
+/// True when checkpoints and the store live on a redis-server (started once per process).
+inline bool redis_backend() { return has_arg("--backend=redis"); }
+
+/// A saver with its own key prefix on the redis-server of this process, started on first use
+/// (redis_backend.cpp, a library of its own: the Redis headers stay out of every suite).
+std::shared_ptr<checkpoint_saver> redis_saver();
+
+/// A store with its own key prefix on the redis-server of this process.
+std::shared_ptr<storage::store> redis_store(std::optional<storage::index_config> index,
+                                            storage::ttl_config ttl);
+
 /// A fresh, empty saver of the backend under test. A RocksDB one has its own folder, removed
-/// when the last user lets go of the saver.
+/// when the last user lets go of the saver; a Redis one its own key prefix on the process's
+/// server.
 inline std::shared_ptr<checkpoint_saver> saver() {
+  if (redis_backend()) return redis_saver();
   if (!rocksdb_backend()) return std::make_shared<storage::memory_saver>();
   auto dir = std::make_shared<test::temp_dir>("superstep-conformance-saver");
   storage::rocksdb_saver_options o;
@@ -60,6 +76,7 @@ inline std::shared_ptr<checkpoint_saver> saver() {
 /// A fresh, empty store of the backend under test (index and TTL as given).
 inline std::shared_ptr<storage::store> store(std::optional<storage::index_config> index = {},
                                              storage::ttl_config ttl = {}) {
+  if (redis_backend()) return redis_store(std::move(index), std::move(ttl));
   if (!rocksdb_backend()) {
     if (index) return std::make_shared<storage::memory_store>(std::move(*index), std::move(ttl));
     return std::make_shared<storage::memory_store>(std::move(ttl));

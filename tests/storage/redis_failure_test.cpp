@@ -1,0 +1,118 @@
+// A checkpointed run whose redis-server (AOF on, every write fsynced) is killed under it, in
+// the middle of a step: restarted at once, the saver reconnects and the run ends as if nothing
+// happened; left down, the run fails with an error naming the server and the command, and
+// resuming the thread once the server is back gives the result of an uninterrupted run.
+#include <boost/test/unit_test.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/storage/memory_saver.hpp"
+#include "superstep/storage/redis_saver.hpp"
+#include "support/expect_error.hpp"
+#include "support/redis_server.hpp"
+
+using namespace superstep;
+
+namespace {
+
+value thread(const char* id) { return object{{"configurable", object{{"thread_id", id}}}}; }
+
+// n0 -> n1 -> ... -> n4, each appending its name to `trace` and adding 1 to `count`; `hook`
+// runs inside n2 the first time it runs (with `hook_ran` set).
+struct chain {
+  std::function<void()> hook;
+  bool hook_ran = false;
+
+  std::shared_ptr<pregel> compile(std::shared_ptr<checkpoint_saver> saver) {
+    state_graph g;
+    g.add_key("trace", "append").add_key("count", "add");
+    for (int i = 0; i < 5; ++i) {
+      const std::string name = "n" + std::to_string(i);
+      g.add_node(name, [this, name](const value&, node_context&) -> value {
+        if (name == "n2" && hook && !hook_ran) {
+          hook_ran = true;
+          hook();
+        }
+        return object{{"trace", value::array({name})}, {"count", 1}};
+      });
+      g.add_edge(i == 0 ? std::string("__start__") : "n" + std::to_string(i - 1), name);
+    }
+    g.add_edge("n4", "__end__");
+    compile_options o;
+    o.checkpointer = std::move(saver);
+    return g.compile(o);
+  }
+};
+
+const value input = object{{"trace", value::array({"in"})}, {"count", 0}};
+
+// What the run gives, and the (step, values) of its history, with nothing in the way.
+std::pair<value, std::vector<std::string>> uninterrupted() {
+  chain c;
+  auto saver = std::make_shared<storage::memory_saver>();
+  auto g = c.compile(saver);
+  value out = g->invoke(input, thread("t"));
+  std::vector<std::string> history;
+  for (const auto& t : saver->list({"t", "", ""}, {}))
+    history.push_back(std::to_string(t.metadata.step) + " " + t.metadata.source);
+  return {out, history};
+}
+
+std::vector<std::string> history_of(checkpoint_saver& saver) {
+  std::vector<std::string> out;
+  for (const auto& t : saver.list({"t", "", ""}, {}))
+    out.push_back(std::to_string(t.metadata.step) + " " + t.metadata.source);
+  return out;
+}
+
+std::shared_ptr<checkpoint_saver> saver_on(const test::redis_server& server) {
+  storage::redis_saver_options o;
+  o.prefix = test::fresh_redis_prefix("failure");
+  o.command_timeout = std::chrono::milliseconds(5000);
+  return storage::redis_saver::open(server.url(), o);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_server_restarted_during_a_run_is_reconnected_to_and_the_run_ends_well) {
+  const auto [expected, expected_history] = uninterrupted();
+  test::redis_server server(/*aof=*/true);
+  auto saver = saver_on(server);
+  chain c;
+  c.hook = [&] { server.restart(); };  // killed (SIGKILL), then up again on its port
+  auto g = c.compile(saver);
+  BOOST_TEST(g->invoke(input, thread("t")) == expected);
+  BOOST_TEST(c.hook_ran);
+  // Every checkpoint from before the kill is still there (the AOF), and the ones after it.
+  BOOST_TEST(history_of(*saver) == expected_history);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_down_fails_the_run_clearly_and_resuming_gives_the_same_result) {
+  const auto [expected, expected_history] = uninterrupted();
+  test::redis_server server(/*aof=*/true);
+  auto saver = saver_on(server);
+  chain c;
+  c.hook = [&] { server.kill(); };
+  auto g = c.compile(saver);
+  const std::string where = "redis at 127.0.0.1:" + std::to_string(server.port());
+  test::expect_error([&] { g->invoke(input, thread("t")); }, error_code::storage_error, where);
+  try {
+    g->invoke(value(), thread("t"));  // still down: the same clear error, nothing hangs
+    BOOST_FAIL("no error with the server down");
+  } catch (const error& e) {
+    const std::string said = e.what();
+    BOOST_TEST(said.find("redis_saver (" + where + "): ") != std::string::npos, said);
+    BOOST_TEST(said.find("failed: ") != std::string::npos, said);
+  }
+  server.restart();
+  // The steps before the kill are in the AOF; resuming runs the rest.
+  const auto before = history_of(*saver);
+  BOOST_TEST(!before.empty());
+  BOOST_TEST(before.size() < expected_history.size());
+  BOOST_TEST(g->invoke(value(), thread("t")) == expected);
+  BOOST_TEST(history_of(*saver) == expected_history);
+}
