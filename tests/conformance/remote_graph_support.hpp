@@ -33,7 +33,7 @@ inline const char* const agent_spec = R"({
 /// from `call_llm`, then an interrupt asking "Does this look good?".
 inline const char* const chunks_spec = R"({
   "spec": "superstep.graph/1", "name": "chunks",
-  "state": {"chunk": {}, "messages": {"reducer": "add_messages"}, "answer": {}},
+  "state": {"chunk": {}, "messages": {}, "answer": {}},
   "nodes": {
     "two": {"fn": "std.set", "params": {"update": {"chunk": "data2"}}},
     "three": {"fn": "std.set", "params": {"update": {"chunk": "data3"}}},
@@ -44,6 +44,21 @@ inline const char* const chunks_spec = R"({
   },
   "edges": [["__start__", "two"], ["two", "three"], ["three", "call_llm"],
             ["call_llm", "ask"], ["ask", "__end__"]]
+})";
+
+/// A graph whose node `my` runs a subgraph with a node `subgraph` (namespaced events).
+inline const char* const nested_spec = R"({
+  "spec": "superstep.graph/1", "name": "nested",
+  "state": {"chunk": {}},
+  "nodes": {
+    "my": {"fn": "graph", "graph": {
+      "spec": "superstep.graph/1", "name": "inner",
+      "state": {"chunk": {}},
+      "nodes": {"subgraph": {"fn": "std.set", "params": {"update": {"chunk": "data3"}}}},
+      "edges": [["__start__", "subgraph"], ["subgraph", "__end__"]]}},
+    "bye": {"fn": "std.set", "params": {"update": {"chunk": "data4"}}}
+  },
+  "edges": [["__start__", "my"], ["my", "bye"], ["bye", "__end__"]]
 })";
 
 /// Two steps writing `foo` and appending to `bar` (the persistence seed): four checkpoints.
@@ -65,7 +80,7 @@ class remote_head {
     return head;
   }
 
-  /// The served graph `name` ("agent", "chunks", "steps").
+  /// The served graph `name` ("agent", "chunks", "steps", "nested").
   remote_graph graph(const std::string& name, value config = value()) const {
     remote_graph_options o;
     o.head = cluster_->address();
@@ -107,7 +122,7 @@ class remote_head {
  private:
   remote_head() {
     for (const auto& [name, text] : {std::pair{"agent", agent_spec}, std::pair{"chunks", chunks_spec},
-                                     std::pair{"steps", steps_spec}}) {
+                                     std::pair{"steps", steps_spec}, std::pair{"nested", nested_spec}}) {
       std::ofstream(scratch_.path(std::string(name) + ".json")) << text;
       options_.push_back("--serve");
       options_.push_back(std::string(name) + "=" + scratch_.path(std::string(name) + ".json"));
