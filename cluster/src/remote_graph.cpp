@@ -405,7 +405,9 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
                   "stream: a remote run takes a Command with resume (and update), not goto or "
                   "graph");
     if (!c->resume)
-      throw error(error_code::invalid_argument, "stream: a Command without a resume value");
+      throw error(error_code::invalid_argument,
+                  "stream: a remote run takes a Command with a resume value (an update travels "
+                  "with one, never alone); this one has none");
     a.resume = *c->resume;
     if (!c->update.is_null()) a.update = c->update;
   } else if (!input.is_null()) {

@@ -106,6 +106,14 @@ class remote_head {
     return found;
   }
 
+  /// The head's log line of the last request, whatever its thread.
+  std::string last_request() const {
+    const std::string text = log();
+    std::size_t at = text.rfind("request: ");
+    if (at == std::string::npos) return "";
+    return text.substr(at, text.find('\n', at) - at);
+  }
+
   /// The spec `text` compiled here, on the harness's backend and execution mode.
   static std::shared_ptr<pregel> local(const char* text, std::shared_ptr<checkpoint_saver> saver) {
     static const cluster::function_registry registry = [] {
