@@ -501,8 +501,17 @@ node_function remote_graph::as_node() const {
     remote_run_options o;
     o.modes = {stream_mode::values};
     o.context = ctx.context();
+    // The parent resumed this task: the remote thread, paused at the interrupt the task
+    // raised, resumes with the newest value, as a local subgraph would.
+    const list resumes = ctx.resume_values_given();
+    value sent = input;
+    if (!resumes.empty()) {
+      command c;
+      c.resume = resumes.back();
+      sent = make_command(c);
+    }
     std::optional<value> last;
-    value out = self.run(input, value(std::move(cfg)), o, [&](const stream_event& e) {
+    value out = self.run(sent, value(std::move(cfg)), o, [&](const stream_event& e) {
       if (e.ns.empty()) last = e.data;
     }, &ctx);
     return last ? *last : out;

@@ -245,6 +245,13 @@ BOOST_AUTO_TEST_CASE(test_langgraph_cloud_integration) {
   BOOST_TEST(ints->as_list()[0] == remote_state.tasks[0].interrupts.at(0));
   state_snapshot parent_state = asking->get_state(thread(t3));
   BOOST_TEST(parent_state.next == std::vector<std::string>{"remote"}, boost::test_tools::per_element());
+  // Resuming the parent resumes the remote thread with the value.
+  value resumed = asking->invoke(resume(value("go")), thread(t3));
+  BOOST_TEST(!resumed.find("__interrupt__"));
+  BOOST_TEST(head.last_request(t3).find("run with resume") != std::string::npos,
+             head.last_request(t3));
+  BOOST_TEST(head.graph("chunks").get_state(thread(t3)).values.get("answer") == value("go"));
+  BOOST_TEST(asking->get_state(thread(t3)).next.empty());
 }
 
 // libs/langgraph/tests/test_remote_graph.py::test_remote_graph_stream_messages_tuple

@@ -129,7 +129,8 @@ class remote_graph {
   /// parent's thread id with the node's input and its run's context, its output the last
   /// `values` chunk. When the parent streams subgraphs, the remote events of the parent's
   /// modes join the parent's stream under the task's namespace ("node:task id" first); an
-  /// interrupt in the remote graph pauses the parent with the remote interrupts.
+  /// interrupt in the remote graph pauses the parent with the remote interrupts, and resuming
+  /// the parent (Command(resume=...)) resumes the remote thread with the value.
   node_function as_node() const;
 
   /// The config as sent to the head (LangGraph `_sanitize_config`), thread_id included.

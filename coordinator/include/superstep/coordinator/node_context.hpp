@@ -126,6 +126,10 @@ class node_context {
   /// this task's namespace ("node:task id" after its graph's) first. Dropped unless its mode
   /// is one of subgraph_stream_modes(). Safe from any thread.
   virtual void emit_subgraph_event(stream_event event) { (void)event; }
+  /// The values the run gave this task to resume with (Command(resume=...) answering its
+  /// interrupts, oldest first); empty on a first run. A graph the node runs elsewhere resumes
+  /// with the last of them, as a local subgraph resumes with its parent task.
+  virtual list resume_values_given() const { return {}; }
 };
 
 /// How often and how patiently a failing node is retried (LangGraph `RetryPolicy`, same
