@@ -219,10 +219,12 @@ std::string describe_request(const client_request& req) {
         if constexpr (std::is_same_v<A, cli::run_args>) {
           list modes;
           for (auto m : a.modes) modes.emplace_back(std::string(stream_mode_name(m)));
-          return "run" + std::string(a.input ? " with input" : a.resume ? " with resume" : "") +
-                 " config " + a.config.to_json() + " context " + a.context.to_json() +
-                 " stream " + value(std::move(modes)).to_json() +
-                 (a.subgraphs ? " subgraphs" : "");
+          return "run" +
+                 std::string(a.input    ? " with input"
+                             : a.resume ? " with resume"
+                                        : "") +
+                 " config " + a.config.to_json() + " context " + a.context.to_json() + " stream " +
+                 value(std::move(modes)).to_json() + (a.subgraphs ? " subgraphs" : "");
         } else if constexpr (std::is_same_v<A, cli::state_args>) {
           return "state checkpoint '" + a.checkpoint + "'" + (a.subgraphs ? " subgraphs" : "");
         } else if constexpr (std::is_same_v<A, cli::history_args>) {

@@ -10,8 +10,8 @@
 
 #include "net.hpp"
 #include "net_auth.hpp"
-#include "superstep/core/error.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/core/error.hpp"
 
 namespace superstep::net {
 
@@ -65,7 +65,6 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
                 key ? "the head refused the key (is it the cluster's key file?)"
                     : "the head requires the cluster's key (--key-file FILE)");
 }
-
 
 void log(const std::string& who, const std::string& text) {
   auto now = std::chrono::system_clock::now();

@@ -130,41 +130,40 @@ std::string encode_request(const client_request& r) {
   }
   out.setGraph(text(r.graph));
   out.setTypedErrors(r.typed_errors);
-  std::visit(overloaded{
-                 [&](const cli::run_args& a) { put_run(out, a); },
-                 [&](const cli::state_args& a) {
-                   out.setKind(Kind::STATE);
-                   out.setCheckpoint(text(a.checkpoint));
-                   out.setSubgraphState(a.subgraphs);
-                 },
-                 [&](const cli::graph_args& a) {
-                   out.setKind(Kind::GRAPH);
-                   out.setXray(a.xray);
-                 },
-                 [&](const cli::history_args& a) {
-                   out.setKind(Kind::HISTORY);
-                   if (a.limit) {
-                     out.setHasLimit(true);
-                     out.setLimit(*a.limit);
-                   }
-                   out.setBefore(text(a.before));
-                   put(out.initFilter(), value(a.filter));
-                 },
-                 [&](const cli::update_args& a) {
-                   out.setKind(Kind::UPDATE);
-                   put(out.initValues(), a.values);
-                   if (a.as_node) {
-                     out.setHasAsNode(true);
-                     out.setAsNode(text(*a.as_node));
-                   }
-                   out.setCheckpoint(text(a.checkpoint));
-                 },
-                 [&](const cli::delete_args&) { out.setKind(Kind::DELETE); },
-                 [&](const auto&) {
-                   throw cli::usage_error(std::string("a head runs ") + kinds_run);
-                 },
-             },
-             r.cmd);
+  std::visit(
+      overloaded{
+          [&](const cli::run_args& a) { put_run(out, a); },
+          [&](const cli::state_args& a) {
+            out.setKind(Kind::STATE);
+            out.setCheckpoint(text(a.checkpoint));
+            out.setSubgraphState(a.subgraphs);
+          },
+          [&](const cli::graph_args& a) {
+            out.setKind(Kind::GRAPH);
+            out.setXray(a.xray);
+          },
+          [&](const cli::history_args& a) {
+            out.setKind(Kind::HISTORY);
+            if (a.limit) {
+              out.setHasLimit(true);
+              out.setLimit(*a.limit);
+            }
+            out.setBefore(text(a.before));
+            put(out.initFilter(), value(a.filter));
+          },
+          [&](const cli::update_args& a) {
+            out.setKind(Kind::UPDATE);
+            put(out.initValues(), a.values);
+            if (a.as_node) {
+              out.setHasAsNode(true);
+              out.setAsNode(text(*a.as_node));
+            }
+            out.setCheckpoint(text(a.checkpoint));
+          },
+          [&](const cli::delete_args&) { out.setKind(Kind::DELETE); },
+          [&](const auto&) { throw cli::usage_error(std::string("a head runs ") + kinds_run); },
+      },
+      r.cmd);
   return capnp_io::message_bytes_for_size(builder, capnp_io::pack_from_bytes);
 }
 

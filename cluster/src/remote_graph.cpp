@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <caf/io/middleman.hpp>
+#include <charconv>
 #include <exception>
 #include <mutex>
 #include <random>
 #include <set>
-
-#include <charconv>
 
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
@@ -81,8 +80,9 @@ void parse_head_address(const std::string& text, std::string& host, std::uint16_
   auto colon = text.rfind(':');
   unsigned n = 0;
   const char* end = text.data() + text.size();
-  auto parsed = colon == std::string::npos ? std::from_chars_result{end, std::errc::invalid_argument}
-                                           : std::from_chars(text.data() + colon + 1, end, n);
+  auto parsed = colon == std::string::npos
+                    ? std::from_chars_result{end, std::errc::invalid_argument}
+                    : std::from_chars(text.data() + colon + 1, end, n);
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() ||
       parsed.ec != std::errc() || parsed.ptr != end || n == 0 || n > 65535)
     throw error(error_code::invalid_argument,
@@ -481,9 +481,12 @@ value remote_graph::invoke(const value& input, const value& config, const value&
   o.modes = {stream_mode::values};
   o.context = context;
   std::optional<value> last;
-  value out = run(input, config, o, [&](const stream_event& e) {
-    if (e.ns.empty()) last = e.data;
-  }, nullptr);
+  value out = run(
+      input, config, o,
+      [&](const stream_event& e) {
+        if (e.ns.empty()) last = e.data;
+      },
+      nullptr);
   return last ? *last : out;
 }
 
@@ -511,9 +514,12 @@ node_function remote_graph::as_node() const {
       sent = make_command(c);
     }
     std::optional<value> last;
-    value out = self.run(sent, value(std::move(cfg)), o, [&](const stream_event& e) {
-      if (e.ns.empty()) last = e.data;
-    }, &ctx);
+    value out = self.run(
+        sent, value(std::move(cfg)), o,
+        [&](const stream_event& e) {
+          if (e.ns.empty()) last = e.data;
+        },
+        &ctx);
     return last ? *last : out;
   };
 }

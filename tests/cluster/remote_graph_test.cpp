@@ -1,11 +1,12 @@
 // superstep::remote_graph's errors and security: a head that cannot be reached, a graph it
 // does not serve, a key it refuses, options that do not make sense (LangGraph's RemoteGraph
 // semantics are in tests/conformance/remote_graph*_test.cpp).
-#include <sys/socket.h>
+#include "superstep/cluster/remote_graph.hpp"
+
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "cluster/cluster_support.hpp"
-#include "superstep/cluster/remote_graph.hpp"
 
 using namespace superstep;
 using namespace superstep::test;
@@ -17,9 +18,7 @@ const char* const spec = R"({"spec": "superstep.graph/1", "name": "one",
   "nodes": {"set": {"fn": "std.set", "params": {"update": {"x": 1}}}},
   "edges": [["__start__", "set"], ["set", "__end__"]]})";
 
-value config(const std::string& t) {
-  return object{{"configurable", object{{"thread_id", t}}}};
-}
+value config(const std::string& t) { return object{{"configurable", object{{"thread_id", t}}}}; }
 
 // A loopback port nothing listens on (bound, then closed).
 int closed_port() {
@@ -53,8 +52,8 @@ BOOST_AUTO_TEST_CASE(names_a_head_it_cannot_reach) {
   o.head = "127.0.0.1:" + std::to_string(closed_port());
   o.connect_timeout = std::chrono::milliseconds(2000);
   remote_graph g("one", o);
-  std::string why = error_of([&] { (void)g.invoke(object{}, config("t")); },
-                             error_code::unavailable);
+  std::string why =
+      error_of([&] { (void)g.invoke(object{}, config("t")); }, error_code::unavailable);
   BOOST_TEST(why.find("cannot reach the head at " + o.head) != std::string::npos, why);
 }
 
@@ -111,9 +110,8 @@ BOOST_AUTO_TEST_CASE(is_let_in_only_with_the_clusters_key) {
 BOOST_AUTO_TEST_CASE(a_head_refuses_to_serve_a_spec_that_does_not_load) {
   scratch s;
   const std::string bad = s.write("bad.json", R"({"spec": "superstep.graph/1", "nodes": 3})");
-  cli_result r = run_to_end({"head", "--listen", "127.0.0.1:0", "--data", s.path("d"), "--serve",
-                             "bad=" + bad},
-                            s);
+  cli_result r = run_to_end(
+      {"head", "--listen", "127.0.0.1:0", "--data", s.path("d"), "--serve", "bad=" + bad}, s);
   BOOST_TEST(r.status != 0);
   BOOST_TEST(r.err.find("--serve bad=" + bad) != std::string::npos, r.err);
   cli_result usage = run_to_end({"head", "--listen", "127.0.0.1:0", "--serve", "nameonly"}, s);

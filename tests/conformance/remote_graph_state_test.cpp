@@ -19,7 +19,8 @@ value json(const char* text) { return value::parse_json(text); }
 
 // Runs the `steps` graph on thread `t` on the head: four checkpoints.
 void run_steps(const remote_graph& g, const std::string& t) {
-  BOOST_TEST(g.invoke(json(R"({"foo": ""})"), thread(t)) == json(R"({"foo": "b", "bar": ["a", "b"]})"));
+  BOOST_TEST(g.invoke(json(R"({"foo": ""})"), thread(t)) ==
+             json(R"({"foo": "b", "bar": ["a", "b"]})"));
 }
 
 // libs/langgraph/tests/test_remote_graph.py::test_get_graph
@@ -30,8 +31,8 @@ void check_get_graph() {
   BOOST_TEST(d.nodes[0].name == "__start__");
   BOOST_TEST(d.nodes[1].id == "agent");
   BOOST_TEST(d.nodes[1].name == "agent");
-  BOOST_TEST(d.nodes[1].runnable ==
-                 (std::vector<std::string>{"langgraph", "_internal", "_runnable", "RunnableCallable"}),
+  BOOST_TEST(d.nodes[1].runnable == (std::vector<std::string>{"langgraph", "_internal", "_runnable",
+                                                              "RunnableCallable"}),
              boost::test_tools::per_element());
   BOOST_TEST(d.nodes[2].id == "__end__");
   BOOST_TEST(d.nodes[2].name == "__end__");
@@ -61,8 +62,8 @@ void check_get_state(const std::string& t) {
   BOOST_TEST(s.parent_config->thread_id == t);
   BOOST_TEST(s.tasks.empty());
   // At a checkpoint id: the one before, whose task is node_b.
-  value at = object{{"configurable", object{{"thread_id", t},
-                                            {"checkpoint_id", s.parent_config->checkpoint_id}}}};
+  value at = object{{"configurable",
+                     object{{"thread_id", t}, {"checkpoint_id", s.parent_config->checkpoint_id}}}};
   state_snapshot before = g.get_state(at);
   BOOST_TEST(before.config.checkpoint_id == s.parent_config->checkpoint_id);
   BOOST_TEST(before.values == json(R"({"foo": "a", "bar": ["a"]})"));
@@ -142,9 +143,7 @@ std::shared_ptr<pregel> parent_of(node_function node, const std::string& name,
 BOOST_AUTO_TEST_CASE(test_get_graph) { check_get_graph(); }
 
 // libs/langgraph/tests/test_remote_graph.py::test_aget_graph
-BOOST_AUTO_TEST_CASE(test_aget_graph) {
-  std::async(std::launch::async, check_get_graph).get();
-}
+BOOST_AUTO_TEST_CASE(test_aget_graph) { std::async(std::launch::async, check_get_graph).get(); }
 
 // libs/langgraph/tests/test_remote_graph.py::test_get_state
 BOOST_AUTO_TEST_CASE(test_get_state) { check_get_state("get_state"); }
@@ -176,7 +175,8 @@ BOOST_AUTO_TEST_CASE(test_aupdate_state) {
 BOOST_AUTO_TEST_CASE(test_langgraph_cloud_integration) {
   remote_head& head = remote_head::get();
   remote_graph remote = head.graph("agent");
-  const value input = json(R"({"messages": [{"role": "human", "content": "What's the weather in SF?", "id": "h1"}]})");
+  const value input = json(
+      R"({"messages": [{"role": "human", "content": "What's the weather in SF?", "id": "h1"}]})");
 
   // invoke with interrupt_before the remote node: the parent stops before it.
   auto app = parent_of(remote.as_node(), "agent", {"agent"});
@@ -200,7 +200,8 @@ BOOST_AUTO_TEST_CASE(test_langgraph_cloud_integration) {
   stream_options so;
   so.modes = {stream_mode::debug, stream_mode::messages};
   so.subgraphs = true;
-  (void)streamed->stream(input, thread(t2), so, [&](const stream_event& e) { events.push_back(e); });
+  (void)streamed->stream(input, thread(t2), so,
+                         [&](const stream_event& e) { events.push_back(e); });
   std::size_t remote_messages = 0, remote_debug = 0;
   for (const auto& e : events) {
     if (e.ns.empty()) continue;
@@ -216,14 +217,17 @@ BOOST_AUTO_TEST_CASE(test_langgraph_cloud_integration) {
   // The head was asked for the parent's modes and the subgraphs' events; the caller's
   // namespace stayed here.
   const std::string r = head.last_request(t2);
-  BOOST_TEST(r.find(R"(stream ["values","messages","debug","updates"] subgraphs)") != std::string::npos, r);
+  BOOST_TEST(
+      r.find(R"(stream ["values","messages","debug","updates"] subgraphs)") != std::string::npos,
+      r);
   BOOST_TEST(r.find("checkpoint_ns") == std::string::npos, r);
 
   // get_state with subgraphs, update_state, history, the drawing with xray.
   state_snapshot s = remote.get_state(thread(t2), true);
   BOOST_TEST(s.values.get("messages").as_list().size() == 2u);
   value cfg = remote.update_state(
-      thread(t2), json(R"({"messages": [{"role": "ai", "content": "Hello world again!", "id": "a2"}]})"));
+      thread(t2),
+      json(R"({"messages": [{"role": "ai", "content": "Hello world again!", "id": "a2"}]})"));
   BOOST_TEST(cfg.get("configurable").get("thread_id") == value(t2));
   auto history = remote.get_state_history(thread(t2));
   BOOST_TEST(history.size() == 4u);
@@ -244,7 +248,8 @@ BOOST_AUTO_TEST_CASE(test_langgraph_cloud_integration) {
   BOOST_REQUIRE_EQUAL(remote_state.tasks.size(), 1u);
   BOOST_TEST(ints->as_list()[0] == remote_state.tasks[0].interrupts.at(0));
   state_snapshot parent_state = asking->get_state(thread(t3));
-  BOOST_TEST(parent_state.next == std::vector<std::string>{"remote"}, boost::test_tools::per_element());
+  BOOST_TEST(parent_state.next == std::vector<std::string>{"remote"},
+             boost::test_tools::per_element());
   // Resuming the parent resumes the remote thread with the value.
   value resumed = asking->invoke(resume(value("go")), thread(t3));
   BOOST_TEST(!resumed.find("__interrupt__"));

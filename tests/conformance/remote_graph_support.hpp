@@ -129,8 +129,9 @@ class remote_head {
 
  private:
   remote_head() {
-    for (const auto& [name, text] : {std::pair{"agent", agent_spec}, std::pair{"chunks", chunks_spec},
-                                     std::pair{"steps", steps_spec}, std::pair{"nested", nested_spec}}) {
+    for (const auto& [name, text] :
+         {std::pair{"agent", agent_spec}, std::pair{"chunks", chunks_spec},
+          std::pair{"steps", steps_spec}, std::pair{"nested", nested_spec}}) {
       std::ofstream(scratch_.path(std::string(name) + ".json")) << text;
       options_.push_back("--serve");
       options_.push_back(std::string(name) + "=" + scratch_.path(std::string(name) + ".json"));

@@ -22,9 +22,9 @@ using texts = std::vector<std::string>;
 value json(const char* text) { return value::parse_json(text); }
 
 // The events of one remote stream.
-std::vector<stream_event> stream_all(const remote_graph& g, const value& input,
-                                     const value& config, std::vector<stream_mode> modes,
-                                     bool subgraphs = false, value context = value()) {
+std::vector<stream_event> stream_all(const remote_graph& g, const value& input, const value& config,
+                                     std::vector<stream_mode> modes, bool subgraphs = false,
+                                     value context = value()) {
   std::vector<stream_event> got;
   remote_run_options o;
   o.modes = std::move(modes);
@@ -92,14 +92,18 @@ void check_stream(const std::string& prefix) {
     }
     BOOST_TEST(raised);
     // The stream ended at the interrupt: the values after it never reached the caller.
-    BOOST_TEST(event_texts(got) ==
-               (texts{R"(() values {"chunk":"data1"})", R"(() values {"chunk":"data2"})",
-                      R"(() values {"chunk":"data3"})",
-                      R"(() values {"chunk":"data3","messages":[{"type":"ai","content":[{"text":"Hello","type":"text","index":0}],"id":"m1"}]})"}),
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        event_texts(got) ==
+            (texts{
+                R"(() values {"chunk":"data1"})", R"(() values {"chunk":"data2"})",
+                R"(() values {"chunk":"data3"})",
+                R"(() values {"chunk":"data3","messages":[{"type":"ai","content":[{"text":"Hello","type":"text","index":0}],"id":"m1"}]})"}),
+        boost::test_tools::per_element());
     // The caller's namespace and checkpoint keys stay here; updates is added to see interrupts.
-    BOOST_TEST(head.last_request(t).find(R"(config {"configurable":{}} context null stream ["values","updates"])") !=
-               std::string::npos, head.last_request(t));
+    BOOST_TEST(head.last_request(t).find(
+                   R"(config {"configurable":{}} context null stream ["values","updates"])") !=
+                   std::string::npos,
+               head.last_request(t));
   }
 
   // Mode values (updates, added for interrupts, not passed on); at the top level the
@@ -109,8 +113,8 @@ void check_stream(const std::string& prefix) {
     auto got = stream_all(g, input, thread(t), {stream_mode::values});
     BOOST_REQUIRE_EQUAL(got.size(), 5u);
     BOOST_TEST(event_texts({got.begin(), got.begin() + 3}) ==
-               (texts{R"(() values {"chunk":"data1"})", R"(() values {"chunk":"data2"})",
-                      R"(() values {"chunk":"data3"})"}),
+                   (texts{R"(() values {"chunk":"data1"})", R"(() values {"chunk":"data2"})",
+                          R"(() values {"chunk":"data3"})"}),
                boost::test_tools::per_element());
     BOOST_TEST(blank_ids(got[4].data.get("__interrupt__")).to_json() == question);
   }
@@ -148,14 +152,14 @@ void check_stream(const std::string& prefix) {
                boost::test_tools::per_element());
     BOOST_TEST(head.last_request(t).find(R"(stream ["updates"])") != std::string::npos);
   }
-  BOOST_TEST(chunk_updates(stream_all(g, input, thread(prefix + "_list"), {stream_mode::updates})) ==
-                 updates,
+  BOOST_TEST(chunk_updates(
+                 stream_all(g, input, thread(prefix + "_list"), {stream_mode::updates})) == updates,
              boost::test_tools::per_element());
   {
     const std::string t = prefix + "_subgraphs";
-    BOOST_TEST(chunk_updates(stream_all(g, input, thread(t), {stream_mode::updates}, true)) ==
-                   updates,
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        chunk_updates(stream_all(g, input, thread(t), {stream_mode::updates}, true)) == updates,
+        boost::test_tools::per_element());
     BOOST_TEST(head.last_request(t).find(R"(stream ["updates"] subgraphs)") != std::string::npos);
   }
 
@@ -204,8 +208,9 @@ BOOST_AUTO_TEST_CASE(test_with_config) {
   o.config = json(R"({"configurable": {"foo": "bar", "thread_id": "thread_id_1"}})");
   remote_graph g("test_graph_id", o);
   remote_graph copy = g.with_config(json(R"({"configurable": {"hello": "world"}})"));
-  BOOST_TEST(copy.config() ==
-             json(R"({"configurable": {"foo": "bar", "thread_id": "thread_id_1", "hello": "world"}})"));
+  BOOST_TEST(
+      copy.config() ==
+      json(R"({"configurable": {"foo": "bar", "thread_id": "thread_id_1", "hello": "world"}})"));
   BOOST_TEST(g.config() == json(R"({"configurable": {"foo": "bar", "thread_id": "thread_id_1"}})"));
   BOOST_TEST(copy.graph_id() == "test_graph_id");
 }
@@ -251,9 +256,9 @@ BOOST_AUTO_TEST_CASE(test_stream_context) {
                         json(R"({"model_name": "anthropic", "user_id": "123"})"));
   BOOST_REQUIRE(!got.empty());
   BOOST_TEST(got[0].data == json(R"({"foo": "data1", "bar": []})"));
-  BOOST_TEST(contains(received("stream_context"),
-                      R"(context {"model_name":"anthropic","user_id":"123"})"),
-             received("stream_context"));
+  BOOST_TEST(
+      contains(received("stream_context"), R"(context {"model_name":"anthropic","user_id":"123"})"),
+      received("stream_context"));
 }
 
 // libs/langgraph/tests/test_remote_graph.py::test_stream_context_none
@@ -287,10 +292,11 @@ BOOST_AUTO_TEST_CASE(test_invoke_context) {
 
 // libs/langgraph/tests/test_remote_graph.py::test_ainvoke_context
 BOOST_AUTO_TEST_CASE(test_ainvoke_context) {
-  value out = std::async(std::launch::async, [] {
-                return remote_head::get().graph("steps").invoke(
-                    json(R"({"foo": "x"})"), thread("ainvoke_context"), json(R"({"user_id": "456"})"));
-              }).get();
+  value out =
+      std::async(std::launch::async, [] {
+        return remote_head::get().graph("steps").invoke(
+            json(R"({"foo": "x"})"), thread("ainvoke_context"), json(R"({"user_id": "456"})"));
+      }).get();
   BOOST_TEST(out == json(R"({"foo": "b", "bar": ["a", "b"]})"));
   BOOST_TEST(contains(received("ainvoke_context"), R"(context {"user_id":"456"})"),
              received("ainvoke_context"));
@@ -303,9 +309,11 @@ BOOST_AUTO_TEST_CASE(test_stream_context_dataclass) {
                    thread("stream_context_dataclass"), {stream_mode::values}, false,
                    json(R"({"model_name": "anthropic", "user_id": "123", "limits": [1, 2.5],
                             "nested": {"flag": true}})"));
-  BOOST_TEST(contains(received("stream_context_dataclass"),
-                      R"(context {"model_name":"anthropic","user_id":"123","limits":[1,2.5],"nested":{"flag":true}})"),
-             received("stream_context_dataclass"));
+  BOOST_TEST(
+      contains(
+          received("stream_context_dataclass"),
+          R"(context {"model_name":"anthropic","user_id":"123","limits":[1,2.5],"nested":{"flag":true}})"),
+      received("stream_context_dataclass"));
 }
 
 // libs/langgraph/tests/test_remote_graph.py::test_stream_context_base_model (a pydantic model
@@ -329,16 +337,19 @@ BOOST_AUTO_TEST_CASE(test_sanitize_config) {
       "configurable": {"param1": "value1", "param2": 123}})"));
   BOOST_TEST(basic.get("recursion_limit") == value(10));
   BOOST_TEST(basic.get("tags") == json(R"(["tag1", "tag2"])"));
-  BOOST_TEST(basic.get("metadata") == json(R"({"str_key": "value", "int_key": 42, "bool_key": true})"));
+  BOOST_TEST(basic.get("metadata") ==
+             json(R"({"str_key": "value", "int_key": 42, "bool_key": true})"));
   BOOST_TEST(basic.get("configurable") == json(R"({"param1": "value1", "param2": 123})"));
 
   // Tags that are not strings go; values that cannot be sent go, at any depth.
-  object metadata{{"nested", object{{"key", "value"}, {"num", 42}, {"invalid", value(bytes{std::string("\x01")})}}},
-                  {"list", json(R"([1, 2, "three", null])")},
-                  {"invalid", value()},
-                  {"tuple", json("[1, 2, 3]")}};
-  value complex = remote_graph::sanitize_config(
-      object{{"tags", json(R"(["tag1", 123, {"obj": "tag"}, "tag2"])")}, {"metadata", value(metadata)}});
+  object metadata{
+      {"nested",
+       object{{"key", "value"}, {"num", 42}, {"invalid", value(bytes{std::string("\x01")})}}},
+      {"list", json(R"([1, 2, "three", null])")},
+      {"invalid", value()},
+      {"tuple", json("[1, 2, 3]")}};
+  value complex = remote_graph::sanitize_config(object{
+      {"tags", json(R"(["tag1", 123, {"obj": "tag"}, "tag2"])")}, {"metadata", value(metadata)}});
   BOOST_TEST(complex.get("tags") == json(R"(["tag1", "tag2"])"));
   BOOST_TEST(complex.get("metadata") == json(R"({"nested": {"key": "value", "num": 42},
                                                  "list": [1, 2, "three"], "tuple": [1, 2, 3]})"));
@@ -358,7 +369,8 @@ BOOST_AUTO_TEST_CASE(test_sanitize_config) {
              json(R"({"configurable": {"valid": "value"}})"));
 
   // Deep nesting is kept.
-  value nested = remote_graph::sanitize_config(json(R"({"metadata": {"level1": {"level2": {"level3": {
+  value nested =
+      remote_graph::sanitize_config(json(R"({"metadata": {"level1": {"level2": {"level3": {
       "str": "value", "list": [1, [2, [3]]], "dict": {"a": {"b": {"c": "d"}}}}}}}})"));
   const value& l3 = nested.get("metadata").get("level1").get("level2").get("level3");
   BOOST_TEST(l3.get("str") == value("value"));

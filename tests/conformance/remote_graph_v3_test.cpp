@@ -128,19 +128,17 @@ BOOST_AUTO_TEST_CASE(test_translate_command_input_rejects_goto_and_update) {
   command go;
   go.go_to = {value("node_b")};
   go.resume = value("x");
-  BOOST_CHECK_EXCEPTION(g.stream(command_of(go), thread("v3_reject_goto"), {}, {}), error,
-                        [](const error& e) {
-                          return e.code() == error_code::invalid_argument &&
-                                 contains(e.what(), "goto");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      g.stream(command_of(go), thread("v3_reject_goto"), {}, {}), error, [](const error& e) {
+        return e.code() == error_code::invalid_argument && contains(e.what(), "goto");
+      });
   // An update travels with a resume value only (LangGraph's v3 rejects an update at all).
   command update;
   update.update = json(R"({"a": 1})");
-  BOOST_CHECK_EXCEPTION(g.stream(command_of(update), thread("v3_reject_update"), {}, {}), error,
-                        [](const error& e) {
-                          return e.code() == error_code::invalid_argument &&
-                                 contains(e.what(), "update");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      g.stream(command_of(update), thread("v3_reject_update"), {}, {}), error, [](const error& e) {
+        return e.code() == error_code::invalid_argument && contains(e.what(), "update");
+      });
   // Refused before anything reached the head.
   BOOST_TEST(head.last_request("v3_reject_goto").empty());
   BOOST_TEST(head.last_request("v3_reject_update").empty());
