@@ -20,6 +20,7 @@ struct ClientRequest {
     history @2;
     update @3;
     delete @4;
+    graph @5;    # the graph's nodes and edges (superstep::remote_graph::get_graph)
   }
   kind @1 :Kind;
   thread @2 :Text;
@@ -52,4 +53,21 @@ struct ClientRequest {
 
   # run: "" (reject), reject, enqueue, interrupt or rollback (LangGraph's multitask_strategy)
   multitask @21 :Text;
+
+  # Added for superstep::remote_graph (cluster/include/superstep/cluster/remote_graph.hpp).
+  # A graph the head serves by name (`superstep head --serve NAME=GRAPH.json`), in place of
+  # `spec` (run, state, history, update, graph).
+  graph @22 :Text;
+  # run: the run's context (LangGraph's `context=`); null: none.
+  context @23 :Value;
+  # state: each task's subgraph state too (LangGraph's get_state(subgraphs=True)).
+  subgraphState @24 :Bool;
+  # graph: the depth of subgraphs drawn inside their nodes (LangGraph's xray).
+  xray @25 :Int32;
+  # The client reads a failure as a numbered code: the head sends it (`failure`) before
+  # `finished`. Older clients leave it false and get the text alone.
+  typedErrors @26 :Bool;
+  # run: the update of a Command(resume=..., update=...) (with hasResume).
+  hasUpdate @27 :Bool;
+  update @28 :Value;
 }

@@ -121,6 +121,12 @@ struct head_args {
   unsigned max_graphs = 32;
   /// --shutdown-wait: seconds a stopping head waits for its runs to save their step and end.
   unsigned shutdown_wait = 10;
+  /// --serve NAME=GRAPH.json: graphs clients (superstep::remote_graph) name instead of
+  /// sending a spec, in the order given.
+  std::vector<std::pair<std::string, std::string>> served;
+  /// --log-requests: log each client request's fields (thread, graph, config, context,
+  /// stream modes) as the head received them.
+  bool log_requests = false;
   tls_args tls;
   /// The embedder of the store that nodes (here and on workers) use.
   embedder_args embedder;
@@ -162,6 +168,9 @@ struct run_args {
   value config;
   std::vector<stream_mode> modes;
   bool subgraphs = false;
+  /// The run's context (LangGraph's `context=`, read by nodes as node_context::context());
+  /// null: none. Set by a remote_graph client, not on the command line.
+  value context;
   /// The embedder of the store the nodes use (not with --head: the head's is the head's).
   embedder_args embedder;
 };
@@ -176,12 +185,17 @@ struct graph_args {
   std::string png_path;
   /// Node libraries to load first (for specs that use their functions).
   std::vector<std::string> plugins;
+  /// A request to a head (remote_graph::get_graph): the graph's nodes and edges as JSON,
+  /// subgraphs drawn to this depth (LangGraph's xray).
+  int xray = 0;
 };
 
 /// `superstep state --thread ID [--checkpoint ID] [--data DIR] [--graph GRAPH.json]`.
 struct state_args {
   thread_args where;
   std::string checkpoint;
+  /// Each task's subgraph state too (a remote_graph client's get_state(config, true)).
+  bool subgraphs = false;
 };
 
 /// `superstep history --thread ID [--limit N] [--before ID] [--filter JSON] [--data DIR]`.

@@ -53,6 +53,11 @@ constexpr const char* head_usage =
     "  --max-pending N       links still in their handshake, at most (default 64)\n"
     "  --handshake-timeout S seconds a new link has to finish its handshake (default 10)\n"
     "  --max-frame MB        the largest message a peer may send (default 1024)\n"
+    "  --serve NAME=GRAPH.json\n"
+    "                        serve the graph under NAME to clients that name it instead of\n"
+    "                        sending a spec (superstep::remote_graph; repeatable)\n"
+    "  --log-requests        log each client request as received (thread, graph, config,\n"
+    "                        context, stream modes)\n"
     "  --help                show this help\n"
     "\n";
 
@@ -178,6 +183,17 @@ command parse_head(arg_cursor args) {
       if (out.max_graphs == 0) throw usage_error("--max-graphs: at least 1");
     } else if (a == "--shutdown-wait") {
       out.shutdown_wait = number_of(a, args.value_of(a), 86400);
+    } else if (a == "--serve") {
+      std::string v = args.value_of(a);
+      auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        throw usage_error("--serve: expected NAME=GRAPH.json, not '" + v + "'");
+      std::string name = v.substr(0, eq);
+      for (const auto& [served, path] : out.served)
+        if (served == name) throw usage_error("--serve: graph '" + name + "' given twice");
+      out.served.emplace_back(std::move(name), v.substr(eq + 1));
+    } else if (a == "--log-requests") {
+      out.log_requests = true;
     } else {
       unexpected_argument(a, std::string(head_usage) + embedder_usage);
     }

@@ -29,6 +29,7 @@ value run_config(const run_args& args, const std::string& thread_id,
   if (!args.durability.empty()) cfg.set("durability", args.durability);
   if (graph.recursion_limit && !cfg.contains("recursion_limit"))
     cfg.set("recursion_limit", *graph.recursion_limit);
+  if (!args.context.is_null()) cfg.set("context", args.context);  // node_context::context()
   return value(std::move(cfg));
 }
 

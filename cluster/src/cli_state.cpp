@@ -15,8 +15,11 @@ int show_state(command_env& env, const state_args& args) {
   data_dir& data = env.data;
   checkpoint_tuple tuple = data.checkpoint(thread, args.checkpoint);
   cluster::loaded_graph graph = load_thread_graph(env, args.where);
-  // The tuple read above, not read again: a crashed fan-out's holds 10^5 writes.
-  state_snapshot s = graph.graph->state_at(tuple, args.checkpoint.empty());
+  // The tuple read above, not read again: a crashed fan-out's holds 10^5 writes. With the
+  // subgraphs' states, through get_state, which reads them.
+  state_snapshot s = args.subgraphs
+                         ? graph.graph->get_state(thread_config(thread, args.checkpoint), true)
+                         : graph.graph->state_at(tuple, args.checkpoint.empty());
   env.print(snapshot_json(s, graph.graph->graph(), tuple.pending_writes));
   return exit_done;
 }

@@ -90,6 +90,9 @@ struct head_context {
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
   std::vector<caf::actor> store_ops;
   std::unique_ptr<std::atomic<int>[]> store_queued;
+  /// The graphs served by name (--serve), read when the head starts.
+  std::map<std::string, value> served;
+  bool log_requests = false;
 };
 
 constexpr std::size_t store_threads = 4;
@@ -194,11 +197,72 @@ std::string traffic_since(const actors::wire_traffic& a) {
          std::to_string(b.chunk_bytes_in - a.chunk_bytes_in) + " bytes)";
 }
 
+// The spec of the graph a request names (--serve), or the one it sent.
+std::optional<value> spec_of(const head_context& h, const client_request& req) {
+  if (req.graph.empty()) return req.spec;
+  auto it = h.served.find(req.graph);
+  if (it != h.served.end()) return it->second;
+  std::string names;
+  for (const auto& [name, spec] : h.served) names += (names.empty() ? "" : ", ") + name;
+  throw error(error_code::not_found,
+              "this head serves no graph '" + req.graph + "' (" +
+                  (names.empty() ? std::string("it serves none") : "it serves " + names) + ")");
+}
+
+// What a request asks, for the log of --log-requests: its kind, thread, graph and the fields
+// a remote_graph sends (config, context, stream modes).
+std::string describe_request(const client_request& req) {
+  const cli::thread_args* where = cli::where_of(req.cmd);
+  std::string out = std::visit(
+      [](const auto& a) -> std::string {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, cli::run_args>) {
+          list modes;
+          for (auto m : a.modes) modes.emplace_back(std::string(stream_mode_name(m)));
+          return "run" +
+                 std::string(a.input    ? " with input"
+                             : a.resume ? " with resume"
+                                        : "") +
+                 " config " + a.config.to_json() + " context " + a.context.to_json() + " stream " +
+                 value(std::move(modes)).to_json() + (a.subgraphs ? " subgraphs" : "");
+        } else if constexpr (std::is_same_v<A, cli::state_args>) {
+          return "state checkpoint '" + a.checkpoint + "'" + (a.subgraphs ? " subgraphs" : "");
+        } else if constexpr (std::is_same_v<A, cli::history_args>) {
+          return "history limit " + (a.limit ? std::to_string(*a.limit) : std::string("none")) +
+                 " before '" + a.before + "' filter " + value(a.filter).to_json();
+        } else if constexpr (std::is_same_v<A, cli::update_args>) {
+          return "update as_node " + (a.as_node ? "'" + *a.as_node + "'" : std::string("none")) +
+                 " checkpoint '" + a.checkpoint + "'";
+        } else if constexpr (std::is_same_v<A, cli::graph_args>) {
+          return "graph xray " + std::to_string(a.xray);
+        } else if constexpr (std::is_same_v<A, cli::delete_args>) {
+          return "delete";
+        } else {
+          return "other";
+        }
+      },
+      req.cmd);
+  if (where) out += " thread '" + where->thread + "'";
+  if (!req.graph.empty()) out += " graph '" + req.graph + "'";
+  return out;
+}
+
+// The graph's nodes and edges, as remote_graph::get_graph reads them.
+int describe_graph(head_context& h, const cli::command_env& env, const cli::graph_args& a) {
+  if (!env.spec_text) throw error(error_code::invalid_argument, "a graph request names no graph");
+  cluster::loaded_graph g =
+      cluster::load_graph(value::parse_json(*env.spec_text), *h.registry, runtime_options{});
+  env.print(g.graph->get_graph(a.xray).to_json());
+  return cli::exit_done;
+}
+
 void serve_request(head_context& h, const caf::actor& client, const client_request& req) {
   int status = cli::exit_failed;
   std::string failure;
+  error_code failure_code = error_code::internal;
   std::vector<std::string> held;
-  const std::string thread = cli::where_of(req.cmd)->thread;
+  const cli::thread_args* where = cli::where_of(req.cmd);
+  const std::string thread = where ? where->thread : std::string();
   const bool is_run = std::holds_alternative<cli::run_args>(req.cmd);
   const actors::wire_traffic traffic_before = actors::traffic();
   if (is_run) {
@@ -210,7 +274,8 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
                            caf::anon_send(client, line_atom::value, v.to_json());
                          }};
     env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o, held); };
-    if (req.spec) env.spec_text = req.spec->to_json();
+    if (h.log_requests) log("head", "request: " + describe_request(req));
+    if (auto spec = spec_of(h, req)) env.spec_text = spec->to_json();
     auto last = std::chrono::steady_clock::now();
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
       auto now = std::chrono::steady_clock::now();
@@ -237,16 +302,20 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
             return cli::update_state(env, a);
           else if constexpr (std::is_same_v<A, cli::delete_args>)
             return cli::delete_thread(env, a);
+          else if constexpr (std::is_same_v<A, cli::graph_args>)
+            return describe_graph(h, env, a);
           else
-            throw cli::usage_error("a head runs run, state, history, update and delete");
+            throw cli::usage_error("a head runs run, state, history, update, delete and graph");
         },
         req.cmd);
   } catch (const cli::usage_error& e) {
     status = cli::exit_usage;
     failure = e.what();
+    failure_code = error_code::invalid_argument;
   } catch (const std::exception& e) {
     status = cli::exit_failed;
     failure = e.what();
+    if (const auto* se = dynamic_cast<const error*>(&e)) failure_code = se->code();
     if (is_run && h.stopping) {
       failure = "head shutting down: " + failure + " ('superstep submit --thread " + thread +
                 "' continues it once a head is back)";
@@ -259,6 +328,8 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
   }
   if (is_run) log("head", "run of thread " + thread + " ended: " + traffic_since(traffic_before));
   release_graphs(h, held);
+  if (req.typed_errors && !failure.empty())
+    caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(failure_code), failure);
   caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
 }
 
@@ -420,6 +491,16 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.registry = &head_registry;
   h.policy.wait = std::chrono::seconds(args.worker_wait);
   h.max_graphs = args.max_graphs;
+  h.log_requests = args.log_requests;
+  for (const auto& [name, path] : args.served) {
+    value spec = cluster::read_spec_file(path);  // names the file
+    try {
+      (void)cluster::load_graph(spec, head_registry, runtime_options{});  // fails here, not later
+    } catch (const error& e) {
+      throw error(e.code(), "--serve " + name + "=" + path + ": " + e.what());
+    }
+    h.served[name] = std::move(spec);
+  }
   cli::data_dir data(args.data_dir, args.fsync, cli::store_index(args.embedder, registry), false,
                      args.saver);
   h.data = &data;

@@ -9,7 +9,9 @@
 #include <set>
 
 #include "net.hpp"
+#include "net_auth.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/core/error.hpp"
 
 namespace superstep::net {
 
@@ -41,6 +43,28 @@ void install_stop_handlers() {
 }
 
 bool stop_requested() noexcept { return stop_flag.load(); }
+
+// Proves the key to the gate (when there is one); throws error(unauthorized) when refused.
+void join_gate(caf::scoped_actor& self, const caf::actor& gate,
+               const std::optional<std::string>& key) {
+  std::string nonce;
+  std::optional<std::string> failure;
+  // Short: a handle to a head that just died (CAF may hand one out while it notices) never
+  // answers, and the caller tries again.
+  self->request(gate, handshake_timeout, hello_atom::value)
+      .receive([&](std::string& n) { nonce = std::move(n); },
+               [&](caf::error& e) { failure = self->system().render(e); });
+  if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
+  bool ok = false;
+  self->request(gate, handshake_timeout, prove_atom::value,
+                key ? prove(*key, nonce) : std::string())
+      .receive([&](bool b) { ok = b; }, [&](caf::error& e) { failure = self->system().render(e); });
+  if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
+  if (!ok)
+    throw error(error_code::unauthorized,
+                key ? "the head refused the key (is it the cluster's key file?)"
+                    : "the head requires the cluster's key (--key-file FILE)");
+}
 
 void log(const std::string& who, const std::string& text) {
   auto now = std::chrono::system_clock::now();

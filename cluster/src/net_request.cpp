@@ -39,6 +39,10 @@ void put_run(wire::ClientRequest::Builder out, const cli::run_args& a) {
     out.setHasResume(true);
     put(out.initResume(), *a.resume);
   }
+  if (a.update) {
+    out.setHasUpdate(true);
+    put(out.initUpdate(), *a.update);
+  }
   out.setCheckpoint(text(a.checkpoint));
   out.setDurability(text(a.durability));
   out.setMultitask(text(a.multitask));
@@ -47,12 +51,17 @@ void put_run(wire::ClientRequest::Builder out, const cli::run_args& a) {
   for (unsigned i = 0; i < a.modes.size(); ++i)
     modes.set(i, text(std::string(stream_mode_name(a.modes[i]))));
   out.setSubgraphs(a.subgraphs);
+  put(out.initContext(), a.context);
 }
 
 cli::run_args get_run(wire::ClientRequest::Reader in) {
   cli::run_args a;
   if (in.getHasInput()) a.input = get(in.getInput());
   if (in.getHasResume()) a.resume = get(in.getResume());
+  if (in.getHasUpdate()) {
+    if (!a.resume) throw error(code, "a run with a Command update but no resume value");
+    a.update = get(in.getUpdate());
+  }
   if (a.input && a.resume) throw error(code, "a run with both an input and a resume value");
   a.checkpoint = text_of(in.getCheckpoint());
   a.durability = text_of(in.getDurability());
@@ -69,6 +78,7 @@ cli::run_args get_run(wire::ClientRequest::Reader in) {
     throw error(code, "a config that is not an object");
   for (auto m : in.getStreamModes()) a.modes.push_back(parse_stream_mode(text_of(m)));
   a.subgraphs = in.getSubgraphs();
+  a.context = get(in.getContext());
   return a;
 }
 
@@ -85,11 +95,13 @@ const cli::thread_args& where_or_throw(const cli::command& cmd) {
   return *where;
 }
 
+const char* const kinds_run = "run, state, history, update, delete and graph";
+
 }  // namespace
 
 client_request make_client_request(const cli::command& cmd, std::optional<value> spec) {
-  const cli::thread_args& where = where_or_throw(cmd);
-  if (where.thread.empty()) throw cli::usage_error("a request to a head needs a thread");
+  if (!std::holds_alternative<cli::graph_args>(cmd) && where_or_throw(cmd).thread.empty())
+    throw cli::usage_error("a request to a head needs a thread");
   client_request r;
   r.cmd = cmd;
   r.spec = std::move(spec);
@@ -110,41 +122,48 @@ std::string encode_request(const client_request& r) {
   capnp_io::bounded_message_builder builder(128);
   auto out = builder.initRoot<wire::ClientRequest>();
   out.setFormat(format);
-  out.setThread(text(where_or_throw(r.cmd).thread));
+  if (!std::holds_alternative<cli::graph_args>(r.cmd))
+    out.setThread(text(where_or_throw(r.cmd).thread));
   if (r.spec) {
     out.setHasSpec(true);
     put(out.initSpec(), *r.spec);
   }
-  std::visit(overloaded{
-                 [&](const cli::run_args& a) { put_run(out, a); },
-                 [&](const cli::state_args& a) {
-                   out.setKind(Kind::STATE);
-                   out.setCheckpoint(text(a.checkpoint));
-                 },
-                 [&](const cli::history_args& a) {
-                   out.setKind(Kind::HISTORY);
-                   if (a.limit) {
-                     out.setHasLimit(true);
-                     out.setLimit(*a.limit);
-                   }
-                   out.setBefore(text(a.before));
-                   put(out.initFilter(), value(a.filter));
-                 },
-                 [&](const cli::update_args& a) {
-                   out.setKind(Kind::UPDATE);
-                   put(out.initValues(), a.values);
-                   if (a.as_node) {
-                     out.setHasAsNode(true);
-                     out.setAsNode(text(*a.as_node));
-                   }
-                   out.setCheckpoint(text(a.checkpoint));
-                 },
-                 [&](const cli::delete_args&) { out.setKind(Kind::DELETE); },
-                 [&](const auto&) {
-                   throw cli::usage_error("a head runs run, state, history, update and delete");
-                 },
-             },
-             r.cmd);
+  out.setGraph(text(r.graph));
+  out.setTypedErrors(r.typed_errors);
+  std::visit(
+      overloaded{
+          [&](const cli::run_args& a) { put_run(out, a); },
+          [&](const cli::state_args& a) {
+            out.setKind(Kind::STATE);
+            out.setCheckpoint(text(a.checkpoint));
+            out.setSubgraphState(a.subgraphs);
+          },
+          [&](const cli::graph_args& a) {
+            out.setKind(Kind::GRAPH);
+            out.setXray(a.xray);
+          },
+          [&](const cli::history_args& a) {
+            out.setKind(Kind::HISTORY);
+            if (a.limit) {
+              out.setHasLimit(true);
+              out.setLimit(*a.limit);
+            }
+            out.setBefore(text(a.before));
+            put(out.initFilter(), value(a.filter));
+          },
+          [&](const cli::update_args& a) {
+            out.setKind(Kind::UPDATE);
+            put(out.initValues(), a.values);
+            if (a.as_node) {
+              out.setHasAsNode(true);
+              out.setAsNode(text(*a.as_node));
+            }
+            out.setCheckpoint(text(a.checkpoint));
+          },
+          [&](const cli::delete_args&) { out.setKind(Kind::DELETE); },
+          [&](const auto&) { throw cli::usage_error(std::string("a head runs ") + kinds_run); },
+      },
+      r.cmd);
   return capnp_io::message_bytes_for_size(builder, capnp_io::pack_from_bytes);
 }
 
@@ -160,8 +179,10 @@ client_request decode_request(std::string_view bytes) {
                             std::to_string(format) + ")");
     cli::thread_args where;
     where.thread = text_of(in.getThread());
-    if (where.thread.empty()) throw error(code, "no thread");
+    if (where.thread.empty() && in.getKind() != Kind::GRAPH) throw error(code, "no thread");
     if (in.getHasSpec()) r.spec = get(in.getSpec());
+    r.graph = text_of(in.getGraph());
+    r.typed_errors = in.getTypedErrors();
     switch (in.getKind()) {
       case Kind::RUN: {
         cli::run_args a = get_run(in);
@@ -171,6 +192,13 @@ client_request decode_request(std::string_view bytes) {
       }
       case Kind::STATE: {
         cli::state_args a{where, text_of(in.getCheckpoint())};
+        a.subgraphs = in.getSubgraphState();
+        r.cmd = std::move(a);
+        break;
+      }
+      case Kind::GRAPH: {
+        cli::graph_args a;
+        a.xray = in.getXray();
         r.cmd = std::move(a);
         break;
       }
@@ -198,7 +226,7 @@ client_request decode_request(std::string_view bytes) {
       case Kind::DELETE: r.cmd = cli::delete_args{where}; break;
       default:
         throw error(code, "command kind " + std::to_string(static_cast<unsigned>(in.getKind())) +
-                              " (this head runs run, state, history, update and delete)");
+                              " (this head runs " + kinds_run + ")");
     }
   } catch (const kj::Exception& e) {
     throw error(code, std::string("malformed request: ") + e.getDescription().cStr());

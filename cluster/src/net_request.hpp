@@ -21,14 +21,21 @@ namespace superstep::net {
 struct client_request {
   cli::command cmd;
   std::optional<value> spec;
+  /// A graph the head serves by name (`superstep head --serve`), in place of `spec`
+  /// (remote_graph). Empty: none.
+  std::string graph;
+  /// The client reads a failure as a numbered code (the head sends `failure` before
+  /// `finished`).
+  bool typed_errors = false;
   /// Set by the decoder instead of throwing when the bytes are not a request this head can
   /// run: why, for the refusal the client is sent.
   std::string malformed;
 };
 
 /// The request for `cmd` (a thread command given --head) with the spec the client read.
-/// `cmd`'s thread must be set (a run without one gets a fresh id from the caller). Throws
-/// usage_error for a command a head does not run.
+/// `cmd`'s thread must be set (a run without one gets a fresh id from the caller); a
+/// graph_args (remote_graph::get_graph) has none. Throws usage_error for a command a head
+/// does not run.
 client_request make_client_request(const cli::command& cmd, std::optional<value> spec);
 
 /// The request as Cap'n Proto bytes. Throws error(protocol_error) for a value that cannot be

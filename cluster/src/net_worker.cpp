@@ -119,28 +119,6 @@ std::string default_name() {
 
 }  // namespace
 
-// Proves the key to the gate (when there is one); throws error(unauthorized) when refused.
-void join_gate(caf::scoped_actor& self, const caf::actor& gate,
-               const std::optional<std::string>& key) {
-  std::string nonce;
-  std::optional<std::string> failure;
-  // Short: a handle to a head that just died (CAF may hand one out while it notices) never
-  // answers, and the caller tries again.
-  self->request(gate, handshake_timeout, hello_atom::value)
-      .receive([&](std::string& n) { nonce = std::move(n); },
-               [&](caf::error& e) { failure = self->system().render(e); });
-  if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
-  bool ok = false;
-  self->request(gate, handshake_timeout, prove_atom::value,
-                key ? prove(*key, nonce) : std::string())
-      .receive([&](bool b) { ok = b; }, [&](caf::error& e) { failure = self->system().render(e); });
-  if (failure) throw error(error_code::unavailable, "the head did not answer: " + *failure);
-  if (!ok)
-    throw error(error_code::unauthorized,
-                key ? "the head refused the key (is it the cluster's key file?)"
-                    : "the head requires the cluster's key (--key-file FILE)");
-}
-
 int run_worker(const cli::worker_args& args, const cluster::function_registry& registry) {
   install_stop_handlers();
   actors::on_protocol_error(

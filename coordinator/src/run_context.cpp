@@ -121,6 +121,20 @@ value task_context::message_metadata() const {
   return value(std::move(meta));
 }
 
+std::vector<stream_mode> task_context::subgraph_stream_modes() const {
+  std::vector<stream_mode> modes;
+  if (!run_.subgraphs || !run_.sink) return modes;
+  for (unsigned m = 0; m <= static_cast<unsigned>(stream_mode::checkpoints); ++m)
+    if (run_.wants(static_cast<stream_mode>(m))) modes.push_back(static_cast<stream_mode>(m));
+  return modes;
+}
+
+void task_context::emit_subgraph_event(stream_event event) {
+  if (!run_.subgraphs || !run_.sink || !run_.wants(event.mode)) return;
+  std::lock_guard lock(*run_.sink_mutex);
+  (*run_.sink)(event);
+}
+
 void task_context::emit_message(value chunk) {
   if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
   if (!run_.wants(stream_mode::messages)) return;

@@ -114,6 +114,9 @@ class task_context final : public node_context, public write_scope {
   const node_failure* node_error() const noexcept override {
     return failure_ ? &*failure_ : nullptr;
   }
+  std::vector<stream_mode> subgraph_stream_modes() const override;
+  void emit_subgraph_event(stream_event event) override;
+  list resume_values_given() const override { return task_.resume; }
   /// The attempt about to run and when the first one started (run_task).
   void set_attempt(std::int64_t n, double first_time) noexcept {
     attempt_ = n;

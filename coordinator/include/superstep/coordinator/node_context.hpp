@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "superstep/coordinator/stream.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"
 
@@ -116,6 +117,19 @@ class node_context {
   /// In an error handler (node_options::error_handler): the failure it handles; null in a
   /// node or router.
   virtual const node_failure* node_error() const noexcept { return nullptr; }
+
+  /// The stream modes the run wants from a graph this node runs outside the runtime (a
+  /// `remote_graph` used as a node): the run's modes when its caller streams subgraphs
+  /// (LangGraph hands such a graph its parent's stream only then), else none.
+  virtual std::vector<stream_mode> subgraph_stream_modes() const { return {}; }
+  /// Sends an event of such a graph to the run's stream as it is: `event.ns` is complete,
+  /// this task's namespace ("node:task id" after its graph's) first. Dropped unless its mode
+  /// is one of subgraph_stream_modes(). Safe from any thread.
+  virtual void emit_subgraph_event(stream_event event) { (void)event; }
+  /// The values the run gave this task to resume with (Command(resume=...) answering its
+  /// interrupts, oldest first); empty on a first run. A graph the node runs elsewhere resumes
+  /// with the last of them, as a local subgraph resumes with its parent task.
+  virtual list resume_values_given() const { return {}; }
 };
 
 /// How often and how patiently a failing node is retried (LangGraph `RetryPolicy`, same

@@ -1,0 +1,148 @@
+#pragma once
+
+// A graph a cluster's head serves, used like a local one (LangGraph's RemoteGraph): runs,
+// streams, state, history, updates and the drawing travel to the head (`superstep head
+// --serve NAME=GRAPH.json`) as client requests (cluster/schema/request.capnp) and its events
+// come back as they happen. CAF-free: the connection lives in remote_graph.cpp.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/graph_description.hpp"
+#include "superstep/coordinator/node_context.hpp"
+#include "superstep/coordinator/pregel.hpp"
+#include "superstep/coordinator/stream.hpp"
+#include "superstep/core/value.hpp"
+
+namespace superstep {
+
+/// Where a remote_graph's head is and how to be let in: the options of the `superstep`
+/// client commands given --head (LangGraph's `url`, `api_key`).
+struct remote_graph_options {
+  /// The head, "HOST:PORT".
+  std::string head;
+  /// The cluster's key file (--key-file): the link is TLS keyed by it and the key is proven
+  /// to the head. Empty: none.
+  std::string key_file;
+  /// TLS without certificates (--tls), or with a certificate, its key and the CA's
+  /// (--tls-cert, --tls-key, --tls-ca: all three or none).
+  bool tls = false;
+  std::string tls_cert, tls_key, tls_ca;
+  /// The config every call merges its own over (LangGraph's `config=`); null: none.
+  value config;
+  /// The name the graph goes by as a node (LangGraph's `name=`); empty: the graph's name.
+  std::string name;
+  /// How long connecting waits for the head's link and handshakes.
+  std::chrono::milliseconds connect_timeout{10000};
+  /// How long any call waits for the head to take its request.
+  std::chrono::milliseconds answer_timeout{30000};
+};
+
+/// Options of one remote run (LangGraph's `stream` and `invoke` keyword arguments).
+struct remote_run_options {
+  /// The modes the caller's sink receives; empty: updates (LangGraph's default).
+  std::vector<stream_mode> modes;
+  /// Also stream the events of the remote graph's subgraphs, with their namespace.
+  bool subgraphs = false;
+  /// The run's context (LangGraph's `context=`), sent apart from the config and read by the
+  /// remote nodes as node_context::context(); null: none.
+  value context;
+};
+
+/// A graph a head serves under a name, used like a local `pregel` (LangGraph `RemoteGraph`).
+///
+/// Each call is one request to the head over one link per remote_graph (shared by its
+/// copies, opened on the first call and again after it is lost). The config a call sends is
+/// the graph's config merged with the call's, sanitised as LangGraph's `_sanitize_config`:
+/// only recursion_limit, tags (strings), metadata and configurable (nulls and bytes dropped,
+/// checkpoint_id, checkpoint_ns, checkpoint_map and task_id dropped from configurable); its
+/// thread_id travels as the request's thread. A call without a thread_id runs on a fresh
+/// thread. Thread-safe: calls may overlap, from any thread.
+///
+/// Errors are `superstep::error`: unavailable when the head cannot be reached, does not
+/// answer or is lost mid-call ("cannot reach the head at HOST:PORT: ..."); unauthorized when
+/// the key is refused; not_found for a graph the head does not serve or a thread it does
+/// not have; the remote graph's own errors with their codes (node_error, invalid_update, ...).
+class remote_graph {
+ public:
+  /// The graph the head serves as `graph_id`, through `options`. Connects on the first call.
+  /// Throws `superstep::error` (invalid_argument) for an empty graph id, a head that is not
+  /// HOST:PORT or TLS options that do not go together.
+  remote_graph(std::string graph_id, remote_graph_options options);
+  ~remote_graph();
+  remote_graph(const remote_graph&);
+  remote_graph& operator=(const remote_graph&);
+
+  /// The name the head serves the graph under (LangGraph's `assistant_id`).
+  const std::string& graph_id() const noexcept;
+  /// Its name as a node: the options' name, else the graph id.
+  const std::string& name() const noexcept;
+  /// The config each call merges its own over.
+  const value& config() const noexcept;
+
+  /// A copy whose config is this one's merged with `config` (LangGraph `with_config`):
+  /// configurable and metadata merged key by key, other keys replaced. Shares the link.
+  remote_graph with_config(const value& config) const;
+
+  /// Runs the graph on the head and returns the last `values` chunk (LangGraph `invoke`):
+  /// the run's output, with "__interrupt__" when it stopped at an interrupt.
+  value invoke(const value& input, const value& config = value(),
+               const value& context = value()) const;
+
+  /// Runs the graph on the head, sending its events of `options.modes` to `sink` as the head
+  /// sends them (namespaces inside the remote graph; LangGraph's `stream`), and returns the
+  /// last `values` chunk. `input` may be a Command (make_command): its resume, update and
+  /// goto go to the head. Besides the modes asked for, `updates` is always streamed from the
+  /// head (not to the sink) to see interrupts: called with a config whose configurable has a
+  /// checkpoint_ns (as a node, or as LangGraph's test pretends), an interrupt ends the stream
+  /// there with error(interrupted) carrying the interrupts ([{"value", "id"}] as JSON), as
+  /// a local subgraph's interrupt pauses its parent.
+  value stream(const value& input, const value& config, const remote_run_options& options,
+               const stream_sink& sink) const;
+
+  /// The thread's state at its latest checkpoint, or at configurable.checkpoint_id
+  /// (LangGraph `get_state`); with `subgraphs`, the states of the tasks' subgraphs too.
+  /// Throws `superstep::error` (invalid_argument) without a thread_id.
+  state_snapshot get_state(const value& config, bool subgraphs = false) const;
+
+  /// The thread's checkpoints, newest first (LangGraph `get_state_history`): those whose
+  /// metadata matches `options.filter`, older than `options.before`, at most
+  /// `options.limit` (LangGraph's default: 10).
+  std::vector<state_snapshot> get_state_history(const value& config,
+                                                const list_options& options = {}) const;
+
+  /// Updates the thread's state as node `as_node` would (LangGraph `update_state`) at its
+  /// latest checkpoint or configurable.checkpoint_id; returns the new checkpoint's config
+  /// {"configurable": {thread_id, checkpoint_ns, checkpoint_id, checkpoint_map}}.
+  value update_state(const value& config, const value& values,
+                     const std::optional<std::string>& as_node = std::nullopt) const;
+
+  /// The graph's nodes and edges as the head draws them (LangGraph `get_graph(xray=...)`).
+  graph_description get_graph(int xray = 0) const;
+
+  /// The graph as a node of a local graph (`state_graph::add_node(g.name(), g.as_node())`,
+  /// LangGraph's `add_node("agent", remote_graph)`): the node runs the remote graph on the
+  /// parent's thread id with the node's input and its run's context, its output the last
+  /// `values` chunk. When the parent streams subgraphs, the remote events of the parent's
+  /// modes join the parent's stream under the task's namespace ("node:task id" first); an
+  /// interrupt in the remote graph pauses the parent with the remote interrupts, and resuming
+  /// the parent (Command(resume=...)) resumes the remote thread with the value.
+  node_function as_node() const;
+
+  /// The config as sent to the head (LangGraph `_sanitize_config`), thread_id included.
+  static value sanitize_config(const value& config);
+
+  struct impl;
+
+ private:
+  value run(const value& input, const value& config, const remote_run_options& options,
+            const stream_sink& sink, node_context* parent) const;
+
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace superstep
