@@ -223,11 +223,12 @@ namespace {
 class run_thread_source final : public stream_event_source {
  public:
   run_thread_source(std::shared_ptr<const pregel> graph, value input, value config,
-                    stream_options options)
+                    stream_options options, std::vector<std::string> ns_prefix)
       : graph_(std::move(graph)),
         input_(std::move(input)),
         config_(std::move(config)),
-        options_(std::move(options)) {
+        options_(std::move(options)),
+        ns_prefix_(std::move(ns_prefix)) {
     if (!options_.control) options_.control = std::make_shared<run_control>();
   }
   ~run_thread_source() override { close(); }
@@ -283,6 +284,8 @@ class run_thread_source final : public stream_event_source {
     cv_.wait(lock, [&] { return !has_event_ || aborted_; });
     if (aborted_) return;
     event_ = e;
+    if (!ns_prefix_.empty())
+      event_.ns.insert(event_.ns.begin(), ns_prefix_.begin(), ns_prefix_.end());
     has_event_ = true;
     cv_.notify_all();
   }
@@ -290,6 +293,7 @@ class run_thread_source final : public stream_event_source {
   std::shared_ptr<const pregel> graph_;
   value input_, config_;
   stream_options options_;
+  std::vector<std::string> ns_prefix_;  // where the caller runs: prefixed to every namespace
   bool started_ = false;
   std::thread thread_;
   std::mutex m_;
@@ -326,12 +330,26 @@ std::unique_ptr<graph_run_stream> pregel::stream_events(
                   "stream_events: transformer factory #" + std::to_string(i) + " is empty");
     factories.push_back(std::move(transformers[i]));
   }
-  auto mux = std::make_unique<stream_mux>(std::move(factories));
+  // The namespace the caller runs in (LangGraph's _resolve_parent_ns): a node that streams
+  // a graph with its own config scopes the projections to it. Our run reports namespaces from
+  // itself down, so they are prefixed with it.
+  std::vector<std::string> scope;
+  if (const value& ns = config.get("configurable").get("checkpoint_ns");
+      ns.is_string() && !ns.as_string().empty()) {
+    const std::string& text = ns.as_string();
+    for (std::size_t start = 0;;) {
+      const std::size_t bar = text.find('|', start);
+      scope.push_back(text.substr(start, bar == std::string::npos ? bar : bar - start));
+      if (bar == std::string::npos) break;
+      start = bar + 1;
+    }
+  }
+  auto mux = std::make_unique<stream_mux>(std::move(factories), scope);
   stream_options run_options = options;
   run_options.modes = mux->required_stream_modes();
   run_options.subgraphs = true;
   auto source = std::make_unique<run_thread_source>(shared_from_this(), input, config,
-                                                    std::move(run_options));
+                                                    std::move(run_options), std::move(scope));
   return std::make_unique<graph_run_stream>(std::move(mux), std::move(source));
 }
 

@@ -207,7 +207,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// of the modes they require, subgraphs included. Nothing runs before the first read; the
   /// run executes on a thread of its own and aborts when the stream is destroyed. `options`
   /// are the run's (control, stop, multitask, started, finished, node_finished, progress), but
-  /// its stream modes and subgraphs belong to stream_events. Throws `superstep::error`
+  /// its stream modes and subgraphs belong to stream_events. A config whose configurable
+  /// "checkpoint_ns" names where the caller runs ("node:<task id>|...", a node streaming a
+  /// graph with its own config) scopes the projections there, and every event's namespace
+  /// starts with it (LangGraph's parent namespace). Throws `superstep::error`
   /// (invalid_argument): `options.modes` not empty or `options.subgraphs` set, naming them;
   /// the errors of `stream_mux` (an empty factory, conflicting projection keys, ...). The
   /// graph must be owned by a shared_ptr (as `compile` returns it).
