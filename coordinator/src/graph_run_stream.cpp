@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <ostream>
 #include <thread>
 
 #include "superstep/coordinator/pregel.hpp"
@@ -168,14 +169,19 @@ bool graph_run_stream::pump_next() {
   }
 }
 
-void graph_run_stream::abort() noexcept {
+void run_stream::abort() noexcept {
   if (exhausted_) return;
   exhausted_ = true;
-  if (source_) source_->close();
   try {
     mux_->close();
   } catch (...) {  // NOLINT(bugprone-empty-catch): an aborted stream reports nothing
   }
+}
+
+void graph_run_stream::abort() noexcept {
+  if (exhausted_) return;
+  if (source_) source_->close();
+  run_stream::abort();
 }
 
 // ---- subgraph_run_stream ----
@@ -189,6 +195,10 @@ std::string_view subgraph_status_name(subgraph_status s) noexcept {
     case subgraph_status::drained: return "drained";
   }
   return "?";
+}
+
+std::ostream& operator<<(std::ostream& os, subgraph_status s) {
+  return os << subgraph_status_name(s);
 }
 
 subgraph_run_stream::subgraph_run_stream(std::unique_ptr<stream_mux> mux,

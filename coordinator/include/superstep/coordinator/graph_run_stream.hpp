@@ -22,6 +22,7 @@
 
 #include <exception>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -144,6 +145,11 @@ class run_stream {
   /// stream_channel<value>, invalid_argument for one already subscribed.
   interleaved_stream interleave(const std::vector<std::string>& names);
 
+  /// Stops reading early (LangGraph `abort`): marks the stream exhausted and closes its mux
+  /// normally (its channels end after what they hold). A run stream also stops its run; a
+  /// subgraph handle only stops getting events (the run goes on). Idempotent, noexcept.
+  virtual void abort() noexcept;
+
   /// Whether the run stream has ended (the run ended, failed, or was aborted).
   bool exhausted() const noexcept { return exhausted_; }
   /// The mux (its main log, transformers, projections).
@@ -174,9 +180,9 @@ class graph_run_stream : public run_stream {
   /// Aborts.
   ~graph_run_stream() override;
 
-  /// Stops the run early: stops the source (the run drains and its thread is joined), closes
-  /// the mux normally (channels end after what they hold). Idempotent, noexcept.
-  void abort() noexcept;
+  /// Stops the run early: stops the source (the run drains and its thread is joined), then
+  /// as `run_stream::abort`.
+  void abort() noexcept override;
 
  protected:
   bool pump_next() override;
@@ -189,6 +195,8 @@ class graph_run_stream : public run_stream {
 /// `SubgraphStatus`).
 enum class subgraph_status : std::uint8_t { started, completed, failed, interrupted, drained };
 std::string_view subgraph_status_name(subgraph_status s) noexcept;
+/// Writes the status's name (for test output and logs).
+std::ostream& operator<<(std::ostream& os, subgraph_status s);
 
 /// A handle on a subgraph of a run (LangGraph `SubgraphRunStream`), from `run.subgraphs()`:
 /// projections scoped to the subgraph, filled as the root run is pumped (its reads pump the

@@ -106,6 +106,8 @@ template <class T>
 class stream_cursor;
 template <class T>
 class stream_tee;
+template <class Source, class T>
+class stream_iterator;
 
 /// A single-consumer queue drained as it is read (LangGraph `StreamChannel`).
 ///
@@ -149,7 +151,10 @@ class stream_channel : public stream_channel_base {
   }
   /// Range-for over the channel: subscribes, then reads to the end (or throws the error the
   /// channel failed with, after the items before it).
-  auto begin() { return cursor().begin(); }
+  stream_iterator<stream_channel, T> begin() {
+    subscribe();
+    return stream_iterator<stream_channel, T>(this);
+  }
   std::default_sentinel_t end() const noexcept { return {}; }
 
   /// Subscribes and returns `n` branches that each read every item (LangGraph `tee`). Throws
@@ -157,7 +162,9 @@ class stream_channel : public stream_channel_base {
   std::vector<stream_tee<T>> tee(std::size_t n = 2);
 
   /// The next item: from the buffer, else pumped; nullopt at the end (closed, or the pump has
-  /// nothing more). Throws the channel's error once the buffer is empty. For cursors.
+  /// nothing more). Throws the channel's error once the buffer is empty. For the subscriber
+  /// (cursors, iterators, tees); `next` is the same.
+  std::optional<T> next() { return pull(); }
   std::optional<T> pull() {
     for (;;) {
       if (!items_.empty()) return pop_front();
