@@ -15,8 +15,9 @@
 // event: one handoff (a mutex and a condition variable) plus the transformers' work.
 //
 // `abort()` (and the destructor) stop the run: the sink drops what comes after, the run is
-// asked to drain (`run_control::request_drain`, which its subgraphs obey too), so it ends at
-// its next step boundary, and abort returns once the run's thread ended. C++ cannot cancel a
+// asked to drain (`run_control::request_drain` on `stream_options::control` when the caller
+// gave one, else on a control of its own; its subgraphs obey it too), so it ends at its next
+// step boundary, its checkpoints so far kept, and abort returns once the run's thread ended. C++ cannot cancel a
 // running function: tasks in flight finish (LangGraph's asyncio cancellation stops them at
 // their next await), nothing starts after them.
 
