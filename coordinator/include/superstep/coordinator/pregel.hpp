@@ -13,10 +13,12 @@
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/run_control.hpp"
 #include "superstep/coordinator/stream.hpp"
+#include "superstep/coordinator/stream_transformer.hpp"
 
 namespace superstep {
 
 class task_executor;
+class graph_run_stream;
 namespace actors {
 class runtime;
 class node_directory;
@@ -195,6 +197,26 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// Runs to completion, sending events of the requested modes to `sink`; returns the output.
   value stream(const value& input, const value& config, const stream_options& options,
                const stream_sink& sink) const;
+
+  /// Starts a run whose events the caller pulls through stream transformers (LangGraph
+  /// `stream_events(version="v3")`): a graph_run_stream (graph_run_stream.hpp) whose
+  /// projections `values()`, `messages()`, `lifecycle()`, `subgraphs()`, raw `events()`,
+  /// `output()` and `interrupts()` the caller reads, each read pumping the run. Its mux holds
+  /// the built-in transformers (values, messages, lifecycle, subgraphs), then `transformers`
+  /// (called once per scope: the run, and each subgraph handle); the graph streams the union
+  /// of the modes they require, subgraphs included. Nothing runs before the first read; the
+  /// run executes on a thread of its own and aborts when the stream is destroyed. `options`
+  /// are the run's (control, stop, multitask, started, finished, node_finished, progress), but
+  /// its stream modes and subgraphs belong to stream_events. A config whose configurable
+  /// "checkpoint_ns" names where the caller runs ("node:<task id>|...", a node streaming a
+  /// graph with its own config) scopes the projections there, and every event's namespace
+  /// starts with it (LangGraph's parent namespace). Throws `superstep::error`
+  /// (invalid_argument): `options.modes` not empty or `options.subgraphs` set, naming them;
+  /// the errors of `stream_mux` (an empty factory, conflicting projection keys, ...). The
+  /// graph must be owned by a shared_ptr (as `compile` returns it).
+  std::unique_ptr<graph_run_stream> stream_events(
+      const value& input, const value& config = value(), const stream_options& options = {},
+      std::vector<transformer_factory> transformers = {}) const;
 
   /// The state at the thread's latest checkpoint, or at `configurable.checkpoint_id`
   /// (LangGraph `get_state`). A thread without checkpoints gives empty values. At the latest
