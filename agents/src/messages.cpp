@@ -80,9 +80,7 @@ value tool_message(value content, std::string tool_call_id, std::string name, st
   return value(std::move(m));
 }
 
-value remove_message(std::string id) {
-  return object{{"type", "remove"}, {"id", std::move(id)}};
-}
+value remove_message(std::string id) { return object{{"type", "remove"}, {"id", std::move(id)}}; }
 
 std::string_view message_type(const value& m) noexcept {
   if (!m.is_object()) return {};
@@ -111,7 +109,8 @@ std::string message_text(const value& m) {
   std::string out;
   if (content.is_list())
     for (const value& block : content.as_list()) {
-      if (block.is_string()) out += block.as_string();
+      if (block.is_string())
+        out += block.as_string();
       else if (block.get("type") == value("text") && block.get("text").is_string())
         out += block.get("text").as_string();
     }
@@ -139,11 +138,11 @@ list to_messages(const value& input) {
 
 value to_openai_message(const value& message) {
   const std::string_view type = message_type(message);
-  const char* role = type == "human"                              ? "user"
+  const char* role = type == "human"                            ? "user"
                      : type == "ai" || type == "AIMessageChunk" ? "assistant"
-                     : type == "system"                           ? "system"
-                     : type == "tool"                             ? "tool"
-                                                                  : nullptr;
+                     : type == "system"                         ? "system"
+                     : type == "tool"                           ? "tool"
+                                                                : nullptr;
   if (!role)
     invalid("message of type '" + std::string(type) +
             "' has no OpenAI role (system, human, ai, tool): " + message.to_json());
@@ -164,7 +163,8 @@ value to_openai_message(const value& message) {
                  {"function", object{{"name", c.name}, {"arguments", c.args.to_json()}}}});
     out.set("tool_calls", value(std::move(openai_calls)));
   }
-  if (type == "tool") out.set("tool_call_id", string_field(message, "tool_call_id", "tool message"));
+  if (type == "tool")
+    out.set("tool_call_id", string_field(message, "tool_call_id", "tool message"));
   return value(std::move(out));
 }
 
@@ -187,8 +187,8 @@ value from_openai_message(const value& openai) {
     return system_message(std::move(content), std::move(id));
   if (role == "tool") {
     return tool_message(std::move(content),
-                        string_field(openai, "tool_call_id", "OpenAI tool message"), "",
-                        "success", std::move(id));
+                        string_field(openai, "tool_call_id", "OpenAI tool message"), "", "success",
+                        std::move(id));
   }
   if (role != "assistant")
     invalid("OpenAI message role '" + role + "' is not one of user, system, developer, " +

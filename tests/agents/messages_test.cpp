@@ -27,15 +27,15 @@ void check_error(F f, error_code code, std::string_view needle) {
 BOOST_AUTO_TEST_CASE(builds_messages_as_langchain_dicts) {
   BOOST_TEST(human_message("hi", "1") ==
              value(object{{"type", "human"}, {"content", "hi"}, {"id", "1"}}));
-  BOOST_TEST(system_message("be brief") == value(object{{"type", "system"}, {"content", "be brief"}}));
-  const value ai = ai_message("", {tool_call{"add", object{{"a", 1}}, "call_1"}}, "a1",
-                              usage_metadata{3, 4, 7});
+  BOOST_TEST(system_message("be brief") ==
+             value(object{{"type", "system"}, {"content", "be brief"}}));
+  const value ai =
+      ai_message("", {tool_call{"add", object{{"a", 1}}, "call_1"}}, "a1", usage_metadata{3, 4, 7});
   BOOST_TEST(ai.get("type") == value("ai"));
-  BOOST_TEST(ai.get("tool_calls") ==
-             value(list{object{{"name", "add"},
-                               {"args", object{{"a", 1}}},
-                               {"id", "call_1"},
-                               {"type", "tool_call"}}}));
+  BOOST_TEST(
+      ai.get("tool_calls") ==
+      value(list{object{
+          {"name", "add"}, {"args", object{{"a", 1}}}, {"id", "call_1"}, {"type", "tool_call"}}}));
   BOOST_TEST(ai.get("usage_metadata") ==
              value(object{{"input_tokens", 3}, {"output_tokens", 4}, {"total_tokens", 7}}));
   BOOST_TEST(ai_message("plain").get("tool_calls") == value(list{}));
@@ -52,19 +52,25 @@ BOOST_AUTO_TEST_CASE(reads_tool_calls_and_text) {
   tool_call call;
   call.name = "f";
   call.id = "x";
-  const value ai = ai_message(list{object{{"type", "text"}, {"text", "a"}},
-                                   object{{"type", "image_url"}},
-                                   object{{"type", "text"}, {"text", "b"}}},
-                              {call});
+  const value ai =
+      ai_message(list{object{{"type", "text"}, {"text", "a"}}, object{{"type", "image_url"}},
+                      object{{"type", "text"}, {"text", "b"}}},
+                 {call});
   BOOST_TEST(message_text(ai) == "ab");
   BOOST_TEST(tool_calls_of(ai).size() == 1u);
   BOOST_TEST(tool_calls_of(ai)[0].name == "f");
   BOOST_TEST(tool_calls_of(human_message("hi")).empty());
   BOOST_TEST(is_ai_message(value(object{{"type", "AIMessageChunk"}, {"content", ""}})));
-  check_error([] { tool_calls_of(value(object{{"type", "ai"}, {"tool_calls", list{1}}})); },
-              error_code::invalid_argument, "tool call must be an object");
-  check_error([] { tool_call::from_value(object{{"args", object{}}}); },
-              error_code::invalid_argument, "no string \"name\"");
+  check_error(
+      [] {
+        tool_calls_of(value(object{{"type", "ai"}, {"tool_calls", list{1}}}));
+      },
+      error_code::invalid_argument, "tool call must be an object");
+  check_error(
+      [] {
+        tool_call::from_value(object{{"args", object{}}});
+      },
+      error_code::invalid_argument, "no string \"name\"");
 }
 
 BOOST_AUTO_TEST_CASE(converts_inputs_as_convert_to_messages) {
@@ -72,15 +78,18 @@ BOOST_AUTO_TEST_CASE(converts_inputs_as_convert_to_messages) {
   BOOST_TEST(value(one) == value(list{object{{"type", "human"}, {"content", "hello"}}}));
   const list pair = to_messages(list{"system", "be brief"});
   BOOST_TEST(value(pair) == value(list{object{{"type", "system"}, {"content", "be brief"}}}));
-  const list mixed = to_messages(list{list{"user", "a"}, object{{"role", "assistant"}, {"content", "b"}},
-                                      human_message("c", "3")});
+  const list mixed = to_messages(list{
+      list{"user", "a"}, object{{"role", "assistant"}, {"content", "b"}}, human_message("c", "3")});
   BOOST_TEST_REQUIRE(mixed.size() == 3u);
   BOOST_TEST(message_type(mixed[0]) == "human");
   BOOST_TEST(message_type(mixed[1]) == "ai");
   BOOST_TEST(mixed[2].get("id") == value("3"));
   check_error([] { to_messages(list{42}); }, error_code::invalid_argument, "not a message");
-  check_error([] { to_messages(list{list{"wizard", "x"}}); }, error_code::invalid_argument,
-              "unknown message role 'wizard'");
+  check_error(
+      [] {
+        to_messages(list{list{"wizard", "x"}});
+      },
+      error_code::invalid_argument, "unknown message role 'wizard'");
 }
 
 BOOST_AUTO_TEST_CASE(writes_the_openai_chat_form) {
@@ -104,8 +113,11 @@ BOOST_AUTO_TEST_CASE(writes_the_openai_chat_form) {
              }));
   check_error([] { to_openai_message(remove_message("1")); }, error_code::invalid_argument,
               "type 'remove' has no OpenAI role");
-  check_error([] { to_openai_message(value(object{{"type", "tool"}, {"content", "x"}})); },
-              error_code::invalid_argument, "tool_call_id");
+  check_error(
+      [] {
+        to_openai_message(value(object{{"type", "tool"}, {"content", "x"}}));
+      },
+      error_code::invalid_argument, "tool_call_id");
 }
 
 BOOST_AUTO_TEST_CASE(reads_the_openai_chat_form_back) {
@@ -127,10 +139,16 @@ BOOST_AUTO_TEST_CASE(reads_the_openai_chat_form_back) {
   BOOST_TEST(tool_calls_of(bad)[0].name == "g");
   BOOST_TEST_REQUIRE(bad.get("invalid_tool_calls").is_list());
   BOOST_TEST(bad.get("invalid_tool_calls").as_list()[0].get("args") == value("{oops"));
-  check_error([] { from_openai_message(object{{"role", "wizard"}, {"content", ""}}); },
-              error_code::invalid_argument, "role 'wizard'");
-  check_error([] { from_openai_message(object{{"content", ""}}); }, error_code::invalid_argument,
-              "no string \"role\"");
+  check_error(
+      [] {
+        from_openai_message(object{{"role", "wizard"}, {"content", ""}});
+      },
+      error_code::invalid_argument, "role 'wizard'");
+  check_error(
+      [] {
+        from_openai_message(object{{"content", ""}});
+      },
+      error_code::invalid_argument, "no string \"role\"");
 }
 
 BOOST_AUTO_TEST_CASE(messages_fold_through_add_messages) {
