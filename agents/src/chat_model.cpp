@@ -17,6 +17,10 @@ class bound_chat_model final : public chat_model {
       : inner_(std::move(inner)), tools_(std::move(tools)), tool_choice_(std::move(tool_choice)) {}
 
   std::string describe() const override { return inner_->describe(); }
+  const std::vector<tool_spec>* bound_tools() const noexcept override { return &tools_; }
+  std::shared_ptr<const chat_model> without_bindings() const override {
+    return inner_->without_bindings();
+  }
 
  protected:
   value generate(const list& messages, const chat_options& options) const override {

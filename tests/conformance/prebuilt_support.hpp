@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,17 @@ class fake_tool_calling_model final : public agents::chat_model {
   explicit fake_tool_calling_model(std::vector<std::vector<agents::tool_call>> tool_calls = {})
       : tool_calls_(std::move(tool_calls)) {}
 
+  /// The object a structured-output call answers (FakeToolCallingModel.structured_response).
+  void set_structured_response(value response) {
+    std::lock_guard lock(mutex_);
+    structured_response_ = std::move(response);
+  }
   void set_tool_calls(std::vector<std::vector<agents::tool_call>> tool_calls) {
     std::lock_guard lock(mutex_);
     tool_calls_ = std::move(tool_calls);
   }
   /// The tools of each call, in order.
-  std::vector<std::vector<std::string>> bound_tools() const {
+  std::vector<std::vector<std::string>> tools_of_calls() const {
     std::lock_guard lock(mutex_);
     return bound_;
   }
@@ -37,6 +43,12 @@ class fake_tool_calling_model final : public agents::chat_model {
 
  protected:
   value generate(const list& messages, const agents::chat_options& options) const override {
+    if (options.response_format) {
+      std::lock_guard lock(mutex_);
+      if (structured_response_.is_null())
+        throw std::invalid_argument("Structured response is not set");
+      return agents::ai_message(structured_response_.to_json());
+    }
     std::string content;
     for (const value& m : messages) {
       if (!content.empty()) content += "-";
@@ -68,6 +80,7 @@ class fake_tool_calling_model final : public agents::chat_model {
   std::vector<std::vector<agents::tool_call>> tool_calls_;
   mutable std::size_t index_ = 0;
   mutable std::vector<std::vector<std::string>> bound_;
+  value structured_response_;
 };
 
 /// A tool call {name, args, id}.

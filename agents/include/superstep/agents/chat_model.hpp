@@ -97,6 +97,12 @@ class chat_model : public std::enable_shared_from_this<chat_model> {
   /// A name for errors and logs, e.g. "openai chat model (http://host/v1, model m)".
   virtual std::string describe() const = 0;
 
+  /// The tools `bind_tools` bound to this model; null for a model without bound tools.
+  virtual const std::vector<tool_spec>* bound_tools() const noexcept { return nullptr; }
+  /// The model without what `bind_tools` bound (LangGraph's `_get_model`): this model, or the
+  /// one a binding wraps.
+  virtual std::shared_ptr<const chat_model> without_bindings() const { return shared_from_this(); }
+
  protected:
   /// One call without streaming.
   virtual value generate(const list& messages, const chat_options& options) const = 0;

@@ -115,6 +115,9 @@ struct tool {
   /// The content of the error message answering a `tool_exception` of this tool (LangChain's
   /// `BaseTool.handle_tool_error`), before the tool node's own handling.
   std::optional<std::string> handle_tool_error;
+  /// A call of it ends the agent's loop (LangChain's `return_direct`): the tool message is the
+  /// agent's last word.
+  bool return_direct = false;
 
   /// What a model is told of it.
   tool_spec spec() const;
