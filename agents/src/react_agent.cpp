@@ -79,12 +79,22 @@ struct agent_setup {
   }
 
   value call_model(const value& state, node_context& ctx) const {
-    const value& history = state.get("messages");
+    // With a pre-model hook, the messages it chose for the model, if any (LangGraph's
+    // _get_model_input_state).
+    value history = state.get("messages");
+    if (options.pre_model_hook) {
+      const value& chosen = state.get("llm_input_messages");
+      if (chosen.is_list() && !chosen.as_list().empty()) history = chosen;
+    }
     if (!history.is_list())
       invalid("expected the agent's input to have a 'messages' list, got " +
               state.to_json().substr(0, 300));
-    validate_chat_history(history.as_list());
-    value response = resolve(state, ctx)->invoke(prompt(state, ctx), call_options(ctx));
+    const list input_messages = to_messages(history);
+    validate_chat_history(input_messages);
+    object model_input = state.as_object();
+    model_input.set("messages", value(input_messages));
+    const value input(std::move(model_input));
+    value response = resolve(state, ctx)->invoke(prompt(input, ctx), call_options(ctx));
     if (!options.name.empty()) {
       object named = response.as_object();
       named.set("name", options.name);
@@ -113,10 +123,17 @@ struct agent_setup {
     const std::vector<tool_call> calls = messages.empty() || !is_ai_message(messages.back())
                                              ? std::vector<tool_call>{}
                                              : tool_calls_of(messages.back());
-    if (calls.empty())
+    if (calls.empty()) {
+      if (options.post_model_hook) return value("post_model_hook");
       return value(options.response_format ? std::string("generate_structured_response")
                                            : std::string(END));
+    }
     if (options.version == "v1") return value("tools");
+    if (options.post_model_hook) return value("post_model_hook");
+    return sends_to_tools(calls, state);
+  }
+
+  static value sends_to_tools(const std::vector<tool_call>& calls, const value& state) {
     list sends;
     for (const tool_call& c : calls)
       sends.push_back(make_send("tools", object{{"__type", "tool_call_with_context"},
@@ -124,6 +141,28 @@ struct agent_setup {
                                                 {"state", state}}));
     return value(std::move(sends));
   }
+
+  // After the post-model hook: the calls still unanswered, else back to the model after tool
+  // answers, else the structured answer or END.
+  value post_model_hook_router(const value& state) const {
+    const list& messages = state.get("messages").as_list();
+    std::set<std::string> answered;
+    for (const value& m : messages)
+      if (message_type(m) == "tool" && m.get("tool_call_id").is_string())
+        answered.insert(m.get("tool_call_id").as_string());
+    auto last_ai = std::find_if(messages.rbegin(), messages.rend(),
+                                [](const value& m) { return is_ai_message(m); });
+    std::vector<tool_call> pending;
+    if (last_ai != messages.rend())
+      for (const tool_call& c : tool_calls_of(*last_ai))
+        if (!answered.count(c.id)) pending.push_back(c);
+    if (!pending.empty()) return sends_to_tools(pending, state);
+    if (!messages.empty() && message_type(messages.back()) == "tool") return value(entrypoint());
+    return value(options.response_format ? std::string("generate_structured_response")
+                                         : std::string(END));
+  }
+
+  std::string entrypoint() const { return options.pre_model_hook ? "pre_model_hook" : "agent"; }
 
   // After the tools: END when a return_direct tool answered, else back to the agent.
   value route_tool_responses(const value& state) const {
@@ -139,7 +178,7 @@ struct agent_setup {
     if (last && is_ai_message(*last))
       for (const tool_call& c : tool_calls_of(*last))
         if (return_direct.count(c.name)) return value(std::string(END));
-    return value("agent");
+    return value(entrypoint());
   }
 };
 
@@ -189,26 +228,64 @@ std::shared_ptr<pregel> create_react_agent(std::shared_ptr<const chat_model> mod
   const react_agent_options& o = setup->options;
 
   state_graph g;
+  std::vector<std::string> keys{"messages"};
   g.add_key("messages", "add_messages");
-  if (o.response_format) g.add_key("structured_response");
-  if (o.state_schema) o.state_schema(g);
-  g.add_node("agent", [setup](const value& state, node_context& ctx) {
-    return setup->call_model(state, ctx);
-  });
-  g.add_edge(std::string(START), "agent");
+  if (o.response_format) {
+    g.add_key("structured_response");
+    keys.push_back("structured_response");
+  }
+  for (const agent_state_key& k : o.state_schema) {
+    if (k.reducer.empty()) {
+      g.add_key(k.name);
+    } else {
+      g.add_key(k.name, std::string_view(k.reducer));
+    }
+    keys.push_back(k.name);
+  }
+  node_options agent_node;
+  if (o.pre_model_hook) {
+    // What the hook gives the model only: a key of the graph, not of its input or output.
+    g.add_key("llm_input_messages");
+    g.set_input_keys(keys);
+    g.set_output_keys(keys);
+    agent_node.input_keys = keys;
+    agent_node.input_keys->push_back("llm_input_messages");
+  }
+  const std::string entry = setup->entrypoint();
+  g.add_node(
+      "agent",
+      [setup](const value& state, node_context& ctx) { return setup->call_model(state, ctx); },
+      agent_node);
+  if (o.pre_model_hook) {
+    g.add_node("pre_model_hook", o.pre_model_hook);
+    g.add_edge("pre_model_hook", "agent");
+  }
+  g.add_edge(std::string(START), entry);
+  if (o.post_model_hook) {
+    g.add_node("post_model_hook", o.post_model_hook);
+    g.add_edge("agent", "post_model_hook");
+  }
   if (o.response_format)
     g.add_node("generate_structured_response", [setup](const value& state, node_context& ctx) {
       return setup->structured_response(state, ctx);
     });
+  const std::string after_model = o.post_model_hook ? "post_model_hook" : "agent";
   if (!setup->tool_calling) {
-    g.add_edge("agent", o.response_format ? "generate_structured_response" : std::string(END));
+    if (o.response_format)
+      g.add_edge(after_model, "generate_structured_response");
+    else if (!o.post_model_hook)
+      g.add_edge("agent", std::string(END));
   } else {
     g.add_node("tools", tool_node(std::move(tools), o.tools).as_node());
     g.add_conditional_edges("agent", [setup](const value& state, node_context&) {
       return setup->should_continue(state);
     });
+    if (o.post_model_hook)
+      g.add_conditional_edges("post_model_hook", [setup](const value& state, node_context&) {
+        return setup->post_model_hook_router(state);
+      });
     if (setup->return_direct.empty()) {
-      g.add_edge("tools", "agent");
+      g.add_edge("tools", entry);
     } else {
       g.add_conditional_edges("tools", [setup](const value& state, node_context&) {
         return setup->route_tool_responses(state);

@@ -265,7 +265,7 @@ BOOST_AUTO_TEST_CASE(test_react_agent_update_state) {
     BOOST_TEST_CONTEXT("version " << version) {
       react_agent_options o = with_version(version);
       o.compile = opts_with_saver();
-      o.state_schema = [](state_graph& g) { g.add_key("user_name"); };
+      o.state_schema = {{"user_name", ""}};
       o.prompt_function = [](const value& state, node_context&) {
         list messages;
         if (const value& name = state.get("user_name"); name.is_string())
@@ -367,7 +367,7 @@ BOOST_AUTO_TEST_CASE(test_create_react_agent_inject_vars) {
       const tool_call the_call = call("tool1", object{{"some_val", 1}}, "some 0");
       react_agent_options o = with_version(version);
       o.tools.handle_tool_errors = handle_no_errors();
-      o.state_schema = [](state_graph& g) { g.add_key("foo"); };
+      o.state_schema = {{"foo", ""}};
       o.compile.store = st;
       const value result =
           create_react_agent(fake({{the_call}, {}}), {tool1}, o)

@@ -21,8 +21,9 @@ namespace superstep::conformance {
 /// id the number of the call ("0", "1", ...), and the tool calls of `tool_calls[call % n]`.
 class fake_tool_calling_model final : public agents::chat_model {
  public:
-  explicit fake_tool_calling_model(std::vector<std::vector<agents::tool_call>> tool_calls = {})
-      : tool_calls_(std::move(tool_calls)) {}
+  explicit fake_tool_calling_model(std::vector<std::vector<agents::tool_call>> tool_calls = {},
+                                   std::size_t index = 0)
+      : tool_calls_(std::move(tool_calls)), index_(index) {}
 
   /// The object a structured-output call answers (FakeToolCallingModel.structured_response).
   void set_structured_response(value response) {
@@ -78,7 +79,7 @@ class fake_tool_calling_model final : public agents::chat_model {
  private:
   mutable std::mutex mutex_;
   std::vector<std::vector<agents::tool_call>> tool_calls_;
-  mutable std::size_t index_ = 0;
+  mutable std::size_t index_;
   mutable std::vector<std::vector<std::string>> bound_;
   value structured_response_;
 };

@@ -25,6 +25,13 @@ using prompt_function = std::function<list(const value& state, node_context& ctx
 using model_selector =
     std::function<std::shared_ptr<const chat_model>(const value& state, node_context& ctx)>;
 
+/// A state key of the agent besides "messages": last value wins, or folded with a built-in
+/// reducer (append, add, max, min, merge, add_messages).
+struct agent_state_key {
+  std::string name;
+  std::string reducer;
+};
+
 /// Options of `create_react_agent`, LangGraph's keyword arguments.
 struct react_agent_options {
   /// Null: the messages as they are; a string: a system message with it before them; a system
@@ -40,9 +47,15 @@ struct react_agent_options {
   /// A system prompt put before the messages of that last call (LangGraph's
   /// `response_format=(prompt, schema)`); empty: none.
   std::string response_format_prompt;
-  /// Declares further state keys (LangGraph's `state_schema`): called on the graph after
-  /// "messages" and "remaining_steps" are declared.
-  std::function<void(state_graph&)> state_schema;
+  /// Further state keys (LangGraph's `state_schema` beyond AgentState's "messages").
+  std::vector<agent_state_key> state_schema;
+  /// Runs before each model call (LangGraph's `pre_model_hook`), as the node "pre_model_hook":
+  /// it may rewrite "messages", or return {"llm_input_messages": [...]} to give the model
+  /// other messages than the state keeps (that key is not part of the agent's output).
+  node_function pre_model_hook;
+  /// Runs after each model call (LangGraph's `post_model_hook`), as the node
+  /// "post_model_hook"; the tool calls still unanswered after it run next (each a Send).
+  node_function post_model_hook;
   /// "v1": one task of the "tools" node runs every call of an AI message; "v2": each call is a
   /// task of its own (a Send of {"__type": "tool_call_with_context", "tool_call", "state"}), so
   /// an interrupt in one call does not run the others again.
@@ -61,8 +74,9 @@ struct react_agent_options {
 };
 
 /// LangGraph's create_react_agent. The graph:
-///   START -> "agent" -> (tool calls? "tools" : [generate_structured_response ->] END)
-///   "tools" -> "agent" (or END after a tool with `return_direct`)
+///   START -> ["pre_model_hook" ->] "agent" [-> "post_model_hook"]
+///     -> (tool calls? "tools" : [generate_structured_response ->] END)
+///   "tools" -> "pre_model_hook" or "agent" (or END after a tool with `return_direct`)
 /// State: "messages" (add_messages), the managed "remaining_steps", "structured_response" with
 /// a response format, and `state_schema`'s keys. With no tools, the graph is the agent alone.
 ///
