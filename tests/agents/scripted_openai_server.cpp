@@ -242,7 +242,8 @@ scripted_openai_server::reply_outcome scripted_openai_server::answer(
   if (reply.get("raw").is_string())
     return sent(send_all(fd, http_response(200, reply.get("raw").as_string(), "")));
 
-  const std::string id = "chatcmpl-" + std::to_string(number);
+  const std::string id = reply.get("id").is_string() ? reply.get("id").as_string()
+                                                     : "chatcmpl-" + std::to_string(number);
   const value model = request.get("model");
   const std::string content =
       reply.get("content").is_string() ? reply.get("content").as_string() : "";

@@ -8,6 +8,8 @@
 //    {"prompt_tokens", "completion_tokens"}, "finish_reason": "stop", "chunks": ["te", "xt"]}
 //      a completion; answered as JSON, or as server-sent events when the request streams
 //      (content in `chunks`, by default word by word; each call's arguments in two halves);
+//      its id "chatcmpl-N" (N: the request's number on this server), or the reply's "id"
+//      (give ids when several servers answer one conversation: a message id is its identity);
 //   {"status": 429, "error": "message", "retry_after": "0"}  an error answer;
 //   {"raw": "text"}  a 200 answer with that body (a malformed answer);
 //   {"stall": true}  reads the request and never answers (until the client hangs up).
