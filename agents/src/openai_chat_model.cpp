@@ -52,6 +52,7 @@ struct stream_assembly {
   value usage;
   value finish_reason;
   std::string model_name;
+  std::size_t events = 0;  // data events read
 };
 
 value usage_of(const value& usage) {
@@ -91,10 +92,63 @@ class openai_chat_model final : public chat_model {
  protected:
   value generate(const list& messages, const chat_options& options) const override {
     const std::string body = request(messages, options, false).to_json();
-    detail::http_answer answer = post_with_retries(body, nullptr);
+    return completion_message(post_with_retries(body, nullptr).body);
+  }
+
+  value generate_stream(const list& messages, const chat_options& options,
+                        const chunk_callback& on_chunk) const override {
+    const std::string body = request(messages, options, true).to_json();
+    stream_assembly all;
+    all.id = "run-" + detail::random_uuid();
+    std::string pending;  // bytes of an event not yet complete
+    std::string raw;      // the answer's start, until an event shows it is a stream
+    bool done = false;
+    const auto on_data = [&](std::string_view data) {
+      if (all.events == 0 && raw.size() < (std::size_t(1) << 20)) raw.append(data);
+      for (char c : data)
+        if (c != '\r') pending += c;  // events may end in CRLF pairs
+      for (std::size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
+        std::string event = pending.substr(0, end);
+        pending.erase(0, end + 2);
+        if (!done) read_event(event, all, on_chunk, done);
+      }
+    };
+    post_with_retries(body, on_data);
+    if (!pending.empty() && !done && all.events > 0) {
+      std::string event = std::move(pending);
+      read_event(event, all, on_chunk, done);
+    }
+    if (all.events == 0) {
+      // A server that does not stream answers the request whole.
+      if (raw.find("\"choices\"") == std::string::npos)
+        fail(error_code::protocol_error,
+             "the streamed answer holds no server-sent events: " + error_detail(raw));
+      value message = completion_message(raw);
+      if (on_chunk) {
+        object chunk = message.as_object();
+        chunk.set("type", "AIMessageChunk");
+        on_chunk(value(std::move(chunk)));
+      }
+      return message;
+    }
+    return assembled(all);
+  }
+
+ private:
+  [[noreturn]] void fail(error_code code, const std::string& why) const {
+    std::string message = where_ + ": " + why;
+    // A server may quote the key it refused; it is never shown.
+    if (!key_.empty())
+      for (auto at = message.find(key_); at != std::string::npos; at = message.find(key_, at))
+        message.replace(at, key_.size(), "***");
+    throw error(code, message);
+  }
+
+  // The AI message of a whole (not streamed) completion.
+  value completion_message(const std::string& body) const {
     value doc;
     try {
-      doc = value::parse_json(answer.body);
+      doc = value::parse_json(body);
     } catch (const error& e) {
       fail(error_code::protocol_error, std::string("the answer is not JSON: ") + e.what());
     }
@@ -104,7 +158,7 @@ class openai_chat_model final : public chat_model {
                               : none;
     if (!choice.get("message").is_object())
       fail(error_code::protocol_error,
-           "the answer has no choices[0].message: " + error_detail(answer.body));
+           "the answer has no choices[0].message: " + error_detail(body));
     value message;
     try {
       message = from_openai_message(choice.get("message"));
@@ -119,39 +173,6 @@ class openai_chat_model final : public chat_model {
         object{{"finish_reason", choice.get("finish_reason")},
                {"model_name", doc.get("model").is_string() ? doc.get("model") : value(o_.model)}});
     return value(std::move(m));
-  }
-
-  value generate_stream(const list& messages, const chat_options& options,
-                        const chunk_callback& on_chunk) const override {
-    const std::string body = request(messages, options, true).to_json();
-    stream_assembly all;
-    all.id = "run-" + detail::random_uuid();
-    std::string pending;  // bytes of an event not yet complete
-    bool done = false;
-    const auto on_data = [&](std::string_view data) {
-      pending.append(data);
-      for (std::size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
-        std::string event = pending.substr(0, end);
-        pending.erase(0, end + 2);
-        if (!done) read_event(event, all, on_chunk, done);
-      }
-    };
-    post_with_retries(body, on_data);
-    if (!pending.empty() && !done) {
-      std::string event = std::move(pending);
-      read_event(event, all, on_chunk, done);
-    }
-    return assembled(all);
-  }
-
- private:
-  [[noreturn]] void fail(error_code code, const std::string& why) const {
-    std::string message = where_ + ": " + why;
-    // A server may quote the key it refused; it is never shown.
-    if (!key_.empty())
-      for (auto at = message.find(key_); at != std::string::npos; at = message.find(key_, at))
-        message.replace(at, key_.size(), "***");
-    throw error(code, message);
   }
 
   value request(const list& messages, const chat_options& options, bool stream) const {
@@ -245,6 +266,7 @@ class openai_chat_model final : public chat_model {
       at = end + 1;
     }
     if (data.empty()) return;  // a comment or keep-alive
+    ++all.events;
     if (data == "[DONE]") {
       done = true;
       return;

@@ -306,3 +306,27 @@ BOOST_AUTO_TEST_CASE(streams_tokens_into_the_graphs_messages_mode) {
   BOOST_TEST(text == "Hello there Bob");
   BOOST_TEST(server.requests().at(0).get("body").get("stream") == value(true));
 }
+
+// Servers differ: events ending in CRLF pairs, a server answering a streamed request whole, and
+// one answering with something else altogether.
+BOOST_AUTO_TEST_CASE(reads_streams_in_crlf_and_whole_answers_to_streamed_requests) {
+  scripted_openai_server server(
+      {object{{"content", "over crlf"}, {"crlf", true}},
+       object{
+           {"raw",
+            R"({"id":"whole-1","choices":[{"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}]})"}},
+       object{{"raw", "<html>not an api</html>"}}});
+  auto model = make_openai_chat_model(options_for(server));
+  std::vector<value> chunks;
+  const auto collect = [&](const value& c) { chunks.push_back(c); };
+  BOOST_TEST(model->stream({human_message("x")}, {}, collect).get("content") == value("over crlf"));
+  BOOST_TEST(chunks.size() == 2u);
+  chunks.clear();
+  const value whole = model->stream({human_message("x")}, {}, collect);
+  BOOST_TEST(whole.get("content") == value("whole"));
+  BOOST_TEST(whole.get("id") == value("whole-1"));
+  BOOST_TEST_REQUIRE(chunks.size() == 1u);
+  BOOST_TEST(chunks[0].get("type") == value("AIMessageChunk"));
+  check_error([&] { model->stream({human_message("x")}, {}, collect); }, error_code::protocol_error,
+              {"holds no server-sent events", "<html>not an api</html>"});
+}

@@ -320,6 +320,16 @@ scripted_openai_server::reply_outcome scripted_openai_server::answer(
                .to_json() +
            "\n\n";
   out += "data: [DONE]\n\n";
+  if (reply.get("crlf").truthy()) {
+    // Events ending in CRLF pairs, as some servers send them.
+    const std::size_t head = out.find("\r\n\r\n") + 4;
+    std::string events;
+    for (std::size_t i = head; i < out.size(); ++i) {
+      if (out[i] == '\n') events += '\r';
+      events += out[i];
+    }
+    out = out.substr(0, head) + events;
+  }
   send_all(fd, out);
   return reply_outcome::close;
 }

@@ -10,6 +10,7 @@
 //      (content in `chunks`, by default word by word; each call's arguments in two halves);
 //      its id "chatcmpl-N" (N: the request's number on this server), or the reply's "id"
 //      (give ids when several servers answer one conversation: a message id is its identity);
+//      "crlf": true ends the events' lines in CRLF;
 //   {"status": 429, "error": "message", "retry_after": "0"}  an error answer;
 //   {"raw": "text"}  a 200 answer with that body (a malformed answer);
 //   {"stall": true}  reads the request and never answers (until the client hangs up).
