@@ -17,9 +17,9 @@
 // `abort()` (and the destructor) stop the run: the sink drops what comes after, the run is
 // asked to drain (`run_control::request_drain` on `stream_options::control` when the caller
 // gave one, else on a control of its own; its subgraphs obey it too), so it ends at its next
-// step boundary, its checkpoints so far kept, and abort returns once the run's thread ended. C++ cannot cancel a
-// running function: tasks in flight finish (LangGraph's asyncio cancellation stops them at
-// their next await), nothing starts after them.
+// step boundary, its checkpoints so far kept, and abort returns once the run's thread ended. C++
+// cannot cancel a running function: tasks in flight finish (LangGraph's asyncio cancellation stops
+// them at their next await), nothing starts after them.
 
 #include <exception>
 #include <functional>
