@@ -159,6 +159,8 @@ struct run_args {
   bool subgraphs = false;
   /// The embedder of the store the nodes use (not with --head: the head's is the head's).
   embedder_args embedder;
+  /// --model, --model-url, --model-key-env: the chat model of llm.chat nodes, or null.
+  value model;
 };
 
 /// `superstep graph GRAPH.json [--mermaid | --json-schema]`.

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     const cli::thread_args& where = *cli::where_of(cmd);
     for (const auto& p : where.plugins) cluster::load_plugin(p, registry);
     const auto* run = std::get_if<cli::run_args>(&cmd);
+    if (run) registry.set_model_settings(run->model);
     // Only a run uses the store's index; the others read and list with the default. The
     // commands that only read open the database read-only, beside a process that writes.
     const bool reads = std::holds_alternative<cli::state_args>(cmd) ||
