@@ -120,6 +120,9 @@ struct head_args {
   /// The embedder of the store that nodes (here and on workers) use.
   embedder_args embedder;
   link_limits limits;
+  /// --model, --model-url, --model-key-env: the chat model of llm.chat nodes (a head loads
+  /// the specs it runs, so their llm.chat nodes need a model name), or null.
+  value model;
 };
 
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
@@ -131,6 +134,8 @@ struct worker_args {
   std::string key_file;
   std::string name;  ///< how the head's log names this worker (default: host name and pid)
   tls_args tls;
+  /// --model, --model-url, --model-key-env: the chat model of the llm.chat nodes it runs.
+  value model;
 };
 
 /// `superstep run [GRAPH.json] [--input JSON | --resume JSON] [--thread ID] [--checkpoint ID]

@@ -76,7 +76,8 @@ std::shared_ptr<const agents::chat_model> make_model(const function_params& p,
   const value all(settings);
   function_params m(all, {"name", "url", "key_env", "timeout_ms", "max_retries", "extra"});
   if (!m.has("name"))
-    p.fail("model", "no model name: give the node's params a \"model\" or the command --model NAME");
+    p.fail("model",
+           "no model name: give the node's params a \"model\" or the command --model NAME");
   agents::openai_chat_options o;
   o.model = m.string("name");
   if (m.has("url")) o.base_url = m.string("url");
@@ -154,9 +155,10 @@ node_function make_llm_chat(const value& params, const function_registry& regist
     }
     if (prompt) messages.push_back(agents::human_message(prompt->render("llm.chat", state)));
     if (messages.empty())
-      fail_run("llm.chat", "nothing to send: the state has no '" + messages_key +
-                               "' and the node has no prompt",
-               error_code::invalid_argument);
+      fail_run(
+          "llm.chat",
+          "nothing to send: the state has no '" + messages_key + "' and the node has no prompt",
+          error_code::invalid_argument);
     agents::chat_options call = options;
     if (stream) call.stream_to = &ctx;
     value answer = model->invoke(messages, call);
@@ -214,14 +216,14 @@ router_function make_route_by(const value& params) {
     value v = input_field("std.route_by", state, key);
     if (field) {
       if (!v.is_object())
-        fail_run("std.route_by", "'" + key + "' is " + std::string(kind_name(v.kind())) +
-                                     ", not an object with '" + *field + "'",
+        fail_run("std.route_by",
+                 "'" + key + "' is " + std::string(kind_name(v.kind())) + ", not an object with '" +
+                     *field + "'",
                  error_code::type_error);
       v = v.get(*field);
     }
     if (!v.is_string())
-      fail_run("std.route_by",
-               "the destination is " + v.to_json() + ", not a node name (a string)",
+      fail_run("std.route_by", "the destination is " + v.to_json() + ", not a node name (a string)",
                error_code::type_error);
     return v;
   };
@@ -247,10 +249,14 @@ agents::tool calculator_tool() {
     double a = number_arg(args, "a"), b = number_arg(args, "b");
     const std::string op = args.get("op").is_string() ? args.get("op").as_string() : "";
     double r;
-    if (op == "+") r = a + b;
-    else if (op == "-") r = a - b;
-    else if (op == "*") r = a * b;
-    else if (op == "^") r = std::pow(a, b);
+    if (op == "+")
+      r = a + b;
+    else if (op == "-")
+      r = a - b;
+    else if (op == "*")
+      r = a * b;
+    else if (op == "^")
+      r = std::pow(a, b);
     else if (op == "/") {
       if (b == 0) throw agents::tool_exception("division by zero");
       r = a / b;

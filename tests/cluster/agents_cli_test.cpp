@@ -23,8 +23,8 @@ std::string agent_example(const std::string& file) {
 class scripted_server {
  public:
   explicit scripted_server(const std::string& script) {
-    const std::string cmd = "echo $$; exec " + quote(SCRIPTED_SERVER_BIN) + " --script " +
-                            quote(script) + " --port 0";
+    const std::string cmd =
+        "echo $$; exec " + quote(SCRIPTED_SERVER_BIN) + " --script " + quote(script) + " --port 0";
     pipe_ = ::popen(cmd.c_str(), "r");
     BOOST_REQUIRE(pipe_ != nullptr);
     pid_ = std::stoi(line());
@@ -69,9 +69,9 @@ std::string last_text(const value& output) {
 
 BOOST_AUTO_TEST_CASE(router_routes_by_structured_output) {
   scripted_server server(agent_example("router.script.json"));
-  cli_result r = run_cli("run " + quote(agent_example("router.json")) +
-                         " --input '{\"input\": \"Tell me a joke about cats\"}'" +
-                         model_args(server));
+  cli_result r =
+      run_cli("run " + quote(agent_example("router.json")) +
+              " --input '{\"input\": \"Tell me a joke about cats\"}'" + model_args(server));
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   value out = r.last();
   BOOST_TEST(out.get("data").get("decision") == value(object{{"step", "joke"}}));
@@ -137,8 +137,8 @@ BOOST_AUTO_TEST_CASE(supervisor_hands_work_to_two_agents) {
 }
 
 BOOST_AUTO_TEST_CASE(llm_chat_without_a_model_fails_naming_the_node_and_the_option) {
-  cli_result r = run_cli("run " + quote(agent_example("router.json")) +
-                         " --input '{\"input\": \"x\"}'");
+  cli_result r =
+      run_cli("run " + quote(agent_example("router.json")) + " --input '{\"input\": \"x\"}'");
   BOOST_TEST(r.status == 1);
   BOOST_TEST(r.err.find("route") != std::string::npos, r.err);
   BOOST_TEST(r.err.find("--model") != std::string::npos, r.err);
@@ -158,8 +158,7 @@ BOOST_AUTO_TEST_CASE(a_server_that_cannot_be_reached_fails_the_run_naming_the_en
 }
 
 BOOST_AUTO_TEST_CASE(model_options_need_a_value) {
-  cli_result r = run_cli("run " + quote(agent_example("router.json")) +
-                         " --input '{}' --model");
+  cli_result r = run_cli("run " + quote(agent_example("router.json")) + " --input '{}' --model");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err.find("--model needs a value") != std::string::npos, r.err);
 }
