@@ -316,9 +316,11 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
     if (is_help(a))
       return help_request{submit_usage_wanted
                               ? std::string(submit_usage)
-                              : std::string(run_usage) + detail::embedder_usage + run_usage_end};
+                              : std::string(run_usage) + detail::embedder_usage +
+                                    detail::model_usage + run_usage_end};
     if (detail::take_thread_option(a, args, out.where)) continue;
     if (detail::take_embedder_option(a, args, out.embedder)) continue;
+    if (detail::take_model_option(a, args, out.model)) continue;
     if (a == "--input") {
       out.input = read_json_arg(a, args.value_of(a));
     } else if (a == "--resume") {

@@ -131,6 +131,9 @@ struct head_args {
   /// The embedder of the store that nodes (here and on workers) use.
   embedder_args embedder;
   link_limits limits;
+  /// --model, --model-url, --model-key-env: the chat model of llm.chat nodes (a head loads
+  /// the specs it runs, so their llm.chat nodes need a model name), or null.
+  value model;
 };
 
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
@@ -142,6 +145,8 @@ struct worker_args {
   std::string key_file;
   std::string name;  ///< how the head's log names this worker (default: host name and pid)
   tls_args tls;
+  /// --model, --model-url, --model-key-env: the chat model of the llm.chat nodes it runs.
+  value model;
 };
 
 /// `superstep run [GRAPH.json] [--input JSON | --resume JSON] [--thread ID] [--checkpoint ID]
@@ -173,6 +178,8 @@ struct run_args {
   value context;
   /// The embedder of the store the nodes use (not with --head: the head's is the head's).
   embedder_args embedder;
+  /// --model, --model-url, --model-key-env: the chat model of llm.chat nodes, or null.
+  value model;
 };
 
 /// `superstep graph GRAPH.json [--mermaid | --json-schema]`.

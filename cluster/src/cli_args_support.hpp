@@ -58,10 +58,15 @@ void check_embedder(const embedder_args& embedder);
 /// The help text of the embedder options, for the usage of the commands that take them.
 extern const char* const embedder_usage;
 
+/// Takes --model, --model-url and --model-key-env into `out` (an object {"name", "url",
+/// "key_env"}, see function_registry::set_model_settings) when `arg` is one of them.
+bool take_model_option(const std::string& arg, arg_cursor& args, value& out);
+/// The help text of the model options.
+extern const char* const model_usage;
+
 /// Throws usage_error for an argument the command does not take; for an unknown option, the
 /// message suggests the closest options of those `usage` (the command's help text) names.
 [[noreturn]] void unexpected_argument(const std::string& arg, std::string_view usage = {});
-
 
 // The parsers of the commands on stored threads (cli_thread_args.cpp).
 command parse_state(arg_cursor args);

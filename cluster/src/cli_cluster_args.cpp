@@ -141,9 +141,10 @@ command parse_head(arg_cursor args) {
   bool listen = false;
   while (!args.done()) {
     std::string a = args.next();
-    if (is_help(a)) return help_request{std::string(head_usage) + embedder_usage};
+    if (is_help(a)) return help_request{std::string(head_usage) + embedder_usage + model_usage};
     if (take_tls_option(a, args, out.tls)) continue;
     if (take_embedder_option(a, args, out.embedder)) continue;
+    if (take_model_option(a, args, out.model)) continue;
     if (a == "--listen") {
       parse_address(a, args.value_of(a), out.host, out.port);
       listen = true;
@@ -209,8 +210,9 @@ command parse_worker(arg_cursor args) {
   bool join = false;
   while (!args.done()) {
     std::string a = args.next();
-    if (is_help(a)) return help_request{worker_usage};
+    if (is_help(a)) return help_request{std::string(worker_usage) + model_usage};
     if (take_tls_option(a, args, out.tls)) continue;
+    if (take_model_option(a, args, out.model)) continue;
     if (a == "--join") {
       parse_address(a, args.value_of(a), out.host, out.port);
       if (out.port == 0) throw usage_error("--join: the port is 0");

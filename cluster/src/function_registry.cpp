@@ -42,8 +42,18 @@ std::vector<std::string> names_of(const Map& map) {
 }  // namespace
 
 void function_registry::add_node(std::string name, node_factory factory) {
+  if (registry_nodes_.count(name))
+    throw error(error_code::invalid_argument, "node function '" + name + "' is already registered");
   add_unique(nodes_, std::move(name), std::move(factory), "node function");
 }
+
+void function_registry::add_registry_node(std::string name, registry_node_factory factory) {
+  if (nodes_.count(name))
+    throw error(error_code::invalid_argument, "node function '" + name + "' is already registered");
+  add_unique(registry_nodes_, std::move(name), std::move(factory), "node function");
+}
+
+void function_registry::add_tool(agents::tool t) { tools_.add(std::move(t)); }
 
 void function_registry::add_router(std::string name, router_factory factory) {
   add_unique(routers_, std::move(name), std::move(factory), "router");
@@ -62,7 +72,7 @@ void function_registry::add_reducer(std::string name, channels::reducer reducer)
 }
 
 bool function_registry::has_node(std::string_view name) const noexcept {
-  return nodes_.find(name) != nodes_.end();
+  return nodes_.find(name) != nodes_.end() || registry_nodes_.find(name) != registry_nodes_.end();
 }
 
 bool function_registry::has_router(std::string_view name) const noexcept {
@@ -74,6 +84,7 @@ bool function_registry::has_reducer(std::string_view name) const noexcept {
 }
 
 node_function function_registry::make_node(std::string_view name, const value& params) const {
+  if (auto r = registry_nodes_.find(name); r != registry_nodes_.end()) return r->second(params, *this);
   auto it = nodes_.find(name);
   if (it == nodes_.end() && allow_missing_) {
     return [fn = std::string(name)](const value&, node_context&) -> value {
@@ -136,7 +147,13 @@ const channels::reducer& function_registry::reducer(std::string_view name) const
   return it->second;
 }
 
-std::vector<std::string> function_registry::node_names() const { return names_of(nodes_); }
+std::vector<std::string> function_registry::node_names() const {
+  std::vector<std::string> out = names_of(nodes_);
+  const auto more = names_of(registry_nodes_);
+  out.insert(out.end(), more.begin(), more.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 std::vector<std::string> function_registry::router_names() const { return names_of(routers_); }
 std::vector<std::string> function_registry::reducer_names() const { return names_of(reducers_); }
 

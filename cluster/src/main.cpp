@@ -51,10 +51,12 @@ int main(int argc, char** argv) {
     if (const cli::thread_args* where = cli::where_of(cmd); where && !where->head.empty())
       return net::run_on_head(cmd);
     if (auto* head = std::get_if<cli::head_args>(&cmd)) {
+      registry.set_model_settings(head->model);
       for (const auto& p : head->plugins) cluster::load_plugin(p, registry);
       return net::run_head(*head, registry);
     }
     if (auto* worker = std::get_if<cli::worker_args>(&cmd)) {
+      registry.set_model_settings(worker->model);
       for (const auto& p : worker->plugins) cluster::load_plugin(p, registry);
       return net::run_worker(*worker, registry);
     }
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     const cli::thread_args& where = *cli::where_of(cmd);
     for (const auto& p : where.plugins) cluster::load_plugin(p, registry);
     const auto* run = std::get_if<cli::run_args>(&cmd);
+    if (run) registry.set_model_settings(run->model);
     // Only a run uses the store's index; the others read and list with the default. The
     // commands that only read open the database read-only, beside a process that writes.
     const bool reads = std::holds_alternative<cli::state_args>(cmd) ||

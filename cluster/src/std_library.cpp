@@ -216,6 +216,7 @@ void register_std_library(function_registry& registry) {
   registry.add_node("std.map", make_map);
   registry.add_node("std.sum", make_sum);
   detail::register_std_flow(registry);
+  detail::register_std_agents(registry);
 }
 
 }  // namespace superstep::cluster

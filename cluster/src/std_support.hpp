@@ -27,4 +27,7 @@ bool wrap_in_list(const function_params& p);
 /// Registers the std nodes with effects or routing and the std routers (std_flow.cpp).
 void register_std_flow(function_registry& registry);
 
+/// Registers llm.chat, tools.run, tools.route, std.route_by and the std tools (std_agents.cpp).
+void register_std_agents(function_registry& registry);
+
 }  // namespace superstep::cluster::detail

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "superstep/agents/tool.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/core/value.hpp"
@@ -25,6 +26,14 @@ using router_factory = std::function<router_function(const value& params)>;
 /// that holds at least "dims", the length of the vectors it must return (the store checks).
 /// Throws `invalid_param` or `superstep::error` when the params are missing or malformed.
 using embedder_factory = std::function<storage::embed_fn(const value& params)>;
+
+class function_registry;
+
+/// Makes a node function from its params with the registry at hand: nodes that call a model
+/// or tools (`llm.chat`, `tools.run`) find the registry's tools and model settings there.
+/// Errors as `node_factory`.
+using registry_node_factory =
+    std::function<node_function(const value& params, const function_registry& registry)>;
 
 /// The named functions a graph spec may refer to: node factories, router factories and
 /// reducers; and the embedders that index the store for semantic search.
@@ -47,7 +56,22 @@ class function_registry {
   void add_router(std::string name, router_factory factory);
   void add_reducer(std::string name, channels::reducer reducer);
   void add_embedder(std::string name, embedder_factory factory);
+  /// A node whose factory also gets the registry (see registry_node_factory). Its name is
+  /// unique among all node functions.
+  void add_registry_node(std::string name, registry_node_factory factory);
+  /// A tool that `llm.chat` nodes may offer a model and `tools.run` nodes run, by its name
+  /// (which models see: [A-Za-z0-9_-]). Throws `superstep::error` (invalid_argument) when
+  /// its name is empty, taken, or it has no function.
+  void add_tool(agents::tool t);
+  /// The tools registered by name.
+  const agents::tool_registry& tools() const noexcept { return tools_; }
+  /// The chat model the command line gives (`--model`, `--model-url`, `--model-key-env`):
+  /// an object {"name", "url", "key_env"} (fields absent when not given), or null. `llm.chat`
+  /// nodes take these fields over their own "model" params.
+  void set_model_settings(value settings) { model_settings_ = std::move(settings); }
+  const value& model_settings() const noexcept { return model_settings_; }
 
+  /// True for nodes of `add_node` and of `add_registry_node`.
   bool has_node(std::string_view name) const noexcept;
   bool has_router(std::string_view name) const noexcept;
   /// True for registered and built-in reducers.
@@ -94,6 +118,9 @@ class function_registry {
   bool allow_missing_ = false;
   // Last, so that node libraries built before embedders find the members they use in place.
   std::map<std::string, embedder_factory, std::less<>> embedders_;
+  std::map<std::string, registry_node_factory, std::less<>> registry_nodes_;
+  agents::tool_registry tools_;
+  value model_settings_;
 };
 
 }  // namespace superstep::cluster

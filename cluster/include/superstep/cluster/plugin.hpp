@@ -3,7 +3,9 @@
 // Writing a node library: a shared object that a worker (or `superstep run`) loads with
 // --plugin LIB.so. It defines one C entry point, through SUPERSTEP_PLUGIN, that fills the
 // registry it is given with node functions, routers, reducers and embedders (for the store's
-// semantic search: `superstep store|run|head --plugin LIB.so --embedder NAME`):
+// semantic search: `superstep store|run|head --plugin LIB.so --embedder NAME`) and tools
+// (for `llm.chat` and `tools.run` nodes: `registry.add_tool(superstep::agents::tool{...})`,
+// see superstep/agents/tool.hpp):
 //
 //   #include "superstep/cluster/plugin.hpp"
 //   SUPERSTEP_PLUGIN(registry) {
@@ -22,7 +24,7 @@
 #include "superstep/core/error.hpp"
 
 /// Bumped whenever the registry or the types it carries change incompatibly.
-#define SUPERSTEP_PLUGIN_ABI 1
+#define SUPERSTEP_PLUGIN_ABI 2
 
 /// The entry point's name, as the loader looks it up.
 #define SUPERSTEP_PLUGIN_ENTRY "superstep_plugin_register"

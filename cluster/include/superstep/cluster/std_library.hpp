@@ -27,6 +27,14 @@ namespace superstep::cluster {
 /// - std.interrupt validates its params but raises invalid_argument when run: interrupt()
 ///   needs a checkpointer and arrives with persistence.
 ///
+/// Agents (std_agents.cpp; examples/specs/README.md documents their params): the nodes
+/// llm.chat (a chat-model call over the state's messages: model settings under the registry's
+/// `model_settings`, system and prompt templates, tools by name, structured output by JSON
+/// schema) and tools.run (runs the last AI message's tool calls with the registry's tools);
+/// the routers tools.route (to the tools node or END) and std.route_by (to the node a state
+/// key names); the tools calculator, save_memory and search_memory (the store's namespace
+/// ("memories", configurable.user_id or "default")).
+///
 /// Registering twice into one registry throws (names are unique).
 void register_std_library(function_registry& registry);
 
