@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <random>
+#include <stop_token>
 #include <thread>
 
 #include "stream_messages.hpp"
@@ -191,6 +194,7 @@ class current_task_scope {
 void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
+  ctx.throw_if_cancelled();  // a retry does not start once the task is cancelled
   ctx.reset_attempt();
   ctx.start_clock(ctx.timeout_of(node));
   value& out = task.output;
@@ -209,7 +213,8 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     from_child = true;
   }
   // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
-  // would have cancelled it there, so its result is dropped.
+  // would have cancelled it there, so its result is dropped. A node that returns once its
+  // task is cancelled finished before it saw it: its result stands.
   ctx.check_timeout();
   const bool messages = !node.hidden && !from_child && ctx.run().wants(stream_mode::messages);
   if (messages) out = with_message_ids(ctx, out);
@@ -258,6 +263,8 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
     // leave the task as they are: never retried, nor handled by an error handler.
     if (failure->code() == error_code::parent_command || failure->code() == error_code::drained)
       return failure;
+    // A cancelled task stops (LangGraph's CancelledError ends the task's coroutine).
+    if (ctx.cancelled()) return failure;
     // The first policy whose retry_on matches decides; the attempts count across policies.
     const retry_policy* matching = nullptr;
     for (const auto& p : node.retry)
@@ -286,9 +293,18 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   const pregel_node* handler =
       node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
   std::optional<error> failure;
+  if (ctx.cancelled()) {
+    // Cancelled before it started (a failed sibling, a timeout, a cancelled run): it does
+    // not run at all, as a queued asyncio task cancelled before its first step.
+    task.writes.clear();
+    task.error = task_error{error_code::cancelled, "task '" + task.name + "' (" + task.id +
+                                                       ") was cancelled before it started"};
+    task.done = true;
+    return;
+  }
   if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
   if (failure && handler && failure->code() != error_code::parent_command &&
-      failure->code() != error_code::drained)
+      failure->code() != error_code::drained && !ctx.cancelled())
     task.handled_error = task_error{failure->code(), failure->what()};
   if (task.handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):
@@ -307,6 +323,20 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
 }  // namespace superstep::detail
 
 namespace superstep {
+
+void node_context::throw_if_cancelled() const {
+  if (!cancelled()) return;
+  throw error(error_code::cancelled,
+              "task '" + std::string(node()) + "' (" + std::string(task_id()) + ") was cancelled");
+}
+
+void node_context::sleep_for(std::chrono::duration<double, std::milli> d) const {
+  std::mutex m;
+  std::condition_variable_any cv;
+  std::unique_lock lock(m);
+  (void)cv.wait_for(lock, stop_token(), d, [] { return false; });
+  throw_if_cancelled();
+}
 
 value node_context::push_message(value, std::string_view) {
   throw error(error_code::invalid_argument, "push_message: this node context cannot write state");

@@ -86,11 +86,13 @@ class call_context : public node_context {
   /// caller. Prefer `t(ctx, input)`.
   virtual future call(const task& t, value input) = 0;
 
-  /// Set once the caller cancelled this task call (`future::cancel()`); never for an
-  /// entrypoint's own function. A function that runs long should stop soon once it is: poll
-  /// `stop_requested()`, wait with it (`std::condition_variable_any::wait(lock, token, pred)`),
-  /// or call `check_cancelled()`. What it returns after is dropped.
-  virtual std::stop_token stop_token() const noexcept = 0;
+  /// Set once the caller cancelled this task call (`future::cancel()`), or the run cancels the
+  /// entrypoint's task (node_context::stop_token: a cancelled run, a step timeout, a failed
+  /// sibling), which cancels its calls too. A function that runs long should stop soon once
+  /// it is: poll `stop_requested()`, wait with it (`std::condition_variable_any::wait(lock,
+  /// token, pred)`, `sleep_for`), or call `check_cancelled()`. What it returns after is
+  /// dropped.
+  std::stop_token stop_token() const noexcept override = 0;
   /// Throws error(cancelled) naming the call when it was cancelled; else does nothing.
   virtual void check_cancelled() const = 0;
 
