@@ -194,7 +194,7 @@ class current_task_scope {
 void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
-  ctx.throw_if_cancelled();  // a retry does not start once the task is cancelled
+  if (ctx.node_attempt() > 1) ctx.throw_if_cancelled();  // no retry once cancelled
   ctx.reset_attempt();
   ctx.start_clock(ctx.timeout_of(node));
   value& out = task.output;
@@ -264,7 +264,7 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
     if (failure->code() == error_code::parent_command || failure->code() == error_code::drained)
       return failure;
     // A cancelled task stops (LangGraph's CancelledError ends the task's coroutine).
-    if (ctx.cancelled()) return failure;
+    if (failure->code() == error_code::cancelled && ctx.cancelled()) return failure;
     // The first policy whose retry_on matches decides; the attempts count across policies.
     const retry_policy* matching = nullptr;
     for (const auto& p : node.retry)
@@ -292,19 +292,14 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   const pregel_node& node = g.nodes[task.node];
   const pregel_node* handler =
       node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
+  // A task that starts once its step is cancelled still runs (LangGraph's asyncio tasks all
+  // start; a pool here may start some late): one that watches its stop token stops at once,
+  // as an asyncio task at its first await.
   std::optional<error> failure;
-  if (ctx.cancelled()) {
-    // Cancelled before it started (a failed sibling, a timeout, a cancelled run): it does
-    // not run at all, as a queued asyncio task cancelled before its first step.
-    task.writes.clear();
-    task.error = task_error{error_code::cancelled, "task '" + task.name + "' (" + task.id +
-                                                       ") was cancelled before it started"};
-    task.done = true;
-    return;
-  }
   if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
+  const bool cancelled = failure && failure->code() == error_code::cancelled && ctx.cancelled();
   if (failure && handler && failure->code() != error_code::parent_command &&
-      failure->code() != error_code::drained && !ctx.cancelled())
+      failure->code() != error_code::drained && !cancelled)
     task.handled_error = task_error{failure->code(), failure->what()};
   if (task.handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):

@@ -122,8 +122,10 @@ class node_context {
   /// `throw_if_cancelled()` where it may stop, or waits with the token
   /// (`std::condition_variable_any::wait(lock, token, pred)`, `sleep_for`), and throws the
   /// error they throw on. A task that returns normally finished first: its result stands. A
-  /// task cancelled before it started does not run. A never-stopping token where the task
-  /// cannot be cancelled (nodes hosted by another process).
+  /// task that starts once its step is cancelled (a pool starts some late) still runs, its
+  /// token stopped; a cancelled task is not retried, nor handed to its error handler. A
+  /// never-stopping token where the task cannot be cancelled (nodes hosted by another
+  /// process).
   virtual std::stop_token stop_token() const noexcept { return {}; }
   /// Whether this task was cancelled (see `stop_token`).
   bool cancelled() const noexcept { return stop_token().stop_requested(); }
