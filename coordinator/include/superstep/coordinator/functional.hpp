@@ -53,7 +53,12 @@
 //   error(cancelled)); its function, told through `call_context::stop_token()`, is expected
 //   to stop soon (its return value or error is then dropped: nothing saved, cached or
 //   streamed, so a resumed entrypoint runs the call again); the step still waits for it to
-//   end. A cancelled call never fails its entrypoint.
+//   end. A cancelled call never fails its entrypoint. Cancelling the run (a run_control's
+//   request_cancel, a stream sink's stream_stop, a step timeout, a failed sibling) cancels
+//   its calls likewise; a caller waiting on one gets error(cancelled).
+// - The run's config["max_concurrency"] holds for the calls an entrypoint makes (those beyond
+//   it wait for a place); calls made by calls are not held back, so a call waiting on its own
+//   calls cannot deadlock.
 
 #include <cstdint>
 #include <memory>
