@@ -84,6 +84,14 @@ std::optional<std::int64_t> parse_recursion_limit(const spec_node& root) {
   return limit;
 }
 
+std::optional<double> parse_step_timeout(const spec_node& root) {
+  if (!root.has("step_timeout_ms")) return std::nullopt;
+  spec_node n = root.field("step_timeout_ms");
+  double ms = n.expect_number();
+  if (!(ms > 0)) n.fail("must be greater than 0");
+  return ms;
+}
+
 loaded_graph load_spec_at(const spec_node& root, const function_registry& registry,
                           const runtime_options& options) {
   root.expect_object();

@@ -33,5 +33,7 @@ std::shared_ptr<pregel> load_subgraph_at(const spec_node& node, const function_r
 retry_policy parse_retry(const spec_node& retry);
 /// The root's "recursion_limit", if any.
 std::optional<std::int64_t> parse_recursion_limit(const spec_node& root);
+/// The root's "step_timeout_ms" (pregel_graph::step_timeout_ms), if any; above 0.
+std::optional<double> parse_step_timeout(const spec_node& root);
 
 }  // namespace superstep::cluster::detail

@@ -100,7 +100,7 @@ class pregel_loader {
   loaded_graph load(const runtime_options& runtime) {
     runtime_ = &runtime;
     root_.expect_object({"spec", "name", "channels", "nodes", "input", "output", "interrupt_before",
-                         "interrupt_after", "recursion_limit"});
+                         "interrupt_after", "recursion_limit", "step_timeout_ms"});
     if (root_.has("name")) graph_.name = root_.field("name").expect_string();
     load_channels();
     load_nodes();
@@ -117,6 +117,7 @@ class pregel_loader {
       graph_.interrupt_after = nodes_at(root_.field("interrupt_after"));
     draw_edges();
     loaded_.recursion_limit = parse_recursion_limit(root_);
+    graph_.step_timeout_ms = parse_step_timeout(root_);
     loaded_.graph = std::make_shared<pregel>(std::move(graph_), runtime);
     return std::move(loaded_);
   }

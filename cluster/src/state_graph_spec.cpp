@@ -29,7 +29,7 @@ class state_graph_loader {
     runtime_ = &runtime;
     root_.expect_object({"spec", "name", "title", "state", "input", "output", "nodes", "edges",
                          "conditional_edges", "interrupt_before", "interrupt_after",
-                         "recursion_limit"});
+                         "recursion_limit", "step_timeout_ms"});
     compile_options options;
     options.checkpointer = runtime.checkpointer;
     options.mode = runtime.mode;
@@ -50,6 +50,7 @@ class state_graph_loader {
     if (root_.has("interrupt_after"))
       options.interrupt_after = interrupt_nodes_at(root_.field("interrupt_after"));
     loaded_.recursion_limit = parse_recursion_limit(root_);
+    options.step_timeout_ms = parse_step_timeout(root_);
     loaded_.graph = builder_.compile(std::move(options));
     return std::move(loaded_);
   }

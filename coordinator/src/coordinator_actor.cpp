@@ -63,6 +63,12 @@ struct coordinator_state {
   std::optional<std::chrono::steady_clock::time_point> starved_since;
   // Per node actor: the channel versions its replica holds, in this run.
   std::unordered_map<caf::actor_addr, std::unordered_map<std::string, channel_version>> synced;
+  // The run's max_concurrency (0: none): the step's tasks wait here, one per chunk, and are
+  // sent while fewer than that many are out.
+  std::size_t cap = 0;
+  std::size_t capped_out = 0;
+  std::size_t capped_sent = 0;  // round robin over a node's local actors
+  std::deque<chunk> capped;
 };
 
 // The coordinator's protocol, checked by the compiler: the run's start, node actors' results
@@ -204,6 +210,26 @@ void pump_all(coordinator_actor* self) {
 
 void next_step(coordinator_actor* self);
 
+// Sends the step's waiting tasks while fewer than max_concurrency are out (LangGraph's
+// semaphore around a step's tasks); a remote one joins its node's queue.
+void release_capped(coordinator_actor* self) {
+  auto& st = self->state;
+  while (!st.capped.empty() && st.capped_out < st.cap) {
+    chunk c = std::move(st.capped.front());
+    st.capped.pop_front();
+    st.capped_out += c.slots.size();
+    if (st.directory && st.directory->instances(c.node)) {
+      const std::uint32_t node = c.node;
+      st.waiting[node].push_back(std::move(c));
+      pump(self, node);
+      if (st.failing || self->getf(caf::abstract_actor::is_terminated_flag)) return;
+      continue;
+    }
+    const auto& instances = st.pool->instances(c.node);
+    send_local(self, instances[st.capped_sent++ % instances.size()], std::move(c));
+  }
+}
+
 // Ends the step at the barrier and starts the next one, or finishes the run.
 void commit_and_continue(coordinator_actor* self) {
   auto& st = self->state;
@@ -245,6 +271,17 @@ void next_step(coordinator_actor* self) {
   if (st.progress && st.step_tasks > 1) (*st.progress)(header.step, 0, st.step_tasks);
   st.starved_since.reset();
   st.dead.clear();  // a worker that went away may be back (same actor addresses)
+  st.cap = st.loop->max_concurrency();
+  if (st.cap && runnable.size() > st.cap) {
+    // One task per batch, in task order, at most max_concurrency out at once.
+    st.capped.clear();
+    st.capped_out = 0;
+    for (std::uint32_t i : runnable) st.capped.push_back(chunk{st.loop->tasks()[i].node, {i}});
+    st.pending = static_cast<std::uint32_t>(runnable.size());
+    release_capped(self);
+    return;
+  }
+  st.cap = 0;
   for (auto& [node, slots] : by_node) {
     std::optional<std::vector<actors::node_actor>> remote;
     if (st.directory) remote = st.directory->instances(node);
@@ -364,6 +401,7 @@ coordinator_protocol::behavior_type coordinator(
   st.loop = loop;
   st.header.local_forward = std::move(local_forward);
   st.header.local_hooks = loop->shared().hooks;
+  st.header.local_stop = loop->shared().cancel;
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;
@@ -406,9 +444,14 @@ coordinator_protocol::behavior_type coordinator(
                 caf::actor_cast<caf::actor_addr>(self->current_sender()) != it->second.to.address())
               return;
           }
+          const std::size_t returned = done.tasks.size();
           auto node = take_results(self, done);
           if (--st.pending > 0) {
             if (node) pump(self, *node);
+            if (st.cap) {
+              st.capped_out -= std::min(st.capped_out, returned);
+              release_capped(self);
+            }
             return;
           }
           commit_and_continue(self);

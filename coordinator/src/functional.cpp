@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "run_cancel.hpp"
 #include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
@@ -37,6 +38,21 @@ struct future::state {
   std::stop_source stop;  // requested when the call is cancelled
   value result;
   std::exception_ptr failure;
+  // Cancels the call when its run cancels the entrypoint's task (run_cancel.hpp).
+  std::optional<std::stop_callback<std::function<void()>>> with_run;
+
+  // As future::cancel: true when this cancelled the call.
+  bool cancel() {
+    {
+      std::lock_guard lock(m);
+      if (finished || completing) return false;
+      cancelled = finished = true;
+      failure = std::make_exception_ptr(cancelled_error());
+    }
+    stop.request_stop();
+    cv.notify_all();
+    return true;
+  }
 
   // Claims the call's outcome for its thread before it is saved or streamed: false when the
   // call was cancelled (its outcome is dropped).
@@ -78,15 +94,7 @@ bool future::done() const {
 
 bool future::cancel() {
   if (!state_) return false;
-  {
-    std::lock_guard lock(state_->m);
-    if (state_->finished || state_->completing) return false;
-    state_->cancelled = state_->finished = true;
-    state_->failure = std::make_exception_ptr(state_->cancelled_error());
-  }
-  state_->stop.request_stop();
-  state_->cv.notify_all();
-  return true;
+  return state_->cancel();
 }
 
 bool future::cancelled() const {
@@ -121,7 +129,13 @@ class call_ctx;
 // of calls that interrupted, and the answers of this resume meant for them.
 class call_registry {
  public:
-  explicit call_registry(detail::task_context& root) : root_(root) {}
+  explicit call_registry(detail::task_context& root) : root_(root) {
+    // The run's max_concurrency holds for the calls the entrypoint makes (as LangGraph's
+    // executor semaphore); calls made by calls are not held back, so a call waiting on the
+    // calls it made never waits for its own place.
+    const value& mc = root.config().get("max_concurrency");
+    if (mc.is_int() && mc.as_int() > 0) gate_.emplace(static_cast<std::size_t>(mc.as_int()));
+  }
   ~call_registry() { join_all(); }
 
   // Reads what the entrypoint's checkpoint holds of earlier runs of this step and takes the
@@ -177,6 +191,7 @@ class call_registry {
   std::unordered_map<std::string, value> saved_results_;  // call id -> its __return__
   std::unordered_map<std::string, list> saved_resume_;    // call id -> its resume values
   std::unordered_map<std::string, list> answers_;         // interrupt id -> new answers
+  std::optional<detail::task_gate> gate_;                 // max_concurrency of the calls
 };
 
 // The context of the entrypoint's function or of one task call. A call runs on a task
@@ -216,9 +231,12 @@ class call_ctx final : public call_context {
   void heartbeat() noexcept override { inner_->heartbeat(); }
   void check_timeout() const override { inner_->check_timeout(); }
   const value& previous() const noexcept override { return previous_; }
-  std::stop_token stop_token() const noexcept override { return stop_; }
+  // A call's own (cancelled by its caller, or with the run); the entrypoint's: its task's.
+  std::stop_token stop_token() const noexcept override {
+    return own_ctx_ ? stop_ : inner_->stop_token();
+  }
   void check_cancelled() const override {
-    if (stop_.stop_requested())
+    if (stop_token().stop_requested())
       throw error(error_code::cancelled, "task call '" + std::string(inner_->node()) + "' (" +
                                              std::string(inner_->task_id()) + ") was cancelled");
   }
@@ -357,11 +375,17 @@ future call_registry::start(const task& t, value input, const std::string& paren
     if (auto a = answers_.find(detail::interrupt_id(r.checkpoint_ns, st->id)); a != answers_.end())
       resume.insert(resume.end(), a->second.begin(), a->second.end());
   }
+  // Cancelling the run cancels its calls (future::cancel): their callers stop waiting.
+  if (std::stop_token run_stop = root_.stop_token(); run_stop.stop_possible())
+    st->with_run.emplace(std::move(run_stop),
+                         std::function<void()>([raw = st.get()] { (void)raw->cancel(); }));
+  const bool gated = gate_ && parent_id == root_.task_id();
   std::lock_guard lock(m_);
   calls_.push_back(st);
   threads_.emplace_back([this, t, input = std::move(input), st, resume = std::move(resume),
-                         cache_key = std::move(cache_key)]() mutable {
+                         cache_key = std::move(cache_key), gated]() mutable {
     try {
+      auto place = gated ? gate_->enter(st->stop.get_token()) : detail::task_gate::place();
       run_call(t, std::move(input), st, std::move(resume), cache_key);
     } catch (...) {  // nothing may leave a thread; the caller sees it as the call's error
       st->finish(value(), std::current_exception());

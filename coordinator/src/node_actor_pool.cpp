@@ -41,6 +41,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
     shared.sink = &sink;
     shared.sink_mutex = &m;
     shared.hooks = std::static_pointer_cast<const run_hooks>(h.local_hooks);
+    shared.cancel = h.local_stop;
     for (auto& t : tasks) {
       task_context ctx(shared, t, h.step, replica);
       run_task(*g, t, ctx);

@@ -54,6 +54,8 @@ void validate(const pregel_graph& g) {
       throw error(error_code::invalid_graph, "node '" + n.name + "' reads one channel but names " +
                                                  std::to_string(n.reads.size()));
   }
+  if (g.step_timeout_ms && !(*g.step_timeout_ms > 0))
+    throw error(error_code::invalid_graph, "step_timeout must be greater than 0");
   if (g.input_channels.empty())
     throw error(error_code::invalid_graph, "graph has no input channels");
   for (const auto& c : g.input_channels) need_channel(c, "input");
@@ -74,10 +76,19 @@ std::uint32_t mode_bits(const std::vector<stream_mode>& modes) {
 value run_sync(detail::run_loop& loop, task_executor& executor, const value& input) {
   return loop.run(input,
                   [&](std::vector<pregel_task>& tasks, const std::vector<std::uint32_t>& todo) {
+                    // max_concurrency: the tasks past it wait for a place (LangGraph's
+                    // semaphore), or until the run cancels them.
+                    std::optional<detail::task_gate> gate;
+                    if (loop.max_concurrency() && loop.max_concurrency() < todo.size())
+                      gate.emplace(loop.max_concurrency());
                     executor.run_batch(todo.size(), [&](std::size_t i) {
                       pregel_task& t = tasks[todo[i]];
                       detail::task_context ctx(loop.shared(), t, loop.step(), loop.channels());
-                      detail::run_task(loop.graph(), t, ctx);
+                      {
+                        auto place =
+                            gate ? gate->enter(ctx.stop_token()) : detail::task_gate::place();
+                        detail::run_task(loop.graph(), t, ctx);
+                      }
                       loop.task_finished(t);
                     });
                   });
@@ -226,11 +237,29 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.config = config.is_null() ? value(object{}) : config;
   shared.modes = sink ? mode_bits(options.modes) : 0;
   shared.subgraphs = options.subgraphs;
+  // A sink that throws stream_stop closes the stream: it gets nothing more, and the run is
+  // cancelled (its calls never overlap, so `closed` needs no lock).
+  detail::run_loop* running = nullptr;  // set once the loop exists, before any event
+  bool closed = false;
+  stream_sink closable;
+  if (sink)
+    closable = [&](const stream_event& e) {
+      if (closed) return;
+      try {
+        sink(e);
+      } catch (const stream_stop&) {
+        closed = true;
+        if (running)
+          running->cancellation().cancel(
+              error(error_code::cancelled, "run cancelled: its stream was closed by its sink"));
+      }
+    };
   // The `messages` stream's messages from node outputs are deduplicated run-wide, subgraphs'
   // included (stream_messages.hpp).
-  const stream_sink filtered =
-      sink && shared.wants(stream_mode::messages) ? detail::dedupe_messages(sink) : stream_sink();
-  shared.sink = filtered ? &filtered : sink ? &sink : nullptr;
+  const stream_sink filtered = closable && shared.wants(stream_mode::messages)
+                                   ? detail::dedupe_messages(closable)
+                                   : stream_sink();
+  shared.sink = filtered ? &filtered : closable ? &closable : nullptr;
   shared.sink_mutex = &sink_mutex;
   shared.store = options_.store.get();
   shared.cache = options_.cache.get();
@@ -242,7 +271,9 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
     hooks->node_finished = options.node_finished;
     shared.hooks = std::move(hooks);
   }
+  if (options.control) shared.cancel = options.control->cancel_token();
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
+  running = &loop;
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);
   detail::actor_run run{impl_->actor_pool(graph_, options_), options_.directory.get(),
@@ -291,6 +322,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.resume = ctx->task().resume;
   shared.replay = up.replay;
   shared.hooks = up.hooks;
+  shared.cancel = up.cancel;  // cancelling the parent task cancels the subgraph's run
   detail::run_loop loop(graph_, impl_->index, shared.saver, shared);
   value out;
   try {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <random>
+#include <stop_token>
 #include <thread>
 
 #include "stream_messages.hpp"
@@ -205,6 +208,7 @@ class current_task_scope {
 void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   task.writes.clear();
   task.writes.reserve(node.writers.size() + 1);
+  if (ctx.node_attempt() > 1) ctx.throw_if_cancelled();  // no retry once cancelled
   ctx.reset_attempt();
   ctx.start_clock(ctx.timeout_of(node));
   value& out = task.output;
@@ -223,7 +227,8 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     from_child = true;
   }
   // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
-  // would have cancelled it there, so its result is dropped.
+  // would have cancelled it there, so its result is dropped. A node that returns once its
+  // task is cancelled finished before it saw it: its result stands.
   ctx.check_timeout();
   const bool messages = !node.hidden && !from_child && ctx.run().wants(stream_mode::messages);
   if (messages) out = with_message_ids(ctx, out);
@@ -272,6 +277,8 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
     // leave the task as they are: never retried, nor handled by an error handler.
     if (failure->code() == error_code::parent_command || failure->code() == error_code::drained)
       return failure;
+    // A cancelled task stops (LangGraph's CancelledError ends the task's coroutine).
+    if (failure->code() == error_code::cancelled && ctx.cancelled()) return failure;
     // The first policy whose retry_on matches decides; the attempts count across policies.
     const retry_policy* matching = nullptr;
     for (const auto& p : node.retry)
@@ -299,10 +306,14 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   const pregel_node& node = g.nodes[task.node];
   const pregel_node* handler =
       node.error_handler.empty() ? nullptr : node_named(g, node.error_handler);
+  // A task that starts once its step is cancelled still runs (LangGraph's asyncio tasks all
+  // start; a pool here may start some late): one that watches its stop token stops at once,
+  // as an asyncio task at its first await.
   std::optional<error> failure;
   if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
+  const bool cancelled = failure && failure->code() == error_code::cancelled && ctx.cancelled();
   if (failure && handler && failure->code() != error_code::parent_command &&
-      failure->code() != error_code::drained)
+      failure->code() != error_code::drained && !cancelled)
     task.handled_error = task_error{failure->code(), failure->what()};
   if (task.handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):
@@ -321,6 +332,20 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
 }  // namespace superstep::detail
 
 namespace superstep {
+
+void node_context::throw_if_cancelled() const {
+  if (!cancelled()) return;
+  throw error(error_code::cancelled,
+              "task '" + std::string(node()) + "' (" + std::string(task_id()) + ") was cancelled");
+}
+
+void node_context::sleep_for(std::chrono::duration<double, std::milli> d) const {
+  std::mutex m;
+  std::condition_variable_any cv;
+  std::unique_lock lock(m);
+  (void)cv.wait_for(lock, stop_token(), d, [] { return false; });
+  throw_if_cancelled();
+}
 
 value node_context::push_message(value, std::string_view) {
   throw error(error_code::invalid_argument, "push_message: this node context cannot write state");

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ struct run_shared {
   thread_runs::slot* run_slot = nullptr;
   const std::function<bool()>* stop_asked = nullptr;  // stream_options::stop (top level only)
   std::shared_ptr<const run_hooks> hooks;             // null: the run's owner gave none
+  // Stopped when the run loop cancels its tasks (run_cancel.hpp); before the loop exists, the
+  // token it links to (the parent run's, or run_control's).
+  std::stop_token cancel;
 
   bool wants(stream_mode m) const noexcept { return modes & (1u << static_cast<unsigned>(m)); }
   void emit(stream_mode m, value data) const;
@@ -126,6 +130,7 @@ class task_context final : public node_context, public write_scope {
     if (timeout_) touch();
   }
   void check_timeout() const override;
+  std::stop_token stop_token() const noexcept override { return run_.cancel; }
   /// Starts the clocks of an attempt run under `policy` (null: no timeout).
   void start_clock(const timeout_policy* policy) noexcept {
     timeout_ = policy;

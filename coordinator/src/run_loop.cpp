@@ -55,6 +55,16 @@ value single_update(const std::vector<std::string>& state_channels, const pregel
 run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
                    checkpoint_saver* saver, run_shared& shared)
     : g_(graph), index_(index), saver_(saver), shared_(shared) {
+  // The run's tasks watch its own cancellation, which the token its owner gave (run_control's
+  // at the top level, the parent run's in a subgraph) stops too.
+  std::shared_ptr<const run_hooks> hooks = shared_.ns.empty() ? shared_.hooks : nullptr;
+  cancel_ = std::make_unique<run_cancel>(shared_.cancel, [hooks] {
+    if (hooks && hooks->control)
+      return error(error_code::cancelled,
+                   "run cancelled: " + hooks->control->cancel_reason().value_or("cancelled"));
+    return error(error_code::cancelled, "the run was cancelled with its parent task");
+  });
+  shared_.cancel = cancel_->token();
   output_set_.insert(g_.output_channels.begin(), g_.output_channels.end());
   // What `values` and `updates` stream: the stream channels (LangGraph's stream_channels, all
   // channels unless given; StateGraph: every state key), apart from what the run returns.
@@ -79,6 +89,12 @@ void run_loop::begin(const value& given) {
     if (!rl->is_int() || rl->as_int() < 1)
       throw error(error_code::invalid_argument, "recursion_limit must be a positive integer");
     limit_ = rl->as_int();
+  }
+  if (const value* mc = cfg.find("max_concurrency"); mc && !mc->is_null()) {
+    if (!mc->is_int() || mc->as_int() < 0)
+      throw error(error_code::invalid_argument,
+                  "max_concurrency must be a positive integer, not " + mc->to_json());
+    max_concurrency_ = static_cast<std::size_t>(mc->as_int());  // 0, as None: no limit
   }
   if (const value* d = cfg.find("durability"); d && !d->is_null()) {
     const std::string mode = d->is_string() ? d->as_string() : d->to_json();
@@ -293,6 +309,7 @@ void run_loop::enter_through_subgraph(const std::string& ns) {
 }
 
 bool run_loop::plan() {
+  if (auto why = cancel_->reason()) throw *why;  // cancelled between steps
   if (shared_.stop_asked && (*shared_.stop_asked)())
     throw error(error_code::unavailable,
                 "the run stopped before step " + std::to_string(step_) +
@@ -334,6 +351,7 @@ bool run_loop::plan() {
   emit_task_events();
   cache_keys_.clear();
   if (shared_.cache) take_cached_writes();
+  if (g_.step_timeout_ms) cancel_->arm(step_, *g_.step_timeout_ms);
   return true;
 }
 
@@ -388,6 +406,12 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
     cache_writes(*t);
     report_finished(*t);
   }
+  // The first failure cancels the step's other tasks; a task's cancellation, a Command for
+  // the parent and a drain do not (LangGraph's GraphBubbleUp and CancelledError).
+  for (const pregel_task* t : tasks)
+    if (t->error && t->error->code != error_code::cancelled &&
+        t->error->code != error_code::parent_command && t->error->code != error_code::drained)
+      cancel_->cancel_for_failure();
 }
 
 void run_loop::report_finished(const pregel_task& t) {
@@ -409,10 +433,20 @@ void run_loop::report_finished(const pregel_task& t) {
 }
 
 bool run_loop::commit_step() {
-  // Fail the step with the first error in task-path order, after every task ran.
+  if (g_.step_timeout_ms) cancel_->disarm();
+  // A cancelled run (from outside, by its stream's sink, past its step timeout) fails with
+  // why, its finished tasks' writes saved as pending writes.
+  if (auto why = cancel_->reason()) throw *why;
+  // Fail the step with the first error in task-path order, after every task ran; the tasks
+  // that failure cancelled are not what failed (LangGraph skips cancelled futures).
   const pregel_task* failed = nullptr;
+  const auto cancelled = [](const pregel_task& t) {
+    return t.error->code == error_code::cancelled;
+  };
   for (const auto& t : tasks_)
-    if (t.error && (!failed || task_path_less(t, *failed))) failed = &t;
+    if (t.error && (!failed || (cancelled(*failed) && !cancelled(t)) ||
+                    (cancelled(*failed) == cancelled(t) && task_path_less(t, *failed))))
+      failed = &t;
   if (failed) {
     throw error(failed->error->code, failed->error->message);
   }

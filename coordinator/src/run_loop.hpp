@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "delta_channels.hpp"
+#include "run_cancel.hpp"
 #include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
@@ -78,7 +79,15 @@ class run_loop {
   const run_shared& shared() const noexcept { return shared_; }
   const pregel_graph& graph() const noexcept { return g_; }
 
-  /// Records a finished task: saves its writes, streams its update. Thread-safe.
+  /// The run's max_concurrency (LangGraph's config["max_concurrency"]): at most this many
+  /// tasks of a step run at once; 0: no limit. Read by begin().
+  std::size_t max_concurrency() const noexcept { return max_concurrency_; }
+  /// The run's cancellation: what its tasks watch (run_cancel.hpp).
+  run_cancel& cancellation() noexcept { return *cancel_; }
+
+  /// Records a finished task: saves its writes, streams its update. Thread-safe. A task that
+  /// failed cancels the step's other tasks (LangGraph's runner stops the others on the first
+  /// failure).
   void task_finished(const pregel_task& t);
   /// The same for a batch of tasks that finished together: their writes in one saver call.
   void tasks_finished(const std::vector<const pregel_task*>& tasks);
@@ -204,6 +213,8 @@ class run_loop {
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;
+  std::size_t max_concurrency_ = 0;
+  std::unique_ptr<run_cancel> cancel_;
   checkpoint_id_generator ids_;
   delta_counters delta_counters_;  // of the last checkpoint made (delta_channels.hpp)
   // exit durability: the delta channels' writes of the steps whose writes are not saved

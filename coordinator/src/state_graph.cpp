@@ -657,6 +657,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.cache = options.cache;
   ro.context_schema = std::move(options.context_schema);
   g.retry_sleep = options.retry_sleep;
+  g.step_timeout_ms = options.step_timeout_ms;
   if (options.delta_max_steps_since_snapshot <= 0)
     invalid("delta_max_steps_since_snapshot must be a positive integer, got " +
             std::to_string(options.delta_max_steps_since_snapshot));

@@ -47,6 +47,7 @@ std::string_view code_name(error_code c) noexcept {
     case error_code::node_timeout: return "node_timeout";
     case error_code::drained: return "drained";
     case error_code::cancelled: return "cancelled";
+    case error_code::step_timeout: return "step_timeout";
   }
   return "unknown";
 }

@@ -113,6 +113,19 @@ BOOST_AUTO_TEST_CASE(keeps_the_recursion_limit_and_retry_policies) {
   BOOST_TEST(g.retry.at("n").initial_interval_ms == 500.0);
 }
 
+BOOST_AUTO_TEST_CASE(keeps_the_step_timeout) {
+  loaded_graph g =
+      load_graph(value::parse_json(state_spec(R"({"fn": "std.set", "params": {"update": {}}})",
+                                              R"(, "step_timeout_ms": 250)")),
+                 std_registry());
+  BOOST_TEST(g.graph->graph().step_timeout_ms.value() == 250.0);
+  error e = load_error(
+      state_spec(R"({"fn": "std.set", "params": {"update": {}}})", R"(, "step_timeout_ms": 0)"));
+  BOOST_TEST(e.code() == error_code::invalid_spec);
+  BOOST_TEST(std::string(e.what()) ==
+             "invalid graph spec at step_timeout_ms: must be greater than 0");
+}
+
 BOOST_AUTO_TEST_CASE(pregel_node_with_read_channels_gets_an_object) {
   auto g = load_graph_spec(value::parse_json(R"({
     "spec": "superstep.pregel/1",

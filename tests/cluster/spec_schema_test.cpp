@@ -17,7 +17,8 @@ namespace {
 
 // Validates JSON values against the subset of draft 2020-12 the spec schema uses: $ref (to
 // "#" and "#/$defs/NAME"), type, const, enum, oneOf, properties, additionalProperties,
-// required, minProperties, items, prefixItems, minItems, maxItems, minimum, minLength.
+// required, minProperties, items, prefixItems, minItems, maxItems, minimum, exclusiveMinimum,
+// minLength.
 // Returns the first problem with its JSON path, or "" when the value conforms.
 class validator {
  public:
@@ -117,9 +118,12 @@ class validator {
           m && static_cast<std::int64_t>(items.size()) > m->as_int())
         return at + ": too many items";
     }
-    if (v.is_int() || v.is_double())
+    if (v.is_int() || v.is_double()) {
       if (const value* m = s.find("minimum"); m && number(v) < number(*m))
         return at + ": below " + m->to_json();
+      if (const value* m = s.find("exclusiveMinimum"); m && number(v) <= number(*m))
+        return at + ": not above " + m->to_json();
+    }
     if (v.is_string())
       if (const value* m = s.find("minLength");
           m && static_cast<std::int64_t>(v.as_string().size()) < m->as_int())
@@ -195,7 +199,8 @@ BOOST_AUTO_TEST_CASE(a_spec_with_every_field_conforms_and_loads) {
       {"from": "sub", "router": "std.route", "params": {"key": "a", "equals": 1,
        "then": "two", "else": "two"}, "path_map": ["two"]}
     ],
-    "interrupt_before": ["two"], "interrupt_after": ["*"], "recursion_limit": 10
+    "interrupt_before": ["two"], "interrupt_after": ["*"], "recursion_limit": 10,
+    "step_timeout_ms": 60000
   })";
   const char* pregel_spec = R"({
     "spec": "superstep.pregel/1", "name": "p",
@@ -214,7 +219,8 @@ BOOST_AUTO_TEST_CASE(a_spec_with_every_field_conforms_and_loads) {
             "skip_none": true, "retry": {"max_attempts": 1}}
     },
     "input": "a", "output": ["b", "t"],
-    "interrupt_before": [], "interrupt_after": ["n"], "recursion_limit": 5
+    "interrupt_before": [], "interrupt_after": ["n"], "recursion_limit": 5,
+    "step_timeout_ms": 0.5
   })";
   validator v(schema());
   auto registry = std_registry();

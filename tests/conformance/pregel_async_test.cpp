@@ -123,7 +123,8 @@ BOOST_AUTO_TEST_CASE(test_node_not_cancelled_on_other_node_interrupted) {
 
 // libs/langgraph/tests/test_pregel_async.py::test_node_cancellation_on_other_node_exception_two
 // (the run fails with the failing node's own error, whatever its sibling does; the sibling's
-// cancellation, asserted by test_node_cancellation_on_other_node_exception, is not ported)
+// cancellation is asserted by test_node_cancellation_on_other_node_exception,
+// pregel_cancellation_test.cpp)
 BOOST_AUTO_TEST_CASE(test_node_cancellation_on_other_node_exception_two) {
   state_graph builder;
   builder.add_key("hello");

@@ -239,33 +239,43 @@ BOOST_AUTO_TEST_CASE(test_multiple_updates) {
       boost::test_tools::per_element());
 }
 
-// libs/langgraph/tests/test_pregel.py::test_parent_command_goto
-// (subgraph_persist and step_timeout: see NOT_PORTED.interrupts.md)
+// libs/langgraph/tests/test_pregel.py::test_parent_command_goto (each with_timeout: a 1 s
+// step_timeout on neither graph, the subgraph, the parent or both; subgraph_persist: see
+// NOT_PORTED.interrupts.md)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
-  state_graph sub;
-  sub.add_key("dialog_state", "add");
-  sub.add_node("node_a_child", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "a_child_state");
-  });
-  sub.add_node("node_b_child", [](const value&, node_context&) -> value {
-    return make_cmd(appends("dialog_state", "b_child_state"), {value("node_b_parent")},
-                    std::nullopt, command::parent);
-  });
-  sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
+  for (const char* with_timeout : {"none", "inner", "outer", "both"}) {
+    BOOST_TEST_CONTEXT("with_timeout " << with_timeout) {
+      const std::string timeout = with_timeout;
+      state_graph sub;
+      sub.add_key("dialog_state", "add");
+      sub.add_node("node_a_child", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "a_child_state");
+      });
+      sub.add_node("node_b_child", [](const value&, node_context&) -> value {
+        return make_cmd(appends("dialog_state", "b_child_state"), {value("node_b_parent")},
+                        std::nullopt, command::parent);
+      });
+      sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
+      compile_options sub_opts = opts();
+      if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
 
-  state_graph main;
-  main.add_key("dialog_state", "add");
-  main.add_node("node_b_parent", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "node_b_parent");
-  });
-  main.add_edge("__start__", "subgraph_node");
-  main.add_node("subgraph_node", sub.compile(opts()),
-                node_options{.destinations = {"node_b_parent"}});
-  compile_options o = opts_with_saver();
-  o.name = "parent";
-  auto graph = main.compile(o);
-  BOOST_TEST(graph->invoke(object{{"dialog_state", list{"init_state"}}}, thread("1")).to_json() ==
-             R"({"dialog_state":["init_state","b_child_state","node_b_parent"]})");
+      state_graph main;
+      main.add_key("dialog_state", "add");
+      main.add_node("node_b_parent", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "node_b_parent");
+      });
+      main.add_edge("__start__", "subgraph_node");
+      main.add_node("subgraph_node", sub.compile(sub_opts),
+                    node_options{.destinations = {"node_b_parent"}});
+      compile_options o = opts_with_saver();
+      o.name = "parent";
+      if (timeout == "outer" || timeout == "both") o.step_timeout_ms = 1000;
+      auto graph = main.compile(o);
+      BOOST_TEST(
+          graph->invoke(object{{"dialog_state", list{"init_state"}}}, thread("1")).to_json() ==
+          R"({"dialog_state":["init_state","b_child_state","node_b_parent"]})");
+    }
+  }
 }
 
 // libs/langgraph/tests/test_pregel.py::test_parent_command_goto_deeply_nested
@@ -310,26 +320,33 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
              R"("sub_sub_child","sub_child_3"]})");
 }
 
-// libs/langgraph/tests/test_pregel.py::test_timeout_with_parent_command
-// (with_timeout: step_timeout is not in our API, see NOT_PORTED.interrupts.md)
+// libs/langgraph/tests/test_pregel.py::test_timeout_with_parent_command (both with_timeout: the
+// Command for the parent leaves the run, not a timeout)
 BOOST_AUTO_TEST_CASE(test_timeout_with_parent_command) {
-  state_graph b;
-  b.add_key("value");
-  b.add_node("parent_cmd", [](const value&, node_context&) -> value {
-    return make_cmd(object{{"key", "value"}}, {value("test_cmd")}, std::nullopt, command::parent);
-  });
-  b.set_entry_point("parent_cmd");
-  auto graph = b.compile(opts_with_saver());
-  try {
-    graph->invoke(object{{"value", "start"}}, thread("1"));
-    BOOST_FAIL("a Command for the parent of the top-level graph must fail the run");
-  } catch (const error& e) {
-    BOOST_TEST(e.code() == error_code::parent_command);
-    auto c = as_command(value::parse_json(e.what()));
-    BOOST_TEST_REQUIRE(c.has_value());
-    BOOST_TEST(c->go_to.size() == 1u);
-    BOOST_TEST(c->go_to.at(0) == value("test_cmd"));
-    BOOST_TEST(c->update.to_json() == R"({"key":"value"})");
+  for (bool with_timeout : {false, true}) {
+    BOOST_TEST_CONTEXT("with_timeout " << with_timeout) {
+      state_graph b;
+      b.add_key("value");
+      b.add_node("parent_cmd", [](const value&, node_context&) -> value {
+        return make_cmd(object{{"key", "value"}}, {value("test_cmd")}, std::nullopt,
+                        command::parent);
+      });
+      b.set_entry_point("parent_cmd");
+      compile_options o = opts_with_saver();
+      if (with_timeout) o.step_timeout_ms = 1000;
+      auto graph = b.compile(o);
+      try {
+        graph->invoke(object{{"value", "start"}}, thread("1"));
+        BOOST_FAIL("a Command for the parent of the top-level graph must fail the run");
+      } catch (const error& e) {
+        BOOST_TEST(e.code() == error_code::parent_command);
+        auto c = as_command(value::parse_json(e.what()));
+        BOOST_TEST_REQUIRE(c.has_value());
+        BOOST_TEST(c->go_to.size() == 1u);
+        BOOST_TEST(c->go_to.at(0) == value("test_cmd"));
+        BOOST_TEST(c->update.to_json() == R"({"key":"value"})");
+      }
+    }
   }
 }
 

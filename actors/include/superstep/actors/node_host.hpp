@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,6 +43,10 @@ struct batch_header {
   /// gave it for its tasks and subgraphs (the coordinator's run hooks: a drain request, a
   /// node-finished callback). Null: none, or a batch from another process.
   std::shared_ptr<const void> local_hooks;
+  /// Set only for node actors in the coordinator's process, never sent: the run's
+  /// cancellation, which its tasks see as `node_context::stop_token()`. A batch from another
+  /// process has a never-stopping token: its tasks cannot be cancelled.
+  std::stop_token local_stop;
 };
 
 /// Runs a batch of tasks of one node against the replica; fills each task's writes, output

@@ -53,7 +53,12 @@
 //   error(cancelled)); its function, told through `call_context::stop_token()`, is expected
 //   to stop soon (its return value or error is then dropped: nothing saved, cached or
 //   streamed, so a resumed entrypoint runs the call again); the step still waits for it to
-//   end. A cancelled call never fails its entrypoint.
+//   end. A cancelled call never fails its entrypoint. Cancelling the run (a run_control's
+//   request_cancel, a stream sink's stream_stop, a step timeout, a failed sibling) cancels
+//   its calls likewise; a caller waiting on one gets error(cancelled).
+// - The run's config["max_concurrency"] holds for the calls an entrypoint makes (those beyond
+//   it wait for a place); calls made by calls are not held back, so a call waiting on its own
+//   calls cannot deadlock.
 
 #include <cstdint>
 #include <memory>
@@ -86,11 +91,13 @@ class call_context : public node_context {
   /// caller. Prefer `t(ctx, input)`.
   virtual future call(const task& t, value input) = 0;
 
-  /// Set once the caller cancelled this task call (`future::cancel()`); never for an
-  /// entrypoint's own function. A function that runs long should stop soon once it is: poll
-  /// `stop_requested()`, wait with it (`std::condition_variable_any::wait(lock, token, pred)`),
-  /// or call `check_cancelled()`. What it returns after is dropped.
-  virtual std::stop_token stop_token() const noexcept = 0;
+  /// Set once the caller cancelled this task call (`future::cancel()`), or the run cancels the
+  /// entrypoint's task (node_context::stop_token: a cancelled run, a step timeout, a failed
+  /// sibling), which cancels its calls too. A function that runs long should stop soon once
+  /// it is: poll `stop_requested()`, wait with it (`std::condition_variable_any::wait(lock,
+  /// token, pred)`, `sleep_for`), or call `check_cancelled()`. What it returns after is
+  /// dropped.
+  std::stop_token stop_token() const noexcept override = 0;
   /// Throws error(cancelled) naming the call when it was cancelled; else does nothing.
   virtual void check_cancelled() const = 0;
 

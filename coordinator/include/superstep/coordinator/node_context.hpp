@@ -1,8 +1,10 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,6 +115,26 @@ class node_context {
   /// Throws error(node_timeout) when this attempt is past its run or idle timeout: a
   /// long-running node calls it where it may stop. A no-op without a timeout.
   virtual void check_timeout() const {}
+
+  /// Requested once the runtime cancels this task (LangGraph cancels a running node's
+  /// coroutine): the run was cancelled (`run_control::request_cancel`, or its stream sink threw
+  /// `stream_stop`), the step passed the graph's `step_timeout`, or a sibling task of the step
+  /// failed. A C++ node cannot be preempted: one that runs long polls `cancelled()`, calls
+  /// `throw_if_cancelled()` where it may stop, or waits with the token
+  /// (`std::condition_variable_any::wait(lock, token, pred)`, `sleep_for`), and throws the
+  /// error they throw on. A task that returns normally finished first: its result stands. A
+  /// task that starts once its step is cancelled (a pool starts some late) still runs, its
+  /// token stopped; a cancelled task is not retried, nor handed to its error handler. A
+  /// never-stopping token where the task cannot be cancelled (nodes hosted by another
+  /// process).
+  virtual std::stop_token stop_token() const noexcept { return {}; }
+  /// Whether this task was cancelled (see `stop_token`).
+  bool cancelled() const noexcept { return stop_token().stop_requested(); }
+  /// Throws error(cancelled) naming the task when it was cancelled; else does nothing.
+  void throw_if_cancelled() const;
+  /// Waits `d` (LangGraph's `await asyncio.sleep(d)` in a node), or less when the task is
+  /// cancelled meanwhile: then throws error(cancelled) as `throw_if_cancelled`.
+  void sleep_for(std::chrono::duration<double, std::milli> d) const;
 
   /// In an error handler (node_options::error_handler): the failure it handles; null in a
   /// node or router.

@@ -91,6 +91,13 @@ struct pregel_graph {
   /// How a retry waits before the next attempt (null: the task's thread sleeps). A test or a
   /// simulator passes its own to observe or skip the waits. Called from the task's thread.
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
+  /// The longest a step may run, in milliseconds (LangGraph `Pregel.step_timeout`); none: no
+  /// limit. A step past it is cancelled: its running tasks are told through
+  /// `node_context::stop_token()` and the run fails, once they returned, with
+  /// error(step_timeout, "Timed out: ..."); the writes of its tasks that finished stay saved
+  /// as pending writes. The time the stream sink takes with the step's events counts. Must be
+  /// greater than 0.
+  std::optional<double> step_timeout_ms;
   /// A delta channel gets a snapshot once this many steps passed since its last one, written
   /// or not (LangGraph's DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT), so rebuilding it never walks
   /// further back. Must be positive.

@@ -91,6 +91,8 @@ struct compile_options {
   std::shared_ptr<node_cache> cache;
   /// How retries wait (see pregel_graph::retry_sleep); null: the task's thread sleeps.
   std::function<void(std::chrono::duration<double, std::milli>)> retry_sleep;
+  /// The longest a step may run (see pregel_graph::step_timeout_ms); none: no limit.
+  std::optional<double> step_timeout_ms;
   /// What the run context nodes read looks like (see runtime_options::context_schema).
   std::optional<object_schema> context_schema = std::nullopt;
   /// See pregel_graph::delta_max_steps_since_snapshot. Throws `superstep::error`

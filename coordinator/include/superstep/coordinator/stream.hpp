@@ -50,6 +50,16 @@ struct stream_event {
 
 /// Receives events in the order they happen. Called from the thread driving the run or from
 /// node threads (custom, messages and subgraph events, as they happen); calls never overlap.
+/// Throwing `stream_stop` closes the stream.
 using stream_sink = std::function<void(const stream_event&)>;
+
+/// Thrown by a stream sink to close the stream early (LangGraph: leaving an `astream` loop
+/// inside `aclosing`): the sink gets no more events and the run is cancelled as by
+/// `run_control::request_cancel`, its running nodes told through `node_context::stop_token()`
+/// and no new step started; `pregel::stream` then throws error(cancelled, "run cancelled: its
+/// stream was closed by its sink"). The writes of the nodes that finished stay saved as
+/// pending writes. Any other exception a sink throws fails the run once its step's tasks
+/// have ended.
+struct stream_stop {};
 
 }  // namespace superstep

@@ -34,7 +34,9 @@ enum class error_code : std::uint16_t {
   run_cancelled = 20,     ///< another run on the thread stopped this one (interrupt, rollback)
   node_timeout = 21,      ///< a node attempt passed its run or idle timeout (NodeTimeoutError)
   drained = 22,           ///< the run stopped between steps at a drain request (GraphDrained)
-  cancelled = 23,         ///< a functional API task call was cancelled (asyncio CancelledError)
+  cancelled = 23,         ///< a run, a task or a functional API task call was cancelled
+                          ///< (asyncio CancelledError)
+  step_timeout = 24,      ///< a step passed the graph's step_timeout (LangGraph TimeoutError)
 };
 
 std::string_view code_name(error_code c) noexcept;
