@@ -75,9 +75,11 @@ std::shared_ptr<const agents::chat_model> make_model(const function_params& p,
     for (const auto& [k, v] : registry.model_settings().as_object()) settings.set(k, v);
   const value all(settings);
   function_params m(all, {"name", "url", "key_env", "timeout_ms", "max_retries", "extra"});
-  if (!m.has("name"))
+  if (!m.has("name")) {
+    if (registry.missing_allowed()) return nullptr;  // a head's stand-in, see make_llm_chat
     p.fail("model",
            "no model name: give the node's params a \"model\" or the command --model NAME");
+  }
   agents::openai_chat_options o;
   o.model = m.string("name");
   if (m.has("url")) o.base_url = m.string("url");
@@ -143,6 +145,11 @@ node_function make_llm_chat(const value& params, const function_registry& regist
   if (const value* s = p.find("stream")) {
     if (!s->is_bool()) p.fail("stream", "expected true or false");
     stream = s->as_bool();
+  }
+  if (!model) {
+    return [](const value&, node_context&) -> value {
+      throw error(error_code::unavailable, "llm.chat: no model in this process (--model NAME)");
+    };
   }
   return [model, system, prompt, messages_key, options, output_key, stream](
              const value& state, node_context& ctx) -> value {
