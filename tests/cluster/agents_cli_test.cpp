@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cluster/cli_support.hpp"
+#include "cluster/cluster_support.hpp"
 
 using namespace superstep;
 using namespace superstep::test;
@@ -161,4 +162,16 @@ BOOST_AUTO_TEST_CASE(model_options_need_a_value) {
   cli_result r = run_cli("run " + quote(agent_example("router.json")) + " --input '{}' --model");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err.find("--model needs a value") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(on_a_cluster_the_workers_model_serves_a_head_without_one) {
+  scripted_server server(agent_example("router.script.json"));
+  scratch s;
+  test_cluster c(s);
+  c.add_worker("w", {"--model", "demo", "--model-url", server.url()});
+  cli_result r = c.client({"submit", agent_example("router.json"), "--input",
+                           R"({"input": "Tell me a joke about cats"})"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("decision") == value(object{{"step", "joke"}}));
+  BOOST_TEST(last_text(r.last()) == "Why do cats sit on keyboards? To keep an eye on the mouse.");
 }
