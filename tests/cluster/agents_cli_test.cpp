@@ -158,6 +158,13 @@ BOOST_AUTO_TEST_CASE(a_server_that_cannot_be_reached_fails_the_run_naming_the_en
   BOOST_TEST(r.err.find(url) != std::string::npos, r.err);
 }
 
+BOOST_AUTO_TEST_CASE(submit_refuses_model_options) {
+  cli_result r = run_cli("submit --head 127.0.0.1:1 " + quote(agent_example("router.json")) +
+                         " --input '{}' --model demo");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("the model is the workers'") != std::string::npos, r.err);
+}
+
 BOOST_AUTO_TEST_CASE(model_options_need_a_value) {
   cli_result r = run_cli("run " + quote(agent_example("router.json")) + " --input '{}' --model");
   BOOST_TEST(r.status == 2);
