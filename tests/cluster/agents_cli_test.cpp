@@ -182,3 +182,22 @@ BOOST_AUTO_TEST_CASE(on_a_cluster_the_workers_model_serves_a_head_without_one) {
   BOOST_TEST(r.last().get("data").get("decision") == value(object{{"step", "joke"}}));
   BOOST_TEST(last_text(r.last()) == "Why do cats sit on keyboards? To keep an eye on the mouse.");
 }
+
+BOOST_AUTO_TEST_CASE(a_node_librarys_tool_runs_by_name) {
+  scratch s;
+  const std::string spec = s.write("tools.json", R"({
+    "spec": "superstep.graph/1", "name": "plugin_tool",
+    "state": {"messages": {"reducer": "add_messages"}},
+    "nodes": {"tools": {"fn": "tools.run", "params": {"tools": ["word_count"]}}},
+    "edges": [["__start__", "tools"], ["tools", "__end__"]]})");
+  const std::string input =
+      R"({"messages": [{"type": "ai", "content": "", "tool_calls": [{"name": "word_count",)"
+      R"( "args": {"text": "three little words"}, "id": "c1", "type": "tool_call"}]}]})";
+  cli_result r = run_cli("run " + quote(spec) + " --plugin " + quote(SUPERSTEP_PLUGIN_LIB) +
+                         " --input " + quote(input));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(last_text(r.last()) == "3");
+  cli_result without = run_cli("run " + quote(spec) + " --input " + quote(input));
+  BOOST_TEST(without.status == 1);
+  BOOST_TEST(without.err.find("unknown tool 'word_count'") != std::string::npos, without.err);
+}
