@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 
 #include "std_support.hpp"
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/openai_chat_model.hpp"
 #include "superstep/agents/tool_node.hpp"
+#include "superstep/core/ids.hpp"
 #include "superstep/storage/store.hpp"
 
 namespace superstep::cluster::detail {
@@ -296,13 +298,16 @@ agents::tool save_memory_tool() {
     const std::string fact = args.get("fact").is_string() ? args.get("fact").as_string() : "";
     if (fact.empty()) throw agents::tool_exception("fact is empty");
     auto ns = memory_namespace(rt);
-    storage::search_options all;
-    all.ns_prefix = ns;
-    all.limit = 100000;
-    const std::size_t n = rt.store()->search(all).size();
-    const std::string key = "memory-" + std::to_string(n + 1);
+    // Ids that sort in the order they were made: parallel calls never share one.
+    static std::mutex mutex;
+    static checkpoint_id_generator ids;
+    std::string key;
+    {
+      std::lock_guard lock(mutex);
+      key = "memory-" + ids.next();
+    }
     rt.store()->put(ns, key, object{{"fact", fact}});
-    return "Saved as " + key + ".";
+    return value("Saved.");
   };
   return t;
 }

@@ -94,7 +94,7 @@ BOOST_AUTO_TEST_CASE(react_agent_runs_tools_and_remembers_across_threads) {
   BOOST_REQUIRE_EQUAL(messages.size(), 5u);
   // Both calls of one AI message answered, in the calls' order.
   BOOST_TEST(messages[2].get("type") == value("tool"));
-  BOOST_TEST(messages[2].get("content") == value("Saved as memory-1."));
+  BOOST_TEST(messages[2].get("content") == value("Saved."));
   BOOST_TEST(messages[3].get("content") == value("42"));
   BOOST_TEST(messages[4].get("content") == value("Nice to meet you, Ada. 6 times 7 is 42."));
 
