@@ -487,6 +487,8 @@ command parse_command_line(int argc, const char* const* argv) {
     if (r->embedder.given())
       throw usage_error(
           "submit: the store's embedder is the head's (--embedder, --dims, --distance)");
+    if (!r->model.is_null())
+      throw usage_error("submit: the model is the workers' (superstep worker --model ...)");
     return c;
   }
   if (cmd == "store") return detail::parse_store(rest);

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 
 #include "std_support.hpp"
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/openai_chat_model.hpp"
 #include "superstep/agents/tool_node.hpp"
+#include "superstep/core/ids.hpp"
 #include "superstep/storage/store.hpp"
 
 namespace superstep::cluster::detail {
@@ -75,9 +77,11 @@ std::shared_ptr<const agents::chat_model> make_model(const function_params& p,
     for (const auto& [k, v] : registry.model_settings().as_object()) settings.set(k, v);
   const value all(settings);
   function_params m(all, {"name", "url", "key_env", "timeout_ms", "max_retries", "extra"});
-  if (!m.has("name"))
+  if (!m.has("name")) {
+    if (registry.missing_allowed()) return nullptr;  // a head's stand-in, see make_llm_chat
     p.fail("model",
            "no model name: give the node's params a \"model\" or the command --model NAME");
+  }
   agents::openai_chat_options o;
   o.model = m.string("name");
   if (m.has("url")) o.base_url = m.string("url");
@@ -143,6 +147,11 @@ node_function make_llm_chat(const value& params, const function_registry& regist
   if (const value* s = p.find("stream")) {
     if (!s->is_bool()) p.fail("stream", "expected true or false");
     stream = s->as_bool();
+  }
+  if (!model) {
+    return [](const value&, node_context&) -> value {
+      throw error(error_code::unavailable, "llm.chat: no model in this process (--model NAME)");
+    };
   }
   return [model, system, prompt, messages_key, options, output_key, stream](
              const value& state, node_context& ctx) -> value {
@@ -289,13 +298,16 @@ agents::tool save_memory_tool() {
     const std::string fact = args.get("fact").is_string() ? args.get("fact").as_string() : "";
     if (fact.empty()) throw agents::tool_exception("fact is empty");
     auto ns = memory_namespace(rt);
-    storage::search_options all;
-    all.ns_prefix = ns;
-    all.limit = 100000;
-    const std::size_t n = rt.store()->search(all).size();
-    const std::string key = "memory-" + std::to_string(n + 1);
+    // Ids that sort in the order they were made: parallel calls never share one.
+    static std::mutex mutex;
+    static checkpoint_id_generator ids;
+    std::string key;
+    {
+      std::lock_guard lock(mutex);
+      key = "memory-" + ids.next();
+    }
     rt.store()->put(ns, key, object{{"fact", fact}});
-    return "Saved as " + key + ".";
+    return value("Saved.");
   };
   return t;
 }

@@ -1,7 +1,8 @@
 // An example node library: build it as a shared object and give it to a worker with
 // `superstep worker --join HOST:PORT --plugin build/examples/libtext_nodes.so`. Specs then
 // name its functions ("fn": "text.upper"). examples/specs/shout.json uses them. It also has an
-// embedder for the store: `superstep store ... --plugin LIB --embedder text.letters --dims 26`.
+// embedder for the store: `superstep store ... --plugin LIB --embedder text.letters --dims 26`,
+// and a tool for llm.chat and tools.run nodes ("tools": ["word_count"]).
 #include <cctype>
 #include <string>
 #include <vector>
@@ -68,4 +69,22 @@ SUPERSTEP_PLUGIN(registry) {
       return out;
     };
   });
+  // word_count: a tool models may call, by name, in llm.chat and tools.run nodes.
+  superstep::agents::tool words;
+  words.name = "word_count";
+  words.description = "Counts the words of a text.";
+  words.parameters = value::parse_json(
+      R"({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})");
+  words.function = [](const value& args, superstep::agents::tool_runtime&) -> value {
+    const std::string text = args.get("text").is_string() ? args.get("text").as_string() : "";
+    std::int64_t n = 0;
+    bool in_word = false;
+    for (unsigned char c : text) {
+      const bool space = std::isspace(c) != 0;
+      if (!space && !in_word) ++n;
+      in_word = !space;
+    }
+    return value(n);
+  };
+  registry.add_tool(std::move(words));
 }

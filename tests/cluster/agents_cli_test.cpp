@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cluster/cli_support.hpp"
+#include "cluster/cluster_support.hpp"
 
 using namespace superstep;
 using namespace superstep::test;
@@ -93,7 +94,7 @@ BOOST_AUTO_TEST_CASE(react_agent_runs_tools_and_remembers_across_threads) {
   BOOST_REQUIRE_EQUAL(messages.size(), 5u);
   // Both calls of one AI message answered, in the calls' order.
   BOOST_TEST(messages[2].get("type") == value("tool"));
-  BOOST_TEST(messages[2].get("content") == value("Saved as memory-1."));
+  BOOST_TEST(messages[2].get("content") == value("Saved."));
   BOOST_TEST(messages[3].get("content") == value("42"));
   BOOST_TEST(messages[4].get("content") == value("Nice to meet you, Ada. 6 times 7 is 42."));
 
@@ -157,8 +158,46 @@ BOOST_AUTO_TEST_CASE(a_server_that_cannot_be_reached_fails_the_run_naming_the_en
   BOOST_TEST(r.err.find(url) != std::string::npos, r.err);
 }
 
+BOOST_AUTO_TEST_CASE(submit_refuses_model_options) {
+  cli_result r = run_cli("submit --head 127.0.0.1:1 " + quote(agent_example("router.json")) +
+                         " --input '{}' --model demo");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("the model is the workers'") != std::string::npos, r.err);
+}
+
 BOOST_AUTO_TEST_CASE(model_options_need_a_value) {
   cli_result r = run_cli("run " + quote(agent_example("router.json")) + " --input '{}' --model");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err.find("--model needs a value") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(on_a_cluster_the_workers_model_serves_a_head_without_one) {
+  scripted_server server(agent_example("router.script.json"));
+  scratch s;
+  test_cluster c(s);
+  c.add_worker("w", {"--model", "demo", "--model-url", server.url()});
+  cli_result r = c.client({"submit", agent_example("router.json"), "--input",
+                           R"({"input": "Tell me a joke about cats"})"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("decision") == value(object{{"step", "joke"}}));
+  BOOST_TEST(last_text(r.last()) == "Why do cats sit on keyboards? To keep an eye on the mouse.");
+}
+
+BOOST_AUTO_TEST_CASE(a_node_librarys_tool_runs_by_name) {
+  scratch s;
+  const std::string spec = s.write("tools.json", R"({
+    "spec": "superstep.graph/1", "name": "plugin_tool",
+    "state": {"messages": {"reducer": "add_messages"}},
+    "nodes": {"tools": {"fn": "tools.run", "params": {"tools": ["word_count"]}}},
+    "edges": [["__start__", "tools"], ["tools", "__end__"]]})");
+  const std::string input =
+      R"({"messages": [{"type": "ai", "content": "", "tool_calls": [{"name": "word_count",)"
+      R"( "args": {"text": "three little words"}, "id": "c1", "type": "tool_call"}]}]})";
+  cli_result r = run_cli("run " + quote(spec) + " --plugin " + quote(SUPERSTEP_PLUGIN_LIB) +
+                         " --input " + quote(input));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(last_text(r.last()) == "3");
+  cli_result without = run_cli("run " + quote(spec) + " --input " + quote(input));
+  BOOST_TEST(without.status == 1);
+  BOOST_TEST(without.err.find("unknown tool 'word_count'") != std::string::npos, without.err);
 }

@@ -151,6 +151,15 @@ BOOST_FIXTURE_TEST_CASE(bad_params_fail_when_the_spec_loads, fixture) {
   } catch (const invalid_param& e) {
     BOOST_TEST(std::string(e.what()).find("--model") != std::string::npos, e.what());
   }
+  // A head's lenient registry loads it as a stand-in that fails when run.
+  bare.allow_missing(true);
+  node_function stand_in = bare.make_node("llm.chat", json(R"({"prompt": "x"})"));
+  try {
+    stand_in(value(object{}), ctx);
+    BOOST_FAIL("the stand-in must fail");
+  } catch (const error& e) {
+    BOOST_TEST(e.code() == error_code::unavailable);
+  }
 }
 
 BOOST_FIXTURE_TEST_CASE(tools_run_answers_the_last_ai_messages_calls, fixture) {

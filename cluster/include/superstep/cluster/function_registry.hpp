@@ -103,6 +103,9 @@ class function_registry {
   /// some nodes. Their params are then validated where the code is. Reducers run where the
   /// graph's channels are and must be registered.
   void allow_missing(bool on) noexcept { allow_missing_ = on; }
+  /// Whether `allow_missing` is on (an llm.chat node without a model name then loads as a
+  /// stand-in too: a head loads specs whose models only its workers are given).
+  bool missing_allowed() const noexcept { return allow_missing_; }
 
   /// Registered names, sorted (built-in reducers are not listed).
   std::vector<std::string> node_names() const;
