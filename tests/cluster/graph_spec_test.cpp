@@ -229,8 +229,8 @@ BOOST_AUTO_TEST_CASE(rejects_unknown_functions) {
                             R"(, "conditional_edges": [{"from": "n", "router": "std.rout"}])"));
   BOOST_TEST(std::string(e.what()) ==
              "invalid graph spec at conditional_edges[0].router: unknown router 'std.rout' (did "
-             "you mean 'std.route'?); functions of a node library are known once it is loaded "
-             "with --plugin LIB");
+             "you mean 'std.route' or 'std.route_by'?); functions of a node library are known "
+             "once it is loaded with --plugin LIB");
   e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {"reducer": "concat"}},
     "nodes": {}, "edges": []})");
   BOOST_TEST(e.code() == error_code::unknown_function);
