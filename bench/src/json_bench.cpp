@@ -6,6 +6,8 @@
 // is the other direction.
 //
 // usage: superstep_json_bench [--runs N]   (prints a table: median, min and max per workload)
+#include <simdjson.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,7 +15,6 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <simdjson.h>
 #include <string>
 #include <vector>
 
@@ -54,18 +55,13 @@ value numbers(std::size_t n, std::mt19937& rng) {
 
 value from_nlohmann(const nlohmann::json& j) {
   switch (j.type()) {
-    case nlohmann::json::value_t::null:
-      return value();
-    case nlohmann::json::value_t::boolean:
-      return value(j.get<bool>());
-    case nlohmann::json::value_t::number_integer:
-      return value(j.get<std::int64_t>());
+    case nlohmann::json::value_t::null: return value();
+    case nlohmann::json::value_t::boolean: return value(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return value(j.get<std::int64_t>());
     case nlohmann::json::value_t::number_unsigned:
       return value(static_cast<std::int64_t>(j.get<std::uint64_t>()));
-    case nlohmann::json::value_t::number_float:
-      return value(j.get<double>());
-    case nlohmann::json::value_t::string:
-      return value(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::number_float: return value(j.get<double>());
+    case nlohmann::json::value_t::string: return value(j.get_ref<const std::string&>());
     case nlohmann::json::value_t::array: {
       list l;
       l.reserve(j.size());
@@ -78,25 +74,18 @@ value from_nlohmann(const nlohmann::json& j) {
       for (const auto& [k, x] : j.items()) o.set(k, from_nlohmann(x));
       return value(std::move(o));
     }
-    default:
-      return value();
+    default: return value();
   }
 }
 
 value from_simdjson(simdjson::dom::element e) {
   switch (e.type()) {
-    case simdjson::dom::element_type::NULL_VALUE:
-      return value();
-    case simdjson::dom::element_type::BOOL:
-      return value(bool(e));
-    case simdjson::dom::element_type::INT64:
-      return value(int64_t(e));
-    case simdjson::dom::element_type::UINT64:
-      return value(static_cast<std::int64_t>(uint64_t(e)));
-    case simdjson::dom::element_type::DOUBLE:
-      return value(double(e));
-    case simdjson::dom::element_type::STRING:
-      return value(std::string(std::string_view(e)));
+    case simdjson::dom::element_type::NULL_VALUE: return value();
+    case simdjson::dom::element_type::BOOL: return value(bool(e));
+    case simdjson::dom::element_type::INT64: return value(int64_t(e));
+    case simdjson::dom::element_type::UINT64: return value(static_cast<std::int64_t>(uint64_t(e)));
+    case simdjson::dom::element_type::DOUBLE: return value(double(e));
+    case simdjson::dom::element_type::STRING: return value(std::string(std::string_view(e)));
     case simdjson::dom::element_type::ARRAY: {
       list l;
       for (auto x : simdjson::dom::array(e)) l.push_back(from_simdjson(x));
@@ -130,8 +119,8 @@ timing measure(int runs, std::size_t reps, const std::function<void()>& f) {
 }
 
 void row(const std::string& workload, const std::string& who, timing t, std::size_t bytes) {
-  std::printf("%-22s %-26s %12.1f %12.1f %12.1f %10.0f\n", workload.c_str(), who.c_str(),
-              t.median, t.min, t.max, bytes / t.median);  // bytes per µs = MB/s
+  std::printf("%-22s %-26s %12.1f %12.1f %12.1f %10.0f\n", workload.c_str(), who.c_str(), t.median,
+              t.min, t.max, bytes / t.median);  // bytes per µs = MB/s
 }
 
 }  // namespace
@@ -175,17 +164,21 @@ int main(int argc, char** argv) {
     row(d.name, "nlohmann + to value",
         measure(runs, d.reps, [&] { (void)from_nlohmann(nlohmann::json::parse(d.text)); }),
         d.text.size());
-    row(d.name, "nlohmann (own document)", measure(runs, d.reps, [&] {
-          nlohmann::json j = nlohmann::json::parse(d.text);
-          sink += j.size();
-        }),
+    row(d.name, "nlohmann (own document)",
+        measure(runs, d.reps,
+                [&] {
+                  nlohmann::json j = nlohmann::json::parse(d.text);
+                  sink += j.size();
+                }),
         d.text.size());
     row(d.name, "simdjson + to value",
         measure(runs, d.reps, [&] { (void)from_simdjson(sj.parse(d.text)); }), d.text.size());
-    row(d.name, "simdjson (own document)", measure(runs, d.reps, [&] {
-          auto doc = sj.parse(d.text);
-          sink += doc.error() == simdjson::SUCCESS;
-        }),
+    row(d.name, "simdjson (own document)",
+        measure(runs, d.reps,
+                [&] {
+                  auto doc = sj.parse(d.text);
+                  sink += doc.error() == simdjson::SUCCESS;
+                }),
         d.text.size());
   }
   std::printf("\nsuperstep::value -> JSON text\n");

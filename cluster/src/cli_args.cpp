@@ -164,8 +164,8 @@ void unexpected_argument(const std::string& arg, std::string_view usage) {
     for (std::size_t i = usage.find("--"); i != std::string_view::npos;
          i = usage.find("--", i + 2)) {
       std::size_t end = i + 2;
-      while (end < usage.size() && (std::isalnum(static_cast<unsigned char>(usage[end])) ||
-                                    usage[end] == '-'))
+      while (end < usage.size() &&
+             (std::isalnum(static_cast<unsigned char>(usage[end])) || usage[end] == '-'))
         ++end;
       if (end > i + 2) options.emplace_back(usage.substr(i, end - i));
     }
@@ -314,10 +314,9 @@ command parse_run(arg_cursor args, bool submit_usage_wanted = false) {
   while (!args.done()) {
     std::string a = args.next();
     if (is_help(a))
-      return help_request{submit_usage_wanted
-                              ? std::string(submit_usage)
-                              : std::string(run_usage) + detail::embedder_usage +
-                                    detail::model_usage + run_usage_end};
+      return help_request{submit_usage_wanted ? std::string(submit_usage)
+                                              : std::string(run_usage) + detail::embedder_usage +
+                                                    detail::model_usage + run_usage_end};
     if (detail::take_thread_option(a, args, out.where)) continue;
     if (detail::take_embedder_option(a, args, out.embedder)) continue;
     if (detail::take_model_option(a, args, out.model)) continue;
@@ -378,8 +377,10 @@ command parse_graph(arg_cursor args) {
   std::string chosen;  // the format option given, to refuse a second one
   auto choose = [&](const std::string& option, graph_args::format f) {
     if (!chosen.empty() && chosen != option)
-      throw usage_error("graph: give one of --mermaid, --ascii, --dot, --png and --json-schema, "
-                        "not both " + chosen + " and " + option);
+      throw usage_error(
+          "graph: give one of --mermaid, --ascii, --dot, --png and --json-schema, "
+          "not both " +
+          chosen + " and " + option);
     chosen = option;
     out.what = f;
   };
@@ -508,11 +509,11 @@ command parse_command_line(int argc, const char* const* argv) {
   else if (cmd == "threads")
     c = detail::parse_threads(rest);
   else
-    throw usage_error("unknown command '" + cmd + "'" +
-                      cluster::did_you_mean(cmd, {"run", "submit", "state", "history", "update",
-                                                 "delete", "graph", "store", "check", "repair",
-                                                 "head", "worker", "help", "version", "schema",
-                                                 "threads"}));
+    throw usage_error(
+        "unknown command '" + cmd + "'" +
+        cluster::did_you_mean(
+            cmd, {"run", "submit", "state", "history", "update", "delete", "graph", "store",
+                  "check", "repair", "head", "worker", "help", "version", "schema", "threads"}));
   if (const thread_args* where = where_of(c);
       where && !where->head.empty() && !where->saver.empty())
     throw usage_error(

@@ -176,10 +176,9 @@ void render_png(const std::string& source, const std::string& path) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw error(error_code::invalid_argument, "--png: dot failed to write " + path + " (exit status " +
-                                          std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
-                                                                            : -1) +
-                                          ")");
+    throw error(error_code::invalid_argument,
+                "--png: dot failed to write " + path + " (exit status " +
+                    std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
 }
 
 }  // namespace
@@ -194,18 +193,12 @@ int draw_graph(const graph_args& args, const cluster::function_registry& registr
                     .to_json() +
                 "\n";
       break;
-    case graph_args::format::dot:
-      drawing = graph->get_graph().draw_dot();
-      break;
-    case graph_args::format::ascii:
-      drawing = graph->get_graph().draw_ascii();
-      break;
+    case graph_args::format::dot: drawing = graph->get_graph().draw_dot(); break;
+    case graph_args::format::ascii: drawing = graph->get_graph().draw_ascii(); break;
     case graph_args::format::png:
       render_png(graph->get_graph().draw_dot(), args.png_path);
       return exit_done;
-    case graph_args::format::mermaid:
-      drawing = graph->draw_mermaid();
-      break;
+    case graph_args::format::mermaid: drawing = graph->draw_mermaid(); break;
   }
   std::fwrite(drawing.data(), 1, drawing.size(), stdout);
   return exit_done;

@@ -42,8 +42,9 @@ int list_threads(command_env& env, const threads_args& args) {
       for (const auto& t : s.tasks) interrupted = interrupted || !t.interrupts.empty();
       list next;
       for (const auto& n : s.next) next.emplace_back(n);
-      line.set("status",
-               std::string(interrupted ? "interrupted" : s.next.empty() ? "done" : "pending"));
+      line.set("status", std::string(interrupted      ? "interrupted"
+                                     : s.next.empty() ? "done"
+                                                      : "pending"));
       line.set("next", value(std::move(next)));
     } catch (const error& e) {
       line.set("status", "unknown");

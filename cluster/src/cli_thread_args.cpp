@@ -107,8 +107,9 @@ command parse_threads(arg_cursor args) {
       continue;
     }
     if (a == "--head")
-      throw usage_error("threads: lists this process's data folder; a head's threads are not "
-                        "listed yet");
+      throw usage_error(
+          "threads: lists this process's data folder; a head's threads are not "
+          "listed yet");
     unexpected_argument(a, threads_usage);
   }
   return out;

@@ -84,7 +84,8 @@ bool function_registry::has_reducer(std::string_view name) const noexcept {
 }
 
 node_function function_registry::make_node(std::string_view name, const value& params) const {
-  if (auto r = registry_nodes_.find(name); r != registry_nodes_.end()) return r->second(params, *this);
+  if (auto r = registry_nodes_.find(name); r != registry_nodes_.end())
+    return r->second(params, *this);
   auto it = nodes_.find(name);
   if (it == nodes_.end() && allow_missing_) {
     return [fn = std::string(name)](const value&, node_context&) -> value {

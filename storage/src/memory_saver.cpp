@@ -279,10 +279,9 @@ void memory_saver::prune(const std::vector<std::string>& thread_ids, std::size_t
   std::lock_guard lock(mutex_);
   chains_->clear();
   for (const std::string& thread_id : thread_ids)
-    drop_checkpoints(thread_id, [keep_last](const std::string&, std::size_t index,
-                                            std::size_t count, const std::string&) {
-      return index + keep_last < count;
-    });
+    drop_checkpoints(thread_id,
+                     [keep_last](const std::string&, std::size_t index, std::size_t count,
+                                 const std::string&) { return index + keep_last < count; });
 }
 
 void memory_saver::delete_checkpoints(const std::string& thread_id,
@@ -293,8 +292,10 @@ void memory_saver::delete_checkpoints(const std::string& thread_id,
   if (gone.empty()) return;
   std::lock_guard lock(mutex_);
   chains_->clear();
-  drop_checkpoints(thread_id, [&gone](const std::string& ns, std::size_t, std::size_t,
-                                      const std::string& id) { return gone.count({ns, id}) > 0; });
+  drop_checkpoints(thread_id,
+                   [&gone](const std::string& ns, std::size_t, std::size_t, const std::string& id) {
+                     return gone.count({ns, id}) > 0;
+                   });
 }
 
 void memory_saver::delete_for_runs(const std::vector<std::string>& run_ids) {

@@ -71,8 +71,10 @@ class validator {
       std::string last;
       for (const auto& alt : one->as_list()) {
         std::string p = check(alt, v, at);
-        if (p.empty()) ++matches;
-        else last = p;
+        if (p.empty())
+          ++matches;
+        else
+          last = p;
       }
       if (matches != 1)
         return matches == 0 ? last : at + ": matches " + std::to_string(matches) + " of oneOf";

@@ -424,8 +424,8 @@ inline void thread_ids_names_each_thread_once(checkpoint_saver& saver) {
   put_all(saver, "a\x01z", "", "", c1, loop_metadata(0));
   put_all(saver, std::string("nul\0id", 6), "", "", c2, loop_metadata(0));
   put_all(saver, "only_sub", "sub:1", "", c3, loop_metadata(0));
-  BOOST_TEST(saver.thread_ids() == (std::vector<std::string>{"a\x01z", "b", std::string("nul\0id", 6),
-                                                             "only_sub"}));
+  BOOST_TEST(saver.thread_ids() ==
+             (std::vector<std::string>{"a\x01z", "b", std::string("nul\0id", 6), "only_sub"}));
   saver.delete_thread("b");
   BOOST_TEST(saver.thread_ids() ==
              (std::vector<std::string>{"a\x01z", std::string("nul\0id", 6), "only_sub"}));
