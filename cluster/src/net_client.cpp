@@ -52,7 +52,18 @@ struct head_connection {
                   "cannot reach the head at " + address + ": " + linked.error);
     gate = linked.actor;
     self = std::make_unique<caf::scoped_actor>(sys);
-    join_gate(*self, gate, key);
+    // The link is up, so the head is there: a hello unanswered within join_gate's short
+    // timeout means a busy machine (many clients starting at once on few cores), not a dead
+    // head. Ask again, three times in all, before giving up.
+    for (int attempt = 1;; ++attempt) {
+      try {
+        join_gate(*self, gate, key);
+        break;
+      } catch (const error& e) {
+        if (e.code() != error_code::unavailable || attempt == 3) throw;
+        log("client", std::string("asking the head again: ") + e.what());
+      }
+    }
   }
   ~head_connection() {
     self.reset();  // before its actor system
