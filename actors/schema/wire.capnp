@@ -51,6 +51,8 @@ struct BatchHeader {
   subgraphs @7 :Bool;
   replayCheckpointId @8 :Text;
   replayVisited @9 :List(Text);
+  # PULL tasks come without input: the node actor builds it from its replica.
+  inputsFromReplica @10 :Bool;
 }
 
 # A channel's new value for a node actor's replica (present false: the channel is empty).

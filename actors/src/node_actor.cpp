@@ -13,6 +13,7 @@ std::atomic<std::uint64_t> task_count{0}, batch_count{0};
 
 struct node_state {
   std::shared_ptr<const node_host> node;
+  // Of every channel a replica may hold: those read fresh and those inputs are built from.
   std::unordered_map<std::string, std::shared_ptr<const channels::channel>> prototypes;
   // One replica per coordinator (run): runs of the same graph proceed concurrently, each
   // refreshing its replica with only what changed in its own thread. Dropped when the
@@ -23,7 +24,8 @@ struct node_state {
 
 channel_map fresh_replica(const node_state& st) {
   channel_map m;
-  for (const auto& [name, proto] : st.prototypes) m.emplace(name, proto->copy());
+  // The channels read fresh exist from the start; input channels come with their first delta.
+  for (const auto& [name, proto] : st.node->replica_channels) m.emplace(name, proto->copy());
   return m;
 }
 
@@ -81,6 +83,7 @@ node_actor::behavior_type node_actor_behavior(node_self self,
   auto& st = self->state;
   st.node = std::move(node);
   for (const auto& [name, proto] : st.node->replica_channels) st.prototypes.emplace(name, proto);
+  for (const auto& [name, proto] : st.node->input_channels) st.prototypes.emplace(name, proto);
   self->set_down_handler([self](caf::down_msg& msg) { self->state.replicas.erase(msg.source); });
   return {
       [self](task_batch& b) -> task_batch_done {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "node_actor_pool.hpp"
 #include "superstep/actors/caf_runtime.hpp"
@@ -78,11 +79,12 @@ using coordinator_protocol =
                      caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>>;
 using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
 
-// Channels of `node`'s replica that changed since actor `to` last saw them.
+// Channels of `node`'s replica that changed since actor `to` last saw them: those read fresh,
+// and with `inputs` those PULL inputs are built from too.
 std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32_t node,
-                                              const actors::node_actor& to) {
+                                              const actors::node_actor& to, bool inputs) {
   std::vector<actors::channel_delta> out;
-  const auto& reads = st.pool->fresh_reads(node);
+  const auto& reads = inputs ? st.pool->replica_reads(node) : st.pool->fresh_reads(node);
   if (reads.empty()) return out;
   auto& seen = st.synced[to.address()];
   const auto& versions = st.loop->state().checkpoint.channel_versions;
@@ -108,7 +110,7 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
   b.header = st.header;
-  b.deltas = deltas_for(st, c.node, to);
+  b.deltas = deltas_for(st, c.node, to, false);
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
   b.slots = std::move(c.slots);
@@ -117,16 +119,31 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
 }
 
 // Sends a chunk to a remote node actor: the tasks are copied and the batch tracked, so it can
-// be sent again if the actor's process dies before answering.
+// be sent again if the actor's process dies before answering. PULL tasks go without their
+// input: the actor builds it from its replica, which the batch's deltas bring up to date, so
+// a step sends the channels that changed, not every task's whole input.
 void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c) {
   auto& st = self->state;
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
   b.id = ++st.last_batch;
   b.header = st.header;
-  b.deltas = deltas_for(st, c.node, to);
+  // Input channels only for a batch with PULL tasks: Sends bring their own input.
+  const bool pulls =
+      std::any_of(c.slots.begin(), c.slots.end(), [&](std::uint32_t s) { return !tasks[s].push; });
+  b.header.inputs_from_replica = pulls;
+  b.deltas = deltas_for(st, c.node, to, pulls);
   b.tasks.reserve(c.slots.size());
-  for (auto s : c.slots) b.tasks.push_back(tasks[s]);
+  for (auto s : c.slots) {
+    pregel_task& t = tasks[s];
+    if (t.push) {
+      b.tasks.push_back(t);
+      continue;
+    }
+    value input = std::exchange(t.input, value());  // copied without it, kept here
+    b.tasks.push_back(t);
+    t.input = std::move(input);
+  }
   b.slots = c.slots;
   if (st.monitored.insert(to.address()).second) self->monitor(to);
   ++st.load[to.address()];

@@ -3,7 +3,10 @@
 // processes' coordinators (spawn_node_actors).
 #include "node_actor_pool.hpp"
 
+#include <algorithm>
+
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/node_actors.hpp"
 #include "superstep/core/error.hpp"
 
@@ -12,6 +15,21 @@ namespace superstep::detail {
 void node_actor_pool_deleter::operator()(node_actor_pool* p) const noexcept { delete p; }
 
 namespace {
+
+// Builds PULL task `t`'s input from the replica as the coordinator would from its channels
+// (algo::prepare_next_tasks). False, with the task failed, when the replica lacks what the
+// coordinator planned the task on (a protocol fault: deltas keep it current).
+bool input_from_replica(const pregel_graph& g, pregel_task& t, const actors::channel_map& replica) {
+  const pregel_node& node = g.nodes[t.node];
+  if (auto input = algo::read_channels(replica, node.reads, node.single_read)) {
+    t.input = std::move(*input);
+    return true;
+  }
+  t.error = task_error{error_code::internal, "task '" + t.name + "': the node actor's replica " +
+                                                 "has no value in '" + node.reads.front() + "'"};
+  t.done = true;
+  return false;
+}
 
 // The body a node actor runs: each task of the batch through the node's function and
 // writers, with stream events forwarded to the coordinator.
@@ -43,6 +61,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
     shared.hooks = std::static_pointer_cast<const run_hooks>(h.local_hooks);
     shared.cancel = h.local_stop;
     for (auto& t : tasks) {
+      if (h.inputs_from_replica && !t.push && !input_from_replica(*g, t, replica)) continue;
       task_context ctx(shared, t, h.step, replica);
       run_task(*g, t, ctx);
     }
@@ -58,6 +77,7 @@ std::shared_ptr<const actors::node_host> make_host(const pregel_graph& g, const 
   host.name = n.name;
   host.body = make_body(&g, saver, store, cache);
   for (const auto& ch : n.fresh_reads) host.replica_channels.emplace_back(ch, g.channels.at(ch));
+  for (const auto& ch : n.reads) host.input_channels.emplace_back(ch, g.channels.at(ch));
   return std::make_shared<const actors::node_host>(std::move(host));
 }
 
@@ -67,6 +87,9 @@ node_actor_pool::node_actor_pool(actors::runtime& rt, const pregel_graph& g,
   for (const auto& n : g.nodes) {
     hosts_.push_back(make_host(g, n, saver, store, cache));
     fresh_reads_.push_back(n.fresh_reads);
+    auto& all = replica_reads_.emplace_back(n.fresh_reads);
+    for (const auto& ch : n.reads)
+      if (std::find(all.begin(), all.end(), ch) == all.end()) all.push_back(ch);
   }
 }
 

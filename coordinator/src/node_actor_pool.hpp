@@ -20,14 +20,22 @@ class node_actor_pool {
   ~node_actor_pool();
   actors::runtime& runtime() noexcept { return rt_; }
   const std::vector<actors::node_actor>& instances(std::uint32_t node);
+  /// The channels node `node` reads fresh while its tasks run: what a replica of this
+  /// process's node actors holds.
   const std::vector<std::string>& fresh_reads(std::uint32_t node) const {
     return fresh_reads_[node];
+  }
+  /// Those and the channels its tasks' inputs are built from: what a replica of a node actor
+  /// in another process holds, which builds PULL inputs itself (inputs_from_replica).
+  const std::vector<std::string>& replica_reads(std::uint32_t node) const {
+    return replica_reads_[node];
   }
 
  private:
   actors::runtime& rt_;
   std::vector<std::shared_ptr<const actors::node_host>> hosts_;
   std::vector<std::vector<std::string>> fresh_reads_;
+  std::vector<std::vector<std::string>> replica_reads_;
   std::vector<std::vector<actors::node_actor>> instances_;
   std::mutex m_;
 };

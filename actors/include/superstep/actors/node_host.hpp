@@ -34,6 +34,10 @@ struct batch_header {
   /// before this checkpoint the first time they run (`replay_visited`: those that have).
   std::string replay_checkpoint_id;
   std::vector<std::string> replay_visited;
+  /// PULL tasks come without their input: the node actor builds it from its replica of the
+  /// node's input channels, which the batch's deltas bring up to date (so a step sends what
+  /// changed, not every task's whole input). Set for batches to other processes.
+  bool inputs_from_replica = false;
   /// Set only for node actors in the coordinator's process, never sent: delivers stream
   /// events straight to the run's sink from the thread running the task, so they reach the
   /// caller while the task runs (LangGraph streams subgraph events live), not when the
@@ -55,11 +59,16 @@ using task_body = std::function<void(std::vector<pregel_task>& tasks, const batc
                                      const channel_map& replica, const stream_forward& forward)>;
 
 /// What a process needs to host a node: its name, the body that runs its tasks, and
-/// prototypes of the channels it reads fresh (its replica).
+/// prototypes of the channels it reads fresh and of those its input is built from (its
+/// replica).
 struct node_host {
   std::string name;
   task_body body;
+  /// Read fresh while a task runs: in every replica from the start.
   std::vector<std::pair<std::string, std::shared_ptr<const channels::channel>>> replica_channels;
+  /// Read to build a PULL task's input: in a replica once a delta brings them (batches with
+  /// `batch_header::inputs_from_replica`).
+  std::vector<std::pair<std::string, std::shared_ptr<const channels::channel>>> input_channels;
 };
 
 }  // namespace superstep::actors
