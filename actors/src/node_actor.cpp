@@ -106,7 +106,12 @@ node_actor::behavior_type node_actor_behavior(node_self self,
           for (auto& t : b.tasks)
             if (!t.done) t.error = task_error{error_code::internal, e.what()};
         }
-        for (auto& t : b.tasks) t.input = value();  // the coordinator has it already
+        // The coordinator has the input already, and needs only the writes of what the node
+        // returned (its writers ran here): neither goes back.
+        for (auto& t : b.tasks) {
+          t.input = value();
+          t.output = value();
+        }
         task_count.fetch_add(b.tasks.size(), std::memory_order_relaxed);
         batch_count.fetch_add(1, std::memory_order_relaxed);
         task_batch_done done{b.id, std::move(b.slots), std::move(b.tasks), {}};
