@@ -98,8 +98,11 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The CMake package's static targets and headers need the development packages of what
 # superstep links.
+# The program links spdlog and fmt (its log) as shared libraries: their runtime packages, which
+# dpkg-shlibdeps (SHLIBDEPS above) finds too. CLI11 is header-only and compiled in; neither
+# is in a public header, so the CMake package needs none of their development packages.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libcaf-dev, libcapnp-dev, capnproto, librocksdb-dev, libssl-dev, libcurl4-openssl-dev, libhiredis-dev, libmimalloc-dev")
+    "libcaf-dev, libcapnp-dev, capnproto, librocksdb-dev, libssl-dev, libcurl4-openssl-dev, libhiredis-dev, libmimalloc-dev, libspdlog1.10, libfmt9")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 include(CPack)
