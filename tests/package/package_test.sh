@@ -18,7 +18,7 @@ fail() { echo "package_test: $*" >&2; exit 1; }
 deb="$work/pkg/superstep_${version}_amd64.deb"
 [ -f "$deb" ] || { ls "$work/pkg"; fail "no $deb"; }
 dpkg-deb --field "$deb" Depends | grep -q libcaf-dev || fail "the package does not depend on libcaf-dev"
-dpkg-deb --field "$deb" Depends | grep -q libspdlog || fail "the package does not depend on libspdlog"
+dpkg-deb --field "$deb" Depends | grep -q libspdlog || fail "the package does not depend on spdlog (the program's log)"
 dpkg -x "$deb" "$work/root"
 root="$work/root/usr"
 for f in bin/superstep lib/libsuperstep.so lib/cmake/superstep/superstepConfig.cmake \
