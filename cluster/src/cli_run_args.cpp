@@ -256,10 +256,10 @@ subcommand run_command(CLI::App& root, bool submit) {
         if (out.input && out.resume)
           throw usage_error(std::string(cmd) + ": give either --input or --resume, not both");
         if (out.update && !out.resume) throw usage_error("run: --update goes with --resume");
-        check_embedder(out.embedder);
         if (!submit) {
           if (!out.where.head.empty())
             throw usage_error("run: --head is for 'superstep submit' (run works in this process)");
+          check_embedder(out.embedder);
           return out;
         }
         if (out.where.head.empty()) throw usage_error("submit: missing --head HOST:PORT");
