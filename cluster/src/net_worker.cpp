@@ -123,6 +123,10 @@ std::string default_name() {
 
 int run_worker(const cli::worker_args& args, const cluster::function_registry& registry) {
   install_stop_handlers();
+  // Named before any thread can log: spdlog's default logger is swapped unguarded.
+  const std::string name = args.name.empty() ? default_name() : args.name;
+  const std::string me = "worker " + name;
+  cli::rename_log(me);
   actors::on_protocol_error(
       [](const std::string& why) { spdlog::warn("refused a malformed message: " + why); });
   std::optional<std::string> key;
@@ -154,9 +158,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   init.own = &registry;
   init.rt = rt;
   init.threads = rt->threads();
-  init.name = args.name.empty() ? default_name() : args.name;
-  const std::string me = "worker " + init.name;
-  cli::rename_log(me);
+  init.name = name;
   link_options links;
   links.key = key;
   links.tls = args.tls;
