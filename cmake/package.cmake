@@ -96,6 +96,10 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The program's log links spdlog and fmt as shared libraries: dpkg-shlibdeps (SHLIBDEPS above)
+# adds their runtime packages (libspdlog1.10-fmt9, libfmt9; tests/package checks it). CLI11
+# is header-only and compiled in. Neither is in a public header, so the CMake package needs
+# none of their development packages.
 # The CMake package's static targets and headers need the development packages of what
 # superstep links.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS

@@ -87,6 +87,9 @@ struct thread_args {
   /// terminal).
   bool progress = false;
   tls_args tls;
+  /// --log-level: what the client side of a command on a head logs (trace, debug, info,
+  /// warn, error or off).
+  std::string log_level = "warn";
   /// --plugin: node libraries to load (the commands that run here).
   std::vector<std::string> plugins;
 };
@@ -127,6 +130,8 @@ struct head_args {
   /// --log-requests: log each client request's fields (thread, graph, config, context,
   /// stream modes) as the head received them.
   bool log_requests = false;
+  /// --log-level: trace, debug, info, warn, error or off.
+  std::string log_level = "info";
   tls_args tls;
   /// The embedder of the store that nodes (here and on workers) use.
   embedder_args embedder;
@@ -144,6 +149,7 @@ struct worker_args {
   unsigned threads = 0;  ///< task threads, and node actors per node (0: one per core)
   std::string key_file;
   std::string name;  ///< how the head's log names this worker (default: host name and pid)
+  std::string log_level = "info";  ///< --log-level: trace, debug, info, warn, error or off
   tls_args tls;
   /// --model, --model-url, --model-key-env: the chat model of the llm.chat nodes it runs.
   value model;
@@ -248,6 +254,7 @@ struct store_args {
   /// --head: the store of a cluster's head instead of the data folder's.
   std::string head, key_file;
   tls_args tls;
+  std::string log_level = "warn";  ///< --log-level of the client side, with --head
 };
 
 /// `superstep threads [--data DIR] [--plugin LIB]...`: the folder's threads (cli_state.cpp).
@@ -275,5 +282,9 @@ command parse_command_line(int argc, const char* const* argv);
 
 /// The top-level usage text.
 std::string main_usage();
+
+/// The --log-level of `cmd`, for the commands that log (head, worker, the commands sent to a
+/// head); empty for the others.
+std::string log_level_of(const command& cmd);
 
 }  // namespace superstep::cli

@@ -1,11 +1,16 @@
 #pragma once
 
-// What the parsers of the subcommands share: a cursor over the arguments, the readers of
-// option values, and the parsers of the thread commands.
+// What the parsers of the subcommands share. The command line is parsed by CLI11: each
+// subcommand is a CLI::App whose options hand their values to the command's struct as they
+// are parsed (in command-line order, so later options win), and a `finish` step that checks
+// how the options go together and yields the command. Values are read by our own readers so
+// that every error names the option and the value (usage_error).
 
+#include <CLI/App.hpp>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +19,33 @@
 
 namespace superstep::cli::detail {
 
-inline bool is_help(std::string_view a) { return a == "--help" || a == "-h"; }
+/// A subcommand of the program: its CLI11 app, and what turns what it parsed into a command.
+struct subcommand {
+  CLI::App* app = nullptr;
+  std::function<command()> finish;
+};
+
+/// Adds subcommand `name` to `root`. `description` (starting with its usage line) and
+/// `footer` make its --help with the options in their groups between them; unknown
+/// arguments are kept for `finish` (take_extras) so that it names them with a suggestion.
+CLI::App* add_command(CLI::App& root, const std::string& name, std::string description,
+                      std::string footer = {});
+/// Ends a subcommand's options: its --help, listed last in `group`.
+void add_help(CLI::App& app, const std::string& group = "options");
+
+/// An option taking one value, handed to `take` each time it is given, as it is parsed.
+/// `value_name` (DIR, JSON|@FILE...) is how help shows the value; `help` may hold several
+/// lines. An empty `group` hides it from help.
+CLI::Option* add_value(CLI::App& app, const std::string& name, const std::string& value_name,
+                       const std::string& help, std::function<void(const std::string&)> take,
+                       const std::string& group = "options");
+/// A switch: `take` runs when it is given, as it is parsed.
+CLI::Option* add_switch(CLI::App& app, const std::string& name, const std::string& help,
+                        std::function<void()> take, const std::string& group = "options");
+
+/// Throws usage_error for the first argument `app` did not take, if any: an unknown option
+/// with the options of `app` closest to it, or an unexpected argument.
+void take_extras(const CLI::App& app);
 
 /// JSON given inline or, as "@path", in a file. Throws usage_error naming `option`.
 value read_json_arg(const std::string& option, const std::string& text);
@@ -22,72 +53,58 @@ value read_json_arg(const std::string& option, const std::string& text);
 /// A count given to `option`; throws usage_error naming it.
 std::size_t count_arg(const std::string& option, const std::string& text);
 
-/// Walks the arguments after the subcommand.
-class arg_cursor {
- public:
-  arg_cursor(int argc, const char* const* argv, int first) : argv_(argv + first, argv + argc) {}
-  bool done() const { return i_ >= argv_.size(); }
-  std::string next() { return argv_[i_++]; }
-  std::optional<std::string> peek() const {
-    if (done()) return std::nullopt;
-    return std::string(argv_[i_]);
-  }
-  /// The value after `option`; throws usage_error when there is none.
-  std::string value_of(const std::string& option) {
-    if (done()) throw usage_error(option + " needs a value");
-    return next();
-  }
-
- private:
-  std::vector<const char*> argv_;
-  std::size_t i_ = 0;
-};
-
-/// Takes the options every thread command has (--thread, --data, --graph) when `arg` is one
-/// of them; false for any other argument.
-bool take_thread_option(const std::string& arg, arg_cursor& args, thread_args& out);
+/// A number up to `max` given to `option`; throws usage_error naming it.
+unsigned number_arg(const std::string& option, const std::string& text, unsigned max);
 
 /// The URL given to `option` (--saver) when it is a Redis URL; throws usage_error saying what
 /// is wrong with it otherwise.
 std::string saver_arg(const std::string& option, const std::string& url);
 
-/// Takes --embedder, --dims and the --embedder-* options when `arg` is one of them.
-bool take_embedder_option(const std::string& arg, arg_cursor& args, embedder_args& out);
+/// Which of the options about where a thread command runs it takes (add_thread_options).
+enum thread_option : unsigned {
+  opt_thread = 1u << 0,    ///< --thread ID
+  opt_data = 1u << 1,      ///< --data DIR and --saver URL
+  opt_graph = 1u << 2,     ///< --graph GRAPH.json
+  opt_head = 1u << 3,      ///< --head, --key-file, the TLS options and --log-level
+  opt_plugin = 1u << 4,    ///< --plugin LIB
+  opt_progress = 1u << 5,  ///< --progress
+};
+
+/// Adds the options of `which` that set `out`; those in `hidden` are taken but not listed
+/// in help (a command that refuses them after parsing, or ignores them).
+void add_thread_options(CLI::App& app, thread_args& out, unsigned which, unsigned hidden = 0);
+
+/// Adds --embedder, --dims, --distance and the --embedder-* options to `group`.
+void add_embedder_options(CLI::App& app, embedder_args& out,
+                          const std::string& group = "semantic search (the store's index)");
 /// Throws usage_error unless the embedder options given make sense together.
 void check_embedder(const embedder_args& embedder);
-/// The help text of the embedder options, for the usage of the commands that take them.
-extern const char* const embedder_usage;
 
-/// Takes --model, --model-url and --model-key-env into `out` (an object {"name", "url",
-/// "key_env"}, see function_registry::set_model_settings) when `arg` is one of them.
-bool take_model_option(const std::string& arg, arg_cursor& args, value& out);
-/// The help text of the model options.
-extern const char* const model_usage;
+/// Adds --model, --model-url and --model-key-env, setting `out` (an object {"name", "url",
+/// "key_env"}, see function_registry::set_model_settings).
+void add_model_options(CLI::App& app, value& out,
+                       const std::string& group = "chat model (llm.chat nodes)");
 
-/// Throws usage_error for an argument the command does not take; for an unknown option, the
-/// message suggests the closest options of those `usage` (the command's help text) names.
-[[noreturn]] void unexpected_argument(const std::string& arg, std::string_view usage = {});
-
-// The parsers of the commands on stored threads (cli_thread_args.cpp).
-command parse_state(arg_cursor args);
-command parse_history(arg_cursor args);
-command parse_update(arg_cursor args);
-command parse_delete(arg_cursor args);
-command parse_threads(arg_cursor args);
-
-/// Takes --tls, --tls-cert, --tls-key, --tls-ca when `arg` is one of them.
-bool take_tls_option(const std::string& arg, arg_cursor& args, tls_args& out);
+/// Adds --tls, --tls-cert, --tls-key and --tls-ca.
+void add_tls_options(CLI::App& app, tls_args& out, const std::string& group = "options");
 /// Throws usage_error unless the TLS options given make sense together.
 void check_tls(const tls_args& tls);
+
+/// Adds --log-level LEVEL (trace, debug, info, warn, error or off), checked as parsed.
+void add_log_level_option(CLI::App& app, std::string& out, const std::string& default_level,
+                          const std::string& group = "options");
 
 /// Parses HOST:PORT given to `option`; throws usage_error naming it.
 void parse_address(const std::string& option, const std::string& text, std::string& host,
                    std::uint16_t& port);
 
-// The parsers of the cluster's processes (cli_cluster_args.cpp).
-command parse_head(arg_cursor args);
-command parse_worker(arg_cursor args);
-command parse_store(arg_cursor args);                     // cli_store.cpp
-command parse_maintenance(arg_cursor args, bool repair);  // cli_maintenance.cpp
+// The subcommands, by the files that define them.
+subcommand run_command(CLI::App& root, bool submit);          // cli_run_args.cpp (run, submit)
+subcommand graph_command(CLI::App& root);                     // cli_run_args.cpp
+std::vector<subcommand> thread_commands(CLI::App& root);      // cli_thread_args.cpp
+subcommand head_command(CLI::App& root);                      // cli_cluster_args.cpp
+subcommand worker_command(CLI::App& root);                    // cli_cluster_args.cpp
+subcommand store_command(CLI::App& root);                     // cli_store.cpp
+subcommand maintenance_command(CLI::App& root, bool repair);  // cli_maintenance.cpp
 
 }  // namespace superstep::cli::detail

@@ -1,5 +1,6 @@
-// The command lines of `superstep head` and `superstep worker`.
-#include <charconv>
+// The command lines of `superstep head` and `superstep worker`, and the options of a
+// cluster's links (TLS, addresses).
+#include <memory>
 
 #include "cli_args_support.hpp"
 
@@ -15,79 +16,16 @@ constexpr const char* head_usage =
     "Starts a cluster's head: it accepts workers and clients on HOST:PORT, runs a coordinator\n"
     "for each submitted run and keeps every thread's checkpoints in the database DIR. The\n"
     "tasks run on the workers that provide their node functions (nodes running subgraphs run\n"
-    "here). Runs until interrupted (SIGINT or SIGTERM). Logs one line per event on stderr.\n"
-    "\n"
-    "options:\n"
-    "  --listen HOST:PORT    where to accept workers and clients (port 0: any free port; the\n"
-    "                        port is logged as 'listening on HOST:PORT')\n"
-    "  --data DIR            the database (default: .superstep, created if missing)\n"
-    "  --saver URL           keep the checkpoints on a Redis server instead (redis://[USER:\n"
-    "                        PASSWORD@]HOST[:PORT][/DB]); --data keeps specs and the store\n"
-    "  --key-file FILE       the cluster's key: every link is TLS keyed by it, so workers and\n"
-    "                        clients prove they have it (and the head proves it to them)\n"
-    "                        before anything they send is read; without it, anyone who\n"
-    "                        reaches the port may join\n"
-    "  --plugin LIB.so       a node library, for the reducers its graphs use and the\n"
-    "                        embedder --embedder names (repeatable)\n"
-    "  --worker-wait SECONDS how long a step waits for a worker able to run a node before\n"
-    "                        the run fails (default 30)\n"
-    "  --threads N           scheduler threads (default: one per core)\n"
-    "  --fsync               flush every database write to disk before going on\n"
-    "  --request-threads N   clients' commands run at once (default 8)\n"
-    "  --request-queue N     commands that may wait for one of those threads (default 16);\n"
-    "                        past that a client is refused at once with 'head busy'\n"
-    "  --max-graphs N        distinct graph specs kept loaded here and on the workers\n"
-    "                        (default 32); the least recently used one no run uses goes\n"
-    "                        first, and is loaded again when a run needs it\n"
-    "  --shutdown-wait SECONDS\n"
-    "                        on SIGINT or SIGTERM: new commands are refused ('head shutting\n"
-    "                        down'), running runs stop once their current step is saved,\n"
-    "                        and the head waits this long for them (default 10); runs still\n"
-    "                        going then are logged and resume from their last checkpoint\n"
-    "  --tls                 encrypt traffic (TLS, no certificates: every process of the\n"
-    "                        cluster gives --tls)\n"
-    "  --tls-cert F --tls-key F --tls-ca F\n"
-    "                        TLS where both ends present a certificate signed by the CA\n"
-    "                        (instead of --key-file)\n"
-    "  --max-connections N   links open at once, at most (default 1024)\n"
-    "  --max-pending N       links still in their handshake, at most (default 64)\n"
-    "  --handshake-timeout S seconds a new link has to finish its handshake (default 10)\n"
-    "  --max-frame MB        the largest message a peer may send (default 1024)\n"
-    "  --serve NAME=GRAPH.json\n"
-    "                        serve the graph under NAME to clients that name it instead of\n"
-    "                        sending a spec (superstep::remote_graph; repeatable)\n"
-    "  --log-requests        log each client request as received (thread, graph, config,\n"
-    "                        context, stream modes)\n"
-    "  --help                show this help\n"
-    "\n";
+    "here). Runs until interrupted (SIGINT or SIGTERM). Logs one line per event on stderr\n"
+    "(--log-level): links, workers joining and leaving, each run's start, end (its steps and\n"
+    "duration) and failure.\n";
 
 constexpr const char* worker_usage =
     "usage: superstep worker --join HOST:PORT [--plugin LIB.so]... [--threads N] [options]\n"
     "\n"
     "Starts a worker: it joins the head at HOST:PORT, offers the node functions of the std\n"
     "library and of its plugins, and runs the tasks the head sends it. When the head goes\n"
-    "away it tries to join again every second. Runs until interrupted (SIGINT or SIGTERM).\n"
-    "\n"
-    "options:\n"
-    "  --join HOST:PORT      the head\n"
-    "  --plugin LIB.so       a node library to load (repeatable)\n"
-    "  --threads N           threads running tasks (default: one per core)\n"
-    "  --key-file FILE       the cluster's key\n"
-    "  --name NAME           this worker's name in the head's log (default: host:pid)\n"
-    "  --tls                 encrypt traffic (TLS, no certificates: every process of the\n"
-    "                        cluster gives --tls)\n"
-    "  --tls-cert F --tls-key F --tls-ca F\n"
-    "                        TLS where both ends present a certificate signed by the CA\n"
-    "  --help                show this help\n";
-
-unsigned number_of(const std::string& option, const std::string& text, unsigned max) {
-  unsigned n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size() || n > max)
-    throw usage_error(option + ": expected a number up to " + std::to_string(max) + ", not '" +
-                      text + "'");
-  return n;
-}
+    "away it tries to join again every second. Runs until interrupted (SIGINT or SIGTERM).\n";
 
 // Seconds, with up to three decimals ("10", "0.5"), as milliseconds (at least 1).
 unsigned parse_seconds_ms(const std::string& option, const std::string& text) {
@@ -96,29 +34,44 @@ unsigned parse_seconds_ms(const std::string& option, const std::string& text) {
   std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
   if (whole.empty() || frac.size() > 3 || (dot != std::string::npos && frac.empty()))
     throw usage_error(option + ": expected seconds such as 10 or 0.5, not '" + text + "'");
-  unsigned ms = number_of(option, whole, 86400) * 1000;
+  unsigned ms = number_arg(option, whole, 86400) * 1000;
   if (!frac.empty()) {
     frac.resize(3, '0');
-    ms += number_of(option, frac, 999);
+    ms += number_arg(option, frac, 999);
   }
   if (ms == 0) throw usage_error(option + ": more than 0 seconds");
   return ms;
 }
 
+// An option taking a number up to `max` (at least `min`) into `out`.
+void add_number(CLI::App& app, const std::string& name, const std::string& value_name,
+                const std::string& help, unsigned& out, unsigned max, unsigned min = 0) {
+  add_value(app, name, value_name, help, [&out, name, max, min](const std::string& v) {
+    out = number_arg(name, v, max);
+    if (out < min) throw usage_error(name + ": at least " + std::to_string(min));
+  });
+}
+
+constexpr const char* tls_help =
+    "encrypt traffic (TLS, no certificates: every process of the\n"
+    "cluster gives --tls)";
+
 }  // namespace
 
-bool take_tls_option(const std::string& arg, arg_cursor& args, tls_args& out) {
-  if (arg == "--tls")
-    out.on = true;
-  else if (arg == "--tls-cert")
-    out.cert = args.value_of(arg), out.on = true;
-  else if (arg == "--tls-key")
-    out.key = args.value_of(arg), out.on = true;
-  else if (arg == "--tls-ca")
-    out.ca = args.value_of(arg), out.on = true;
-  else
-    return false;
-  return true;
+void add_tls_options(CLI::App& app, tls_args& out, const std::string& group) {
+  add_switch(
+      app, "--tls", tls_help, [&out] { out.on = true; }, group);
+  add_value(
+      app, "--tls-cert", "F",
+      "with --tls-key F --tls-ca F: TLS where both ends present a\n"
+      "certificate signed by the CA (instead of --key-file)",
+      [&out](const std::string& v) { out.cert = v, out.on = true; }, group);
+  add_value(
+      app, "--tls-key", "F", "the key of --tls-cert",
+      [&out](const std::string& v) { out.key = v, out.on = true; }, group);
+  add_value(
+      app, "--tls-ca", "F", "the CA that signs the cluster's certificates",
+      [&out](const std::string& v) { out.ca = v, out.on = true; }, group);
 }
 
 void check_tls(const tls_args& tls) {
@@ -133,105 +86,133 @@ void parse_address(const std::string& option, const std::string& text, std::stri
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
     throw usage_error(option + ": expected HOST:PORT, not '" + text + "'");
   host = text.substr(0, colon);
-  port = static_cast<std::uint16_t>(number_of(option, text.substr(colon + 1), 65535));
+  port = static_cast<std::uint16_t>(number_arg(option, text.substr(colon + 1), 65535));
 }
 
-command parse_head(arg_cursor args) {
-  head_args out;
-  bool listen = false;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return help_request{std::string(head_usage) + embedder_usage + model_usage};
-    if (take_tls_option(a, args, out.tls)) continue;
-    if (take_embedder_option(a, args, out.embedder)) continue;
-    if (take_model_option(a, args, out.model)) continue;
-    if (a == "--listen") {
-      parse_address(a, args.value_of(a), out.host, out.port);
-      listen = true;
-    } else if (a == "--data") {
-      out.data_dir = args.value_of(a);
-      if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
-    } else if (a == "--saver") {
-      out.saver = saver_arg(a, args.value_of(a));
-    } else if (a == "--key-file") {
-      out.key_file = args.value_of(a);
-    } else if (a == "--plugin") {
-      out.plugins.push_back(args.value_of(a));
-    } else if (a == "--worker-wait") {
-      out.worker_wait = number_of(a, args.value_of(a), 86400);
-    } else if (a == "--threads") {
-      out.threads = number_of(a, args.value_of(a), 1024);
-    } else if (a == "--fsync") {
-      out.fsync = true;
-    } else if (a == "--max-connections") {
-      out.limits.max_connections = number_of(a, args.value_of(a), 1u << 20);
-      if (out.limits.max_connections == 0) throw usage_error(a + ": at least 1");
-    } else if (a == "--max-pending") {
-      out.limits.max_pending = number_of(a, args.value_of(a), 1u << 20);
-      if (out.limits.max_pending == 0) throw usage_error(a + ": at least 1");
-    } else if (a == "--handshake-timeout") {
-      out.limits.handshake_timeout_ms = parse_seconds_ms(a, args.value_of(a));
-    } else if (a == "--max-frame") {
-      out.limits.max_frame_mb = number_of(a, args.value_of(a), 4095);
-      if (out.limits.max_frame_mb == 0) throw usage_error(a + ": at least 1");
-    } else if (a == "--request-threads") {
-      out.request_threads = number_of(a, args.value_of(a), 1024);
-      if (out.request_threads == 0) throw usage_error("--request-threads: at least 1");
-    } else if (a == "--request-queue") {
-      out.request_queue = number_of(a, args.value_of(a), 1u << 20);
-    } else if (a == "--max-graphs") {
-      out.max_graphs = number_of(a, args.value_of(a), 1u << 20);
-      if (out.max_graphs == 0) throw usage_error("--max-graphs: at least 1");
-    } else if (a == "--shutdown-wait") {
-      out.shutdown_wait = number_of(a, args.value_of(a), 86400);
-    } else if (a == "--serve") {
-      std::string v = args.value_of(a);
-      auto eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw usage_error("--serve: expected NAME=GRAPH.json, not '" + v + "'");
-      std::string name = v.substr(0, eq);
-      for (const auto& [served, path] : out.served)
-        if (served == name) throw usage_error("--serve: graph '" + name + "' given twice");
-      out.served.emplace_back(std::move(name), v.substr(eq + 1));
-    } else if (a == "--log-requests") {
-      out.log_requests = true;
-    } else {
-      unexpected_argument(a, std::string(head_usage) + embedder_usage);
-    }
-  }
-  if (!listen) throw usage_error("head: missing --listen HOST:PORT");
-  check_tls(out.tls);
-  check_embedder(out.embedder);
-  return out;
+subcommand head_command(CLI::App& root) {
+  auto out = std::make_shared<head_args>();
+  auto listen = std::make_shared<bool>(false);
+  head_args& h = *out;
+  CLI::App* app = add_command(root, "head", head_usage);
+  add_value(*app, "--listen", "HOST:PORT",
+            "where to accept workers and clients (port 0: any free port; the\n"
+            "port is logged as 'listening on HOST:PORT')",
+            [&h, listen](const std::string& v) {
+              parse_address("--listen", v, h.host, h.port);
+              *listen = true;
+            });
+  add_value(*app, "--data", "DIR", "the database (default: .superstep, created if missing)",
+            [&h](const std::string& v) {
+              if (v.empty()) throw usage_error("--data: the folder name is empty");
+              h.data_dir = v;
+            });
+  add_value(*app, "--saver", "URL",
+            "keep the checkpoints on a Redis server instead (redis://[USER:\n"
+            "PASSWORD@]HOST[:PORT][/DB]); --data keeps specs and the store",
+            [&h](const std::string& v) { h.saver = saver_arg("--saver", v); });
+  add_value(*app, "--key-file", "FILE",
+            "the cluster's key: every link is TLS keyed by it, so workers and\n"
+            "clients prove they have it (and the head proves it to them)\n"
+            "before anything they send is read; without it, anyone who\n"
+            "reaches the port may join",
+            [&h](const std::string& v) { h.key_file = v; });
+  add_value(*app, "--plugin", "LIB.so",
+            "a node library, for the reducers its graphs use and the\n"
+            "embedder --embedder names (repeatable)",
+            [&h](const std::string& v) { h.plugins.push_back(v); });
+  add_number(*app, "--worker-wait", "SECONDS",
+             "how long a step waits for a worker able to run a node before\n"
+             "the run fails (default 30)",
+             h.worker_wait, 86400);
+  add_number(*app, "--threads", "N", "scheduler threads (default: one per core)", h.threads, 1024);
+  add_switch(*app, "--fsync", "flush every database write to disk before going on",
+             [&h] { h.fsync = true; });
+  add_number(*app, "--request-threads", "N", "clients' commands run at once (default 8)",
+             h.request_threads, 1024, 1);
+  add_number(*app, "--request-queue", "N",
+             "commands that may wait for one of those threads (default 16);\n"
+             "past that a client is refused at once with 'head busy'",
+             h.request_queue, 1u << 20);
+  add_number(*app, "--max-graphs", "N",
+             "distinct graph specs kept loaded here and on the workers\n"
+             "(default 32); the least recently used one no run uses goes\n"
+             "first, and is loaded again when a run needs it",
+             h.max_graphs, 1u << 20, 1);
+  add_number(*app, "--shutdown-wait", "SECONDS",
+             "on SIGINT or SIGTERM: new commands are refused ('head shutting\n"
+             "down'), running runs stop once their current step is saved,\n"
+             "and the head waits this long for them (default 10); runs still\n"
+             "going then are logged and resume from their last checkpoint",
+             h.shutdown_wait, 86400);
+  add_tls_options(*app, h.tls);
+  add_number(*app, "--max-connections", "N", "links open at once, at most (default 1024)",
+             h.limits.max_connections, 1u << 20, 1);
+  add_number(*app, "--max-pending", "N", "links still in their handshake, at most (default 64)",
+             h.limits.max_pending, 1u << 20, 1);
+  add_value(*app, "--handshake-timeout", "S",
+            "seconds a new link has to finish its handshake (default 10)",
+            [&h](const std::string& v) {
+              h.limits.handshake_timeout_ms = parse_seconds_ms("--handshake-timeout", v);
+            });
+  add_number(*app, "--max-frame", "MB", "the largest message a peer may send (default 1024)",
+             h.limits.max_frame_mb, 4095, 1);
+  add_value(*app, "--serve", "NAME=GRAPH.json",
+            "serve the graph under NAME to clients that name it instead of\n"
+            "sending a spec (superstep::remote_graph; repeatable)",
+            [&h](const std::string& v) {
+              auto eq = v.find('=');
+              if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+                throw usage_error("--serve: expected NAME=GRAPH.json, not '" + v + "'");
+              std::string name = v.substr(0, eq);
+              for (const auto& [served, path] : h.served)
+                if (served == name) throw usage_error("--serve: graph '" + name + "' given twice");
+              h.served.emplace_back(std::move(name), v.substr(eq + 1));
+            });
+  add_log_level_option(*app, h.log_level, "info");
+  add_switch(*app, "--log-requests",
+             "log each client request as received (thread, graph, config,\n"
+             "context, stream modes)",
+             [&h] { h.log_requests = true; });
+  add_embedder_options(*app, h.embedder);
+  add_model_options(*app, h.model);
+  add_help(*app);
+  return {app, [app, out, listen]() -> command {
+            take_extras(*app);
+            if (!*listen) throw usage_error("head: missing --listen HOST:PORT");
+            check_tls(out->tls);
+            check_embedder(out->embedder);
+            return *out;
+          }};
 }
 
-command parse_worker(arg_cursor args) {
-  worker_args out;
-  bool join = false;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return help_request{std::string(worker_usage) + model_usage};
-    if (take_tls_option(a, args, out.tls)) continue;
-    if (take_model_option(a, args, out.model)) continue;
-    if (a == "--join") {
-      parse_address(a, args.value_of(a), out.host, out.port);
-      if (out.port == 0) throw usage_error("--join: the port is 0");
-      join = true;
-    } else if (a == "--plugin") {
-      out.plugins.push_back(args.value_of(a));
-    } else if (a == "--threads") {
-      out.threads = number_of(a, args.value_of(a), 1024);
-    } else if (a == "--key-file") {
-      out.key_file = args.value_of(a);
-    } else if (a == "--name") {
-      out.name = args.value_of(a);
-    } else {
-      unexpected_argument(a, worker_usage);
-    }
-  }
-  if (!join) throw usage_error("worker: missing --join HOST:PORT");
-  check_tls(out.tls);
-  return out;
+subcommand worker_command(CLI::App& root) {
+  auto out = std::make_shared<worker_args>();
+  auto join = std::make_shared<bool>(false);
+  worker_args& w = *out;
+  CLI::App* app = add_command(root, "worker", worker_usage);
+  add_value(*app, "--join", "HOST:PORT", "the head", [&w, join](const std::string& v) {
+    parse_address("--join", v, w.host, w.port);
+    if (w.port == 0) throw usage_error("--join: the port is 0");
+    *join = true;
+  });
+  add_value(*app, "--plugin", "LIB.so", "a node library to load (repeatable)",
+            [&w](const std::string& v) { w.plugins.push_back(v); });
+  add_number(*app, "--threads", "N", "threads running tasks (default: one per core)", w.threads,
+             1024);
+  add_value(*app, "--key-file", "FILE", "the cluster's key",
+            [&w](const std::string& v) { w.key_file = v; });
+  add_value(*app, "--name", "NAME", "this worker's name in the head's log (default: host:pid)",
+            [&w](const std::string& v) { w.name = v; });
+  add_tls_options(*app, w.tls);
+  add_log_level_option(*app, w.log_level, "info");
+  add_model_options(*app, w.model);
+  add_help(*app);
+  return {app, [app, out, join]() -> command {
+            take_extras(*app);
+            if (!*join) throw usage_error("worker: missing --join HOST:PORT");
+            check_tls(out->tls);
+            return *out;
+          }};
 }
 
 }  // namespace detail

@@ -1,5 +1,7 @@
 // `superstep check` and `superstep repair`: verifying the data folder's database, and
 // salvaging what can be read of a damaged one.
+#include <memory>
+
 #include "cli_args_support.hpp"
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
@@ -20,12 +22,9 @@ constexpr const char* check_usage =
     "RocksDB's checksums of every table, that every checkpoint reads whole (values, version\n"
     "maps, pending writes) with its parent and delta bases present, and that every item of\n"
     "the store reads. Prints one JSON line: {\"data\", \"ok\", \"threads\", \"checkpoints\",\n"
-    "\"pending_writes\", \"store_items\", \"problems\": [...]}.\n"
-    "\n"
-    "options:\n"
-    "  --data DIR   the data folder (default: .superstep)\n"
-    "  --help       show this help\n"
-    "\n"
+    "\"pending_writes\", \"store_items\", \"problems\": [...]}.\n";
+
+constexpr const char* check_footer =
     "environment:\n"
     "  SUPERSTEP_AES_KEY     the key the checkpoints were encrypted with, if any\n"
     "\n"
@@ -42,30 +41,29 @@ constexpr const char* repair_usage =
     "with its pending writes. A thread then continues from its latest checkpoint left.\n"
     "Prints one JSON line: {\"data\", \"ok\", \"repaired\",\n"
     "\"lost\": [...], \"problems_before\": [...], \"check\": {what 'superstep check' prints}}.\n"
-    "A sound database is left as it is.\n"
-    "\n"
-    "options:\n"
-    "  --data DIR   the data folder (default: .superstep)\n"
-    "  --help       show this help\n"
-    "\n"
+    "A sound database is left as it is.\n";
+
+constexpr const char* repair_footer =
     "exit status: 0 sound (after repairing), 1 not repaired, 2 usage error\n";
 
 }  // namespace
 
-command parse_maintenance(arg_cursor args, bool repair) {
-  maintenance_args out;
-  out.repair = repair;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return help_request{repair ? repair_usage : check_usage};
-    if (a == "--data") {
-      out.data_dir = args.value_of(a);
-      if (out.data_dir.empty()) throw usage_error("--data: the folder name is empty");
-    } else {
-      unexpected_argument(a, repair ? repair_usage : check_usage);
-    }
-  }
-  return out;
+subcommand maintenance_command(CLI::App& root, bool repair) {
+  auto out = std::make_shared<maintenance_args>();
+  out->repair = repair;
+  CLI::App* app =
+      add_command(root, repair ? "repair" : "check", repair ? repair_usage : check_usage,
+                  repair ? repair_footer : check_footer);
+  add_value(*app, "--data", "DIR", "the data folder (default: .superstep)",
+            [out](const std::string& v) {
+              if (v.empty()) throw usage_error("--data: the folder name is empty");
+              out->data_dir = v;
+            });
+  add_help(*app);
+  return {app, [app, out]() -> command {
+            take_extras(*app);
+            return *out;
+          }};
 }
 
 }  // namespace detail

@@ -1,31 +1,33 @@
-// The chat-model options of `superstep run` and `superstep worker` (--model, --model-url,
+// The chat-model options of `superstep run`, `head` and `worker` (--model, --model-url,
 // --model-key-env), for the std library's llm.chat nodes.
 #include "cli_args_support.hpp"
 
 namespace superstep::cli::detail {
 
-const char* const model_usage =
-    "  --model NAME          the chat model of llm.chat nodes, as the server names it (over\n"
-    "                        a node's own \"model\" param)\n"
-    "  --model-url URL       an OpenAI-compatible API's base (default: the node's, else\n"
-    "                        https://api.openai.com/v1); requests go to URL/chat/completions\n"
-    "  --model-key-env VAR   the environment variable holding the API key (default:\n"
-    "                        SUPERSTEP_MODEL_KEY when set, else OPENAI_API_KEY; unset: no key)\n";
-
-bool take_model_option(const std::string& arg, arg_cursor& args, value& out) {
-  static constexpr std::pair<const char*, const char*> fields[] = {
-      {"--model", "name"}, {"--model-url", "url"}, {"--model-key-env", "key_env"}};
-  for (const auto& [option, field] : fields) {
-    if (arg != option) continue;
-    std::string v = args.value_of(arg);
-    if (v.empty()) throw usage_error(arg + ": the value is empty");
-    if (!out.is_object()) out = value(object{});
-    object o = out.as_object();
-    o.set(field, v);
-    out = value(std::move(o));
-    return true;
-  }
-  return false;
+void add_model_options(CLI::App& app, value& out, const std::string& group) {
+  auto field = [&](const char* option, const char* value_name, const char* help, const char* name) {
+    add_value(
+        app, option, value_name, help,
+        [&out, option, name](const std::string& v) {
+          if (v.empty()) throw usage_error(std::string(option) + ": the value is empty");
+          object o = out.is_object() ? out.as_object() : object{};
+          o.set(name, v);
+          out = value(std::move(o));
+        },
+        group);
+  };
+  field("--model", "NAME",
+        "the chat model of llm.chat nodes, as the server names it (over\n"
+        "a node's own \"model\" param)",
+        "name");
+  field("--model-url", "URL",
+        "an OpenAI-compatible API's base (default: the node's, else\n"
+        "https://api.openai.com/v1); requests go to URL/chat/completions",
+        "url");
+  field("--model-key-env", "VAR",
+        "the environment variable holding the API key (default:\n"
+        "SUPERSTEP_MODEL_KEY when set, else OPENAI_API_KEY; unset: no key)",
+        "key_env");
 }
 
 }  // namespace superstep::cli::detail

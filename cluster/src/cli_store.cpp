@@ -2,6 +2,7 @@
 // (the `store` column family of the database), with semantic search by the embedder that
 // --embedder names (hashing by default).
 #include <algorithm>
+#include <memory>
 #include <sstream>
 
 #include "cli_args_support.hpp"
@@ -9,6 +10,7 @@
 #include "cli_commands_support.hpp"
 #include "cli_data_dir.hpp"
 #include "net_store.hpp"
+#include "suggest.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cli {
@@ -29,18 +31,9 @@ constexpr const char* store_usage =
     "  store get --ns NS --key K           (exit status 1 when there is no such item)\n"
     "  store delete --ns NS --key K\n"
     "  store search [--ns PREFIX] [--query TEXT] [--filter JSON] [--limit N] [--offset N]\n"
-    "  store namespaces [--prefix NS] [--suffix NS] [--max-depth N] [--limit N] [--offset N]\n"
-    "\n"
-    "options:\n"
-    "  --data DIR            the database (default: .superstep)\n"
-    "  --head HOST:PORT      the store of a cluster's head instead (with --key-file F and\n"
-    "                        the head's --tls options)\n"
-    "  --plugin LIB.so       a library whose embedder --embedder names (repeatable)\n"
-    "  --help                show this help\n"
-    "\n";
+    "  store namespaces [--prefix NS] [--suffix NS] [--max-depth N] [--limit N] [--offset N]\n";
 
 constexpr const char* store_usage_end =
-    "\n"
     "Filters: {\"field\": value} or {\"field\": {\"$eq|$ne|$gt|$gte|$lt|$lte\": value}}.\n"
     "exit status: 0 done, 1 failed (or no such item), 2 usage error\n";
 
@@ -63,79 +56,93 @@ std::vector<std::string> namespace_arg(const std::string& text) {
   return labels;
 }
 
+struct store_parse {
+  store_args out;
+  bool has_ns = false;
+  std::vector<std::string> actions;  // the arguments: the action, one
+};
+
 }  // namespace
 
-help_request store_help() {
-  return help_request{std::string(store_usage) + embedder_usage + store_usage_end};
-}
-
-command parse_store(arg_cursor args) {
-  store_args out;
-  if (args.done()) throw usage_error("store: missing put, get, delete, search or namespaces");
-  out.action = args.next();
-  if (is_help(out.action)) return store_help();
-  static const char* actions[] = {"put", "get", "delete", "search", "namespaces"};
-  if (std::find(std::begin(actions), std::end(actions), out.action) == std::end(actions))
-    throw usage_error("store: unknown action '" + out.action +
-                      "' (put, get, delete, search or namespaces)");
-  bool has_ns = false;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return store_help();
-    if (take_tls_option(a, args, out.tls)) continue;
-    if (take_embedder_option(a, args, out.embedder)) continue;
-    if (a == "--head") {
-      out.head = args.value_of(a);
-    } else if (a == "--key-file") {
-      out.key_file = args.value_of(a);
-    } else if (a == "--data") {
-      out.data_dir = args.value_of(a);
-    } else if (a == "--ns") {
-      out.ns = namespace_arg(args.value_of(a));
-      has_ns = true;
-    } else if (a == "--key") {
-      out.key = args.value_of(a);
-    } else if (a == "--value") {
-      out.item_value = read_json_arg(a, args.value_of(a));
-    } else if (a == "--ttl") {
-      out.ttl_minutes = minutes_arg(a, args.value_of(a));
-    } else if (a == "--no-index") {
-      out.index = false;
-    } else if (a == "--query") {
-      out.query = args.value_of(a);
-    } else if (a == "--filter") {
-      value f = read_json_arg(a, args.value_of(a));
-      if (!f.is_object()) throw usage_error("--filter: expected a JSON object");
-      out.filter = f.as_object();
-    } else if (a == "--limit") {
-      out.limit = count_arg(a, args.value_of(a));
-    } else if (a == "--offset") {
-      out.offset = count_arg(a, args.value_of(a));
-    } else if (a == "--prefix") {
-      out.prefix = namespace_arg(args.value_of(a));
-    } else if (a == "--suffix") {
-      out.suffix = namespace_arg(args.value_of(a));
-    } else if (a == "--max-depth") {
-      out.max_depth = count_arg(a, args.value_of(a));
-    } else if (a == "--plugin") {
-      out.plugins.push_back(args.value_of(a));
-    } else {
-      unexpected_argument(a, std::string(store_usage) + embedder_usage + store_usage_end);
-    }
-  }
-  const bool keyed = out.action == "put" || out.action == "get" || out.action == "delete";
-  if (keyed && !has_ns) throw usage_error("store " + out.action + ": missing --ns NS");
-  if (keyed && out.key.empty()) throw usage_error("store " + out.action + ": missing --key K");
-  if (out.action == "put" && !out.item_value) throw usage_error("store put: missing --value JSON");
-  if (!out.head.empty() && out.data_dir != default_data_dir)
-    throw usage_error("store: --data and --head name two different stores");
-  if (!out.head.empty() && (out.embedder.given() || !out.plugins.empty()))
-    throw usage_error(
-        "store: with --head the embedder is the head's (--embedder, --dims, --distance and "
-        "--plugin go to 'superstep head')");
-  check_embedder(out.embedder);
-  check_tls(out.tls);
-  return out;
+subcommand store_command(CLI::App& root) {
+  auto p = std::make_shared<store_parse>();
+  store_args& s = p->out;
+  CLI::App* app = add_command(root, "store", store_usage, store_usage_end);
+  app->add_option("ACTION", p->actions)->group("");
+  add_value(*app, "--ns", "NS", "the namespace (put, get, delete) or its prefix (search)",
+            [p](const std::string& v) {
+              p->out.ns = namespace_arg(v);
+              p->has_ns = true;
+            });
+  add_value(*app, "--key", "K", "the item's key", [&s](const std::string& v) { s.key = v; });
+  add_value(*app, "--value", "JSON|@FILE", "put: the item's value",
+            [&s](const std::string& v) { s.item_value = read_json_arg("--value", v); });
+  add_value(*app, "--ttl", "MINUTES", "put: the item's time to live, in minutes",
+            [&s](const std::string& v) { s.ttl_minutes = minutes_arg("--ttl", v); });
+  add_switch(*app, "--no-index", "put: do not index the value for --query searches",
+             [&s] { s.index = false; });
+  add_value(*app, "--query", "TEXT", "search: rank items by their likeness to TEXT",
+            [&s](const std::string& v) { s.query = v; });
+  add_value(*app, "--filter", "JSON|@FILE", "search: only items whose value matches",
+            [&s](const std::string& v) {
+              value f = read_json_arg("--filter", v);
+              if (!f.is_object()) throw usage_error("--filter: expected a JSON object");
+              s.filter = f.as_object();
+            });
+  add_value(*app, "--limit", "N", "search, namespaces: at most N results",
+            [&s](const std::string& v) { s.limit = count_arg("--limit", v); });
+  add_value(*app, "--offset", "N", "search, namespaces: skip the first N results",
+            [&s](const std::string& v) { s.offset = count_arg("--offset", v); });
+  add_value(*app, "--prefix", "NS", "namespaces: only those starting with NS",
+            [&s](const std::string& v) { s.prefix = namespace_arg(v); });
+  add_value(*app, "--suffix", "NS", "namespaces: only those ending with NS",
+            [&s](const std::string& v) { s.suffix = namespace_arg(v); });
+  add_value(*app, "--max-depth", "N", "namespaces: cut them to N labels",
+            [&s](const std::string& v) { s.max_depth = count_arg("--max-depth", v); });
+  add_value(*app, "--data", "DIR", "the database (default: .superstep)",
+            [&s](const std::string& v) { s.data_dir = v; });
+  add_value(*app, "--head", "HOST:PORT",
+            "the store of a cluster's head instead (with --key-file F and\n"
+            "the head's --tls options)",
+            [&s](const std::string& v) { s.head = v; });
+  add_value(*app, "--key-file", "FILE", "the cluster's key, when the head has one",
+            [&s](const std::string& v) { s.key_file = v; });
+  add_tls_options(*app, s.tls);
+  add_log_level_option(*app, s.log_level, "warn");
+  add_value(*app, "--plugin", "LIB.so", "a library whose embedder --embedder names (repeatable)",
+            [&s](const std::string& v) { s.plugins.push_back(v); });
+  add_embedder_options(*app, s.embedder);
+  add_help(*app);
+  return {app, [app, p]() -> command {
+            take_extras(*app);
+            store_args& out = p->out;
+            if (p->actions.empty())
+              throw usage_error("store: missing put, get, delete, search or namespaces");
+            out.action = p->actions.front();
+            static const char* actions[] = {"put", "get", "delete", "search", "namespaces"};
+            if (std::find(std::begin(actions), std::end(actions), out.action) == std::end(actions))
+              throw usage_error(
+                  "store: unknown action '" + out.action +
+                  "' (put, get, delete, search or namespaces)" +
+                  cluster::did_you_mean(out.action, {std::begin(actions), std::end(actions)}));
+            if (p->actions.size() > 1)
+              throw usage_error("unexpected argument '" + p->actions[1] + "'");
+            const bool keyed = out.action == "put" || out.action == "get" || out.action == "delete";
+            if (keyed && !p->has_ns) throw usage_error("store " + out.action + ": missing --ns NS");
+            if (keyed && out.key.empty())
+              throw usage_error("store " + out.action + ": missing --key K");
+            if (out.action == "put" && !out.item_value)
+              throw usage_error("store put: missing --value JSON");
+            if (!out.head.empty() && out.data_dir != default_data_dir)
+              throw usage_error("store: --data and --head name two different stores");
+            if (!out.head.empty() && (out.embedder.given() || !out.plugins.empty()))
+              throw usage_error(
+                  "store: with --head the embedder is the head's (--embedder, --dims, --distance "
+                  "and --plugin go to 'superstep head')");
+            check_embedder(out.embedder);
+            check_tls(out.tls);
+            return out;
+          }};
 }
 
 }  // namespace detail

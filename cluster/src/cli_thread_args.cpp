@@ -1,5 +1,7 @@
-// The command lines of `superstep state|history|update|delete`: commands on the checkpoints
-// of one stored thread.
+// The command lines of `superstep state|history|update|delete|threads`: commands on the
+// checkpoints of one stored thread, and the list of a folder's threads.
+
+#include <memory>
 
 #include "cli_args_support.hpp"
 
@@ -7,30 +9,10 @@ namespace superstep::cli::detail {
 
 namespace {
 
-constexpr const char* thread_options =
-    "  --thread ID           the thread (required)\n"
-    "  --data DIR            the checkpoint database (default: .superstep)\n"
-    "  --saver URL           the thread's checkpoints are on this Redis server (redis://...)\n"
-    "  --head HOST:PORT      work on a cluster head's threads instead (its database)\n"
-    "  --key-file FILE       the cluster's key, when the head has one\n"
-    "  --plugin LIB.so       a node library the thread's graph needs (repeatable)\n";
-
-constexpr const char* graph_option =
-    "  --graph GRAPH.json    the graph spec to read the checkpoints with (default: the spec\n"
-    "                        the thread last ran with, kept in the data folder)\n";
-
 constexpr const char* usage_footer =
-    "  --help                show this help\n"
-    "\n"
     "SUPERSTEP_AES_KEY must hold the key the checkpoints were written with, if any.\n"
     "exit status: 0 done, 1 failed (no such thread or checkpoint, unreadable database),\n"
     "2 usage error\n";
-
-// A command's usage: its description and own options, then the options all share.
-help_request usage(const char* text, bool with_graph = true) {
-  return help_request{std::string(text) + thread_options + (with_graph ? graph_option : "") +
-                      usage_footer};
-}
 
 constexpr const char* state_usage =
     "usage: superstep state --thread ID [--checkpoint ID] [options]\n"
@@ -38,42 +20,26 @@ constexpr const char* state_usage =
     "Prints the thread's state at its last checkpoint (or at --checkpoint) as one JSON object:\n"
     "{values, next, config, metadata, created_at, parent_config, tasks}. Each task of the\n"
     "step that would run next has its error, its pending interrupts and, when it finished\n"
-    "before the step was interrupted or failed, its saved \"result\" (null otherwise).\n"
-    "\n"
-    "options:\n"
-    "  --checkpoint ID       the state at this checkpoint\n";
+    "before the step was interrupted or failed, its saved \"result\" (null otherwise).\n";
 
 constexpr const char* history_usage =
     "usage: superstep history --thread ID [--limit N] [--before ID] [--filter JSON] [options]\n"
     "\n"
     "Prints the thread's checkpoints newest first, one state object per line (as\n"
-    "'superstep state' prints them).\n"
-    "\n"
-    "options:\n"
-    "  --limit N             at most N checkpoints\n"
-    "  --before ID           only checkpoints older than checkpoint ID\n"
-    "  --filter JSON|@FILE   only checkpoints whose metadata has these keys and values,\n"
-    "                        e.g. '{\"source\": \"loop\", \"step\": 1}'\n";
+    "'superstep state' prints them).\n";
 
 constexpr const char* update_usage =
     "usage: superstep update --thread ID --values JSON [--as-node NODE] [options]\n"
     "\n"
     "Applies the values to the thread's state as if node NODE had returned them: through the\n"
     "reducers and NODE's edges, so NODE's successors run next when the thread continues\n"
-    "('superstep run --thread ID'). Saves a checkpoint and prints its config.\n"
-    "\n"
-    "options:\n"
-    "  --values JSON|@FILE   the update (required)\n"
-    "  --as-node NODE        the node the update comes from (default: the node that ran last)\n"
-    "  --checkpoint ID       update the state at this checkpoint, forking the thread\n";
+    "('superstep run --thread ID'). Saves a checkpoint and prints its config.\n";
 
 constexpr const char* delete_usage =
     "usage: superstep delete --thread ID [--data DIR]\n"
     "\n"
     "Deletes every checkpoint and pending write of the thread, and its saved graph spec.\n"
-    "Prints {\"thread\": ID, \"deleted\": true}.\n"
-    "\n"
-    "options:\n";
+    "Prints {\"thread\": ID, \"deleted\": true}.\n";
 
 constexpr const char* threads_usage =
     "usage: superstep threads [--data DIR] [--saver URL] [--plugin LIB]...\n"
@@ -83,108 +49,103 @@ constexpr const char* threads_usage =
     "status: \"done\" (nothing left to run), \"interrupted\" (waiting for --resume),\n"
     "\"pending\" (stopped with tasks left: failed, stopped or crashed; 'superstep run\n"
     "--thread ID' continues it), or \"unknown\" with an \"error\" when its graph spec\n"
-    "cannot be loaded (a node library missing: give --plugin).\n"
-    "\n"
-    "options:\n"
-    "  --data DIR            the checkpoint folder (default: .superstep)\n"
-    "  --saver URL           list the threads of this Redis server (redis://...) instead\n"
-    "  --plugin LIB          load a node library the threads' specs use (repeatable)\n"
-    "  --help                show this help\n";
+    "cannot be loaded (a node library missing: give --plugin).\n";
 
-void require_thread(const char* command, const thread_args& where) {
-  if (where.thread.empty()) throw usage_error(std::string(command) + ": missing --thread ID");
+// The options every command on one stored thread has (--thread, --data, --saver, --head,
+// --key-file, TLS, --log-level, --plugin; --graph unless `with_graph` is false) and its own,
+// which `own` adds first.
+template <class Args, class Own, class Check>
+subcommand thread_command(CLI::App& root, const char* name, const char* usage, bool with_graph,
+                          Own own, Check check) {
+  auto out = std::make_shared<Args>();
+  CLI::App* app = add_command(root, name, usage, usage_footer);
+  own(*app, *out);
+  add_thread_options(*app, out->where,
+                     opt_thread | opt_data | opt_head | opt_plugin | opt_progress |
+                         (with_graph ? unsigned(opt_graph) : 0u),
+                     opt_progress);
+  add_help(*app);
+  return {app, [app, out, name, check]() -> command {
+            take_extras(*app);
+            if (out->where.thread.empty())
+              throw usage_error(std::string(name) + ": missing --thread ID");
+            check(*out);
+            return *out;
+          }};
 }
 
 }  // namespace
 
-command parse_threads(arg_cursor args) {
-  threads_args out;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return help_request{threads_usage};
-    if (a == "--data" || a == "--plugin" || a == "--saver") {
-      take_thread_option(a, args, out.where);
-      continue;
-    }
-    if (a == "--head")
-      throw usage_error(
-          "threads: lists this process's data folder; a head's threads are not "
-          "listed yet");
-    unexpected_argument(a, threads_usage);
-  }
-  return out;
-}
+std::vector<subcommand> thread_commands(CLI::App& root) {
+  std::vector<subcommand> out;
+  auto nothing = [](const auto&) {};
+  out.push_back(thread_command<state_args>(
+      root, "state", state_usage, true,
+      [](CLI::App& app, state_args& a) {
+        add_value(app, "--checkpoint", "ID", "the state at this checkpoint",
+                  [&a](const std::string& v) { a.checkpoint = v; });
+      },
+      nothing));
+  out.push_back(thread_command<history_args>(
+      root, "history", history_usage, true,
+      [](CLI::App& app, history_args& a) {
+        add_value(app, "--limit", "N", "at most N checkpoints",
+                  [&a](const std::string& v) { a.limit = count_arg("--limit", v); });
+        add_value(app, "--before", "ID", "only checkpoints older than checkpoint ID",
+                  [&a](const std::string& v) { a.before = v; });
+        add_value(app, "--filter", "JSON|@FILE",
+                  "only checkpoints whose metadata has these keys and values,\n"
+                  "e.g. '{\"source\": \"loop\", \"step\": 1}'",
+                  [&a](const std::string& v) {
+                    value f = read_json_arg("--filter", v);
+                    if (!f.is_object()) throw usage_error("--filter: expected a JSON object");
+                    a.filter = f.as_object();
+                  });
+      },
+      nothing));
+  auto has_values = std::make_shared<bool>(false);
+  out.push_back(thread_command<update_args>(
+      root, "update", update_usage, true,
+      [has_values](CLI::App& app, update_args& a) {
+        add_value(app, "--values", "JSON|@FILE", "the update (required)",
+                  [&a, has_values](const std::string& v) {
+                    a.values = read_json_arg("--values", v);
+                    *has_values = true;
+                  });
+        add_value(app, "--as-node", "NODE",
+                  "the node the update comes from (default: the node that ran last)",
+                  [&a](const std::string& v) { a.as_node = v; });
+        add_value(app, "--checkpoint", "ID",
+                  "update the state at this checkpoint, forking the thread",
+                  [&a](const std::string& v) { a.checkpoint = v; });
+      },
+      [has_values](const update_args&) {
+        if (!*has_values) throw usage_error("update: missing --values");
+      }));
+  out.push_back(thread_command<delete_args>(
+      root, "delete", delete_usage, false, [](CLI::App&, delete_args&) {}, nothing));
 
-command parse_state(arg_cursor args) {
-  state_args out;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return usage(state_usage);
-    if (take_thread_option(a, args, out.where)) continue;
-    if (a == "--checkpoint")
-      out.checkpoint = args.value_of(a);
-    else
-      unexpected_argument(a, std::string(state_usage) + thread_options + graph_option);
-  }
-  require_thread("state", out.where);
-  return out;
-}
-
-command parse_history(arg_cursor args) {
-  history_args out;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return usage(history_usage);
-    if (take_thread_option(a, args, out.where)) continue;
-    if (a == "--limit") {
-      out.limit = count_arg(a, args.value_of(a));
-    } else if (a == "--before") {
-      out.before = args.value_of(a);
-    } else if (a == "--filter") {
-      value f = read_json_arg(a, args.value_of(a));
-      if (!f.is_object()) throw usage_error("--filter: expected a JSON object");
-      out.filter = f.as_object();
-    } else {
-      unexpected_argument(a, std::string(history_usage) + thread_options + graph_option);
-    }
-  }
-  require_thread("history", out.where);
-  return out;
-}
-
-command parse_update(arg_cursor args) {
-  update_args out;
-  bool has_values = false;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return usage(update_usage);
-    if (take_thread_option(a, args, out.where)) continue;
-    if (a == "--values") {
-      out.values = read_json_arg(a, args.value_of(a));
-      has_values = true;
-    } else if (a == "--as-node") {
-      out.as_node = args.value_of(a);
-    } else if (a == "--checkpoint") {
-      out.checkpoint = args.value_of(a);
-    } else {
-      unexpected_argument(a, std::string(update_usage) + thread_options + graph_option);
-    }
-  }
-  require_thread("update", out.where);
-  if (!has_values) throw usage_error("update: missing --values");
-  return out;
-}
-
-command parse_delete(arg_cursor args) {
-  delete_args out;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (is_help(a)) return usage(delete_usage, false);
-    if (a == "--graph") unexpected_argument(a);
-    if (take_thread_option(a, args, out.where)) continue;
-    unexpected_argument(a, std::string(delete_usage) + thread_options);
-  }
-  require_thread("delete", out.where);
+  // threads: the folder's (or Redis server's) threads; a head's are not listed yet.
+  auto threads = std::make_shared<threads_args>();
+  CLI::App* app = add_command(root, "threads", threads_usage);
+  add_thread_options(*app, threads->where, opt_data | opt_plugin);
+  app->get_option("--data")->description("the checkpoint folder (default: .superstep)");
+  app->get_option("--saver")->description(
+      "list the threads of this Redis server (redis://...) instead");
+  app->get_option("--plugin")
+      ->description("load a node library the threads' specs use (repeatable)");
+  add_value(
+      *app, "--head", "HOST:PORT", "",
+      [](const std::string&) {
+        throw usage_error(
+            "threads: lists this process's data folder; a head's threads are not listed yet");
+      },
+      "");
+  add_help(*app);
+  out.push_back({app, [app, threads]() -> command {
+                   take_extras(*app);
+                   return *threads;
+                 }});
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "cli_args.hpp"
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
+#include "cli_log.hpp"
 #include "net.hpp"
 #include "superstep/cluster/plugin.hpp"
 #include "superstep/cluster/std_library.hpp"
@@ -44,6 +45,13 @@ int main(int argc, char** argv) {
     std::fputs(help->text.c_str(), stdout);
     return cli::exit_done;
   }
+  // The head, workers and the commands sent to a head log (on stderr); the others print
+  // only their results and errors.
+  if (const std::string level = cli::log_level_of(cmd); !level.empty())
+    cli::start_log(std::holds_alternative<cli::head_args>(cmd)     ? "head"
+                   : std::holds_alternative<cli::worker_args>(cmd) ? "worker"
+                                                                   : "client",
+                   level);
   try {
     cluster::function_registry registry;
     cluster::register_std_library(registry);

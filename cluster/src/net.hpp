@@ -28,7 +28,4 @@ int run_store_on_head(const cli::store_args& args);
 void install_stop_handlers();
 bool stop_requested() noexcept;
 
-/// One line on stderr, prefixed with the time and `who` (head, worker NAME).
-void log(const std::string& who, const std::string& text);
-
 }  // namespace superstep::net

@@ -16,6 +16,7 @@
 #include "net_protocol.hpp"
 #include "net_store.hpp"
 #include "net_transport.hpp"
+#include "spdlog/spdlog.h"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
@@ -44,7 +45,7 @@ struct head_connection {
     link_options links;
     links.key = key;
     links.tls = tls;
-    links.log = [](const std::string& text) { log("client", text); };
+    links.log = [](const std::string& text) { spdlog::warn(text); };
     transport = std::make_unique<link_transport>(sys, std::move(links));
     auto linked = transport->connect(host, port, connect_timeout);
     if (!linked.actor)
@@ -61,7 +62,7 @@ struct head_connection {
         break;
       } catch (const error& e) {
         if (e.code() != error_code::unavailable || attempt == 3) throw;
-        log("client", std::string("asking the head again: ") + e.what());
+        spdlog::warn(std::string("asking the head again: ") + e.what());
       }
     }
   }

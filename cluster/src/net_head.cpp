@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <caf/io/middleman.hpp>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -18,6 +19,7 @@
 #include "net_store.hpp"
 #include "net_transport.hpp"
 #include "net_worker_registry.hpp"
+#include "spdlog/spdlog.h"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/core/error.hpp"
@@ -131,8 +133,8 @@ std::string peer_name(const caf::node_id& n) { return caf::to_string(n).substr(0
 void evict_graphs(head_context& h, caf::scoped_actor& self) {
   auto [gone, hosts] = h.workers.evict(h.max_graphs);
   for (const auto& key : gone) {
-    log("head", "unloaded graph " + key + " (the least recently used beyond --max-graphs " +
-                    std::to_string(h.max_graphs) + ")");
+    spdlog::info("unloaded graph " + key + " (the least recently used beyond --max-graphs " +
+                 std::to_string(h.max_graphs) + ")");
     for (const auto& host : hosts) self->send(host, unload_atom::value, key);
   }
 }
@@ -265,19 +267,28 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
   const std::string thread = where ? where->thread : std::string();
   const bool is_run = std::holds_alternative<cli::run_args>(req.cmd);
   const actors::wire_traffic traffic_before = actors::traffic();
+  const auto started = std::chrono::steady_clock::now();
+  // The steps the run went through, as its progress reports them.
+  std::int64_t steps = 0, last_step = -2;
   if (is_run) {
     std::lock_guard lock(h.runs_m);
     h.runs.insert(thread);
   }
+  if (is_run)
+    spdlog::info("run of thread {} started ({})", thread,
+                 !req.graph.empty() ? "graph '" + req.graph + "'"
+                 : req.spec         ? "a spec sent by the client"
+                                    : "the thread's saved spec");
   try {
     cli::command_env env{*h.data, *h.registry, [&](const value& v) {
                            caf::anon_send(client, line_atom::value, v.to_json());
                          }};
     env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o, held); };
-    if (h.log_requests) log("head", "request: " + describe_request(req));
+    if (h.log_requests) spdlog::info("request: " + describe_request(req));
     if (auto spec = spec_of(h, req)) env.spec_text = spec->to_json();
     auto last = std::chrono::steady_clock::now();
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
+      if (step != last_step) ++steps, last_step = step;
       auto now = std::chrono::steady_clock::now();
       if (done != total && now - last < std::chrono::milliseconds(200)) return;
       last = now;
@@ -286,7 +297,7 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     };
     env.stop = [&h] { return h.stopping.load(); };
     env.note = [&](const std::string& text) {
-      log("head", text);
+      spdlog::warn(text);
       caf::anon_send(client, note_atom::value, text);
     };
     status = std::visit(
@@ -319,14 +330,26 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     if (is_run && h.stopping) {
       failure = "head shutting down: " + failure + " ('superstep submit --thread " + thread +
                 "' continues it once a head is back)";
-      log("head", "run of thread " + thread + " stopped by the shutdown: " + e.what());
+      spdlog::warn("run of thread " + thread + " stopped by the shutdown: " + e.what());
     }
   }
   if (is_run) {
     std::lock_guard lock(h.runs_m);
     h.runs.erase(h.runs.find(thread));
   }
-  if (is_run) log("head", "run of thread " + thread + " ended: " + traffic_since(traffic_before));
+  if (is_run) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (failure.empty())
+      // The wire counters first: the cluster benchmark reads them after " ended: ".
+      spdlog::info("run of thread {} ended: {}; {} after {} step{} in {:.3f} s", thread,
+                   traffic_since(traffic_before),
+                   status == cli::exit_interrupted ? "interrupted" : "done", steps,
+                   steps == 1 ? "" : "s", seconds);
+    else
+      spdlog::error("run of thread {} failed after {} step{} in {:.3f} s: {}", thread, steps,
+                    steps == 1 ? "" : "s", seconds, failure);
+  }
   release_graphs(h, held);
   if (req.typed_errors && !failure.empty())
     caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(failure_code), failure);
@@ -384,9 +407,9 @@ void load_all(gate_actor* self, const caf::actor& host, const std::string& name)
               if (hosts.error.empty())
                 h.workers.set_hosts(id, key, hosts);
               else
-                log("head", "worker " + name + " cannot load graph " + key + ": " + hosts.error);
+                spdlog::error("worker " + name + " cannot load graph " + key + ": " + hosts.error);
             },
-            [name](caf::error&) { log("head", "worker " + name + " did not load a graph"); });
+            [name](caf::error&) { spdlog::warn("worker " + name + " did not load a graph"); });
   }
 }
 
@@ -394,7 +417,7 @@ caf::behavior gate(gate_actor* self, head_context* h) {
   self->state.h = h;
   self->set_down_handler([self](caf::down_msg& msg) {
     if (auto name = self->state.h->workers.remove(msg.source))
-      log("head", "worker " + *name + " left (" + self->system().render(msg.reason) + ")");
+      spdlog::info("worker " + *name + " left (" + self->system().render(msg.reason) + ")");
   });
   // Messages of unknown types (or from a newer protocol) are dropped, not fatal.
   self->set_default_handler(caf::drop);
@@ -405,7 +428,7 @@ caf::behavior gate(gate_actor* self, head_context* h) {
       self->quit(msg.reason);
       return;
     }
-    log("head", "the gate ignored an exit message (" + self->system().render(msg.reason) + ")");
+    spdlog::warn("the gate ignored an exit message (" + self->system().render(msg.reason) + ")");
   });
   return {
       [self](hello_atom) -> std::string {
@@ -423,20 +446,20 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         if (ok) {
           st.admitted.insert(node);
         } else {
-          log("head", "refused " + peer_name(node) + ": it does not have the cluster's key");
+          spdlog::warn("refused " + peer_name(node) + ": it does not have the cluster's key");
         }
         return ok;
       },
       [self](offer_atom, worker_offer& offer) -> bool {
         if (!admitted(self)) {
-          log("head", "ignored a worker that did not prove the key");
+          spdlog::warn("ignored a worker that did not prove the key");
           return false;
         }
         if (!offer.host) return false;
         self->monitor(offer.host);
         std::string name = offer.name.empty() ? peer_name(sender_node(self)) : offer.name;
-        log("head", "worker " + name + " joined (" + std::to_string(offer.functions.size()) +
-                        " functions, " + std::to_string(offer.threads) + " threads)");
+        spdlog::info("worker " + name + " joined (" + std::to_string(offer.functions.size()) +
+                     " functions, " + std::to_string(offer.threads) + " threads)");
         worker_record w{name,
                         offer.host,
                         std::set<std::string>(offer.functions.begin(), offer.functions.end()),
@@ -456,14 +479,14 @@ caf::behavior gate(gate_actor* self, head_context* h) {
       // The answer is empty when the command was taken, else why not.
       [self](request_atom, client_request& req) -> std::string {
         if (!admitted(self)) {
-          log("head", "ignored a request from a client that did not prove the key");
+          spdlog::warn("ignored a request from a client that did not prove the key");
           return "not admitted: prove the cluster's key first";
         }
         auto client = caf::actor_cast<caf::actor>(self->current_sender());
         if (!client) return "no client to answer";
         auto refusal = queue_request(*self->state.h, std::move(client), std::move(req));
         if (!refusal) return {};
-        log("head", "refused a request: " + *refusal);
+        spdlog::warn("refused a request: " + *refusal);
         return *refusal;
       },
   };
@@ -483,7 +506,7 @@ void raise_descriptor_limit() {
 int run_head(const cli::head_args& args, const cluster::function_registry& registry) {
   install_stop_handlers();
   actors::on_protocol_error(
-      [](const std::string& why) { log("head", "refused a malformed message: " + why); });
+      [](const std::string& why) { spdlog::warn("refused a malformed message: " + why); });
   head_context h;
   if (!args.key_file.empty()) h.key = read_key_file(args.key_file);
   cluster::function_registry head_registry = registry;
@@ -510,7 +533,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   link_options links;
   links.key = h.key;
   links.tls = args.tls;
-  links.log = [](const std::string& text) { log("head", text); };
+  links.log = [](const std::string& text) { spdlog::warn(text); };
   links.max_connections = args.limits.max_connections;
   links.max_pending = args.limits.max_pending;
   links.handshake_timeout = std::chrono::milliseconds(args.limits.handshake_timeout_ms);
@@ -537,16 +560,16 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                                                   std::to_string(args.port) + ": " +
                                                   sys.render(port.error()));
   }
-  log("head", "listening on " + args.host + ":" + std::to_string(*port) + " (data " +
-                  args.data_dir +
-                  (args.saver.empty() ? "" : ", checkpoints " + data.checkpoints_place()) +
-                  ", links: " + transport.describe() +
-                  (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
+  spdlog::info("listening on " + args.host + ":" + std::to_string(*port) + " (data " +
+               args.data_dir +
+               (args.saver.empty() ? "" : ", checkpoints " + data.checkpoints_place()) +
+               ", links: " + transport.describe() +
+               (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Stopping: the gate stays up (workers' store calls and clients' answers go on) but takes
   // no new command; waiting ones are refused; runs stop once their current step is saved.
-  log("head", "stopping: new commands are refused; waiting up to " +
-                  std::to_string(args.shutdown_wait) + " s for running commands");
+  spdlog::info("stopping: new commands are refused; waiting up to " +
+               std::to_string(args.shutdown_wait) + " s for running commands");
   h.stopping = true;
   h.requests->stop("head shutting down");
   const bool drained = h.requests->wait_idle(std::chrono::seconds(args.shutdown_wait));
@@ -571,18 +594,18 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
         std::lock_guard lock(h.runs_m);
         for (const auto& t : h.runs) threads += (threads.empty() ? "" : ", ") + t;
       }
-      log("head", std::to_string(h.requests->running()) +
-                      " commands still running were interrupted" +
-                      (threads.empty() ? "" : " (runs of threads " + threads + ")") +
-                      "; each thread resumes from its last checkpoint when run again");
+      spdlog::warn(std::to_string(h.requests->running()) +
+                   " commands still running were interrupted" +
+                   (threads.empty() ? "" : " (runs of threads " + threads + ")") +
+                   "; each thread resumes from its last checkpoint when run again");
     }
     if (store_busy() > 0)
-      log("head", std::to_string(store_busy()) + " store operations interrupted");
+      spdlog::warn(std::to_string(store_busy()) + " store operations interrupted");
     std::fflush(nullptr);
     std::_Exit(0);
   }
   h.requests.reset();
-  log("head", "stopped");
+  spdlog::info("stopped");
   stop_store_runners();
   return 0;
 }

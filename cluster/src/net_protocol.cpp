@@ -2,10 +2,7 @@
 
 #include <atomic>
 #include <caf/io/middleman.hpp>
-#include <chrono>
 #include <csignal>
-#include <cstdio>
-#include <ctime>
 #include <set>
 
 #include "net.hpp"
@@ -64,19 +61,6 @@ void join_gate(caf::scoped_actor& self, const caf::actor& gate,
     throw error(error_code::unauthorized,
                 key ? "the head refused the key (is it the cluster's key file?)"
                     : "the head requires the cluster's key (--key-file FILE)");
-}
-
-void log(const std::string& who, const std::string& text) {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-  std::fprintf(stderr, "%s.%03d %s: %s\n", stamp, static_cast<int>(ms.count()), who.c_str(),
-               text.c_str());
-  std::fflush(stderr);
 }
 
 }  // namespace superstep::net

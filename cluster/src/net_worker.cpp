@@ -7,11 +7,13 @@
 #include <mutex>
 #include <thread>
 
+#include "cli_log.hpp"
 #include "net.hpp"
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "net_store.hpp"
 #include "net_transport.hpp"
+#include "spdlog/spdlog.h"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
@@ -79,15 +81,15 @@ graph_hosts load(host_state& st, const graph_load& req) {
         out.actors.push_back(caf::actor_cast<caf::actor>(std::move(a)));
       }
     }
-    log("worker " + st.name, "loaded graph " + req.key + ": " +
-                                 std::to_string(out.actors.size() / std::max(1u, st.threads)) +
-                                 " of " + std::to_string(nodes.size()) + " nodes here (" +
-                                 std::to_string(st.graphs.size() + 1) + " graphs loaded)");
+    spdlog::info("loaded graph " + req.key + ": " +
+                 std::to_string(out.actors.size() / std::max(1u, st.threads)) + " of " +
+                 std::to_string(nodes.size()) + " nodes here (" +
+                 std::to_string(st.graphs.size() + 1) + " graphs loaded)");
     st.graphs.emplace(req.key, std::make_pair(loaded.graph, out));
   } catch (const std::exception& e) {
     out = graph_hosts{};
     out.error = e.what();
-    log("worker " + st.name, "cannot load graph " + req.key + ": " + e.what());
+    spdlog::error("cannot load graph " + req.key + ": " + e.what());
   }
   return out;
 }
@@ -105,8 +107,8 @@ caf::behavior host(host_actor* self, host_state init) {
         for (const auto& a : it->second.second.actors)
           self->send_exit(a, caf::exit_reason::user_shutdown);
         st.graphs.erase(it);
-        log("worker " + st.name,
-            "unloaded graph " + key + " (" + std::to_string(st.graphs.size()) + " graphs loaded)");
+        spdlog::info("unloaded graph " + key + " (" + std::to_string(st.graphs.size()) +
+                     " graphs loaded)");
       },
   };
 }
@@ -121,8 +123,12 @@ std::string default_name() {
 
 int run_worker(const cli::worker_args& args, const cluster::function_registry& registry) {
   install_stop_handlers();
+  // Named before any thread can log: spdlog's default logger is swapped unguarded.
+  const std::string name = args.name.empty() ? default_name() : args.name;
+  const std::string me = "worker " + name;
+  cli::rename_log(me);
   actors::on_protocol_error(
-      [](const std::string& why) { log("worker", "refused a malformed message: " + why); });
+      [](const std::string& why) { spdlog::warn("refused a malformed message: " + why); });
   std::optional<std::string> key;
   if (!args.key_file.empty()) key = read_key_file(args.key_file);
   cluster::function_registry lenient = registry;
@@ -152,12 +158,11 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   init.own = &registry;
   init.rt = rt;
   init.threads = rt->threads();
-  init.name = args.name.empty() ? default_name() : args.name;
-  const std::string me = "worker " + init.name;
+  init.name = name;
   link_options links;
   links.key = key;
   links.tls = args.tls;
-  links.log = [me](const std::string& text) { log(me, text); };
+  links.log = [](const std::string& text) { spdlog::warn(text); };
   link_transport transport(sys, std::move(links));
   auto host_handle = sys.spawn(host, std::move(init));
   std::vector<std::string> functions = registry.node_names();
@@ -169,7 +174,7 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
   while (!stop_requested()) {
     auto linked = transport.connect(args.host, args.port, connect_timeout);
     if (linked.refused) {
-      log(me, "cannot join the head at " + where + ": " + linked.error);
+      spdlog::error("cannot join the head at " + where + ": " + linked.error);
       status = 1;
       break;
     }
@@ -177,8 +182,8 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
     if (linked.actor) gate = linked.actor;
     if (!gate) {
       if (!said_waiting)
-        log(me,
-            "cannot reach the head at " + where + " (" + linked.error + "); retrying every second");
+        spdlog::warn("cannot reach the head at " + where + " (" + linked.error +
+                     "); retrying every second");
       said_waiting = true;
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
@@ -189,11 +194,11 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
       join_gate(self, *gate, key);
     } catch (const error& e) {
       if (e.code() == error_code::unauthorized) {
-        log(me, e.what());
+        spdlog::error(e.what());
         status = 1;
         break;
       }
-      log(me, e.what());
+      spdlog::warn(e.what());
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
@@ -202,13 +207,13 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
                   worker_offer{host_handle, me.substr(7), functions, rt->threads()})
         .receive([&](bool ok) { accepted = ok; }, [&](caf::error&) {});
     if (!accepted) {
-      log(me, "the head did not accept this worker; retrying");
+      spdlog::warn("the head did not accept this worker; retrying");
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
     link->set(*gate);
-    log(me, "joined the head at " + where + " (" + std::to_string(functions.size()) +
-                " functions, " + std::to_string(rt->threads()) + " threads)");
+    spdlog::info("joined the head at " + where + " (" + std::to_string(functions.size()) +
+                 " functions, " + std::to_string(rt->threads()) + " threads)");
     self->monitor(*gate);
     bool lost = false;
     auto last_report = std::chrono::steady_clock::now();
@@ -221,12 +226,12 @@ int run_worker(const cli::worker_args& args, const cluster::function_registry& r
       if (now - last_report >= std::chrono::seconds(2) && actors::tasks_run() != reported) {
         reported = actors::tasks_run();
         last_report = now;
-        log(me, "ran " + std::to_string(reported) + " tasks in " +
-                    std::to_string(actors::batches_run()) + " batches");
+        spdlog::info("ran " + std::to_string(reported) + " tasks in " +
+                     std::to_string(actors::batches_run()) + " batches");
       }
     }
     link->set(caf::actor());
-    if (lost) log(me, "lost the head; joining again");
+    if (lost) spdlog::warn("lost the head; joining again");
   }
   caf::anon_send_exit(host_handle, caf::exit_reason::user_shutdown);
   std::fflush(nullptr);

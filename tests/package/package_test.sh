@@ -18,6 +18,7 @@ fail() { echo "package_test: $*" >&2; exit 1; }
 deb="$work/pkg/superstep_${version}_amd64.deb"
 [ -f "$deb" ] || { ls "$work/pkg"; fail "no $deb"; }
 dpkg-deb --field "$deb" Depends | grep -q libcaf-dev || fail "the package does not depend on libcaf-dev"
+dpkg-deb --field "$deb" Depends | grep -q libspdlog || fail "the package does not depend on spdlog (the program's log)"
 dpkg -x "$deb" "$work/root"
 root="$work/root/usr"
 for f in bin/superstep lib/libsuperstep.so lib/cmake/superstep/superstepConfig.cmake \
@@ -25,9 +26,10 @@ for f in bin/superstep lib/libsuperstep.so lib/cmake/superstep/superstepConfig.c
          include/superstep/coordinator/state_graph.hpp share/man/man1/superstep.1; do
   [ -e "$root/$f" ] || fail "the package has no /usr/$f"
 done
-# Public headers pull in none of what superstep links privately.
-if grep -rlE '#include <(caf|rocksdb|capnp|kj)/' "$root/include"; then
-  fail "the headers above include CAF, RocksDB or Cap'n Proto"
+# Public headers pull in none of what superstep links privately (nor the program's CLI11 and
+# spdlog).
+if grep -rlE '#include [<"](caf|rocksdb|capnp|kj|CLI|spdlog|fmt)/' "$root/include"; then
+  fail "the headers above include CAF, RocksDB, Cap'n Proto, CLI11 or spdlog"
 fi
 grep -q "superstep ${version}" "$root/share/man/man1/superstep.1" || fail "the man page"
 export LD_LIBRARY_PATH="$root/lib"
