@@ -439,6 +439,8 @@ std::string main_usage() {
          "                                    run a graph on a cluster\n"
          "  state|history|update|delete --head HOST:PORT --thread ID\n"
          "                                    the same commands on a head's threads\n"
+         "  threads --head HOST:PORT          list a head's threads, with their last step and\n"
+         "                                    status\n"
          "\n"
          "Checkpoints are kept in the folder given by --data (default: .superstep).\n"
          "'superstep COMMAND --help' describes a command.\n"

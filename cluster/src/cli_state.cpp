@@ -50,6 +50,11 @@ int list_threads(command_env& env, const threads_args& args) {
       line.set("status", "unknown");
       line.set("error", std::string(e.what()));
     }
+    // A run holds the thread now (on a head: a client's): its checkpoints are moving.
+    if (std::string running = data.saver()->runs().status(thread).running; !running.empty()) {
+      line.set("status", "busy");
+      line.set("run", running);
+    }
     env.print(value(std::move(line)));
   }
   return exit_done;

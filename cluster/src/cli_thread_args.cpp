@@ -77,18 +77,24 @@ constexpr const char* delete_usage =
 
 constexpr const char* threads_usage =
     "usage: superstep threads [--data DIR] [--saver URL] [--plugin LIB]...\n"
+    "       superstep threads --head HOST:PORT [--key-file FILE] [--tls ...]\n"
     "\n"
-    "Lists the threads of the folder's database, one JSON object per line, in thread id\n"
-    "order: {\"thread\", \"step\", \"checkpoint\", \"updated_at\", \"status\", \"next\"}.\n"
-    "status: \"done\" (nothing left to run), \"interrupted\" (waiting for --resume),\n"
-    "\"pending\" (stopped with tasks left: failed, stopped or crashed; 'superstep run\n"
-    "--thread ID' continues it), or \"unknown\" with an \"error\" when its graph spec\n"
+    "Lists the threads of the folder's database (or of a cluster head's), one JSON object\n"
+    "per line, in thread id order: {\"thread\", \"step\", \"checkpoint\", \"updated_at\",\n"
+    "\"status\", \"next\"}. status: \"done\" (nothing left to run), \"interrupted\" (waiting\n"
+    "for --resume), \"pending\" (stopped with tasks left: failed, cancelled, stopped or\n"
+    "crashed; 'superstep run --thread ID' continues it), \"busy\" with the \"run\" holding\n"
+    "it (a head's run in progress), or \"unknown\" with an \"error\" when its graph spec\n"
     "cannot be loaded (a node library missing: give --plugin).\n"
     "\n"
     "options:\n"
     "  --data DIR            the checkpoint folder (default: .superstep)\n"
     "  --saver URL           list the threads of this Redis server (redis://...) instead\n"
     "  --plugin LIB          load a node library the threads' specs use (repeatable)\n"
+    "  --head HOST:PORT      list a cluster head's threads instead (its database)\n"
+    "  --key-file FILE       the cluster's key, when the head has one\n"
+    "  --tls, --tls-cert F, --tls-key F, --tls-ca F\n"
+    "                        the head's TLS, as the other commands given --head take it\n"
     "  --help                show this help\n";
 
 void require_thread(const char* command, const thread_args& where) {
@@ -106,10 +112,11 @@ command parse_threads(arg_cursor args) {
       take_thread_option(a, args, out.where);
       continue;
     }
-    if (a == "--head")
-      throw usage_error(
-          "threads: lists this process's data folder; a head's threads are not "
-          "listed yet");
+    if (a == "--head" || a == "--key-file") {
+      take_thread_option(a, args, out.where);
+      continue;
+    }
+    if (take_tls_option(a, args, out.where.tls)) continue;
     unexpected_argument(a, threads_usage);
   }
   return out;

@@ -85,6 +85,9 @@ struct head_context {
   /// The threads of the runs going now, for the log of a shutdown.
   std::mutex runs_m;
   std::multiset<std::string> runs;
+  /// The controls of the runs going now (or waiting for their thread), by thread and run id:
+  /// what a client's cancel request reaches (LangGraph's runs.cancel names both).
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<run_control>> controls;
   /// Store operations of workers and clients run on these actors, each on a thread of its own
   /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
@@ -237,6 +240,10 @@ std::string describe_request(const client_request& req) {
           return "graph xray " + std::to_string(a.xray);
         } else if constexpr (std::is_same_v<A, cli::delete_args>) {
           return "delete";
+        } else if constexpr (std::is_same_v<A, cli::cancel_args>) {
+          return "cancel run '" + a.run_id + "'";
+        } else if constexpr (std::is_same_v<A, cli::threads_args>) {
+          return "threads";
         } else {
           return "other";
         }
@@ -254,6 +261,76 @@ int describe_graph(head_context& h, const cli::command_env& env, const cli::grap
       cluster::load_graph(value::parse_json(*env.spec_text), *h.registry, runtime_options{});
   env.print(g.graph->get_graph(a.xray).to_json());
   return cli::exit_done;
+}
+
+// Registers a run's control under its thread and run id (a fresh id when the client gave
+// none) until destroyed, so that a cancel request finds it.
+class run_registration {
+ public:
+  run_registration(head_context& h, const std::string& thread, cli::run_args& run) : h_(h) {
+    if (run.run_id.empty()) run.run_id = cli::new_thread_id();
+    key_ = {thread, run.run_id};
+    std::lock_guard lock(h.runs_m);
+    if (!h.controls.emplace(key_, control_).second)
+      throw error(error_code::thread_busy, "thread '" + thread + "' already has a run '" +
+                                               run.run_id + "' on this head");
+    registered_ = true;
+  }
+  ~run_registration() {
+    if (!registered_) return;
+    std::lock_guard lock(h_.runs_m);
+    h_.controls.erase(key_);
+  }
+  run_registration(const run_registration&) = delete;
+  run_registration& operator=(const run_registration&) = delete;
+  const std::shared_ptr<run_control>& control() const { return control_; }
+
+ private:
+  head_context& h_;
+  std::pair<std::string, std::string> key_;
+  std::shared_ptr<run_control> control_ = std::make_shared<run_control>();
+  bool registered_ = false;
+};
+
+// A client's cancel request (LangGraph's runs.cancel with wait=False), answered on the gate:
+// the run named by thread and run id is asked to stop through its run_control (its running
+// nodes finish or observe the cancellation, no new step starts, what it saved stays) and the
+// answer goes out at once, before the run has ended. Any client let in may cancel a run whose
+// thread and run id it names, as LangGraph's server lets any authorized caller.
+void serve_cancel(head_context& h, const caf::actor& client, const client_request& req) {
+  const auto& a = std::get<cli::cancel_args>(req.cmd);
+  if (h.log_requests) log("head", "request: " + describe_request(req));
+  std::shared_ptr<run_control> control;
+  {
+    std::lock_guard lock(h.runs_m);
+    auto it = h.controls.find({a.where.thread, a.run_id});
+    if (it != h.controls.end()) control = it->second;
+  }
+  if (!control) {
+    const std::string why = "thread '" + a.where.thread + "' has no run '" + a.run_id +
+                            "' in progress on this head (it ended, or never started here)";
+    if (req.typed_errors)
+      caf::anon_send(client, failure_atom::value,
+                     static_cast<std::uint16_t>(error_code::not_found), why);
+    caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_failed), why);
+    return;
+  }
+  control->request_cancel("cancelled by a client's cancel request");
+  log("head", "run " + a.run_id + " of thread " + a.where.thread + " cancelled by a client");
+  caf::anon_send(
+      client, line_atom::value,
+      value(object{{"thread", a.where.thread}, {"run", a.run_id}, {"cancelled", true}}).to_json());
+  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_done),
+                 std::string());
+}
+
+// `superstep threads --head`: the head's threads as `superstep threads` lists a folder's.
+// Their graphs are loaded here only, to read their status: no worker needs them.
+int list_head_threads(head_context& h, cli::command_env& env, const cli::threads_args& a) {
+  env.load = [&h](const value& spec, runtime_options o) {
+    return cluster::load_graph(spec, *h.registry, std::move(o));
+  };
+  return cli::list_threads(env, a);
 }
 
 void serve_request(head_context& h, const caf::actor& client, const client_request& req) {
@@ -285,6 +362,12 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
                      static_cast<std::uint64_t>(total));
     };
     env.stop = [&h] { return h.stopping.load(); };
+    cli::command cmd = req.cmd;
+    std::optional<run_registration> registered;
+    if (auto* run = std::get_if<cli::run_args>(&cmd)) {
+      registered.emplace(h, thread, *run);
+      env.control = registered->control();
+    }
     env.note = [&](const std::string& text) {
       log("head", text);
       caf::anon_send(client, note_atom::value, text);
@@ -304,10 +387,13 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
             return cli::delete_thread(env, a);
           else if constexpr (std::is_same_v<A, cli::graph_args>)
             return describe_graph(h, env, a);
+          else if constexpr (std::is_same_v<A, cli::threads_args>)
+            return list_head_threads(h, env, a);
           else
-            throw cli::usage_error("a head runs run, state, history, update, delete and graph");
+            throw cli::usage_error(
+                "a head runs run, state, history, update, delete, graph, cancel and threads");
         },
-        req.cmd);
+        cmd);
   } catch (const cli::usage_error& e) {
     status = cli::exit_usage;
     failure = e.what();
@@ -461,6 +547,11 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         }
         auto client = caf::actor_cast<caf::actor>(self->current_sender());
         if (!client) return "no client to answer";
+        if (req.malformed.empty() && std::holds_alternative<cli::cancel_args>(req.cmd)) {
+          // Not queued: a cancel must reach a run even when every request thread is busy.
+          serve_cancel(*self->state.h, client, req);
+          return {};
+        }
         auto refusal = queue_request(*self->state.h, std::move(client), std::move(req));
         if (!refusal) return {};
         log("head", "refused a request: " + *refusal);

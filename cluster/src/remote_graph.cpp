@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <caf/io/middleman.hpp>
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <future>
 #include <mutex>
+#include <thread>
 
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
@@ -34,6 +38,41 @@ struct connection {
   }
   caf::actor_system& system() { return rt->internals().system; }
 };
+
+// remote_run_stream::close -> the actor reading a run's answers: stop reading.
+using close_atom = caf::atom_constant<caf::atom("close")>;
+
+// A line of a run's events as a stream_event (its mode, namespace and data).
+stream_event event_of(const value& line) {
+  stream_event ev;
+  ev.mode = parse_stream_mode(string_at(line, "type"));
+  if (line.get("ns").is_list())
+    for (const auto& part : line.get("ns").as_list())
+      if (part.is_string()) ev.ns.push_back(part.as_string());
+  ev.data = line.get("data");
+  return ev;
+}
+
+// The output of a run from its "output" or "interrupt" line: the data, with the interrupts
+// under "__interrupt__".
+value output_of(const value& line) {
+  value output = line.get("data");
+  if (string_at(line, "type") == "interrupt" && output.is_object()) {
+    object o = output.as_object();
+    o.set("__interrupt__", line.get("interrupts"));
+    output = value(std::move(o));
+  }
+  return output;
+}
+
+bool is_output_line(const value& line) {
+  const std::string type = string_at(line, "type");
+  return type == "output" || type == "interrupt";
+}
+
+bool has_mode(const std::vector<stream_mode>& ms, stream_mode m) {
+  return std::find(ms.begin(), ms.end(), m) != ms.end();
+}
 
 }  // namespace
 
@@ -84,7 +123,13 @@ struct remote_graph::impl {
 
   // Sends `req` and hands each line the head sends back to `on_line`; returns the exit
   // status. A failure of the command is thrown with its code.
-  int exchange(net::client_request req, const std::function<void(value)>& on_line) const {
+  //
+  // `taken`, when given, is called once the head took the request, with the actor that reads
+  // the answers and the connection it lives on: a close_atom sent to it ends the call at once
+  // (exit_failed, nothing thrown, the lines after it dropped).
+  int exchange(net::client_request req, const std::function<void(value)>& on_line,
+               const std::function<void(const caf::actor&, std::shared_ptr<connection>)>& taken =
+                   nullptr) const {
     req.graph = graph_id;
     req.typed_errors = true;
     (void)net::encode_request(req);  // what cannot be sent fails here, with its reason
@@ -104,7 +149,9 @@ struct remote_graph::impl {
       throw error(error_code::unavailable,
                   "the head at " + options.head + " refused the request: " + *refusal);
     self->monitor(c->gate);
+    if (taken) taken(caf::actor_cast<caf::actor>(self.ptr()), c);
     int status = -1;
+    bool closed = false;
     std::optional<error> failed;
     std::exception_ptr thrown;  // by on_line: the lines after it are not looked at
     while (status < 0) {
@@ -131,8 +178,13 @@ struct remote_graph::impl {
             status = cli::exit_failed;
             failed = error(error_code::unavailable,
                            "lost the head at " + options.head + " before the request ended");
+          },
+          [&](close_atom) {
+            status = cli::exit_failed;
+            closed = true;
           });
     }
+    if (closed) return status;
     if (failed && failed->code() == error_code::unavailable) drop(c);
     if (thrown) std::rethrow_exception(thrown);
     if (failed) throw *failed;
@@ -197,14 +249,17 @@ remote_graph remote_graph::with_config(const value& config) const {
   return copy;
 }
 
-value remote_graph::run(const value& input, const value& config, const remote_run_options& options,
-                        const stream_sink& sink, node_context* parent) const {
-  if (!config.is_null() && !config.is_object())
-    throw error(error_code::invalid_argument, "stream: the config is not an object");
-  value sent = sanitize_config(impl_->merged(config));
+namespace {
+
+// The run request of a stream: the fields of `input` and `config` as a remote run sends them,
+// the modes asked for (`requested`) and those the parent's stream needs (`parent_modes`).
+cli::run_args run_request(const value& input, const value& sent_config,
+                          const remote_run_options& options,
+                          const std::vector<stream_mode>& requested,
+                          const std::vector<stream_mode>& parent_modes, std::string thread) {
   cli::run_args a;
-  a.where.thread = impl::take_thread(sent, true, "stream");
-  a.config = sent;
+  a.where.thread = std::move(thread);
+  a.config = sent_config;
   a.context = options.context;
   if (auto c = as_command(input)) {
     if (!c->go_to.empty() || !c->graph.empty())
@@ -222,46 +277,48 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
   }
   // LangGraph's _get_stream_modes: the modes asked for (updates by default), the parent's,
   // and updates always, to see interrupts.
-  std::vector<stream_mode> requested = options.modes;
-  if (requested.empty()) requested.push_back(stream_mode::updates);
-  const std::vector<stream_mode> parent_modes =
-      parent ? parent->subgraph_stream_modes() : std::vector<stream_mode>{};
   std::vector<stream_mode> wanted = requested;
   wanted.insert(wanted.end(), parent_modes.begin(), parent_modes.end());
   for (auto m : wanted)
-    if (std::find(a.modes.begin(), a.modes.end(), m) == a.modes.end()) a.modes.push_back(m);
-  if (std::find(a.modes.begin(), a.modes.end(), stream_mode::updates) == a.modes.end())
-    a.modes.push_back(stream_mode::updates);
+    if (!has_mode(a.modes, m)) a.modes.push_back(m);
+  if (!has_mode(a.modes, stream_mode::updates)) a.modes.push_back(stream_mode::updates);
   a.subgraphs = options.subgraphs || !parent_modes.empty();
+  return a;
+}
+
+std::vector<stream_mode> requested_modes(const remote_run_options& options) {
+  if (!options.modes.empty()) return options.modes;
+  return std::vector<stream_mode>(1, stream_mode::updates);
+}
+
+}  // namespace
+
+value remote_graph::run(const value& input, const value& config, const remote_run_options& options,
+                        const stream_sink& sink, node_context* parent) const {
+  if (!config.is_null() && !config.is_object())
+    throw error(error_code::invalid_argument, "stream: the config is not an object");
+  value sent = sanitize_config(impl_->merged(config));
+  std::string thread = impl::take_thread(sent, true, "stream");
+  const std::vector<stream_mode> requested = requested_modes(options);
+  const std::vector<stream_mode> parent_modes =
+      parent ? parent->subgraph_stream_modes() : std::vector<stream_mode>{};
+  cli::run_args a = run_request(input, sent, options, requested, parent_modes, std::move(thread));
 
   // The caller's namespace (as a node: its task's), put before the remote namespaces of
   // what goes to the parent's stream; with one, an interrupt raises.
   const std::vector<std::string> caller_ns =
       split_ns(string_at(config.get("configurable"), "checkpoint_ns"));
-  const auto has = [](const std::vector<stream_mode>& ms, stream_mode m) {
-    return std::find(ms.begin(), ms.end(), m) != ms.end();
-  };
+  const auto has = has_mode;
   value output;
   std::optional<value> raised;  // the interrupts that end the stream
   net::client_request req = net::make_client_request(cli::command(a), std::nullopt);
   impl_->exchange(std::move(req), [&](value line) {
     if (raised) return;
-    const std::string type = string_at(line, "type");
-    if (type == "output" || type == "interrupt") {
-      output = line.get("data");
-      if (type == "interrupt" && output.is_object()) {
-        object o = output.as_object();
-        o.set("__interrupt__", line.get("interrupts"));
-        output = value(std::move(o));
-      }
+    if (is_output_line(line)) {
+      output = output_of(line);
       return;
     }
-    stream_event ev;
-    ev.mode = parse_stream_mode(type);
-    if (line.get("ns").is_list())
-      for (const auto& part : line.get("ns").as_list())
-        if (part.is_string()) ev.ns.push_back(part.as_string());
-    ev.data = line.get("data");
+    stream_event ev = event_of(line);
     if (parent && has(parent_modes, ev.mode)) {
       stream_event up{caller_ns, ev.mode, ev.data};
       up.ns.insert(up.ns.end(), ev.ns.begin(), ev.ns.end());
@@ -385,6 +442,213 @@ graph_description remote_graph::get_graph(int xray) const {
                   [&](value line) { out = description_of(line); });
   if (!out) throw error(error_code::protocol_error, "the head sent no graph");
   return std::move(*out);
+}
+
+void remote_graph::cancel(const std::string& thread_id, const std::string& run_id) const {
+  if (thread_id.empty()) throw error(error_code::invalid_argument, "cancel: no thread id");
+  if (run_id.empty()) throw error(error_code::invalid_argument, "cancel: no run id");
+  cli::cancel_args a;
+  a.where.thread = thread_id;
+  a.run_id = run_id;
+  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt), [](value) {});
+}
+
+// What a remote_run_stream shares with the thread reading the head's answers.
+struct remote_run_stream::state {
+  remote_graph graph;
+  net::client_request request;
+  std::vector<stream_mode> requested;
+  std::string thread;
+  std::string run_id;
+
+  mutable std::mutex m;
+  std::condition_variable changed;
+  bool entered = false;
+  bool closed = false;
+  std::deque<value> lines;  // the head's lines not read yet
+  bool ended = false;       // the head answered `finished` (or the link was lost)
+  std::exception_ptr failure;
+  value output;
+  // The actor reading the answers, and the connection it lives on (kept while it is told to
+  // stop); the thread it runs on.
+  caf::actor reader;
+  std::shared_ptr<void> reader_link;
+  std::thread reading;
+
+  explicit state(remote_graph g) : graph(std::move(g)) {}
+
+  // Ends the reading (the head's later lines are dropped) and wakes a waiting `next`.
+  void shut() noexcept {
+    caf::actor r;
+    {
+      std::lock_guard lock(m);
+      closed = true;
+      r = reader;
+    }
+    if (r) caf::anon_send(r, close_atom::value);
+    if (reading.joinable() && reading.get_id() != std::this_thread::get_id()) reading.join();
+    {
+      std::lock_guard lock(m);
+      reader = caf::actor();
+      reader_link.reset();
+    }
+    changed.notify_all();
+  }
+};
+
+remote_run_stream::remote_run_stream(std::shared_ptr<state> s) : state_(std::move(s)) {}
+remote_run_stream::remote_run_stream(remote_run_stream&&) noexcept = default;
+remote_run_stream& remote_run_stream::operator=(remote_run_stream&& other) noexcept {
+  if (this != &other) {
+    close();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+remote_run_stream::~remote_run_stream() { close(); }
+
+void remote_run_stream::enter() {
+  state& st = *state_;
+  {
+    std::lock_guard lock(st.m);
+    if (st.closed) throw error(error_code::invalid_argument, "remote_run_stream: closed");
+    if (st.entered) throw error(error_code::invalid_argument, "remote_run_stream: entered already");
+  }
+  auto taken = std::make_shared<std::promise<void>>();
+  std::future<void> started = taken->get_future();
+  st.reading = std::thread([s = state_, taken] {
+    bool told = false;
+    try {
+      s->graph.impl_->exchange(
+          s->request,
+          [&s](value line) {
+            {
+              std::lock_guard lock(s->m);
+              s->lines.push_back(std::move(line));
+            }
+            s->changed.notify_all();
+          },
+          [&](const caf::actor& reader, std::shared_ptr<connection> link) {
+            {
+              std::lock_guard lock(s->m);
+              s->reader = reader;
+              s->reader_link = std::move(link);
+            }
+            told = true;
+            taken->set_value();
+          });
+    } catch (...) {
+      if (!told) {
+        taken->set_exception(std::current_exception());
+        return;
+      }
+      std::lock_guard lock(s->m);
+      s->failure = std::current_exception();
+    }
+    {
+      std::lock_guard lock(s->m);
+      s->ended = true;
+    }
+    s->changed.notify_all();
+  });
+  try {
+    started.get();
+  } catch (...) {
+    st.reading.join();
+    std::lock_guard lock(st.m);
+    st.closed = true;  // as LangGraph unwinds the SDK thread when run.start raises
+    throw;
+  }
+  std::lock_guard lock(st.m);
+  st.entered = true;
+}
+
+std::optional<stream_event> remote_run_stream::next() {
+  state& st = *state_;
+  std::unique_lock lock(st.m);
+  if (!st.entered) throw error(error_code::invalid_argument, "remote_run_stream: not entered");
+  for (;;) {
+    st.changed.wait(lock, [&] { return st.closed || !st.lines.empty() || st.ended; });
+    if (st.closed) throw error(error_code::invalid_argument, "remote_run_stream: closed");
+    if (!st.lines.empty()) {
+      value line = std::move(st.lines.front());
+      st.lines.pop_front();
+      if (is_output_line(line)) {
+        st.output = output_of(line);
+        continue;
+      }
+      stream_event ev = event_of(line);
+      if (has_mode(st.requested, ev.mode)) return ev;
+      continue;
+    }
+    if (st.failure) std::rethrow_exception(st.failure);
+    return std::nullopt;
+  }
+}
+
+value remote_run_stream::output() {
+  while (next()) {
+  }
+  std::lock_guard lock(state_->m);
+  return state_->output;
+}
+
+void remote_run_stream::abort() noexcept {
+  if (!state_) return;
+  state& st = *state_;
+  bool cancel = false;
+  {
+    std::lock_guard lock(st.m);
+    if (st.closed) return;
+    st.closed = true;
+    cancel = st.entered;
+  }
+  if (cancel) {
+    try {
+      st.graph.cancel(st.thread, st.run_id);
+    } catch (...) {  // LangGraph logs it and closes all the same
+    }
+  }
+  st.shut();
+}
+
+void remote_run_stream::close() noexcept {
+  if (!state_) return;
+  state_->shut();
+}
+
+bool remote_run_stream::entered() const noexcept {
+  std::lock_guard lock(state_->m);
+  return state_->entered;
+}
+
+bool remote_run_stream::closed() const noexcept {
+  std::lock_guard lock(state_->m);
+  return state_->closed;
+}
+
+const std::string& remote_run_stream::thread_id() const noexcept { return state_->thread; }
+
+std::string remote_run_stream::run_id() const {
+  std::lock_guard lock(state_->m);
+  return state_->entered ? state_->run_id : std::string();
+}
+
+remote_run_stream remote_graph::stream_events(const value& input, const value& config,
+                                              const remote_run_options& options) const {
+  if (!config.is_null() && !config.is_object())
+    throw error(error_code::invalid_argument, "stream_events: the config is not an object");
+  value sent = sanitize_config(impl_->merged(config));
+  std::string thread = impl::take_thread(sent, true, "stream_events");
+  auto st = std::make_shared<remote_run_stream::state>(*this);
+  st->requested = requested_modes(options);
+  cli::run_args a = run_request(input, sent, options, st->requested, {}, thread);
+  a.run_id = fresh_thread_id();
+  st->thread = std::move(thread);
+  st->run_id = a.run_id;
+  st->request = net::make_client_request(cli::command(a), std::nullopt);
+  (void)net::encode_request(st->request);  // what cannot be sent fails here, before enter
+  return remote_run_stream(std::move(st));
 }
 
 }  // namespace superstep

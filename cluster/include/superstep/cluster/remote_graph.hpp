@@ -53,6 +53,70 @@ struct remote_run_options {
   value context;
 };
 
+class remote_graph;
+
+/// A remote run read event by event (LangGraph's `RemoteGraph.stream_events(version="v3")`
+/// run stream, over the SDK's thread stream): made by `remote_graph::stream_events`, started
+/// by `enter`, read with `next` and `output`, and ended by `close` (the run goes on on the
+/// head) or `abort` (the run is cancelled on the head, then the stream closes).
+///
+/// The run is sent with an id of its own (the engine's config "run_id"), by which `abort`
+/// cancels it (`remote_graph::cancel`). Not thread-safe, except `abort` and `close`, which may
+/// be called from any thread while another waits in `next` (that call then throws). The
+/// destructor closes the stream.
+class remote_run_stream {
+ public:
+  remote_run_stream(remote_run_stream&&) noexcept;
+  remote_run_stream& operator=(remote_run_stream&&) noexcept;
+  remote_run_stream(const remote_run_stream&) = delete;
+  remote_run_stream& operator=(const remote_run_stream&) = delete;
+  /// Closes the stream (`close`).
+  ~remote_run_stream();
+
+  /// Starts the run on the head (LangGraph's `__enter__`: the SDK thread's `run.start`),
+  /// which then has the run's id. Throws `superstep::error`: invalid_argument when the stream
+  /// was entered or closed before; otherwise as remote_graph's calls (the head unreachable,
+  /// refusing the request), and the stream is then closed (LangGraph unwinds its SDK thread).
+  void enter();
+
+  /// The next event of the modes asked for (remote_run_options::modes; updates by default),
+  /// waiting for the head to send it; nullopt once the run ended. Throws the run's error with
+  /// its code (cancelled, after a cancel), or error(invalid_argument) before `enter` and once
+  /// the stream is closed.
+  std::optional<stream_event> next();
+
+  /// Reads the events left and returns the run's output: its last values, with
+  /// "__interrupt__" when it stopped at an interrupt (as `remote_graph::stream` returns).
+  /// Throws as `next`.
+  value output();
+
+  /// Cancels the run on the head (`remote_graph::cancel` with its thread and run id) when the
+  /// stream was entered, then closes it (LangGraph's `abort`). Does nothing when the stream is
+  /// closed already (idempotent: one cancel at most). A cancel that fails (the run ended
+  /// already, the head is gone) is swallowed: the stream closes all the same. Never throws.
+  void abort() noexcept;
+
+  /// Stops reading the run's events (LangGraph's `__exit__`): what the head still sends is
+  /// dropped; the run itself goes on on the head. Idempotent; never throws.
+  void close() noexcept;
+
+  /// Whether `enter` started the run.
+  bool entered() const noexcept;
+  /// Whether `close` or `abort` was called (or `enter` failed).
+  bool closed() const noexcept;
+  /// The run's thread (the config's thread_id, else a fresh one).
+  const std::string& thread_id() const noexcept;
+  /// The run's id once entered; empty before.
+  std::string run_id() const;
+
+  struct state;
+
+ private:
+  friend class remote_graph;
+  explicit remote_run_stream(std::shared_ptr<state> s);
+  std::shared_ptr<state> state_;
+};
+
 /// A graph a head serves under a name, used like a local `pregel` (LangGraph `RemoteGraph`).
 ///
 /// Each call is one request to the head over one link per remote_graph (shared by its
@@ -104,6 +168,25 @@ class remote_graph {
   value stream(const value& input, const value& config, const remote_run_options& options,
                const stream_sink& sink) const;
 
+  /// A run of the graph read event by event, started by its `enter` (LangGraph's
+  /// `stream_events(version="v3")`): the same request as `stream` sends, with a fresh run
+  /// id, so that the stream's `abort` can cancel it. Checks the input and config as `stream`
+  /// does (throws before anything reaches the head); sends nothing until `enter`.
+  remote_run_stream stream_events(const value& input, const value& config = value(),
+                                  const remote_run_options& options = {}) const;
+
+  /// Cancels the run `run_id` of thread `thread_id` on the head (LangGraph's
+  /// `client.runs.cancel(thread_id, run_id, wait=False)`): the head asks it to stop through
+  /// its run_control (its running nodes finish or observe the cancellation, no new step
+  /// starts, the checkpoints it saved stay: the thread continues from its last one, status
+  /// "pending"), and answers without waiting for the run to end. The run fails with error
+  /// (cancelled) to whoever reads it. Any client the head lets in may cancel a run whose
+  /// thread and run id it names, as LangGraph's server lets an authorized caller. Throws
+  /// `superstep::error`: not_found when the thread has no such run in progress on the head
+  /// (it ended already), invalid_argument for an empty thread or run id, and as the other
+  /// calls when the head cannot be reached.
+  void cancel(const std::string& thread_id, const std::string& run_id) const;
+
   /// The thread's state at its latest checkpoint, or at configurable.checkpoint_id
   /// (LangGraph `get_state`); with `subgraphs`, the states of the tasks' subgraphs too.
   /// Throws `superstep::error` (invalid_argument) without a thread_id.
@@ -141,6 +224,7 @@ class remote_graph {
  private:
   value run(const value& input, const value& config, const remote_run_options& options,
             const stream_sink& sink, node_context* parent) const;
+  friend class remote_run_stream;
 
   std::shared_ptr<impl> impl_;
 };
