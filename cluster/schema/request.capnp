@@ -75,4 +75,6 @@ struct ClientRequest {
   # run: the run's id, chosen by the client (empty: the head makes one up); cancel: the run
   # to cancel.
   runId @29 :Text;
+  # cancel: answer once the run has ended (LangGraph's runs.cancel(wait=True)).
+  cancelWait @30 :Bool;
 }

@@ -263,6 +263,8 @@ struct threads_args {
 struct cancel_args {
   thread_args where;
   std::string run_id;
+  /// Answer once the run has ended (LangGraph's `wait=True`), not as soon as it was asked.
+  bool wait = false;
 };
 
 /// `superstep check [--data DIR]` and `superstep repair [--data DIR]` (cli_maintenance.cpp).

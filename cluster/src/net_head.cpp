@@ -87,7 +87,11 @@ struct head_context {
   std::multiset<std::string> runs;
   /// The controls of the runs going now (or waiting for their thread), by thread and run id:
   /// what a client's cancel request reaches (LangGraph's runs.cancel names both).
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<run_control>> controls;
+  struct run_entry {
+    std::shared_ptr<run_control> control;
+    std::vector<caf::actor> waiters;  ///< clients of cancel(wait) told when the run ends
+  };
+  std::map<std::pair<std::string, std::string>, run_entry> controls;
   /// Store operations of workers and clients run on these actors, each on a thread of its own
   /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
@@ -241,7 +245,7 @@ std::string describe_request(const client_request& req) {
         } else if constexpr (std::is_same_v<A, cli::delete_args>) {
           return "delete";
         } else if constexpr (std::is_same_v<A, cli::cancel_args>) {
-          return "cancel run '" + a.run_id + "'";
+          return "cancel run '" + a.run_id + "'" + (a.wait ? " wait" : "");
         } else if constexpr (std::is_same_v<A, cli::threads_args>) {
           return "threads";
         } else {
@@ -263,6 +267,14 @@ int describe_graph(head_context& h, const cli::command_env& env, const cli::grap
   return cli::exit_done;
 }
 
+// The answer to a cancel request: the run is cancelled (or, with wait, has ended).
+void answer_cancel(const caf::actor& client, const std::string& thread, const std::string& run) {
+  caf::anon_send(client, line_atom::value,
+                 value(object{{"thread", thread}, {"run", run}, {"cancelled", true}}).to_json());
+  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_done),
+                 std::string());
+}
+
 // Registers a run's control under its thread and run id (a fresh id when the client gave
 // none) until destroyed, so that a cancel request finds it.
 class run_registration {
@@ -271,15 +283,21 @@ class run_registration {
     if (run.run_id.empty()) run.run_id = cli::new_thread_id();
     key_ = {thread, run.run_id};
     std::lock_guard lock(h.runs_m);
-    if (!h.controls.emplace(key_, control_).second)
+    if (!h.controls.emplace(key_, head_context::run_entry{control_, {}}).second)
       throw error(error_code::thread_busy, "thread '" + thread + "' already has a run '" +
                                                run.run_id + "' on this head");
     registered_ = true;
   }
   ~run_registration() {
     if (!registered_) return;
-    std::lock_guard lock(h_.runs_m);
-    h_.controls.erase(key_);
+    std::vector<caf::actor> waiters;
+    {
+      std::lock_guard lock(h_.runs_m);
+      auto it = h_.controls.find(key_);
+      waiters = std::move(it->second.waiters);
+      h_.controls.erase(it);
+    }
+    for (const auto& client : waiters) answer_cancel(client, key_.first, key_.second);
   }
   run_registration(const run_registration&) = delete;
   run_registration& operator=(const run_registration&) = delete;
@@ -304,7 +322,10 @@ void serve_cancel(head_context& h, const caf::actor& client, const client_reques
   {
     std::lock_guard lock(h.runs_m);
     auto it = h.controls.find({a.where.thread, a.run_id});
-    if (it != h.controls.end()) control = it->second;
+    if (it != h.controls.end()) {
+      control = it->second.control;
+      if (a.wait) it->second.waiters.push_back(client);  // answered when the run ends
+    }
   }
   if (!control) {
     const std::string why = "thread '" + a.where.thread + "' has no run '" + a.run_id +
@@ -317,11 +338,7 @@ void serve_cancel(head_context& h, const caf::actor& client, const client_reques
   }
   control->request_cancel("cancelled by a client's cancel request");
   log("head", "run " + a.run_id + " of thread " + a.where.thread + " cancelled by a client");
-  caf::anon_send(
-      client, line_atom::value,
-      value(object{{"thread", a.where.thread}, {"run", a.run_id}, {"cancelled", true}}).to_json());
-  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_done),
-                 std::string());
+  if (!a.wait) answer_cancel(client, a.where.thread, a.run_id);
 }
 
 // `superstep threads --head`: the head's threads as `superstep threads` lists a folder's.

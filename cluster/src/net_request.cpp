@@ -174,6 +174,7 @@ std::string encode_request(const client_request& r) {
           [&](const cli::cancel_args& a) {
             out.setKind(Kind::CANCEL);
             out.setRunId(text(a.run_id));
+            out.setCancelWait(a.wait);
           },
           [&](const cli::threads_args&) { out.setKind(Kind::THREADS); },
           [&](const auto&) { throw cli::usage_error(std::string("a head runs ") + kinds_run); },
@@ -241,7 +242,7 @@ client_request decode_request(std::string_view bytes) {
       }
       case Kind::DELETE: r.cmd = cli::delete_args{where}; break;
       case Kind::CANCEL: {
-        cli::cancel_args a{where, text_of(in.getRunId())};
+        cli::cancel_args a{where, text_of(in.getRunId()), in.getCancelWait()};
         if (a.run_id.empty()) throw error(code, "a cancel request that names no run");
         r.cmd = std::move(a);
         break;

@@ -444,12 +444,14 @@ graph_description remote_graph::get_graph(int xray) const {
   return std::move(*out);
 }
 
-void remote_graph::cancel(const std::string& thread_id, const std::string& run_id) const {
+void remote_graph::cancel(const std::string& thread_id, const std::string& run_id,
+                          bool wait) const {
   if (thread_id.empty()) throw error(error_code::invalid_argument, "cancel: no thread id");
   if (run_id.empty()) throw error(error_code::invalid_argument, "cancel: no run id");
   cli::cancel_args a;
   a.where.thread = thread_id;
   a.run_id = run_id;
+  a.wait = wait;
   impl_->exchange(net::make_client_request(cli::command(a), std::nullopt), [](value) {});
 }
 

@@ -184,8 +184,9 @@ class remote_graph {
   /// thread and run id it names, as LangGraph's server lets an authorized caller. Throws
   /// `superstep::error`: not_found when the thread has no such run in progress on the head
   /// (it ended already), invalid_argument for an empty thread or run id, and as the other
-  /// calls when the head cannot be reached.
-  void cancel(const std::string& thread_id, const std::string& run_id) const;
+  /// calls when the head cannot be reached. With `wait` (LangGraph's `wait=True`), returns
+  /// once the run has ended.
+  void cancel(const std::string& thread_id, const std::string& run_id, bool wait = false) const;
 
   /// The thread's state at its latest checkpoint, or at configurable.checkpoint_id
   /// (LangGraph `get_state`); with `subgraphs`, the states of the tasks' subgraphs too.
