@@ -231,7 +231,8 @@ std::string describe_request(const client_request& req) {
                              : a.resume ? " with resume"
                                         : "") +
                  " config " + a.config.to_json() + " context " + a.context.to_json() + " stream " +
-                 value(std::move(modes)).to_json() + (a.subgraphs ? " subgraphs" : "");
+                 value(std::move(modes)).to_json() + (a.subgraphs ? " subgraphs" : "") +
+                 (a.run_id.empty() ? "" : " id '" + a.run_id + "'");
         } else if constexpr (std::is_same_v<A, cli::state_args>) {
           return "state checkpoint '" + a.checkpoint + "'" + (a.subgraphs ? " subgraphs" : "");
         } else if constexpr (std::is_same_v<A, cli::history_args>) {
@@ -317,7 +318,6 @@ class run_registration {
 // thread and run id it names, as LangGraph's server lets any authorized caller.
 void serve_cancel(head_context& h, const caf::actor& client, const client_request& req) {
   const auto& a = std::get<cli::cancel_args>(req.cmd);
-  if (h.log_requests) log("head", "request: " + describe_request(req));
   std::shared_ptr<run_control> control;
   {
     std::lock_guard lock(h.runs_m);
@@ -368,7 +368,6 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
                            caf::anon_send(client, line_atom::value, v.to_json());
                          }};
     env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o, held); };
-    if (h.log_requests) log("head", "request: " + describe_request(req));
     if (auto spec = spec_of(h, req)) env.spec_text = spec->to_json();
     auto last = std::chrono::steady_clock::now();
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
@@ -564,6 +563,9 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         }
         auto client = caf::actor_cast<caf::actor>(self->current_sender());
         if (!client) return "no client to answer";
+        // Logged before the client hears that the request was taken.
+        if (self->state.h->log_requests && req.malformed.empty())
+          log("head", "request: " + describe_request(req));
         if (req.malformed.empty() && std::holds_alternative<cli::cancel_args>(req.cmd)) {
           // Not queued: a cancel must reach a run even when every request thread is busy.
           serve_cancel(*self->state.h, client, req);

@@ -1,12 +1,17 @@
-// libs/langgraph/tests/test_remote_graph_v3.py: the abort of LangGraph's v3 remote run stream
-// (`_RemoteGraphRunStream.abort`), against a real head (remote_graph_support.hpp) instead of
-// a mocked SDK: remote_graph::stream_events gives a remote_run_stream whose `abort` cancels the
-// run on the head (remote_graph::cancel, LangGraph's `runs.cancel(thread_id, run_id,
-// wait=False)`) and closes the stream. Where LangGraph checks the mocked `runs.cancel` call,
-// these check the cancel request the head logged (--log-requests) and that the run stopped,
-// leaving its thread at its last checkpoint; where it checks the SDK thread's `close`, that
-// the stream is closed and reads nothing more. The async tests run the same from another
-// thread, as the other async ports of this file do.
+// libs/langgraph/tests/test_remote_graph_v3.py: LangGraph's v3 remote run stream
+// (`_RemoteGraphRunStream`: enter, exit, abort), against a real head (remote_graph_support.hpp)
+// instead of a mocked SDK. remote_graph::stream_events gives a remote_run_stream: `enter`
+// starts the run (LangGraph's `run.start`) and takes its run id, `close` stops reading (the
+// SDK thread's `__exit__`), `abort` cancels the run on the head (remote_graph::cancel,
+// LangGraph's `runs.cancel(thread_id, run_id, wait=False)`) and closes the stream. Where
+// LangGraph checks the mocked SDK calls, these check the requests the head logged
+// (--log-requests) and what became of the run: cancelled, its thread left at its last
+// checkpoint; where it checks the SDK thread's `close`, that the stream reads nothing more.
+// The async tests run the same from another thread, as the other async ports of this file do.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <future>
 
 #include "remote_graph_support.hpp"
@@ -22,9 +27,10 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// The head's log line of a cancel request of run `run` on thread `t`.
-std::string cancel_line(const std::string& run, const std::string& t) {
-  return "request: cancel run '" + run + "' thread '" + t + "'";
+// The head's log line of a cancel request of run `run` on thread `t` (that waits for the
+// run's end: `wait`).
+std::string cancel_line(const std::string& run, const std::string& t, bool wait = false) {
+  return "request: cancel run '" + run + "'" + (wait ? " wait" : "") + " thread '" + t + "'";
 }
 
 // A run of `loop` on thread `t`, entered and seen going (its first values came).
@@ -132,7 +138,99 @@ void check_abort_swallows_failure(const std::string& t) {
   check_closed(s);
 }
 
+// libs/langgraph/tests/test_remote_graph_v3.py::test_enter_calls_sdk_enter_then_run_start_and_captures_run_id
+void check_enter(const std::string& t) {
+  remote_head& head = remote_head::get();
+  remote_run_stream s = head.graph("steps").stream_events(json(R"({"foo": ""})"), thread(t));
+  // Nothing is sent before enter.
+  BOOST_TEST(!s.entered());
+  BOOST_TEST(s.run_id().empty());
+  BOOST_TEST(head.last_request(t).empty());
+  s.enter();
+  BOOST_TEST(s.entered());
+  const std::string run = s.run_id();
+  BOOST_TEST(run.size() == 36u, run);
+  // The head got the run with its input and config, under the run id the stream took.
+  const std::string r = head.last_request(t);
+  BOOST_TEST(contains(r, "request: run with input config {\"configurable\":{}}"), r);
+  BOOST_TEST(contains(r, "id '" + run + "' thread '" + t + "' graph 'steps'"), r);
+  BOOST_TEST(s.output() == json(R"({"foo": "b", "bar": ["a", "b"]})"));
+  // Entering twice is refused.
+  BOOST_CHECK_EXCEPTION(s.enter(), error, [](const error& e) {
+    return e.code() == error_code::invalid_argument && contains(e.what(), "entered already");
+  });
+}
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_exit_delegates_to_sdk_exit_with_exc_info
+void check_exit(const std::string& t) {
+  remote_head& head = remote_head::get();
+  remote_run_stream s = looping(t);
+  const std::string run = s.run_id();
+  s.close();
+  check_closed(s);
+  // Closing cancels nothing: the run goes on on the head (a cancel finds it running).
+  BOOST_TEST(head.count_in_log(cancel_line(run, t)) == 0u);
+  remote_head::get().graph("loop").cancel(t, run, /*wait=*/true);
+  BOOST_TEST(head.count_in_log(cancel_line(run, t, true)) == 1u, head.log());
+}
+
+// A loopback port nothing listens on (bound, then closed).
+int closed_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_enter_unwinds_sdk_cm_when_run_start_raises
+void check_enter_unwinds() {
+  remote_graph_options o;
+  o.head = "127.0.0.1:" + std::to_string(closed_port());
+  o.connect_timeout = std::chrono::milliseconds(2000);
+  remote_run_stream s = remote_graph("steps", o).stream_events(json(R"({"foo": ""})"));
+  // Starting the run fails with its error; the stream is closed, with no run id.
+  BOOST_CHECK_EXCEPTION(s.enter(), error, [](const error& e) {
+    return e.code() == error_code::unavailable && contains(e.what(), "cannot reach the head");
+  });
+  BOOST_TEST(!s.entered());
+  BOOST_TEST(s.run_id().empty());
+  BOOST_TEST(s.closed());
+  s.abort();  // nothing to cancel
+  BOOST_TEST(s.closed());
+}
+
 }  // namespace
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_enter_calls_sdk_enter_then_run_start_and_captures_run_id
+BOOST_AUTO_TEST_CASE(test_enter_calls_sdk_enter_then_run_start_and_captures_run_id) {
+  check_enter("v3_enter");
+}
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_exit_delegates_to_sdk_exit_with_exc_info
+BOOST_AUTO_TEST_CASE(test_exit_delegates_to_sdk_exit_with_exc_info) { check_exit("v3_exit"); }
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_enter_unwinds_sdk_cm_when_run_start_raises
+BOOST_AUTO_TEST_CASE(test_enter_unwinds_sdk_cm_when_run_start_raises) { check_enter_unwinds(); }
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_aenter_calls_sdk_aenter_then_run_start_and_captures_run_id
+BOOST_AUTO_TEST_CASE(test_aenter_calls_sdk_aenter_then_run_start_and_captures_run_id) {
+  std::async(std::launch::async, [] { check_enter("v3_aenter"); }).get();
+}
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_aexit_delegates_to_sdk_aexit
+BOOST_AUTO_TEST_CASE(test_aexit_delegates_to_sdk_aexit) {
+  std::async(std::launch::async, [] { check_exit("v3_aexit"); }).get();
+}
+
+// libs/langgraph/tests/test_remote_graph_v3.py::test_aenter_unwinds_sdk_cm_when_run_start_raises
+BOOST_AUTO_TEST_CASE(test_aenter_unwinds_sdk_cm_when_run_start_raises) {
+  std::async(std::launch::async, [] { check_enter_unwinds(); }).get();
+}
 
 // libs/langgraph/tests/test_remote_graph_v3.py::test_abort_cancels_run_and_closes_sdk
 BOOST_AUTO_TEST_CASE(test_abort_cancels_run_and_closes_sdk) {
