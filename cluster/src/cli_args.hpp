@@ -273,10 +273,9 @@ struct maintenance_args {
   std::string data_dir = default_data_dir;
 };
 
-using command =
-    std::variant<help_request, run_args, graph_args, state_args, history_args, update_args,
-                 delete_args, head_args, worker_args, store_args, maintenance_args, threads_args,
-                 cancel_args>;
+using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
+                             update_args, delete_args, head_args, worker_args, store_args,
+                             maintenance_args, threads_args, cancel_args>;
 
 /// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them.
 const thread_args* where_of(const command& cmd);

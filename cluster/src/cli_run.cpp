@@ -30,7 +30,7 @@ value run_config(const run_args& args, const std::string& thread_id,
   if (graph.recursion_limit && !cfg.contains("recursion_limit"))
     cfg.set("recursion_limit", *graph.recursion_limit);
   if (!args.context.is_null()) cfg.set("context", args.context);  // node_context::context()
-  if (!args.run_id.empty()) cfg.set("run_id", args.run_id);  // thread_runs names it
+  if (!args.run_id.empty()) cfg.set("run_id", args.run_id);       // thread_runs names it
   return value(std::move(cfg));
 }
 

@@ -285,8 +285,8 @@ class run_registration {
     key_ = {thread, run.run_id};
     std::lock_guard lock(h.runs_m);
     if (!h.controls.emplace(key_, head_context::run_entry{control_, {}}).second)
-      throw error(error_code::thread_busy, "thread '" + thread + "' already has a run '" +
-                                               run.run_id + "' on this head");
+      throw error(error_code::thread_busy,
+                  "thread '" + thread + "' already has a run '" + run.run_id + "' on this head");
     registered_ = true;
   }
   ~run_registration() {
@@ -331,8 +331,8 @@ void serve_cancel(head_context& h, const caf::actor& client, const client_reques
     const std::string why = "thread '" + a.where.thread + "' has no run '" + a.run_id +
                             "' in progress on this head (it ended, or never started here)";
     if (req.typed_errors)
-      caf::anon_send(client, failure_atom::value,
-                     static_cast<std::uint16_t>(error_code::not_found), why);
+      caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(error_code::not_found),
+                     why);
     caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_failed), why);
     return;
   }

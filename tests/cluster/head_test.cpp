@@ -470,8 +470,8 @@ BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_with_their_step_and_status) {
   cli_result none = keyed({"threads"});
   BOOST_REQUIRE_MESSAGE(none.status == 0, none.err);
   BOOST_TEST(none.out == "");
-  cli_result r = keyed({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})", "--thread",
-                        "done"});
+  cli_result r =
+      keyed({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})", "--thread", "done"});
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   r = keyed({"submit", spec("ask_name"), "--input", "{}", "--thread", "asks"});
   BOOST_REQUIRE_MESSAGE(r.status == 3, r.err);

@@ -123,8 +123,7 @@ class remote_head {
   std::size_t count_in_log(const std::string& text) const {
     const std::string all = log();
     std::size_t n = 0;
-    for (std::size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + 1))
-      ++n;
+    for (std::size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + 1)) ++n;
     return n;
   }
 

@@ -37,8 +37,8 @@ std::string cancel_line(const std::string& run, const std::string& t, bool wait 
 remote_run_stream looping(const std::string& t) {
   remote_run_options o;
   o.modes = {stream_mode::values};
-  remote_run_stream s = remote_head::get().graph("loop").stream_events(json(R"({"n": 0})"),
-                                                                      thread(t), o);
+  remote_run_stream s =
+      remote_head::get().graph("loop").stream_events(json(R"({"n": 0})"), thread(t), o);
   s.enter();
   std::optional<stream_event> first = s.next();
   BOOST_REQUIRE(first);
@@ -233,9 +233,7 @@ BOOST_AUTO_TEST_CASE(test_aenter_unwinds_sdk_cm_when_run_start_raises) {
 }
 
 // libs/langgraph/tests/test_remote_graph_v3.py::test_abort_cancels_run_and_closes_sdk
-BOOST_AUTO_TEST_CASE(test_abort_cancels_run_and_closes_sdk) {
-  check_abort_cancels("v3_abort");
-}
+BOOST_AUTO_TEST_CASE(test_abort_cancels_run_and_closes_sdk) { check_abort_cancels("v3_abort"); }
 
 // libs/langgraph/tests/test_remote_graph_v3.py::test_abort_before_enter_skips_cancel_but_closes_sdk
 BOOST_AUTO_TEST_CASE(test_abort_before_enter_skips_cancel_but_closes_sdk) {
@@ -273,6 +271,5 @@ BOOST_AUTO_TEST_CASE(test_async_abort_before_aenter_skips_cancel) {
 
 // libs/langgraph/tests/test_remote_graph_v3.py::test_async_abort_swallows_cancel_failure
 BOOST_AUTO_TEST_CASE(test_async_abort_swallows_cancel_failure) {
-  std::async(std::launch::async, [] { check_abort_swallows_failure("v3_aabort_failing"); })
-      .get();
+  std::async(std::launch::async, [] { check_abort_swallows_failure("v3_aabort_failing"); }).get();
 }
