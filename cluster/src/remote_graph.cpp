@@ -480,15 +480,18 @@ struct remote_run_stream::state {
   explicit state(remote_graph g) : graph(std::move(g)) {}
 
   // Ends the reading (the head's later lines are dropped) and wakes a waiting `next`.
+  // Calls may overlap (close and abort from two threads): one of them joins the thread.
   void shut() noexcept {
     caf::actor r;
+    std::thread t;
     {
       std::lock_guard lock(m);
       closed = true;
       r = reader;
+      t = std::move(reading);
     }
     if (r) caf::anon_send(r, close_atom::value);
-    if (reading.joinable() && reading.get_id() != std::this_thread::get_id()) reading.join();
+    if (t.joinable()) t.join();
     {
       std::lock_guard lock(m);
       reader = caf::actor();
@@ -518,7 +521,7 @@ void remote_run_stream::enter() {
   }
   auto taken = std::make_shared<std::promise<void>>();
   std::future<void> started = taken->get_future();
-  st.reading = std::thread([s = state_, taken] {
+  std::thread reading([s = state_, taken] {
     bool told = false;
     try {
       s->graph.impl_->exchange(
@@ -556,12 +559,13 @@ void remote_run_stream::enter() {
   try {
     started.get();
   } catch (...) {
-    st.reading.join();
+    reading.join();
     std::lock_guard lock(st.m);
     st.closed = true;  // as LangGraph unwinds the SDK thread when run.start raises
     throw;
   }
   std::lock_guard lock(st.m);
+  st.reading = std::move(reading);
   st.entered = true;
 }
 
