@@ -441,6 +441,8 @@ std::string main_usage() {
          "                                    the same commands on a head's threads\n"
          "  threads --head HOST:PORT          list a head's threads, with their last step and\n"
          "                                    status\n"
+         "  cancel --head HOST:PORT --thread ID --run RUN_ID\n"
+         "                                    cancel a run in progress on a head\n"
          "\n"
          "Checkpoints are kept in the folder given by --data (default: .superstep).\n"
          "'superstep COMMAND --help' describes a command.\n"
@@ -510,12 +512,15 @@ command parse_command_line(int argc, const char* const* argv) {
     c = detail::parse_delete(rest);
   else if (cmd == "threads")
     c = detail::parse_threads(rest);
+  else if (cmd == "cancel")
+    c = detail::parse_cancel(rest);
   else
     throw usage_error(
         "unknown command '" + cmd + "'" +
         cluster::did_you_mean(
             cmd, {"run", "submit", "state", "history", "update", "delete", "graph", "store",
-                  "check", "repair", "head", "worker", "help", "version", "schema", "threads"}));
+                  "check", "repair", "head", "worker", "help", "version", "schema", "threads",
+                  "cancel"}));
   if (const thread_args* where = where_of(c);
       where && !where->head.empty() && !where->saver.empty())
     throw usage_error(

@@ -74,6 +74,7 @@ command parse_history(arg_cursor args);
 command parse_update(arg_cursor args);
 command parse_delete(arg_cursor args);
 command parse_threads(arg_cursor args);
+command parse_cancel(arg_cursor args);
 
 /// Takes --tls, --tls-cert, --tls-key, --tls-ca when `arg` is one of them.
 bool take_tls_option(const std::string& arg, arg_cursor& args, tls_args& out);

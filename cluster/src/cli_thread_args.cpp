@@ -97,6 +97,25 @@ constexpr const char* threads_usage =
     "                        the head's TLS, as the other commands given --head take it\n"
     "  --help                show this help\n";
 
+constexpr const char* cancel_usage =
+    "usage: superstep cancel --head HOST:PORT --thread ID --run RUN_ID [--wait]\n"
+    "\n"
+    "Cancels a run in progress on a cluster head (LangGraph's runs.cancel): the run starts no\n"
+    "new step and fails as cancelled once its running nodes have returned; its thread keeps\n"
+    "its last checkpoint ('superstep submit --thread ID' continues it). 'superstep threads\n"
+    "--head' shows the run holding each busy thread. Prints {\"thread\", \"run\",\n"
+    "\"cancelled\": true}; fails when the thread has no such run in progress.\n"
+    "\n"
+    "options:\n"
+    "  --head HOST:PORT      the head that runs it (required)\n"
+    "  --thread ID           the run's thread (required)\n"
+    "  --run RUN_ID          the run (required)\n"
+    "  --wait                return once the run has ended, not as soon as it was told\n"
+    "  --key-file FILE       the cluster's key, when the head has one\n"
+    "  --tls, --tls-cert F, --tls-key F, --tls-ca F\n"
+    "                        the head's TLS, as the other commands given --head take it\n"
+    "  --help                show this help\n";
+
 void require_thread(const char* command, const thread_args& where) {
   if (where.thread.empty()) throw usage_error(std::string(command) + ": missing --thread ID");
 }
@@ -119,6 +138,30 @@ command parse_threads(arg_cursor args) {
     if (take_tls_option(a, args, out.where.tls)) continue;
     unexpected_argument(a, threads_usage);
   }
+  return out;
+}
+
+command parse_cancel(arg_cursor args) {
+  cancel_args out;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (is_help(a)) return help_request{cancel_usage};
+    if (a == "--head" || a == "--key-file" || a == "--thread") {
+      take_thread_option(a, args, out.where);
+    } else if (take_tls_option(a, args, out.where.tls)) {
+    } else if (a == "--run") {
+      out.run_id = args.value_of(a);
+      if (out.run_id.empty()) throw usage_error("--run: the run id is empty");
+    } else if (a == "--wait") {
+      out.wait = true;
+    } else {
+      unexpected_argument(a, cancel_usage);
+    }
+  }
+  if (out.where.head.empty())
+    throw usage_error("cancel: missing --head HOST:PORT (the head that runs the run)");
+  require_thread("cancel", out.where);
+  if (out.run_id.empty()) throw usage_error("cancel: missing --run RUN_ID");
   return out;
 }
 

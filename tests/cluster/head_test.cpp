@@ -458,7 +458,7 @@ BOOST_AUTO_TEST_CASE(a_stopping_head_waits_for_a_step_no_longer_than_shutdown_wa
   BOOST_TEST(client->result().status == 1);
 }
 
-BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_with_their_step_and_status) {
+BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_and_cancel_stops_a_busy_ones_run) {
   scratch s;
   const std::string key = s.write("key", "0123456789abcdef0123456789abcdef\n");
   cluster c(s, {"--key-file", key});
@@ -494,12 +494,35 @@ BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_with_their_step_and_status) {
   BOOST_TEST(lines[2].get("thread").as_string() == "slow");
   BOOST_TEST(lines[2].get("status").as_string() == "busy", lines[2].to_json());
   BOOST_TEST(lines[2].get("run").as_string().size() == 36u);
+  const std::string run = lines[2].get("run").as_string();
+
+  // `superstep cancel` stops it: its client hears the run was cancelled; the thread keeps its
+  // last checkpoint and has its step left to finish.
+  cli_result cancel = keyed({"cancel", "--thread", "slow", "--run", run, "--wait"});
+  BOOST_REQUIRE_MESSAGE(cancel.status == 0, cancel.err);
+  BOOST_TEST(cancel.last() == value(object{{"thread", "slow"}, {"run", run}, {"cancelled", true}}));
   BOOST_REQUIRE(slow->wait(30s));
-  BOOST_TEST(slow->result().status == 0);
+  BOOST_TEST(slow->result().status == 1);
+  BOOST_TEST(slow->result().err.find("run cancelled") != std::string::npos, slow->result().err);
+  lines = keyed({"threads"}).lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 3u);
+  BOOST_TEST(lines[2].get("status").as_string() == "pending", lines[2].to_json());
+  BOOST_TEST(lines[2].get("step").as_int() < 6);
+  cli_result again = keyed({"cancel", "--thread", "slow", "--run", run});
+  BOOST_TEST(again.status == 1);
+  BOOST_TEST(again.err.find("thread 'slow' has no run '" + run + "' in progress") !=
+                 std::string::npos,
+             again.err);
+  // Continued, it finishes.
+  cli_result resumed = keyed({"submit", "--thread", "slow"});
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.last().get("data").get("trace") == chain_trace(6));
   lines = keyed({"threads"}).lines();
   BOOST_REQUIRE_EQUAL(lines.size(), 3u);
   BOOST_TEST(lines[2].get("status").as_string() == "done");
   BOOST_TEST(lines[2].get("step").as_int() == 6);
+  BOOST_TEST(run_to_end({"cancel", "--head", c.address(), "--thread", "slow"}, s).status == 2);
+  BOOST_TEST(run_to_end({"cancel", "--thread", "slow", "--run", run}, s).status == 2);
 
   // Without the key, refused; options of a local listing, refused with --head.
   cli_result refused = c.client({"threads"});
