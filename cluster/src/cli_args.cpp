@@ -517,10 +517,9 @@ command parse_command_line(int argc, const char* const* argv) {
   else
     throw usage_error(
         "unknown command '" + cmd + "'" +
-        cluster::did_you_mean(
-            cmd, {"run", "submit", "state", "history", "update", "delete", "graph", "store",
-                  "check", "repair", "head", "worker", "help", "version", "schema", "threads",
-                  "cancel"}));
+        cluster::did_you_mean(cmd, {"run", "submit", "state", "history", "update", "delete",
+                                    "graph", "store", "check", "repair", "head", "worker", "help",
+                                    "version", "schema", "threads", "cancel"}));
   if (const thread_args* where = where_of(c);
       where && !where->head.empty() && !where->saver.empty())
     throw usage_error(

@@ -276,12 +276,17 @@ void answer_cancel(const caf::actor& client, const std::string& thread, const st
                  std::string());
 }
 
-// Registers a run's control under its thread and run id (a fresh id when the client gave
-// none) until destroyed, so that a cancel request finds it.
+// Registers a run's control under its thread and run id until destroyed, so that a cancel
+// request finds it.
 class run_registration {
  public:
   run_registration(head_context& h, const std::string& thread, cli::run_args& run) : h_(h) {
-    if (run.run_id.empty()) run.run_id = cli::new_thread_id();
+    // The engine's run id: the request's, else the config's "run_id", else a fresh one.
+    if (run.run_id.empty()) {
+      const value& given = run.config.get("run_id");
+      run.run_id = given.is_string() && !given.as_string().empty() ? given.as_string()
+                                                                   : cli::new_thread_id();
+    }
     key_ = {thread, run.run_id};
     std::lock_guard lock(h.runs_m);
     if (!h.controls.emplace(key_, head_context::run_entry{control_, {}}).second)

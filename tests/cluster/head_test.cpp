@@ -510,9 +510,9 @@ BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_and_cancel_stops_a_busy_ones_
   BOOST_TEST(lines[2].get("step").as_int() < 6);
   cli_result again = keyed({"cancel", "--thread", "slow", "--run", run});
   BOOST_TEST(again.status == 1);
-  BOOST_TEST(again.err.find("thread 'slow' has no run '" + run + "' in progress") !=
-                 std::string::npos,
-             again.err);
+  BOOST_TEST(
+      again.err.find("thread 'slow' has no run '" + run + "' in progress") != std::string::npos,
+      again.err);
   // Continued, it finishes.
   cli_result resumed = keyed({"submit", "--thread", "slow"});
   BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
