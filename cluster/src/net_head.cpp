@@ -15,6 +15,7 @@
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "net_request_pool.hpp"
+#include "net_run_registry.hpp"
 #include "net_store.hpp"
 #include "net_transport.hpp"
 #include "net_worker_registry.hpp"
@@ -68,6 +69,14 @@ class cluster_directory final : public actors::node_directory {
   std::vector<std::set<std::string>> code_;
 };
 
+// The answer to a cancel request: the run is cancelled (or, with wait, has ended).
+void answer_cancel(const caf::actor& client, const std::string& thread, const std::string& run) {
+  caf::anon_send(client, line_atom::value,
+                 value(object{{"thread", thread}, {"run", run}, {"cancelled", true}}).to_json());
+  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_done),
+                 std::string());
+}
+
 struct head_context {
   caf::actor_system* sys = nullptr;
   std::shared_ptr<actors::runtime> rt;
@@ -85,13 +94,9 @@ struct head_context {
   /// The threads of the runs going now, for the log of a shutdown.
   std::mutex runs_m;
   std::multiset<std::string> runs;
-  /// The controls of the runs going now (or waiting for their thread), by thread and run id:
-  /// what a client's cancel request reaches (LangGraph's runs.cancel names both).
-  struct run_entry {
-    std::shared_ptr<run_control> control;
-    std::vector<caf::actor> waiters;  ///< clients of cancel(wait) told when the run ends
-  };
-  std::map<std::pair<std::string, std::string>, run_entry> controls;
+  /// The runs going now (or waiting for their thread), by thread and run id: what a client's
+  /// cancel request reaches.
+  run_registry run_ids{answer_cancel};
   /// Store operations of workers and clients run on these actors, each on a thread of its own
   /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
@@ -268,53 +273,14 @@ int describe_graph(head_context& h, const cli::command_env& env, const cli::grap
   return cli::exit_done;
 }
 
-// The answer to a cancel request: the run is cancelled (or, with wait, has ended).
-void answer_cancel(const caf::actor& client, const std::string& thread, const std::string& run) {
-  caf::anon_send(client, line_atom::value,
-                 value(object{{"thread", thread}, {"run", run}, {"cancelled", true}}).to_json());
-  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_done),
-                 std::string());
+// The engine's run id of a run request: the request's, else its config's "run_id", else a
+// fresh one.
+std::string run_id_of(const cli::run_args& run) {
+  if (!run.run_id.empty()) return run.run_id;
+  const value& given = run.config.get("run_id");
+  return given.is_string() && !given.as_string().empty() ? given.as_string()
+                                                         : cli::new_thread_id();
 }
-
-// Registers a run's control under its thread and run id until destroyed, so that a cancel
-// request finds it.
-class run_registration {
- public:
-  run_registration(head_context& h, const std::string& thread, cli::run_args& run) : h_(h) {
-    // The engine's run id: the request's, else the config's "run_id", else a fresh one.
-    if (run.run_id.empty()) {
-      const value& given = run.config.get("run_id");
-      run.run_id = given.is_string() && !given.as_string().empty() ? given.as_string()
-                                                                   : cli::new_thread_id();
-    }
-    key_ = {thread, run.run_id};
-    std::lock_guard lock(h.runs_m);
-    if (!h.controls.emplace(key_, head_context::run_entry{control_, {}}).second)
-      throw error(error_code::thread_busy,
-                  "thread '" + thread + "' already has a run '" + run.run_id + "' on this head");
-    registered_ = true;
-  }
-  ~run_registration() {
-    if (!registered_) return;
-    std::vector<caf::actor> waiters;
-    {
-      std::lock_guard lock(h_.runs_m);
-      auto it = h_.controls.find(key_);
-      waiters = std::move(it->second.waiters);
-      h_.controls.erase(it);
-    }
-    for (const auto& client : waiters) answer_cancel(client, key_.first, key_.second);
-  }
-  run_registration(const run_registration&) = delete;
-  run_registration& operator=(const run_registration&) = delete;
-  const std::shared_ptr<run_control>& control() const { return control_; }
-
- private:
-  head_context& h_;
-  std::pair<std::string, std::string> key_;
-  std::shared_ptr<run_control> control_ = std::make_shared<run_control>();
-  bool registered_ = false;
-};
 
 // A client's cancel request (LangGraph's runs.cancel with wait=False), answered on the gate:
 // the run named by thread and run id is asked to stop through its run_control (its running
@@ -323,16 +289,9 @@ class run_registration {
 // thread and run id it names, as LangGraph's server lets any authorized caller.
 void serve_cancel(head_context& h, const caf::actor& client, const client_request& req) {
   const auto& a = std::get<cli::cancel_args>(req.cmd);
-  std::shared_ptr<run_control> control;
-  {
-    std::lock_guard lock(h.runs_m);
-    auto it = h.controls.find({a.where.thread, a.run_id});
-    if (it != h.controls.end()) {
-      control = it->second.control;
-      if (a.wait) it->second.waiters.push_back(client);  // answered when the run ends
-    }
-  }
-  if (!control) {
+  // With wait, the client is answered when the run ends.
+  if (!h.run_ids.cancel(a.where.thread, a.run_id, "cancelled by a client's cancel request",
+                        a.wait ? client : caf::actor())) {
     const std::string why = "thread '" + a.where.thread + "' has no run '" + a.run_id +
                             "' in progress on this head (it ended, or never started here)";
     if (req.typed_errors)
@@ -341,7 +300,6 @@ void serve_cancel(head_context& h, const caf::actor& client, const client_reques
     caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_failed), why);
     return;
   }
-  control->request_cancel("cancelled by a client's cancel request");
   log("head", "run " + a.run_id + " of thread " + a.where.thread + " cancelled by a client");
   if (!a.wait) answer_cancel(client, a.where.thread, a.run_id);
 }
@@ -384,9 +342,10 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     };
     env.stop = [&h] { return h.stopping.load(); };
     cli::command cmd = req.cmd;
-    std::optional<run_registration> registered;
+    std::optional<run_registry::registration> registered;
     if (auto* run = std::get_if<cli::run_args>(&cmd)) {
-      registered.emplace(h, thread, *run);
+      run->run_id = run_id_of(*run);
+      registered.emplace(h.run_ids, thread, run->run_id);
       env.control = registered->control();
     }
     env.note = [&](const std::string& text) {
