@@ -535,3 +535,31 @@ BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_and_cancel_stops_a_busy_ones_
   BOOST_TEST(saver.status == 2);
   BOOST_TEST(saver.err.find("--saver is the head's option") != std::string::npos, saver.err);
 }
+
+BOOST_AUTO_TEST_CASE(a_run_cancelled_while_it_waits_for_its_thread_never_runs) {
+  scratch s;
+  cluster c(s, {"--log-requests"});
+  c.add_worker("w");
+  const std::string chain = slow_chain(s, 4, 300);
+  auto first = c.start_client(
+      {"submit", chain, "--input", R"({"trace": ["first"]})", "--thread", "q", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(first->wait_for_out("\"updates\"", 30s), first->err_text());
+  // Queued behind the first (LangGraph's pending run), then cancelled.
+  auto second = c.start_client({"submit", "--input", R"({"trace": ["second"]})", "--thread", "q",
+                                "--multitask", "enqueue", "--config", R"({"run_id": "waiting"})"});
+  BOOST_REQUIRE(c.head().wait_for_err("request: run with input", 30s, 2));
+  cli_result cancel = c.client({"cancel", "--thread", "q", "--run", "waiting", "--wait"});
+  BOOST_REQUIRE_MESSAGE(cancel.status == 0, cancel.err);
+  BOOST_REQUIRE(second->wait(30s));
+  BOOST_TEST(second->result().status == 1);
+  BOOST_TEST(second->result().err.find("run cancelled") != std::string::npos,
+             second->result().err);
+  BOOST_REQUIRE(first->wait(30s));
+  BOOST_TEST(first->result().status == 0, first->result().err);
+  // The first ran to its end; the second left nothing: no input, no step.
+  cli_result state = c.client({"state", "--thread", "q"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  value trace = state.last().get("values").get("trace");
+  BOOST_TEST(trace.as_list().front() == value("first"), trace.to_json());
+  BOOST_TEST(trace.to_json().find("second") == std::string::npos, trace.to_json());
+}
