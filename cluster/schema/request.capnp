@@ -21,6 +21,8 @@ struct ClientRequest {
     update @3;
     delete @4;
     graph @5;    # the graph's nodes and edges (superstep::remote_graph::get_graph)
+    cancel @6;   # cancel the run `runId` of `thread` (LangGraph's runs.cancel)
+    threads @7;  # list the head's threads (`superstep threads --head`); no thread
   }
   kind @1 :Kind;
   thread @2 :Text;
@@ -70,4 +72,9 @@ struct ClientRequest {
   # run: the update of a Command(resume=..., update=...) (with hasResume).
   hasUpdate @27 :Bool;
   update @28 :Value;
+  # run: the run's id, chosen by the client (empty: the head makes one up); cancel: the run
+  # to cancel.
+  runId @29 :Text;
+  # cancel: answer once the run has ended (LangGraph's runs.cancel(wait=True)).
+  cancelWait @30 :Bool;
 }

@@ -186,6 +186,9 @@ struct run_args {
   embedder_args embedder;
   /// --model, --model-url, --model-key-env: the chat model of llm.chat nodes, or null.
   value model;
+  /// The run's id (the engine's config "run_id"); empty: a fresh one. Set by a remote_graph
+  /// client, which cancels the run by it (cancel_args), not on the command line.
+  std::string run_id;
 };
 
 /// `superstep graph GRAPH.json [--mermaid | --json-schema]`.
@@ -262,15 +265,24 @@ struct threads_args {
   thread_args where;  ///< --data, --saver and --plugin only
 };
 
+/// A request to a head to cancel run `run_id` of thread `where.thread` (LangGraph's
+/// `runs.cancel(thread_id, run_id)`; remote_graph::cancel). Not a command line.
+struct cancel_args {
+  thread_args where;
+  std::string run_id;
+  /// Answer once the run has ended (LangGraph's `wait=True`), not as soon as it was asked.
+  bool wait = false;
+};
+
 /// `superstep check [--data DIR]` and `superstep repair [--data DIR]` (cli_maintenance.cpp).
 struct maintenance_args {
   bool repair = false;  ///< repair; otherwise check
   std::string data_dir = default_data_dir;
 };
 
-using command =
-    std::variant<help_request, run_args, graph_args, state_args, history_args, update_args,
-                 delete_args, head_args, worker_args, store_args, maintenance_args, threads_args>;
+using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
+                             update_args, delete_args, head_args, worker_args, store_args,
+                             maintenance_args, threads_args, cancel_args>;
 
 /// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them.
 const thread_args* where_of(const command& cmd);

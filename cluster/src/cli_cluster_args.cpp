@@ -233,6 +233,7 @@ const thread_args* where_of(const command& cmd) {
                                [](const update_args& a) { return &a.where; },
                                [](const delete_args& a) { return &a.where; },
                                [](const threads_args& a) { return &a.where; },
+                               [](const cancel_args& a) { return &a.where; },
                                [](const auto&) -> const thread_args* { return nullptr; }},
                     cmd);
 }

@@ -12,6 +12,7 @@
 #include "cli_data_dir.hpp"
 #include "superstep/cluster/function_registry.hpp"
 #include "superstep/cluster/graph_spec.hpp"
+#include "superstep/coordinator/run_control.hpp"
 
 namespace superstep::storage {
 class store;
@@ -40,6 +41,9 @@ struct command_env {
   /// Receives a remark for the person who gave the command (stderr; a head's go to the
   /// client). Default: "note: TEXT" on stderr.
   std::function<void(const std::string&)> note = nullptr;
+  /// The run's control (run only): a head cancels a client's run through it
+  /// (run_control::request_cancel). Null: none.
+  std::shared_ptr<run_control> control = nullptr;
 };
 
 /// Runs the graph on a thread of the data folder and prints the stream events and the output
@@ -74,7 +78,8 @@ int run_maintenance(const maintenance_args& args);
 
 /// `superstep threads`: one line per thread of the folder, with its last checkpoint's step,
 /// id and time, and its status (done, interrupted, pending; unknown when its graph cannot be
-/// loaded, with the error).
+/// loaded, with the error; busy, with the run's id, while a run of this process holds it: a
+/// head's client's run).
 int list_threads(command_env& env, const threads_args& args);
 
 /// Deletes the thread's checkpoints and saved spec (cli_state.cpp).

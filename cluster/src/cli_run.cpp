@@ -30,6 +30,7 @@ value run_config(const run_args& args, const std::string& thread_id,
   if (graph.recursion_limit && !cfg.contains("recursion_limit"))
     cfg.set("recursion_limit", *graph.recursion_limit);
   if (!args.context.is_null()) cfg.set("context", args.context);  // node_context::context()
+  if (!args.run_id.empty()) cfg.set("run_id", args.run_id);       // thread_runs names it
   return value(std::move(cfg));
 }
 
@@ -89,6 +90,7 @@ int run_graph(command_env& env, const run_args& args) {
 
   stream_options options{args.modes, args.subgraphs, env.progress, env.stop};
   if (!args.multitask.empty()) options.multitask = parse_multitask_strategy(args.multitask);
+  options.control = env.control;
   // What concerns the thread's files is done once the run holds the thread: a run refused or
   // cancelled while another runs leaves that run's spec and records in place.
   options.started = [&] {

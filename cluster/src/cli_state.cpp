@@ -42,13 +42,20 @@ int list_threads(command_env& env, const threads_args& args) {
       for (const auto& t : s.tasks) interrupted = interrupted || !t.interrupts.empty();
       list next;
       for (const auto& n : s.next) next.emplace_back(n);
-      line.set("status", std::string(interrupted      ? "interrupted"
-                                     : s.next.empty() ? "done"
-                                                      : "pending"));
+      // A task left, even one whose writes were saved (its step cancelled or failed before
+      // the step's checkpoint), is a step still to finish.
+      line.set("status", std::string(interrupted       ? "interrupted"
+                                     : s.tasks.empty() ? "done"
+                                                       : "pending"));
       line.set("next", value(std::move(next)));
     } catch (const error& e) {
       line.set("status", "unknown");
       line.set("error", std::string(e.what()));
+    }
+    // A run holds the thread now (on a head: a client's): its checkpoints are moving.
+    if (std::string running = data.saver()->runs().status(thread).running; !running.empty()) {
+      line.set("status", "busy");
+      line.set("run", running);
     }
     env.print(value(std::move(line)));
   }

@@ -43,13 +43,24 @@ constexpr const char* delete_usage =
 
 constexpr const char* threads_usage =
     "usage: superstep threads [--data DIR] [--saver URL] [--plugin LIB]...\n"
+    "       superstep threads --head HOST:PORT [--key-file FILE] [--tls ...]\n"
     "\n"
-    "Lists the threads of the folder's database, one JSON object per line, in thread id\n"
-    "order: {\"thread\", \"step\", \"checkpoint\", \"updated_at\", \"status\", \"next\"}.\n"
-    "status: \"done\" (nothing left to run), \"interrupted\" (waiting for --resume),\n"
-    "\"pending\" (stopped with tasks left: failed, stopped or crashed; 'superstep run\n"
-    "--thread ID' continues it), or \"unknown\" with an \"error\" when its graph spec\n"
+    "Lists the threads of the folder's database (or of a cluster head's), one JSON object\n"
+    "per line, in thread id order: {\"thread\", \"step\", \"checkpoint\", \"updated_at\",\n"
+    "\"status\", \"next\"}. status: \"done\" (nothing left to run), \"interrupted\" (waiting\n"
+    "for --resume), \"pending\" (stopped with tasks left: failed, cancelled, stopped or\n"
+    "crashed; 'superstep run --thread ID' continues it), \"busy\" with the \"run\" holding\n"
+    "it (a head's run in progress), or \"unknown\" with an \"error\" when its graph spec\n"
     "cannot be loaded (a node library missing: give --plugin).\n";
+
+constexpr const char* cancel_usage =
+    "usage: superstep cancel --head HOST:PORT --thread ID --run RUN_ID [--wait]\n"
+    "\n"
+    "Cancels a run in progress on a cluster head (LangGraph's runs.cancel): the run starts no\n"
+    "new step and fails as cancelled once its running nodes have returned; its thread keeps\n"
+    "its last checkpoint ('superstep submit --thread ID' continues it). 'superstep threads\n"
+    "--head' shows the run holding each busy thread. Prints {\"thread\", \"run\",\n"
+    "\"cancelled\": true}; fails when the thread has no such run in progress.\n";
 
 // The options every command on one stored thread has (--thread, --data, --saver, --head,
 // --key-file, TLS, --log-level, --plugin; --graph unless `with_graph` is false) and its own,
@@ -125,26 +136,47 @@ std::vector<subcommand> thread_commands(CLI::App& root) {
   out.push_back(thread_command<delete_args>(
       root, "delete", delete_usage, false, [](CLI::App&, delete_args&) {}, nothing));
 
-  // threads: the folder's (or Redis server's) threads; a head's are not listed yet.
+  // threads: the folder's (or Redis server's) threads, or a head's.
   auto threads = std::make_shared<threads_args>();
   CLI::App* app = add_command(root, "threads", threads_usage);
-  add_thread_options(*app, threads->where, opt_data | opt_plugin);
+  add_thread_options(*app, threads->where, opt_data | opt_plugin | opt_head);
   app->get_option("--data")->description("the checkpoint folder (default: .superstep)");
   app->get_option("--saver")->description(
       "list the threads of this Redis server (redis://...) instead");
   app->get_option("--plugin")
       ->description("load a node library the threads' specs use (repeatable)");
-  add_value(
-      *app, "--head", "HOST:PORT", "",
-      [](const std::string&) {
-        throw usage_error(
-            "threads: lists this process's data folder; a head's threads are not listed yet");
-      },
-      "");
+  app->get_option("--head")->description("list a cluster head's threads instead (its database)");
   add_help(*app);
   out.push_back({app, [app, threads]() -> command {
                    take_extras(*app);
+                   if (!threads->where.head.empty() && !threads->where.plugins.empty())
+                     throw usage_error(
+                         "threads: --plugin is the head's option (it loads its threads' graphs)");
                    return *threads;
+                 }});
+
+  // cancel: a run in progress on a head.
+  auto cancel = std::make_shared<cancel_args>();
+  CLI::App* cancel_app = add_command(root, "cancel", cancel_usage);
+  add_thread_options(*cancel_app, cancel->where, opt_thread | opt_head);
+  cancel_app->get_option("--head")->description("the head that runs it (required)");
+  cancel_app->get_option("--thread")->description("the run's thread (required)");
+  add_value(*cancel_app, "--run", "RUN_ID", "the run (required)", [cancel](const std::string& v) {
+    if (v.empty()) throw usage_error("--run: the run id is empty");
+    cancel->run_id = v;
+  });
+  add_switch(*cancel_app, "--wait", "return once the run has ended, not as soon as it was told",
+             [cancel] { cancel->wait = true; });
+  add_help(*cancel_app);
+  out.push_back({cancel_app, [cancel_app, cancel]() -> command {
+                   take_extras(*cancel_app);
+                   if (cancel->where.head.empty())
+                     throw usage_error(
+                         "cancel: missing --head HOST:PORT (the head that runs the run)");
+                   if (cancel->where.thread.empty())
+                     throw usage_error("cancel: missing --thread ID");
+                   if (cancel->run_id.empty()) throw usage_error("cancel: missing --run RUN_ID");
+                   return *cancel;
                  }});
   return out;
 }

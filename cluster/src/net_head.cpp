@@ -16,6 +16,7 @@
 #include "net_auth.hpp"
 #include "net_protocol.hpp"
 #include "net_request_pool.hpp"
+#include "net_run_registry.hpp"
 #include "net_store.hpp"
 #include "net_transport.hpp"
 #include "net_worker_registry.hpp"
@@ -70,6 +71,14 @@ class cluster_directory final : public actors::node_directory {
   std::vector<std::set<std::string>> code_;
 };
 
+// The answer to a cancel request: the run is cancelled (or, with wait, has ended).
+void answer_cancel(const caf::actor& client, const std::string& thread, const std::string& run) {
+  caf::anon_send(client, line_atom::value,
+                 value(object{{"thread", thread}, {"run", run}, {"cancelled", true}}).to_json());
+  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_done),
+                 std::string());
+}
+
 struct head_context {
   caf::actor_system* sys = nullptr;
   std::shared_ptr<actors::runtime> rt;
@@ -87,6 +96,9 @@ struct head_context {
   /// The threads of the runs going now, for the log of a shutdown.
   std::mutex runs_m;
   std::multiset<std::string> runs;
+  /// The runs going now (or waiting for their thread), by thread and run id: what a client's
+  /// cancel request reaches.
+  run_registry run_ids{answer_cancel};
   /// Store operations of workers and clients run on these actors, each on a thread of its own
   /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
@@ -226,7 +238,8 @@ std::string describe_request(const client_request& req) {
                              : a.resume ? " with resume"
                                         : "") +
                  " config " + a.config.to_json() + " context " + a.context.to_json() + " stream " +
-                 value(std::move(modes)).to_json() + (a.subgraphs ? " subgraphs" : "");
+                 value(std::move(modes)).to_json() + (a.subgraphs ? " subgraphs" : "") +
+                 (a.run_id.empty() ? "" : " id '" + a.run_id + "'");
         } else if constexpr (std::is_same_v<A, cli::state_args>) {
           return "state checkpoint '" + a.checkpoint + "'" + (a.subgraphs ? " subgraphs" : "");
         } else if constexpr (std::is_same_v<A, cli::history_args>) {
@@ -239,6 +252,10 @@ std::string describe_request(const client_request& req) {
           return "graph xray " + std::to_string(a.xray);
         } else if constexpr (std::is_same_v<A, cli::delete_args>) {
           return "delete";
+        } else if constexpr (std::is_same_v<A, cli::cancel_args>) {
+          return "cancel run '" + a.run_id + "'" + (a.wait ? " wait" : "");
+        } else if constexpr (std::is_same_v<A, cli::threads_args>) {
+          return "threads";
         } else {
           return "other";
         }
@@ -256,6 +273,45 @@ int describe_graph(head_context& h, const cli::command_env& env, const cli::grap
       cluster::load_graph(value::parse_json(*env.spec_text), *h.registry, runtime_options{});
   env.print(g.graph->get_graph(a.xray).to_json());
   return cli::exit_done;
+}
+
+// The engine's run id of a run request: the request's, else its config's "run_id", else a
+// fresh one.
+std::string run_id_of(const cli::run_args& run) {
+  if (!run.run_id.empty()) return run.run_id;
+  const value& given = run.config.get("run_id");
+  return given.is_string() && !given.as_string().empty() ? given.as_string() : cli::new_thread_id();
+}
+
+// A client's cancel request (LangGraph's runs.cancel with wait=False), answered on the gate:
+// the run named by thread and run id is asked to stop through its run_control (its running
+// nodes finish or observe the cancellation, no new step starts, what it saved stays) and the
+// answer goes out at once, before the run has ended. Any client let in may cancel a run whose
+// thread and run id it names, as LangGraph's server lets any authorized caller.
+void serve_cancel(head_context& h, const caf::actor& client, const client_request& req) {
+  const auto& a = std::get<cli::cancel_args>(req.cmd);
+  // With wait, the client is answered when the run ends.
+  if (!h.run_ids.cancel(a.where.thread, a.run_id, "cancelled by a client's cancel request",
+                        a.wait ? client : caf::actor())) {
+    const std::string why = "thread '" + a.where.thread + "' has no run '" + a.run_id +
+                            "' in progress on this head (it ended, or never started here)";
+    if (req.typed_errors)
+      caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(error_code::not_found),
+                     why);
+    caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_failed), why);
+    return;
+  }
+  spdlog::info("run {} of thread {} cancelled by a client", a.run_id, a.where.thread);
+  if (!a.wait) answer_cancel(client, a.where.thread, a.run_id);
+}
+
+// `superstep threads --head`: the head's threads as `superstep threads` lists a folder's.
+// Their graphs are loaded here only, to read their status: no worker needs them.
+int list_head_threads(head_context& h, cli::command_env& env, const cli::threads_args& a) {
+  env.load = [&h](const value& spec, runtime_options o) {
+    return cluster::load_graph(spec, *h.registry, std::move(o));
+  };
+  return cli::list_threads(env, a);
 }
 
 void serve_request(head_context& h, const caf::actor& client, const client_request& req) {
@@ -284,7 +340,6 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
                            caf::anon_send(client, line_atom::value, v.to_json());
                          }};
     env.load = [&](const value& spec, runtime_options o) { return load_graph(h, spec, o, held); };
-    if (h.log_requests) spdlog::info("request: " + describe_request(req));
     if (auto spec = spec_of(h, req)) env.spec_text = spec->to_json();
     auto last = std::chrono::steady_clock::now();
     env.progress = [&](std::int64_t step, std::size_t done, std::size_t total) {
@@ -296,6 +351,13 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
                      static_cast<std::uint64_t>(total));
     };
     env.stop = [&h] { return h.stopping.load(); };
+    cli::command cmd = req.cmd;
+    std::optional<run_registry::registration> registered;
+    if (auto* run = std::get_if<cli::run_args>(&cmd)) {
+      run->run_id = run_id_of(*run);
+      registered.emplace(h.run_ids, thread, run->run_id);
+      env.control = registered->control();
+    }
     env.note = [&](const std::string& text) {
       spdlog::warn(text);
       caf::anon_send(client, note_atom::value, text);
@@ -315,10 +377,13 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
             return cli::delete_thread(env, a);
           else if constexpr (std::is_same_v<A, cli::graph_args>)
             return describe_graph(h, env, a);
+          else if constexpr (std::is_same_v<A, cli::threads_args>)
+            return list_head_threads(h, env, a);
           else
-            throw cli::usage_error("a head runs run, state, history, update, delete and graph");
+            throw cli::usage_error(
+                "a head runs run, state, history, update, delete, graph, cancel and threads");
         },
-        req.cmd);
+        cmd);
   } catch (const cli::usage_error& e) {
     status = cli::exit_usage;
     failure = e.what();
@@ -484,6 +549,14 @@ caf::behavior gate(gate_actor* self, head_context* h) {
         }
         auto client = caf::actor_cast<caf::actor>(self->current_sender());
         if (!client) return "no client to answer";
+        // Logged before the client hears that the request was taken.
+        if (self->state.h->log_requests && req.malformed.empty())
+          spdlog::info("request: " + describe_request(req));
+        if (req.malformed.empty() && std::holds_alternative<cli::cancel_args>(req.cmd)) {
+          // Not queued: a cancel must reach a run even when every request thread is busy.
+          serve_cancel(*self->state.h, client, req);
+          return {};
+        }
         auto refusal = queue_request(*self->state.h, std::move(client), std::move(req));
         if (!refusal) return {};
         spdlog::warn("refused a request: " + *refusal);

@@ -52,6 +52,7 @@ void put_run(wire::ClientRequest::Builder out, const cli::run_args& a) {
     modes.set(i, text(std::string(stream_mode_name(a.modes[i]))));
   out.setSubgraphs(a.subgraphs);
   put(out.initContext(), a.context);
+  out.setRunId(text(a.run_id));
 }
 
 cli::run_args get_run(wire::ClientRequest::Reader in) {
@@ -79,7 +80,16 @@ cli::run_args get_run(wire::ClientRequest::Reader in) {
   for (auto m : in.getStreamModes()) a.modes.push_back(parse_stream_mode(text_of(m)));
   a.subgraphs = in.getSubgraphs();
   a.context = get(in.getContext());
+  a.run_id = text_of(in.getRunId());
   return a;
+}
+
+const char* const kinds_run = "run, state, history, update, delete, graph, cancel and threads";
+
+// The commands that name no thread.
+bool threadless(const cli::command& cmd) {
+  return std::holds_alternative<cli::graph_args>(cmd) ||
+         std::holds_alternative<cli::threads_args>(cmd);
 }
 
 const cli::thread_args& where_or_throw(const cli::command& cmd) {
@@ -91,17 +101,17 @@ const cli::thread_args& where_or_throw(const cli::command& cmd) {
           return nullptr;
       },
       cmd);
-  if (!where) throw cli::usage_error("a head runs run, state, history, update and delete");
+  if (!where) throw cli::usage_error(std::string("a head runs ") + kinds_run);
   return *where;
 }
-
-const char* const kinds_run = "run, state, history, update, delete and graph";
 
 }  // namespace
 
 client_request make_client_request(const cli::command& cmd, std::optional<value> spec) {
-  if (!std::holds_alternative<cli::graph_args>(cmd) && where_or_throw(cmd).thread.empty())
+  if (!threadless(cmd) && where_or_throw(cmd).thread.empty())
     throw cli::usage_error("a request to a head needs a thread");
+  if (const auto* c = std::get_if<cli::cancel_args>(&cmd); c && c->run_id.empty())
+    throw cli::usage_error("a cancel request needs the run's id");
   client_request r;
   r.cmd = cmd;
   r.spec = std::move(spec);
@@ -123,7 +133,7 @@ std::string encode_request(const client_request& r) {
   auto out = builder.initRoot<wire::ClientRequest>();
   out.setFormat(format);
   if (!std::holds_alternative<cli::graph_args>(r.cmd))
-    out.setThread(text(where_or_throw(r.cmd).thread));
+    out.setThread(text(where_or_throw(r.cmd).thread));  // threads: empty
   if (r.spec) {
     out.setHasSpec(true);
     put(out.initSpec(), *r.spec);
@@ -161,6 +171,12 @@ std::string encode_request(const client_request& r) {
             out.setCheckpoint(text(a.checkpoint));
           },
           [&](const cli::delete_args&) { out.setKind(Kind::DELETE); },
+          [&](const cli::cancel_args& a) {
+            out.setKind(Kind::CANCEL);
+            out.setRunId(text(a.run_id));
+            out.setCancelWait(a.wait);
+          },
+          [&](const cli::threads_args&) { out.setKind(Kind::THREADS); },
           [&](const auto&) { throw cli::usage_error(std::string("a head runs ") + kinds_run); },
       },
       r.cmd);
@@ -179,7 +195,8 @@ client_request decode_request(std::string_view bytes) {
                             std::to_string(format) + ")");
     cli::thread_args where;
     where.thread = text_of(in.getThread());
-    if (where.thread.empty() && in.getKind() != Kind::GRAPH) throw error(code, "no thread");
+    if (where.thread.empty() && in.getKind() != Kind::GRAPH && in.getKind() != Kind::THREADS)
+      throw error(code, "no thread");
     if (in.getHasSpec()) r.spec = get(in.getSpec());
     r.graph = text_of(in.getGraph());
     r.typed_errors = in.getTypedErrors();
@@ -224,6 +241,17 @@ client_request decode_request(std::string_view bytes) {
         break;
       }
       case Kind::DELETE: r.cmd = cli::delete_args{where}; break;
+      case Kind::CANCEL: {
+        cli::cancel_args a{where, text_of(in.getRunId()), in.getCancelWait()};
+        if (a.run_id.empty()) throw error(code, "a cancel request that names no run");
+        r.cmd = std::move(a);
+        break;
+      }
+      case Kind::THREADS: {
+        if (!where.thread.empty()) throw error(code, "a threads request that names a thread");
+        r.cmd = cli::threads_args{};
+        break;
+      }
       default:
         throw error(code, "command kind " + std::to_string(static_cast<unsigned>(in.getKind())) +
                               " (this head runs " + kinds_run + ")");

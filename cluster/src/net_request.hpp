@@ -12,8 +12,8 @@
 
 namespace superstep::net {
 
-/// Client -> head: a run, state, history, update or delete command as the client parsed it,
-/// with the graph spec it read. Only the fields that travel are set: where a command runs
+/// Client -> head: a run, state, history, update, delete, graph, cancel or threads command as
+/// the client parsed it, with the graph spec it read. Only the fields that travel are set: where a command runs
 /// (--data, GRAPH.json's path, --plugin, --head, --key-file, TLS) is never sent.
 ///
 /// To carry a new option: add it to the command's struct in cli_args.hpp, a field at the end
@@ -34,8 +34,8 @@ struct client_request {
 
 /// The request for `cmd` (a thread command given --head) with the spec the client read.
 /// `cmd`'s thread must be set (a run without one gets a fresh id from the caller); a
-/// graph_args (remote_graph::get_graph) has none. Throws usage_error for a command a head
-/// does not run.
+/// graph_args (remote_graph::get_graph) and a threads_args have none; a cancel_args names its
+/// run. Throws usage_error for a command a head does not run.
 client_request make_client_request(const cli::command& cmd, std::optional<value> spec);
 
 /// The request as Cap'n Proto bytes. Throws error(protocol_error) for a value that cannot be
@@ -44,7 +44,7 @@ std::string encode_request(const client_request& r);
 
 /// The request in `bytes`. Throws error(protocol_error) naming what is malformed: bytes that
 /// are not a message, a newer format, an unknown command kind, a missing thread, a bad
-/// stream mode or durability.
+/// stream mode or durability, a cancel naming no run, a threads request naming a thread.
 client_request decode_request(std::string_view bytes);
 
 }  // namespace superstep::net

@@ -2,166 +2,56 @@
 // `superstep submit` (net_request.hpp) over the cluster's links (net_transport.hpp).
 #include "superstep/cluster/remote_graph.hpp"
 
-#include <algorithm>
-#include <caf/io/middleman.hpp>
-#include <exception>
-#include <mutex>
-
-#include "net_auth.hpp"
-#include "net_protocol.hpp"
-#include "net_request.hpp"
-#include "net_transport.hpp"
-#include "remote_graph_values.hpp"
-#include "superstep/actors/caf_runtime.hpp"
+#include "remote_graph_impl.hpp"
 #include "superstep/coordinator/send.hpp"
-#include "superstep/core/error.hpp"
 
 namespace superstep {
 
 using namespace remote_detail;
 
-namespace {
+namespace remote_detail {
 
-// One link to the head: its own small actor system, joined to the gate.
-struct connection {
-  std::unique_ptr<actors::runtime> rt;
-  std::unique_ptr<net::link_transport> transport;
-  caf::actor gate;
 
-  ~connection() {
-    gate = caf::actor();
-    transport.reset();  // before its actor system
+cli::run_args run_request(const value& input, const value& sent_config,
+                          const remote_run_options& options,
+                          const std::vector<stream_mode>& requested,
+                          const std::vector<stream_mode>& parent_modes, std::string thread) {
+  cli::run_args a;
+  a.where.thread = std::move(thread);
+  a.config = sent_config;
+  a.context = options.context;
+  if (auto c = as_command(input)) {
+    if (!c->go_to.empty() || !c->graph.empty())
+      throw error(error_code::invalid_argument,
+                  "stream: a remote run takes a Command with resume (and update), not goto or "
+                  "graph");
+    if (!c->resume)
+      throw error(error_code::invalid_argument,
+                  "stream: a remote run takes a Command with a resume value (an update travels "
+                  "with one, never alone); this one has none");
+    a.resume = *c->resume;
+    if (!c->update.is_null()) a.update = c->update;
+  } else if (!input.is_null()) {
+    a.input = input;
   }
-  caf::actor_system& system() { return rt->internals().system; }
-};
+  // LangGraph's _get_stream_modes: the modes asked for (updates by default), the parent's,
+  // and updates always, to see interrupts.
+  std::vector<stream_mode> wanted = requested;
+  wanted.insert(wanted.end(), parent_modes.begin(), parent_modes.end());
+  for (auto m : wanted)
+    if (!has_mode(a.modes, m)) a.modes.push_back(m);
+  if (!has_mode(a.modes, stream_mode::updates)) a.modes.push_back(stream_mode::updates);
+  a.subgraphs = options.subgraphs || !parent_modes.empty();
+  return a;
+}
 
-}  // namespace
+std::vector<stream_mode> requested_modes(const remote_run_options& options) {
+  if (!options.modes.empty()) return options.modes;
+  return std::vector<stream_mode>(1, stream_mode::updates);
+}
 
-struct remote_graph::impl {
-  std::string graph_id;
-  std::string name;
-  value config;
-  remote_graph_options options;
-  std::string host;
-  std::uint16_t port = 0;
+}  // namespace remote_detail
 
-  // The link, shared by the copies of one remote_graph.
-  struct shared_link {
-    std::mutex m;
-    std::shared_ptr<connection> conn;
-  };
-  std::shared_ptr<shared_link> link = std::make_shared<shared_link>();
-
-  std::shared_ptr<connection> connect() const {
-    std::lock_guard lock(link->m);
-    if (link->conn) return link->conn;
-    std::optional<std::string> key;
-    if (!options.key_file.empty()) key = net::read_key_file(options.key_file);
-    auto c = std::make_shared<connection>();
-    c->rt = std::make_unique<actors::runtime>(net::cluster_runtime(1));
-    net::link_options links;
-    links.key = key;
-    links.tls = cli::tls_args{options.tls || !options.tls_cert.empty(), options.tls_cert,
-                              options.tls_key, options.tls_ca};
-    c->transport = std::make_unique<net::link_transport>(c->system(), std::move(links));
-    auto linked = c->transport->connect(host, port, options.connect_timeout);
-    if (!linked.actor)
-      throw error(linked.refused ? error_code::unauthorized : error_code::unavailable,
-                  "cannot reach the head at " + options.head + ": " + linked.error);
-    c->gate = linked.actor;
-    {
-      caf::scoped_actor self{c->system()};
-      net::join_gate(self, c->gate, key);
-    }
-    link->conn = c;
-    return c;
-  }
-
-  void drop(const std::shared_ptr<connection>& c) const {
-    std::lock_guard lock(link->m);
-    if (link->conn == c) link->conn.reset();
-  }
-
-  // Sends `req` and hands each line the head sends back to `on_line`; returns the exit
-  // status. A failure of the command is thrown with its code.
-  int exchange(net::client_request req, const std::function<void(value)>& on_line) const {
-    req.graph = graph_id;
-    req.typed_errors = true;
-    (void)net::encode_request(req);  // what cannot be sent fails here, with its reason
-    std::shared_ptr<connection> c = connect();
-    caf::scoped_actor self{c->system()};
-    std::optional<std::string> refusal;
-    std::string failure;
-    self->request(c->gate, options.answer_timeout, net::request_atom::value, req)
-        .receive([&](std::string& why) { refusal = std::move(why); },
-                 [&](caf::error& e) { failure = c->system().render(e); });
-    if (!failure.empty()) {
-      drop(c);
-      throw error(error_code::unavailable,
-                  "the head at " + options.head + " did not answer: " + failure);
-    }
-    if (refusal && !refusal->empty())
-      throw error(error_code::unavailable,
-                  "the head at " + options.head + " refused the request: " + *refusal);
-    self->monitor(c->gate);
-    int status = -1;
-    std::optional<error> failed;
-    std::exception_ptr thrown;  // by on_line: the lines after it are not looked at
-    while (status < 0) {
-      self->receive(
-          [&](net::line_atom, const std::string& line) {
-            if (thrown) return;
-            try {
-              on_line(value::parse_json(line));
-            } catch (...) {
-              thrown = std::current_exception();
-            }
-          },
-          [&](net::note_atom, const std::string&) {},
-          [&](net::progress_atom, std::int64_t, std::uint64_t, std::uint64_t) {},
-          [&](net::failure_atom, std::uint16_t code, const std::string& why) {
-            failed = error(static_cast<error_code>(code), why);
-          },
-          [&](net::finished_atom, std::int32_t s, const std::string& why) {
-            status = s;
-            if (status != cli::exit_done && status != cli::exit_interrupted && !failed)
-              failed = error(error_code::node_error, why);
-          },
-          [&](caf::down_msg&) {
-            status = cli::exit_failed;
-            failed = error(error_code::unavailable,
-                           "lost the head at " + options.head + " before the request ended");
-          });
-    }
-    if (failed && failed->code() == error_code::unavailable) drop(c);
-    if (thrown) std::rethrow_exception(thrown);
-    if (failed) throw *failed;
-    return status;
-  }
-
-  // The request's thread: the config's thread_id (taken out of it), else `fresh` or an error.
-  static std::string take_thread(value& sanitized, bool fresh, const char* call) {
-    object cfg = sanitized.as_object();
-    const value* conf = cfg.find("configurable");
-    std::string thread;
-    if (conf && conf->is_object()) {
-      object c = conf->as_object();
-      if (const value* t = c.find("thread_id"); t && t->is_string()) thread = t->as_string();
-      c.erase("thread_id");
-      cfg.set("configurable", value(std::move(c)));
-    }
-    sanitized = value(std::move(cfg));
-    if (thread.empty()) {
-      if (!fresh)
-        throw error(error_code::invalid_argument,
-                    std::string(call) + " needs a config with configurable.thread_id");
-      thread = fresh_thread_id();
-    }
-    return thread;
-  }
-
-  value merged(const value& call_config) const { return merge_configs(config, call_config); }
-};
 
 remote_graph::remote_graph(std::string graph_id, remote_graph_options options)
     : impl_(std::make_shared<impl>()) {
@@ -197,71 +87,33 @@ remote_graph remote_graph::with_config(const value& config) const {
   return copy;
 }
 
+
 value remote_graph::run(const value& input, const value& config, const remote_run_options& options,
                         const stream_sink& sink, node_context* parent) const {
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "stream: the config is not an object");
   value sent = sanitize_config(impl_->merged(config));
-  cli::run_args a;
-  a.where.thread = impl::take_thread(sent, true, "stream");
-  a.config = sent;
-  a.context = options.context;
-  if (auto c = as_command(input)) {
-    if (!c->go_to.empty() || !c->graph.empty())
-      throw error(error_code::invalid_argument,
-                  "stream: a remote run takes a Command with resume (and update), not goto or "
-                  "graph");
-    if (!c->resume)
-      throw error(error_code::invalid_argument,
-                  "stream: a remote run takes a Command with a resume value (an update travels "
-                  "with one, never alone); this one has none");
-    a.resume = *c->resume;
-    if (!c->update.is_null()) a.update = c->update;
-  } else if (!input.is_null()) {
-    a.input = input;
-  }
-  // LangGraph's _get_stream_modes: the modes asked for (updates by default), the parent's,
-  // and updates always, to see interrupts.
-  std::vector<stream_mode> requested = options.modes;
-  if (requested.empty()) requested.push_back(stream_mode::updates);
+  std::string thread = impl::take_thread(sent, true, "stream");
+  const std::vector<stream_mode> requested = requested_modes(options);
   const std::vector<stream_mode> parent_modes =
       parent ? parent->subgraph_stream_modes() : std::vector<stream_mode>{};
-  std::vector<stream_mode> wanted = requested;
-  wanted.insert(wanted.end(), parent_modes.begin(), parent_modes.end());
-  for (auto m : wanted)
-    if (std::find(a.modes.begin(), a.modes.end(), m) == a.modes.end()) a.modes.push_back(m);
-  if (std::find(a.modes.begin(), a.modes.end(), stream_mode::updates) == a.modes.end())
-    a.modes.push_back(stream_mode::updates);
-  a.subgraphs = options.subgraphs || !parent_modes.empty();
+  cli::run_args a = run_request(input, sent, options, requested, parent_modes, std::move(thread));
 
   // The caller's namespace (as a node: its task's), put before the remote namespaces of
   // what goes to the parent's stream; with one, an interrupt raises.
   const std::vector<std::string> caller_ns =
       split_ns(string_at(config.get("configurable"), "checkpoint_ns"));
-  const auto has = [](const std::vector<stream_mode>& ms, stream_mode m) {
-    return std::find(ms.begin(), ms.end(), m) != ms.end();
-  };
+  const auto has = has_mode;
   value output;
   std::optional<value> raised;  // the interrupts that end the stream
   net::client_request req = net::make_client_request(cli::command(a), std::nullopt);
   impl_->exchange(std::move(req), [&](value line) {
     if (raised) return;
-    const std::string type = string_at(line, "type");
-    if (type == "output" || type == "interrupt") {
-      output = line.get("data");
-      if (type == "interrupt" && output.is_object()) {
-        object o = output.as_object();
-        o.set("__interrupt__", line.get("interrupts"));
-        output = value(std::move(o));
-      }
+    if (is_output_line(line)) {
+      output = output_of(line);
       return;
     }
-    stream_event ev;
-    ev.mode = parse_stream_mode(type);
-    if (line.get("ns").is_list())
-      for (const auto& part : line.get("ns").as_list())
-        if (part.is_string()) ev.ns.push_back(part.as_string());
-    ev.data = line.get("data");
+    stream_event ev = event_of(line);
     if (parent && has(parent_modes, ev.mode)) {
       stream_event up{caller_ns, ev.mode, ev.data};
       up.ns.insert(up.ns.end(), ev.ns.begin(), ev.ns.end());
@@ -385,6 +237,17 @@ graph_description remote_graph::get_graph(int xray) const {
                   [&](value line) { out = description_of(line); });
   if (!out) throw error(error_code::protocol_error, "the head sent no graph");
   return std::move(*out);
+}
+
+void remote_graph::cancel(const std::string& thread_id, const std::string& run_id,
+                          bool wait) const {
+  if (thread_id.empty()) throw error(error_code::invalid_argument, "cancel: no thread id");
+  if (run_id.empty()) throw error(error_code::invalid_argument, "cancel: no run id");
+  cli::cancel_args a;
+  a.where.thread = thread_id;
+  a.run_id = run_id;
+  a.wait = wait;
+  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt), [](value) {});
 }
 
 }  // namespace superstep

@@ -163,6 +163,7 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
   run.config = object{{"recursion_limit", 5}};
   run.modes = {stream_mode::updates, stream_mode::custom};
   run.subgraphs = true;
+  run.run_id = "r1";
   auto req = net::make_client_request(run, value(object{{"spec", "superstep.graph/1"}}));
   auto back = net::decode_request(net::encode_request(req));
   const auto& r = std::get<cli::run_args>(back.cmd);
@@ -177,6 +178,7 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
   BOOST_TEST(r.config == run.config);
   BOOST_TEST(r.modes == run.modes);
   BOOST_TEST(r.subgraphs);
+  BOOST_TEST(r.run_id == "r1");
   BOOST_TEST(*back.spec == *req.spec);
 
   cli::history_args history;
@@ -198,6 +200,24 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
       net::decode_request(net::encode_request(net::make_client_request(update, {}))).cmd);
   BOOST_TEST(u.values == update.values);
   BOOST_TEST(*u.as_node == "pick");
+
+  cli::cancel_args cancel;
+  cancel.where.thread = "c";
+  cancel.run_id = "r1";
+  cancel.wait = true;
+  auto k = std::get<cli::cancel_args>(
+      net::decode_request(net::encode_request(net::make_client_request(cancel, {}))).cmd);
+  BOOST_TEST(k.where.thread == "c");
+  BOOST_TEST(k.run_id == "r1");
+  BOOST_TEST(k.wait);
+  cancel.run_id.clear();
+  BOOST_CHECK_THROW((void)net::make_client_request(cancel, {}), cli::usage_error);
+
+  cli::threads_args threads;  // names no thread
+  threads.where.data_dir = "/elsewhere";
+  auto l = net::decode_request(net::encode_request(net::make_client_request(threads, {})));
+  BOOST_TEST(std::holds_alternative<cli::threads_args>(l.cmd));
+  BOOST_TEST(std::get<cli::threads_args>(l.cmd).where.data_dir == cli::default_data_dir);
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_request_is_an_error_naming_what_is_wrong) {
@@ -226,6 +246,16 @@ BOOST_AUTO_TEST_CASE(a_malformed_request_is_an_error_naming_what_is_wrong) {
   fails(build([](auto r) { r.setDurability("often"); }), "durability 'often'");
   fails(build([](auto r) { r.setMultitask("later"); }), "multitask strategy 'later'");
   fails(build([](auto r) { r.initStreamModes(1).set(0, "everything"); }), "everything");
+  fails(build([](auto r) { r.setKind(wire::ClientRequest::Kind::CANCEL); }),
+        "a cancel request that names no run");
+  fails(build([](auto r) {
+          r.setKind(wire::ClientRequest::Kind::CANCEL);
+          r.setThread("");
+          r.setRunId("r1");
+        }),
+        "no thread");
+  fails(build([](auto r) { r.setKind(wire::ClientRequest::Kind::THREADS); }),
+        "a threads request that names a thread");
 }
 
 BOOST_AUTO_TEST_CASE(the_head_opens_no_file_a_request_names_and_says_why_it_refuses_one) {
@@ -426,4 +456,110 @@ BOOST_AUTO_TEST_CASE(a_stopping_head_waits_for_a_step_no_longer_than_shutdown_wa
       c.head().err_text());
   BOOST_REQUIRE(client->wait(15s));
   BOOST_TEST(client->result().status == 1);
+}
+
+BOOST_AUTO_TEST_CASE(threads_lists_a_heads_threads_and_cancel_stops_a_busy_ones_run) {
+  scratch s;
+  const std::string key = s.write("key", "0123456789abcdef0123456789abcdef\n");
+  cluster c(s, {"--key-file", key});
+  c.add_worker("w", {"--key-file", key});
+  const auto keyed = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--key-file", key});
+    return c.client(args);
+  };
+  cli_result none = keyed({"threads"});
+  BOOST_REQUIRE_MESSAGE(none.status == 0, none.err);
+  BOOST_TEST(none.out == "");
+  cli_result r =
+      keyed({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})", "--thread", "done"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  r = keyed({"submit", spec("ask_name"), "--input", "{}", "--thread", "asks"});
+  BOOST_REQUIRE_MESSAGE(r.status == 3, r.err);
+  // A run going on: its thread is busy, with the run's id.
+  auto slow = c.start_client({"submit", slow_chain(s, 6, 300), "--input", R"({"trace": []})",
+                              "--thread", "slow", "--stream", "updates", "--key-file", key});
+  BOOST_REQUIRE_MESSAGE(slow->wait_for_out("\"updates\"", 30s), slow->err_text());
+
+  r = keyed({"threads"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::vector<value> lines = r.lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 3u);
+  BOOST_TEST(lines[0].get("thread").as_string() == "asks");
+  BOOST_TEST(lines[0].get("status").as_string() == "interrupted");
+  BOOST_TEST(lines[0].get("next").to_json() == R"(["ask"])");
+  BOOST_TEST(lines[1].get("thread").as_string() == "done");
+  BOOST_TEST(lines[1].get("status").as_string() == "done");
+  BOOST_TEST(lines[1].get("step").as_int() > 0);
+  BOOST_TEST(!lines[1].get("checkpoint").as_string().empty());
+  BOOST_TEST(lines[2].get("thread").as_string() == "slow");
+  BOOST_TEST(lines[2].get("status").as_string() == "busy", lines[2].to_json());
+  BOOST_TEST(lines[2].get("run").as_string().size() == 36u);
+  const std::string run = lines[2].get("run").as_string();
+
+  // `superstep cancel` stops it: its client hears the run was cancelled; the thread keeps its
+  // last checkpoint and has its step left to finish.
+  cli_result cancel = keyed({"cancel", "--thread", "slow", "--run", run, "--wait"});
+  BOOST_REQUIRE_MESSAGE(cancel.status == 0, cancel.err);
+  BOOST_TEST(cancel.last() == value(object{{"thread", "slow"}, {"run", run}, {"cancelled", true}}));
+  BOOST_REQUIRE(slow->wait(30s));
+  BOOST_TEST(slow->result().status == 1);
+  BOOST_TEST(slow->result().err.find("run cancelled") != std::string::npos, slow->result().err);
+  lines = keyed({"threads"}).lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 3u);
+  BOOST_TEST(lines[2].get("status").as_string() == "pending", lines[2].to_json());
+  BOOST_TEST(lines[2].get("step").as_int() < 6);
+  cli_result again = keyed({"cancel", "--thread", "slow", "--run", run});
+  BOOST_TEST(again.status == 1);
+  BOOST_TEST(
+      again.err.find("thread 'slow' has no run '" + run + "' in progress") != std::string::npos,
+      again.err);
+  // Continued, it finishes.
+  cli_result resumed = keyed({"submit", "--thread", "slow"});
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.last().get("data").get("trace") == chain_trace(6));
+  lines = keyed({"threads"}).lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 3u);
+  BOOST_TEST(lines[2].get("status").as_string() == "done");
+  BOOST_TEST(lines[2].get("step").as_int() == 6);
+  BOOST_TEST(run_to_end({"cancel", "--head", c.address(), "--thread", "slow"}, s).status == 2);
+  BOOST_TEST(run_to_end({"cancel", "--thread", "slow", "--run", run}, s).status == 2);
+
+  // Without the key, refused; options of a local listing, refused with --head.
+  cli_result refused = c.client({"threads"});
+  BOOST_TEST(refused.status == 1);
+  BOOST_TEST(refused.err.find("requires the cluster's key") != std::string::npos, refused.err);
+  cli_result plugin = keyed({"threads", "--plugin", "lib.so"});
+  BOOST_TEST(plugin.status == 2);
+  BOOST_TEST(plugin.err.find("--plugin: not with --head") != std::string::npos, plugin.err);
+  cli_result saver = keyed({"threads", "--saver", "redis://127.0.0.1:1"});
+  BOOST_TEST(saver.status == 2);
+  BOOST_TEST(saver.err.find("--saver is the head's option") != std::string::npos, saver.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_run_cancelled_while_it_waits_for_its_thread_never_runs) {
+  scratch s;
+  cluster c(s, {"--log-requests"});
+  c.add_worker("w");
+  const std::string chain = slow_chain(s, 4, 300);
+  auto first = c.start_client(
+      {"submit", chain, "--input", R"({"trace": ["first"]})", "--thread", "q", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(first->wait_for_out("\"updates\"", 30s), first->err_text());
+  // Queued behind the first (LangGraph's pending run), then cancelled.
+  auto second = c.start_client({"submit", "--input", R"({"trace": ["second"]})", "--thread", "q",
+                                "--multitask", "enqueue", "--config", R"({"run_id": "waiting"})"});
+  BOOST_REQUIRE(c.head().wait_for_err("request: run with input", 30s, 2));
+  cli_result cancel = c.client({"cancel", "--thread", "q", "--run", "waiting", "--wait"});
+  BOOST_REQUIRE_MESSAGE(cancel.status == 0, cancel.err);
+  BOOST_REQUIRE(second->wait(30s));
+  BOOST_TEST(second->result().status == 1);
+  BOOST_TEST(second->result().err.find("run cancelled") != std::string::npos,
+             second->result().err);
+  BOOST_REQUIRE(first->wait(30s));
+  BOOST_TEST(first->result().status == 0, first->result().err);
+  // The first ran to its end; the second left nothing: no input, no step.
+  cli_result state = c.client({"state", "--thread", "q"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  value trace = state.last().get("values").get("trace");
+  BOOST_TEST(trace.as_list().front() == value("first"), trace.to_json());
+  BOOST_TEST(trace.to_json().find("second") == std::string::npos, trace.to_json());
 }

@@ -18,6 +18,15 @@ const char* const spec = R"({"spec": "superstep.graph/1", "name": "one",
   "nodes": {"set": {"fn": "std.set", "params": {"update": {"x": 1}}}},
   "edges": [["__start__", "set"], ["set", "__end__"]]})";
 
+// Goes on for a million steps unless cancelled.
+const char* const loop_spec = R"({"spec": "superstep.graph/1", "name": "loop",
+  "state": {"n": {}},
+  "nodes": {"tick": {"fn": "std.increment", "params": {"key": "n"}}},
+  "edges": [["__start__", "tick"]],
+  "conditional_edges": [{"from": "tick", "router": "std.route",
+    "params": {"key": "n", "less_than": 1000000, "then": "tick", "else": "__end__"}}],
+  "recursion_limit": 2000000})";
+
 value config(const std::string& t) { return object{{"configurable", object{{"thread_id", t}}}}; }
 
 // A loopback port nothing listens on (bound, then closed).
@@ -99,6 +108,7 @@ BOOST_AUTO_TEST_CASE(is_let_in_only_with_the_clusters_key) {
   o.head = c.address();
   o.connect_timeout = std::chrono::milliseconds(3000);
   error_of([&] { (void)remote_graph("one", o).get_graph(); }, error_code::unauthorized);
+  error_of([&] { remote_graph("one", o).cancel("keyed", "some-run"); }, error_code::unauthorized);
   o.key_file = wrong;
   error_of([&] { (void)remote_graph("one", o).get_graph(); }, error_code::unauthorized);
   o.key_file = key;
@@ -117,4 +127,71 @@ BOOST_AUTO_TEST_CASE(a_head_refuses_to_serve_a_spec_that_does_not_load) {
   cli_result usage = run_to_end({"head", "--listen", "127.0.0.1:0", "--serve", "nameonly"}, s);
   BOOST_TEST(usage.status == 2);
   BOOST_TEST(usage.err.find("expected NAME=GRAPH.json") != std::string::npos, usage.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_client_cancels_a_run_it_names_by_thread_and_run_id) {
+  scratch s;
+  test_cluster c(s, {"--serve", "loop=" + s.write("loop.json", loop_spec)});
+  c.add_worker("w");
+  remote_graph_options o;
+  o.head = c.address();
+  remote_graph g("loop", o);
+  remote_run_options values;
+  values.modes = {stream_mode::values};
+  remote_run_stream run = g.stream_events(object{{"n", 0}}, config("t"), values);
+  run.enter();
+  BOOST_REQUIRE(run.next());
+  const std::string id = run.run_id();
+  // Its run id on another thread, another run id on its thread: no such run; it goes on.
+  std::string why = error_of([&] { g.cancel("other", id); }, error_code::not_found);
+  BOOST_TEST(why.find("thread 'other' has no run '" + id + "' in progress") != std::string::npos,
+             why);
+  error_of([&] { g.cancel("t", "not-its-id"); }, error_code::not_found);
+  error_of([&] { g.cancel("t", ""); }, error_code::invalid_argument);
+  error_of([&] { g.cancel("", id); }, error_code::invalid_argument);
+  BOOST_REQUIRE(run.next());
+  g.cancel("t", id);
+  // Whoever reads the run sees it fail as cancelled.
+  why = error_of(
+      [&] {
+        while (run.next()) {
+        }
+      },
+      error_code::cancelled);
+  BOOST_TEST(why.find("run cancelled") != std::string::npos, why);
+  // It has ended: a second cancel finds nothing.
+  error_of([&] { g.cancel("t", id); }, error_code::not_found);
+  BOOST_TEST(c.head().err_text().find("run " + id + " of thread t cancelled by a client") !=
+             std::string::npos);
+  // The thread stays at the checkpoint of its last step, with that step to finish; the
+  // head runs on (a new run on the thread is taken).
+  state_snapshot st = g.get_state(config("t"));
+  BOOST_TEST(st.tasks.size() == 1u);
+  BOOST_TEST(st.values.get("n").as_int() < 1000000);
+  cli_result threads = run_to_end({"threads", "--head", c.address()}, s);
+  BOOST_REQUIRE_MESSAGE(threads.status == 0, threads.err);
+  BOOST_TEST(threads.last().get("status").as_string() == "pending", threads.out);
+  (void)g.update_state(config("t"), object{{"n", 999999}}, std::string("tick"));
+  BOOST_TEST(g.invoke(value(), config("t")) == value(object{{"n", 1000000}}));
+}
+
+BOOST_AUTO_TEST_CASE(a_closed_stream_leaves_its_run_going_and_reads_nothing_more) {
+  scratch s;
+  test_cluster c(s, {"--serve", "loop=" + s.write("loop.json", loop_spec)});
+  c.add_worker("w");
+  remote_graph_options o;
+  o.head = c.address();
+  remote_graph g("loop", o);
+  remote_run_stream run = g.stream_events(object{{"n", 0}}, config("t"));
+  // Not entered: nothing to read.
+  error_of([&] { (void)run.next(); }, error_code::invalid_argument);
+  run.enter();
+  BOOST_REQUIRE(run.next());
+  run.close();
+  error_of([&] { (void)run.next(); }, error_code::invalid_argument);
+  // Moved, the stream is still the same one; destroyed, it closes (again) without a word.
+  remote_run_stream moved = std::move(run);
+  BOOST_TEST(moved.closed());
+  g.cancel("t", moved.run_id(), /*wait=*/true);  // it was still going
+  error_of([&] { g.cancel("t", moved.run_id()); }, error_code::not_found);
 }

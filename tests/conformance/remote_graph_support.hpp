@@ -72,6 +72,19 @@ inline const char* const steps_spec = R"({
   "edges": [["__start__", "node_a"], ["node_a", "node_b"], ["node_b", "__end__"]]
 })";
 
+/// A run that goes on until it is cancelled: `tick` adds 1 to `n` and loops back while `n`
+/// is below loop_limit (a million steps: hours), one checkpoint per step.
+inline constexpr int loop_limit = 1000000;
+inline const char* const loop_spec = R"({
+  "spec": "superstep.graph/1", "name": "loop",
+  "state": {"n": {}},
+  "nodes": {"tick": {"fn": "std.increment", "params": {"key": "n"}}},
+  "edges": [["__start__", "tick"]],
+  "conditional_edges": [{"from": "tick", "router": "std.route",
+    "params": {"key": "n", "less_than": 1000000, "then": "tick", "else": "__end__"}}],
+  "recursion_limit": 2000000
+})";
+
 /// The head of this process (started on first use).
 class remote_head {
  public:
@@ -80,7 +93,7 @@ class remote_head {
     return head;
   }
 
-  /// The served graph `name` ("agent", "chunks", "steps", "nested").
+  /// The served graph `name` ("agent", "chunks", "steps", "nested", "loop").
   remote_graph graph(const std::string& name, value config = value()) const {
     remote_graph_options o;
     o.head = cluster_->address();
@@ -104,6 +117,14 @@ class remote_head {
       at = end == std::string::npos ? text.size() : end;
     }
     return found;
+  }
+
+  /// How many times the head logged `text` so far.
+  std::size_t count_in_log(const std::string& text) const {
+    const std::string all = log();
+    std::size_t n = 0;
+    for (std::size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + 1)) ++n;
+    return n;
   }
 
   /// The head's log line of the last request, whatever its thread.
@@ -131,7 +152,8 @@ class remote_head {
   remote_head() {
     for (const auto& [name, text] :
          {std::pair{"agent", agent_spec}, std::pair{"chunks", chunks_spec},
-          std::pair{"steps", steps_spec}, std::pair{"nested", nested_spec}}) {
+          std::pair{"steps", steps_spec}, std::pair{"nested", nested_spec},
+          std::pair{"loop", loop_spec}}) {
       std::ofstream(scratch_.path(std::string(name) + ".json")) << text;
       options_.push_back("--serve");
       options_.push_back(std::string(name) + "=" + scratch_.path(std::string(name) + ".json"));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "superstep/cluster/remote_run_stream.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
 #include "superstep/coordinator/graph_description.hpp"
 #include "superstep/coordinator/node_context.hpp"
@@ -104,6 +105,26 @@ class remote_graph {
   value stream(const value& input, const value& config, const remote_run_options& options,
                const stream_sink& sink) const;
 
+  /// A run of the graph read event by event, started by its `enter` (LangGraph's
+  /// `stream_events(version="v3")`): the same request as `stream` sends, with a fresh run
+  /// id, so that the stream's `abort` can cancel it. Checks the input and config as `stream`
+  /// does (throws before anything reaches the head); sends nothing until `enter`.
+  remote_run_stream stream_events(const value& input, const value& config = value(),
+                                  const remote_run_options& options = {}) const;
+
+  /// Cancels the run `run_id` of thread `thread_id` on the head (LangGraph's
+  /// `client.runs.cancel(thread_id, run_id, wait=False)`): the head asks it to stop through
+  /// its run_control (its running nodes finish or observe the cancellation, no new step
+  /// starts, the checkpoints it saved stay: the thread continues from its last one, status
+  /// "pending"), and answers without waiting for the run to end. The run fails with error
+  /// (cancelled) to whoever reads it. Any client the head lets in may cancel a run whose
+  /// thread and run id it names, as LangGraph's server lets an authorized caller. Throws
+  /// `superstep::error`: not_found when the thread has no such run in progress on the head
+  /// (it ended already), invalid_argument for an empty thread or run id, and as the other
+  /// calls when the head cannot be reached. With `wait` (LangGraph's `wait=True`), returns
+  /// once the run has ended.
+  void cancel(const std::string& thread_id, const std::string& run_id, bool wait = false) const;
+
   /// The thread's state at its latest checkpoint, or at configurable.checkpoint_id
   /// (LangGraph `get_state`); with `subgraphs`, the states of the tasks' subgraphs too.
   /// Throws `superstep::error` (invalid_argument) without a thread_id.
@@ -141,6 +162,7 @@ class remote_graph {
  private:
   value run(const value& input, const value& config, const remote_run_options& options,
             const stream_sink& sink, node_context* parent) const;
+  friend class remote_run_stream;
 
   std::shared_ptr<impl> impl_;
 };
