@@ -53,6 +53,7 @@ struct host_state {
   // Graphs loaded, by key: kept until the head unloads them (a head that comes back sends
   // the same keys and gets the same actors).
   std::map<std::string, std::pair<std::shared_ptr<pregel>, net::graph_hosts>> graphs;
+  bool closing = false;  // the worker stops: no new node actors
 };
 
 using host_actor = caf::stateful_actor<host_state>;
@@ -70,6 +71,10 @@ net::graph_hosts load(host_state& st, const net::graph_load& req) {
   auto known = st.graphs.find(req.key);
   if (known != st.graphs.end()) return known->second.second;
   net::graph_hosts out;
+  if (st.closing) {
+    out.error = "the worker is stopping";
+    return out;
+  }
   try {
     const value& spec = req.spec;
     runtime_options options;
@@ -119,6 +124,7 @@ caf::behavior host(host_actor* self, host_state init) {
       },
       // The worker stops: the node actors to stop before the graphs they run go.
       [self](hosted_atom) {
+        self->state.closing = true;
         std::vector<caf::actor> out;
         for (const auto& [key, g] : self->state.graphs)
           out.insert(out.end(), g.second.actors.begin(), g.second.actors.end());
