@@ -5,6 +5,7 @@
 #include "builtin_embedders.hpp"
 #include "suggest.hpp"
 #include "superstep/cluster/function_params.hpp"
+#include "superstep/cluster/named_function.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cluster {
@@ -84,6 +85,12 @@ bool function_registry::has_reducer(std::string_view name) const noexcept {
 }
 
 node_function function_registry::make_node(std::string_view name, const value& params) const {
+  // Named, so that a graph holding it can be exported to a spec (named_function.hpp).
+  return name_function(std::string(name), params, make_unnamed_node(name, params));
+}
+
+node_function function_registry::make_unnamed_node(std::string_view name,
+                                                   const value& params) const {
   if (auto r = registry_nodes_.find(name); r != registry_nodes_.end())
     return r->second(params, *this);
   auto it = nodes_.find(name);
@@ -97,6 +104,11 @@ node_function function_registry::make_node(std::string_view name, const value& p
 }
 
 router_function function_registry::make_router(std::string_view name, const value& params) const {
+  return name_function(std::string(name), params, make_unnamed_router(name, params));
+}
+
+router_function function_registry::make_unnamed_router(std::string_view name,
+                                                       const value& params) const {
   auto it = routers_.find(name);
   if (it == routers_.end() && allow_missing_) {
     return [fn = std::string(name)](const value&, node_context&) -> value {

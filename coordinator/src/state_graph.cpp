@@ -662,6 +662,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     invalid("delta_max_steps_since_snapshot must be a positive integer, got " +
             std::to_string(options.delta_max_steps_since_snapshot));
   g.delta_max_steps_since_snapshot = options.delta_max_steps_since_snapshot;
+  g.builder = std::make_shared<const state_graph>(*this);
   return std::make_shared<pregel>(std::move(g), std::move(ro));
 }
 

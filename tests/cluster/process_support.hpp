@@ -31,10 +31,13 @@ inline std::string read_file(const std::string& path) {
 // when the test leaves early, so that no test can leave a process behind.
 class child {
  public:
-  child(const std::vector<std::string>& args, const scratch& s) {
+  child(const std::vector<std::string>& args, const scratch& s)
+      : child(test::superstep_bin(), args, s) {}
+  /// Runs `program` instead of the `superstep` program.
+  child(std::string program, const std::vector<std::string>& args, const scratch& s) {
     out_ = s.path("out" + std::to_string(++count_));
     err_ = s.path("err" + std::to_string(count_));
-    std::string bin = test::superstep_bin();
+    std::string bin = std::move(program);
     std::vector<char*> argv{bin.data()};
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

@@ -10,7 +10,8 @@ build=$1
 src=$2
 version=$3
 work=$(mktemp -d -t superstep-package.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 fail() { echo "package_test: $*" >&2; exit 1; }
 
 (cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1) ||
@@ -47,6 +48,26 @@ out=$("$root/bin/superstep" run "$src/examples/specs/shout.json" \
         --plugin "$work/examples/libtext_nodes.so" --data "$work/data" \
         --input '{"words": ["a", "b"]}')
 echo "$out" | grep -q '"data":{"loud":\["A","B"\]}' || fail "the plugin run printed: $out"
+# A C++ program that is its own cluster worker (superstep/cluster/worker.hpp): its graph's
+# exported spec runs on the installed head, its node on the program.
+"$work/examples/example_cluster_worker" --spec > "$work/reverse.json"
+grep -q '"fn":"words.reverse"' "$work/reverse.json" || fail "example_cluster_worker --spec"
+wait_for() {  # wait_for FILE TEXT: at most 10 s
+  for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  fail "no '$2' in $1: $(cat "$1")"
+}
+"$root/bin/superstep" head --listen 127.0.0.1:0 --data "$work/head" 2> "$work/head.err" &
+pids+=($!)
+wait_for "$work/head.err" "listening on"
+port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/head.err" | cut -d: -f2)
+"$work/examples/example_cluster_worker" --join "127.0.0.1:$port" --name pkg 2> "$work/worker.err" &
+pids+=($!)
+wait_for "$work/head.err" "worker pkg joined"
+out=$(timeout 30 "$root/bin/superstep" submit "$work/reverse.json" --head "127.0.0.1:$port" \
+        --input '{"words": ["abc"]}')
+echo "$out" | grep -q '"data":{"reversed":\["cba"\]}' || fail "the C++ worker's run printed: $out"
+for p in "${pids[@]}"; do kill "$p"; wait "$p" || true; done
+pids=()
 # pkg-config finds the library too.
 PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --modversion superstep | grep -qx "$version" ||
   fail "pkg-config superstep"

@@ -79,7 +79,8 @@ class function_registry {
   /// True for registered and built-in embedders.
   bool has_embedder(std::string_view name) const noexcept;
 
-  /// The node function `name` made with `params`. Throws `superstep::error`
+  /// The node function `name` made with `params`, carrying them (`origin_of`,
+  /// named_function.hpp: a graph holding it exports to a spec). Throws `superstep::error`
   /// (unknown_function) naming `name` when it is not registered; the factory's own errors
   /// propagate.
   node_function make_node(std::string_view name, const value& params) const;
@@ -115,6 +116,9 @@ class function_registry {
   std::vector<std::string> embedder_names() const;
 
  private:
+  node_function make_unnamed_node(std::string_view name, const value& params) const;
+  router_function make_unnamed_router(std::string_view name, const value& params) const;
+
   std::map<std::string, node_factory, std::less<>> nodes_;
   std::map<std::string, router_factory, std::less<>> routers_;
   std::map<std::string, channels::reducer, std::less<>> reducers_;

@@ -31,6 +31,7 @@ class write_scope {
 using node_writer = std::function<void(const value& output, write_scope& scope)>;
 
 class pregel;
+class state_graph;
 
 /// A node of the low-level Pregel API (LangGraph `PregelNode`).
 struct pregel_node {
@@ -114,6 +115,10 @@ struct pregel_graph {
   /// gives {"type": "integer"}) for the schemas made from channels; a channel not listed takes
   /// any value.
   std::map<std::string, value> channel_schemas;
+  /// The builder the graph was compiled from, as it was then (LangGraph's
+  /// `CompiledStateGraph.builder`): set by `state_graph::compile`, null for graphs built
+  /// otherwise. A graph spec export reads it.
+  std::shared_ptr<const state_graph> builder;
 };
 
 }  // namespace superstep

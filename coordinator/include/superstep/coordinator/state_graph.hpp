@@ -265,6 +265,39 @@ class state_graph {
   std::vector<std::pair<std::vector<std::string>, std::string>> joins_;
   std::vector<branch_spec> branches_;
   node_defaults defaults_;
+
+ public:
+  /// What was declared, in declaration order, for code that reads a graph back (a graph spec
+  /// export: superstep/cluster/graph_export.hpp). Read-only; valid while the builder lives.
+  using declared_key = key_spec;
+  using declared_node = node_spec;
+  using declared_branch = branch_spec;
+  const std::vector<key_spec>& declared_keys() const noexcept { return keys_; }
+  const std::vector<std::pair<std::string, managed_value>>& declared_managed_keys() const noexcept {
+    return managed_;
+  }
+  const std::optional<std::vector<std::string>>& declared_input_keys() const noexcept {
+    return input_keys_;
+  }
+  const std::optional<std::vector<std::string>>& declared_output_keys() const noexcept {
+    return output_keys_;
+  }
+  const std::optional<std::string>& declared_input_title() const noexcept { return input_title_; }
+  const std::optional<std::string>& declared_output_title() const noexcept { return output_title_; }
+  const std::map<std::string, key_schema>& declared_key_schemas() const noexcept {
+    return key_schemas_;
+  }
+  const std::optional<std::string>& declared_schema_title() const noexcept { return schema_title_; }
+  const std::vector<node_spec>& declared_nodes() const noexcept { return nodes_; }
+  const std::vector<std::pair<std::string, std::string>>& declared_edges() const noexcept {
+    return edges_;
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>>& declared_joins()
+      const noexcept {
+    return joins_;
+  }
+  const std::vector<branch_spec>& declared_branches() const noexcept { return branches_; }
+  const node_defaults& declared_node_defaults() const noexcept { return defaults_; }
 };
 
 }  // namespace superstep
