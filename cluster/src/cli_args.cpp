@@ -224,7 +224,7 @@ constexpr const char* run_usage =
     "                        without it writes survive the process being killed)\n"
     "  --graph GRAPH.json    the same as GRAPH.json\n"
     "  --stream MODE...      stream modes: values, updates, custom, messages, debug,\n"
-    "                        tasks, checkpoints\n"
+    "                        tasks, checkpoints, tools\n"
     "                        (several after one --stream, or --stream repeated)\n"
     "  --subgraphs           also stream events of subgraphs, with their namespace\n"
     "  --config JSON|@FILE   the run's config object\n"
@@ -287,7 +287,8 @@ void set_graph_path(std::string& path, const std::string& arg, std::string_view 
 }
 
 bool is_stream_mode(const std::string& s) {
-  for (const char* m : {"values", "updates", "custom", "messages", "debug", "tasks", "checkpoints"})
+  for (const char* m :
+       {"values", "updates", "custom", "messages", "debug", "tasks", "checkpoints", "tools"})
     if (s == m) return true;
   return false;
 }
