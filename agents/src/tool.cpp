@@ -52,8 +52,9 @@ void tool_runtime::emit_custom(value data) const {
 
 void tool_runtime::emit_output_delta(value delta) const {
   if (!in_call_ || !context_ || !context_->streams(stream_mode::tools)) return;
-  context_->emit_tool_event(object{
-      {"event", "tool-output-delta"}, {"tool_call_id", tool_call_id_}, {"delta", std::move(delta)}});
+  context_->emit_tool_event(object{{"event", "tool-output-delta"},
+                                   {"tool_call_id", tool_call_id_},
+                                   {"delta", std::move(delta)}});
 }
 
 value tool_runtime::interrupt(value v) const {

@@ -356,9 +356,10 @@ value tool_node::execute(const tool_call_request& request, const std::string& in
     // The tool's answer as LangChain's tool run ends with it: a tool message, a Command, or
     // a list of them as returned.
     const auto as_answer = [](const value& r) { return as_command(r) || is_tool_message(r); };
-    const bool answers = as_answer(response) ||
-                         (response.is_list() && !response.as_list().empty() &&
-                          std::all_of(response.as_list().begin(), response.as_list().end(), as_answer));
+    const bool answers =
+        as_answer(response) ||
+        (response.is_list() && !response.as_list().empty() &&
+         std::all_of(response.as_list().begin(), response.as_list().end(), as_answer));
     events.finished(answers ? response : tool_message(content_of(response), call.id, call.name));
     return normalize(response, call, input_type);
   } catch (...) {

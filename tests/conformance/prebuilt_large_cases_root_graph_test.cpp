@@ -194,9 +194,10 @@ BOOST_AUTO_TEST_CASE(test_root_graph) {
 
   auto app = workflow.compile(opts());
   const value question = human_message("what is weather in sf");
-  check_messages(app->invoke(question),
-                 {any_id(question), exact(ai1), any_id(answered("result for query", "tool_call123")),
-                  exact(ai2), any_id(answered("result for another", "tool_call456")), exact(ai3)});
+  check_messages(
+      app->invoke(question),
+      {any_id(question), exact(ai1), any_id(answered("result for query", "tool_call123")),
+       exact(ai2), any_id(answered("result for another", "tool_call456")), exact(ai3)});
 
   check_updates(*app, list{question}, value(),
                 {{"agent", ai1},
@@ -224,8 +225,9 @@ BOOST_AUTO_TEST_CASE(test_root_graph) {
       model->reset();  // reset the llm
 
       // ("human", "what is weather in sf") in the first flow, the plain string in the second.
-      const value input = after_agent ? value::array({value::array({"human", "what is weather in sf"})})
-                                      : value("what is weather in sf");
+      const value input = after_agent
+                              ? value::array({value::array({"human", "what is weather in sf"})})
+                              : value("what is weather in sf");
       check_updates(*app_w_interrupt, input, with_durability(config, "exit"),
                     {{"agent", ai1}, {"__interrupt__", value()}});
 
@@ -234,8 +236,8 @@ BOOST_AUTO_TEST_CASE(test_root_graph) {
       check_snapshot(s, {"tools"}, "loop", 1, std::nullopt, thread_id);
 
       // modify ai message
-      const value last_message = with_args(s.values.as_list().back(),
-                                           object{{"query", "a different query"}});
+      const value last_message =
+          with_args(s.values.as_list().back(), object{{"query", "a different query"}});
       const value next_config = app_w_interrupt->update_state(config, last_message);
 
       // message was replaced instead of appended
@@ -322,9 +324,10 @@ BOOST_AUTO_TEST_CASE(test_root_graph) {
   const state_snapshot s = new_app->get_state(config);
   BOOST_TEST_REQUIRE(s.values.is_object(), s.values.to_json());
   BOOST_TEST(s.values.as_object().size() == 1u, s.values.to_json());
-  check_messages(s.values.get(ROOT),
-                 {any_id(question), exact(edited_ai1), any_id(answered_different),
-                  exact(answer_ai2), any_id(object{{"type", "ai"}, {"content", "an extra message"}})});
+  check_messages(
+      s.values.get(ROOT),
+      {any_id(question), exact(edited_ai1), any_id(answered_different), exact(answer_ai2),
+       any_id(object{{"type", "ai"}, {"content", "an extra message"}})});
   check_snapshot(s, {"agent"}, "update", 6, previous_checkpoint(*new_app, config), "2");
 
   // new input is merged to old state (LangGraph's invoke(..., interrupt_before=["agent"]): the
@@ -336,8 +339,8 @@ BOOST_AUTO_TEST_CASE(test_root_graph) {
   BOOST_TEST_REQUIRE(out.is_object(), out.to_json());
   BOOST_TEST(out.as_object().size() == 2u, out.to_json());
   BOOST_TEST(out.get("something_else") == value("value"));
-  check_messages(out.get(ROOT), {any_id(question), exact(edited_ai1), any_id(answered_different),
-                                 exact(answer_ai2),
-                                 any_id(object{{"type", "ai"}, {"content", "an extra message"}}),
-                                 exact(la)});
+  check_messages(
+      out.get(ROOT),
+      {any_id(question), exact(edited_ai1), any_id(answered_different), exact(answer_ai2),
+       any_id(object{{"type", "ai"}, {"content", "an extra message"}}), exact(la)});
 }

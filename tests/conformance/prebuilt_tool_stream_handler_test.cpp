@@ -154,8 +154,8 @@ BOOST_AUTO_TEST_CASE(TestSyncGraphSyncTool_test_writer_unset_outside_tool) {
     return args.get("text");
   });
   // Directly, outside a graph: the tool runs, its delta goes nowhere.
-  const value answer =
-      tool_node({echo}).invoke(object{{"messages", list{ai_message("", {call("echo", object{{"text", "hi"}}, "tc1")})}}});
+  const value answer = tool_node({echo}).invoke(
+      object{{"messages", list{ai_message("", {call("echo", object{{"text", "hi"}}, "tc1")})}}});
   BOOST_TEST(answer.get("messages").as_list().at(0).get("content") == value("hi"));
 
   tool_node_options o;
@@ -217,8 +217,9 @@ BOOST_AUTO_TEST_CASE(TestConcurrentToolCalls_test_parallel_tool_calls_do_not_ble
                               return value(marker);
                             });
   node_function two_calls = [](const value&, node_context&) -> value {
-    return object{{"messages", list{ai_message("", {call("streamer", object{{"marker", "A"}}, "a"),
-                                                     call("streamer", object{{"marker", "B"}}, "b")})}}};
+    return object{
+        {"messages", list{ai_message("", {call("streamer", object{{"marker", "A"}}, "a"),
+                                          call("streamer", object{{"marker", "B"}}, "b")})}}};
   };
   auto graph = build_graph(two_calls, {streamer});
   const auto events = tool_events(*graph, no_messages());
@@ -234,7 +235,8 @@ BOOST_AUTO_TEST_CASE(TestConcurrentToolCalls_test_parallel_tool_calls_do_not_ble
 }
 
 // libs/langgraph/tests/test_tool_stream_handler.py::TestSubgraphNamespacePropagation::test_tool_inside_subgraph_emits_with_subgraph_ns
-BOOST_AUTO_TEST_CASE(TestSubgraphNamespacePropagation_test_tool_inside_subgraph_emits_with_subgraph_ns) {
+BOOST_AUTO_TEST_CASE(
+    TestSubgraphNamespacePropagation_test_tool_inside_subgraph_emits_with_subgraph_ns) {
   tool inner_tool = make_tool("inner_tool", text_schema,
                               [](const value& args, tool_runtime&) { return args.get("text"); });
   state_graph inner = messages_state();

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "stream_v3_support.hpp"
+#include "support/expect_error.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -94,7 +95,8 @@ BOOST_AUTO_TEST_CASE(TestV2Invoke_test_invoke_v2_graph_output_no_interrupts) {
 
 // libs/langgraph/tests/test_stream_events_v3.py::TestV2Invoke::test_updates_mode
 BOOST_AUTO_TEST_CASE(TestV2Invoke_test_updates_mode) {
-  const auto result = simple()->invoke_parts(simple_input(), value(), modes({stream_mode::updates}));
+  const auto result =
+      simple()->invoke_parts(simple_input(), value(), modes({stream_mode::updates}));
   BOOST_TEST_REQUIRE(result.size() == 2u);
   for (const auto& chunk : result) {
     assert_stream_part_shape(chunk);
@@ -132,10 +134,10 @@ BOOST_AUTO_TEST_CASE(TestV2InvokeAsync_test_values_default) {
 // libs/langgraph/tests/test_stream_events_v3.py::TestV2InvokeAsync::test_ainvoke_v2_graph_output_with_interrupts
 BOOST_AUTO_TEST_CASE(TestV2InvokeAsync_test_ainvoke_v2_graph_output_with_interrupts) {
   auto graph = asking_graph();
-  const graph_output result = std::async(std::launch::async, [&] {
-                                return graph->invoke_v2(simple_input(),
-                                                        thread("test-ainvoke-v2-interrupts"));
-                              }).get();
+  const graph_output result =
+      std::async(std::launch::async, [&] {
+        return graph->invoke_v2(simple_input(), thread("test-ainvoke-v2-interrupts"));
+      }).get();
   BOOST_TEST(result.interrupts.size() > 0u);
   for (const value& intr : result.interrupts) BOOST_TEST(is_interrupt(intr), intr.to_json());
   BOOST_TEST(result.value.is_object(), result.value.to_json());
@@ -153,10 +155,10 @@ BOOST_AUTO_TEST_CASE(TestV2InvokeAsync_test_ainvoke_v2_graph_output_no_interrupt
 // libs/langgraph/tests/test_stream_events_v3.py::TestV2InvokeAsync::test_updates_mode
 BOOST_AUTO_TEST_CASE(TestV2InvokeAsync_test_updates_mode) {
   auto graph = simple();
-  const auto result = std::async(std::launch::async, [&] {
-                        return graph->invoke_parts(simple_input(), value(),
-                                                   modes({stream_mode::updates}));
-                      }).get();
+  const auto result =
+      std::async(std::launch::async, [&] {
+        return graph->invoke_parts(simple_input(), value(), modes({stream_mode::updates}));
+      }).get();
   BOOST_TEST_REQUIRE(result.size() == 2u);
   for (const auto& chunk : result) {
     assert_stream_part_shape(chunk);
@@ -170,14 +172,44 @@ BOOST_AUTO_TEST_CASE(TestV2InvokeAsync_test_updates_mode) {
 // libs/langgraph/tests/test_stream_events_v3.py::TestV2InvokeAsync::test_multiple_modes
 BOOST_AUTO_TEST_CASE(TestV2InvokeAsync_test_multiple_modes) {
   auto graph = simple();
-  const auto result = std::async(std::launch::async, [&] {
-                        return graph->invoke_parts(
-                            simple_input(), value(),
-                            modes({stream_mode::values, stream_mode::updates}));
-                      }).get();
+  const auto result =
+      std::async(std::launch::async, [&] {
+        return graph->invoke_parts(simple_input(), value(),
+                                   modes({stream_mode::values, stream_mode::updates}));
+      }).get();
   std::set<std::string> types_seen;
   for (const auto& c : result) types_seen.insert(c.to_value().get("type").as_string());
   BOOST_TEST(types_seen.count("values") == 1u);
   BOOST_TEST(types_seen.count("updates") == 1u);
   for (const auto& c : result) assert_stream_part_shape(c);
+}
+
+// Not a LangGraph test: what the API adds. Modes given to the wrong function are refused,
+// naming them; a missing key of the value is an error naming it (LangGraph's KeyError); an
+// interrupt of a graph whose output is one value leaves an empty object as the value (the
+// values event of the interrupt is {"__interrupt__": [...]} alone, as LangGraph's).
+BOOST_AUTO_TEST_CASE(invoke_v2_errors_and_a_one_value_output_interrupted) {
+  test::expect_error(
+      [] { simple()->invoke_v2(simple_input(), value(), modes({stream_mode::updates})); },
+      error_code::invalid_argument, "stream mode 'updates'");
+  test::expect_error([] { simple()->invoke_parts(simple_input(), value(), stream_options{}); },
+                     error_code::invalid_argument, "options.modes is empty");
+  const graph_output done =
+      simple()->invoke_v2(simple_input(), value(), modes({stream_mode::values}));
+  test::expect_error([&] { done.at("missing"); }, error_code::not_found, "'missing'");
+  BOOST_TEST(!done.contains("missing"));
+
+  state_graph g;
+  g.add_key(std::string(ROOT), "add");
+  g.add_node("ask", [](const value&, node_context& ctx) -> value {
+    return value::array({ctx.interrupt("more?")});
+  });
+  g.add_edge("__start__", "ask");
+  const graph_output asked =
+      g.compile(opts_with_saver())->invoke_v2(value::array({"a"}), thread("one-value"));
+  BOOST_TEST(asked.value == value(object{}), asked.value.to_json());
+  BOOST_TEST_REQUIRE(asked.interrupts.size() == 1u);
+  BOOST_TEST(asked.interrupts[0].get("value") == value("more?"));
+  BOOST_TEST(asked.at(INTERRUPT) == value(asked.interrupts));
+  test::expect_error([&] { asked.at("x"); }, error_code::not_found, "'x'");
 }
