@@ -50,6 +50,13 @@ void tool_runtime::emit_custom(value data) const {
   if (context_) context_->emit_custom(std::move(data));
 }
 
+void tool_runtime::emit_output_delta(value delta) const {
+  if (!in_call_ || !context_ || !context_->streams(stream_mode::tools)) return;
+  context_->emit_tool_event(object{{"event", "tool-output-delta"},
+                                   {"tool_call_id", tool_call_id_},
+                                   {"delta", std::move(delta)}});
+}
+
 value tool_runtime::interrupt(value v) const {
   if (!context_)
     throw error(error_code::invalid_argument,

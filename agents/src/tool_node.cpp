@@ -76,6 +76,55 @@ value with_content(const value& message) {
   return value(std::move(m));
 }
 
+// The `tools` stream of one tool call (LangGraph's StreamToolCallHandler: tool-started as the
+// tool is invoked, tool-finished or tool-error as it ends; the runtime's emit_output_delta in
+// between). Nothing is built unless the run streams `tools`.
+class call_events {
+ public:
+  call_events(tool_runtime& runtime, const tool_call& call)
+      : runtime_(runtime),
+        call_(call),
+        on_(runtime.node() && runtime.node()->streams(stream_mode::tools)) {}
+
+  void started(const std::string& tool_name, const value& input) const {
+    if (!on_) return;
+    runtime_.node()->emit_tool_event(object{{"event", "tool-started"},
+                                            {"tool_call_id", call_.id},
+                                            {"tool_name", tool_name},
+                                            {"input", input}});
+  }
+  void finished(const value& output) const {
+    if (!on_) return;
+    runtime_.node()->emit_tool_event(
+        object{{"event", "tool-finished"}, {"tool_call_id", call_.id}, {"output", output}});
+  }
+  void failed(const std::exception_ptr& e) const {
+    if (!on_) return;
+    std::string message;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      message = ex.what();
+    } catch (...) {
+      message = "unknown exception";
+    }
+    runtime_.node()->emit_tool_event(
+        object{{"event", "tool-error"}, {"tool_call_id", call_.id}, {"message", message}});
+  }
+
+ private:
+  tool_runtime& runtime_;
+  const tool_call& call_;
+  bool on_;
+};
+
+// Sets the runtime's output-delta writer for the tool function's call.
+struct in_call {
+  explicit in_call(bool& flag) : flag_(flag) { flag_ = true; }
+  ~in_call() { flag_ = false; }
+  bool& flag_;
+};
+
 [[noreturn]] void invalid_input(const std::string& why) {
   throw error(error_code::invalid_argument, "tool node: " + why);
 }
@@ -272,27 +321,46 @@ value tool_node::execute(const tool_call_request& request, const std::string& in
     invalid_input("cannot inject the store into tool '" + t.name +
                   "': compile the graph with a store");
 
+  // The model's arguments without any it sent for injected ones (it must not forge them): the
+  // tool's input as the `tools` stream shows it (LangChain's filtered tool input).
+  object args;
+  if (call.args.is_object())
+    for (const auto& [k, v] : call.args.as_object()) {
+      const bool hidden =
+          t.injected_state.count(k) ||
+          std::find(t.injected_args.begin(), t.injected_args.end(), k) != t.injected_args.end();
+      if (!hidden) args.set(k, v);
+    }
+  const call_events events(runtime, call);
+  events.started(t.name, value(args));
   try {
-    // The model's arguments without any it sent for injected ones (it must not forge them).
-    object args;
-    if (call.args.is_object())
-      for (const auto& [k, v] : call.args.as_object()) {
-        const bool hidden =
-            t.injected_state.count(k) ||
-            std::find(t.injected_args.begin(), t.injected_args.end(), k) != t.injected_args.end();
-        if (!hidden) args.set(k, v);
-      }
-    if (std::vector<std::string> problems = detail::check_arguments(t.parameters, value(args));
-        !problems.empty())
-      throw tool_invocation_error(t.name, call.args, std::move(problems));
-    for (const auto& [k, v] : injected) args.set(k, v);
     value response;
     try {
-      response = t.function(value(std::move(args)), runtime);
-    } catch (const tool_exception&) {
-      if (!t.handle_tool_error) throw;
-      return tool_message(*t.handle_tool_error, call.id, call.name, "error");
+      if (std::vector<std::string> problems = detail::check_arguments(t.parameters, value(args));
+          !problems.empty())
+        throw tool_invocation_error(t.name, call.args, std::move(problems));
+      for (const auto& [k, v] : injected) args.set(k, v);
+      try {
+        const in_call writer(runtime.in_call_);
+        response = t.function(value(std::move(args)), runtime);
+      } catch (const tool_exception&) {
+        if (!t.handle_tool_error) throw;
+        value answer = tool_message(*t.handle_tool_error, call.id, call.name, "error");
+        events.finished(answer);
+        return answer;
+      }
+    } catch (...) {
+      events.failed(std::current_exception());
+      throw;
     }
+    // The tool's answer as LangChain's tool run ends with it: a tool message, a Command, or
+    // a list of them as returned.
+    const auto as_answer = [](const value& r) { return as_command(r) || is_tool_message(r); };
+    const bool answers =
+        as_answer(response) ||
+        (response.is_list() && !response.as_list().empty() &&
+         std::all_of(response.as_list().begin(), response.as_list().end(), as_answer));
+    events.finished(answers ? response : tool_message(content_of(response), call.id, call.name));
     return normalize(response, call, input_type);
   } catch (...) {
     const std::exception_ptr e = std::current_exception();

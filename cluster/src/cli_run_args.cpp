@@ -53,8 +53,8 @@ constexpr const char* graph_usage =
     "\n"
     "Loads the graph spec and prints it as a Mermaid flowchart (the default format).\n";
 
-constexpr const char* stream_modes[] = {"values", "updates", "custom",     "messages",
-                                        "debug",  "tasks",   "checkpoints"};
+constexpr const char* stream_modes[] = {"values", "updates", "custom",      "messages",
+                                        "debug",  "tasks",   "checkpoints", "tools"};
 
 bool is_stream_mode(const std::string& s) {
   return std::find(std::begin(stream_modes), std::end(stream_modes), s) != std::end(stream_modes);
@@ -203,7 +203,7 @@ subcommand run_command(CLI::App& root, bool submit) {
            }
          },
          "stream modes: values, updates, custom, messages, debug,\n"
-         "tasks, checkpoints\n"
+         "tasks, checkpoints, tools\n"
          "(several after one --stream, or --stream repeated)")
       ->option_text("MODE...")
       ->allow_extra_args()

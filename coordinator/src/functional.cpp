@@ -223,6 +223,8 @@ class call_ctx final : public call_context {
   value interrupt(value v) override { return inner_->interrupt(std::move(v)); }
   void emit_custom(value data) override { inner_->emit_custom(std::move(data)); }
   void emit_message(value chunk) override { inner_->emit_message(std::move(chunk)); }
+  void emit_tool_event(value event) override { inner_->emit_tool_event(std::move(event)); }
+  bool streams(stream_mode m) const noexcept override { return inner_->streams(m); }
   storage::store* store() const noexcept override { return inner_->store(); }
   std::int64_t node_attempt() const noexcept override { return inner_->node_attempt(); }
   double node_first_attempt_time() const noexcept override {

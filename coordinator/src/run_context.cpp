@@ -75,6 +75,11 @@ void task_context::emit_custom(value data) {
   run_.emit(stream_mode::custom, std::move(data));
 }
 
+void task_context::emit_tool_event(value event) {
+  if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
+  run_.emit(stream_mode::tools, std::move(event));
+}
+
 const timeout_policy* task_context::timeout_of(const pregel_node& node) {
   if (task_.timeout.is_null()) return node.timeout ? &*node.timeout : nullptr;
   if (!send_timeout_) send_timeout_ = timeout_from_value(task_.timeout);
@@ -127,7 +132,7 @@ value task_context::message_metadata() const {
 std::vector<stream_mode> task_context::subgraph_stream_modes() const {
   std::vector<stream_mode> modes;
   if (!run_.subgraphs || !run_.sink) return modes;
-  for (unsigned m = 0; m <= static_cast<unsigned>(stream_mode::checkpoints); ++m)
+  for (unsigned m = 0; m <= static_cast<unsigned>(last_stream_mode); ++m)
     if (run_.wants(static_cast<stream_mode>(m))) modes.push_back(static_cast<stream_mode>(m));
   return modes;
 }

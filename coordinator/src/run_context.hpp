@@ -105,6 +105,8 @@ class task_context final : public node_context, public write_scope {
   /// functional API hands those meant for the tasks an entrypoint calls to those calls).
   list& resume_values() noexcept { return task_.resume; }
   void emit_custom(value data) override;
+  void emit_tool_event(value event) override;
+  bool streams(stream_mode m) const noexcept override { return run_.sink && run_.wants(m); }
   void emit_message(value chunk) override;
   /// The metadata of the `messages` events of this task (LangGraph's): the run's configurable
   /// keys LangGraph propagates (thread_id, checkpoint_id, checkpoint_ns, task_id, run_id,

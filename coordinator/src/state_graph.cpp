@@ -338,9 +338,9 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   for (const auto& k : keys_) topo->state_keys.insert(k.name);
   for (const auto& n : nodes_) topo->nodes.insert(n.name);
   if (keys_.empty()) invalid("the state has no keys");
-  topo->root = topo->state_keys.count(std::string(ROOT)) > 0;
-  if (topo->root && keys_.size() > 1)
-    invalid("state key '" + std::string(ROOT) + "' makes the state one value: no other keys");
+  // As LangGraph: the state is one value when ROOT is its only key; beside others, ROOT is
+  // a key like any other.
+  topo->root = keys_.size() == 1 && topo->state_keys.count(std::string(ROOT)) > 0;
   if (topo->root && (input_keys_ || output_keys_ || !managed_.empty()))
     invalid("a state of one value ('" + std::string(ROOT) + "') has no input or output schema");
   // Keys named by node or router input schemas only: private channels (LangGraph adds every

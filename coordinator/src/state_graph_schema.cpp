@@ -19,7 +19,7 @@ void state_graph::attach_json_schemas(pregel_graph& g,
     return it == key_schemas_.end() ? key_schema{} : it->second;
   };
   // A state of one value: the schema of that value (LangGraph's root model).
-  if (state_keys.count(std::string(ROOT))) {
+  if (keys_.size() == 1 && state_keys.count(std::string(ROOT))) {
     const key_schema root = schema_of(std::string(ROOT));
     for (auto [target, title] : {std::pair{&g.input_schema, g.name + "Input"},
                                  std::pair{&g.output_schema, g.name + "Output"}}) {

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/coordinator/stream.hpp"
@@ -119,9 +120,11 @@ stream_mode parse_stream_mode(std::string_view name) {
   if (name == "debug") return stream_mode::debug;
   if (name == "tasks") return stream_mode::tasks;
   if (name == "checkpoints") return stream_mode::checkpoints;
+  if (name == "tools") return stream_mode::tools;
   throw error(error_code::invalid_argument,
               "unknown stream mode '" + std::string(name) +
-                  "' (expected values, updates, custom, messages, debug, tasks or checkpoints)");
+                  "' (expected values, updates, custom, messages, debug, tasks, checkpoints or "
+                  "tools)");
 }
 
 std::string_view stream_mode_name(stream_mode m) noexcept {
@@ -133,8 +136,32 @@ std::string_view stream_mode_name(stream_mode m) noexcept {
     case stream_mode::debug: return "debug";
     case stream_mode::tasks: return "tasks";
     case stream_mode::checkpoints: return "checkpoints";
+    case stream_mode::tools: return "tools";
   }
   return "?";
+}
+
+value stream_part::to_value() const {
+  object o{{"type", std::string(stream_mode_name(type))}};
+  o.set("ns", value(list(ns.begin(), ns.end())));
+  o.set("data", data);
+  if (interrupts) o.set("interrupts", value(*interrupts));
+  return value(std::move(o));
+}
+
+stream_part to_stream_part(stream_event e) {
+  stream_part p{e.mode, std::move(e.ns), std::move(e.data), std::nullopt};
+  if (p.type != stream_mode::values) return p;
+  p.interrupts.emplace();
+  // As LangGraph's _output: a values payload that is an object gives up its "__interrupt__".
+  if (p.data.is_object())
+    if (const value* ints = p.data.find(INTERRUPT)) {
+      *p.interrupts = ints->is_list() ? ints->as_list() : list{*ints};
+      object rest = p.data.as_object();
+      rest.erase(INTERRUPT);
+      p.data = value(std::move(rest));
+    }
+  return p;
 }
 
 value metadata_to_value(const checkpoint_metadata& m) {

@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "cluster/cli_support.hpp"
@@ -112,6 +113,27 @@ BOOST_AUTO_TEST_CASE(react_agent_runs_tools_and_remembers_across_threads) {
   BOOST_REQUIRE_EQUAL(again.size(), 4u);
   BOOST_TEST(again[2].get("content") == value("[\"The user's name is Ada.\"]"));
   BOOST_TEST(last_text(later.last()) == "Your name is Ada.");
+}
+
+BOOST_AUTO_TEST_CASE(stream_tools_shows_each_tool_call_started_then_finished) {
+  scripted_server server(agent_example("react.script.json"));
+  scratch s;
+  cli_result r =
+      run_cli("run " + quote(agent_example("react.json")) + " --data " + quote(s.path("data")) +
+              " --thread ada --stream tools --input '{\"messages\": [{\"role\": "
+              "\"user\", \"content\": \"Hi, I am Ada. What is 6 times 7?\"}]}'" +
+              model_args(server));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  // The two calls of one AI message run in parallel: each starts, then finishes.
+  std::map<std::string, std::vector<std::string>> by_call;
+  for (const value& line : r.lines())
+    if (line.get("type") == value("tools"))
+      by_call[line.get("data").get("tool_call_id").as_string()].push_back(
+          line.get("data").get("event").as_string());
+  BOOST_TEST(by_call.size() == 2u);
+  for (const auto& [id, events] : by_call)
+    BOOST_TEST(events == (std::vector<std::string>{"tool-started", "tool-finished"}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(supervisor_hands_work_to_two_agents) {

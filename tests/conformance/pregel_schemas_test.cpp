@@ -183,14 +183,15 @@ BOOST_AUTO_TEST_CASE(test_dict_mixed_return) {
 }
 
 // libs/langgraph/tests/test_state.py::test_input_schema_conditional_edge lives in
-// state_test.cpp; here: the API's own errors for a root state.
-BOOST_AUTO_TEST_CASE(root_state_takes_no_other_keys_and_no_schemas) {
+// state_test.cpp; here: the API's own errors for a root state. Beside other keys, ROOT is an
+// ordinary key (LangGraph's test_large_cases.py::test_root_graph, MoreState).
+BOOST_AUTO_TEST_CASE(root_state_takes_no_schemas) {
   state_graph b;
   b.add_key(std::string(ROOT), "add").add_key("x");
-  b.add_node("n", [](const value& v, node_context&) { return v; });
+  b.add_node("n", [](const value&, node_context&) -> value { return object{{"x", 1}}; });
   b.add_edge(std::string(START), "n");
-  test::expect_error([&] { b.compile(opts()); }, error_code::invalid_graph,
-                     "state key '__root__' makes the state one value: no other keys");
+  BOOST_TEST(b.compile(opts())->invoke(object{{std::string(ROOT), list{1}}}) ==
+             J(R"({"__root__":[1],"x":1})"));
   state_graph c;
   c.add_key(std::string(ROOT), "add");
   node_options o;

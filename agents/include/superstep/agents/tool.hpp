@@ -74,6 +74,12 @@ class tool_runtime {
   const std::vector<std::string>& tools() const noexcept { return tools_; }
   /// Sends `data` to the `custom` stream (LangGraph's stream writer); a no-op outside a graph.
   void emit_custom(value data) const;
+  /// Streams a partial output of the call (LangGraph's `ToolRuntime.emit_output_delta`): a
+  /// {"event": "tool-output-delta", "tool_call_id", "delta"} event on the `tools` stream,
+  /// between the call's "tool-started" and its end. A no-op outside a graph, when the run
+  /// does not stream `tools`, and outside the tool's function (the tool node sets the writer
+  /// for the function's call only).
+  void emit_output_delta(value delta) const;
   /// Pauses the run to ask a human (node_context::interrupt). Tool calls of one node run in
   /// parallel: their interrupts are taken one at a time. Throws `superstep::error`
   /// (invalid_argument) outside a graph.
@@ -86,6 +92,7 @@ class tool_runtime {
   storage::store* store_;
   std::vector<std::string> tools_;
   std::shared_ptr<std::mutex> interrupts_;
+  bool in_call_ = false;  // while the tool node runs the tool's function
   friend class tool_node;
 };
 

@@ -92,6 +92,16 @@ class node_context {
   virtual void emit_custom(value data) = 0;
   /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.
   virtual void emit_message(value chunk) = 0;
+  /// Sends a tool call's event to the `tools` stream (what the prebuilt tool node reports of
+  /// each call it runs, stream.hpp). Dropped unless the run streams `tools` (a subgraph's: its
+  /// caller asked for subgraphs too); counts as progress for an idle timeout, as a custom event.
+  virtual void emit_tool_event(value event) { (void)event; }
+  /// Whether events this node sends in mode `m` reach a stream (the run streams `m`, and for a
+  /// subgraph its caller asked for subgraphs): lets a node skip building events nobody reads.
+  virtual bool streams(stream_mode m) const noexcept {
+    (void)m;
+    return false;
+  }
   /// Streams a whole message on `messages` and writes it to the state key `state_key` (an
   /// add_messages key; empty: stream only), as this task's write (LangGraph `push_message`).
   /// The message is taken as `channels::as_message` takes it and must have a string "id".

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "superstep/coordinator/checkpoint_saver.hpp"
@@ -170,6 +171,27 @@ struct stream_options {
   std::function<void()> finished = nullptr;
 };
 
+/// What `pregel::invoke_v2` returns (LangGraph's `GraphOutput`, the result of
+/// `invoke(version="v2")`): the graph's output and the run's interrupts apart.
+struct graph_output {
+  /// The data of the run's last `values` event, without "__interrupt__": the output, or the
+  /// state when the run was interrupted (an interrupt of a graph whose output is one channel
+  /// leaves an empty object, as LangGraph's); null when no values event came.
+  superstep::value value;
+  /// Every interrupt the run's `values` events carried ({"value", "id"} each), in order; empty
+  /// when it ran to its end.
+  list interrupts;
+
+  /// LangGraph's dict-compatible access (`result[key]`, deprecated there): "__interrupt__"
+  /// gives the interrupts (a list, possibly empty), any other key the value's (an object).
+  /// Throws `superstep::error` (not_found) naming the key when the value is not an object or
+  /// lacks it (LangGraph's KeyError).
+  superstep::value at(std::string_view key) const;
+  /// LangGraph's `key in result`: "__interrupt__" when there are interrupts, else whether the
+  /// value is an object with that key.
+  bool contains(std::string_view key) const noexcept;
+};
+
 /// A compiled graph: the runtime of the Pregel algorithm (LangGraph `Pregel`).
 ///
 /// `invoke` and `stream` run the graph: plan, execute the tasks of a step in parallel, apply
@@ -193,6 +215,23 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// run's checkpointer; an interrupt() inside pauses the node, and a Command for the parent
   /// is thrown through the node function as the node's own.
   value invoke(const value& input, const value& config = value()) const;
+
+  /// Runs to completion as LangGraph's `invoke(input, config, version="v2")`: streams the
+  /// run's `values` (of subgraphs too with `options.subgraphs`, as LangGraph does) and returns
+  /// the last one's data with every interrupt the values carried apart (graph_output). The
+  /// other options are the run's, as `stream` takes them. Throws what `stream` throws;
+  /// `superstep::error` (invalid_argument) when `options.modes` holds a mode other than
+  /// values (`invoke_parts` returns those), naming it. Both execution modes.
+  graph_output invoke_v2(const value& input, const value& config = value(),
+                         const stream_options& options = {}) const;
+
+  /// Runs to completion as LangGraph's `invoke(input, config, stream_mode=modes,
+  /// version="v2")`: returns the run's events of `options.modes` (and of subgraphs with
+  /// `options.subgraphs`) as v2 stream parts, in order, a `values` part with its interrupts
+  /// apart. Throws what `stream` throws; `superstep::error` (invalid_argument) when
+  /// `options.modes` is empty.
+  std::vector<stream_part> invoke_parts(const value& input, const value& config,
+                                        const stream_options& options) const;
 
   /// Runs to completion, sending events of the requested modes to `sink`; returns the output.
   value stream(const value& input, const value& config, const stream_options& options,

@@ -31,7 +31,7 @@ struct protocol_event_params {
 
 /// One event of a v3 run (LangGraph `ProtocolEvent`, whose "type" is always "event").
 struct protocol_event {
-  /// The stream mode ("values", "updates", "messages", "custom", "tasks", "checkpoints",
+  /// The stream mode ("values", "updates", "messages", "custom", "tasks", "checkpoints", "tools",
   /// "debug"), or the name a stream_channel forwards under: "<name>" for a native
   /// transformer's channel (e.g. "lifecycle"), "custom:<name>" for any other.
   std::string method;

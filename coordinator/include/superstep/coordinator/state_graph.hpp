@@ -126,6 +126,7 @@ inline constexpr std::string_view ROOT = "__root__";
 /// graph's input and output, each node's input and each router's are that value, and a
 /// node's update is the value to write (or a Command whose update is, or a list mixing
 /// Commands and values).
+/// Beside other keys, `ROOT` is a key like any other (the state an object), as LangGraph's.
 class state_graph {
  public:
   state_graph() = default;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ namespace superstep {
 /// langgraph_triggers, langgraph_path, langgraph_checkpoint_ns (the task's namespace,
 /// "node:task id" after its graph's) and ls_integration ("langgraph"). Subgraphs' messages
 /// are streamed (and their inputs seen) only with `subgraphs`.
+/// `tools`: the life of each tool call the prebuilt tool node runs (LangGraph's
+/// StreamToolCallHandler): {"event": "tool-started", "tool_call_id", "tool_name", "input"},
+/// {"event": "tool-output-delta", "tool_call_id", "delta"} for each
+/// `tool_runtime::emit_output_delta`, then {"event": "tool-finished", "tool_call_id",
+/// "output"} or {"event": "tool-error", "tool_call_id", "message"}; sent by nodes with
+/// `node_context::emit_tool_event`, under the namespace of the graph running the node.
 enum class stream_mode : std::uint8_t {
   values,
   updates,
@@ -32,11 +39,15 @@ enum class stream_mode : std::uint8_t {
   messages,
   debug,
   tasks,
-  checkpoints
+  checkpoints,
+  tools
 };
 
-/// Parses "values", "updates", "custom", "messages", "debug", "tasks", "checkpoints"; throws
-/// `superstep::error` (invalid_argument) otherwise.
+/// The last stream mode (for loops over all of them).
+inline constexpr stream_mode last_stream_mode = stream_mode::tools;
+
+/// Parses "values", "updates", "custom", "messages", "debug", "tasks", "checkpoints",
+/// "tools"; throws `superstep::error` (invalid_argument) otherwise.
 stream_mode parse_stream_mode(std::string_view name);
 std::string_view stream_mode_name(stream_mode m) noexcept;
 
@@ -47,6 +58,23 @@ struct stream_event {
   stream_mode mode = stream_mode::values;
   value data;
 };
+
+/// A stream event as LangGraph's stream(version="v2") yields it (a `StreamPart`): the mode
+/// as `type`, the namespace, the data, and for a `values` part the interrupts apart: taken
+/// out of the data's "__interrupt__" (the data keeps its other keys), empty when it had none.
+struct stream_part {
+  stream_mode type = stream_mode::values;
+  std::vector<std::string> ns;
+  value data;
+  /// Set (possibly empty) on `values` parts only.
+  std::optional<list> interrupts;
+
+  /// {"type": mode name, "ns": [...], "data": ...} and, on a values part, "interrupts": [...].
+  value to_value() const;
+};
+
+/// The v2 part of `e` (as LangGraph's stream(version="v2") makes it from a v1 chunk).
+stream_part to_stream_part(stream_event e);
 
 /// Receives events in the order they happen. Called from the thread driving the run or from
 /// node threads (custom, messages and subgraph events, as they happen); calls never overlap.

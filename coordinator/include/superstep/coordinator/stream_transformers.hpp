@@ -19,7 +19,8 @@ namespace superstep {
 
 /// Pushes the `data` of each event of one method at the transformer's own scope into a
 /// local channel, exposed under the method's name (the values, messages, updates, custom,
-/// checkpoints, debug and tasks projections). Native; requires that mode; keeps every event.
+/// checkpoints, debug, tasks and tools projections). Native; requires that mode; keeps every
+/// event.
 class mode_projection_transformer : public stream_transformer {
  public:
   mode_projection_transformer(std::vector<std::string> scope, stream_mode mode);
@@ -101,6 +102,16 @@ class tasks_transformer : public mode_projection_transformer {
  public:
   explicit tasks_transformer(std::vector<std::string> scope = {})
       : mode_projection_transformer(std::move(scope), stream_mode::tasks) {}
+};
+
+/// `run.tools` (opt-in): the `tools` events of tool calls at its scope, {"event":
+/// "tool-started"|"tool-output-delta"|"tool-finished"|"tool-error", "tool_call_id", ...}
+/// (stream.hpp). LangGraph's prebuilt `ToolCallTransformer` folds the same events into a
+/// stream per call.
+class tools_transformer : public mode_projection_transformer {
+ public:
+  explicit tools_transformer(std::vector<std::string> scope = {})
+      : mode_projection_transformer(std::move(scope), stream_mode::tools) {}
 };
 
 /// What the lifecycle and subgraph transformers share (LangGraph `_TasksLifecycleBase`):
