@@ -223,6 +223,11 @@ class call_ctx final : public call_context {
   value interrupt(value v) override { return inner_->interrupt(std::move(v)); }
   void emit_custom(value data) override { inner_->emit_custom(std::move(data)); }
   void emit_message(value chunk) override { inner_->emit_message(std::move(chunk)); }
+  bool message_events() const noexcept override { return inner_->message_events(); }
+  void emit_message_event(value event, std::string_view call_id) override {
+    inner_->emit_message_event(std::move(event), call_id);
+  }
+  void note_message_seen(std::string_view id) override { inner_->note_message_seen(id); }
   storage::store* store() const noexcept override { return inner_->store(); }
   std::int64_t node_attempt() const noexcept override { return inner_->node_attempt(); }
   double node_first_attempt_time() const noexcept override {
