@@ -51,6 +51,7 @@ struct BatchHeader {
   subgraphs @7 :Bool;
   replayCheckpointId @8 :Text;
   replayVisited @9 :List(Text);
+  messageEvents @10 :Bool;     # chat model calls as the v2 message protocol (stream_events)
 }
 
 # A channel's new value for a node actor's replica (present false: the channel is empty).
