@@ -91,10 +91,20 @@ value stream_as_events(node_context& ctx, const streamed_call& call,
   const auto emit = [&](const list& out) {
     for (const value& e : out) ctx.emit_message_event(e, call_id);
   };
-  value answer = call([&](const value& chunk) {
-    emit(events.chunk(chunk));
-    if (on_chunk) on_chunk(chunk);
-  });
+  value answer;
+  try {
+    answer = call([&](const value& chunk) {
+      emit(events.chunk(chunk));
+      if (on_chunk) on_chunk(chunk);
+    });
+  } catch (const std::exception& e) {
+    // The call's stream ends with the model's error (the protocol's "error" event), whether or
+    // not the node goes on.
+    if (events.started())
+      ctx.emit_message_event(object{{"event", "error"}, {"message", std::string(e.what())}},
+                             call_id);
+    throw;
+  }
   // The message the node returns is the one streamed: it keeps (or gets) the stream's id, and
   // an id of its own is marked seen, so the node's output does not replay it.
   answer = with_id(answer, events.started() ? events.message_id() : call_id);
@@ -104,8 +114,7 @@ value stream_as_events(node_context& ctx, const streamed_call& call,
   return answer;
 }
 
-value stream_to_node(node_context& ctx, const streamed_call& call,
-                     const chunk_callback& on_chunk) {
+value stream_to_node(node_context& ctx, const streamed_call& call, const chunk_callback& on_chunk) {
   return ctx.message_events() ? stream_as_events(ctx, call, on_chunk)
                               : stream_as_chunks(ctx, call, on_chunk);
 }

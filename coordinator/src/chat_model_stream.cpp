@@ -20,13 +20,14 @@ std::string chat_model_stream::label() const {
 void chat_model_stream::dispatch(const value& event) {
   const value& kind_v = event.get("event");
   if (!event.is_object() || !kind_v.is_string())
-    throw superstep::error(error_code::invalid_argument,
-                label() + ": a protocol event needs a string \"event\": " + event.to_json());
+    throw superstep::error(
+        error_code::invalid_argument,
+        label() + ": a protocol event needs a string \"event\": " + event.to_json());
   const std::string& kind = kind_v.as_string();
   if (error_) return;  // failed: what the call still sends changes nothing
   if (done_)
     throw superstep::error(error_code::invalid_argument,
-                label() + ": event after message-finish: " + event.to_json());
+                           label() + ": event after message-finish: " + event.to_json());
   if (kind == "message-start") {
     if (started_)
       throw superstep::error(error_code::invalid_argument, label() + ": a second message-start");
@@ -44,9 +45,8 @@ void chat_model_stream::dispatch(const value& event) {
     events_.push_back(event);
     const value& what = event.get("message");
     fail(std::make_exception_ptr(superstep::error(
-        error_code::unavailable,
-        label() + ": the chat model call failed: " +
-            (what.is_string() ? what.as_string() : event.to_json()))));
+        error_code::unavailable, label() + ": the chat model call failed: " +
+                                     (what.is_string() ? what.as_string() : event.to_json()))));
     return;
   }
   events_.push_back(event);
@@ -60,10 +60,10 @@ void chat_model_stream::on_block(const std::string& kind, const value& event) {
   const value* cb = event.find("content_block");
   if (!cb) cb = event.find(kind == "content-block-delta" ? "delta" : "content");
   if (!index.is_int() || !cb || !cb->is_object())
-    throw superstep::error(error_code::invalid_argument,
-                label() + ": " + kind +
-                    " needs an integer \"index\" and an object \"content_block\": " +
-                    event.to_json());
+    throw superstep::error(
+        error_code::invalid_argument,
+        label() + ": " + kind +
+            " needs an integer \"index\" and an object \"content_block\": " + event.to_json());
   block& b = blocks_[index.as_int()];
   const value& type = cb->get("type");
   const bool text_type = type == value("text") || type == value("text-delta");
@@ -104,14 +104,14 @@ value chat_model_stream::output() {
     if (!request_more()) break;
   if (error_) std::rethrow_exception(error_);
   if (!done_)
-    throw superstep::error(error_code::unavailable,
-                label() + " has no output: the run ended before the call's message-finish");
+    throw superstep::error(
+        error_code::unavailable,
+        label() + " has no output: the run ended before the call's message-finish");
   std::string text;
   list calls, invalid;
   for (const auto& [index, b] : blocks_) {
     const value& fin = b.finished;
-    const std::string type =
-        fin.get("type").is_string() ? fin.get("type").as_string() : b.type;
+    const std::string type = fin.get("type").is_string() ? fin.get("type").as_string() : b.type;
     if (type == "text") {
       text += fin.get("text").is_string() ? fin.get("text").as_string() : b.text;
     } else if (type == "tool_call") {

@@ -20,8 +20,10 @@ std::string content_text(const value& content) {
 
 std::string role_of(const value& message) {
   std::string type;
-  if (const value& t = message.get("type"); t.is_string()) type = t.as_string();
-  else if (const value& r = message.get("role"); r.is_string()) type = r.as_string();
+  if (const value& t = message.get("type"); t.is_string())
+    type = t.as_string();
+  else if (const value& r = message.get("role"); r.is_string())
+    type = r.as_string();
   if (type == "AIMessageChunk" || type == "assistant") return "ai";
   if (type == "user") return "human";
   if (type == "developer") return "system";
@@ -72,8 +74,10 @@ list message_to_events(const value& message, const std::optional<std::string>& m
   require_object(message, "message_to_events: the message");
   list events;
   object start{{"event", "message-start"}, {"role", role_of(message)}};
-  if (message_id) start.set("message_id", *message_id);
-  else if (const value& id = message.get("id"); id.is_string()) start.set("message_id", id);
+  if (message_id)
+    start.set("message_id", *message_id);
+  else if (const value& id = message.get("id"); id.is_string())
+    start.set("message_id", id);
   events.emplace_back(std::move(start));
   int index = 0;
   if (std::string text = content_text(message.get("content")); !text.empty()) {
@@ -97,8 +101,7 @@ void message_event_builder::start(list& out, const value& first) {
   started_ = true;
   if (const value& id = first.get("id"); id.is_string() && !id.as_string().empty())
     message_id_ = id.as_string();
-  out.push_back(
-      object{{"event", "message-start"}, {"role", "ai"}, {"message_id", message_id_}});
+  out.push_back(object{{"event", "message-start"}, {"role", "ai"}, {"message_id", message_id_}});
 }
 
 int message_event_builder::block_for_tool(std::int64_t tool_index) {
@@ -132,8 +135,9 @@ list message_event_builder::chunk(const value& chunk) {
       int block = block_for_tool(tool_index);
       if (block < 0) {
         block = -1 - block;
-        out.push_back(block_event("content-block-start", block,
-                                  tool_chunk_block(part.get("id"), part.get("name"), "", tool_index)));
+        out.push_back(
+            block_event("content-block-start", block,
+                        tool_chunk_block(part.get("id"), part.get("name"), "", tool_index)));
       }
       const value& args = part.get("args");
       out.push_back(block_event(
@@ -173,10 +177,9 @@ list message_event_builder::finish(const value& message) {
         ++streamed;
       } else {
         block = next_block_++;
-        out.push_back(
-            block_event("content-block-start", block,
-                        tool_chunk_block(call.get("id"), call.get("name"), "",
-                                         static_cast<std::int64_t>(i))));
+        out.push_back(block_event(
+            "content-block-start", block,
+            tool_chunk_block(call.get("id"), call.get("name"), "", static_cast<std::int64_t>(i))));
       }
       finished.emplace(block, tool_call_block(call));
       ++i;

@@ -94,9 +94,10 @@ BOOST_AUTO_TEST_CASE(TestEndToEnd_test_node_stream_v2_text_deltas_iterate) {
 
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestEndToEnd::test_non_llm_message_returned_from_node
 BOOST_AUTO_TEST_CASE(TestEndToEnd_test_non_llm_message_returned_from_node) {
-  auto run = one_node_graph("return_message", [](const value&, node_context&) -> value {
-               return object{{"messages", agents::ai_message("hardcoded", {}, std::string("msg-abc"))}};
-             })->stream_events(hi_input());
+  auto run =
+      one_node_graph("return_message", [](const value&, node_context&) -> value {
+        return object{{"messages", agents::ai_message("hardcoded", {}, std::string("msg-abc"))}};
+      })->stream_events(hi_input());
   const auto streams = all_streams(*run);
   BOOST_REQUIRE(streams.size() == 1u);
   BOOST_TEST(streams[0]->output_text() == "hardcoded");
@@ -119,8 +120,8 @@ BOOST_AUTO_TEST_CASE(TestEndToEnd_test_nested_async_iteration_yields_text_deltas
 
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestEndToEndV2Invoke::test_invoke_populates_messages
 BOOST_AUTO_TEST_CASE(TestEndToEndV2Invoke_test_invoke_populates_messages) {
-  auto run = one_node_graph("call_model", model_node(fake({"hello world"})))
-                 ->stream_events(hi_input());
+  auto run =
+      one_node_graph("call_model", model_node(fake({"hello world"})))->stream_events(hi_input());
   const auto streams = all_streams(*run);
   BOOST_REQUIRE(streams.size() == 1u);
   BOOST_TEST(streams[0]->output_text() == "hello world");
@@ -180,8 +181,8 @@ BOOST_AUTO_TEST_CASE(TestEndToEndV2Invoke_test_invoke_plus_constructed_message_t
   state_graph g = messages_state();
   g.add_node("streaming_node", model_node(fake({"live stream"})));
   g.add_node("constructed_node", [](const value&, node_context&) -> value {
-    return object{{"messages",
-                   value::array({agents::ai_message("hardcoded", {}, std::string("constructed-1"))})}};
+    return object{{"messages", value::array({agents::ai_message("hardcoded", {},
+                                                                std::string("constructed-1"))})}};
   });
   g.add_edge("__start__", "streaming_node");
   g.add_edge("streaming_node", "constructed_node");
@@ -197,7 +198,8 @@ BOOST_AUTO_TEST_CASE(TestEndToEndV2Invoke_test_invoke_plus_constructed_message_t
 }
 
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestDirectMessagesModeStaysV1::test_direct_graph_stream_messages_yields_ai_message_chunks
-BOOST_AUTO_TEST_CASE(TestDirectMessagesModeStaysV1_test_direct_graph_stream_messages_yields_ai_message_chunks) {
+BOOST_AUTO_TEST_CASE(
+    TestDirectMessagesModeStaysV1_test_direct_graph_stream_messages_yields_ai_message_chunks) {
   auto graph = one_node_graph("call_model", model_node(fake({"legacy path"})));
   std::mutex m;
   std::vector<value> parts;
@@ -218,7 +220,8 @@ BOOST_AUTO_TEST_CASE(TestDirectMessagesModeStaysV1_test_direct_graph_stream_mess
 }
 
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestDirectMessagesModeStaysV1::test_nested_graph_stream_messages_stays_v1_under_outer_stream_events_v3
-BOOST_AUTO_TEST_CASE(TestDirectMessagesModeStaysV1_test_nested_graph_stream_messages_stays_v1_under_outer_stream_events_v3) {
+BOOST_AUTO_TEST_CASE(
+    TestDirectMessagesModeStaysV1_test_nested_graph_stream_messages_stays_v1_under_outer_stream_events_v3) {
   auto inner = one_node_graph("call_model", model_node(fake({"nested legacy path"})));
   state_graph outer;
   outer.add_key("saw_only_chunks");
@@ -265,7 +268,8 @@ BOOST_AUTO_TEST_CASE(TestStreamMessagesHandlerV2Unit_test_on_llm_new_token_is_no
 
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestStreamMessagesHandlerV2Unit::test_on_chain_end_does_not_emit_tool_messages
 // The handler's semantics: in a v3 run, a node returning a tool message streams nothing.
-BOOST_AUTO_TEST_CASE(TestStreamMessagesHandlerV2Unit_test_on_chain_end_does_not_emit_tool_messages) {
+BOOST_AUTO_TEST_CASE(
+    TestStreamMessagesHandlerV2Unit_test_on_chain_end_does_not_emit_tool_messages) {
   auto run = one_node_graph("tools", [](const value&, node_context&) -> value {
                return object{{"messages", value::array({agents::tool_message("[]", "call_1")})}};
              })->stream_events(hi_input());
@@ -283,7 +287,8 @@ BOOST_AUTO_TEST_CASE(TestStreamMessagesHandlerV2Unit_test_on_chain_end_does_not_
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestStreamMessagesHandlerV2Unit::test_on_llm_end_dedupes_when_final_message_id_differs
 // The handler's semantics: a model whose final message has another id than its chunks; the
 // node returns that message; it is streamed once (the call's stream), not replayed whole.
-BOOST_AUTO_TEST_CASE(TestStreamMessagesHandlerV2Unit_test_on_llm_end_dedupes_when_final_message_id_differs) {
+BOOST_AUTO_TEST_CASE(
+    TestStreamMessagesHandlerV2Unit_test_on_llm_end_dedupes_when_final_message_id_differs) {
   auto model = std::make_shared<generic_fake_chat_model>(std::vector<value>{"hello"},
                                                          "stream-msg-1", "final-msg-1");
   auto run = one_node_graph("x", model_node(model))->stream_events(hi_input());
@@ -296,8 +301,8 @@ BOOST_AUTO_TEST_CASE(TestStreamMessagesHandlerV2Unit_test_on_llm_end_dedupes_whe
 
 // libs/langgraph/tests/test_stream_events_v3_e2e.py::TestStreamV2E2EMessages::test_messages_projection_from_invoke
 BOOST_AUTO_TEST_CASE(TestStreamV2E2EMessages_test_messages_projection_from_invoke) {
-  auto run = one_node_graph("call_model", model_node(fake({"hello world"})))
-                 ->stream_events(hi_input());
+  auto run =
+      one_node_graph("call_model", model_node(fake({"hello world"})))->stream_events(hi_input());
   const auto streams = all_streams(*run);
   BOOST_REQUIRE(streams.size() >= 1u);
   BOOST_TEST(streams[0]->output_text() == "hello world");
@@ -307,8 +312,8 @@ BOOST_AUTO_TEST_CASE(TestStreamV2E2EMessages_test_messages_projection_from_invok
 // Through the OpenAI client against the scripted server: the server's chunks are the deltas.
 BOOST_AUTO_TEST_CASE(TestStreamV2E2EMessages_test_messages_text_deltas) {
   test::scripted_openai_server server({object{{"content", "streamed answer"}}});
-  auto run = one_node_graph("call_model", model_node(openai_model(server)))
-                 ->stream_events(hi_input("go"));
+  auto run =
+      one_node_graph("call_model", model_node(openai_model(server)))->stream_events(hi_input("go"));
   const auto streams = all_streams(*run);
   BOOST_REQUIRE(streams.size() == 1u);
   BOOST_TEST(joined_text(*streams[0]) == "streamed answer");
@@ -335,12 +340,12 @@ BOOST_AUTO_TEST_CASE(TestStreamV2E2ECombined_test_values_plus_messages_plus_cust
 // A model's tool calls stream as tool-call blocks and reach the stream's output and tool
 // calls, through the OpenAI client (streamed arguments in halves).
 BOOST_AUTO_TEST_CASE(tool_calls_stream_into_the_chat_model_stream) {
-  test::scripted_openai_server server(
-      {object{{"content", "Let me add"},
-              {"tool_calls", list{object{{"id", "c1"}, {"name", "add"},
-                                         {"args", object{{"a", 1}, {"b", 22}}}}}}}});
-  auto run = one_node_graph("agent", model_node(openai_model(server)))
-                 ->stream_events(hi_input("add"));
+  test::scripted_openai_server server({object{
+      {"content", "Let me add"},
+      {"tool_calls",
+       list{object{{"id", "c1"}, {"name", "add"}, {"args", object{{"a", 1}, {"b", 22}}}}}}}});
+  auto run =
+      one_node_graph("agent", model_node(openai_model(server)))->stream_events(hi_input("add"));
   auto streams = run->messages().cursor();
   auto stream = streams.next();
   BOOST_REQUIRE(stream.has_value());
@@ -362,15 +367,51 @@ BOOST_AUTO_TEST_CASE(tool_calls_stream_into_the_chat_model_stream) {
 
 // A run that fails while a call streams fails the call's stream with the run's error.
 BOOST_AUTO_TEST_CASE(a_failed_run_fails_the_open_chat_model_stream) {
-  auto run = one_node_graph("x", [](const value&, node_context& ctx) -> value {
-               ctx.emit_message_event(object{{"event", "message-start"}, {"role", "ai"},
-                                             {"message_id", "m1"}},
-                                      "call-1");
-               throw std::runtime_error("model node exploded");
-             })->stream_events(hi_input());
+  auto run =
+      one_node_graph("x", [](const value&, node_context& ctx) -> value {
+        ctx.emit_message_event(
+            object{{"event", "message-start"}, {"role", "ai"}, {"message_id", "m1"}}, "call-1");
+        throw std::runtime_error("model node exploded");
+      })->stream_events(hi_input());
   auto streams = run->messages().cursor();
   auto stream = streams.next();
   BOOST_REQUIRE(stream.has_value());
   BOOST_TEST(throws_with([&] { (void)(*stream)->output(); }, "model node exploded"));
   BOOST_TEST(throws_with([&] { (void)run->output(); }, "model node exploded"));
+}
+
+// A model call that fails midway fails its stream with the model's error, even when the node
+// catches it and the run goes on.
+BOOST_AUTO_TEST_CASE(a_chat_model_failing_midway_fails_its_stream) {
+  class failing_model final : public agents::chat_model {
+   public:
+    std::string describe() const override { return "failing model"; }
+
+   protected:
+    value generate(const list&, const agents::chat_options&) const override { return value(); }
+    value generate_stream(const list&, const agents::chat_options&,
+                          const agents::chunk_callback& on_chunk) const override {
+      on_chunk(object{{"type", "AIMessageChunk"}, {"content", "partial"}});
+      throw error(error_code::unavailable, "the connection dropped");
+    }
+  };
+  auto model = std::make_shared<failing_model>();
+  auto run = one_node_graph("x", [model](const value& state, node_context& ctx) -> value {
+               agents::chat_options call;
+               call.stream_to = &ctx;
+               try {
+                 (void)model->invoke(state.get("messages").as_list(), call);
+               } catch (const error&) {
+               }
+               return object{};
+             })->stream_events(hi_input());
+  auto streams = run->messages().cursor();
+  auto stream = streams.next();
+  BOOST_REQUIRE(stream.has_value());
+  std::string text;
+  BOOST_TEST(throws_with([&] { text = joined_text(**stream); }, "the connection dropped"));
+  BOOST_TEST((*stream)->text_deltas_so_far() == (strs{"partial"}));
+  BOOST_TEST(throws_with([&] { (void)(*stream)->output(); }, "the connection dropped"));
+  BOOST_TEST(!streams.next().has_value());
+  BOOST_TEST(run->output().get("messages").as_list().size() == 1u);
 }

@@ -33,7 +33,9 @@ class generic_fake_chat_model final : public agents::chat_model {
   explicit generic_fake_chat_model(std::vector<value> answers,
                                    std::optional<std::string> chunk_id = std::nullopt,
                                    std::optional<std::string> final_id = std::nullopt)
-      : answers_(std::move(answers)), chunk_id_(std::move(chunk_id)), final_id_(std::move(final_id)) {}
+      : answers_(std::move(answers)),
+        chunk_id_(std::move(chunk_id)),
+        final_id_(std::move(final_id)) {}
 
   std::string describe() const override { return "generic fake chat model"; }
 

@@ -14,13 +14,13 @@ namespace {
 protocol_event v1_chunk(const std::string& text, bool finish = false) {
   object chunk{{"type", "AIMessageChunk"}, {"content", text}, {"id", "msg-1"}};
   if (finish) chunk.set("response_metadata", object{{"finish_reason", "stop"}});
-  return pevent("messages", value::array({value(std::move(chunk)), object{{"langgraph_node", "llm"}}}));
+  return pevent("messages",
+                value::array({value(std::move(chunk)), object{{"langgraph_node", "llm"}}}));
 }
 
 protocol_event whole_msg(const std::string& text, const std::string& id = "msg-10") {
-  return pevent("messages",
-                value::array({object{{"type", "ai"}, {"content", text}, {"id", id}},
-                              object{{"langgraph_node", "node"}}}));
+  return pevent("messages", value::array({object{{"type", "ai"}, {"content", text}, {"id", id}},
+                                          object{{"langgraph_node", "node"}}}));
 }
 
 strs event_kinds(const std::vector<value>& events) {
@@ -157,9 +157,10 @@ BOOST_AUTO_TEST_CASE(TestWholeMessageFallback_test_whole_ai_message_produces_com
 // libs/langgraph/tests/test_stream_messages_transformer.py::TestWholeMessageFallback::test_whole_tool_message_is_ignored
 BOOST_AUTO_TEST_CASE(TestWholeMessageFallback_test_whole_tool_message_is_ignored) {
   sync_transformer s;
-  auto e = pevent("messages", value::array({agents::tool_message("[]", "call_1", "", "success",
-                                                                 std::string("tool-msg-1")),
-                                            object{{"langgraph_node", "tools"}}}));
+  auto e = pevent(
+      "messages",
+      value::array({agents::tool_message("[]", "call_1", "", "success", std::string("tool-msg-1")),
+                    object{{"langgraph_node", "tools"}}}));
   s.t.process(e);
   BOOST_TEST(s.items().empty());
 }
@@ -265,7 +266,8 @@ BOOST_AUTO_TEST_CASE(TestWireRequestMore_test_bind_pump_called_on_wire) {
       factory_of<values_transformer>(), factory_of<messages_transformer>()});
   auto& messages = dynamic_cast<messages_transformer&>(*mux->transformers()[1]);
   BOOST_TEST(!messages.pump());
-  graph_run_stream run(std::move(mux), std::make_unique<vector_source>(std::vector<stream_event>{}));
+  graph_run_stream run(std::move(mux),
+                       std::make_unique<vector_source>(std::vector<stream_event>{}));
   BOOST_REQUIRE(static_cast<bool>(messages.pump()));
   BOOST_TEST(!messages.pump()());
   BOOST_TEST(run.exhausted());
@@ -351,10 +353,16 @@ BOOST_AUTO_TEST_CASE(chat_model_stream_refuses_malformed_events_and_assembles_to
   auto s = std::make_shared<chat_model_stream>(strs{}, "llm", std::nullopt);
   BOOST_TEST(code_of([&] { s->dispatch(value("message-start")); }) == error_code::invalid_argument);
   s->dispatch(object{{"event", "message-start"}, {"role", "ai"}, {"message_id", "m"}});
-  BOOST_TEST(throws_with([&] { s->dispatch(object{{"event", "message-start"}}); },
-                         "a second message-start"));
-  BOOST_TEST(throws_with([&] { s->dispatch(object{{"event", "content-block-delta"}}); },
-                         "needs an integer \"index\""));
+  BOOST_TEST(throws_with(
+      [&] {
+        s->dispatch(object{{"event", "message-start"}});
+      },
+      "a second message-start"));
+  BOOST_TEST(throws_with(
+      [&] {
+        s->dispatch(object{{"event", "content-block-delta"}});
+      },
+      "needs an integer \"index\""));
   const list events = message_event_builder("m").finish(agents::ai_message(
       "x", {agents::tool_call{"add", object{{"a", 1}}, "c1"}}, std::string("m")));
   for (std::size_t i = 1; i < events.size(); ++i) s->dispatch(events[i]);
@@ -366,8 +374,11 @@ BOOST_AUTO_TEST_CASE(chat_model_stream_refuses_malformed_events_and_assembles_to
   std::size_t calls = 0;
   for (const value& c : s->tool_calls()) calls += c.get("id") == value("c1");
   BOOST_TEST(calls == 1u);
-  BOOST_TEST(throws_with([&] { s->dispatch(object{{"event", "message-finish"}}); },
-                         "after message-finish"));
+  BOOST_TEST(throws_with(
+      [&] {
+        s->dispatch(object{{"event", "message-finish"}});
+      },
+      "after message-finish"));
 
   auto failed = std::make_shared<chat_model_stream>(strs{}, std::nullopt, "f");
   failed->dispatch(object{{"event", "message-start"}});
