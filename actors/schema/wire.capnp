@@ -51,8 +51,9 @@ struct BatchHeader {
   subgraphs @7 :Bool;
   replayCheckpointId @8 :Text;
   replayVisited @9 :List(Text);
+  messageEvents @10 :Bool;     # chat model calls as the v2 message protocol (stream_events)
   # PULL tasks come without input: the node actor builds it from its replica.
-  inputsFromReplica @10 :Bool;
+  inputsFromReplica @11 :Bool;
 }
 
 # A channel's new value for a node actor's replica (present false: the channel is empty).

@@ -222,6 +222,7 @@ std::string encode(const task_batch& b) {
   put_strings(h.initNs(static_cast<unsigned>(b.header.ns.size())), b.header.ns);
   h.setModes(b.header.modes);
   h.setSubgraphs(b.header.subgraphs);
+  h.setMessageEvents(b.header.message_events);
   h.setInputsFromReplica(b.header.inputs_from_replica);
   h.setReplayCheckpointId(text(b.header.replay_checkpoint_id));
   put_strings(h.initReplayVisited(static_cast<unsigned>(b.header.replay_visited.size())),
@@ -246,6 +247,7 @@ void decode(std::string_view bytes, task_batch& b) {
     b.header.ns = get_strings(h.getNs());
     b.header.modes = h.getModes();
     b.header.subgraphs = h.getSubgraphs();
+    b.header.message_events = h.getMessageEvents();
     b.header.inputs_from_replica = h.getInputsFromReplica();
     b.header.replay_checkpoint_id = text_of(h.getReplayCheckpointId());
     b.header.replay_visited = get_strings(h.getReplayVisited());

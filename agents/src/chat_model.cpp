@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "http_post.hpp"
+#include "superstep/coordinator/message_events.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/core/error.hpp"
 
@@ -54,24 +56,88 @@ value tool_spec::to_openai() const {
   return object{{"type", "function"}, {"function", value(std::move(fn))}};
 }
 
+namespace {
+
+// `m` with the id `id` when it has none (LangChain's BaseChatModel names a call's chunks and
+// message "run-<run id>" when the model does not).
+value with_id(const value& m, const std::string& id) {
+  if (!m.is_object()) return m;
+  if (const value& have = m.get("id"); have.is_string() && !have.as_string().empty()) return m;
+  object out = m.as_object();
+  out.set("id", id);
+  return value(std::move(out));
+}
+
+using streamed_call = std::function<value(const chunk_callback&)>;
+
+// A streamed call whose chunks go to the node's `messages` stream as they are (v1).
+value stream_as_chunks(node_context& ctx, const streamed_call& call,
+                       const chunk_callback& on_chunk) {
+  const std::string call_id = "run-" + detail::random_uuid();
+  return with_id(call([&](const value& chunk) {
+                   const value named = with_id(chunk, call_id);
+                   ctx.emit_message(named);
+                   if (on_chunk) on_chunk(named);
+                 }),
+                 call_id);
+}
+
+// A streamed call reported to the node's run as the v2 message protocol (LangChain's
+// _stream_chat_model_events with LangGraph's StreamMessagesHandlerV2 listening).
+value stream_as_events(node_context& ctx, const streamed_call& call,
+                       const chunk_callback& on_chunk) {
+  const std::string call_id = "run-" + detail::random_uuid();
+  message_event_builder events(call_id);
+  const auto emit = [&](const list& out) {
+    for (const value& e : out) ctx.emit_message_event(e, call_id);
+  };
+  value answer;
+  try {
+    answer = call([&](const value& chunk) {
+      emit(events.chunk(chunk));
+      if (on_chunk) on_chunk(chunk);
+    });
+  } catch (const std::exception& e) {
+    // The call's stream ends with the model's error (the protocol's "error" event), whether or
+    // not the node goes on.
+    if (events.started())
+      ctx.emit_message_event(object{{"event", "error"}, {"message", std::string(e.what())}},
+                             call_id);
+    throw;
+  }
+  // The message the node returns is the one streamed: it keeps (or gets) the stream's id, and
+  // an id of its own is marked seen, so the node's output does not replay it.
+  answer = with_id(answer, events.started() ? events.message_id() : call_id);
+  emit(events.finish(answer));
+  if (const value& id = answer.get("id"); id.is_string() && id.as_string() != events.message_id())
+    ctx.note_message_seen(id.as_string());
+  return answer;
+}
+
+value stream_to_node(node_context& ctx, const streamed_call& call, const chunk_callback& on_chunk) {
+  return ctx.message_events() ? stream_as_events(ctx, call, on_chunk)
+                              : stream_as_chunks(ctx, call, on_chunk);
+}
+
+}  // namespace
+
 value chat_model::invoke(const list& messages, const chat_options& options) const {
   if (!options.stream_to) return generate(messages, options);
-  node_context* ctx = options.stream_to;
   chat_options inner = options;
   inner.stream_to = nullptr;
-  return generate_stream(messages, inner, [ctx](const value& chunk) { ctx->emit_message(chunk); });
+  return stream_to_node(
+      *options.stream_to,
+      [&](const chunk_callback& cb) { return generate_stream(messages, inner, cb); }, nullptr);
 }
 
 value chat_model::stream(const list& messages, const chat_options& options,
                          const chunk_callback& on_chunk) const {
   chat_options inner = options;
-  node_context* ctx = inner.stream_to;
   inner.stream_to = nullptr;
-  if (!ctx) return generate_stream(messages, inner, on_chunk);
-  return generate_stream(messages, inner, [&](const value& chunk) {
-    ctx->emit_message(chunk);
-    if (on_chunk) on_chunk(chunk);
-  });
+  if (!options.stream_to) return generate_stream(messages, inner, on_chunk);
+  return stream_to_node(
+      *options.stream_to,
+      [&](const chunk_callback& cb) { return generate_stream(messages, inner, cb); }, on_chunk);
 }
 
 std::shared_ptr<const chat_model> chat_model::bind_tools(std::vector<tool_spec> tools,

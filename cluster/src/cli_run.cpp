@@ -88,7 +88,9 @@ int run_graph(command_env& env, const run_args& args) {
     }
   } end_exit{data, where.thread};
 
-  stream_options options{args.modes, args.subgraphs, env.progress, env.stop};
+  stream_options options{args.modes, args.subgraphs};
+  options.progress = env.progress;
+  options.stop = env.stop;
   if (!args.multitask.empty()) options.multitask = parse_multitask_strategy(args.multitask);
   options.control = env.control;
   // What concerns the thread's files is done once the run holds the thread: a run refused or

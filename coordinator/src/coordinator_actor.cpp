@@ -276,6 +276,7 @@ void next_step(coordinator_actor* self) {
   header.ns = shared.ns;
   header.modes = shared.modes;
   header.subgraphs = shared.subgraphs;
+  header.message_events = shared.message_events;
   header.replay_checkpoint_id = shared.replay ? shared.replay->checkpoint_id() : std::string();
   header.replay_visited = shared.replay ? shared.replay->visited() : std::vector<std::string>{};
 

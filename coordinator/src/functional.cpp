@@ -225,6 +225,11 @@ class call_ctx final : public call_context {
   void emit_message(value chunk) override { inner_->emit_message(std::move(chunk)); }
   void emit_tool_event(value event) override { inner_->emit_tool_event(std::move(event)); }
   bool streams(stream_mode m) const noexcept override { return inner_->streams(m); }
+  bool message_events() const noexcept override { return inner_->message_events(); }
+  void emit_message_event(value event, std::string_view call_id) override {
+    inner_->emit_message_event(std::move(event), call_id);
+  }
+  void note_message_seen(std::string_view id) override { inner_->note_message_seen(id); }
   storage::store* store() const noexcept override { return inner_->store(); }
   std::int64_t node_attempt() const noexcept override { return inner_->node_attempt(); }
   double node_first_attempt_time() const noexcept override {

@@ -52,27 +52,42 @@ const list& run_stream::interrupts() {
 }
 
 interleaved_stream run_stream::interleave(const std::vector<std::string>& names) {
-  std::vector<std::pair<std::string, stream_channel<value>*>> channels;
+  std::vector<interleaved_stream::source> channels;
   // Check them all before taking any subscription, so a bad name leaves none taken.
   for (const auto& n : names) {
-    auto& ch = extension<stream_channel<value>>(n);
-    if (ch.subscribed())
+    interleaved_stream::source src{n, nullptr, nullptr, nullptr};
+    auto it = mux_->extensions().find(n);
+    if (it == mux_->extensions().end())
+      throw error(error_code::not_found, "no projection '" + n + "' in the run stream");
+    if (auto* ch = dynamic_cast<stream_channel<value>*>(it->second.get())) {
+      src.channel = ch;
+      src.front_stamp = [ch] { return ch->front_stamp(); };
+      src.pop_front = [ch] { return interleaved_value(ch->pop_front()); };
+    } else if (auto* ms = dynamic_cast<stream_channel<std::shared_ptr<chat_model_stream>>*>(
+                   it->second.get())) {
+      src.channel = ms;
+      src.front_stamp = [ms] { return ms->front_stamp(); };
+      src.pop_front = [ms] { return interleaved_value(ms->pop_front()); };
+    } else {
+      throw error(error_code::type_error,
+                  "projection '" + n + "' is not of the type asked for (interleave takes "
+                  "stream_channel<value> projections and the messages projection)");
+    }
+    if (src.channel->subscribed())
       throw error(error_code::invalid_argument,
                   "stream_channel '" + n + "' already has a subscriber; use tee(n) for fan-out");
-    for (const auto& [seen, _] : channels)
-      if (seen == n)
+    for (const auto& seen : channels)
+      if (seen.name == n)
         throw error(error_code::invalid_argument, "interleave() names '" + n + "' twice");
-    channels.emplace_back(n, &ch);
+    channels.push_back(std::move(src));
   }
-  for (auto& [n, ch] : channels) ch->subscribe();
+  for (auto& src : channels) src.channel->subscribe();
   return interleaved_stream(std::move(channels), mux_->pump());
 }
 
 // ---- interleaved_stream ----
 
-interleaved_stream::interleaved_stream(
-    std::vector<std::pair<std::string, stream_channel<value>*>> channels,
-    std::function<bool()> pump)
+interleaved_stream::interleaved_stream(std::vector<source> channels, std::function<bool()> pump)
     : channels_(std::move(channels)), done_(channels_.size(), false), pump_(std::move(pump)) {}
 
 interleaved_stream::interleaved_stream(interleaved_stream&& other) noexcept
@@ -85,14 +100,14 @@ interleaved_stream::interleaved_stream(interleaved_stream&& other) noexcept
 interleaved_stream::~interleaved_stream() { release(); }
 
 void interleaved_stream::release() noexcept {
-  for (auto& [n, ch] : channels_) ch->unsubscribe();
+  for (auto& src : channels_) src.channel->unsubscribe();
   channels_.clear();
 }
 
 std::optional<interleaved_stream::item> interleaved_stream::next() {
   // Ends a channel that is closed and empty; throws its error.
   const auto settle = [this](std::size_t i) {
-    auto* ch = channels_[i].second;
+    auto* ch = channels_[i].channel;
     if (done_[i] || !ch->closed() || ch->size() != 0) return;
     if (ch->error()) {
       std::exception_ptr err = ch->error();
@@ -110,18 +125,18 @@ std::optional<interleaved_stream::item> interleaved_stream::next() {
       settle(i);
       if (done_[i]) continue;
       ++live;
-      if (auto stamp = channels_[i].second->front_stamp();
+      if (auto stamp = channels_[i].front_stamp();
           stamp && (!best || *stamp < best_stamp)) {
         best = i;
         best_stamp = *stamp;
       }
     }
-    if (best) return item{channels_[*best].first, channels_[*best].second->pop_front()};
+    if (best) return item{channels_[*best].name, channels_[*best].pop_front()};
     if (live == 0 || !pump_ || !pump_()) {
       // The run has nothing more: end the channels that ended; the others never will.
       for (std::size_t i = 0; i < channels_.size(); ++i) settle(i);
       bool any_buffered = false;
-      for (auto& [n, ch] : channels_) any_buffered |= ch->size() != 0;
+      for (auto& src : channels_) any_buffered |= src.channel->size() != 0;
       if (!any_buffered) {
         release();
         return std::nullopt;
@@ -358,6 +373,8 @@ std::unique_ptr<graph_run_stream> pregel::stream_events(
   stream_options run_options = options;
   run_options.modes = mux->required_stream_modes();
   run_options.subgraphs = true;
+  for (stream_mode m : run_options.modes)
+    if (m == stream_mode::messages) run_options.message_events = true;
   auto source = std::make_unique<run_thread_source>(shared_from_this(), input, config,
                                                     std::move(run_options), std::move(scope));
   return std::make_unique<graph_run_stream>(std::move(mux), std::move(source));

@@ -54,6 +54,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
     shared.cache = cache;  // where the functional API's task calls cache their results
     shared.modes = h.modes;
     shared.subgraphs = h.subgraphs;
+    shared.message_events = h.message_events;
     if (!h.replay_checkpoint_id.empty())
       shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
     shared.sink = &sink;

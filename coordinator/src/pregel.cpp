@@ -236,6 +236,7 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.config = config.is_null() ? value(object{}) : config;
   shared.modes = sink ? mode_bits(options.modes) : 0;
   shared.subgraphs = options.subgraphs;
+  shared.message_events = options.message_events;
   // A sink that throws stream_stop closes the stream: it gets nothing more, and the run is
   // cancelled (its calls never overlap, so `closed` needs no lock).
   detail::run_loop* running = nullptr;  // set once the loop exists, before any event
@@ -309,6 +310,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   // Subgraph events reach the caller only when it asked for subgraphs.
   shared.modes = up.subgraphs ? up.modes : 0;
   shared.subgraphs = up.subgraphs;
+  shared.message_events = up.message_events;
   shared.sink = up.sink;
   shared.sink_mutex = up.sink_mutex;
   // LangGraph's checkpointer=False: no checkpoints, whatever the parent has.

@@ -145,8 +145,22 @@ void task_context::emit_subgraph_event(stream_event event) {
 
 void task_context::emit_message(value chunk) {
   if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
-  if (!run_.wants(stream_mode::messages)) return;
+  if (!run_.wants(stream_mode::messages) || run_.message_events) return;
   run_.emit(stream_mode::messages, value::array({std::move(chunk), message_metadata()}));
+}
+
+void task_context::emit_message_event(value event, std::string_view call_id) {
+  if (timeout_ && !timeout_->refresh_on_heartbeat_only) touch();
+  if (!message_events()) return;
+  value meta = message_metadata();
+  object with_run = meta.as_object();
+  with_run.set("run_id", std::string(call_id));
+  run_.emit(stream_mode::messages, value::array({std::move(event), value(std::move(with_run))}));
+}
+
+void task_context::note_message_seen(std::string_view id) {
+  if (!run_.wants(stream_mode::messages)) return;
+  detail::note_messages_seen(*this, list{value(std::string(id))});
 }
 
 value task_context::push_message(value message, std::string_view state_key) {
@@ -155,7 +169,10 @@ value task_context::push_message(value message, std::string_view state_key) {
   if (!id || !id->is_string())
     throw error(error_code::invalid_argument,
                 "Message ID is required: push_message got " + message.to_json());
-  emit_message(message);
+  // A whole message: streamed in either form of the messages stream (LangGraph's push_message
+  // calls the handler's _emit directly).
+  if (run_.wants(stream_mode::messages))
+    run_.emit(stream_mode::messages, value::array({message, message_metadata()}));
   if (!state_key.empty()) write(std::string(state_key), message);
   return message;
 }

@@ -47,6 +47,7 @@ struct run_shared {
   std::int64_t stop = 0;        // the step past which the recursion limit ends the run
   std::uint32_t modes = 0;      // bit per stream_mode
   bool subgraphs = false;
+  bool message_events = false;  // stream_options::message_events
   const stream_sink* sink = nullptr;
   std::mutex* sink_mutex = nullptr;
   // Persistence, shared with subgraphs: they save their checkpoints in the same thread, under
@@ -108,6 +109,11 @@ class task_context final : public node_context, public write_scope {
   void emit_tool_event(value event) override;
   bool streams(stream_mode m) const noexcept override { return run_.sink && run_.wants(m); }
   void emit_message(value chunk) override;
+  bool message_events() const noexcept override {
+    return run_.message_events && run_.wants(stream_mode::messages);
+  }
+  void emit_message_event(value event, std::string_view call_id) override;
+  void note_message_seen(std::string_view id) override;
   /// The metadata of the `messages` events of this task (LangGraph's): the run's configurable
   /// keys LangGraph propagates (thread_id, checkpoint_id, checkpoint_ns, task_id, run_id,
   /// assistant_id, graph_id), langgraph_step, langgraph_node, langgraph_triggers,

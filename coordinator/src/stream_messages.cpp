@@ -43,6 +43,12 @@ value map_messages(const value& v, F&& f) {
   return value(std::move(out));
 }
 
+bool is_tool_message(const value& m) {
+  const value* type = m.find("type");
+  if (!type) type = m.find("role");
+  return type->as_string() == "tool";
+}
+
 template <class F>
 void for_each_message(const value& v, F&& f) {
   map_messages(v, [&](const value& m) {
@@ -103,7 +109,11 @@ void note_input_messages(task_context& ctx, const value& input) {
     for_each_message(input, [&](const value& m) {
       if (const std::string* id = id_of(m)) ids.emplace_back(*id);
     });
-  if (ids.empty()) return;
+  note_messages_seen(ctx, std::move(ids));
+}
+
+void note_messages_seen(task_context& ctx, list ids) {
+  if (ids.empty() || !ctx.run().wants(stream_mode::messages)) return;
   ctx.run().emit(stream_mode::messages,
                  value(object{{std::string(seen_key), value(std::move(ids))}}));
 }
@@ -126,7 +136,11 @@ value with_message_ids(const task_context& ctx, const value& output) {
 
 void emit_output_messages(task_context& ctx, const value& output) {
   if (!ctx.run().wants(stream_mode::messages)) return;
+  // With the v2 message protocol, tool results are not replayed as chat messages (LangGraph's
+  // StreamMessagesHandlerV2._find_and_emit_messages).
+  const bool skip_tools = ctx.run().message_events;
   map_output_messages(output, [&](const value& m) {
+    if (skip_tools && is_tool_message(m)) return m;
     ctx.run().emit(stream_mode::messages, value::array({m, ctx.message_metadata(), true}));
     return m;
   });
@@ -148,6 +162,11 @@ stream_sink dedupe_messages(const stream_sink& sink) {
       return sink(stream_event{e.ns, e.mode, value::array({message, parts[1]})});
     }
     if (const std::string* id = id_of(parts.at(0))) seen->insert(*id);
+    // A chat model call's message-start (v2 protocol): the message it streams is seen.
+    if (const value& event = parts.at(0); event.is_object() &&
+                                          event.get("event") == value("message-start"))
+      if (const value& mid = event.get("message_id"); mid.is_string())
+        seen->insert(mid.as_string());
     sink(e);
   };
 }

@@ -23,6 +23,9 @@ class task_context;
 /// in lists among them). No-op unless the run streams `messages`.
 void note_input_messages(task_context& ctx, const value& input);
 
+/// Reports `ids` as seen (the same internal event as `note_input_messages`).
+void note_messages_seen(task_context& ctx, list ids);
+
 /// The node's output with a fresh id (a random uuid4) in each message it returns without one,
 /// as LangGraph's handler gives them before the node's writes are applied, so the state keeps
 /// the id the stream showed. The output itself unless the run streams `messages`.

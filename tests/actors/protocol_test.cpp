@@ -55,6 +55,7 @@ BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serializati
   b.header.ns = {"child:abc"};
   b.header.modes = 5;
   b.header.subgraphs = true;
+  b.header.message_events = true;
   b.header.replay_checkpoint_id = "cp-1";
   b.header.replay_visited = {"child", "other|inner"};
   b.deltas = {{"foo", true, value("bar")}, {"gone", false, value()}};
@@ -67,6 +68,7 @@ BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serializati
   BOOST_TEST(back.header.config == b.header.config);
   BOOST_TEST((back.header.ns == b.header.ns));
   BOOST_TEST(back.header.subgraphs);
+  BOOST_TEST(back.header.message_events);
   BOOST_TEST(back.header.replay_checkpoint_id == "cp-1");
   BOOST_TEST((back.header.replay_visited == b.header.replay_visited));
   BOOST_TEST_REQUIRE(back.deltas.size() == 2u);

@@ -30,6 +30,8 @@ struct batch_header {
   std::vector<std::string> ns;  ///< namespace of the graph (empty at the top level)
   std::uint32_t modes = 0;      ///< stream modes wanted, a bit per mode
   bool subgraphs = false;
+  /// The run streams chat model calls as the v2 message protocol (stream_events runs).
+  bool message_events = false;
   /// Set when the run replays from a past checkpoint: its subgraphs load their state from
   /// before this checkpoint the first time they run (`replay_visited`: those that have).
   std::string replay_checkpoint_id;

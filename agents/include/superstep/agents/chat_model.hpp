@@ -49,11 +49,18 @@ struct chat_options {
   std::optional<agents::response_format> response_format;
   /// Further request fields ("temperature", "max_tokens", ...), an object (null: none).
   value extra;
-  /// The node the call is made from, or null. When set, `invoke` streams the answer and
-  /// passes each chunk to the node's `emit_message` (a no-op unless the run streams in
-  /// `messages` mode), so tokens reach the `messages` stream with the node's metadata, as
-  /// LangGraph's StreamMessagesHandler makes them; the final message keeps the chunks' id,
-  /// so the stream does not show it again when the node returns it.
+  /// The node the call is made from, or null. When set, `invoke` streams the answer into the
+  /// node's run, as LangGraph's StreamMessagesHandler sees a LangChain model called in a node:
+  /// - by default, each chunk goes to the node's `emit_message` (a no-op unless the run
+  ///   streams in `messages` mode): tokens reach the `messages` stream with the node's
+  ///   metadata;
+  /// - in a `pregel::stream_events` run (`node_context::message_events()`), the call is sent
+  ///   as the v2 message protocol (message-start, content-block start/delta/finish for the
+  ///   text and each tool call, message-finish; message_events.hpp) through
+  ///   `emit_message_event` under a fresh call id, and becomes one `chat_model_stream` of
+  ///   `run->messages()`.
+  /// Chunks and message without an id get the call's ("run-<uuid>", as LangChain names
+  /// them); the message the node returns is marked seen, so the stream does not show it again.
   node_context* stream_to = nullptr;
 };
 

@@ -40,6 +40,7 @@
 namespace superstep {
 
 class subgraph_run_stream;
+class chat_model_stream;
 
 /// Where a graph_run_stream pulls a run's events from (LangGraph's graph iterator).
 class stream_event_source {
@@ -51,12 +52,31 @@ class stream_event_source {
   virtual void close() noexcept {}
 };
 
+/// An item of an interleave: a value, or (from the messages projection) a chat model stream.
+/// Converts to the value it holds; `chat_stream()` gives the stream.
+class interleaved_value : public value {
+ public:
+  interleaved_value(value v) : value(std::move(v)) {}
+  explicit interleaved_value(std::shared_ptr<chat_model_stream> s) : stream_(std::move(s)) {}
+  /// The chat model stream of a messages item, else null.
+  const std::shared_ptr<chat_model_stream>& chat_stream() const noexcept { return stream_; }
+
+ private:
+  std::shared_ptr<chat_model_stream> stream_;
+};
+
 /// Iterates several projections in arrival order (`run_stream::interleave`).
 class interleaved_stream {
  public:
-  using item = std::pair<std::string, value>;
-  interleaved_stream(std::vector<std::pair<std::string, stream_channel<value>*>> channels,
-                     std::function<bool()> pump);
+  using item = std::pair<std::string, interleaved_value>;
+  /// One projection: its channel, and how its front item is taken as an interleaved_value.
+  struct source {
+    std::string name;
+    stream_channel_base* channel;
+    std::function<std::optional<std::uint64_t>()> front_stamp;
+    std::function<interleaved_value()> pop_front;
+  };
+  interleaved_stream(std::vector<source> channels, std::function<bool()> pump);
   interleaved_stream(interleaved_stream&& other) noexcept;
   interleaved_stream(const interleaved_stream&) = delete;
   /// Gives the channels' subscriptions back.
@@ -71,7 +91,7 @@ class interleaved_stream {
 
  private:
   void release() noexcept;
-  std::vector<std::pair<std::string, stream_channel<value>*>> channels_;
+  std::vector<source> channels_;
   std::vector<bool> done_;
   std::function<bool()> pump_;
 };
@@ -88,10 +108,12 @@ class run_stream {
   /// run's own graph (not its subgraphs'). Throws `superstep::error` (not_found) when no
   /// transformer provides "values"; the other accessors likewise.
   stream_channel<value>& values() const { return native<stream_channel<value>>("values"); }
-  /// The messages projection (LangGraph `run.messages`): the `messages` events of this run's
-  /// own graph, each its [message, metadata] pair. LangGraph yields one ChatModelStream per
-  /// model call instead; chat-model streams are issue 15.
-  stream_channel<value>& messages() const { return native<stream_channel<value>>("messages"); }
+  /// The messages projection (LangGraph `run.messages`): a chat_model_stream per chat model
+  /// call of this run's own graph (not its subgraphs'), pushed as the call starts, and one
+  /// per whole message a node returns (stream_transformers.hpp `messages_transformer`).
+  stream_channel<std::shared_ptr<chat_model_stream>>& messages() const {
+    return native<stream_channel<std::shared_ptr<chat_model_stream>>>("messages");
+  }
   /// Subgraphs starting and ending below this run (LangGraph `run.lifecycle`):
   /// {event: started|completed|failed|interrupted|drained, namespace, graph_name?,
   /// trigger_call_id?, cause?, error?}; also in the main log as "lifecycle" events.
@@ -140,10 +162,11 @@ class run_stream {
   /// Subscribes to the main event log (LangGraph `iter(run)`): every event that no
   /// transformer dropped, numbered by `seq`, then the end or the run's error.
   stream_cursor<protocol_event> events() { return mux_->events().cursor(); }
-  /// Iterates the stream_channel<value> projections `names` together in arrival order
-  /// (LangGraph `run.interleave`), holding their subscriptions until it is destroyed. Throws
-  /// `superstep::error`: not_found for an unknown name, type_error for a projection that is no
-  /// stream_channel<value>, invalid_argument for one already subscribed.
+  /// Iterates the projections `names` together in arrival order (LangGraph
+  /// `run.interleave`), holding their subscriptions until it is destroyed: stream_channel<value>
+  /// projections, and the messages projection (its items hold their chat_model_stream). Throws
+  /// `superstep::error`: not_found for an unknown name, type_error for a projection of another
+  /// kind, invalid_argument for one already subscribed.
   interleaved_stream interleave(const std::vector<std::string>& names);
 
   /// Stops reading early (LangGraph `abort`): marks the stream exhausted and closes its mux

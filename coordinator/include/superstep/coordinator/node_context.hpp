@@ -90,7 +90,9 @@ class node_context {
 
   /// Sends `data` to the `custom` stream (LangGraph's stream writer).
   virtual void emit_custom(value data) = 0;
-  /// Sends a message chunk (e.g. an LLM token) to the `messages` stream.
+  /// Sends a message chunk (e.g. an LLM token) to the `messages` stream. A no-op when the run
+  /// streams chat model calls as protocol events instead (`message_events()`), as LangGraph's
+  /// v2 handler drops v1 tokens.
   virtual void emit_message(value chunk) = 0;
   /// Sends a tool call's event to the `tools` stream (what the prebuilt tool node reports of
   /// each call it runs, stream.hpp). Dropped unless the run streams `tools` (a subgraph's: its
@@ -102,6 +104,23 @@ class node_context {
     (void)m;
     return false;
   }
+  /// Whether the run wants chat model calls as the v2 message protocol (message_events.hpp)
+  /// through `emit_message_event` rather than chunks through `emit_message`: a
+  /// `pregel::stream_events` run (stream_options::message_events) streaming `messages`.
+  virtual bool message_events() const noexcept { return false; }
+  /// Sends one protocol event of the chat model call `call_id` (an id unique to the call, the
+  /// run id of LangChain's callbacks) to the `messages` stream as [event, metadata], the
+  /// metadata this task's messages carry with "run_id" set to `call_id` (LangGraph's
+  /// StreamMessagesHandler.on_stream_event). A message-start's message_id counts as seen: the
+  /// node returning that message does not stream it again. A no-op unless `message_events()`.
+  virtual void emit_message_event(value event, std::string_view call_id) {
+    (void)event;
+    (void)call_id;
+  }
+  /// Marks the message id `id` as streamed already, so a node returning that message does not
+  /// stream it again (LangGraph's handler marks a streamed call's final message). A no-op
+  /// unless the run streams `messages`.
+  virtual void note_message_seen(std::string_view id) { (void)id; }
   /// Streams a whole message on `messages` and writes it to the state key `state_key` (an
   /// add_messages key; empty: stream only), as this task's write (LangGraph `push_message`).
   /// The message is taken as `channels::as_message` takes it and must have a string "id".

@@ -138,6 +138,11 @@ struct stream_options {
   std::vector<stream_mode> modes;
   /// Also stream events of subgraphs, with their namespace.
   bool subgraphs = false;
+  /// The `messages` stream carries chat model calls as the v2 message protocol
+  /// (`node_context::message_events`): what `stream_events` sets when its transformers read
+  /// `messages` (LangGraph's CONFIG_KEY_STREAM_MESSAGES_V2). Off: the v1 chunks of
+  /// `emit_message`. A graph streamed from inside a node has its own (off unless asked).
+  bool message_events = false;
   /// Called as a step's tasks finish: the step, tasks finished and tasks in the step. On the
   /// actor runtime only, from the coordinator's thread; keep it cheap (throttle printing).
   std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;

@@ -25,7 +25,11 @@ namespace superstep {
 /// assistant_id and graph_id when present, langgraph_step, langgraph_node,
 /// langgraph_triggers, langgraph_path, langgraph_checkpoint_ns (the task's namespace,
 /// "node:task id" after its graph's) and ls_integration ("langgraph"). Subgraphs' messages
-/// are streamed (and their inputs seen) only with `subgraphs`.
+/// are streamed (and their inputs seen) only with `subgraphs`. With
+/// `stream_options::message_events` (set by `pregel::stream_events`), chat model calls come
+/// as [protocol event, metadata with the call's "run_id"] pairs (message_events.hpp) instead
+/// of chunks, `emit_message` chunks are dropped, and tool messages a node returns are not
+/// streamed (LangGraph's StreamMessagesHandlerV2).
 /// `tools`: the life of each tool call the prebuilt tool node runs (LangGraph's
 /// StreamToolCallHandler): {"event": "tool-started", "tool_call_id", "tool_name", "input"},
 /// {"event": "tool-output-delta", "tool_call_id", "delta"} for each

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "superstep/coordinator/chat_model_stream.hpp"
 #include "superstep/coordinator/graph_run_stream.hpp"
 #include "superstep/coordinator/stream_transformer.hpp"
 
@@ -63,13 +64,65 @@ class values_transformer : public mode_projection_transformer {
   list interrupts_;
 };
 
-/// `run.messages`: the [message, metadata] pairs of `messages` events at its scope.
-/// (LangGraph's `MessagesTransformer` makes a ChatModelStream per model call from the v2
-/// message protocol events; chat-model streams are issue 15.)
-class messages_transformer : public mode_projection_transformer {
+/// `run.messages` (LangGraph `MessagesTransformer`): a chat_model_stream per chat model call
+/// of the graph at its scope, from the `messages` events' [payload, metadata] pairs:
+/// - a v2 message protocol event (an object with "event", message_events.hpp; what
+///   `pregel::stream_events` makes chat models emit, see `node_context::emit_message_event`)
+///   is routed by the metadata's "run_id" (the model call's id): message-start makes a stream,
+///   pushed at once, with the metadata's langgraph_node and the event's message_id (a
+///   message-start of role "tool" has its call ignored to its message-finish); later events go
+///   to their call's stream; message-finish ends the routing; an event of no known call is
+///   dropped;
+/// - a whole message a node returned (not a chunk, not a tool message) becomes a stream
+///   already finished, replayed through `message_to_events`;
+/// - anything else (the `messages` mode's v1 chunks) is ignored.
+/// Events of other namespaces (subgraphs) are left to the subgraph handles' own transformers.
+/// `fail` fails the streams still open; `finalize` and `fail` clear the routing. Streams read
+/// past what arrived pump the run (the mux's pump, or `bind_pump`'s). Native; keeps every
+/// event in the main log.
+class messages_transformer : public stream_transformer {
  public:
-  explicit messages_transformer(std::vector<std::string> scope = {})
-      : mode_projection_transformer(std::move(scope), stream_mode::messages) {}
+  explicit messages_transformer(std::vector<std::string> scope = {});
+  stream_projections init() override;
+  bool process(protocol_event& event) override;
+  void finalize() override;
+  void fail(const std::exception_ptr& err) override;
+  void on_register(stream_mux& mux) override { mux_ = &mux; }
+  std::vector<stream_mode> required_stream_modes() const override {
+    return {stream_mode::messages};
+  }
+  bool native() const override { return true; }
+  std::string name() const override { return "messages_transformer"; }
+
+  /// The projection channel.
+  stream_channel<std::shared_ptr<chat_model_stream>>& log() const noexcept { return *log_; }
+  /// Sets the pump of the streams it makes (LangGraph `_bind_pump`), for a transformer used
+  /// without a run stream; otherwise the mux's pump is used.
+  void bind_pump(std::function<bool()> pump) { pump_ = std::move(pump); }
+  /// The pump its streams get: `bind_pump`'s, else the registering mux's; null without either.
+  std::function<bool()> pump() const;
+  /// The streams of the calls in progress, by call id (LangGraph `_by_run`).
+  const std::map<std::string, std::shared_ptr<chat_model_stream>>& open_streams() const noexcept {
+    return by_run_;
+  }
+  /// The calls whose events are ignored (tool messages) until their message-finish.
+  const std::set<std::string>& ignored_runs() const noexcept { return ignored_runs_; }
+
+ private:
+  void route_protocol_event(const value& event, const std::string& run_id,
+                            const std::optional<std::string>& node,
+                            const std::vector<std::string>& ns);
+  void route_whole_message(const value& message, const std::optional<std::string>& node,
+                           const std::vector<std::string>& ns);
+  std::shared_ptr<chat_model_stream> make_stream(std::vector<std::string> ns,
+                                                 std::optional<std::string> node,
+                                                 std::optional<std::string> message_id) const;
+
+  std::shared_ptr<stream_channel<std::shared_ptr<chat_model_stream>>> log_;
+  std::map<std::string, std::shared_ptr<chat_model_stream>> by_run_;
+  std::set<std::string> ignored_runs_;
+  std::function<bool()> pump_;
+  stream_mux* mux_ = nullptr;
 };
 
 /// `run.updates` (LangGraph `UpdatesTransformer`, opt-in).
