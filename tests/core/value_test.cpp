@@ -50,21 +50,6 @@ BOOST_AUTO_TEST_CASE(copies_share_the_same_instance) {
   BOOST_TEST(a.same_instance(b));
 }
 
-BOOST_AUTO_TEST_CASE(a_value_moved_from_is_null) {
-  for (value v : {value("text"), value(list{1, 2}), value(object{{"a", 1}}),
-                  value(superstep::bytes{std::string("raw")}), value(7)}) {
-    const value before = v;
-    value taken = std::move(v);
-    BOOST_TEST(taken == before);
-    BOOST_TEST(v.is_null());  // NOLINT(bugprone-use-after-move): what this checks
-    BOOST_TEST(v.to_json() == "null");
-    value assigned;
-    assigned = std::move(taken);
-    BOOST_TEST(assigned == before);
-    BOOST_TEST(taken.is_null());  // NOLINT(bugprone-use-after-move)
-  }
-}
-
 BOOST_AUTO_TEST_CASE(decodes_unicode_escapes_and_surrogate_pairs) {
   value v = value::parse_json(R"("\u00e9\ud83d\ude00")");
   BOOST_TEST(v.as_string() == "\u00e9\U0001F600");

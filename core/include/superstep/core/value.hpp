@@ -37,18 +37,6 @@ struct bytes {
 class value {
  public:
   value() noexcept = default;
-  value(const value&) = default;
-  value& operator=(const value&) = default;
-  /// A value moved from is null (a moved-from shared pointer would leave it holding nothing
-  /// of its kind).
-  value(value&& o) noexcept : v_(std::move(o.v_)) { o.v_.emplace<std::monostate>(); }
-  value& operator=(value&& o) noexcept {
-    if (this != &o) {
-      v_ = std::move(o.v_);
-      o.v_.emplace<std::monostate>();
-    }
-    return *this;
-  }
   value(std::nullptr_t) noexcept {}
   value(bool b) noexcept : v_(b) {}
   value(int i) noexcept : v_(static_cast<std::int64_t>(i)) {}
