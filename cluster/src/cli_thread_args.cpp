@@ -147,13 +147,14 @@ std::vector<subcommand> thread_commands(CLI::App& root) {
       ->description("load a node library the threads' specs use (repeatable)");
   app->get_option("--head")->description("list a cluster head's threads instead (its database)");
   add_help(*app);
-  out.push_back({app, [app, threads]() -> command {
-                   take_extras(*app);
-                   if (!threads->where.head.empty() && !threads->where.plugins.empty())
-                     throw usage_error(
-                         "threads: --plugin is the head's option (it loads its threads' graphs)");
-                   return *threads;
-                 }});
+  out.push_back(
+      {app, [app, threads]() -> command {
+         take_extras(*app);
+         if (!threads->where.head.empty() && !threads->where.plugins.empty())
+           throw usage_error(
+               "threads: --plugin: not with --head (the head loads its threads' graphs itself)");
+         return *threads;
+       }});
 
   // cancel: a run in progress on a head.
   auto cancel = std::make_shared<cancel_args>();
