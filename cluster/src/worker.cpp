@@ -13,6 +13,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "net.hpp"
 #include "net_auth.hpp"
@@ -56,6 +57,10 @@ struct host_state {
   // Graphs loaded, by key: kept until the head unloads them (a head that comes back sends
   // the same keys and gets the same actors).
   std::map<std::string, std::pair<std::shared_ptr<pregel>, net::graph_hosts>> graphs;
+  // Unloaded graphs, held for each of their node actors until it is down: an actor told to
+  // exit may still be running a task (of a run the head cancelled or failed), which reads
+  // the graph.
+  std::unordered_map<caf::actor_addr, std::shared_ptr<pregel>> retiring;
   bool closing = false;  // the worker stops: no new node actors
 };
 
@@ -111,6 +116,7 @@ net::graph_hosts load(host_state& st, const net::graph_load& req) {
 caf::behavior host(host_actor* self, host_state init) {
   self->state = std::move(init);
   self->set_default_handler(caf::drop);
+  self->set_down_handler([self](caf::down_msg& m) { self->state.retiring.erase(m.source); });
   return {
       [self](net::load_atom, const net::graph_load& req) -> net::graph_hosts {
         return load(self->state, req);
@@ -120,8 +126,11 @@ caf::behavior host(host_actor* self, host_state init) {
         auto& st = self->state;
         auto it = st.graphs.find(key);
         if (it == st.graphs.end()) return;
-        for (const auto& a : it->second.second.actors)
+        for (const auto& a : it->second.second.actors) {
+          st.retiring.emplace(a.address(), it->second.first);
+          self->monitor(a);
           self->send_exit(a, caf::exit_reason::user_shutdown);
+        }
         st.graphs.erase(it);
         st.log(worker_log_level::info, "unloaded graph " + key + " (" +
                                            std::to_string(st.graphs.size()) + " graphs loaded)");
