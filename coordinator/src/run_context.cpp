@@ -119,10 +119,12 @@ value task_context::message_metadata() const {
   if (task_.push) triggers.emplace_back(std::string(PUSH));
   for (const auto& t : task_.triggers) triggers.emplace_back(t);
   meta.set("langgraph_triggers", value(std::move(triggers)));
+  // A Send's task: (PUSH, idx, False), False saying it is no call (LangGraph's translated
+  // task path of a PUSH task's metadata).
   meta.set("langgraph_path",
-           task_.push
-               ? value::array({std::string(PUSH), static_cast<std::int64_t>(task_.push_index)})
-               : value::array({std::string(PULL), task_.name}));
+           task_.push ? value::array(
+                            {std::string(PUSH), static_cast<std::int64_t>(task_.push_index), false})
+                      : value::array({std::string(PULL), task_.name}));
   meta.set("langgraph_checkpoint_ns", (run_.checkpoint_ns.empty() ? "" : run_.checkpoint_ns + "|") +
                                           task_.name + ":" + task_.id);
   meta.set("ls_integration", "langgraph");
