@@ -13,7 +13,8 @@
 namespace superstep::net {
 
 /// Client -> head: a run, state, history, update, delete, graph, cancel or threads command as
-/// the client parsed it, with the graph spec it read. Only the fields that travel are set: where a command runs
+/// the client parsed it, with the graph spec it read. Only the fields that travel are set: where a
+/// command runs
 /// (--data, GRAPH.json's path, --plugin, --head, --key-file, TLS) is never sent.
 ///
 /// To carry a new option: add it to the command's struct in cli_args.hpp, a field at the end

@@ -11,7 +11,6 @@ using namespace remote_detail;
 
 namespace remote_detail {
 
-
 cli::run_args run_request(const value& input, const value& sent_config,
                           const remote_run_options& options,
                           const std::vector<stream_mode>& requested,
@@ -52,7 +51,6 @@ std::vector<stream_mode> requested_modes(const remote_run_options& options) {
 
 }  // namespace remote_detail
 
-
 remote_graph::remote_graph(std::string graph_id, remote_graph_options options)
     : impl_(std::make_shared<impl>()) {
   if (graph_id.empty()) throw error(error_code::invalid_argument, "remote_graph: no graph id");
@@ -86,7 +84,6 @@ remote_graph remote_graph::with_config(const value& config) const {
   copy.impl_ = std::move(i);
   return copy;
 }
-
 
 value remote_graph::run(const value& input, const value& config, const remote_run_options& options,
                         const stream_sink& sink, node_context* parent) const {

@@ -70,8 +70,9 @@ interleaved_stream run_stream::interleave(const std::vector<std::string>& names)
       src.pop_front = [ms] { return interleaved_value(ms->pop_front()); };
     } else {
       throw error(error_code::type_error,
-                  "projection '" + n + "' is not of the type asked for (interleave takes "
-                  "stream_channel<value> projections and the messages projection)");
+                  "projection '" + n +
+                      "' is not of the type asked for (interleave takes "
+                      "stream_channel<value> projections and the messages projection)");
     }
     if (src.channel->subscribed())
       throw error(error_code::invalid_argument,
@@ -125,8 +126,7 @@ std::optional<interleaved_stream::item> interleaved_stream::next() {
       settle(i);
       if (done_[i]) continue;
       ++live;
-      if (auto stamp = channels_[i].front_stamp();
-          stamp && (!best || *stamp < best_stamp)) {
+      if (auto stamp = channels_[i].front_stamp(); stamp && (!best || *stamp < best_stamp)) {
         best = i;
         best_stamp = *stamp;
       }

@@ -163,8 +163,8 @@ stream_sink dedupe_messages(const stream_sink& sink) {
     }
     if (const std::string* id = id_of(parts.at(0))) seen->insert(*id);
     // A chat model call's message-start (v2 protocol): the message it streams is seen.
-    if (const value& event = parts.at(0); event.is_object() &&
-                                          event.get("event") == value("message-start"))
+    if (const value& event = parts.at(0);
+        event.is_object() && event.get("event") == value("message-start"))
       if (const value& mid = event.get("message_id"); mid.is_string())
         seen->insert(mid.as_string());
     sink(e);

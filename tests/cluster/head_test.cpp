@@ -87,7 +87,8 @@ std::string send_raw(int port, Request req) {
   caf::actor_system sys{cfg};
   // It speaks the cluster's link protocol (a head without a key: plain links).
   net::link_transport links(sys, net::link_options{});
-  auto linked = links.connect("127.0.0.1", static_cast<std::uint16_t>(port), std::chrono::seconds(10));
+  auto linked =
+      links.connect("127.0.0.1", static_cast<std::uint16_t>(port), std::chrono::seconds(10));
   if (!linked.actor) BOOST_FAIL("cannot reach the head: " + linked.error);
   caf::scoped_actor self{sys};
   self->send(linked.actor, request_atom::value, std::move(req));
@@ -541,8 +542,8 @@ BOOST_AUTO_TEST_CASE(a_run_cancelled_while_it_waits_for_its_thread_never_runs) {
   cluster c(s, {"--log-requests"});
   c.add_worker("w");
   const std::string chain = slow_chain(s, 4, 300);
-  auto first = c.start_client(
-      {"submit", chain, "--input", R"({"trace": ["first"]})", "--thread", "q", "--stream", "updates"});
+  auto first = c.start_client({"submit", chain, "--input", R"({"trace": ["first"]})", "--thread",
+                               "q", "--stream", "updates"});
   BOOST_REQUIRE_MESSAGE(first->wait_for_out("\"updates\"", 30s), first->err_text());
   // Queued behind the first (LangGraph's pending run), then cancelled.
   auto second = c.start_client({"submit", "--input", R"({"trace": ["second"]})", "--thread", "q",
@@ -552,8 +553,7 @@ BOOST_AUTO_TEST_CASE(a_run_cancelled_while_it_waits_for_its_thread_never_runs) {
   BOOST_REQUIRE_MESSAGE(cancel.status == 0, cancel.err);
   BOOST_REQUIRE(second->wait(30s));
   BOOST_TEST(second->result().status == 1);
-  BOOST_TEST(second->result().err.find("run cancelled") != std::string::npos,
-             second->result().err);
+  BOOST_TEST(second->result().err.find("run cancelled") != std::string::npos, second->result().err);
   BOOST_REQUIRE(first->wait(30s));
   BOOST_TEST(first->result().status == 0, first->result().err);
   // The first ran to its end; the second left nothing: no input, no step.
