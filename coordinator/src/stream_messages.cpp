@@ -13,14 +13,16 @@ namespace {
 
 constexpr std::string_view seen_key = "__messages_seen__";
 
-// A message as LangGraph's BaseMessage: an object with a string "type" (or "role") and a
-// "content" (the objects add_messages keeps).
-bool is_message(const value& v) {
-  if (!v.is_object()) return false;
+// The type of a message as LangGraph's BaseMessage: an object with a string "type" (or
+// "role") and a "content" (the objects add_messages keeps); null when `v` is no message.
+const std::string* message_type(const value& v) {
+  if (!v.is_object() || !v.find("content")) return nullptr;
   const value* type = v.find("type");
   if (!type) type = v.find("role");
-  return type && type->is_string() && v.find("content");
+  return type && type->is_string() ? &type->as_string() : nullptr;
 }
+
+bool is_message(const value& v) { return message_type(v) != nullptr; }
 
 // `v` with `f` applied to the messages LangGraph's _find_and_emit_messages finds in it: `v`
 // itself, the items of a list, or the values of an object (and the items of lists among them).
@@ -44,9 +46,8 @@ value map_messages(const value& v, F&& f) {
 }
 
 bool is_tool_message(const value& m) {
-  const value* type = m.find("type");
-  if (!type) type = m.find("role");
-  return type->as_string() == "tool";
+  const std::string* type = message_type(m);
+  return type && *type == "tool";
 }
 
 template <class F>
