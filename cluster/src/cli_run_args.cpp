@@ -1,5 +1,4 @@
 // The command lines of `superstep run`, `submit` (a run on a head) and `graph`.
-#include <algorithm>
 #include <memory>
 
 #include "cli_args_support.hpp"
@@ -53,11 +52,11 @@ constexpr const char* graph_usage =
     "\n"
     "Loads the graph spec and prints it as a Mermaid flowchart (the default format).\n";
 
-constexpr const char* stream_modes[] = {"values", "updates", "custom",      "messages",
-                                        "debug",  "tasks",   "checkpoints", "tools"};
-
+// Whether `s` names one of the engine's stream modes.
 bool is_stream_mode(const std::string& s) {
-  return std::find(std::begin(stream_modes), std::end(stream_modes), s) != std::end(stream_modes);
+  for (unsigned m = 0; m <= static_cast<unsigned>(last_stream_mode); ++m)
+    if (stream_mode_name(static_cast<stream_mode>(m)) == s) return true;
+  return false;
 }
 
 stream_mode stream_mode_of(const std::string& name) {
