@@ -3,10 +3,8 @@
 // semantics are in tests/conformance/remote_graph*_test.cpp).
 #include "superstep/cluster/remote_graph.hpp"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include "cluster/cluster_support.hpp"
+#include "support/loopback_port.hpp"
 
 using namespace superstep;
 using namespace superstep::test;
@@ -29,19 +27,6 @@ const char* const loop_spec = R"({"spec": "superstep.graph/1", "name": "loop",
 
 value config(const std::string& t) { return object{{"configurable", object{{"thread_id", t}}}}; }
 
-// A loopback port nothing listens on (bound, then closed).
-int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 template <class F>
 std::string error_of(F&& f, error_code code) {
   try {
@@ -58,7 +43,7 @@ std::string error_of(F&& f, error_code code) {
 
 BOOST_AUTO_TEST_CASE(names_a_head_it_cannot_reach) {
   remote_graph_options o;
-  o.head = "127.0.0.1:" + std::to_string(closed_port());
+  o.head = "127.0.0.1:" + std::to_string(test::free_loopback_port());
   o.connect_timeout = std::chrono::milliseconds(2000);
   remote_graph g("one", o);
   std::string why =

@@ -8,13 +8,10 @@
 // (--log-requests) and what became of the run: cancelled, its thread left at its last
 // checkpoint; where it checks the SDK thread's `close`, that the stream reads nothing more.
 // The async tests run the same from another thread, as the other async ports of this file do.
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <future>
 
 #include "remote_graph_support.hpp"
+#include "support/loopback_port.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -174,23 +171,10 @@ void check_exit(const std::string& t) {
   BOOST_TEST(head.count_in_log(cancel_line(run, t, true)) == 1u, head.log());
 }
 
-// A loopback port nothing listens on (bound, then closed).
-int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // libs/langgraph/tests/test_remote_graph_v3.py::test_enter_unwinds_sdk_cm_when_run_start_raises
 void check_enter_unwinds() {
   remote_graph_options o;
-  o.head = "127.0.0.1:" + std::to_string(closed_port());
+  o.head = "127.0.0.1:" + std::to_string(test::free_loopback_port());
   o.connect_timeout = std::chrono::milliseconds(2000);
   remote_run_stream s = remote_graph("steps", o).stream_events(json(R"({"foo": ""})"));
   // Starting the run fails with its error; the stream is closed, with no run id.

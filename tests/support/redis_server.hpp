@@ -7,11 +7,9 @@
 // commands with `redis-cli monitor`); the one started here then goes unused.
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/loopback_port.hpp"
 #include "support/temp_dir.hpp"
 
 namespace superstep::test {
@@ -40,7 +39,7 @@ class redis_server {
     std::filesystem::create_directories(dir_.path);
     // Another process may take the free port before the server binds it: then try another.
     for (int attempt = 0;; ++attempt) {
-      port_ = free_port();
+      port_ = free_loopback_port();
       try {
         start();
         return;
@@ -80,22 +79,6 @@ class redis_server {
   }
 
  private:
-  static int free_port() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof addr;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      if (fd >= 0) ::close(fd);
-      throw std::runtime_error("redis_server: no free loopback port");
-    }
-    ::close(fd);
-    return ntohs(addr.sin_port);
-  }
-
   void reap() {
     int status = 0;
     ::waitpid(pid_, &status, 0);
