@@ -130,6 +130,8 @@ struct StepVote {
   error @3 :TaskError;
   changed @4 :List(ChannelDelta);
   updated @5 :List(Text);
+  values @6 :List(ChannelDelta);  # the changed channels' values for replicas, as `changed`
+  overwritten @7 :List(Text);     # changed delta channels whose writes replaced the value
 }
 
 # Channel actor -> subscriber: committed values of channels it subscribed to.

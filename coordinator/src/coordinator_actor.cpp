@@ -17,6 +17,7 @@
 
 #include "node_actor_pool.hpp"
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/error.hpp"
@@ -70,6 +71,10 @@ struct coordinator_state {
   std::size_t capped_out = 0;
   std::size_t capped_sent = 0;  // round robin over a node's local actors
   std::deque<chunk> capped;
+  // The channel actor owning the run's channels (runtime_options::channel_actors), once the
+  // input is applied; the loop's channels are then its replica, rebuilt from the votes.
+  bool use_channel_actors = false;
+  std::optional<actors::channel_actor> channels;
 };
 
 // The coordinator's protocol, checked by the compiler: the run's start, node actors' results
@@ -151,6 +156,17 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   self->send(to, std::move(b));
 }
 
+// Tells the caller how the run ended and stops, with the run's channel actor.
+void end_run(coordinator_actor* self, bool ok) {
+  auto& st = self->state;
+  if (st.channels) {
+    self->send_exit(*st.channels, caf::exit_reason::user_shutdown);
+    st.channels.reset();
+  }
+  st.done->set_value(ok);
+  self->quit();
+}
+
 // Ends the run with `e`. Batches still at this process's node actors use the graph and the
 // saver, which the caller may free once told: the end waits for them to come back.
 void fail(coordinator_actor* self, std::exception_ptr e) {
@@ -159,17 +175,12 @@ void fail(coordinator_actor* self, std::exception_ptr e) {
   st.failing = true;
   st.loop->set_failure(e);
   if (st.local_out > 0) return;
-  st.done->set_value(false);
-  self->quit();
+  end_run(self, false);
 }
 
 // A local batch came back after the run failed: end it once none is left.
 void drain_after_failure(coordinator_actor* self) {
-  auto& st = self->state;
-  if (st.local_out == 0) {
-    st.done->set_value(false);
-    self->quit();
-  }
+  if (self->state.local_out == 0) end_run(self, false);
 }
 
 // Sends waiting chunks of remote `node` to its least loaded live actors while their windows
@@ -247,23 +258,102 @@ void release_capped(coordinator_actor* self) {
   }
 }
 
-// Ends the step at the barrier and starts the next one, or finishes the run.
-void commit_and_continue(coordinator_actor* self) {
+// The commit point of a prepared step: the checkpoint, then the owners' commit (or their
+// abort when the checkpoint could not be made), then the next step.
+void complete_commit(coordinator_actor* self, std::int64_t step) {
   auto& st = self->state;
-  if (!st.loop->commit_step()) {
-    st.done->set_value(true);
-    self->quit();
+  bool more = false;
+  try {
+    more = st.loop->complete_step();
+  } catch (...) {
+    self->send(*st.channels, actors::abort_atom::value, step);
+    throw;
+  }
+  self->send(*st.channels, actors::commit_atom::value, step);
+  if (!more) {
+    end_run(self, true);
     return;
   }
   next_step(self);
+}
+
+// A vote on step `step`: a no fails the run (its owner dropped the staged step); a yes is
+// taken into the loop, then either the finish round or the commit follows.
+void take_vote(coordinator_actor* self, std::int64_t step, actors::step_vote& vote,
+               bool finish_round) {
+  auto& st = self->state;
+  if (st.failing) return;
+  try {
+    if (vote.error) throw error(vote.error->code, vote.error->message);
+    st.loop->take_votes(vote.changes);
+    if (!finish_round && st.loop->finish_due()) {
+      actors::step_prepare finish;
+      finish.step = step;
+      finish.finish = true;
+      self->request(*st.channels, caf::infinite, std::move(finish))
+          .then([self, step](actors::step_vote& v) { take_vote(self, step, v, true); },
+                [self](caf::error& e) {
+                  fail(self, std::make_exception_ptr(error(
+                                 error_code::unavailable,
+                                 "the run's channel actor did not vote: " + self->system().render(e))));
+                });
+      return;
+    }
+    complete_commit(self, step);
+  } catch (...) {
+    fail(self, std::current_exception());
+  }
+}
+
+// Ends the step at the barrier and starts the next one, or finishes the run. With a channel
+// actor, the step commits in two phases: its writes and a prepare go to the owner, whose vote
+// carries what changed.
+void commit_and_continue(coordinator_actor* self) {
+  auto& st = self->state;
+  if (!st.channels) {
+    if (!st.loop->commit_step()) {
+      end_run(self, true);
+      return;
+    }
+    next_step(self);
+    return;
+  }
+  auto staged = st.loop->stage_step();
+  if (!staged) {
+    end_run(self, true);
+    return;
+  }
+  const std::int64_t step = st.loop->step();
+  actors::step_prepare prepare;
+  prepare.step = step;
+  prepare.expected = 1;
+  prepare.consumed = std::move(staged->consumed);
+  prepare.bump_step = staged->bump_step;
+  self->send(*st.channels, actors::channel_writes{step, std::move(staged->writes)});
+  self->request(*st.channels, caf::infinite, std::move(prepare))
+      .then([self, step](actors::step_vote& v) { take_vote(self, step, v, false); },
+            [self](caf::error& e) {
+              fail(self, std::make_exception_ptr(
+                             error(error_code::unavailable,
+                                   "the run's channel actor did not vote: " + self->system().render(e))));
+            });
+}
+
+// The channel actor of a run: it owns copies of the loop's channels as they are once the
+// input is applied.
+actors::channel_actor spawn_channels(coordinator_actor* self) {
+  actors::channel_map owned;
+  const auto& live = self->state.loop->channels();
+  owned.reserve(live.size());
+  for (const auto& [name, c] : live) owned.emplace(name, c->copy());
+  return actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned)));
 }
 
 // Plans the next step and dispatches it; finishes the run when there is nothing to do.
 void next_step(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.loop->plan()) {
-    st.done->set_value(true);
-    self->quit();
+    end_run(self, true);
     return;
   }
   const run_shared& shared = st.loop->shared();
@@ -423,6 +513,7 @@ coordinator_protocol::behavior_type coordinator(
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;
+  st.use_channel_actors = run.channel_actors;
   if (run.directory) st.policy = run.directory->policy();
   st.done = done;
   self->set_down_handler([self](caf::down_msg& msg) {
@@ -437,6 +528,7 @@ coordinator_protocol::behavior_type coordinator(
       [self](start_atom, value& input) {
         try {
           self->state.loop->begin(input);
+          if (self->state.use_channel_actors) self->state.channels = spawn_channels(self);
           next_step(self);
         } catch (...) {
           fail(self, std::current_exception());
