@@ -304,8 +304,9 @@ void take_changes(run_state& state, const pregel_graph& g, const actors::group_c
       cp.channel_values[saved.channel] = saved.v;
     else
       cp.channel_values.erase(saved.channel);
-    slot->second = g.channels.at(saved.channel)->from_transfer(
-        staged.present ? std::optional<value>(staged.v) : std::nullopt);
+    slot->second =
+        g.channels.at(saved.channel)
+            ->from_transfer(staged.present ? std::optional<value>(staged.v) : std::nullopt);
     channels::note_availability(state.volatile_available, saved.channel, *slot->second);
   }
   for (const auto& ch : changes.overwritten)

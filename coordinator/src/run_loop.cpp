@@ -499,9 +499,7 @@ void run_loop::take_votes(const actors::group_changes& changes) {
   algo::take_changes(state_, g_, changes, staged_version_, staged_);
 }
 
-bool run_loop::finish_due() const {
-  return algo::tentatively_last(index_, staged_, staged_bump_);
-}
+bool run_loop::finish_due() const { return algo::tentatively_last(index_, staged_, staged_bump_); }
 
 bool run_loop::complete_step() { return end_step(std::exchange(staged_, {})); }
 

@@ -80,8 +80,8 @@ state_graph every_channel_kind() {
 
 struct run_record {
   std::string output;
-  std::vector<std::string> values;        // each `values` event
-  std::vector<std::string> checkpoints;   // oldest first: values, next, metadata, versions
+  std::vector<std::string> values;       // each `values` event
+  std::vector<std::string> checkpoints;  // oldest first: values, next, metadata, versions
 };
 
 std::string versions_of(const checkpoint& cp) {
