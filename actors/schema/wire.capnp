@@ -130,6 +130,16 @@ struct StepVote {
   error @3 :TaskError;
   changed @4 :List(ChannelDelta);
   updated @5 :List(Text);
+  values @6 :List(ChannelDelta);  # the changed channels' values for replicas, as `changed`
+  overwritten @7 :List(Text);     # changed delta channels whose writes replaced the value
+}
+
+# Coordinator -> a process's channel host: own these channels of a run of graph `graph` (the
+# key the host loaded it by), restored from `values` (their values as replicas take them).
+struct ChannelPlacement {
+  format @0 :UInt16;  # 1
+  graph @1 :Text;
+  values @2 :List(ChannelDelta);
 }
 
 # Channel actor -> subscriber: committed values of channels it subscribed to.

@@ -92,9 +92,22 @@ channel_push values_of(const channel_actor_state& st, std::int64_t step,
   return out;
 }
 
-channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_group group) {
+channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_group group,
+                                                    caf::actor owner) {
   self->state.group.emplace(std::move(group));
-  self->set_down_handler([self](caf::down_msg& msg) { self->state.subscribers.erase(msg.source); });
+  caf::actor_addr owner_addr;
+  if (owner) {
+    owner_addr = owner.address();
+    self->monitor(owner);
+  }
+  self->set_down_handler([self, owner_addr](caf::down_msg& msg) {
+    // The coordinator went: whatever it staged here can never commit.
+    if (owner_addr && msg.source == owner_addr) {
+      self->quit(msg.reason);
+      return;
+    }
+    self->state.subscribers.erase(msg.source);
+  });
   return {
       [self](channel_writes& m) {
         auto& box = self->state.inbox[m.step];
@@ -163,8 +176,25 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
 
 }  // namespace
 
-channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group) {
-  return sys.spawn(channel_actor_behavior, std::move(group));
+channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner) {
+  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner));
+}
+
+channel_group group_from(
+    const std::map<std::string, std::shared_ptr<const channels::channel>>& prototypes,
+    std::vector<channel_delta> values) {
+  channel_map owned;
+  owned.reserve(values.size());
+  for (auto& d : values) {
+    auto proto = prototypes.find(d.channel);
+    if (proto == prototypes.end())
+      throw error(error_code::invalid_argument,
+                  "cannot own channel '" + d.channel + "': the graph has no such channel");
+    std::optional<value> v;
+    if (d.present) v = std::move(d.v);
+    owned.emplace(proto->first, proto->second->from_transfer(v));
+  }
+  return channel_group(std::move(owned));
 }
 
 }  // namespace superstep::actors

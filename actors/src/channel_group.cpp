@@ -2,8 +2,12 @@
 #include "superstep/actors/channel_group.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
+#include "superstep/channels/delta_channel.hpp"
 #include "superstep/channels/step.hpp"
 #include "superstep/core/error.hpp"
 
@@ -41,17 +45,26 @@ class channel_group::stager final : public channels::step_observer {
 };
 
 group_changes channel_group::collect(const std::set<std::string>& changed,
-                                     const std::set<std::string>& updated) const {
+                                     const std::set<std::string>& updated) {
   group_changes out;
   out.changed.reserve(changed.size());
-  for (const auto& name : changed) {
-    channel_delta cv;
-    cv.channel = name;
-    if (auto saved = live_.at(name)->checkpoint()) {
-      cv.present = true;
-      cv.v = std::move(*saved);
+  out.values.reserve(changed.size());
+  const auto delta_of = [](const std::string& name, std::optional<value> v) {
+    channel_delta d;
+    d.channel = name;
+    if (v) {
+      d.present = true;
+      d.v = std::move(*v);
     }
-    out.changed.push_back(std::move(cv));
+    return d;
+  };
+  for (const auto& name : changed) {
+    channels::channel& c = *live_.at(name);
+    out.changed.push_back(delta_of(name, c.checkpoint()));
+    out.values.push_back(delta_of(name, c.transfer()));
+    if (auto* delta = dynamic_cast<channels::delta_channel*>(&c);
+        delta && delta->take_overwritten())
+      out.overwritten.push_back(name);
   }
   out.updated.assign(updated.begin(), updated.end());
   return out;
@@ -64,19 +77,27 @@ group_changes channel_group::prepare(std::vector<ordered_write> writes,
   std::set<std::string> changed, updated;
   try {
     // Each channel's writes in task-path order (stable: a task's own writes keep theirs).
-    std::stable_sort(writes.begin(), writes.end(), [](const auto& a, const auto& b) {
-      return a.channel != b.channel ? a.channel < b.channel : a.order < b.order;
-    });
+    // They usually arrive in that order already: then grouping is one pass, O(writes).
+    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
+    if (!std::is_sorted(writes.begin(), writes.end(), by_order))
+      std::stable_sort(writes.begin(), writes.end(), by_order);
     std::vector<channels::write_group> groups;
+    std::unordered_map<std::string_view, std::size_t> by_channel;  // index into groups
+    std::size_t last = SIZE_MAX;  // consecutive writes usually go to the same channel
     for (auto& w : writes) {
-      if (groups.empty() || *groups.back().name != w.channel) {
-        auto it = live_.find(w.channel);
-        if (it == live_.end())
-          throw error(error_code::invalid_update,
-                      "channel '" + w.channel + "' is not owned by this channel group");
-        groups.push_back(channels::write_group{&it->first, it->second.get(), {}});
+      if (last == SIZE_MAX || *groups[last].name != w.channel) {
+        auto known = by_channel.find(w.channel);
+        if (known == by_channel.end()) {
+          auto it = live_.find(w.channel);
+          if (it == live_.end())
+            throw error(error_code::invalid_update,
+                        "channel '" + w.channel + "' is not owned by this channel group");
+          groups.push_back(channels::write_group{&it->first, it->second.get(), {}});
+          known = by_channel.emplace(it->first, groups.size() - 1).first;
+        }
+        last = known->second;
       }
-      groups.back().values.push_back(std::move(w.v));
+      groups[last].values.push_back(std::move(w.v));
     }
     stager observer(*this, changed, updated);
     channels::apply_step(live_, volatile_available_,

@@ -35,7 +35,7 @@ void apply_deltas(node_state& st, channel_map& replica, std::vector<channel_delt
     if (proto == st.prototypes.end()) continue;
     std::optional<value> saved;
     if (d.present) saved = std::move(d.v);
-    replica[d.channel] = proto->second->from_checkpoint(saved);
+    replica[d.channel] = proto->second->from_transfer(saved);
   }
 }
 

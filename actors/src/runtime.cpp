@@ -55,6 +55,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<step_prepare>("superstep.step_prepare");
   cfg.add_message_type<step_vote>("superstep.step_vote");
   cfg.add_message_type<channel_push>("superstep.channel_push");
+  cfg.add_message_type<channel_placement>("superstep.channel_placement");
 }
 
 }  // namespace superstep::actors

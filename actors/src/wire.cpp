@@ -354,6 +354,9 @@ std::string encode(const step_vote& m) {
   }
   put_deltas(root.initChanged(static_cast<unsigned>(m.changes.changed.size())), m.changes.changed);
   put_strings(root.initUpdated(static_cast<unsigned>(m.changes.updated.size())), m.changes.updated);
+  put_deltas(root.initValues(static_cast<unsigned>(m.changes.values.size())), m.changes.values);
+  put_strings(root.initOverwritten(static_cast<unsigned>(m.changes.overwritten.size())),
+              m.changes.overwritten);
   return message_bytes_for_size(builder, pack_from);
 }
 
@@ -366,7 +369,29 @@ void decode(std::string_view bytes, step_vote& m) {
                            text_of(root.getError().getMessage())};
     m.changes.changed = get_deltas(root.getChanged());
     m.changes.updated = get_strings(root.getUpdated());
+    m.changes.values = get_deltas(root.getValues());
+    m.changes.overwritten = get_strings(root.getOverwritten());
+    if (m.changes.values.size() != m.changes.changed.size())
+      throw error(code, "step vote: " + std::to_string(m.changes.values.size()) + " values for " +
+                            std::to_string(m.changes.changed.size()) + " changed channels");
   });
+}
+
+std::string encode(const channel_placement& m) {
+  capnp_io::bounded_message_builder builder;
+  auto root = builder.initRoot<wire::ChannelPlacement>();
+  root.setFormat(format);
+  root.setGraph(text(m.graph));
+  put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
+  return message_bytes_for_size(builder, pack_from);
+}
+
+void decode(std::string_view bytes, channel_placement& m) {
+  read_message<wire::ChannelPlacement>(bytes, "channel placement",
+                                       [&](wire::ChannelPlacement::Reader root) {
+                                         m.graph = text_of(root.getGraph());
+                                         m.values = get_deltas(root.getValues());
+                                       });
 }
 
 std::string encode(const channel_push& m) {

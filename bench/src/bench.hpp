@@ -132,6 +132,7 @@ class graph_setup {
 
  private:
   execution exec_ = execution::actors;
+  bool channel_actors_ = true;  // "actors_coordinator": false
   std::unique_ptr<scratch_dir> dir_;
   std::shared_ptr<checkpoint_saver> saver_;
   std::int64_t threads_ = 0;

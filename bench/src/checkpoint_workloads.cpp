@@ -168,6 +168,7 @@ measurement big_state_step(const options& opts, const std::string& mode, std::si
   compile_options c;
   c.checkpointer = saver;
   c.mode = mode == "threads" ? execution::threads : execution::actors;
+  c.channel_actors = mode == "actors";
   auto graph = b.compile(c);
   const value input = object{{"big", std::string(big_bytes, 'b')}, {"n", 0}, {"limit", 1}};
   command more;
@@ -230,6 +231,7 @@ measurement messages_append(const options& opts, const std::string& mode, int st
   compile_options c;
   c.checkpointer = saver;
   c.mode = mode == "threads" ? execution::threads : execution::actors;
+  c.channel_actors = mode == "actors";
   auto graph = b.compile(c);
   int run = 0;
   return measure(mode + "+rocksdb", name, "step", steps, opts.runs, [&] {

@@ -6,7 +6,10 @@
 // in this run. Prints a table (median of --runs after a warm-up, min-max) and writes JSON.
 //
 //   superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] [--runs N]
-//                           [--json PATH]
+//                           [--json PATH] [--spread-channels]
+//
+// With --spread-channels, each cluster row is run again with the head's --spread-channels
+// (the run's channels in channel actors on the workers).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -37,6 +40,7 @@ struct options {
   std::vector<int> workers{1, 2, 4};
   int runs = 3;
   std::string json = "cluster_bench.json";
+  bool spread = false;  // also each cluster row with the head's --spread-channels
 };
 
 std::string slurp(const fs::path& p) {
@@ -161,7 +165,7 @@ void read_traffic(const std::string& log, row& r) {
 
 // One timed fan-out; returns seconds, fills peaks (and the head's traffic, on a cluster).
 double run_once(const options& o, const fs::path& dir, const fs::path& spec, int workers,
-                const std::string& durability, long& head_peak, long& worker_peak,
+                const std::string& durability, bool spread, long& head_peak, long& worker_peak,
                 row* traffic = nullptr) {
   static int n = 0;
   ++n;
@@ -181,8 +185,9 @@ double run_once(const options& o, const fs::path& dir, const fs::path& spec, int
     fs::remove_all(data);
     return s;
   }
-  process head(o, {"head", "--listen", "127.0.0.1:0", "--data", data.string()}, dir,
-               "head" + std::to_string(n));
+  std::vector<std::string> head_args{"head", "--listen", "127.0.0.1:0", "--data", data.string()};
+  if (spread) head_args.push_back("--spread-channels");
+  process head(o, head_args, dir, "head" + std::to_string(n));
   if (!head.wait_err("listening on", 1)) die("the head did not start: " + head.err());
   // "listening on 127.0.0.1:PORT (...)" (std::regex trips GCC 12's warnings under ASan).
   std::string log = head.err();
@@ -254,13 +259,15 @@ options parse(int argc, char** argv) {
       o.runs = std::max(1, std::stoi(next()));
     else if (a == "--json")
       o.json = next();
+    else if (a == "--spread-channels")
+      o.spread = true;
     else if (a == "--workers") {
       o.workers.clear();
       std::stringstream s(next());
       for (std::string w; std::getline(s, w, ',');) o.workers.push_back(std::stoi(w));
     } else {
       die("usage: superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] "
-          "[--runs N] [--json PATH]");
+          "[--runs N] [--json PATH] [--spread-channels]");
     }
   }
   return o;
@@ -280,20 +287,22 @@ int main(int argc, char** argv) {
   for (const char* durability : {"sync", "exit"}) {
     std::vector<int> configs{0};
     configs.insert(configs.end(), o.workers.begin(), o.workers.end());
-    for (int w : configs) {
-      row r;
-      r.name = w == 0 ? "embedded" : "cluster";
-      r.workers = w;
-      r.durability = durability;
-      std::cerr << "running " << r.name << " " << w << " workers, durability " << durability
-                << " ..." << std::endl;
-      long hp = 0, wp = 0;
-      run_once(o, dir, spec, w, durability, hp, wp);  // warm-up
-      for (int i = 0; i < o.runs; ++i)
-        r.seconds.push_back(
-            run_once(o, dir, spec, w, durability, r.head_peak_kib, r.worker_peak_kib, &r));
-      rows.push_back(r);
-    }
+    for (int w : configs)
+      for (bool spread : {false, true}) {
+        if (spread && (w == 0 || !o.spread)) continue;
+        row r;
+        r.name = w == 0 ? "embedded" : spread ? "cluster, spread channels" : "cluster";
+        r.workers = w;
+        r.durability = durability;
+        std::cerr << "running " << r.name << " " << w << " workers, durability " << durability
+                  << " ..." << std::endl;
+        long hp = 0, wp = 0;
+        run_once(o, dir, spec, w, durability, spread, hp, wp);  // warm-up
+        for (int i = 0; i < o.runs; ++i)
+          r.seconds.push_back(run_once(o, dir, spec, w, durability, spread, r.head_peak_kib,
+                                       r.worker_peak_kib, &r));
+        rows.push_back(r);
+      }
   }
   auto remote = caf_remote_round_trip_us(o.runs);
   std::sort(remote.begin(), remote.end());

@@ -72,9 +72,10 @@ std::shared_ptr<checkpoint_saver> open_saver(const std::string& saver, const scr
 graph_setup::graph_setup(const std::string& mode) {
   const std::size_t plus = mode.find('+');
   const std::string exec = mode.substr(0, plus);
-  if (exec != "actors" && exec != "threads")
+  if (exec != "actors" && exec != "actors_coordinator" && exec != "threads")
     throw std::invalid_argument("unknown execution mode '" + exec + "'");
   exec_ = exec == "threads" ? execution::threads : execution::actors;
+  channel_actors_ = exec == "actors";
   if (plus == std::string::npos) return;
   const std::string saver = mode.substr(plus + 1);
   dir_ = std::make_unique<scratch_dir>("graph_" + saver);
@@ -89,6 +90,7 @@ graph_setup::~graph_setup() {
 compile_options graph_setup::compile() const {
   compile_options o;
   o.mode = exec_;
+  o.channel_actors = channel_actors_;
   o.checkpointer = saver_;
   return o;
 }

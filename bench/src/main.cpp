@@ -36,8 +36,11 @@ void usage(std::ostream& os) {
         "  --runs N       timed repetitions per workload after one warm-up (default 5)\n"
         "  --only P[,P]   run only the workloads whose name starts with one of the prefixes\n"
         "                 ('caf' selects the CAF reference)\n"
-        "  --mode M       actors (a coordinator actor and node actors), threads (the\n"
-        "                 caller drives the loop on a thread pool), or both (default)\n"
+        "  --mode M[,M]   actors (a coordinator actor, node actors and a channel actor\n"
+        "                 owning the channels), actors_coordinator (the same with the\n"
+        "                 coordinator applying writes to channels of its own: the path\n"
+        "                 before channel actors), threads (the caller drives the loop on a\n"
+        "                 thread pool), or both (actors,threads: the default)\n"
         "  --savers S     savers of the extra checkpointed rows of sequential_1000,\n"
         "                 fanout_10^4 and wide_state_25x300: memory, rocksdb (no fsync),\n"
         "                 memory,rocksdb (default) or none\n"
@@ -67,13 +70,21 @@ options parse(int argc, char** argv) {
       o.only = next();
     } else if (a == "--mode") {
       const std::string m = next();
-      if (m == "both")
-        o.modes = {"actors", "threads"};
-      else if (m == "actors" || m == "threads")
-        o.modes = {m};
-      else {
-        std::cerr << "superstep_bench: --mode is actors, threads or both\n";
-        std::exit(64);
+      o.modes.clear();
+      std::size_t from = 0;
+      while (from <= m.size()) {
+        std::size_t comma = std::min(m.find(',', from), m.size());
+        const std::string one = m.substr(from, comma - from);
+        if (one == "both") {
+          o.modes.insert(o.modes.end(), {"actors", "threads"});
+        } else if (one == "actors" || one == "actors_coordinator" || one == "threads") {
+          o.modes.push_back(one);
+        } else {
+          std::cerr << "superstep_bench: --mode is a list of actors, actors_coordinator and "
+                       "threads, or both\n";
+          std::exit(64);
+        }
+        from = comma + 1;
       }
     } else if (a == "--savers") {
       const std::string v = next();

@@ -12,6 +12,13 @@ std::unique_ptr<channel> untracked_value::from_checkpoint(const std::optional<va
   return std::make_unique<untracked_value>(key(), guard_);
 }
 
+std::unique_ptr<channel> untracked_value::from_transfer(
+    const std::optional<value>& transferred) const {
+  auto c = std::make_unique<untracked_value>(key(), guard_);
+  c->value_ = transferred;
+  return c;
+}
+
 std::unique_ptr<channel> untracked_value::copy() const {
   return std::make_unique<untracked_value>(*this);
 }

@@ -122,6 +122,9 @@ struct head_args {
   unsigned request_queue = 16;
   /// --max-graphs: distinct specs kept loaded (here and on workers) while no run uses them.
   unsigned max_graphs = 32;
+  /// --spread-channels: runs keep their channels in channel actors on the workers (one group
+  /// per worker that loaded the graph) instead of beside the coordinator.
+  bool spread_channels = false;
   /// --shutdown-wait: seconds a stopping head waits for its runs to save their step and end.
   unsigned shutdown_wait = 10;
   /// --serve NAME=GRAPH.json: graphs clients (superstep::remote_graph) name instead of

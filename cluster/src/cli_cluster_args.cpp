@@ -138,6 +138,12 @@ subcommand head_command(CLI::App& root) {
              "(default 32); the least recently used one no run uses goes\n"
              "first, and is loaded again when a run needs it",
              h.max_graphs, 1u << 20, 1);
+  add_switch(*app, "--spread-channels",
+             "keep each run's channels in channel actors on the workers, one\n"
+             "group per worker (split by channel name), instead of beside the\n"
+             "coordinator: the step's writes and state are applied there and\n"
+             "each step commits over them in two phases (docs/channel_actors.md)",
+             [&h] { h.spread_channels = true; });
   add_number(*app, "--shutdown-wait", "SECONDS",
              "on SIGINT or SIGTERM: new commands are refused ('head shutting\n"
              "down'), running runs stop once their current step is saved,\n"

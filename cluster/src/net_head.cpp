@@ -33,8 +33,9 @@ namespace {
 // node runs on the workers that loaded the graph and host the node.
 class cluster_directory final : public actors::node_directory {
  public:
-  cluster_directory(worker_registry& workers, std::string key, actors::dispatch_policy policy)
-      : workers_(workers), key_(std::move(key)), policy_(policy) {}
+  cluster_directory(worker_registry& workers, std::string key, actors::dispatch_policy policy,
+                    bool spread_channels)
+      : workers_(workers), key_(std::move(key)), policy_(policy), spread_(spread_channels) {}
 
   void bind(const value& spec, const pregel_graph& g) {
     auto fns = cluster::functions_by_node(spec);
@@ -62,10 +63,17 @@ class cluster_directory final : public actors::node_directory {
 
   actors::dispatch_policy policy() const override { return policy_; }
 
+  std::vector<caf::actor> channel_hosts() override {
+    if (!spread_) return {};
+    return workers_.hosts_of(key_);
+  }
+  std::string graph_key() const override { return key_; }
+
  private:
   worker_registry& workers_;
   std::string key_;
   actors::dispatch_policy policy_;
+  bool spread_;
   std::vector<bool> local_;
   std::vector<std::string> names_;
   std::vector<std::set<std::string>> code_;
@@ -91,6 +99,8 @@ struct head_context {
   std::unique_ptr<request_pool> requests;
   /// Distinct specs kept loaded while no run uses them (--max-graphs).
   std::size_t max_graphs = 32;
+  /// Runs place their channels on the workers (--spread-channels).
+  bool spread_channels = false;
   /// Set on SIGINT/SIGTERM: new commands are refused, runs stop before their next step.
   std::atomic<bool> stopping{false};
   /// The threads of the runs going now, for the log of a shutdown.
@@ -179,7 +189,7 @@ cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_opt
                                  std::vector<std::string>& held) {
   std::string text = spec.to_json();
   std::string key = spec_key(text);
-  auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy);
+  auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy, h.spread_channels);
   options.runtime = h.rt;
   options.directory = dir;
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
@@ -587,6 +597,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.registry = &head_registry;
   h.policy.wait = std::chrono::seconds(args.worker_wait);
   h.max_graphs = args.max_graphs;
+  h.spread_channels = args.spread_channels;
   h.log_requests = args.log_requests;
   for (const auto& [name, path] : args.served) {
     value spec = cluster::read_spec_file(path);  // names the file

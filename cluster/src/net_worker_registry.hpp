@@ -2,6 +2,7 @@
 
 // The head's record of its workers and of the graphs loaded on them (net_head.cpp).
 
+#include <algorithm>
 #include <caf/all.hpp>
 #include <cstdint>
 #include <map>
@@ -60,6 +61,19 @@ class worker_registry {
       auto n = g->second.find(node);
       if (n != g->second.end()) out.insert(out.end(), n->second.begin(), n->second.end());
     }
+    return out;
+  }
+  // The hosts of the workers that loaded `key`, in a stable order (by worker name).
+  std::vector<caf::actor> hosts_of(const std::string& key) {
+    std::lock_guard lock(m_);
+    std::vector<std::pair<std::string, caf::actor>> found;
+    for (auto& [id, w] : workers_)
+      if (w.graphs.count(key)) found.emplace_back(w.name, w.host);
+    std::sort(found.begin(), found.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<caf::actor> out;
+    out.reserve(found.size());
+    for (auto& [_, host] : found) out.push_back(std::move(host));
     return out;
   }
   // Remembers the spec as used by one more run (until `release`); returns the workers that

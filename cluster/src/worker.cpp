@@ -21,6 +21,7 @@
 #include "net_store.hpp"
 #include "net_transport.hpp"
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/coordinator/node_actors.hpp"
@@ -61,7 +62,10 @@ struct host_state {
   // exit may still be running a task (of a run the head cancelled or failed), which reads
   // the graph.
   std::unordered_map<caf::actor_addr, std::shared_ptr<pregel>> retiring;
-  bool closing = false;  // the worker stops: no new node actors
+  // Channel actors placed here by coordinators (--spread-channels), until they are down.
+  std::unordered_map<caf::actor_addr, caf::actor> channel_actors;
+  std::atomic<std::uint64_t>* placed = nullptr;  // counts them
+  bool closing = false;                          // the worker stops: no new node actors
 };
 
 using host_actor = caf::stateful_actor<host_state>;
@@ -116,7 +120,10 @@ net::graph_hosts load(host_state& st, const net::graph_load& req) {
 caf::behavior host(host_actor* self, host_state init) {
   self->state = std::move(init);
   self->set_default_handler(caf::drop);
-  self->set_down_handler([self](caf::down_msg& m) { self->state.retiring.erase(m.source); });
+  self->set_down_handler([self](caf::down_msg& m) {
+    self->state.retiring.erase(m.source);
+    self->state.channel_actors.erase(m.source);
+  });
   return {
       [self](net::load_atom, const net::graph_load& req) -> net::graph_hosts {
         return load(self->state, req);
@@ -135,12 +142,36 @@ caf::behavior host(host_actor* self, host_state init) {
         st.log(worker_log_level::info, "unloaded graph " + key + " (" +
                                            std::to_string(st.graphs.size()) + " graphs loaded)");
       },
+      // A coordinator places a group of its run's channels here (--spread-channels): a
+      // channel actor that stops with that coordinator.
+      [self](actors::place_atom, actors::channel_placement& req) -> caf::result<caf::actor> {
+        auto& st = self->state;
+        auto it = st.graphs.find(req.graph);
+        if (st.closing || it == st.graphs.end())
+          return caf::make_error(caf::sec::runtime_error,
+                                 st.closing ? std::string("the worker is stopping")
+                                            : "graph " + req.graph + " is not loaded here");
+        try {
+          auto group =
+              actors::group_from(it->second.first->graph().channels, std::move(req.values));
+          auto owner = caf::actor_cast<caf::actor>(self->current_sender());
+          auto ch = caf::actor_cast<caf::actor>(
+              actors::spawn_channel_actor(self->system(), std::move(group), owner));
+          self->monitor(ch);
+          st.channel_actors.emplace(ch.address(), ch);
+          if (st.placed) ++*st.placed;
+          return ch;
+        } catch (const std::exception& e) {
+          return caf::make_error(caf::sec::runtime_error, std::string(e.what()));
+        }
+      },
       // The worker stops: the node actors to stop before the graphs they run go.
       [self](hosted_atom) {
         self->state.closing = true;
         std::vector<caf::actor> out;
         for (const auto& [key, g] : self->state.graphs)
           out.insert(out.end(), g.second.actors.begin(), g.second.actors.end());
+        for (const auto& [_, ch] : self->state.channel_actors) out.push_back(ch);
         return out;
       },
   };
@@ -155,6 +186,7 @@ std::string default_name() {
 }  // namespace
 
 struct worker::impl {
+  std::atomic<std::uint64_t> placed_groups{0};  // channel groups placed here, for the log
   function_registry own;
   function_registry lenient;  // `own`, letting nodes whose code is elsewhere load as stand-ins
   worker_options options;
@@ -270,16 +302,22 @@ void worker::impl::serve(caf::actor_system& sys, net::link_transport& transport,
     bool lost = false;
     auto last_report = std::chrono::steady_clock::now();
     std::uint64_t reported = actors::tasks_run();
+    std::uint64_t groups_reported = placed_groups.load();
     while (!lost && !stopping) {
       self->receive([&](caf::down_msg&) { lost = true; },
                     caf::after(std::chrono::milliseconds(200)) >> [] {});
       // Every few seconds of activity: how much this worker has run.
       auto now = std::chrono::steady_clock::now();
-      if (now - last_report >= std::chrono::seconds(2) && actors::tasks_run() != reported) {
+      if (now - last_report >= std::chrono::seconds(2) &&
+          (actors::tasks_run() != reported || placed_groups != groups_reported)) {
         reported = actors::tasks_run();
+        groups_reported = placed_groups.load();
         last_report = now;
-        say(worker_log_level::info, "ran " + std::to_string(reported) + " tasks in " +
-                                        std::to_string(actors::batches_run()) + " batches");
+        std::string line = "ran " + std::to_string(reported) + " tasks in " +
+                           std::to_string(actors::batches_run()) + " batches";
+        if (groups_reported > 0)
+          line += "; owned channel groups of " + std::to_string(groups_reported) + " runs";
+        say(worker_log_level::info, line);
       }
     }
     joined = false;
@@ -345,6 +383,7 @@ void worker::run() {
       });
   init.registry = &impl_->lenient;
   init.own = &impl_->own;
+  init.placed = &impl_->placed_groups;
   init.rt = rt;
   init.threads = rt->threads();
   init.log = [w = impl_.get()](worker_log_level level, const std::string& text) {

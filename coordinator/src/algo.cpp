@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "superstep/channels/delta_channel.hpp"
 #include "superstep/channels/step.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
@@ -87,7 +88,7 @@ run_state restore(const pregel_graph& g, checkpoint cp) {
     reads.reserve(n.reads.size());
     for (const auto& r : n.reads) {
       auto it = state.channels.find(r);
-      reads.emplace_back(&it->first, it->second.get());
+      reads.emplace_back(&it->first, &it->second);
     }
   }
   state.checkpoint = std::move(cp);
@@ -154,13 +155,14 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     value input;
     const auto& reads = state.node_reads[n];
     if (node.single_read) {
-      if (!reads.front().second->is_available()) continue;  // nothing to run on
-      input = reads.front().second->get();
+      const channels::channel& ch = **reads.front().second;
+      if (!ch.is_available()) continue;  // nothing to run on
+      input = ch.get();
     } else {
       std::vector<object::entry> entries;  // channel names are distinct: no per-key search
       entries.reserve(reads.size());
-      for (const auto& [name, ch] : reads)
-        if (ch->is_available()) entries.emplace_back(*name, ch->get());
+      for (const auto& [name, slot] : reads)
+        if ((*slot)->is_available()) entries.emplace_back(*name, (*slot)->get());
       input = value(object(std::move(entries), object::unique_keys));
     }
     // As LangGraph: a task's triggers are all of its node's triggers, not only those that
@@ -212,16 +214,17 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
   return tasks;
 }
 
-applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks) {
-  checkpoint& cp = state.checkpoint;
+namespace {
+
+// Sorts a step's tasks by path and records what each saw (LangGraph's versions_seen): the
+// part of applying a step that is the coordinator's wherever the channels live. Returns
+// whether a step passed for the channels (some task ran triggered or as a Send).
+bool record_seen(checkpoint& cp, std::vector<pregel_task*>& tasks, applied& out) {
   auto path_less = [](const pregel_task* a, const pregel_task* b) {
     return task_path_less(*a, *b);
   };
   if (!std::is_sorted(tasks.begin(), tasks.end(), path_less))
-    std::stable_sort(tasks.begin(), tasks.end(), [](const pregel_task* a, const pregel_task* b) {
-      return task_path_less(*a, *b);
-    });
-  applied out;
+    std::stable_sort(tasks.begin(), tasks.end(), path_less);
   bool bump_step = false;
   std::size_t last_untriggered = SIZE_MAX;  // tasks come grouped by node: skip repeated lookups
   for (const pregel_task* t : tasks) {
@@ -240,12 +243,86 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
       if (v != cp.channel_versions.end()) seen[ch] = v->second;
     }
   }
+  return bump_step;
+}
 
-  // Consume the channels that triggered tasks (e.g. a named barrier resets).
+// The channels that triggered tasks, consumed when the step applies (a named barrier resets).
+std::set<std::string> consumed_by(const std::vector<pregel_task*>& tasks) {
   std::set<std::string> consumed;
   for (const pregel_task* t : tasks)
     for (const auto& ch : t->triggers)
       if (!is_reserved_channel(ch)) consumed.insert(ch);
+  return consumed;
+}
+
+[[noreturn]] void unknown_channel(const pregel_task& t, const std::string& ch) {
+  throw error(error_code::invalid_update,
+              "task '" + t.name + "' wrote to unknown channel '" + ch + "'");
+}
+
+}  // namespace
+
+bool tentatively_last(const graph_index& index, const applied& out, bool bump_step) {
+  if (!bump_step) return false;
+  for (const auto& ch : out.updated_channels)
+    if (index.trigger_to_nodes.count(ch)) return false;
+  return true;
+}
+
+step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out) {
+  step_writes w;
+  w.bump_step = record_seen(state.checkpoint, tasks, out);
+  auto consumed = consumed_by(tasks);
+  w.consumed.assign(consumed.begin(), consumed.end());
+  std::size_t count = 0;
+  for (const pregel_task* t : tasks) count += t->writes.size();
+  w.writes.reserve(count);
+  for (std::uint32_t order = 0; order < tasks.size(); ++order) {
+    const pregel_task& t = *tasks[order];
+    for (const auto& [ch, v] : t.writes) {
+      if (is_reserved_channel(ch)) continue;
+      if (!state.channels.count(ch)) unknown_channel(t, ch);
+      w.writes.push_back(actors::ordered_write{order, ch, v});
+    }
+  }
+  return w;
+}
+
+void take_changes(run_state& state, const pregel_graph& g, const actors::group_changes& changes,
+                  channel_version version, applied& out) {
+  checkpoint& cp = state.checkpoint;
+  for (std::size_t i = 0; i < changes.changed.size(); ++i) {
+    const actors::channel_delta& saved = changes.changed[i];
+    const actors::channel_delta& staged = changes.values[i];
+    auto slot = state.channels.find(saved.channel);
+    if (slot == state.channels.end())
+      throw error(error_code::internal,
+                  "a channel owner changed channel '" + saved.channel + "', which the run lacks");
+    cp.channel_versions[saved.channel] = version;
+    out.new_versions[saved.channel] = version;
+    if (saved.present)
+      cp.channel_values[saved.channel] = saved.v;
+    else
+      cp.channel_values.erase(saved.channel);
+    slot->second =
+        g.channels.at(saved.channel)
+            ->from_transfer(staged.present ? std::optional<value>(staged.v) : std::nullopt);
+    channels::note_availability(state.volatile_available, saved.channel, *slot->second);
+  }
+  for (const auto& ch : changes.overwritten)
+    if (auto* delta = dynamic_cast<channels::delta_channel*>(state.channels.at(ch).get()))
+      delta->note_overwritten();
+  if (!changes.changed.empty()) state.max_version = std::max(state.max_version, version);
+  for (const auto& ch : changes.updated) out.updated_channels.insert(ch);
+  cp.updated_channels.assign(out.updated_channels.begin(), out.updated_channels.end());
+  std::sort(cp.updated_channels.begin(), cp.updated_channels.end());
+}
+
+applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks) {
+  checkpoint& cp = state.checkpoint;
+  applied out;
+  const bool bump_step = record_seen(cp, tasks, out);
+  const std::set<std::string> consumed = consumed_by(tasks);
 
   // Group writes by channel, in task-path order, and apply each group at once.
   // Names point into the channel map, which outlives this function.
@@ -259,9 +336,7 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
         if (it == by_channel.end()) {
           if (is_reserved_channel(ch)) continue;
           auto c = state.channels.find(ch);
-          if (c == state.channels.end())
-            throw error(error_code::invalid_update,
-                        "task '" + t->name + "' wrote to unknown channel '" + ch + "'");
+          if (c == state.channels.end()) unknown_channel(*t, ch);
           groups.push_back(channels::write_group{&c->first, c->second.get(), {}});
           it = by_channel.emplace(c->first, groups.size() - 1).first;
         }
@@ -274,16 +349,8 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   channels::apply_step(state.channels, state.volatile_available, consumed, groups, bump_step, bump);
 
   // Tentatively the last step: let deferred channels finish.
-  if (bump_step) {
-    bool triggers_more = false;
-    for (const auto& ch : out.updated_channels)
-      if (index.trigger_to_nodes.count(ch)) {
-        triggers_more = true;
-        break;
-      }
-    if (!triggers_more)
-      channels::finish_step(state.channels, state.volatile_available, index.finishable, bump);
-  }
+  if (tentatively_last(index, out, bump_step))
+    channels::finish_step(state.channels, state.volatile_available, index.finishable, bump);
 
   // Keep the checkpoint's values in step with the channels that changed: O(changed).
   for (const auto& [ch, _] : out.new_versions) {

@@ -17,6 +17,7 @@
 
 #include "node_actor_pool.hpp"
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/error.hpp"
@@ -70,6 +71,18 @@ struct coordinator_state {
   std::size_t capped_out = 0;
   std::size_t capped_sent = 0;  // round robin over a node's local actors
   std::deque<chunk> capped;
+  // The channel actors owning the run's channels (runtime_options::channel_actors), placed
+  // once the input is applied: one beside the coordinator, or one group per worker with
+  // --spread-channels (the directory's channel hosts). The loop's channels are then their
+  // replica, rebuilt from the votes. Empty: the loop applies writes itself.
+  bool use_channel_actors = false;
+  std::vector<actors::channel_actor> groups;
+  std::unordered_map<std::string, std::uint32_t> owner;  // channel -> group (several groups)
+  // The round of the two-phase commit in progress: votes by group, and how many are due.
+  std::vector<actors::step_vote> votes;
+  std::size_t votes_due = 0;
+  std::size_t placements_due = 0;
+  std::unordered_set<caf::actor_addr> channel_owners;  // the groups in other processes
 };
 
 // The coordinator's protocol, checked by the compiler: the run's start, node actors' results
@@ -151,6 +164,15 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   self->send(to, std::move(b));
 }
 
+// Tells the caller how the run ended and stops, with the run's channel actor.
+void end_run(coordinator_actor* self, bool ok) {
+  auto& st = self->state;
+  for (const auto& g : st.groups) self->send_exit(g, caf::exit_reason::user_shutdown);
+  st.groups.clear();
+  st.done->set_value(ok);
+  self->quit();
+}
+
 // Ends the run with `e`. Batches still at this process's node actors use the graph and the
 // saver, which the caller may free once told: the end waits for them to come back.
 void fail(coordinator_actor* self, std::exception_ptr e) {
@@ -159,17 +181,12 @@ void fail(coordinator_actor* self, std::exception_ptr e) {
   st.failing = true;
   st.loop->set_failure(e);
   if (st.local_out > 0) return;
-  st.done->set_value(false);
-  self->quit();
+  end_run(self, false);
 }
 
 // A local batch came back after the run failed: end it once none is left.
 void drain_after_failure(coordinator_actor* self) {
-  auto& st = self->state;
-  if (st.local_out == 0) {
-    st.done->set_value(false);
-    self->quit();
-  }
+  if (self->state.local_out == 0) end_run(self, false);
 }
 
 // Sends waiting chunks of remote `node` to its least loaded live actors while their windows
@@ -247,23 +264,196 @@ void release_capped(coordinator_actor* self) {
   }
 }
 
-// Ends the step at the barrier and starts the next one, or finishes the run.
-void commit_and_continue(coordinator_actor* self) {
+// Sends `msg` to every channel group of the run.
+template <class... Ts>
+void to_groups(coordinator_actor* self, const Ts&... msg) {
+  for (const auto& g : self->state.groups) self->send(g, msg...);
+}
+
+// The commit point of a prepared step: the checkpoint, then the owners' commit (or their
+// abort when the checkpoint could not be made), then the next step.
+void complete_commit(coordinator_actor* self, std::int64_t step) {
   auto& st = self->state;
-  if (!st.loop->commit_step()) {
-    st.done->set_value(true);
-    self->quit();
+  bool more = false;
+  try {
+    more = st.loop->complete_step();
+  } catch (...) {
+    to_groups(self, actors::abort_atom::value, step);
+    throw;
+  }
+  to_groups(self, actors::commit_atom::value, step);
+  if (!more) {
+    end_run(self, true);
     return;
   }
   next_step(self);
+}
+
+void ask_votes(coordinator_actor* self, std::int64_t step,
+               std::vector<actors::step_prepare> prepares, bool finish_round);
+
+// Every group voted in this round: a no from any aborts the step everywhere and fails the
+// run; yeses are taken into the loop, then the finish round or the commit follows.
+void votes_in(coordinator_actor* self, std::int64_t step, bool finish_round) {
+  auto& st = self->state;
+  auto votes = std::move(st.votes);
+  for (const auto& v : votes)
+    if (v.error) {
+      to_groups(self, actors::abort_atom::value, step);
+      throw error(v.error->code, v.error->message);
+    }
+  for (const auto& v : votes) st.loop->take_votes(v.changes);
+  if (!finish_round && st.loop->finish_due()) {
+    std::vector<actors::step_prepare> finish(st.groups.size());
+    for (auto& f : finish) {
+      f.step = step;
+      f.finish = true;
+    }
+    ask_votes(self, step, std::move(finish), true);
+    return;
+  }
+  complete_commit(self, step);
+}
+
+// Phase one: each group is asked to prepare (it waits for the step's one write message).
+void ask_votes(coordinator_actor* self, std::int64_t step,
+               std::vector<actors::step_prepare> prepares, bool finish_round) {
+  auto& st = self->state;
+  st.votes.assign(st.groups.size(), actors::step_vote{});
+  st.votes_due = st.groups.size();
+  for (std::uint32_t g = 0; g < st.groups.size(); ++g)
+    self->request(st.groups[g], caf::infinite, std::move(prepares[g]))
+        .then(
+            [self, step, g, finish_round](actors::step_vote& v) {
+              auto& st = self->state;
+              if (st.failing) return;
+              st.votes[g] = std::move(v);
+              if (--st.votes_due > 0) return;
+              try {
+                votes_in(self, step, finish_round);
+              } catch (...) {
+                fail(self, std::current_exception());
+              }
+            },
+            [self](caf::error& e) {
+              fail(self, std::make_exception_ptr(error(error_code::unavailable,
+                                                       "a channel actor of the run did not "
+                                                       "vote: " +
+                                                           self->system().render(e))));
+            });
+}
+
+// Ends the step at the barrier and starts the next one, or finishes the run. With channel
+// actors, the step commits in two phases: each group gets its share of the writes and a
+// prepare, and votes with what changed.
+void commit_and_continue(coordinator_actor* self) {
+  auto& st = self->state;
+  if (st.groups.empty()) {
+    if (!st.loop->commit_step()) {
+      end_run(self, true);
+      return;
+    }
+    next_step(self);
+    return;
+  }
+  auto staged = st.loop->stage_step();
+  if (!staged) {
+    end_run(self, true);
+    return;
+  }
+  const std::int64_t step = st.loop->step();
+  const std::size_t n = st.groups.size();
+  std::vector<actors::step_prepare> prepares(n);
+  std::vector<actors::channel_writes> writes(n);
+  for (std::size_t g = 0; g < n; ++g) {
+    prepares[g].step = step;
+    prepares[g].expected = 1;
+    prepares[g].bump_step = staged->bump_step;
+    writes[g].step = step;
+  }
+  if (n == 1) {
+    prepares[0].consumed = std::move(staged->consumed);
+    writes[0].writes = std::move(staged->writes);
+  } else {
+    for (auto& c : staged->consumed) prepares[st.owner.at(c)].consumed.push_back(std::move(c));
+    for (auto& w : staged->writes) writes[st.owner.at(w.channel)].writes.push_back(std::move(w));
+  }
+  for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(writes[g]));
+  ask_votes(self, step, std::move(prepares), false);
+}
+
+// A stable group for a channel name (FNV-1a): the same split on every run of a graph.
+std::uint32_t group_of(const std::string& name, std::size_t groups) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::uint32_t>(h % groups);
+}
+
+// Places the run's channels, as they are once the input is applied: one group beside the
+// coordinator, or one per channel host of the directory (--spread-channels), each restored
+// from the loop's values. The run's first step starts once every group is placed.
+void place_channels(coordinator_actor* self) {
+  auto& st = self->state;
+  const auto& live = st.loop->channels();
+  std::vector<caf::actor> hosts;
+  if (st.directory) hosts = st.directory->channel_hosts();
+  if (hosts.empty()) {
+    actors::channel_map owned;
+    owned.reserve(live.size());
+    for (const auto& [name, c] : live) owned.emplace(name, c->copy());
+    st.groups.push_back(
+        actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned))));
+    next_step(self);
+    return;
+  }
+  std::vector<actors::channel_placement> placements(hosts.size());
+  for (auto& p : placements) p.graph = st.directory->graph_key();
+  for (const auto& [name, c] : live) {
+    const std::uint32_t g = group_of(name, hosts.size());
+    st.owner.emplace(name, g);
+    actors::channel_delta d;
+    d.channel = name;
+    if (auto v = c->transfer()) {
+      d.present = true;
+      d.v = std::move(*v);
+    }
+    placements[g].values.push_back(std::move(d));
+  }
+  st.groups.resize(hosts.size());
+  st.placements_due = hosts.size();
+  for (std::uint32_t g = 0; g < hosts.size(); ++g)
+    self->request(hosts[g], std::chrono::seconds(30), actors::place_atom::value,
+                  std::move(placements[g]))
+        .then(
+            [self, g](caf::actor& placed) {
+              auto& st = self->state;
+              if (st.failing) {
+                self->send_exit(placed, caf::exit_reason::user_shutdown);
+                return;
+              }
+              st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
+              st.channel_owners.insert(placed.address());
+              self->monitor(placed);
+              if (--st.placements_due > 0) return;
+              try {
+                next_step(self);
+              } catch (...) {
+                fail(self, std::current_exception());
+              }
+            },
+            [self](caf::error& e) {
+              fail(self,
+                   std::make_exception_ptr(error(error_code::unavailable,
+                                                 "cannot place the run's channels on a worker: " +
+                                                     self->system().render(e))));
+            });
 }
 
 // Plans the next step and dispatches it; finishes the run when there is nothing to do.
 void next_step(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.loop->plan()) {
-    st.done->set_value(true);
-    self->quit();
+    end_run(self, true);
     return;
   }
   const run_shared& shared = st.loop->shared();
@@ -423,11 +613,20 @@ coordinator_protocol::behavior_type coordinator(
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;
+  st.use_channel_actors = run.channel_actors;
   if (run.directory) st.policy = run.directory->policy();
   st.done = done;
   self->set_down_handler([self](caf::down_msg& msg) {
     if (self->state.failing) return;
     try {
+      // A group of the run's channels is gone with its process: the step cannot commit, and
+      // the thread resumes from its last checkpoint.
+      if (self->state.channel_owners.count(msg.source))
+        throw error(error_code::unavailable,
+                    "lost a channel actor of the run (its worker went away: " +
+                        self->system().render(msg.reason) + ") at step " +
+                        std::to_string(self->state.loop->step()) +
+                        "; the thread resumes from its last checkpoint");
       actor_lost(self, msg.source);
     } catch (...) {
       fail(self, std::current_exception());
@@ -437,7 +636,10 @@ coordinator_protocol::behavior_type coordinator(
       [self](start_atom, value& input) {
         try {
           self->state.loop->begin(input);
-          next_step(self);
+          if (self->state.use_channel_actors)
+            place_channels(self);
+          else
+            next_step(self);
         } catch (...) {
           fail(self, std::current_exception());
         }

@@ -38,6 +38,7 @@ struct actor_run {
   node_actor_pool& pool;                  ///< this process's node actors
   actors::node_directory* directory;      ///< nodes hosted elsewhere, or null
   const progress_fn* progress = nullptr;  ///< told as tasks finish, or null
+  bool channel_actors = true;             ///< runtime_options::channel_actors
 };
 
 /// Runs `loop` to completion with a coordinator actor dispatching its tasks; blocks the caller.

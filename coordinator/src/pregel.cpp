@@ -277,7 +277,7 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   if (options_.mode == execution::threads)
     return run_sync(loop, impl_->thread_pool(options_), input);
   detail::actor_run run{impl_->actor_pool(graph_, options_), options_.directory.get(),
-                        options.progress ? &options.progress : nullptr};
+                        options.progress ? &options.progress : nullptr, options_.channel_actors};
   return detail::run_on_actors(loop, run, input);
 }
 

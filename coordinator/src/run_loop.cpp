@@ -432,7 +432,7 @@ void run_loop::report_finished(const pregel_task& t) {
   emit_task_result(t);
 }
 
-bool run_loop::commit_step() {
+bool run_loop::check_step() {
   if (g_.step_timeout_ms) cancel_->disarm();
   // A cancelled run (from outside, by its stream's sink, past its step timeout) fails with
   // why, its finished tasks' writes saved as pending writes.
@@ -469,10 +469,41 @@ bool run_loop::commit_step() {
     }
     return false;
   }
+  return true;
+}
+
+std::vector<pregel_task*> run_loop::step_batch() {
   std::vector<pregel_task*> batch;
   batch.reserve(tasks_.size());
   for (auto& t : tasks_) batch.push_back(&t);
-  auto applied = algo::apply_writes(state_, index_, batch);
+  return batch;
+}
+
+bool run_loop::commit_step() {
+  if (!check_step()) return false;
+  auto batch = step_batch();
+  return end_step(algo::apply_writes(state_, index_, batch));
+}
+
+std::optional<algo::step_writes> run_loop::stage_step() {
+  if (!check_step()) return std::nullopt;
+  auto batch = step_batch();
+  staged_ = {};
+  staged_version_ = state_.max_version + 1;
+  auto writes = algo::stage_writes(state_, batch, staged_);
+  staged_bump_ = writes.bump_step;
+  return writes;
+}
+
+void run_loop::take_votes(const actors::group_changes& changes) {
+  algo::take_changes(state_, g_, changes, staged_version_, staged_);
+}
+
+bool run_loop::finish_due() const { return algo::tentatively_last(index_, staged_, staged_bump_); }
+
+bool run_loop::complete_step() { return end_step(std::exchange(staged_, {})); }
+
+bool run_loop::end_step(algo::applied applied) {
   if (durability_ == durability::exit && !held_writes_.empty() && !index_.delta_channels.empty()) {
     // Held in task-path order: the order the step applied them in.
     std::unordered_set<const pregel_task*> held(held_writes_.begin(), held_writes_.end());
@@ -482,8 +513,9 @@ bool run_loop::commit_step() {
   held_writes_.clear();  // the step's checkpoint supersedes its pending writes
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
-  emit_values_if(updated_);
   put_checkpoint("loop", &applied);
+  // After the commit point: nothing of a step that did not commit is ever streamed.
+  emit_values_if(updated_);
   // Past the step it resumed, the run no longer resumes: subgraphs of later steps start from
   // their input (LangGraph unsets CONFIG_KEY_RESUMING after each tick).
   shared_.resuming = false;

@@ -96,6 +96,21 @@ class run_loop {
   /// order) when a task failed. Returns false when an interrupt_after node ran.
   bool commit_step();
 
+  /// `commit_step` in halves, for a run whose channels are owned by channel actors (the
+  /// coordinator actor's two-phase commit):
+  /// - `stage_step` fails or stops the step as `commit_step` does (nullopt: the run stopped
+  ///   at an interrupt), else records what the step's tasks saw and returns the writes for
+  ///   the owners to prepare;
+  /// - `take_votes` takes the changes an owner voted with, in each round of the prepare;
+  /// - `finish_due`, after the first round: whether a second round must let deferred
+  ///   channels finish (the step is tentatively the last);
+  /// - `complete_step` checkpoints (the commit point) and returns as `commit_step` does. When
+  ///   it throws, the owners must abort the step.
+  std::optional<algo::step_writes> stage_step();
+  void take_votes(const actors::group_changes& changes);
+  bool finish_due() const;
+  bool complete_step();
+
   /// The error that ended the run, recorded by the coordinator actor for its caller.
   void set_failure(std::exception_ptr e) noexcept { failure_ = std::move(e); }
   std::exception_ptr take_failure() noexcept { return std::move(failure_); }
@@ -138,6 +153,11 @@ class run_loop {
   ~run_loop();
 
  private:
+  /// Fails the step on a task error, or stops it at an interrupt (false).
+  bool check_step();
+  std::vector<pregel_task*> step_batch();
+  /// What follows applying a step's writes: checkpoint, stream, interrupt_after.
+  bool end_step(algo::applied applied);
   void attach_resumed_writes();
   /// Starts a top-level run given a subgraph's checkpoint in namespace `ns` from its parent's.
   void enter_through_subgraph(const std::string& ns);
@@ -210,6 +230,10 @@ class run_loop {
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
   std::vector<std::optional<std::string>> cache_keys_;  // of the step's tasks, by index
+  // The step being committed in halves (stage_step .. complete_step).
+  algo::applied staged_;
+  channel_version staged_version_ = 0;
+  bool staged_bump_ = false;
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
   std::int64_t limit_ = 25;

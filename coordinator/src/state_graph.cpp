@@ -656,6 +656,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   ro.store = options.store;
   ro.cache = options.cache;
   ro.context_schema = std::move(options.context_schema);
+  ro.channel_actors = options.channel_actors;
   g.retry_sleep = options.retry_sleep;
   g.step_timeout_ms = options.step_timeout_ms;
   if (options.delta_max_steps_since_snapshot <= 0)

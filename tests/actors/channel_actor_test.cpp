@@ -172,6 +172,9 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   v.error = task_error{error_code::invalid_update, "At key 'name': two writes"};
   v.changes.changed = {{"a", true, value::parse_json(R"({"x":[1,2]})")}, {"b", false, value()}};
   v.changes.updated = {"a"};
+  v.changes.values = {{"a", true, value::parse_json(R"({"x":[1,2]})")},
+                      {"b", true, value(std::int64_t{3})}};
+  v.changes.overwritten = {"b"};
   step_vote back;
   wire_codec::decode(wire_codec::encode(v), back);
   BOOST_TEST(back.step == 7);
@@ -181,6 +184,12 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   BOOST_TEST(back.changes.changed[0].v.to_json() == R"({"x":[1,2]})");
   BOOST_TEST(!back.changes.changed[1].present);
   BOOST_TEST(back.changes.updated == v.changes.updated, boost::test_tools::per_element());
+  BOOST_TEST(back.changes.values.size() == 2u);
+  BOOST_TEST(back.changes.values[1].v.to_json() == "3");  // an untracked value's, say
+  BOOST_TEST(back.changes.overwritten == v.changes.overwritten, boost::test_tools::per_element());
+  // A vote whose values do not match its changed channels is refused as malformed.
+  v.changes.values.pop_back();
+  BOOST_CHECK_THROW(wire_codec::decode(wire_codec::encode(v), back), error);
 
   channel_writes w{3, {{4, "log", value("hi")}}};
   channel_writes wb;

@@ -34,11 +34,18 @@ struct channel_delta {
 };
 
 /// What preparing a step changed in a group: the channels whose version the step bumps, with
-/// their staged checkpoint values, and those of them available afterwards (which may trigger
-/// nodes next step).
+/// their staged checkpoint values, those of them available afterwards (which may trigger
+/// nodes next step), and their staged values for replicas.
 struct group_changes {
   std::vector<channel_delta> changed;  ///< sorted by channel name
   std::vector<std::string> updated;    ///< sorted by channel name
+  /// The staged values of the `changed` channels as a replica rebuilds them
+  /// (`channel::transfer`, `channel::from_transfer`), in the same order: what a run reads
+  /// includes what checkpoints leave out (an untracked value's, a delta channel's value).
+  std::vector<channel_delta> values;
+  /// The changed delta channels whose writes replaced their value (a snapshot is due: the
+  /// writes before no longer rebuild it), sorted by name.
+  std::vector<std::string> overwritten;
 };
 
 /// A group of a run's channels with a staged and a committed value for each: `prepare`
@@ -77,8 +84,7 @@ class channel_group {
 
  private:
   class stager;
-  group_changes collect(const std::set<std::string>& changed,
-                        const std::set<std::string>& updated) const;
+  group_changes collect(const std::set<std::string>& changed, const std::set<std::string>& updated);
 
   std::unordered_map<std::string, std::unique_ptr<channels::channel>> live_;
   // The channels of the staged step as they were before it, restored on abort.

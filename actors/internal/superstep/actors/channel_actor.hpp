@@ -8,6 +8,8 @@
 
 #include <caf/all.hpp>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,10 +53,21 @@ struct channel_push {
   std::vector<channel_delta> values;
 };
 
+/// Coordinator → a process's channel host (a worker's host actor): own the channels named in
+/// `values` for one run of graph `graph` (the key the host loaded it by), restored from their
+/// values as replicas take them (channel::transfer). Answered with the channel actor, which
+/// stops when the coordinator that asked goes down; an error when the host does not have the
+/// graph or a channel.
+struct channel_placement {
+  std::string graph;
+  std::vector<channel_delta> values;
+};
+
 using commit_atom = caf::atom_constant<caf::atom("ch_commit")>;
 using abort_atom = caf::atom_constant<caf::atom("ch_abort")>;
 using subscribe_atom = caf::atom_constant<caf::atom("ch_sub")>;
 using read_atom = caf::atom_constant<caf::atom("ch_read")>;
+using place_atom = caf::atom_constant<caf::atom("ch_place")>;
 
 /// The protocol of a channel actor, checked by the compiler.
 /// - `channel_writes`: buffered by step until the step is prepared.
@@ -72,8 +85,18 @@ using channel_actor = caf::typed_actor<
     caf::replies_to<subscribe_atom, caf::actor, std::vector<std::string>>::with<channel_push>,
     caf::replies_to<read_atom, std::vector<std::string>>::with<channel_push>>;
 
-/// Spawns a channel actor owning `group`.
-channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group);
+/// Spawns a channel actor owning `group`. With `owner`, the actor stops when `owner` (the
+/// coordinator of its run, in any process) goes down: a staged step whose commit never came
+/// is dropped with it.
+channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group,
+                                  caf::actor owner = caf::actor());
+
+/// A group owning the channels named in `values`, made from `prototypes` (a graph's channels
+/// by name) restored from the values. Throws `superstep::error` (invalid_argument) naming a
+/// channel `prototypes` lacks.
+channel_group group_from(
+    const std::map<std::string, std::shared_ptr<const channels::channel>>& prototypes,
+    std::vector<channel_delta> values);
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, channel_writes& x) {
@@ -86,6 +109,10 @@ typename Inspector::result_type inspect(Inspector& f, step_prepare& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_vote& x) {
   return superstep::detail::inspect_encoded(f, x, "superstep.step_vote");
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, channel_placement& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.channel_placement");
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, channel_push& x) {

@@ -40,6 +40,13 @@ class node_directory {
   virtual std::string unavailable(std::uint32_t node) const = 0;
 
   virtual dispatch_policy policy() const { return {}; }
+
+  /// The channel hosts (workers' host actors) a run of this graph places its channel groups
+  /// on, one group each, in a stable order; empty (the default): the channels stay beside the
+  /// coordinator. A host answers `place_atom, channel_placement` with a channel actor.
+  virtual std::vector<caf::actor> channel_hosts() { return {}; }
+  /// The key the channel hosts know the graph by (channel_placement::graph).
+  virtual std::string graph_key() const { return {}; }
 };
 
 }  // namespace superstep::actors

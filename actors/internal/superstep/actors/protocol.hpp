@@ -31,6 +31,7 @@ struct channel_writes;  // channel_actor.hpp
 struct step_prepare;
 struct step_vote;
 struct channel_push;
+struct channel_placement;
 }  // namespace actors
 
 namespace actors::wire_codec {
@@ -52,6 +53,8 @@ std::string encode(const step_vote& m);
 void decode(std::string_view bytes, step_vote& m);
 std::string encode(const channel_push& m);
 void decode(std::string_view bytes, channel_push& m);
+std::string encode(const channel_placement& m);
+void decode(std::string_view bytes, channel_placement& m);
 }  // namespace actors::wire_codec
 
 namespace actors {

@@ -55,6 +55,14 @@ class channel {
   /// checkpoints (delta_channel).
   [[nodiscard]] virtual std::optional<value> transfer() const { return checkpoint(); }
 
+  /// A new channel of the same type and configuration holding what `transfer()` gave: the
+  /// same value, including what checkpoints leave out (an untracked value's). A replica of a
+  /// channel owned elsewhere is rebuilt with it.
+  [[nodiscard]] virtual std::unique_ptr<channel> from_transfer(
+      const std::optional<value>& transferred) const {
+    return from_checkpoint(transferred);
+  }
+
   /// Called after a node that was triggered by this channel has run. Returns whether the
   /// channel changed (e.g. a named barrier resets).
   virtual bool consume() { return false; }

@@ -17,7 +17,8 @@ namespace superstep::channels {
 /// invalid_update error naming the key; without `guard` the last write wins. A step without
 /// writes keeps the value. An overwrite marker (see `overwrite()`) stores the value it
 /// carries. `checkpoint()` is always nullopt and `from_checkpoint` always gives an empty
-/// channel, so after a resume the value is gone until written again. The runtime also strips
+/// channel, so after a resume the value is gone until written again (`transfer()` keeps it for
+/// the run's replicas). The runtime also strips
 /// writes to it from persisted pending writes.
 ///
 /// Not thread-safe, like every channel.
@@ -45,6 +46,11 @@ class untracked_value final : public channel {
 
   /// Always nullopt: this channel is never persisted.
   [[nodiscard]] std::optional<value> checkpoint() const override { return std::nullopt; }
+  /// The value, for a replica in this run (never persisted).
+  [[nodiscard]] std::optional<value> transfer() const override { return value_; }
+  /// A channel holding `transferred` (a replica of one owned elsewhere in the same run).
+  [[nodiscard]] std::unique_ptr<channel> from_transfer(
+      const std::optional<value>& transferred) const override;
 
  private:
   bool guard_;

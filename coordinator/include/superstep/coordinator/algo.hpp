@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "superstep/actors/channel_group.hpp"
 #include "superstep/actors/node_host.hpp"
 #include "superstep/actors/task.hpp"
 #include "superstep/channels/channel.hpp"
@@ -45,7 +46,9 @@ struct run_state {
   channel_version max_version = 0;
   /// Per node, the channels it reads, resolved once per run: building a task's input then
   /// costs no name lookups.
-  std::vector<std::vector<std::pair<const std::string*, const channels::channel*>>> node_reads;
+  /// (Slots of `channels`: a replica rebuilds a channel in its slot.)
+  std::vector<std::vector<std::pair<const std::string*, const std::unique_ptr<channels::channel>*>>>
+      node_reads;
 };
 
 /// Creates the channels of `g`, restored from `cp` (empty checkpoint: all empty).
@@ -74,6 +77,33 @@ struct applied {
 /// volatile channels clear, and call finish() when nothing more would run.
 /// Throws `superstep::error` (invalid_update) when a channel rejects its writes.
 applied apply_writes(run_state& state, const graph_index& index, std::vector<pregel_task*>& tasks);
+
+/// A step's writes for the owners of its channels when they live apart from the coordinator
+/// (channel actors): what `apply_writes` hands to the channels, without applying it.
+struct step_writes {
+  /// Some task ran triggered or as a Send: channels nobody wrote learn that a step passed.
+  bool bump_step = false;
+  /// The channels that triggered the step's tasks, to consume (sorted).
+  std::vector<std::string> consumed;
+  /// Every write, `order` being the writing task's position in task-path order.
+  std::vector<actors::ordered_write> writes;
+};
+
+/// The first half of `apply_writes` for channels owned elsewhere: sorts `tasks` by path,
+/// records versions_seen (`out.seen_changed`) and collects the writes and consumed channels.
+/// Throws `superstep::error` (invalid_update) for a write to a channel the graph lacks.
+step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out);
+
+/// The second half, once per round of the owners' prepare (the step's, then the finish of a
+/// tentatively last step): each changed channel gets `version` (one per step), the checkpoint
+/// keeps its value, and its channel in `state` (the coordinator's replica) is rebuilt from
+/// its staged value. O(channels changed).
+void take_changes(run_state& state, const pregel_graph& g, const actors::group_changes& changes,
+                  channel_version version, applied& out);
+
+/// Whether a step that applied `out` is tentatively the last (it ran some task and none of
+/// its updated channels triggers a node): then deferred channels finish.
+bool tentatively_last(const graph_index& index, const applied& out, bool bump_step);
 
 /// Whether the run must stop before/after executing `tasks` because one of them runs a node
 /// in `interrupt_nodes` (LangGraph `should_interrupt`); `{"*"}` names every node of `g` but

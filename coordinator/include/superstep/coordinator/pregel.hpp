@@ -79,6 +79,13 @@ struct runtime_options {
   /// passes its context in the config's "configurable", read through
   /// `node_context::configurable`), for `pregel::context_json_schema`. Runs do not check it.
   std::optional<object_schema> context_schema = std::nullopt;
+  /// Whether a top-level run on actors keeps its channels in a channel actor: the actor owns
+  /// them and applies each step's writes, and the coordinator commits every step over it in
+  /// two phases (prepare and vote, the checkpoint as the commit point, then commit or abort;
+  /// docs/channel_actors.md). False: the coordinator applies writes to channels of its own
+  /// (the path before channel actors, kept to compare against). `execution::threads` runs
+  /// and subgraphs always use the coordinator's own.
+  bool channel_actors = true;
 };
 
 struct state_snapshot;

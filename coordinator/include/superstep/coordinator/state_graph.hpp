@@ -98,6 +98,9 @@ struct compile_options {
   /// See pregel_graph::delta_max_steps_since_snapshot. Throws `superstep::error`
   /// (invalid_graph) at compile() when not positive.
   std::int64_t delta_max_steps_since_snapshot = 5000;
+  /// Whether runs on actors keep their channels in a channel actor (see
+  /// runtime_options::channel_actors).
+  bool channel_actors = true;
 };
 
 /// How a delta key is kept (the parameters of LangGraph's `DeltaChannel`).

@@ -1,0 +1,127 @@
+// Channels spread over the workers (`superstep head --spread-channels`, issue 14): each run's
+// channels live in channel actors on the workers, one group per worker, and every step
+// commits over them in two phases. Real processes on loopback, bounded in time, killed.
+#include <boost/test/unit_test.hpp>
+#include <thread>
+
+#include "cluster/cluster_support.hpp"
+
+using namespace superstep;
+using namespace std::chrono_literals;
+using superstep::test::child;
+using superstep::test::cli_result;
+using superstep::test::run_to_end;
+using superstep::test::scratch;
+
+namespace {
+
+std::string spec(const std::string& name) { return test::example_spec(name); }
+
+using cluster = test::test_cluster;
+
+// The output line's data, of an embedded run of the same command.
+value embedded(scratch& s, std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--data", s.path("embedded-data")});
+  cli_result r = run_to_end(args, s);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  return r.last().get("data");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(runs_with_channels_on_the_workers_equal_the_embedded_runs) {
+  scratch s;
+  cluster c(s, {"--spread-channels"});
+  child& w1 = c.add_worker("w1");
+  child& w2 = c.add_worker("w2");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"jokes", R"({"subjects": ["cats", "dogs", "owls"]})"},
+      {"map_reduce", "{}"},
+      {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
+      {"loop", "{}"},
+      {"subgraph", R"({"text": "hi"})"},
+      {"seed_persistence", R"({"foo": ""})"},
+      {"pregel_cycle", R"({"value": "a"})"},
+      {"pregel_topic", R"({"a": "foo"})"},
+      {"slow_steps", R"({"trace": []})"},
+  };
+  for (const auto& [name, input] : cases) {
+    BOOST_TEST_CONTEXT(name) {
+      value expected = embedded(s, {spec(name), "--input", input});
+      cli_result r = c.client({"submit", spec(name), "--input", input, "--stream", "updates"});
+      BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+      BOOST_TEST(r.last().get("type").as_string() == "output");
+      BOOST_TEST(r.last().get("data") == expected);
+    }
+  }
+  // Both workers owned groups of the runs' channels (their activity report says so).
+  BOOST_TEST(w1.wait_for_err("owned channel groups of", 10s), w1.err_text());
+  BOOST_TEST(w2.wait_for_err("owned channel groups of", 10s), w2.err_text());
+  // The thread's state and history come from the head's checkpoints, as without spreading.
+  cli_result run =
+      c.client({"submit", spec("jokes"), "--input", R"({"subjects": ["a"]})", "--thread", "t1"});
+  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err);
+  cli_result state = c.client({"state", "--thread", "t1"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values").get("best").as_string() == "joke about a");
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_owning_channels_killed_mid_run_loses_and_repeats_nothing) {
+  scratch s;
+  const std::string input = R"({"trace": []})";
+  value expected = embedded(s, {spec("slow_steps"), "--input", input});
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("stays");
+  // Killed at different points of a step (while its tasks run, while the groups prepare, vote
+  // or commit): wherever the kill lands, the step in flight cannot commit without the channels
+  // the worker owned, and the thread resumes from its last committed checkpoint.
+  int round = 0;
+  for (auto delay : {5ms, 60ms, 150ms}) {
+    const std::string n = std::to_string(++round);
+    BOOST_TEST_CONTEXT("killed " << delay.count() << " ms after a step") {
+      child& doomed = c.add_worker("doomed" + n);
+      auto client = c.start_client({"submit", spec("slow_steps"), "--input", input, "--thread",
+                                    "t" + n, "--stream", "updates"});
+      BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"updates\"", 60s), client->err_text());
+      std::this_thread::sleep_for(delay);
+      doomed.kill();
+      BOOST_REQUIRE_MESSAGE(client->wait(30s), "the run did not end");
+      cli_result failed = client->result();
+      BOOST_TEST(failed.status == 1);
+      BOOST_TEST(failed.err.find("lost a channel actor of the run") != std::string::npos,
+                 failed.err);
+      // Resumed on the workers there are now: the trace is the uninterrupted run's, no step
+      // missing and none applied twice.
+      cli_result r = c.client({"submit", "--thread", "t" + n});
+      BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+      BOOST_TEST(r.last().get("data") == expected);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_head_killed_mid_run_resumes_with_the_same_result) {
+  scratch s;
+  const std::string input = R"({"trace": []})";
+  value expected = embedded(s, {spec("slow_steps"), "--input", input});
+  cluster c(s, {"--spread-channels"});
+  child& w1 = c.add_worker("w1");
+  child& w2 = c.add_worker("w2");
+  auto client = c.start_client(
+      {"submit", spec("slow_steps"), "--input", input, "--thread", "t", "--stream", "updates"});
+  // The coordinator's process dies with steps staged on the workers: they drop them (their
+  // coordinator is gone) and the restarted head resumes from the last checkpoint.
+  BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"updates\"", 60s), client->err_text());
+  std::this_thread::sleep_for(60ms);
+  c.head().kill();
+  BOOST_REQUIRE(client->wait(20s));
+  BOOST_TEST(client->result().status == 1);
+  c.start_head({"--spread-channels"}, c.port());
+  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("worker w1 joined", 30s),
+                        c.head().err_text() + w1.err_text());
+  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("worker w2 joined", 30s),
+                        c.head().err_text() + w2.err_text());
+  cli_result r = c.client({"submit", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data") == expected);
+}
