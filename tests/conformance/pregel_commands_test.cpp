@@ -34,6 +34,12 @@ compile_options with_breakpoints(std::vector<std::string> before) {
   return o;
 }
 
+// LangGraph's subgraph compile(checkpointer=subgraph_persist): True keeps the subgraph's
+// state, False keeps none.
+subgraph_checkpointer persist_of(bool subgraph_persist) {
+  return subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+}
+
 }  // namespace
 
 // libs/langgraph/tests/test_pregel.py::test_parent_command (subgraph_persist: the subgraph
@@ -41,8 +47,7 @@ compile_options with_breakpoints(std::vector<std::string> before) {
 BOOST_AUTO_TEST_CASE(test_parent_command) {
   for (bool subgraph_persist : {true, false}) {
     BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
-      const subgraph_checkpointer persist =
-          subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+      const subgraph_checkpointer persist = persist_of(subgraph_persist);
       state_graph sub;
       sub.add_key("messages", "add_messages");
       sub.add_node("tool", [](const value&, node_context&) -> value {
@@ -265,8 +270,7 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
         });
         sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
         compile_options sub_opts = opts();
-        sub_opts.as_subgraph =
-            subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+        sub_opts.as_subgraph = persist_of(subgraph_persist);
         if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
 
         state_graph main;
@@ -293,8 +297,7 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
 BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
   for (bool subgraph_persist : {true, false}) {
     BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
-      const subgraph_checkpointer persist =
-          subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+      const subgraph_checkpointer persist = persist_of(subgraph_persist);
       state_graph sub_sub;
       sub_sub.add_key("dialog_state", "add");
       sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {

@@ -62,16 +62,21 @@ void check_served_trace(const value& output, bool traced, const trace_context& c
   BOOST_TEST(t.get("dotted_order").as_string().starts_with(caller.dotted_order + "."));
 }
 
+// The served graph `traced`, with or without distributed tracing, and the graph's `headers`.
+remote_graph traced(bool distributed_tracing, headers given = {}) {
+  remote_graph_options o;
+  o.distributed_tracing = distributed_tracing;
+  o.headers = std::move(given);
+  return remote_head::get().graph("traced", std::move(o));
+}
+
 // One call of test_include_headers: invoke (the headers as the graph's: superstep's invoke
 // takes no headers of its own) or stream (as the run's), inside the caller's trace.
 void call_with_headers(bool distributed_tracing, bool stream, const std::optional<headers>& given,
                        const std::string& thread_id) {
   const trace_context caller = trace_context::start();  // LangGraph's ls.trace("foo")
   const value config = caller.in(thread(thread_id));
-  remote_graph_options o;
-  o.distributed_tracing = distributed_tracing;
-  if (given && !stream) o.headers = *given;
-  remote_graph g = remote_head::get().graph("traced", o);
+  remote_graph g = traced(distributed_tracing, given && !stream ? *given : headers{});
   value out;
   if (stream) {
     remote_run_options run;
@@ -118,9 +123,7 @@ BOOST_AUTO_TEST_CASE(test_include_headers) {
 
 // libs/langgraph/tests/test_remote_graph_v3.py::test_stream_events_v3_merges_tracing_headers_when_distributed_tracing
 BOOST_AUTO_TEST_CASE(test_stream_events_v3_merges_tracing_headers_when_distributed_tracing) {
-  remote_graph_options o;
-  o.distributed_tracing = true;
-  remote_graph g = remote_head::get().graph("traced", o);
+  remote_graph g = traced(true);
   const trace_context caller = trace_context::start();
   value out = stream_events_with(g, "v3_tracing_headers", caller, {{"X-Custom", "y"}});
   // The caller's headers, merged with the trace's.
@@ -137,9 +140,7 @@ BOOST_AUTO_TEST_CASE(test_stream_events_v3_merges_tracing_headers_when_distribut
 
 // libs/langgraph/tests/test_remote_graph_v3.py::test_stream_events_v3_passes_headers_unchanged_without_tracing
 BOOST_AUTO_TEST_CASE(test_stream_events_v3_passes_headers_unchanged_without_tracing) {
-  remote_graph_options o;
-  o.distributed_tracing = false;
-  remote_graph g = remote_head::get().graph("traced", o);
+  remote_graph g = traced(false);
   const trace_context caller = trace_context::start();
   value out = stream_events_with(g, "v3_plain_headers", caller, {{"X-Custom", "y"}});
   BOOST_TEST((logged_headers("v3_plain_headers") == headers{{"X-Custom", "y"}}));
