@@ -77,4 +77,13 @@ struct ClientRequest {
   runId @29 :Text;
   # cancel: answer once the run has ended (LangGraph's runs.cancel(wait=True)).
   cancelWait @30 :Bool;
+  # Headers (remote_graph's, LangGraph's RemoteGraph `headers=`): name-value pairs sent with
+  # the request as an HTTP client sends headers. The head logs them (--log-requests); a run's
+  # `x-*` headers reach its config's configurable, and its `langsmith-trace` and `baggage`
+  # headers (distributed tracing) its config's trace (net_headers.hpp).
+  headers @31 :List(Header);
+  struct Header {
+    name @0 :Text;
+    value @1 :Text;
+  }
 }

@@ -14,6 +14,7 @@
 #include "cli_commands.hpp"
 #include "net.hpp"
 #include "net_auth.hpp"
+#include "net_headers.hpp"
 #include "net_protocol.hpp"
 #include "net_request_pool.hpp"
 #include "net_run_registry.hpp"
@@ -234,7 +235,7 @@ std::optional<value> spec_of(const head_context& h, const client_request& req) {
 }
 
 // What a request asks, for the log of --log-requests: its kind, thread, graph and the fields
-// a remote_graph sends (config, context, stream modes).
+// a remote_graph sends (config, context, stream modes, headers).
 std::string describe_request(const client_request& req) {
   const cli::thread_args* where = cli::where_of(req.cmd);
   std::string out = std::visit(
@@ -273,6 +274,11 @@ std::string describe_request(const client_request& req) {
       req.cmd);
   if (where) out += " thread '" + where->thread + "'";
   if (!req.graph.empty()) out += " graph '" + req.graph + "'";
+  if (!req.headers.empty()) {
+    object headers;
+    for (const auto& [name, text] : req.headers) headers.set(name, text);
+    out += " headers " + value(std::move(headers)).to_json();
+  }
   return out;
 }
 
@@ -364,6 +370,7 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     cli::command cmd = req.cmd;
     std::optional<run_registry::registration> registered;
     if (auto* run = std::get_if<cli::run_args>(&cmd)) {
+      run->config = run_config_with_headers(run->config, req.headers);
       run->run_id = run_id_of(*run);
       registered.emplace(h.run_ids, thread, run->run_id);
       env.control = registered->control();

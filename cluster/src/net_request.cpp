@@ -140,6 +140,13 @@ std::string encode_request(const client_request& r) {
   }
   out.setGraph(text(r.graph));
   out.setTypedErrors(r.typed_errors);
+  auto headers = out.initHeaders(static_cast<unsigned>(r.headers.size()));
+  unsigned i = 0;
+  for (const auto& [name, v] : r.headers) {
+    if (name.empty()) throw error(error_code::invalid_argument, "a header without a name");
+    headers[i].setName(text(name));
+    headers[i++].setValue(text(v));
+  }
   std::visit(
       overloaded{
           [&](const cli::run_args& a) { put_run(out, a); },
@@ -200,6 +207,12 @@ client_request decode_request(std::string_view bytes) {
     if (in.getHasSpec()) r.spec = get(in.getSpec());
     r.graph = text_of(in.getGraph());
     r.typed_errors = in.getTypedErrors();
+    for (auto h : in.getHeaders()) {
+      std::string name = text_of(h.getName());
+      if (name.empty()) throw error(code, "a header without a name");
+      if (!r.headers.emplace(name, text_of(h.getValue())).second)
+        throw error(code, "header '" + name + "' given twice");
+    }
     switch (in.getKind()) {
       case Kind::RUN: {
         cli::run_args a = get_run(in);

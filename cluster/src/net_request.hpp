@@ -4,6 +4,7 @@
 // parses its own command line and reads its own files; the head runs the command from the
 // fields alone and never parses an argument list or opens a path a client names. CAF-free.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@ struct client_request {
   /// The client reads a failure as a numbered code (the head sends `failure` before
   /// `finished`).
   bool typed_errors = false;
+  /// Headers sent with the request (remote_graph_options::headers, remote_run_options::
+  /// headers, the tracing headers): names are not empty. What a run does with them:
+  /// net_headers.hpp.
+  std::map<std::string, std::string> headers;
   /// Set by the decoder instead of throwing when the bytes are not a request this head can
   /// run: why, for the refusal the client is sent.
   std::string malformed;
@@ -45,7 +50,8 @@ std::string encode_request(const client_request& r);
 
 /// The request in `bytes`. Throws error(protocol_error) naming what is malformed: bytes that
 /// are not a message, a newer format, an unknown command kind, a missing thread, a bad
-/// stream mode or durability, a cancel naming no run, a threads request naming a thread.
+/// stream mode or durability, a cancel naming no run, a threads request naming a thread, a
+/// header without a name or named twice.
 client_request decode_request(std::string_view bytes);
 
 }  // namespace superstep::net

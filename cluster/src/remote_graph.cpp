@@ -44,6 +44,14 @@ cli::run_args run_request(const value& input, const value& sent_config,
   return a;
 }
 
+net::header_map run_headers(const remote_graph_options& graph, const remote_run_options& run,
+                            const value& caller_config) {
+  net::header_map headers = run.headers;
+  headers.insert(graph.headers.begin(), graph.headers.end());  // the run's win
+  if (!graph.distributed_tracing) return headers;
+  return net::with_tracing_headers(std::move(headers), trace_context::of(caller_config));
+}
+
 std::vector<stream_mode> requested_modes(const remote_run_options& options) {
   if (!options.modes.empty()) return options.modes;
   return std::vector<stream_mode>(1, stream_mode::updates);
@@ -61,6 +69,8 @@ remote_graph::remote_graph(std::string graph_id, remote_graph_options options)
                 "remote_graph: tls_cert, tls_key and tls_ca go together (or tls alone)");
   if (!options.config.is_null() && !options.config.is_object())
     throw error(error_code::invalid_argument, "remote_graph: the config is not an object");
+  if (options.headers.count(""))
+    throw error(error_code::invalid_argument, "remote_graph: a header without a name");
   impl_->graph_id = std::move(graph_id);
   impl_->name = options.name.empty() ? impl_->graph_id : options.name;
   impl_->config = options.config.is_null() ? value(object{}) : options.config;
@@ -89,7 +99,8 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
                         const stream_sink& sink, node_context* parent) const {
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "stream: the config is not an object");
-  value sent = sanitize_config(impl_->merged(config));
+  const value merged = impl_->merged(config);
+  value sent = sanitize_config(merged);
   std::string thread = impl::take_thread(sent, true, "stream");
   const std::vector<stream_mode> requested = requested_modes(options);
   const std::vector<stream_mode> parent_modes =
@@ -104,6 +115,7 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
   value output;
   std::optional<value> raised;  // the interrupts that end the stream
   net::client_request req = net::make_client_request(cli::command(a), std::nullopt);
+  req.headers = run_headers(impl_->options, options, merged);
   impl_->exchange(std::move(req), [&](value line) {
     if (raised) return;
     if (is_output_line(line)) {

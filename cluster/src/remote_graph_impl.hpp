@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "net_auth.hpp"
+#include "net_headers.hpp"
 #include "net_protocol.hpp"
 #include "net_request.hpp"
 #include "net_transport.hpp"
@@ -83,6 +84,11 @@ cli::run_args run_request(const value& input, const value& sent_config,
                           const std::vector<stream_mode>& requested,
                           const std::vector<stream_mode>& parent_modes, std::string thread);
 
+// The headers of a run: the graph's and the run's (which win), and with distributed tracing
+// those of the trace in the caller's config (before sanitising).
+net::header_map run_headers(const remote_graph_options& graph, const remote_run_options& run,
+                            const value& caller_config);
+
 // The modes a stream's caller asked for (updates when none).
 std::vector<stream_mode> requested_modes(const remote_run_options& options);
 
@@ -146,6 +152,7 @@ struct remote_graph::impl {
                    nullptr) const {
     req.graph = graph_id;
     req.typed_errors = true;
+    req.headers.insert(options.headers.begin(), options.headers.end());  // the request's win
     (void)net::encode_request(req);  // what cannot be sent fails here, with its reason
     std::shared_ptr<connection> c = connect();
     caf::scoped_actor self{c->system()};

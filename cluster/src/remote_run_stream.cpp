@@ -202,7 +202,8 @@ remote_run_stream remote_graph::stream_events(const value& input, const value& c
                                               const remote_run_options& options) const {
   if (!config.is_null() && !config.is_object())
     throw error(error_code::invalid_argument, "stream_events: the config is not an object");
-  value sent = sanitize_config(impl_->merged(config));
+  const value merged = impl_->merged(config);
+  value sent = sanitize_config(merged);
   std::string thread = impl::take_thread(sent, true, "stream_events");
   auto st = std::make_shared<remote_run_stream::state>(*this);
   st->requested = requested_modes(options);
@@ -211,6 +212,7 @@ remote_run_stream remote_graph::stream_events(const value& input, const value& c
   st->thread = std::move(thread);
   st->run_id = a.run_id;
   st->request = net::make_client_request(cli::command(a), std::nullopt);
+  st->request.headers = run_headers(impl_->options, options, merged);
   (void)net::encode_request(st->request);  // what cannot be sent fails here, before enter
   return remote_run_stream(std::move(st));
 }

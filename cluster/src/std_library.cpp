@@ -1,5 +1,5 @@
-// The `std` node library: value-shaping nodes (set, double, copy, template, pick, increment,
-// map, sum) here; nodes with effects or routing, and the routers, in std_flow.cpp.
+// The `std` node library: value-shaping nodes (set, double, copy, config, template, pick,
+// increment, map, sum) here; nodes with effects or routing, and the routers, in std_flow.cpp.
 #include "superstep/cluster/std_library.hpp"
 
 #include "std_support.hpp"
@@ -92,6 +92,14 @@ node_function make_copy(const value& params) {
   std::string from = p.string("from"), to = p.string("to");
   return [from, to](const value& state, node_context&) -> value {
     return object{{to, input_field("std.copy", state, from)}};
+  };
+}
+
+node_function make_config(const value& params) {
+  function_params p(params, {"from", "to"});
+  std::string from = p.string("from"), to = p.string("to");
+  return [from, to](const value&, node_context& ctx) -> value {
+    return object{{to, ctx.config().get(from)}};
   };
 }
 
@@ -210,6 +218,7 @@ void register_std_library(function_registry& registry) {
   registry.add_node("std.set", make_set);
   registry.add_node("std.double", make_double);
   registry.add_node("std.copy", make_copy);
+  registry.add_node("std.config", make_config);
   registry.add_node("std.template", make_template);
   registry.add_node("std.pick", make_pick);
   registry.add_node("std.increment", make_increment);

@@ -1,9 +1,7 @@
 #include "superstep/coordinator/pregel.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <mutex>
-#include <random>
 #include <set>
 
 #include "coordinator_actor.hpp"
@@ -16,6 +14,7 @@
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/task_executor.hpp"
+#include "superstep/coordinator/trace_context.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 
@@ -97,15 +96,7 @@ value run_sync(detail::run_loop& loop, task_executor& executor, const value& inp
 std::string run_id_of(const value& config) {
   if (const value* id = config.find("run_id"); id && id->is_string() && !id->as_string().empty())
     return id->as_string();
-  std::random_device rd;
-  std::uint64_t a = (std::uint64_t(rd()) << 32) | rd(), b = (std::uint64_t(rd()) << 32) | rd();
-  char buf[40];
-  std::snprintf(
-      buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx",
-      static_cast<unsigned long long>(a >> 32), static_cast<unsigned long long>((a >> 16) & 0xffff),
-      static_cast<unsigned long long>(a & 0xffff), static_cast<unsigned long long>(b >> 48),
-      static_cast<unsigned long long>(b & 0xffffffffffffull));
-  return buf;
+  return detail::fresh_uuid4();
 }
 
 multitask_strategy multitask_of(const value& config, const stream_options& options) {
@@ -234,6 +225,9 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   std::mutex sink_mutex;
   detail::run_shared shared;
   shared.config = config.is_null() ? value(object{}) : config;
+  // Given the caller's trace, the run carries its own under it (trace_context.hpp).
+  if (auto caller = trace_context::of(shared.config))
+    shared.config = caller->child(slot ? slot->run_id() : run_id_of(config)).in(shared.config);
   shared.modes = sink ? mode_bits(options.modes) : 0;
   shared.subgraphs = options.subgraphs;
   shared.message_events = options.message_events;

@@ -80,6 +80,13 @@ value map_output_messages(const value& output, F&& f) {
   return map_one(output);
 }
 
+const std::string* id_of(const value& message) {
+  const value* id = message.is_object() ? message.find("id") : nullptr;
+  return id && id->is_string() ? &id->as_string() : nullptr;
+}
+
+}  // namespace
+
 std::string fresh_uuid4() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   std::uint64_t hi = rng(), lo = rng();
@@ -94,13 +101,6 @@ std::string fresh_uuid4() {
   }
   return out;
 }
-
-const std::string* id_of(const value& message) {
-  const value* id = message.is_object() ? message.find("id") : nullptr;
-  return id && id->is_string() ? &id->as_string() : nullptr;
-}
-
-}  // namespace
 
 void note_input_messages(task_context& ctx, const value& input) {
   if (!ctx.run().wants(stream_mode::messages)) return;

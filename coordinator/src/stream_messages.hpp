@@ -19,6 +19,9 @@ namespace superstep::detail {
 
 class task_context;
 
+/// A random uuid4 ("xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx"): a message's or a run's fresh id.
+std::string fresh_uuid4();
+
 /// Reports the ids of the messages in the task's input (its state's values, and the messages
 /// in lists among them). No-op unless the run streams `messages`.
 void note_input_messages(task_context& ctx, const value& input);

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "cluster/cluster_support.hpp"
+#include "net_headers.hpp"
 #include "net_request.hpp"
 #include "net_request_pool.hpp"
 #include "net_transport.hpp"
@@ -166,7 +167,9 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
   run.subgraphs = true;
   run.run_id = "r1";
   auto req = net::make_client_request(run, value(object{{"spec", "superstep.graph/1"}}));
+  req.headers = {{"X-Team", "a"}, {"langsmith-trace", "t"}};
   auto back = net::decode_request(net::encode_request(req));
+  BOOST_TEST((back.headers == req.headers));
   const auto& r = std::get<cli::run_args>(back.cmd);
   BOOST_TEST(r.where.thread == "t");
   BOOST_TEST(r.where.data_dir == cli::default_data_dir);  // never sent
@@ -221,6 +224,31 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
   BOOST_TEST(std::get<cli::threads_args>(l.cmd).where.data_dir == cli::default_data_dir);
 }
 
+BOOST_AUTO_TEST_CASE(a_run_sees_its_x_headers_in_configurable_and_the_callers_trace) {
+  const trace_context caller = trace_context::start();
+  net::header_map headers = caller.to_headers();
+  headers["X-Team"] = "a";
+  headers["x-user"] = "from a header";
+  headers["X-API-Key"] = "secret";
+  headers["accept"] = "*/*";
+  value config = net::run_config_with_headers(
+      value::parse_json(R"({"configurable": {"x-user": "from the config"}})"), headers);
+  // x- headers by their lower-case names, not x-api-key, not over the config's own keys.
+  BOOST_TEST(config.get("configurable") ==
+             value::parse_json(R"({"x-user": "from the config", "x-team": "a"})"));
+  BOOST_TEST((*trace_context::of(config) == caller));
+  // None: the config unchanged.
+  BOOST_TEST(net::run_config_with_headers(value::parse_json(R"({"a": 1})"), {}) ==
+             value::parse_json(R"({"a": 1})"));
+  // The tracing headers merged into a caller's: its baggage first.
+  auto merged = net::with_tracing_headers({{"baggage", "team=a"}, {"x-b", "1"}}, caller);
+  BOOST_TEST(merged.at("baggage") == "team=a," + caller.to_headers().at("baggage"));
+  BOOST_TEST(merged.at("langsmith-trace") == caller.dotted_order);
+  BOOST_TEST(merged.at("x-b") == "1");
+  BOOST_TEST(
+      (net::with_tracing_headers({{"x-b", "1"}}, std::nullopt) == net::header_map{{"x-b", "1"}}));
+}
+
 BOOST_AUTO_TEST_CASE(a_malformed_request_is_an_error_naming_what_is_wrong) {
   auto fails = [](std::string_view bytes, const std::string& expected) {
     try {
@@ -257,6 +285,13 @@ BOOST_AUTO_TEST_CASE(a_malformed_request_is_an_error_naming_what_is_wrong) {
         "no thread");
   fails(build([](auto r) { r.setKind(wire::ClientRequest::Kind::THREADS); }),
         "a threads request that names a thread");
+  fails(build([](auto r) { r.initHeaders(1)[0].setValue("v"); }), "a header without a name");
+  fails(build([](auto r) {
+          auto h = r.initHeaders(2);
+          h[0].setName("x-a");
+          h[1].setName("x-a");
+        }),
+        "header 'x-a' given twice");
 }
 
 BOOST_AUTO_TEST_CASE(the_head_opens_no_file_a_request_names_and_says_why_it_refuses_one) {

@@ -4,6 +4,9 @@
 #include "superstep/cluster/remote_graph.hpp"
 
 #include "cluster/cluster_support.hpp"
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/coordinator/trace_context.hpp"
 #include "support/loopback_port.hpp"
 
 using namespace superstep;
@@ -61,6 +64,50 @@ BOOST_AUTO_TEST_CASE(rejects_options_that_do_not_make_sense) {
   o.tls_cert = "cert.pem";
   why = error_of([&] { remote_graph("one", o); }, error_code::invalid_argument);
   BOOST_TEST(why.find("tls_cert, tls_key and tls_ca go together") != std::string::npos, why);
+  o.tls_cert.clear();
+  o.headers = {{"", "x"}};
+  why = error_of([&] { remote_graph("one", o); }, error_code::invalid_argument);
+  BOOST_TEST(why.find("a header without a name") != std::string::npos, why);
+}
+
+BOOST_AUTO_TEST_CASE(a_remote_node_sends_its_runs_trace_under_which_the_served_run_runs) {
+  scratch s;
+  const std::string file = s.write("traced.json", R"({"spec": "superstep.graph/1",
+    "name": "traced", "state": {"trace": {}},
+    "nodes": {"read": {"fn": "std.config", "params": {"from": "trace", "to": "trace"}}},
+    "edges": [["__start__", "read"], ["read", "__end__"]]})");
+  test_cluster c(s, {"--serve", "traced=" + file});
+  c.add_worker("w");
+  remote_graph_options o;
+  o.head = c.address();
+  o.distributed_tracing = true;
+  state_graph parent;
+  parent.add_key("trace");
+  parent.add_node("remote", remote_graph("traced", o).as_node());
+  parent.add_edge(std::string(START), "remote");
+  auto app = parent.compile();
+  const trace_context caller = trace_context::start();
+  value config = caller.in(object{{"run_id", "local-run"}});
+  // The served run runs under the local run (the node's), in the caller's trace.
+  const value served = app->invoke(object{{"trace", value()}}, config).get("trace");
+  BOOST_TEST(served.get("trace_id") == value(caller.trace_id));
+  BOOST_TEST(served.get("parent_run_id") == value("local-run"));
+  const std::string order = served.get("dotted_order").as_string();
+  BOOST_TEST(order.starts_with(caller.dotted_order + "."), order);
+  BOOST_TEST(order.find("Zlocal-run.") != std::string::npos, order);
+}
+
+BOOST_AUTO_TEST_CASE(a_head_names_a_malformed_tracing_header) {
+  scratch s;
+  const std::string file = s.write("one.json", spec);
+  test_cluster c(s, {"--serve", "one=" + file});
+  c.add_worker("w");
+  remote_graph_options o;
+  o.head = c.address();
+  o.headers = {{"langsmith-trace", "not-a-dotted-order"}};
+  std::string why = error_of([&] { (void)remote_graph("one", o).invoke(object{}, config("t")); },
+                             error_code::invalid_argument);
+  BOOST_TEST(why.find("header langsmith-trace 'not-a-dotted-order'") != std::string::npos, why);
 }
 
 BOOST_AUTO_TEST_CASE(names_a_graph_the_head_does_not_serve_and_a_missing_thread) {

@@ -81,9 +81,9 @@ value thread_config(const char* thread) {
 BOOST_FIXTURE_TEST_SUITE(std_library, std_fixture)
 
 BOOST_AUTO_TEST_CASE(registers_every_function_of_the_spec) {
-  for (const char* n :
-       {"std.set", "std.double", "std.copy", "std.template", "std.pick", "std.increment", "std.map",
-        "std.sum", "std.sleep", "std.fail", "std.interrupt", "std.emit", "std.goto"})
+  for (const char* n : {"std.set", "std.double", "std.copy", "std.config", "std.template",
+                        "std.pick", "std.increment", "std.map", "std.sum", "std.sleep", "std.fail",
+                        "std.interrupt", "std.emit", "std.goto"})
     BOOST_TEST(registry.has_node(n), n);
   BOOST_TEST(registry.has_router("std.send_each"));
   BOOST_TEST(registry.has_router("std.route"));
@@ -117,6 +117,17 @@ BOOST_AUTO_TEST_CASE(copy_copies_a_key) {
   BOOST_TEST(call("std.copy", R"({"from": "a", "to": "b"})", json(R"({"a": [1]})")).to_json() ==
              R"({"b":[1]})");
   BOOST_CHECK_THROW(call("std.copy", R"({"from": "x", "to": "b"})", json("{}")), error);
+}
+
+BOOST_AUTO_TEST_CASE(config_returns_a_key_of_the_run_config) {
+  test_context node("n", json(R"({"configurable": {"x-user": "u"}})"));
+  value made = json(R"({"from": "configurable", "to": "seen"})");
+  BOOST_TEST(registry.make_node("std.config", made)(value(), node).to_json() ==
+             R"({"seen":{"x-user":"u"}})");
+  BOOST_TEST(
+      registry.make_node("std.config", json(R"({"from": "trace", "to": "t"})"))(value(), node)
+          .to_json() == R"({"t":null})");
+  BOOST_TEST(bad_param("std.config", R"({"from": "trace"})") == "to");
 }
 
 BOOST_AUTO_TEST_CASE(template_formats_keys_of_the_input) {

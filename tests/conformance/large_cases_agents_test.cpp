@@ -72,6 +72,33 @@ std::vector<stream_event> run(const pregel& graph, const value& input, const val
 
 }  // namespace
 
+// The snapshot test_weather_subgraph[memory]: get_graph(xray=1).draw_mermaid().
+constexpr const char* weather_mermaid =
+    "---\n"
+    "config:\n"
+    "  flowchart:\n"
+    "    curve: linear\n"
+    "---\n"
+    "graph TD;\n"
+    "\t__start__([<p>__start__</p>]):::first\n"
+    "\trouter_node(router_node)\n"
+    "\tnormal_llm_node(normal_llm_node)\n"
+    "\t__end__([<p>__end__</p>]):::last\n"
+    "\t__start__ --> router_node;\n"
+    "\trouter_node -.-> normal_llm_node;\n"
+    "\trouter_node -.-> weather_graph\\3amodel_node;\n"
+    "\tnormal_llm_node --> __end__;\n"
+    "\tweather_graph\\3aweather_node --> __end__;\n"
+    "\tsubgraph weather_graph\n"
+    "\tweather_graph\\3amodel_node(model_node)\n"
+    "\tweather_graph\\3aweather_node(weather_node<hr/><small><em>__interrupt = "
+    "before</em></small>)\n"
+    "\tweather_graph\\3amodel_node --> weather_graph\\3aweather_node;\n"
+    "\tend\n"
+    "\tclassDef default fill:#f2f0ff,line-height:1.2\n"
+    "\tclassDef first fill-opacity:0\n"
+    "\tclassDef last fill:#bfb6fc\n";
+
 // libs/langgraph/tests/test_large_cases.py::test_weather_subgraph
 BOOST_AUTO_TEST_CASE(test_weather_subgraph) {
   state_graph sub;
@@ -130,6 +157,7 @@ BOOST_AUTO_TEST_CASE(test_weather_subgraph) {
       {{"weather_graph", "weather_graph"}, {"normal_llm_node", "normal_llm_node"}});
   g.add_edge("normal_llm_node", "__end__").add_edge("weather_graph", "__end__");
   std::shared_ptr<pregel> graph = g.compile(opts_with_saver());
+  BOOST_TEST(graph->get_graph(1).draw_mermaid() == weather_mermaid);
 
   const value inputs =
       object{{"messages", list{object{{"role", "user"}, {"content", "what's the weather in sf"}}}}};

@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(test_conditional_state_graph_with_list_edge_inputs) {
 
 // libs/langgraph/tests/test_pregel.py::test_state_graph_w_config_inherited_state_keys (the
 // prompt | fake LLM | parser chain is one node answering the LLM's responses in turn;
-// AgentAction and AgentFinish are objects, described without their docstrings)
+// AgentAction and AgentFinish are objects, described as pydantic describes LangChain's)
 BOOST_AUTO_TEST_CASE(test_state_graph_w_config_inherited_state_keys) {
   const std::vector<std::string> responses = {"tool:search_api:query", "tool:search_api:another",
                                               "finish:answer"};

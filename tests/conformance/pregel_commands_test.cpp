@@ -34,45 +34,57 @@ compile_options with_breakpoints(std::vector<std::string> before) {
   return o;
 }
 
+// LangGraph's subgraph compile(checkpointer=subgraph_persist): True keeps the subgraph's
+// state, False keeps none.
+subgraph_checkpointer persist_of(bool subgraph_persist) {
+  return subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+}
+
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_parent_command
-// (subgraph_persist: our subgraphs share the parent's checkpointer; checkpointer=True/False
-// for a subgraph is not expressible, see NOT_PORTED.interrupts.md)
+// libs/langgraph/tests/test_pregel.py::test_parent_command (subgraph_persist: the subgraph
+// compiled with checkpointer=True, stateful, or False, none)
 BOOST_AUTO_TEST_CASE(test_parent_command) {
-  state_graph sub;
-  sub.add_key("messages", "add_messages");
-  sub.add_node("tool", [](const value&, node_context&) -> value {
-    return make_cmd(object{{"user_name", "Meow"}}, {}, std::nullopt, command::parent);
-  });
-  sub.add_edge("__start__", "tool");
+  for (bool subgraph_persist : {true, false}) {
+    BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
+      const subgraph_checkpointer persist = persist_of(subgraph_persist);
+      state_graph sub;
+      sub.add_key("messages", "add_messages");
+      sub.add_node("tool", [](const value&, node_context&) -> value {
+        return make_cmd(object{{"user_name", "Meow"}}, {}, std::nullopt, command::parent);
+      });
+      sub.add_edge("__start__", "tool");
 
-  state_graph b;
-  b.add_key("messages", "add_messages").add_key("user_name");
-  b.add_node("alice", sub.compile(opts()));
-  b.add_edge("__start__", "alice");
-  auto graph = b.compile(opts_with_saver());
-  value cfg = thread("1");
-  object durable = cfg.as_object();
-  durable.set("durability", "exit");
+      state_graph b;
+      b.add_key("messages", "add_messages").add_key("user_name");
+      compile_options sub_opts = opts();
+      sub_opts.as_subgraph = persist;
+      b.add_node("alice", sub.compile(sub_opts));
+      b.add_edge("__start__", "alice");
+      auto graph = b.compile(opts_with_saver());
+      value cfg = thread("1");
+      object durable = cfg.as_object();
+      durable.set("durability", "exit");
 
-  value out = graph->invoke(object{{"messages", list{"get user name"}}}, value(durable));
-  BOOST_TEST(contents(out.get("messages")) == strings{"human:get user name"},
-             boost::test_tools::per_element());
-  BOOST_TEST(out.get("user_name") == value("Meow"));
-  BOOST_TEST(out.as_object().size() == 2u);
+      value out = graph->invoke(object{{"messages", list{"get user name"}}}, value(durable));
+      BOOST_TEST(contents(out.get("messages")) == strings{"human:get user name"},
+                 boost::test_tools::per_element());
+      BOOST_TEST(out.get("user_name") == value("Meow"));
+      BOOST_TEST(out.as_object().size() == 2u);
 
-  state_snapshot s = graph->get_state(cfg);
-  BOOST_TEST(contents(s.values.get("messages")) == strings{"human:get user name"},
-             boost::test_tools::per_element());
-  BOOST_TEST(s.values.get("user_name") == value("Meow"));
-  BOOST_TEST(s.next.empty());
-  BOOST_TEST(s.config.thread_id == "1");
-  BOOST_TEST(s.config.checkpoint_ns == "");
-  BOOST_TEST(!s.config.checkpoint_id.empty());
-  BOOST_TEST(s.metadata.to_json() == R"({"source":"loop","step":1,"parents":{}})");
-  BOOST_TEST(!s.parent_config.has_value());  // durability "exit": one checkpoint
-  BOOST_TEST(s.tasks.empty());
+      state_snapshot s = graph->get_state(cfg);
+      BOOST_TEST(contents(s.values.get("messages")) == strings{"human:get user name"},
+                 boost::test_tools::per_element());
+      BOOST_TEST(s.values.get("user_name") == value("Meow"));
+      BOOST_TEST(s.next.empty());
+      BOOST_TEST(s.config.thread_id == "1");
+      BOOST_TEST(s.config.checkpoint_ns == "");
+      BOOST_TEST(!s.config.checkpoint_id.empty());
+      BOOST_TEST(s.metadata.to_json() == R"({"source":"loop","step":1,"parents":{}})");
+      BOOST_TEST(!s.parent_config.has_value());  // durability "exit": one checkpoint
+      BOOST_TEST(s.tasks.empty());
+    }
+  }
 }
 
 // libs/langgraph/tests/test_pregel.py::test_command_with_static_breakpoints
@@ -240,84 +252,93 @@ BOOST_AUTO_TEST_CASE(test_multiple_updates) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_parent_command_goto (each with_timeout: a 1 s
-// step_timeout on neither graph, the subgraph, the parent or both; subgraph_persist: see
-// NOT_PORTED.interrupts.md)
+// step_timeout on neither graph, the subgraph, the parent or both; each subgraph_persist)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
-  for (const char* with_timeout : {"none", "inner", "outer", "both"}) {
-    BOOST_TEST_CONTEXT("with_timeout " << with_timeout) {
-      const std::string timeout = with_timeout;
-      state_graph sub;
-      sub.add_key("dialog_state", "add");
-      sub.add_node("node_a_child", [](const value&, node_context&) -> value {
-        return appends("dialog_state", "a_child_state");
-      });
-      sub.add_node("node_b_child", [](const value&, node_context&) -> value {
-        return make_cmd(appends("dialog_state", "b_child_state"), {value("node_b_parent")},
-                        std::nullopt, command::parent);
-      });
-      sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
-      compile_options sub_opts = opts();
-      if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
+  for (const char* with_timeout : {"none", "inner", "outer", "both"})
+    for (bool subgraph_persist : {true, false}) {
+      BOOST_TEST_CONTEXT("with_timeout " << with_timeout << ", subgraph_persist "
+                                         << subgraph_persist) {
+        const std::string timeout = with_timeout;
+        state_graph sub;
+        sub.add_key("dialog_state", "add");
+        sub.add_node("node_a_child", [](const value&, node_context&) -> value {
+          return appends("dialog_state", "a_child_state");
+        });
+        sub.add_node("node_b_child", [](const value&, node_context&) -> value {
+          return make_cmd(appends("dialog_state", "b_child_state"), {value("node_b_parent")},
+                          std::nullopt, command::parent);
+        });
+        sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
+        compile_options sub_opts = opts();
+        sub_opts.as_subgraph = persist_of(subgraph_persist);
+        if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
 
-      state_graph main;
-      main.add_key("dialog_state", "add");
-      main.add_node("node_b_parent", [](const value&, node_context&) -> value {
-        return appends("dialog_state", "node_b_parent");
-      });
-      main.add_edge("__start__", "subgraph_node");
-      main.add_node("subgraph_node", sub.compile(sub_opts),
-                    node_options{.destinations = {"node_b_parent"}});
-      compile_options o = opts_with_saver();
-      o.name = "parent";
-      if (timeout == "outer" || timeout == "both") o.step_timeout_ms = 1000;
-      auto graph = main.compile(o);
-      BOOST_TEST(
-          graph->invoke(object{{"dialog_state", list{"init_state"}}}, thread("1")).to_json() ==
-          R"({"dialog_state":["init_state","b_child_state","node_b_parent"]})");
+        state_graph main;
+        main.add_key("dialog_state", "add");
+        main.add_node("node_b_parent", [](const value&, node_context&) -> value {
+          return appends("dialog_state", "node_b_parent");
+        });
+        main.add_edge("__start__", "subgraph_node");
+        main.add_node("subgraph_node", sub.compile(sub_opts),
+                      node_options{.destinations = {"node_b_parent"}});
+        compile_options o = opts_with_saver();
+        o.name = "parent";
+        if (timeout == "outer" || timeout == "both") o.step_timeout_ms = 1000;
+        auto graph = main.compile(o);
+        BOOST_TEST(
+            graph->invoke(object{{"dialog_state", list{"init_state"}}}, thread("1")).to_json() ==
+            R"({"dialog_state":["init_state","b_child_state","node_b_parent"]})");
+      }
     }
-  }
 }
 
-// libs/langgraph/tests/test_pregel.py::test_parent_command_goto_deeply_nested
-// (subgraph_persist: see NOT_PORTED.interrupts.md)
+// libs/langgraph/tests/test_pregel.py::test_parent_command_goto_deeply_nested (each
+// subgraph_persist, for both subgraphs)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
-  state_graph sub_sub;
-  sub_sub.add_key("dialog_state", "add");
-  sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {
-    return make_cmd(appends("dialog_state", "sub_sub_child"), {value("sub_child_3")}, std::nullopt,
-                    command::parent);
-  });
-  sub_sub.add_edge("__start__", "sub_sub_child");
-  compile_options sub_sub_opts = opts();
-  sub_sub_opts.name = "sub_sub_graph";
+  for (bool subgraph_persist : {true, false}) {
+    BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
+      const subgraph_checkpointer persist = persist_of(subgraph_persist);
+      state_graph sub_sub;
+      sub_sub.add_key("dialog_state", "add");
+      sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {
+        return make_cmd(appends("dialog_state", "sub_sub_child"), {value("sub_child_3")},
+                        std::nullopt, command::parent);
+      });
+      sub_sub.add_edge("__start__", "sub_sub_child");
+      compile_options sub_sub_opts = opts();
+      sub_sub_opts.name = "sub_sub_graph";
+      sub_sub_opts.as_subgraph = persist;
 
-  state_graph sub;
-  sub.add_key("dialog_state", "add");
-  sub.add_node("sub_child_1", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "sub_child_1");
-  });
-  sub.add_node("sub_child_2", sub_sub.compile(sub_sub_opts),
-               node_options{.destinations = {"sub_child_3"}});
-  sub.add_node("sub_child_3", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "sub_child_3");
-  });
-  sub.add_edge("__start__", "sub_child_1").add_edge("sub_child_1", "sub_child_2");
-  compile_options sub_opts = opts();
-  sub_opts.name = "sub_graph";
+      state_graph sub;
+      sub.add_key("dialog_state", "add");
+      sub.add_node("sub_child_1", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "sub_child_1");
+      });
+      sub.add_node("sub_child_2", sub_sub.compile(sub_sub_opts),
+                   node_options{.destinations = {"sub_child_3"}});
+      sub.add_node("sub_child_3", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "sub_child_3");
+      });
+      sub.add_edge("__start__", "sub_child_1").add_edge("sub_child_1", "sub_child_2");
+      compile_options sub_opts = opts();
+      sub_opts.name = "sub_graph";
+      sub_opts.as_subgraph = persist;
 
-  state_graph b;
-  b.add_key("dialog_state", "add");
-  b.add_node("child_1", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "child_1");
-  });
-  b.add_node("child_2", sub.compile(sub_opts));
-  b.add_edge("__start__", "child_1").add_edge("child_1", "child_2");
-  compile_options o = opts_with_saver();
-  o.name = "main_graph";
-  auto graph = b.compile(o);
-  BOOST_TEST(graph->invoke(object{{"dialog_state", list{"init"}}}, thread("1")).to_json() ==
-             R"({"dialog_state":["init","child_1","init","child_1","sub_child_1",)"
-             R"("sub_sub_child","sub_child_3"]})");
+      state_graph b;
+      b.add_key("dialog_state", "add");
+      b.add_node("child_1", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "child_1");
+      });
+      b.add_node("child_2", sub.compile(sub_opts));
+      b.add_edge("__start__", "child_1").add_edge("child_1", "child_2");
+      compile_options o = opts_with_saver();
+      o.name = "main_graph";
+      auto graph = b.compile(o);
+      BOOST_TEST(graph->invoke(object{{"dialog_state", list{"init"}}}, thread("1")).to_json() ==
+                 R"({"dialog_state":["init","child_1","init","child_1","sub_child_1",)"
+                 R"("sub_sub_child","sub_child_3"]})");
+    }
+  }
 }
 
 // libs/langgraph/tests/test_pregel.py::test_timeout_with_parent_command (both with_timeout: the

@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_plus_regular) 
 }
 
 // libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple
-// (with_cache=False; with_cache=True needs node caching, see NOT_PORTED)
+// (with_cache=False; both with_cache values are ported in cache_test.cpp)
 BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_multiple) {
   retrievers r{std::make_shared<order_gate>("analyzer_one")};
   state_graph workflow;

@@ -85,6 +85,21 @@ inline const char* const loop_spec = R"({
   "recursion_limit": 2000000
 })";
 
+/// A graph whose run shows what it got of its request's headers: its config's trace (the
+/// run's trace_context, under the caller's with distributed tracing) and configurable (with
+/// the request's x-... headers).
+inline const char* const traced_spec = R"({
+  "spec": "superstep.graph/1", "name": "traced",
+  "state": {"trace": {}, "configurable": {}},
+  "nodes": {
+    "read_trace": {"fn": "std.config", "params": {"from": "trace", "to": "trace"}},
+    "read_configurable": {"fn": "std.config",
+                          "params": {"from": "configurable", "to": "configurable"}}
+  },
+  "edges": [["__start__", "read_trace"], ["read_trace", "read_configurable"],
+            ["read_configurable", "__end__"]]
+})";
+
 /// The head of this process (started on first use).
 class remote_head {
  public:
@@ -93,11 +108,15 @@ class remote_head {
     return head;
   }
 
-  /// The served graph `name` ("agent", "chunks", "steps", "nested", "loop").
+  /// The served graph `name` ("agent", "chunks", "steps", "nested", "loop", "traced").
   remote_graph graph(const std::string& name, value config = value()) const {
     remote_graph_options o;
-    o.head = cluster_->address();
     o.config = std::move(config);
+    return graph(name, std::move(o));
+  }
+  /// The same with the options `o` (its head set here).
+  remote_graph graph(const std::string& name, remote_graph_options o) const {
+    o.head = cluster_->address();
     return remote_graph(name, std::move(o));
   }
   std::string address() const { return cluster_->address(); }
@@ -153,7 +172,7 @@ class remote_head {
     for (const auto& [name, text] :
          {std::pair{"agent", agent_spec}, std::pair{"chunks", chunks_spec},
           std::pair{"steps", steps_spec}, std::pair{"nested", nested_spec},
-          std::pair{"loop", loop_spec}}) {
+          std::pair{"loop", loop_spec}, std::pair{"traced", traced_spec}}) {
       std::ofstream(scratch_.path(std::string(name) + ".json")) << text;
       options_.push_back("--serve");
       options_.push_back(std::string(name) + "=" + scratch_.path(std::string(name) + ".json"));

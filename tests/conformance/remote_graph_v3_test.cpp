@@ -71,6 +71,7 @@ void check_constructs(const std::string& t) {
   const std::string r = head.last_request(t);
   BOOST_TEST(contains(r, "thread '" + t + "' graph 'agent'"), r);
   BOOST_TEST(contains(r, R"(config {"configurable":{"user":"u"}})"), r);
+  BOOST_TEST(!contains(r, " headers "), r);  // LangGraph's headers=None
 }
 
 }  // namespace

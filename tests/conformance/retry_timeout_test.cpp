@@ -300,6 +300,75 @@ BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_cannot_be_swallowed) {
       error_code::node_timeout, "Node 'stubborn' exceeded its idle timeout");
 }
 
+namespace {
+
+// A graph of a messages key whose node `name` runs `fn` with an idle timeout of 50 ms and
+// `retry`, checkpointed in `saver`.
+std::shared_ptr<pregel> message_writer(const std::string& name, node_function fn,
+                                       std::vector<retry_policy> retry,
+                                       std::shared_ptr<checkpoint_saver> saver) {
+  state_graph b;
+  b.add_key("messages", "add_messages");
+  b.add_node(name, std::move(fn), {.retry = std::move(retry), .timeout = idle(50)});
+  b.add_edge(start, name);
+  compile_options o = opts();
+  o.checkpointer = std::move(saver);
+  return b.compile(o);
+}
+
+value ai(const char* id, const char* content) {
+  return object{{"type", "ai"}, {"id", id}, {"content", content}};
+}
+
+}  // namespace
+
+// libs/langgraph/tests/test_retry.py::test_arun_with_retry_timeout_discards_pre_timeout_writes
+// (the node writes mid-run with push_message, LangGraph's CONFIG_KEY_SEND)
+BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_discards_pre_timeout_writes) {
+  std::shared_ptr<checkpoint_saver> s = saver();
+  auto g = message_writer(
+      "aslow-writer",
+      [](const value&, node_context& ctx) -> value {
+        ctx.push_message(ai("m1", "stale-before-idle-timeout"));
+        sleep_checking(ctx, std::chrono::milliseconds(200));
+        return object{{"messages", value::array({ai("m2", "late")})}};
+      },
+      {}, s);
+  test::expect_error(
+      [&] {
+        g->invoke(object{{"messages", list{}}}, thread("pre_timeout"));
+      },
+      error_code::node_timeout, "Node 'aslow-writer' exceeded its idle timeout");
+  // The task's writes are gone: none saved for the thread, none applied.
+  auto tuple = s->get_tuple(checkpoint_config{"pre_timeout", "", ""});
+  BOOST_REQUIRE(tuple);
+  for (const auto& w : tuple->pending_writes) BOOST_TEST(w.channel != "messages");
+  BOOST_TEST(g->get_state(thread("pre_timeout")).values.get("messages") == value(list{}));
+}
+
+// libs/langgraph/tests/test_retry.py::test_arun_with_retry_timeout_discards_stale_executor_writes
+// (the first attempt writes with push_message, then times out; the retry writes afresh)
+BOOST_AUTO_TEST_CASE(test_arun_with_retry_timeout_discards_stale_executor_writes) {
+  std::atomic<int> calls = 0;
+  auto g = message_writer(
+      "flaky",
+      [&](const value&, node_context& ctx) -> value {
+        if (++calls == 1) {
+          ctx.push_message(ai("stale", "stale"));
+          sleep_checking(ctx, std::chrono::milliseconds(200));
+          return object{{"messages", value::array({ai("late", "late")})}};
+        }
+        ctx.push_message(ai("fresh", "fresh"));
+        return value();
+      },
+      {on_timeout(2)}, saver());
+  const value out = g->invoke(object{{"messages", list{}}}, thread("stale_writes"));
+  BOOST_TEST(calls == 2);
+  const list& messages = out.get("messages").as_list();
+  BOOST_REQUIRE_EQUAL(messages.size(), 1u);
+  BOOST_TEST(messages[0].get("id") == value("fresh"));
+}
+
 // libs/langgraph/tests/test_retry.py::test_state_graph_add_node_timeout_e2e
 BOOST_AUTO_TEST_CASE(test_state_graph_add_node_timeout_e2e) {
   auto g = one_node("slow",

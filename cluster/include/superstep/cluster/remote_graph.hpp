@@ -6,6 +6,7 @@
 // come back as they happen. CAF-free: the connection lives in remote_graph.cpp.
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,16 @@ struct remote_graph_options {
   value config;
   /// The name the graph goes by as a node (LangGraph's `name=`); empty: the graph's name.
   std::string name;
+  /// Headers sent with every request (LangGraph's `headers=`, the SDK client's default
+  /// headers): the head logs them (--log-requests) and a run sees its `x-...` headers in its
+  /// config's configurable, as LangGraph's server passes headers to configurable. Names must
+  /// not be empty.
+  std::map<std::string, std::string> headers;
+  /// Send the caller's trace (the trace_context in the config a run is called with: a node's
+  /// is its run's) with each run as LangSmith's `langsmith-trace` and `baggage` headers
+  /// (LangGraph's `distributed_tracing=`); the run on the head carries its own trace under
+  /// the caller's run. A call whose config has no trace sends none.
+  bool distributed_tracing = false;
   /// How long connecting waits for the head's link and handshakes.
   std::chrono::milliseconds connect_timeout{10000};
   /// How long any call waits for the head to take its request.
@@ -52,6 +63,10 @@ struct remote_run_options {
   /// The run's context (LangGraph's `context=`), sent apart from the config and read by the
   /// remote nodes as node_context::context(); null: none.
   value context;
+  /// Headers of this run (LangGraph's `headers=` of stream and stream_events), sent with the
+  /// graph's (remote_graph_options::headers), replacing those of the same name; the tracing
+  /// headers are added to them (remote_graph_options::distributed_tracing).
+  std::map<std::string, std::string> headers;
 };
 
 /// A graph a head serves under a name, used like a local `pregel` (LangGraph `RemoteGraph`).
