@@ -534,7 +534,11 @@ std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn)
   pregel_node n;
   n.name = options.name;
   n.triggers = {std::string(START)};
-  n.reads = {std::string(START), std::string(PREVIOUS)};
+  // As LangGraph's entrypoint node: its input is the value given to the run (its task shows
+  // it as such); `previous` is read beside it, not part of it.
+  n.reads = {std::string(START)};
+  n.single_read = true;
+  n.fresh_reads = {std::string(PREVIOUS)};
   n.retry = options.retry;
   n.cache = std::move(options.cache_policy);
   n.timeout = options.timeout;
@@ -543,10 +547,10 @@ std::shared_ptr<pregel> entrypoint(entrypoint_options options, call_function fn)
     if (!tc) throw error(error_code::internal, "an entrypoint runs only in the runtime");
     call_registry reg(*tc);
     reg.load_saved();
-    call_ctx root(reg, *tc, in.get(PREVIOUS));
+    call_ctx root(reg, *tc, tc->fresh_read(std::string(PREVIOUS)).value_or(value()));
     value out;
     try {
-      out = fn(in.get(START), root);
+      out = fn(in, root);
     } catch (...) {
       reg.join_all();
       throw;

@@ -223,8 +223,9 @@ class run_loop {
   bool stream_is_output_ = false;  // `values` streams what the run returns
   bool values_pending_ = false;    // output channels changed since latest_values_ was read
   bool outputs_volatile_ = false;  // some output channel can clear without a values event
-  // The current checkpoint's metadata and the checkpoint streamed as its parent (the last
-  // saved one under exit durability), for the checkpoints stream.
+  // The current checkpoint's metadata and the checkpoint streamed as its parent (the one
+  // saved before it; under exit durability, the parent of the checkpoint the run started
+  // from), for the checkpoints stream.
   checkpoint_metadata stream_meta_;
   std::string stream_parent_id_;
   std::exception_ptr failure_;

@@ -9,6 +9,7 @@
 #include "run_config.hpp"
 #include "run_loop.hpp"
 #include "superstep/coordinator/constants.hpp"
+#include "task_outcomes.hpp"
 
 namespace superstep::detail {
 
@@ -117,10 +118,24 @@ void run_loop::emit_checkpoint_event() {
   auto values = algo::read_channels(
       state_.channels, keys, g_.state_single || (g_.state_channels.empty() && g_.output_single));
   std::set<std::string> next;  // as get_state shows it
+  // What the checkpoint's pending writes say of its tasks: those loaded with it, when the run
+  // starts from a saved checkpoint (a resumed task's interrupts, a failed one's error).
+  const auto outcomes = task_outcomes(resumed_writes_);
   list tasks;
   for (const auto& t : tasks_) {
     next.insert(t.name);
-    object task{{"id", t.id}, {"name", t.name}, {"interrupts", list{}}, {"state", value()}};
+    object task{{"id", t.id}, {"name", t.name}};
+    const auto it = outcomes.find(t.id);
+    if (it != outcomes.end() && it->second.error) {
+      task.set("error", *it->second.error);  // as LangGraph: no interrupts nor result then
+    } else {
+      // As LangGraph's map_debug_checkpoint: a result only when it is truthy.
+      if (it != outcomes.end())
+        if (value result = task_result(g_, it->second); result.truthy())
+          task.set("result", std::move(result));
+      task.set("interrupts", it != outcomes.end() ? it->second.interrupts : list{});
+    }
+    task.set("state", value());
     if (g_.nodes[t.node].subgraph) {
       // Where the subgraph's checkpoints live (LangGraph's task state config).
       std::string ns = t.name + ":" + t.id;

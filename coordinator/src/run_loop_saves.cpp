@@ -301,7 +301,10 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
     }
   }
   stream_meta_ = meta;
-  stream_parent_id_ = durability_ == durability::exit ? last_saved_id_ : parent_id;
+  // The checkpoints stream names as parent the checkpoint saved before this one, as LangGraph's
+  // loop does (its prev_checkpoint_config): under exit durability none is saved during the run,
+  // so it stays the parent of the checkpoint the run started from.
+  if (durability_ != durability::exit) stream_parent_id_ = parent_id;
   ++step_;
 }
 

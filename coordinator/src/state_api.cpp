@@ -11,9 +11,9 @@
 #include "run_config.hpp"
 #include "run_context.hpp"
 #include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/functional.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "task_outcomes.hpp"
 
 namespace superstep {
 
@@ -55,41 +55,6 @@ checkpoint_saver& need_saver(const std::shared_ptr<checkpoint_saver>& saver, con
 
 const std::vector<std::string>& state_channels(const pregel_graph& g) {
   return g.state_channels.empty() ? g.output_channels : g.state_channels;
-}
-
-// What the saved writes of a checkpoint say of one task: its error, its interrupts, and its
-// other writes (for its result).
-struct task_outcome {
-  std::optional<std::string> error;
-  list interrupts;
-  std::vector<const pending_write*> writes;  // to channels, in the order written
-  const value* returned = nullptr;           // its RETURN write (a functional API task)
-  bool has_writes = false;                   // any write but ERROR and INTERRUPT
-};
-
-// A task's result as LangGraph's tasks_with_writes makes it: what it returned (a functional
-// task), else its writes to the output channels as {channel: value} (a channel written twice:
-// {channel: {"$writes": [...]}}), or the one output channel's value; null without writes.
-value task_result(const pregel_graph& g, const task_outcome& o) {
-  if (!o.has_writes) return value();
-  if (o.returned) return *o.returned;
-  std::vector<std::pair<std::string_view, list>> by_channel;  // in the order first written
-  for (const pending_write* w : o.writes) {
-    if (std::find(g.output_channels.begin(), g.output_channels.end(), w->channel) ==
-        g.output_channels.end())
-      continue;
-    auto it = std::find_if(by_channel.begin(), by_channel.end(),
-                           [&](const auto& e) { return e.first == w->channel; });
-    if (it == by_channel.end()) it = by_channel.insert(by_channel.end(), {w->channel, list{}});
-    it->second.push_back(w->v);
-  }
-  auto mapped = [](list& vs) {
-    return vs.size() == 1 ? vs.front() : value(object{{"$writes", value(std::move(vs))}});
-  };
-  if (g.output_single) return by_channel.empty() ? value() : mapped(by_channel.front().second);
-  object result;
-  for (auto& [ch, vs] : by_channel) result.set(std::string(ch), mapped(vs));
-  return value(std::move(result));
 }
 
 // What `get_state` shows of one checkpoint: its values, the tasks it would run, their errors
@@ -160,29 +125,8 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
   auto values = algo::read_channels(state.channels, state_channels(g), single);
   // An empty single state channel reads as null (LangGraph's read_channels of one channel).
   s.values = values ? *values : g.state_single ? value() : value(object{});
-  // Each task's error and interrupts, gathered in one pass over the writes (a crashed step
-  // of 10^5 Sends has as many tasks and writes: no scan of all writes per task).
-  std::unordered_map<std::string_view, task_outcome> outcomes;
-  for (const auto& w : tuple.pending_writes) {
-    if (w.channel == ERROR) {
-      outcomes[w.task_id].error = w.v.is_string() ? w.v.as_string() : w.v.to_json();
-    } else if (w.channel != INTERRUPT) {
-      task_outcome& o = outcomes[w.task_id];
-      o.has_writes = true;
-      if (w.channel == functional::RETURN)
-        o.returned = &w.v;
-      else
-        o.writes.push_back(&w);
-    } else {
-      list& interrupts = outcomes[w.task_id].interrupts;
-      if (w.v.is_list()) {
-        for (const auto& i : w.v.as_list())
-          if (!i.is_null()) interrupts.push_back(i);  // null: a subgraph's breakpoint
-      } else {
-        interrupts.push_back(w.v);
-      }
-    }
-  }
+  // Each task's error, interrupts and result, from the saved writes.
+  const auto outcomes = detail::task_outcomes(tuple.pending_writes);
   s.tasks.reserve(tasks.size());
   // As LangGraph's snapshot: the step's PUSH tasks (Sends) first, then its PULL tasks.
   std::vector<const pregel_task*> ordered;
@@ -203,7 +147,7 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
     if (auto it = outcomes.find(t.id); it != outcomes.end()) {
       st.error = it->second.error;
       st.interrupts = it->second.interrupts;
-      st.result = task_result(g, it->second);
+      st.result = detail::task_result(g, it->second);
     }
   }
   return s;
