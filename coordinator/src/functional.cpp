@@ -238,6 +238,7 @@ class call_ctx final : public call_context {
   void heartbeat() noexcept override { inner_->heartbeat(); }
   void check_timeout() const override { inner_->check_timeout(); }
   const value& previous() const noexcept override { return previous_; }
+  std::shared_ptr<run_control> control() const noexcept override { return inner_->control(); }
   // A call's own (cancelled by its caller, or with the run); the entrypoint's: its task's.
   std::stop_token stop_token() const noexcept override {
     return own_ctx_ ? stop_ : inner_->stop_token();

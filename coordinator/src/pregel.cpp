@@ -12,6 +12,7 @@
 #include "stream_messages.hpp"
 #include "superstep/actors/runtime.hpp"
 #include "superstep/coordinator/algo.hpp"
+#include "superstep/coordinator/config.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/task_executor.hpp"
 #include "superstep/coordinator/trace_context.hpp"
@@ -137,6 +138,16 @@ void pregel::clear_cache(const std::vector<std::string>& nodes) const {
   options_.cache->clear(&namespaces);
 }
 
+std::shared_ptr<pregel> pregel::with_config(const value& config) const {
+  runtime_options o = options_;
+  o.config = merge_configs(options_.config, config);
+  return std::make_shared<pregel>(graph_, std::move(o));
+}
+
+value pregel::bound_config(const value& config) const {
+  return options_.config.is_null() ? config : merge_configs(options_.config, config);
+}
+
 std::shared_ptr<pregel> pregel::with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const {
   runtime_options o = options_;
   o.checkpointer = std::move(saver);
@@ -165,9 +176,9 @@ value pregel::invoke(const value& input, const value& config) const {
   return stream(input, config, {}, nullptr);
 }
 
-value pregel::stream(const value& input, const value& config, const stream_options& options,
+value pregel::stream(const value& input, const value& given, const stream_options& options,
                      const stream_sink& sink) const {
-  if (!config.is_null() && !config.is_object())
+  if (!given.is_null() && !given.is_object())
     throw error(error_code::invalid_argument, "config must be an object");
   // A graph without a checkpointer invoked from inside a node with no config of its own, or
   // with the node's config (LangGraph's async nodes hand theirs on), runs as that node's
@@ -176,11 +187,12 @@ value pregel::stream(const value& input, const value& config, const stream_optio
   // (thrown through the node function).
   if (!sink && !options_.checkpointer)
     if (detail::task_context* parent = detail::current_task();
-        parent && (config.is_null() || config == parent->config())) {
+        parent && (given.is_null() || given == parent->config())) {
       value out = run_nested(input, *parent);
       if (as_command(out)) throw error(error_code::parent_command, out.to_json());
       return out;
     }
+  const value config = bound_config(given);
   const value* thread = config.is_null() ? nullptr : config.get("configurable").find("thread_id");
   // One run per thread: take the thread's slot (waiting, or stopping its run, as the
   // strategy says), run, and remove what the run saved if a later run rolled it back.
@@ -280,7 +292,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   if (!ctx) throw error(error_code::internal, "run_nested needs the runtime's node context");
   const detail::run_shared& up = ctx->run();
   detail::run_shared shared;
-  shared.config = up.config;
+  shared.config = bound_config(up.config);
   shared.ns = up.ns;
   shared.ns.push_back(ctx->task().name + ":" + ctx->task().id);
   // A task that runs several graphs gives each after the first a namespace of its own.
@@ -294,8 +306,8 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   {
     // Nodes inside the subgraph see its namespace in config.configurable.checkpoint_ns, as
     // in LangGraph.
-    object cfg = up.config.is_object() ? up.config.as_object() : object{};
-    const value& conf_in = up.config.get("configurable");
+    object cfg = shared.config.is_object() ? shared.config.as_object() : object{};
+    const value& conf_in = shared.config.get("configurable");
     object conf = conf_in.is_object() ? conf_in.as_object() : object{};
     conf.set("checkpoint_ns", shared.checkpoint_ns);
     cfg.set("configurable", value(std::move(conf)));

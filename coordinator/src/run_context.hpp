@@ -129,6 +129,9 @@ class task_context final : public node_context, public write_scope {
   std::vector<stream_mode> subgraph_stream_modes() const override;
   void emit_subgraph_event(stream_event event) override;
   list resume_values_given() const override { return task_.resume; }
+  std::shared_ptr<run_control> control() const noexcept override {
+    return run_.hooks ? run_.hooks->control : nullptr;
+  }
   /// The attempt about to run and when the first one started (run_task).
   void set_attempt(std::int64_t n, double first_time) noexcept {
     attempt_ = n;

@@ -21,6 +21,7 @@
 #include "run_context.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/config.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/ids.hpp"
 
@@ -237,7 +238,7 @@ class run_loop {
   bool staged_bump_ = false;
   std::int64_t step_ = 0;
   std::int64_t stop_ = 0;
-  std::int64_t limit_ = 25;
+  std::int64_t limit_ = default_recursion_limit;
   std::size_t max_concurrency_ = 0;
   std::unique_ptr<run_cancel> cancel_;
   checkpoint_id_generator ids_;

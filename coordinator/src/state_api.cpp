@@ -184,7 +184,7 @@ value state_snapshot::to_value() const {
 
 state_snapshot pregel::get_state(const value& config, bool subgraphs) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "get_state");
-  return read_state(saver, detail::checkpoint_config_of(config, true), subgraphs);
+  return read_state(saver, detail::checkpoint_config_of(bound_config(config), true), subgraphs);
 }
 
 const pregel& pregel::graph_for(checkpoint_config& cfg) const {
@@ -252,7 +252,7 @@ state_snapshot pregel::state_at(const checkpoint_tuple& tuple, bool apply_pendin
 std::vector<state_snapshot> pregel::get_state_history(const value& config,
                                                       const list_options& options) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "get_state_history");
-  checkpoint_config cfg = detail::checkpoint_config_of(config, true);
+  checkpoint_config cfg = detail::checkpoint_config_of(bound_config(config), true);
   const pregel& owner = graph_for(cfg);
   std::vector<state_snapshot> out;
   for (const auto& tuple : saver.list(cfg, options))
@@ -502,9 +502,10 @@ checkpoint_config update_superstep(const pregel_graph& graph, const algo::graph_
 
 }  // namespace
 
-value pregel::update_state(const value& config, const value& values,
+value pregel::update_state(const value& given, const value& values,
                            const std::optional<std::string>& as_node) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "update_state");
+  const value config = bound_config(given);
   checkpoint_config cfg = detail::checkpoint_config_of(config, true);
   // Not while a run writes the thread: both would issue the same channel versions.
   thread_runs::slot slot =
@@ -538,9 +539,10 @@ value pregel::update_state(const value& config, const value& values,
                        {state_update{values, as_node, std::nullopt}}));
 }
 
-value pregel::bulk_update_state(const value& config,
+value pregel::bulk_update_state(const value& given,
                                 const std::vector<std::vector<state_update>>& supersteps) const {
   checkpoint_saver& saver = need_saver(options_.checkpointer, "bulk_update_state");
+  const value config = bound_config(given);
   checkpoint_config cfg = detail::checkpoint_config_of(config, true);
   if (supersteps.empty()) throw error(error_code::invalid_argument, "No supersteps provided");
   for (const auto& updates : supersteps)

@@ -1,8 +1,10 @@
 // LangGraph's libs/langgraph/tests/test_runtime.py, beside its drain tests
 // (runtime_drain_test.cpp): the run's context (LangGraph `context=`, our config's "context"
-// read through node_context::context()) and the execution info a node sees (thread, task,
-// namespace, attempt); see conformance.hpp.
+// read through node_context::context()) and the execution info a node sees
+// (node_context::runtime().execution_info: thread, task, namespace, attempt); see
+// conformance.hpp. The Runtime, ExecutionInfo and ServerInfo values: runtime_value_test.cpp.
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,25 +30,6 @@ std::shared_ptr<pregel> message_graph(node_function fn, compile_options o = opts
   b.add_edge("__start__", "node").add_edge("node", "__end__");
   return b.compile(o);
 }
-
-// What a node saw of its run (LangGraph Runtime.execution_info).
-struct execution_info {
-  value thread_id;
-  std::string task_id;
-  std::string checkpoint_ns;
-  std::string checkpoint_id;
-  std::int64_t node_attempt = 0;
-  double node_first_attempt_time = 0;
-
-  static execution_info of(const node_context& ctx) {
-    return {ctx.configurable("thread_id"),
-            std::string(ctx.task_id()),
-            std::string(ctx.checkpoint_ns()),
-            std::string(ctx.checkpoint_id()),
-            ctx.node_attempt(),
-            ctx.node_first_attempt_time()};
-  }
-};
 
 }  // namespace
 
@@ -130,37 +113,36 @@ BOOST_AUTO_TEST_CASE(test_context_coercion_stream) {
 
 // libs/langgraph/tests/test_runtime.py::test_execution_info_populated_in_graph
 BOOST_AUTO_TEST_CASE(test_execution_info_populated_in_graph) {
-  execution_info info;
+  std::optional<execution_info> info;
   auto graph = message_graph(
       [&](const value&, node_context& ctx) -> value {
-        info = execution_info::of(ctx);
+        info = ctx.runtime().execution_info;
         return object{{"message", "done"}};
       },
       opts_with_saver());
   graph->invoke(object{{"message", "hi"}}, thread("t-123"));
-  BOOST_TEST(info.thread_id.to_json() == R"("t-123")");
-  BOOST_TEST(!info.task_id.empty());
-  BOOST_TEST(info.checkpoint_ns == "");
+  BOOST_TEST_REQUIRE(info.has_value());
+  BOOST_TEST(info->thread_id.value_or("") == "t-123");
+  BOOST_TEST(!info->task_id.empty());
+  BOOST_TEST(!info->checkpoint_ns.empty());
   // The checkpoint of the step the task ran in: the one before the run's last.
   const auto history = graph->get_state_history(thread("t-123"));
   BOOST_TEST_REQUIRE(history.size() == 3u);
-  BOOST_TEST(info.checkpoint_id == history[1].config.checkpoint_id);
-  BOOST_TEST(info.node_attempt == 1);
-  BOOST_TEST(info.node_first_attempt_time > 0);
+  BOOST_TEST(info->checkpoint_id == history[1].config.checkpoint_id);
+  BOOST_TEST(info->node_attempt == 1);
+  BOOST_TEST_REQUIRE(info->node_first_attempt_time.has_value());
+  BOOST_TEST(*info->node_first_attempt_time > 0);
 }
 
 // libs/langgraph/tests/test_runtime.py::test_execution_info_inherited_by_subgraph
-// LangGraph's execution_info.checkpoint_ns is the task's own namespace ("main_node:<task id>",
-// "subgraph:<task id>|sub_node:<task id>"); node_context::checkpoint_ns() is the namespace of
-// the graph running the node, the task's own without its last "|node:task id" part.
 BOOST_AUTO_TEST_CASE(test_execution_info_inherited_by_subgraph) {
-  execution_info main_info, sub_info;
+  std::optional<execution_info> main_info, sub_info;
   std::mutex m;
   state_graph sub;
   sub.add_key("message");
   sub.add_node("sub_node", [&](const value&, node_context& ctx) -> value {
     std::lock_guard lock(m);
-    sub_info = execution_info::of(ctx);
+    sub_info = ctx.runtime().execution_info;
     return object{{"message", "from_sub"}};
   });
   sub.add_edge("__start__", "sub_node");
@@ -169,7 +151,7 @@ BOOST_AUTO_TEST_CASE(test_execution_info_inherited_by_subgraph) {
   b.add_key("message");
   b.add_node("main_node", [&](const value&, node_context& ctx) -> value {
     std::lock_guard lock(m);
-    main_info = execution_info::of(ctx);
+    main_info = ctx.runtime().execution_info;
     return object{{"message", "from_main"}};
   });
   b.add_node("subgraph", sub.compile(opts()));
@@ -177,14 +159,18 @@ BOOST_AUTO_TEST_CASE(test_execution_info_inherited_by_subgraph) {
   auto graph = b.compile(opts_with_saver());
   graph->invoke(object{{"message", "hi"}}, thread("sub-thread"));
 
-  BOOST_TEST(main_info.thread_id.to_json() == R"("sub-thread")");
-  BOOST_TEST(sub_info.thread_id.to_json() == R"("sub-thread")");
-  BOOST_TEST(main_info.node_attempt == 1);
-  BOOST_TEST(sub_info.node_attempt == 1);
-  BOOST_TEST(main_info.checkpoint_ns == "");
-  BOOST_TEST(sub_info.checkpoint_ns.rfind("subgraph:", 0) == 0u, sub_info.checkpoint_ns);
-  BOOST_TEST(sub_info.checkpoint_ns.find('|') == std::string::npos, sub_info.checkpoint_ns);
-  BOOST_TEST(!main_info.task_id.empty());
-  BOOST_TEST(!sub_info.task_id.empty());
-  BOOST_TEST(sub_info.task_id != main_info.task_id);
+  BOOST_TEST_REQUIRE(main_info.has_value());
+  BOOST_TEST_REQUIRE(sub_info.has_value());
+  BOOST_TEST(main_info->thread_id.value_or("") == "sub-thread");
+  BOOST_TEST(sub_info->thread_id.value_or("") == "sub-thread");
+  BOOST_TEST(main_info->node_attempt == 1);
+  BOOST_TEST(sub_info->node_attempt == 1);
+  // "main_node:<task id>" at the top level; "subgraph:<task id>|sub_node:<task id>" nested.
+  BOOST_TEST(main_info->checkpoint_ns.starts_with("main_node:"), main_info->checkpoint_ns);
+  BOOST_TEST(main_info->checkpoint_ns.find('|') == std::string::npos, main_info->checkpoint_ns);
+  BOOST_TEST(sub_info->checkpoint_ns.starts_with("subgraph:"), sub_info->checkpoint_ns);
+  BOOST_TEST(sub_info->checkpoint_ns.find("|sub_node:") != std::string::npos,
+             sub_info->checkpoint_ns);
+  BOOST_TEST(main_info->checkpoint_ns.find(main_info->task_id) != std::string::npos);
+  BOOST_TEST(sub_info->checkpoint_ns.find(sub_info->task_id) != std::string::npos);
 }

@@ -3,18 +3,21 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "superstep/coordinator/runtime.hpp"
 #include "superstep/coordinator/stream.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep {
 
+class run_control;
 namespace storage {
 class store;
 }
@@ -164,6 +167,24 @@ class node_context {
   /// Waits `d` (LangGraph's `await asyncio.sleep(d)` in a node), or less when the task is
   /// cancelled meanwhile: then throws error(cancelled) as `throw_if_cancelled`.
   void sleep_for(std::chrono::duration<double, std::milli> d) const;
+
+  /// The run's control (`stream_options::control`, LangGraph `Runtime.control`): a node may
+  /// read whether the run is asked to drain, or ask it itself. Null when the run's caller gave
+  /// none, and in nodes hosted by another process.
+  virtual std::shared_ptr<run_control> control() const noexcept { return nullptr; }
+  /// The functional API entrypoint's last saved value on the thread (LangGraph's `previous`;
+  /// see `functional::call_context`); null in graph nodes.
+  virtual const value& previous() const noexcept;
+
+  /// What this node sees of its run as one value (LangGraph `Runtime`): `context()`,
+  /// `store()`, a stream writer calling `emit_custom`, a heartbeat calling `heartbeat()`,
+  /// `previous()`, the task's execution info (checkpoint_id, the task's own checkpoint
+  /// namespace: `checkpoint_ns()` then "<node>:<task id>", task_id, the configurable
+  /// thread_id and the config's run_id when they are strings, node_attempt,
+  /// node_first_attempt_time), the server info of the config (`server_info::from_config`) and
+  /// `control()`. Built at each call; its stream writer and heartbeat use this context, so
+  /// they are valid only during the node's call.
+  superstep::runtime runtime();
 
   /// In an error handler (node_options::error_handler): the failure it handles; null in a
   /// node or router.

@@ -86,6 +86,10 @@ struct runtime_options {
   /// (the path before channel actors, kept to compare against). `execution::threads` runs
   /// and subgraphs always use the coordinator's own.
   bool channel_actors = true;
+  /// The config bound to the graph (LangGraph's `Pregel.config`, set by `pregel::with_config`):
+  /// each run's config, and the config given to get_state, get_state_history, update_state and
+  /// bulk_update_state, is merged over it (`merge_configs`, config.hpp). Null: none.
+  value config = value();
 };
 
 struct state_snapshot;
@@ -355,6 +359,17 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// The long-term store its nodes reach (null: none).
   storage::store* store() const noexcept { return options_.store.get(); }
 
+  /// A copy of this graph with `config` bound to it (LangGraph `Pregel.with_config`): merged
+  /// over the config it had bound (`merge_configs`), and under the config of each of its runs
+  /// and state calls, so the run's "configurable" and "metadata" keys win over the bound ones,
+  /// and its "tags" come after them. A node reads the merged config through
+  /// `node_context::config()`; checkpoint metadata takes its metadata and configurable keys as
+  /// from any run's config. Also used when the copy runs as a subgraph. Throws
+  /// `superstep::error` (invalid_argument) as `merge_configs` does.
+  std::shared_ptr<pregel> with_config(const value& config) const;
+  /// The config bound to it (`with_config`); null when none.
+  const value& config() const noexcept { return options_.config; }
+
   /// A copy of this graph using another checkpointer (used by compile()).
   std::shared_ptr<pregel> with_checkpointer(std::shared_ptr<checkpoint_saver> saver) const;
 
@@ -371,6 +386,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// its parts lead to ("node:task id|..."); a stateful subgraph's namespace is made stable
   /// in `cfg`. Throws `superstep::error` (not_found) when no subgraph has that namespace.
   const pregel& graph_for(checkpoint_config& cfg) const;
+
+  /// `config` merged over the bound config (`runtime_options::config`); `config` itself when
+  /// none is bound.
+  value bound_config(const value& config) const;
 
   /// get_state through `saver` (a subgraph's: its parent's saver) at coordinates `cfg`.
   state_snapshot read_state(checkpoint_saver& saver, checkpoint_config cfg, bool subgraphs) const;
