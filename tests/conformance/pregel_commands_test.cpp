@@ -28,6 +28,16 @@ strings contents(const value& messages) {
   return out;
 }
 
+// LangGraph's subgraph_persist parameter: the subgraph compiled with checkpointer=True
+// (stateful) or checkpointer=False (none).
+constexpr bool subgraph_persist_values[] = {true, false};
+
+compile_options subgraph_opts(bool subgraph_persist) {
+  compile_options o = opts();
+  o.as_subgraph = subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+  return o;
+}
+
 compile_options with_breakpoints(std::vector<std::string> before) {
   compile_options o = opts_with_saver();
   o.interrupt_before = std::move(before);
@@ -36,43 +46,45 @@ compile_options with_breakpoints(std::vector<std::string> before) {
 
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_parent_command
-// (subgraph_persist: our subgraphs share the parent's checkpointer; checkpointer=True/False
-// for a subgraph is not expressible, see NOT_PORTED.interrupts.md)
+// libs/langgraph/tests/test_pregel.py::test_parent_command (each subgraph_persist)
 BOOST_AUTO_TEST_CASE(test_parent_command) {
-  state_graph sub;
-  sub.add_key("messages", "add_messages");
-  sub.add_node("tool", [](const value&, node_context&) -> value {
-    return make_cmd(object{{"user_name", "Meow"}}, {}, std::nullopt, command::parent);
-  });
-  sub.add_edge("__start__", "tool");
+  for (const bool subgraph_persist : subgraph_persist_values) {
+    BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
+      state_graph sub;
+      sub.add_key("messages", "add_messages");
+      sub.add_node("tool", [](const value&, node_context&) -> value {
+        return make_cmd(object{{"user_name", "Meow"}}, {}, std::nullopt, command::parent);
+      });
+      sub.add_edge("__start__", "tool");
 
-  state_graph b;
-  b.add_key("messages", "add_messages").add_key("user_name");
-  b.add_node("alice", sub.compile(opts()));
-  b.add_edge("__start__", "alice");
-  auto graph = b.compile(opts_with_saver());
-  value cfg = thread("1");
-  object durable = cfg.as_object();
-  durable.set("durability", "exit");
+      state_graph b;
+      b.add_key("messages", "add_messages").add_key("user_name");
+      b.add_node("alice", sub.compile(subgraph_opts(subgraph_persist)));
+      b.add_edge("__start__", "alice");
+      auto graph = b.compile(opts_with_saver());
+      value cfg = thread("1");
+      object durable = cfg.as_object();
+      durable.set("durability", "exit");
 
-  value out = graph->invoke(object{{"messages", list{"get user name"}}}, value(durable));
-  BOOST_TEST(contents(out.get("messages")) == strings{"human:get user name"},
-             boost::test_tools::per_element());
-  BOOST_TEST(out.get("user_name") == value("Meow"));
-  BOOST_TEST(out.as_object().size() == 2u);
+      value out = graph->invoke(object{{"messages", list{"get user name"}}}, value(durable));
+      BOOST_TEST(contents(out.get("messages")) == strings{"human:get user name"},
+                 boost::test_tools::per_element());
+      BOOST_TEST(out.get("user_name") == value("Meow"));
+      BOOST_TEST(out.as_object().size() == 2u);
 
-  state_snapshot s = graph->get_state(cfg);
-  BOOST_TEST(contents(s.values.get("messages")) == strings{"human:get user name"},
-             boost::test_tools::per_element());
-  BOOST_TEST(s.values.get("user_name") == value("Meow"));
-  BOOST_TEST(s.next.empty());
-  BOOST_TEST(s.config.thread_id == "1");
-  BOOST_TEST(s.config.checkpoint_ns == "");
-  BOOST_TEST(!s.config.checkpoint_id.empty());
-  BOOST_TEST(s.metadata.to_json() == R"({"source":"loop","step":1,"parents":{}})");
-  BOOST_TEST(!s.parent_config.has_value());  // durability "exit": one checkpoint
-  BOOST_TEST(s.tasks.empty());
+      state_snapshot s = graph->get_state(cfg);
+      BOOST_TEST(contents(s.values.get("messages")) == strings{"human:get user name"},
+                 boost::test_tools::per_element());
+      BOOST_TEST(s.values.get("user_name") == value("Meow"));
+      BOOST_TEST(s.next.empty());
+      BOOST_TEST(s.config.thread_id == "1");
+      BOOST_TEST(s.config.checkpoint_ns == "");
+      BOOST_TEST(!s.config.checkpoint_id.empty());
+      BOOST_TEST(s.metadata.to_json() == R"({"source":"loop","step":1,"parents":{}})");
+      BOOST_TEST(!s.parent_config.has_value());  // durability "exit": one checkpoint
+      BOOST_TEST(s.tasks.empty());
+    }
+  }
 }
 
 // libs/langgraph/tests/test_pregel.py::test_command_with_static_breakpoints
@@ -240,84 +252,89 @@ BOOST_AUTO_TEST_CASE(test_multiple_updates) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_parent_command_goto (each with_timeout: a 1 s
-// step_timeout on neither graph, the subgraph, the parent or both; subgraph_persist: see
-// NOT_PORTED.interrupts.md)
+// step_timeout on neither graph, the subgraph, the parent or both; each subgraph_persist)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
-  for (const char* with_timeout : {"none", "inner", "outer", "both"}) {
-    BOOST_TEST_CONTEXT("with_timeout " << with_timeout) {
-      const std::string timeout = with_timeout;
-      state_graph sub;
-      sub.add_key("dialog_state", "add");
-      sub.add_node("node_a_child", [](const value&, node_context&) -> value {
-        return appends("dialog_state", "a_child_state");
-      });
-      sub.add_node("node_b_child", [](const value&, node_context&) -> value {
-        return make_cmd(appends("dialog_state", "b_child_state"), {value("node_b_parent")},
-                        std::nullopt, command::parent);
-      });
-      sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
-      compile_options sub_opts = opts();
-      if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
+  for (const bool subgraph_persist : subgraph_persist_values)
+    for (const char* with_timeout : {"none", "inner", "outer", "both"}) {
+      BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist << ", with_timeout "
+                                             << with_timeout) {
+        const std::string timeout = with_timeout;
+        state_graph sub;
+        sub.add_key("dialog_state", "add");
+        sub.add_node("node_a_child", [](const value&, node_context&) -> value {
+          return appends("dialog_state", "a_child_state");
+        });
+        sub.add_node("node_b_child", [](const value&, node_context&) -> value {
+          return make_cmd(appends("dialog_state", "b_child_state"), {value("node_b_parent")},
+                          std::nullopt, command::parent);
+        });
+        sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
+        compile_options sub_opts = subgraph_opts(subgraph_persist);
+        if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
 
-      state_graph main;
-      main.add_key("dialog_state", "add");
-      main.add_node("node_b_parent", [](const value&, node_context&) -> value {
-        return appends("dialog_state", "node_b_parent");
-      });
-      main.add_edge("__start__", "subgraph_node");
-      main.add_node("subgraph_node", sub.compile(sub_opts),
-                    node_options{.destinations = {"node_b_parent"}});
-      compile_options o = opts_with_saver();
-      o.name = "parent";
-      if (timeout == "outer" || timeout == "both") o.step_timeout_ms = 1000;
-      auto graph = main.compile(o);
-      BOOST_TEST(
-          graph->invoke(object{{"dialog_state", list{"init_state"}}}, thread("1")).to_json() ==
-          R"({"dialog_state":["init_state","b_child_state","node_b_parent"]})");
+        state_graph main;
+        main.add_key("dialog_state", "add");
+        main.add_node("node_b_parent", [](const value&, node_context&) -> value {
+          return appends("dialog_state", "node_b_parent");
+        });
+        main.add_edge("__start__", "subgraph_node");
+        main.add_node("subgraph_node", sub.compile(sub_opts),
+                      node_options{.destinations = {"node_b_parent"}});
+        compile_options o = opts_with_saver();
+        o.name = "parent";
+        if (timeout == "outer" || timeout == "both") o.step_timeout_ms = 1000;
+        auto graph = main.compile(o);
+        BOOST_TEST(
+            graph->invoke(object{{"dialog_state", list{"init_state"}}}, thread("1")).to_json() ==
+            R"({"dialog_state":["init_state","b_child_state","node_b_parent"]})");
+      }
     }
-  }
 }
 
-// libs/langgraph/tests/test_pregel.py::test_parent_command_goto_deeply_nested
-// (subgraph_persist: see NOT_PORTED.interrupts.md)
+// libs/langgraph/tests/test_pregel.py::test_parent_command_goto_deeply_nested (each
+// subgraph_persist, for both subgraphs)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
-  state_graph sub_sub;
-  sub_sub.add_key("dialog_state", "add");
-  sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {
-    return make_cmd(appends("dialog_state", "sub_sub_child"), {value("sub_child_3")}, std::nullopt,
-                    command::parent);
-  });
-  sub_sub.add_edge("__start__", "sub_sub_child");
-  compile_options sub_sub_opts = opts();
-  sub_sub_opts.name = "sub_sub_graph";
+  for (const bool subgraph_persist : subgraph_persist_values) {
+    BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
+      state_graph sub_sub;
+      sub_sub.add_key("dialog_state", "add");
+      sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {
+        return make_cmd(appends("dialog_state", "sub_sub_child"), {value("sub_child_3")},
+                        std::nullopt, command::parent);
+      });
+      sub_sub.add_edge("__start__", "sub_sub_child");
+      compile_options sub_sub_opts = subgraph_opts(subgraph_persist);
+      sub_sub_opts.name = "sub_sub_graph";
 
-  state_graph sub;
-  sub.add_key("dialog_state", "add");
-  sub.add_node("sub_child_1", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "sub_child_1");
-  });
-  sub.add_node("sub_child_2", sub_sub.compile(sub_sub_opts),
-               node_options{.destinations = {"sub_child_3"}});
-  sub.add_node("sub_child_3", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "sub_child_3");
-  });
-  sub.add_edge("__start__", "sub_child_1").add_edge("sub_child_1", "sub_child_2");
-  compile_options sub_opts = opts();
-  sub_opts.name = "sub_graph";
+      state_graph sub;
+      sub.add_key("dialog_state", "add");
+      sub.add_node("sub_child_1", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "sub_child_1");
+      });
+      sub.add_node("sub_child_2", sub_sub.compile(sub_sub_opts),
+                   node_options{.destinations = {"sub_child_3"}});
+      sub.add_node("sub_child_3", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "sub_child_3");
+      });
+      sub.add_edge("__start__", "sub_child_1").add_edge("sub_child_1", "sub_child_2");
+      compile_options sub_opts = subgraph_opts(subgraph_persist);
+      sub_opts.name = "sub_graph";
 
-  state_graph b;
-  b.add_key("dialog_state", "add");
-  b.add_node("child_1", [](const value&, node_context&) -> value {
-    return appends("dialog_state", "child_1");
-  });
-  b.add_node("child_2", sub.compile(sub_opts));
-  b.add_edge("__start__", "child_1").add_edge("child_1", "child_2");
-  compile_options o = opts_with_saver();
-  o.name = "main_graph";
-  auto graph = b.compile(o);
-  BOOST_TEST(graph->invoke(object{{"dialog_state", list{"init"}}}, thread("1")).to_json() ==
-             R"({"dialog_state":["init","child_1","init","child_1","sub_child_1",)"
-             R"("sub_sub_child","sub_child_3"]})");
+      state_graph b;
+      b.add_key("dialog_state", "add");
+      b.add_node("child_1", [](const value&, node_context&) -> value {
+        return appends("dialog_state", "child_1");
+      });
+      b.add_node("child_2", sub.compile(sub_opts));
+      b.add_edge("__start__", "child_1").add_edge("child_1", "child_2");
+      compile_options o = opts_with_saver();
+      o.name = "main_graph";
+      auto graph = b.compile(o);
+      BOOST_TEST(graph->invoke(object{{"dialog_state", list{"init"}}}, thread("1")).to_json() ==
+                 R"({"dialog_state":["init","child_1","init","child_1","sub_child_1",)"
+                 R"("sub_sub_child","sub_child_3"]})");
+    }
+  }
 }
 
 // libs/langgraph/tests/test_pregel.py::test_timeout_with_parent_command (both with_timeout: the
@@ -351,7 +368,6 @@ BOOST_AUTO_TEST_CASE(test_timeout_with_parent_command) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_node_destinations
-// (destinations as a dict, which labels the drawn edges: see NOT_PORTED.interrupts.md)
 BOOST_AUTO_TEST_CASE(test_node_destinations) {
   state_graph sub;
   sub.add_key("foo", "add");
@@ -363,37 +379,49 @@ BOOST_AUTO_TEST_CASE(test_node_destinations) {
   sub.add_edge("__start__", "node_a");
   std::shared_ptr<const pregel> subgraph = sub.compile(opts());
 
+  // get_graph().edges as "source->target" ("-.->" when conditional, ":data" when labelled).
+  const auto edges_of = [](const pregel& g) {
+    strings out;
+    for (const auto& e : g.get_graph().edges)
+      out.push_back(e.source + (e.conditional ? "-.->" : "->") + e.target +
+                    (e.data ? ":" + *e.data : ""));
+    return out;
+  };
   for (const bool called : {false, true}) {
-    BOOST_TEST_CONTEXT((called ? "a node invoking the subgraph" : "the subgraph as the node")) {
-      state_graph b;
-      b.add_key("foo", "add");
-      b.add_edge("__start__", "child");
-      node_options child_options{.destinations = {"node_b", "node_c"}};
-      if (called)
-        b.add_node(
-            "child",
-            [subgraph](const value& s, node_context&) -> value { return subgraph->invoke(s); },
-            child_options);
-      else
-        b.add_node("child", subgraph, child_options);
-      b.add_node("node_b", [](const value&, node_context&) -> value {
-        return object{{"foo", "b"}};
-      });
-      b.add_node("node_c", [](const value&, node_context&) -> value {
-        return object{{"foo", "c"}};
-      });
-      auto graph = b.compile(opts());
-      BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"c"})");
-
-      // get_graph().edges: plain edges, then each destination as a conditional edge.
-      strings edges;
-      for (const auto& [from, to] : graph->graph().draw_edges) edges.push_back(from + "->" + to);
-      for (const auto& [from, to, label] : graph->graph().draw_conditional_edges)
-        edges.push_back(from + "-.->" + to + (label.empty() ? "" : ":" + label));
-      std::sort(edges.begin(), edges.end());
-      BOOST_TEST(edges == (strings{"__start__->child", "child-.->node_b", "child-.->node_c",
-                                   "node_b->__end__", "node_c->__end__"}),
-                 boost::test_tools::per_element());
+    // Destinations as LangGraph's tuple (names), then as its dict (names to edge labels).
+    for (const bool labelled : {false, true}) {
+      BOOST_TEST_CONTEXT((called ? "a node invoking the subgraph" : "the subgraph as the node")
+                         << (labelled ? ", destinations with labels" : ", destinations")) {
+        state_graph b;
+        b.add_key("foo", "add");
+        b.add_edge("__start__", "child");
+        node_options child_options;
+        if (labelled)
+          child_options.destinations = {{"node_b", "foo"}, {"node_c", "bar"}};
+        else
+          child_options.destinations = {"node_b", "node_c"};
+        if (called)
+          b.add_node(
+              "child",
+              [subgraph](const value& s, node_context&) -> value { return subgraph->invoke(s); },
+              child_options);
+        else
+          b.add_node("child", subgraph, child_options);
+        b.add_node("node_b", [](const value&, node_context&) -> value {
+          return object{{"foo", "b"}};
+        });
+        b.add_node("node_c", [](const value&, node_context&) -> value {
+          return object{{"foo", "c"}};
+        });
+        auto graph = b.compile(opts());
+        BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"c"})");
+        BOOST_TEST(
+            edges_of(*graph) ==
+                (strings{"__start__->child", labelled ? "child-.->node_b:foo" : "child-.->node_b",
+                         labelled ? "child-.->node_c:bar" : "child-.->node_c", "node_b->__end__",
+                         "node_c->__end__"}),
+            boost::test_tools::per_element());
+      }
     }
   }
 }
