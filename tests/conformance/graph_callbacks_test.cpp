@@ -7,21 +7,15 @@
 #include <vector>
 
 #include "conformance.hpp"
+#include "support/recording_graph_handler.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
 
 namespace {
 
-// LangGraph's _GraphEventHandler: keeps every event.
-class recording_handler final : public graph_callback_handler {
- public:
-  void on_interrupt(const graph_interrupt_event& e) override { interrupt_events.push_back(e); }
-  void on_resume(const graph_resume_event& e) override { resume_events.push_back(e); }
-
-  std::vector<graph_interrupt_event> interrupt_events;
-  std::vector<graph_resume_event> resume_events;
-};
+// LangGraph's _GraphEventHandler.
+using recording_handler = test::recording_graph_handler;
 
 // LangGraph's _RaisingGraphEventHandler; its ValueError is std::invalid_argument.
 struct raising {

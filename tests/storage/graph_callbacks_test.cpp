@@ -9,20 +9,14 @@
 #include "superstep/coordinator/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/recording_graph_handler.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;
 
 namespace {
 
-class recording_handler final : public graph_callback_handler {
- public:
-  void on_interrupt(const graph_interrupt_event& e) override { interrupts.push_back(e); }
-  void on_resume(const graph_resume_event& e) override { resumes.push_back(e); }
-
-  std::vector<graph_interrupt_event> interrupts;
-  std::vector<graph_resume_event> resumes;
-};
+using recording_handler = test::recording_graph_handler;
 
 class raising_resume_handler final : public graph_callback_handler {
  public:
@@ -75,10 +69,10 @@ BOOST_AUTO_TEST_CASE(a_subgraph_interrupt_is_told_by_the_run_and_its_resume_by_b
 
       value out = graph->invoke(object{{"answer", value()}}, run_config("run-1"), told(handler));
       BOOST_TEST((out.find("__interrupt__") != nullptr));
-      BOOST_TEST(handler->resumes.empty());
+      BOOST_TEST(handler->resume_events.empty());
       // As LangGraph: the top-level graph tells it, with the subgraph's interrupt.
-      BOOST_TEST_REQUIRE(handler->interrupts.size() == 1u);
-      const graph_interrupt_event& paused = handler->interrupts[0];
+      BOOST_TEST_REQUIRE(handler->interrupt_events.size() == 1u);
+      const graph_interrupt_event& paused = handler->interrupt_events[0];
       BOOST_TEST(paused.run_id == "run-1");
       BOOST_TEST((paused.status == graph_lifecycle_status::pending));
       BOOST_TEST(paused.checkpoint_ns.empty());
@@ -93,15 +87,15 @@ BOOST_AUTO_TEST_CASE(a_subgraph_interrupt_is_told_by_the_run_and_its_resume_by_b
 
       out = graph->invoke(test::resume("yes"), run_config("run-2"), told(handler));
       BOOST_TEST(out.to_json() == R"({"answer":"yes"})");
-      BOOST_TEST(handler->interrupts.size() == 1u);
+      BOOST_TEST(handler->interrupt_events.size() == 1u);
       // The run resumes, then the subgraph from its own checkpoint when its task runs again.
-      BOOST_TEST_REQUIRE(handler->resumes.size() == 2u);
-      const graph_resume_event& root = handler->resumes[0];
+      BOOST_TEST_REQUIRE(handler->resume_events.size() == 2u);
+      const graph_resume_event& root = handler->resume_events[0];
       BOOST_TEST(root.run_id == "run-2");
       BOOST_TEST((root.status == graph_lifecycle_status::pending));
       BOOST_TEST(root.checkpoint_id == at.config.checkpoint_id);
       BOOST_TEST(root.checkpoint_ns.empty());
-      const graph_resume_event& inner = handler->resumes[1];
+      const graph_resume_event& inner = handler->resume_events[1];
       BOOST_TEST(inner.run_id == "run-2");
       BOOST_TEST(inner.checkpoint_id == sub_at.checkpoint_id);
       BOOST_TEST_REQUIRE(inner.checkpoint_ns.size() == 1u);
@@ -128,23 +122,25 @@ BOOST_AUTO_TEST_CASE(breakpoints_are_told_with_their_status_and_no_interrupts) {
   const value cfg = test::thread("t");
 
   graph->invoke(object{{"log", list{}}}, cfg, told(handler));
-  BOOST_TEST_REQUIRE(handler->interrupts.size() == 1u);
-  BOOST_TEST((handler->interrupts[0].status == graph_lifecycle_status::interrupt_before));
-  BOOST_TEST(handler->interrupts[0].interrupts.empty());
-  BOOST_TEST(handler->interrupts[0].checkpoint_id == graph->get_state(cfg).config.checkpoint_id);
-  BOOST_TEST(handler->resumes.empty());
+  BOOST_TEST_REQUIRE(handler->interrupt_events.size() == 1u);
+  BOOST_TEST((handler->interrupt_events[0].status == graph_lifecycle_status::interrupt_before));
+  BOOST_TEST(handler->interrupt_events[0].interrupts.empty());
+  BOOST_TEST(handler->interrupt_events[0].checkpoint_id ==
+             graph->get_state(cfg).config.checkpoint_id);
+  BOOST_TEST(handler->resume_events.empty());
 
   const std::string before_b = graph->get_state(cfg).config.checkpoint_id;
   graph->invoke(value(), cfg, told(handler));
-  BOOST_TEST_REQUIRE(handler->resumes.size() == 1u);
-  BOOST_TEST(handler->resumes[0].checkpoint_id == before_b);
-  BOOST_TEST_REQUIRE(handler->interrupts.size() == 2u);
-  BOOST_TEST((handler->interrupts[1].status == graph_lifecycle_status::interrupt_after));
-  BOOST_TEST(handler->interrupts[1].checkpoint_id == graph->get_state(cfg).config.checkpoint_id);
+  BOOST_TEST_REQUIRE(handler->resume_events.size() == 1u);
+  BOOST_TEST(handler->resume_events[0].checkpoint_id == before_b);
+  BOOST_TEST_REQUIRE(handler->interrupt_events.size() == 2u);
+  BOOST_TEST((handler->interrupt_events[1].status == graph_lifecycle_status::interrupt_after));
+  BOOST_TEST(handler->interrupt_events[1].checkpoint_id ==
+             graph->get_state(cfg).config.checkpoint_id);
 
   BOOST_TEST(graph->invoke(value(), cfg, told(handler)).to_json() == R"({"log":["a","b"]})");
-  BOOST_TEST(handler->resumes.size() == 2u);
-  BOOST_TEST(handler->interrupts.size() == 2u);  // the run ended: nothing to tell
+  BOOST_TEST(handler->resume_events.size() == 2u);
+  BOOST_TEST(handler->interrupt_events.size() == 2u);  // the run ended: nothing to tell
 }
 
 BOOST_AUTO_TEST_CASE(a_resume_handler_marked_raise_error_fails_the_run_before_its_step) {
