@@ -1,6 +1,8 @@
 // Writing a state_graph back as a "superstep.graph/1" spec (graph_export.hpp).
 #include "superstep/cluster/graph_export.hpp"
 
+#include <algorithm>
+
 #include "superstep/cluster/named_function.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
@@ -17,6 +19,20 @@ value strings(const std::vector<std::string>& names) {
   list out;
   for (const auto& n : names) out.emplace_back(n);
   return value(std::move(out));
+}
+
+// A node's destinations: their names, or an object of names to labels when any has a label.
+value destinations_of(const std::vector<node_destination>& destinations) {
+  const bool labelled = std::any_of(destinations.begin(), destinations.end(),
+                                    [](const node_destination& d) { return !d.label.empty(); });
+  if (!labelled) {
+    list names;
+    for (const auto& d : destinations) names.emplace_back(d.node);
+    return value(std::move(names));
+  }
+  object labels;
+  for (const auto& d : destinations) labels.set(d.node, value(d.label));
+  return value(std::move(labels));
 }
 
 // {"fn": name, "params": params} of a function made by the registry or named by the caller.
@@ -98,7 +114,7 @@ value node_of(const state_graph::declared_node& n) {
   }
   if (!o.retry.empty()) out.set("retry", retry_of(o.retry, n.name));
   if (o.defer) out.set("defer", value(true));
-  if (!o.destinations.empty()) out.set("destinations", strings(o.destinations));
+  if (!o.destinations.empty()) out.set("destinations", destinations_of(o.destinations));
   return value(std::move(out));
 }
 

@@ -148,12 +148,7 @@ class state_graph_loader {
       n.expect_object({"fn", "params", "graph", "retry", "defer", "destinations"});
       node_options options;
       if (n.has("defer")) options.defer = n.field("defer").expect_bool();
-      if (n.has("destinations")) {
-        spec_node d = n.field("destinations");
-        options.destinations = d.expect_strings();
-        for (std::size_t i = 0; i < options.destinations.size(); ++i)
-          target_at(d.item(i), options.destinations[i]);
-      }
+      if (n.has("destinations")) options.destinations = destinations_at(n.field("destinations"));
       if (n.has("retry")) options.retry = {loaded_.retry[name] = parse_retry(n.field("retry"))};
       if (n.field("fn").expect_string() == "graph") {
         auto sub = load_subgraph_at(n, registry_, *runtime_);
@@ -176,6 +171,25 @@ class state_graph_loader {
   void target_at(const spec_node& at, const std::string& name) {
     if (name == START) at.fail("__start__ cannot be the end of an edge");
     if (name != END && !nodes_.count(name)) at.fail("unknown node '" + name + "'");
+  }
+
+  // A node's destinations: a list of names, or an object of names to edge labels.
+  std::vector<node_destination> destinations_at(const spec_node& d) {
+    std::vector<node_destination> out;
+    if (d.get().is_object()) {
+      for (const auto& [target, label] : d.expect_object()) {
+        spec_node l(label, d.path_of(target));
+        target_at(l, target);
+        out.emplace_back(target, l.expect_string());
+      }
+      return out;
+    }
+    std::vector<std::string> names = d.expect_strings();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      target_at(d.item(i), names[i]);
+      out.emplace_back(std::move(names[i]));
+    }
+    return out;
   }
 
   void load_edges(const spec_node& edges) {

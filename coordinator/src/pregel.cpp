@@ -172,8 +172,8 @@ detail::node_actor_pool& pregel::impl::actor_pool(const pregel_graph& g, const r
   return *pool;
 }
 
-value pregel::invoke(const value& input, const value& config) const {
-  return stream(input, config, {}, nullptr);
+value pregel::invoke(const value& input, const value& config, const stream_options& options) const {
+  return stream(input, config, options, nullptr);
 }
 
 value pregel::stream(const value& input, const value& given, const stream_options& options,
@@ -196,15 +196,19 @@ value pregel::stream(const value& input, const value& given, const stream_option
   const value* thread = config.is_null() ? nullptr : config.get("configurable").find("thread_id");
   // One run per thread: take the thread's slot (waiting, or stopping its run, as the
   // strategy says), run, and remove what the run saved if a later run rolled it back.
+  const bool holds_thread = options_.checkpointer && thread && thread->is_string();
+  // Made only when something reads it: a fresh one costs reads of the random device.
+  const std::string run_id =
+      holds_thread || !options.callbacks.empty() ? run_id_of(config) : std::string();
   std::optional<thread_runs::slot> slot;
-  if (options_.checkpointer && thread && thread->is_string())
-    slot.emplace(options_.checkpointer->runs().begin(thread->as_string(), run_id_of(config),
+  if (holds_thread)
+    slot.emplace(options_.checkpointer->runs().begin(thread->as_string(), run_id,
                                                      multitask_of(config, options)));
   value out;
   std::exception_ptr failure;
   try {
     if (options.started) options.started();
-    out = run_unguarded(input, config, options, sink, slot ? &*slot : nullptr);
+    out = run_unguarded(input, config, options, sink, slot ? &*slot : nullptr, run_id);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -233,7 +237,8 @@ value pregel::stream(const value& input, const value& given, const stream_option
 }
 
 value pregel::run_unguarded(const value& input, const value& config, const stream_options& options,
-                            const stream_sink& sink, thread_runs::slot* slot) const {
+                            const stream_sink& sink, thread_runs::slot* slot,
+                            const std::string& run_id) const {
   std::mutex sink_mutex;
   detail::run_shared shared;
   shared.config = config.is_null() ? value(object{}) : config;
@@ -271,20 +276,35 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.cache = options_.cache.get();
   shared.run_slot = slot;
   shared.stop_asked = options.stop ? &options.stop : nullptr;
-  if (options.control || options.node_finished) {
+  if (options.control || options.node_finished || !options.callbacks.empty()) {
     auto hooks = std::make_shared<detail::run_hooks>();
     hooks->control = options.control;
     hooks->node_finished = options.node_finished;
+    hooks->callbacks = options.callbacks;
+    hooks->run_id = run_id;
     shared.hooks = std::move(hooks);
   }
   if (options.control) shared.cancel = options.control->cancel_token();
   detail::run_loop loop(graph_, impl_->index, options_.checkpointer.get(), shared);
   running = &loop;
-  if (options_.mode == execution::threads)
-    return run_sync(loop, impl_->thread_pool(options_), input);
-  detail::actor_run run{impl_->actor_pool(graph_, options_), options_.directory.get(),
-                        options.progress ? &options.progress : nullptr, options_.channel_actors};
-  return detail::run_on_actors(loop, run, input);
+  value out;
+  if (options_.mode == execution::threads) {
+    out = run_sync(loop, impl_->thread_pool(options_), input);
+  } else {
+    detail::actor_run run{impl_->actor_pool(graph_, options_), options_.directory.get(),
+                          options.progress ? &options.progress : nullptr, options_.channel_actors};
+    out = detail::run_on_actors(loop, run, input);
+  }
+  // As LangGraph's loop on exit: the top-level graph tells the pause, its checkpoint saved;
+  // a subgraph's interrupts reached it as its tasks'.
+  if (loop.interrupted() && shared.hooks && !shared.hooks->callbacks.empty()) {
+    graph_interrupt_event event;
+    event.status = loop.status();
+    event.checkpoint_id = loop.state().checkpoint.id;
+    event.interrupts = loop.interrupts();
+    shared.hooks->interrupted(std::move(event));
+  }
+  return out;
 }
 
 value pregel::run_nested(const value& input, node_context& parent) const {

@@ -37,6 +37,38 @@ void run_shared::emit(stream_mode m, value data) const {
   (*sink)(ev);
 }
 
+namespace {
+
+// As LangChain's handle_event: each handler in turn; what one marked raise_error throws ends
+// the dispatch and goes on to the run, what any other throws is passed over.
+template <class Event, class Call>
+void tell_handlers(const run_hooks& hooks, Event& event, Call call) {
+  if (hooks.callbacks.empty()) return;
+  event.run_id = hooks.run_id;
+  std::lock_guard lock(hooks.m);
+  for (const auto& handler : hooks.callbacks) {
+    if (!handler) continue;
+    try {
+      call(*handler, event);
+    } catch (...) {
+      if (handler->raise_error()) throw;
+    }
+  }
+}
+
+}  // namespace
+
+void run_hooks::resumed(graph_resume_event event) const {
+  tell_handlers(*this, event,
+                [](graph_callback_handler& h, const graph_resume_event& e) { h.on_resume(e); });
+}
+
+void run_hooks::interrupted(graph_interrupt_event event) const {
+  tell_handlers(*this, event, [](graph_callback_handler& h, const graph_interrupt_event& e) {
+    h.on_interrupt(e);
+  });
+}
+
 std::string join_ns(const std::vector<std::string>& ns) {
   std::string out;
   for (std::size_t i = 0; i < ns.size(); ++i) out += (i ? "|" : "") + ns[i];

@@ -16,6 +16,7 @@
 #include "superstep/actors/task.hpp"
 #include "superstep/coordinator/algo.hpp"
 #include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/graph_callbacks.hpp"
 #include "superstep/coordinator/node_context.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
 #include "superstep/coordinator/run_control.hpp"
@@ -24,12 +25,15 @@
 
 namespace superstep::detail {
 
-/// What a run's owner gave it to reach its tasks and subgraphs (stream_options::control and
-/// node_finished): shared by the run's subgraphs, and lent to the node actors of its process.
+/// What a run's owner gave it to reach its tasks and subgraphs (stream_options::control,
+/// node_finished and callbacks): shared by the run's subgraphs, and lent to the node actors of
+/// its process.
 struct run_hooks {
   std::shared_ptr<run_control> control;
   std::function<void(const std::string&)> node_finished;
-  mutable std::mutex m;  // node_finished calls never overlap
+  std::vector<std::shared_ptr<graph_callback_handler>> callbacks;
+  std::string run_id;    // what the callbacks' events carry
+  mutable std::mutex m;  // node_finished and callback calls never overlap
 
   bool drain_requested() const noexcept { return control && control->drain_requested(); }
   void finished(const std::string& node) const {
@@ -37,6 +41,10 @@ struct run_hooks {
     std::lock_guard lock(m);
     node_finished(node);
   }
+  /// Tells each handler (run_context.cpp): one that throws is passed over unless it is marked
+  /// raise_error, whose exception is rethrown.
+  void resumed(graph_resume_event event) const;
+  void interrupted(graph_interrupt_event event) const;
 };
 
 /// What a run shares with all of its tasks: config, streams, namespace.

@@ -245,6 +245,13 @@ void run_loop::begin(const value& given) {
     if (shared_.wants(stream_mode::values))
       if (auto streamed = algo::read_channels(state_.channels, *stream_channels_, stream_single_))
         shared_.emit(stream_mode::values, *streamed);
+    // LangGraph's loop tells its graph callbacks here, before the first step, subgraphs' too.
+    if (shared_.hooks && !shared_.hooks->callbacks.empty()) {
+      graph_resume_event event;
+      event.checkpoint_id = state_.checkpoint.id;
+      event.checkpoint_ns = shared_.ns;
+      shared_.hooks->resumed(std::move(event));
+    }
   }
 
   if (input.is_null()) return;
@@ -344,8 +351,7 @@ bool run_loop::plan() {
   }
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
   if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
-    interrupted_ = true;
-    emit_static_interrupt();
+    stop_at_breakpoint(graph_lifecycle_status::interrupt_before);
     return false;
   }
   emit_task_events();
@@ -528,8 +534,7 @@ bool run_loop::end_step(algo::applied applied) {
             shared_.checkpoint_ns.empty() ? t.name : shared_.checkpoint_ns + "|" + t.name);
   }
   if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
-    interrupted_ = true;
-    emit_static_interrupt();
+    stop_at_breakpoint(graph_lifecycle_status::interrupt_after);
     return false;
   }
   return true;
@@ -569,7 +574,9 @@ std::vector<std::uint32_t> run_loop::runnable() {
   return todo;
 }
 
-void run_loop::emit_static_interrupt() {
+void run_loop::stop_at_breakpoint(graph_lifecycle_status why) {
+  interrupted_ = true;
+  status_ = why;
   // As LangGraph: a breakpoint (interrupt_before/after) shows in `updates` as no interrupts,
   // at the top level only (a subgraph's pauses its parent, which shows it).
   if (shared_.wants(stream_mode::updates) && shared_.ns.empty())

@@ -120,6 +120,8 @@ class run_loop {
 
   /// Whether the run stopped at an interrupt (interrupt(), interrupt_before/after).
   bool interrupted() const noexcept { return interrupted_; }
+  /// Where it stopped: at a breakpoint, else pending (graph_callbacks.hpp).
+  graph_lifecycle_status status() const noexcept { return status_; }
   const list& interrupts() const noexcept { return interrupts_; }
 
   /// The run's output: its latest `values` event, as LangGraph's invoke returns.
@@ -174,7 +176,8 @@ class run_loop {
   void take_cached_writes();
   /// Stores a task's writes in the graph's cache when its node has a cache policy.
   void cache_writes(const pregel_task& t);
-  void emit_static_interrupt();
+  /// Stops the run at a breakpoint (interrupt_before/after).
+  void stop_at_breakpoint(graph_lifecycle_status why);
   // The tasks / checkpoints / debug streams (run_loop_debug.cpp).
   bool wants_task_events() const noexcept;
   void emit_debug_event(stream_mode m, const char* type, std::int64_t step, value payload);
@@ -211,6 +214,7 @@ class run_loop {
   std::vector<const pregel_task*> held_writes_;
   std::mutex held_mutex_;  // the current step's, saved if the run stops
   bool interrupted_ = false;
+  graph_lifecycle_status status_ = graph_lifecycle_status::pending;
   bool output_with_interrupts_ = false;
   list interrupts_;              // raised by the last step's tasks
   std::optional<value> resume_;  // from Command(resume=...), for the interrupted tasks

@@ -388,8 +388,8 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
   }
   for (const auto& n : nodes_)
     for (const auto& d : n.options.destinations)
-      if (!known_target(d))
-        invalid("node '" + n.name + "' declares unknown destination '" + d + "'");
+      if (!known_target(d.node))
+        invalid("node '" + n.name + "' declares unknown destination '" + d.node + "'");
   bool has_entry =
       std::any_of(edges_.begin(), edges_.end(), [](auto& e) { return e.first == START; }) ||
       std::any_of(branches_.begin(), branches_.end(), [](auto& b) { return b.from == START; });
@@ -618,7 +618,7 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
     pn.writers.push_back(
         [topo, name](const value& out, write_scope& s) { write_update(*topo, name, out, s); });
     for (const auto& d : n.options.destinations)
-      g.draw_conditional_edges.emplace_back(n.name, d, "");
+      g.draw_conditional_edges.emplace_back(n.name, d.node, d.label);
     add_routing(pn);
     g.nodes.push_back(std::move(pn));
   }

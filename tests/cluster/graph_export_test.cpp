@@ -227,6 +227,19 @@ BOOST_AUTO_TEST_CASE(joins_path_maps_delta_keys_and_run_settings_read_back) {
              value::parse_json(R"({"n": 0})"), "features");
 }
 
+BOOST_AUTO_TEST_CASE(destinations_with_labels_read_back) {
+  round_trip(value::parse_json(R"({
+    "spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {
+      "jump": {"fn": "std.goto", "params": {"goto": "land", "update": {"a": 1}},
+               "destinations": {"land": "to land", "__end__": "stop"}},
+      "land": {"fn": "std.increment", "params": {"key": "a", "by": 10}}
+    },
+    "edges": [["__start__", "jump"]]
+  })"),
+             value(object{}), "labelled destinations");
+}
+
 BOOST_AUTO_TEST_CASE(a_graph_built_in_cpp_from_registered_functions_exports) {
   function_registry r = registry();
   state_graph inner;

@@ -179,6 +179,37 @@ BOOST_AUTO_TEST_CASE(goto_reaches_declared_destinations) {
   BOOST_TEST(g->invoke(value::parse_json("{}")).to_json() == R"({"a":11})");
 }
 
+BOOST_AUTO_TEST_CASE(destinations_with_labels_draw_labelled_edges) {
+  auto g = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "state": {"a": {}},
+    "nodes": {"jump": {"fn": "std.goto", "params": {"goto": "land", "update": {"a": 1}},
+                       "destinations": {"land": "to land", "__end__": "stop"}},
+              "land": {"fn": "std.increment", "params": {"key": "a", "by": 10}}},
+    "edges": [["__start__", "jump"]]})"),
+                           std_registry());
+  BOOST_TEST(g->invoke(value::parse_json("{}")).to_json() == R"({"a":11})");
+  std::vector<std::string> edges;
+  for (const auto& e : g->get_graph().edges)
+    edges.push_back(e.source + (e.conditional ? "-.->" : "->") + e.target +
+                    (e.data ? ":" + *e.data : ""));
+  BOOST_TEST(edges == (std::vector<std::string>{"__start__->jump", "jump-.->__end__:stop",
+                                                "jump-.->land:to land", "land->__end__"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(g->draw_mermaid().find("jump -. &nbsp;to land&nbsp; .-> land;") != std::string::npos,
+             g->draw_mermaid());
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_destination_label_that_is_not_a_string) {
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "nodes": {"jump": {"fn": "std.goto", "params": {"goto": "land"},
+                       "destinations": {"land": 1}},
+              "land": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "jump"]]})");
+  BOOST_TEST(e.code() == error_code::invalid_spec);
+  BOOST_TEST(std::string(e.what()).find("nodes.jump.destinations.land") != std::string::npos,
+             e.what());
+}
+
 BOOST_AUTO_TEST_CASE(a_join_edge_into_end_loads_and_ends_the_run) {
   auto g = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
     "state": {"a": {"reducer": "add"}},

@@ -28,26 +28,28 @@ strings contents(const value& messages) {
   return out;
 }
 
+// LangGraph's subgraph_persist parameter: the subgraph compiled with checkpointer=True
+// (stateful) or checkpointer=False (none).
+constexpr bool subgraph_persist_values[] = {true, false};
+
+compile_options subgraph_opts(bool subgraph_persist) {
+  compile_options o = opts();
+  o.as_subgraph = subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
+  return o;
+}
+
 compile_options with_breakpoints(std::vector<std::string> before) {
   compile_options o = opts_with_saver();
   o.interrupt_before = std::move(before);
   return o;
 }
 
-// LangGraph's subgraph compile(checkpointer=subgraph_persist): True keeps the subgraph's
-// state, False keeps none.
-subgraph_checkpointer persist_of(bool subgraph_persist) {
-  return subgraph_persist ? subgraph_checkpointer::stateful : subgraph_checkpointer::none;
-}
-
 }  // namespace
 
-// libs/langgraph/tests/test_pregel.py::test_parent_command (subgraph_persist: the subgraph
-// compiled with checkpointer=True, stateful, or False, none)
+// libs/langgraph/tests/test_pregel.py::test_parent_command (each subgraph_persist)
 BOOST_AUTO_TEST_CASE(test_parent_command) {
-  for (bool subgraph_persist : {true, false}) {
+  for (const bool subgraph_persist : subgraph_persist_values) {
     BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
-      const subgraph_checkpointer persist = persist_of(subgraph_persist);
       state_graph sub;
       sub.add_key("messages", "add_messages");
       sub.add_node("tool", [](const value&, node_context&) -> value {
@@ -57,9 +59,7 @@ BOOST_AUTO_TEST_CASE(test_parent_command) {
 
       state_graph b;
       b.add_key("messages", "add_messages").add_key("user_name");
-      compile_options sub_opts = opts();
-      sub_opts.as_subgraph = persist;
-      b.add_node("alice", sub.compile(sub_opts));
+      b.add_node("alice", sub.compile(subgraph_opts(subgraph_persist)));
       b.add_edge("__start__", "alice");
       auto graph = b.compile(opts_with_saver());
       value cfg = thread("1");
@@ -254,10 +254,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_updates) {
 // libs/langgraph/tests/test_pregel.py::test_parent_command_goto (each with_timeout: a 1 s
 // step_timeout on neither graph, the subgraph, the parent or both; each subgraph_persist)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
-  for (const char* with_timeout : {"none", "inner", "outer", "both"})
-    for (bool subgraph_persist : {true, false}) {
-      BOOST_TEST_CONTEXT("with_timeout " << with_timeout << ", subgraph_persist "
-                                         << subgraph_persist) {
+  for (const bool subgraph_persist : subgraph_persist_values)
+    for (const char* with_timeout : {"none", "inner", "outer", "both"}) {
+      BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist << ", with_timeout "
+                                             << with_timeout) {
         const std::string timeout = with_timeout;
         state_graph sub;
         sub.add_key("dialog_state", "add");
@@ -269,8 +269,7 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
                           std::nullopt, command::parent);
         });
         sub.add_edge("__start__", "node_a_child").add_edge("node_a_child", "node_b_child");
-        compile_options sub_opts = opts();
-        sub_opts.as_subgraph = persist_of(subgraph_persist);
+        compile_options sub_opts = subgraph_opts(subgraph_persist);
         if (timeout == "inner" || timeout == "both") sub_opts.step_timeout_ms = 1000;
 
         state_graph main;
@@ -295,9 +294,8 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto) {
 // libs/langgraph/tests/test_pregel.py::test_parent_command_goto_deeply_nested (each
 // subgraph_persist, for both subgraphs)
 BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
-  for (bool subgraph_persist : {true, false}) {
+  for (const bool subgraph_persist : subgraph_persist_values) {
     BOOST_TEST_CONTEXT("subgraph_persist " << subgraph_persist) {
-      const subgraph_checkpointer persist = persist_of(subgraph_persist);
       state_graph sub_sub;
       sub_sub.add_key("dialog_state", "add");
       sub_sub.add_node("sub_sub_child", [](const value&, node_context&) -> value {
@@ -305,9 +303,8 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
                         std::nullopt, command::parent);
       });
       sub_sub.add_edge("__start__", "sub_sub_child");
-      compile_options sub_sub_opts = opts();
+      compile_options sub_sub_opts = subgraph_opts(subgraph_persist);
       sub_sub_opts.name = "sub_sub_graph";
-      sub_sub_opts.as_subgraph = persist;
 
       state_graph sub;
       sub.add_key("dialog_state", "add");
@@ -320,9 +317,8 @@ BOOST_AUTO_TEST_CASE(test_parent_command_goto_deeply_nested) {
         return appends("dialog_state", "sub_child_3");
       });
       sub.add_edge("__start__", "sub_child_1").add_edge("sub_child_1", "sub_child_2");
-      compile_options sub_opts = opts();
+      compile_options sub_opts = subgraph_opts(subgraph_persist);
       sub_opts.name = "sub_graph";
-      sub_opts.as_subgraph = persist;
 
       state_graph b;
       b.add_key("dialog_state", "add");
@@ -372,7 +368,6 @@ BOOST_AUTO_TEST_CASE(test_timeout_with_parent_command) {
 }
 
 // libs/langgraph/tests/test_pregel.py::test_node_destinations
-// (destinations as a dict, which labels the drawn edges: see NOT_PORTED.interrupts.md)
 BOOST_AUTO_TEST_CASE(test_node_destinations) {
   state_graph sub;
   sub.add_key("foo", "add");
@@ -384,37 +379,49 @@ BOOST_AUTO_TEST_CASE(test_node_destinations) {
   sub.add_edge("__start__", "node_a");
   std::shared_ptr<const pregel> subgraph = sub.compile(opts());
 
+  // get_graph().edges as "source->target" ("-.->" when conditional, ":data" when labelled).
+  const auto edges_of = [](const pregel& g) {
+    strings out;
+    for (const auto& e : g.get_graph().edges)
+      out.push_back(e.source + (e.conditional ? "-.->" : "->") + e.target +
+                    (e.data ? ":" + *e.data : ""));
+    return out;
+  };
   for (const bool called : {false, true}) {
-    BOOST_TEST_CONTEXT((called ? "a node invoking the subgraph" : "the subgraph as the node")) {
-      state_graph b;
-      b.add_key("foo", "add");
-      b.add_edge("__start__", "child");
-      node_options child_options{.destinations = {"node_b", "node_c"}};
-      if (called)
-        b.add_node(
-            "child",
-            [subgraph](const value& s, node_context&) -> value { return subgraph->invoke(s); },
-            child_options);
-      else
-        b.add_node("child", subgraph, child_options);
-      b.add_node("node_b", [](const value&, node_context&) -> value {
-        return object{{"foo", "b"}};
-      });
-      b.add_node("node_c", [](const value&, node_context&) -> value {
-        return object{{"foo", "c"}};
-      });
-      auto graph = b.compile(opts());
-      BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"c"})");
-
-      // get_graph().edges: plain edges, then each destination as a conditional edge.
-      strings edges;
-      for (const auto& [from, to] : graph->graph().draw_edges) edges.push_back(from + "->" + to);
-      for (const auto& [from, to, label] : graph->graph().draw_conditional_edges)
-        edges.push_back(from + "-.->" + to + (label.empty() ? "" : ":" + label));
-      std::sort(edges.begin(), edges.end());
-      BOOST_TEST(edges == (strings{"__start__->child", "child-.->node_b", "child-.->node_c",
-                                   "node_b->__end__", "node_c->__end__"}),
-                 boost::test_tools::per_element());
+    // Destinations as LangGraph's tuple (names), then as its dict (names to edge labels).
+    for (const bool labelled : {false, true}) {
+      BOOST_TEST_CONTEXT((called ? "a node invoking the subgraph" : "the subgraph as the node")
+                         << (labelled ? ", destinations with labels" : ", destinations")) {
+        state_graph b;
+        b.add_key("foo", "add");
+        b.add_edge("__start__", "child");
+        node_options child_options;
+        if (labelled)
+          child_options.destinations = {{"node_b", "foo"}, {"node_c", "bar"}};
+        else
+          child_options.destinations = {"node_b", "node_c"};
+        if (called)
+          b.add_node(
+              "child",
+              [subgraph](const value& s, node_context&) -> value { return subgraph->invoke(s); },
+              child_options);
+        else
+          b.add_node("child", subgraph, child_options);
+        b.add_node("node_b", [](const value&, node_context&) -> value {
+          return object{{"foo", "b"}};
+        });
+        b.add_node("node_c", [](const value&, node_context&) -> value {
+          return object{{"foo", "c"}};
+        });
+        auto graph = b.compile(opts());
+        BOOST_TEST(graph->invoke(object{{"foo", ""}}).to_json() == R"({"foo":"c"})");
+        BOOST_TEST(
+            edges_of(*graph) ==
+                (strings{"__start__->child", labelled ? "child-.->node_b:foo" : "child-.->node_b",
+                         labelled ? "child-.->node_c:bar" : "child-.->node_c", "node_b->__end__",
+                         "node_c->__end__"}),
+            boost::test_tools::per_element());
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/coordinator/graph_callbacks.hpp"
 #include "superstep/coordinator/graph_description.hpp"
 #include "superstep/coordinator/json_schema.hpp"
 #include "superstep/coordinator/pregel_graph.hpp"
@@ -185,6 +186,10 @@ struct stream_options {
   /// the one the run left, not a later run's. When the run failed, an error thrown here is
   /// dropped for the run's own.
   std::function<void()> finished = nullptr;
+  /// Told when the run pauses at interrupts and when it, or a subgraph of it run in this
+  /// process, resumes from a checkpoint (LangGraph's GraphCallbackHandler in the config's
+  /// "callbacks"), in this order: graph_callbacks.hpp. Both execution modes.
+  std::vector<std::shared_ptr<graph_callback_handler>> callbacks = {};
 };
 
 /// What `pregel::invoke_v2` returns (LangGraph's `GraphOutput`, the result of
@@ -229,8 +234,10 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// a checkpointer runs as that node's subgraph (LangGraph's config reaching it through the
   /// context, or handed on by an async node): under the node's namespace in the
   /// run's checkpointer; an interrupt() inside pauses the node, and a Command for the parent
-  /// is thrown through the node function as the node's own.
-  value invoke(const value& input, const value& config = value()) const;
+  /// is thrown through the node function as the node's own (`options` then unused: the parent
+  /// run's apply). `options` are the run's as `stream` takes them; without a sink, no events.
+  value invoke(const value& input, const value& config = value(),
+               const stream_options& options = {}) const;
 
   /// Runs to completion as LangGraph's `invoke(input, config, version="v2")`: streams the
   /// run's `values` (of subgraphs too with `options.subgraphs`, as LangGraph does) and returns
@@ -261,7 +268,8 @@ class pregel : public std::enable_shared_from_this<pregel> {
   /// (called once per scope: the run, and each subgraph handle); the graph streams the union
   /// of the modes they require, subgraphs included. Nothing runs before the first read; the
   /// run executes on a thread of its own and aborts when the stream is destroyed. `options`
-  /// are the run's (control, stop, multitask, started, finished, node_finished, progress), but
+  /// are the run's (control, stop, multitask, started, finished, node_finished, progress,
+  /// callbacks), but
   /// its stream modes and subgraphs belong to stream_events. A config whose configurable
   /// "checkpoint_ns" names where the caller runs ("node:<task id>|...", a node streaming a
   /// graph with its own config) scopes the projections there, and every event's namespace
@@ -380,7 +388,8 @@ class pregel : public std::enable_shared_from_this<pregel> {
 
  private:
   value run_unguarded(const value& input, const value& config, const stream_options& options,
-                      const stream_sink& sink, thread_runs::slot* slot) const;
+                      const stream_sink& sink, thread_runs::slot* slot,
+                      const std::string& run_id) const;
 
   /// The graph whose checkpoints `cfg.checkpoint_ns` names: this one for "", else the subgraph
   /// its parts lead to ("node:task id|..."); a stateful subgraph's namespace is made stable

@@ -25,13 +25,29 @@ enum class managed_value : std::uint8_t {
   is_last_step,     ///< true in the last step the recursion limit allows (LangGraph IsLastStep)
 };
 
+/// A node another may route to with a Command (an item of `node_options::destinations`): its
+/// name, and the label of the edge drawn to it. A name alone is LangGraph's tuple form
+/// (`destinations=("a", "b")`), a {name, label} pair its dict form (`destinations={"a": "x"}`).
+struct node_destination {
+  // Implicit: a name alone is a destination without a label.
+  node_destination(const char* node) : node(node) {}
+  node_destination(std::string node, std::string label = {})
+      : node(std::move(node)), label(std::move(label)) {}
+
+  std::string node;
+  /// The drawn edge's label (`graph_edge::data`); empty: none.
+  std::string label;
+
+  bool operator==(const node_destination&) const = default;
+};
+
 /// Options of `state_graph::add_node`.
 struct node_options {
   /// Run only once every other pending node has finished (LangGraph `defer=True`).
   bool defer = false;
   /// Nodes this node may route to with a Command (LangGraph `destinations`): declares a way in
-  /// for them and draws the edges.
-  std::vector<std::string> destinations = {};
+  /// for them and draws the edges, conditional, labelled when a destination has a label.
+  std::vector<node_destination> destinations = {};
   /// Retries when the node fails (LangGraph `retry_policy`, one or several). Empty: the
   /// graph's default (`set_node_defaults`), else none.
   retry_policies retry = {};
