@@ -3,8 +3,8 @@
 // starts and ends, each checkpoint of a run with a checkpointer as `get_state` shows it, and
 // `debug` as both wrapped in {type, timestamp, step, payload}.
 #include <algorithm>
-#include <set>
 #include <string_view>
+#include <vector>
 
 #include "run_config.hpp"
 #include "run_loop.hpp"
@@ -117,13 +117,20 @@ void run_loop::emit_checkpoint_event() {
   const auto& keys = g_.state_channels.empty() ? g_.output_channels : g_.state_channels;
   auto values = algo::read_channels(
       state_.channels, keys, g_.state_single || (g_.state_channels.empty() && g_.output_single));
-  std::set<std::string> next;  // as get_state shows it
+  list next;  // as LangGraph's map_debug_checkpoint: a node per task, in task order
   // What the checkpoint's pending writes say of its tasks: those loaded with it, when the run
   // starts from a saved checkpoint (a resumed task's interrupts, a failed one's error).
   const auto outcomes = task_outcomes(resumed_writes_);
+  // In LangGraph's task order, as get_state shows them: the step's Sends, then its PULL tasks.
+  std::vector<const pregel_task*> ordered;
+  ordered.reserve(tasks_.size());
+  for (const bool push : {true, false})
+    for (const auto& t : tasks_)
+      if (t.push == push) ordered.push_back(&t);
   list tasks;
-  for (const auto& t : tasks_) {
-    next.insert(t.name);
+  for (const pregel_task* each : ordered) {
+    const pregel_task& t = *each;
+    next.push_back(t.name);
     object task{{"id", t.id}, {"name", t.name}};
     const auto it = outcomes.find(t.id);
     if (it != outcomes.end() && it->second.error) {
@@ -152,7 +159,7 @@ void run_loop::emit_checkpoint_event() {
                                      : g_.state_single ? value()
                                                        : value(object{})},
                           {"metadata", metadata_to_value(stream_meta_)},
-                          {"next", value(list(next.begin(), next.end()))},
+                          {"next", value(std::move(next))},
                           {"tasks", value(std::move(tasks))}});
 }
 
