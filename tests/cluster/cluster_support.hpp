@@ -82,4 +82,14 @@ class test_cluster {
   int port_ = 0;
 };
 
+/// The output line's data of `superstep run ARGS` (an embedded run, in its own data folder):
+/// what a cluster's run of the same command must give.
+inline value embedded_run(scratch& s, std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--data", s.path("embedded-data")});
+  cli_result r = run_to_end(args, s);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  return r.last().get("data");
+}
+
 }  // namespace superstep::test

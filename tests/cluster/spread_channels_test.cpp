@@ -21,11 +21,7 @@ using cluster = test::test_cluster;
 
 // The output line's data, of an embedded run of the same command.
 value embedded(scratch& s, std::vector<std::string> args) {
-  args.insert(args.begin(), "run");
-  args.insert(args.end(), {"--data", s.path("embedded-data")});
-  cli_result r = run_to_end(args, s);
-  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-  return r.last().get("data");
+  return test::embedded_run(s, std::move(args));
 }
 
 }  // namespace
