@@ -82,7 +82,6 @@ struct coordinator_state {
   std::vector<actors::step_vote> votes;
   std::size_t votes_due = 0;
   std::size_t placements_due = 0;
-  std::unordered_set<caf::actor_addr> channel_owners;  // the groups in other processes
 };
 
 // The coordinator's protocol, checked by the compiler: the run's start, node actors' results
@@ -432,7 +431,6 @@ void place_channels(coordinator_actor* self) {
                 return;
               }
               st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
-              st.channel_owners.insert(placed.address());
               self->monitor(placed);
               if (--st.placements_due > 0) return;
               try {
@@ -621,7 +619,9 @@ coordinator_protocol::behavior_type coordinator(
     try {
       // A group of the run's channels is gone with its process: the step cannot commit, and
       // the thread resumes from its last checkpoint.
-      if (self->state.channel_owners.count(msg.source))
+      const auto& groups = self->state.groups;
+      if (std::any_of(groups.begin(), groups.end(),
+                      [&](const auto& g) { return g.address() == msg.source; }))
         throw error(error_code::unavailable,
                     "lost a channel actor of the run (its worker went away: " +
                         self->system().render(msg.reason) + ") at step " +

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/cli_support.hpp"
@@ -81,6 +82,22 @@ class test_cluster {
   std::vector<std::unique_ptr<child>> workers_;
   int port_ = 0;
 };
+
+/// Example specs (examples/specs) with an input each: what a cluster must run as an embedded
+/// run does.
+inline const std::vector<std::pair<std::string, std::string>>& example_runs() {
+  static const std::vector<std::pair<std::string, std::string>> runs{
+      {"jokes", R"({"subjects": ["cats", "dogs", "owls"]})"},
+      {"map_reduce", "{}"},
+      {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
+      {"loop", "{}"},
+      {"subgraph", R"({"text": "hi"})"},
+      {"seed_persistence", R"({"foo": ""})"},
+      {"pregel_cycle", R"({"value": "a"})"},
+      {"pregel_topic", R"({"a": "foo"})"},
+  };
+  return runs;
+}
 
 /// The output line's data of `superstep run ARGS` (an embedded run, in its own data folder):
 /// what a cluster's run of the same command must give.

@@ -27,11 +27,6 @@ std::string spec(const std::string& name) { return test::example_spec(name); }
 
 using cluster = test::test_cluster;
 
-// The output line's data, of an embedded run of the same command.
-value embedded(scratch& s, std::vector<std::string> args) {
-  return test::embedded_run(s, std::move(args));
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(runs_on_the_cluster_equal_the_embedded_runs) {
@@ -39,19 +34,9 @@ BOOST_AUTO_TEST_CASE(runs_on_the_cluster_equal_the_embedded_runs) {
   cluster c(s);
   c.add_worker("w1");
   c.add_worker("w2");
-  const std::vector<std::pair<std::string, std::string>> cases{
-      {"jokes", R"({"subjects": ["cats", "dogs", "owls"]})"},
-      {"map_reduce", "{}"},
-      {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
-      {"loop", "{}"},
-      {"subgraph", R"({"text": "hi"})"},
-      {"seed_persistence", R"({"foo": ""})"},
-      {"pregel_cycle", R"({"value": "a"})"},
-      {"pregel_topic", R"({"a": "foo"})"},
-  };
-  for (const auto& [name, input] : cases) {
+  for (const auto& [name, input] : test::example_runs()) {
     BOOST_TEST_CONTEXT(name) {
-      value expected = embedded(s, {spec(name), "--input", input});
+      value expected = test::embedded_run(s, {spec(name), "--input", input});
       cli_result r = c.client({"submit", spec(name), "--input", input, "--stream", "updates"});
       BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
       BOOST_TEST(r.last().get("type").as_string() == "output");
@@ -146,7 +131,7 @@ BOOST_AUTO_TEST_CASE(a_worker_killed_mid_fan_out_loses_nothing) {
 BOOST_AUTO_TEST_CASE(a_restarted_head_resumes_the_interrupted_thread) {
   scratch s;
   const std::string input = R"({"trace": []})";
-  value expected = embedded(s, {spec("slow_steps"), "--input", input});
+  value expected = test::embedded_run(s, {spec("slow_steps"), "--input", input});
   cluster c(s);
   child& worker = c.add_worker("w");
   child client({"submit", "--head", c.address(), spec("slow_steps"), "--input", input, "--thread",

@@ -19,11 +19,6 @@ std::string spec(const std::string& name) { return test::example_spec(name); }
 
 using cluster = test::test_cluster;
 
-// The output line's data, of an embedded run of the same command.
-value embedded(scratch& s, std::vector<std::string> args) {
-  return test::embedded_run(s, std::move(args));
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(runs_with_channels_on_the_workers_equal_the_embedded_runs) {
@@ -31,20 +26,12 @@ BOOST_AUTO_TEST_CASE(runs_with_channels_on_the_workers_equal_the_embedded_runs) 
   cluster c(s, {"--spread-channels"});
   child& w1 = c.add_worker("w1");
   child& w2 = c.add_worker("w2");
-  const std::vector<std::pair<std::string, std::string>> cases{
-      {"jokes", R"({"subjects": ["cats", "dogs", "owls"]})"},
-      {"map_reduce", "{}"},
-      {"seed_reducers_b", R"({"foo": "a", "bar": ["a"]})"},
-      {"loop", "{}"},
-      {"subgraph", R"({"text": "hi"})"},
-      {"seed_persistence", R"({"foo": ""})"},
-      {"pregel_cycle", R"({"value": "a"})"},
-      {"pregel_topic", R"({"a": "foo"})"},
-      {"slow_steps", R"({"trace": []})"},
-  };
+  // The cluster suite's example runs, and one of 14 steps with joins (many channels to split).
+  auto cases = test::example_runs();
+  cases.emplace_back("slow_steps", R"({"trace": []})");
   for (const auto& [name, input] : cases) {
     BOOST_TEST_CONTEXT(name) {
-      value expected = embedded(s, {spec(name), "--input", input});
+      value expected = test::embedded_run(s, {spec(name), "--input", input});
       cli_result r = c.client({"submit", spec(name), "--input", input, "--stream", "updates"});
       BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
       BOOST_TEST(r.last().get("type").as_string() == "output");
@@ -66,7 +53,7 @@ BOOST_AUTO_TEST_CASE(runs_with_channels_on_the_workers_equal_the_embedded_runs) 
 BOOST_AUTO_TEST_CASE(a_worker_owning_channels_killed_mid_run_loses_and_repeats_nothing) {
   scratch s;
   const std::string input = R"({"trace": []})";
-  value expected = embedded(s, {spec("slow_steps"), "--input", input});
+  value expected = test::embedded_run(s, {spec("slow_steps"), "--input", input});
   cluster c(s, {"--spread-channels"});
   c.add_worker("stays");
   // Killed at different points of a step (while its tasks run, while the groups prepare, vote
@@ -99,7 +86,7 @@ BOOST_AUTO_TEST_CASE(a_worker_owning_channels_killed_mid_run_loses_and_repeats_n
 BOOST_AUTO_TEST_CASE(a_head_killed_mid_run_resumes_with_the_same_result) {
   scratch s;
   const std::string input = R"({"trace": []})";
-  value expected = embedded(s, {spec("slow_steps"), "--input", input});
+  value expected = test::embedded_run(s, {spec("slow_steps"), "--input", input});
   cluster c(s, {"--spread-channels"});
   child& w1 = c.add_worker("w1");
   child& w2 = c.add_worker("w2");
