@@ -120,6 +120,8 @@ struct StepPrepare {
   consumed @3 :List(Text);
   bumpStep @4 :Bool;
   finish @5 :Bool;  # the second round: deferred channels finish
+  writes @6 :List(OrderedWrite);  # writes carried by the prepare itself
+  commits @7 :Int64 = -1;         # a step to commit first (its commit travels here)
 }
 
 # Channel actor -> coordinator: its vote, and the staged values of the channels that changed.

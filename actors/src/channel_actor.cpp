@@ -2,6 +2,7 @@
 // part in the coordinator's two-phase commit of each step.
 #include "superstep/actors/channel_actor.hpp"
 
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -45,9 +46,16 @@ step_vote prepare_now(channel_actor_state& st, step_prepare& req) {
                     "step " + std::to_string(req.step) + " is not prepared here: it cannot finish");
       vote.changes = st.group->finish();
     } else {
-      auto node = st.inbox.extract(req.step);
-      std::vector<ordered_write> writes;
-      if (!node.empty()) writes = std::move(node.mapped().writes);
+      // The prepare's own writes and those that came in messages of their own.
+      std::vector<ordered_write> writes = std::move(req.writes);
+      if (auto node = st.inbox.extract(req.step); !node.empty()) {
+        auto& more = node.mapped().writes;
+        if (writes.empty())
+          writes = std::move(more);
+        else
+          writes.insert(writes.end(), std::make_move_iterator(more.begin()),
+                        std::make_move_iterator(more.end()));
+      }
       vote.changes = st.group->prepare(std::move(writes), req.consumed, req.bump_step);
       st.staged = req.step;
       st.staged_changed.clear();
@@ -92,6 +100,24 @@ channel_push values_of(const channel_actor_state& st, std::int64_t step,
   return out;
 }
 
+// Commit of the staged step `step`: it becomes visible and is pushed to subscribers. Any
+// other step is ignored (already committed, or aborted).
+void commit_step(channel_actor_state& st, std::int64_t step) {
+  if (st.staged != step) return;
+  st.group->commit();
+  st.staged.reset();
+  // Writes buffered for steps up to this one can never be prepared now.
+  st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));
+  if (st.staged_changed.empty()) return;
+  for (auto& [_, sub] : st.subscribers) {
+    std::vector<std::string> mine;
+    for (const auto& name : st.staged_changed)
+      if (sub.second.count(name)) mine.push_back(name);
+    if (!mine.empty()) caf::anon_send(sub.first, values_of(st, step, mine));
+  }
+  st.staged_changed.clear();
+}
+
 channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_group group,
                                                     caf::actor owner) {
   self->state.group.emplace(std::move(group));
@@ -120,6 +146,7 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
         auto& st = self->state;
+        if (req.commits >= 0) commit_step(st, req.commits);
         auto it = st.inbox.find(req.step);
         const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages;
         if (req.finish || arrived >= req.expected) return prepare_now(st, req);
@@ -133,22 +160,7 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         st.waiting.emplace(waiting_prepare{std::move(req), promise});
         return promise;
       },
-      [self](commit_atom, std::int64_t step) {
-        auto& st = self->state;
-        if (st.staged != step) return;
-        st.group->commit();
-        st.staged.reset();
-        // Writes buffered for steps up to this one can never be prepared now.
-        st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));
-        if (st.staged_changed.empty()) return;
-        for (auto& [_, sub] : st.subscribers) {
-          std::vector<std::string> mine;
-          for (const auto& name : st.staged_changed)
-            if (sub.second.count(name)) mine.push_back(name);
-          if (!mine.empty()) caf::anon_send(sub.first, values_of(st, step, mine));
-        }
-        st.staged_changed.clear();
-      },
+      [self](commit_atom, std::int64_t step) { commit_step(self->state, step); },
       [self](abort_atom, std::int64_t step) {
         auto& st = self->state;
         st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));

@@ -106,6 +106,9 @@ node_actor::behavior_type node_actor_behavior(node_self self,
           for (auto& t : b.tasks)
             if (!t.done) t.error = task_error{error_code::internal, e.what()};
         }
+        // The writes go straight to their owners, which stage the step as soon as every
+        // batch's writes are in; the coordinator learns of them from the result.
+        if (local && b.local_writes) (*b.local_writes)(b.header.step, b.orders, b.tasks);
         // The coordinator has the input already, and needs only the writes of what the node
         // returned (its writers ran here): neither goes back.
         for (auto& t : b.tasks) {

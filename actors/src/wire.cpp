@@ -295,27 +295,39 @@ void decode(std::string_view bytes, stream_chunk& c) {
   });
 }
 
+namespace {
+
+void put_writes(capnp::List<wire::OrderedWrite>::Builder out,
+                const std::vector<ordered_write>& writes) {
+  for (unsigned i = 0; i < writes.size(); ++i) {
+    out[i].setOrder(writes[i].order);
+    out[i].setChannel(text(writes[i].channel));
+    put(out[i].initValue(), writes[i].v);
+  }
+}
+
+std::vector<ordered_write> get_writes(capnp::List<wire::OrderedWrite>::Reader in) {
+  std::vector<ordered_write> out;
+  out.reserve(in.size());
+  for (auto w : in) out.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
+  return out;
+}
+
+}  // namespace
+
 std::string encode(const channel_writes& m) {
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::ChannelWrites>();
   root.setFormat(format);
   root.setStep(m.step);
-  auto writes = root.initWrites(static_cast<unsigned>(m.writes.size()));
-  for (unsigned i = 0; i < m.writes.size(); ++i) {
-    writes[i].setOrder(m.writes[i].order);
-    writes[i].setChannel(text(m.writes[i].channel));
-    put(writes[i].initValue(), m.writes[i].v);
-  }
+  put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
   return message_bytes_for_size(builder, pack_from);
 }
 
 void decode(std::string_view bytes, channel_writes& m) {
   read_message<wire::ChannelWrites>(bytes, "channel writes", [&](wire::ChannelWrites::Reader root) {
     m.step = root.getStep();
-    m.writes.clear();
-    m.writes.reserve(root.getWrites().size());
-    for (auto w : root.getWrites())
-      m.writes.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
+    m.writes = get_writes(root.getWrites());
   });
 }
 
@@ -328,6 +340,8 @@ std::string encode(const step_prepare& m) {
   put_strings(root.initConsumed(static_cast<unsigned>(m.consumed.size())), m.consumed);
   root.setBumpStep(m.bump_step);
   root.setFinish(m.finish);
+  put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
+  root.setCommits(m.commits);
   return message_bytes_for_size(builder, pack_from);
 }
 
@@ -338,6 +352,8 @@ void decode(std::string_view bytes, step_prepare& m) {
     m.consumed = get_strings(root.getConsumed());
     m.bump_step = root.getBumpStep();
     m.finish = root.getFinish();
+    m.writes = get_writes(root.getWrites());
+    m.commits = root.getCommits();
   });
 }
 

@@ -269,7 +269,8 @@ bool tentatively_last(const graph_index& index, const applied& out, bool bump_st
   return true;
 }
 
-step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out) {
+step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
+                         const std::function<bool(const pregel_task&)>& sent) {
   step_writes w;
   w.bump_step = record_seen(state.checkpoint, tasks, out);
   auto consumed = consumed_by(tasks);
@@ -279,13 +280,39 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
   w.writes.reserve(count);
   for (std::uint32_t order = 0; order < tasks.size(); ++order) {
     const pregel_task& t = *tasks[order];
+    const bool collect = !sent || !sent(t);
     for (const auto& [ch, v] : t.writes) {
       if (is_reserved_channel(ch)) continue;
       if (!state.channels.count(ch)) unknown_channel(t, ch);
-      w.writes.push_back(actors::ordered_write{order, ch, v});
+      if (collect) w.writes.push_back(actors::ordered_write{order, ch, v});
     }
   }
   return w;
+}
+
+step_writes step_effects(const std::vector<pregel_task>& tasks) {
+  step_writes w;
+  std::set<std::string> consumed;
+  for (const auto& t : tasks) {
+    if (t.push || !t.triggers.empty()) w.bump_step = true;
+    for (const auto& ch : t.triggers)
+      if (!is_reserved_channel(ch)) consumed.insert(ch);
+  }
+  w.consumed.assign(consumed.begin(), consumed.end());
+  return w;
+}
+
+std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks) {
+  std::vector<std::uint32_t> order(tasks.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto path_less = [&](std::uint32_t a, std::uint32_t b) {
+    return task_path_less(tasks[a], tasks[b]);
+  };
+  if (std::is_sorted(order.begin(), order.end(), path_less)) return order;
+  std::vector<std::uint32_t> by_path = order;
+  std::stable_sort(by_path.begin(), by_path.end(), path_less);
+  for (std::uint32_t pos = 0; pos < by_path.size(); ++pos) order[by_path[pos]] = pos;
+  return order;
 }
 
 void take_changes(run_state& state, const pregel_graph& g, const actors::group_changes& changes,

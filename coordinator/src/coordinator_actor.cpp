@@ -20,6 +20,7 @@
 #include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail {
@@ -78,17 +79,36 @@ struct coordinator_state {
   bool use_channel_actors = false;
   std::vector<actors::channel_actor> groups;
   std::unordered_map<std::string, std::uint32_t> owner;  // channel -> group (several groups)
-  // The round of the two-phase commit in progress: votes by group, and how many are due.
+  // The round of the two-phase commit in progress: votes by group, how many are due, and
+  // whether it is the finish round of a tentatively last step.
   std::vector<actors::step_vote> votes;
   std::size_t votes_due = 0;
+  bool finish_round = false;
   std::size_t placements_due = 0;
+  // A group in this process learns of a commit with the next prepare (or not at all when
+  // the run ends): nothing reads its committed values between the two. The step whose
+  // commit is owed, or -1.
+  std::int64_t owed_commit = -1;
+  // Writes straight from node actors to the groups: node actors in this process send their
+  // tasks' writes along `route` and the step's prepare goes out with its tasks
+  // (`early_prepare`), so each group stages the step as soon as those writes (and the
+  // coordinator's share of the rest, when `share_due`) are in. `sent_direct`: the tasks
+  // whose writes went that way, by slot; `orders`: each task's position in task-path order.
+  // The votes are taken once the step reached its barrier (`at_barrier`).
+  std::shared_ptr<const actors::write_route> route;
+  std::vector<bool> sent_direct;
+  std::vector<std::uint32_t> orders;
+  bool early_prepare = false;
+  bool share_due = false;
+  bool at_barrier = false;
 };
 
 // The coordinator's protocol, checked by the compiler: the run's start, node actors' results
 // and stream events, and its own timer for starved remote dispatch.
 using coordinator_protocol =
     caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
-                     caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>>;
+                     caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
+                     caf::reacts_to<actors::step_vote>>;
 using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
 
 // Channels of `node`'s replica that changed since actor `to` last saw them: those read fresh,
@@ -125,6 +145,14 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   b.deltas = deltas_for(st, c.node, to, false);
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
+  if (st.early_prepare) {
+    b.local_writes = st.route;
+    b.orders.reserve(c.slots.size());
+    for (auto s : c.slots) {
+      b.orders.push_back(st.orders[s]);
+      st.sent_direct[s] = true;
+    }
+  }
   b.slots = std::move(c.slots);
   ++st.local_out;
   self->send(to, std::move(b));
@@ -280,7 +308,12 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
     to_groups(self, actors::abort_atom::value, step);
     throw;
   }
-  to_groups(self, actors::commit_atom::value, step);
+  // Groups in other processes commit now (the failure of a participant after the commit
+  // point must not lose it); the one beside the coordinator with the next prepare.
+  if (st.owner.empty())
+    st.owed_commit = step;
+  else
+    to_groups(self, actors::commit_atom::value, step);
   if (!more) {
     end_run(self, true);
     return;
@@ -288,13 +321,14 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
   next_step(self);
 }
 
-void ask_votes(coordinator_actor* self, std::int64_t step,
-               std::vector<actors::step_prepare> prepares, bool finish_round);
+void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
+               bool finish_round);
 
 // Every group voted in this round: a no from any aborts the step everywhere and fails the
 // run; yeses are taken into the loop, then the finish round or the commit follows.
-void votes_in(coordinator_actor* self, std::int64_t step, bool finish_round) {
+void votes_in(coordinator_actor* self) {
   auto& st = self->state;
+  const std::int64_t step = st.loop->step();
   auto votes = std::move(st.votes);
   for (const auto& v : votes)
     if (v.error) {
@@ -302,44 +336,41 @@ void votes_in(coordinator_actor* self, std::int64_t step, bool finish_round) {
       throw error(v.error->code, v.error->message);
     }
   for (const auto& v : votes) st.loop->take_votes(v.changes);
-  if (!finish_round && st.loop->finish_due()) {
+  if (!st.finish_round && st.loop->finish_due()) {
     std::vector<actors::step_prepare> finish(st.groups.size());
     for (auto& f : finish) {
       f.step = step;
       f.finish = true;
     }
-    ask_votes(self, step, std::move(finish), true);
+    ask_votes(self, std::move(finish), true);
     return;
   }
   complete_commit(self, step);
 }
 
-// Phase one: each group is asked to prepare (it waits for the step's one write message).
-void ask_votes(coordinator_actor* self, std::int64_t step,
-               std::vector<actors::step_prepare> prepares, bool finish_round) {
+// Phase one: each group is asked to prepare and answers with its vote, a message of its own
+// (a group that goes away instead is noticed by the down handler: every group is monitored).
+void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
+               bool finish_round) {
   auto& st = self->state;
   st.votes.assign(st.groups.size(), actors::step_vote{});
   st.votes_due = st.groups.size();
+  st.finish_round = finish_round;
   for (std::uint32_t g = 0; g < st.groups.size(); ++g)
-    self->request(st.groups[g], caf::infinite, std::move(prepares[g]))
-        .then(
-            [self, step, g, finish_round](actors::step_vote& v) {
-              auto& st = self->state;
-              if (st.failing) return;
-              st.votes[g] = std::move(v);
-              if (--st.votes_due > 0) return;
-              try {
-                votes_in(self, step, finish_round);
-              } catch (...) {
-                fail(self, std::current_exception());
-              }
-            },
-            [self](caf::error& e) {
-              fail(self, std::make_exception_ptr(error(error_code::unavailable,
-                                                       "a channel actor of the run did not "
-                                                       "vote: " +
-                                                           self->system().render(e))));
-            });
+    self->send(st.groups[g], std::move(prepares[g]));
+}
+
+// A group's vote in the round in progress; the last one ends the round.
+void take_vote(coordinator_actor* self, actors::step_vote& v) {
+  auto& st = self->state;
+  if (st.votes_due == 0 || v.step != st.loop->step()) return;
+  const auto from = self->current_sender();
+  for (std::size_t g = 0; g < st.groups.size(); ++g) {
+    if (st.groups[g].address() != from) continue;
+    st.votes[g] = std::move(v);
+    if (--st.votes_due == 0 && st.at_barrier) votes_in(self);
+    return;
+  }
 }
 
 // Ends the step at the barrier and starts the next one, or finishes the run. With channel
@@ -355,30 +386,87 @@ void commit_and_continue(coordinator_actor* self) {
     next_step(self);
     return;
   }
-  auto staged = st.loop->stage_step();
+  auto staged = st.loop->stage_step(st.early_prepare ? st.sent_direct : std::vector<bool>{});
   if (!staged) {
     end_run(self, true);
     return;
   }
   const std::int64_t step = st.loop->step();
   const std::size_t n = st.groups.size();
+  st.at_barrier = true;
+  if (st.early_prepare) {
+    // The groups were asked with the step's tasks; what did not go to them from a node
+    // actor (restored tasks' writes, remote batches' results) is the coordinator's share.
+    if (st.share_due) {
+      std::vector<actors::channel_writes> share(n);
+      for (auto& m : share) m.step = step;
+      for (auto& w : staged->writes)
+        share[n == 1 ? 0 : st.owner.at(w.channel)].writes.push_back(std::move(w));
+      for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(share[g]));
+    }
+    if (st.votes_due == 0) votes_in(self);
+    return;
+  }
   std::vector<actors::step_prepare> prepares(n);
-  std::vector<actors::channel_writes> writes(n);
   for (std::size_t g = 0; g < n; ++g) {
     prepares[g].step = step;
-    prepares[g].expected = 1;
     prepares[g].bump_step = staged->bump_step;
-    writes[g].step = step;
+    prepares[g].commits = st.owed_commit;
   }
+  st.owed_commit = -1;
+  // The writes travel inside the prepare: one message per group and step.
   if (n == 1) {
     prepares[0].consumed = std::move(staged->consumed);
-    writes[0].writes = std::move(staged->writes);
+    prepares[0].writes = std::move(staged->writes);
   } else {
     for (auto& c : staged->consumed) prepares[st.owner.at(c)].consumed.push_back(std::move(c));
-    for (auto& w : staged->writes) writes[st.owner.at(w.channel)].writes.push_back(std::move(w));
+    for (auto& w : staged->writes) prepares[st.owner.at(w.channel)].writes.push_back(std::move(w));
   }
-  for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(writes[g]));
-  ask_votes(self, step, std::move(prepares), false);
+  ask_votes(self, std::move(prepares), false);
+}
+
+// The route of node actors' writes to the run's groups: each batch's writes split by owner,
+// one message per group (an empty one too: a group counts the batches of the step).
+std::shared_ptr<const actors::write_route> route_to(const coordinator_state& st) {
+  return std::make_shared<const actors::write_route>(
+      [groups = st.groups, owner = st.owner](std::int64_t step,
+                                             const std::vector<std::uint32_t>& orders,
+                                             const std::vector<pregel_task>& tasks) {
+        std::vector<actors::channel_writes> out(groups.size());
+        for (auto& m : out) m.step = step;
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+          for (const auto& [ch, v] : tasks[i].writes) {
+            if (is_reserved_channel(ch)) continue;
+            std::uint32_t g = 0;
+            if (!owner.empty()) {
+              auto it = owner.find(ch);
+              if (it == owner.end()) continue;  // the coordinator names the unknown channel
+              g = it->second;
+            }
+            out[g].writes.push_back(actors::ordered_write{orders[i], ch, v});
+          }
+        for (std::size_t g = 0; g < groups.size(); ++g)
+          caf::anon_send(groups[g], std::move(out[g]));
+      });
+}
+
+// Asks the groups to prepare the step as its tasks go out: they vote once `messages` write
+// messages of the step arrived (one per batch run here, and the coordinator's share).
+void prepare_early(coordinator_actor* self, std::uint32_t messages) {
+  auto& st = self->state;
+  auto effects = algo::step_effects(st.loop->tasks());
+  const std::size_t n = st.groups.size();
+  std::vector<actors::step_prepare> prepares(n);
+  for (auto& p : prepares) {
+    p.step = st.loop->step();
+    p.expected = messages;
+    p.bump_step = effects.bump_step;
+    p.commits = st.owed_commit;
+  }
+  st.owed_commit = -1;
+  for (auto& c : effects.consumed)
+    prepares[n == 1 ? 0 : st.owner.at(c)].consumed.push_back(std::move(c));
+  ask_votes(self, std::move(prepares), false);
 }
 
 // A stable group for a channel name (FNV-1a): the same split on every run of a graph.
@@ -402,6 +490,8 @@ void place_channels(coordinator_actor* self) {
     for (const auto& [name, c] : live) owned.emplace(name, c->copy());
     st.groups.push_back(
         actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned))));
+    self->monitor(st.groups.back());
+    st.route = route_to(st);
     next_step(self);
     return;
   }
@@ -434,6 +524,7 @@ void place_channels(coordinator_actor* self) {
               self->monitor(placed);
               if (--st.placements_due > 0) return;
               try {
+                st.route = route_to(st);
                 next_step(self);
               } catch (...) {
                 fail(self, std::current_exception());
@@ -478,7 +569,34 @@ void next_step(coordinator_actor* self) {
   st.starved_since.reset();
   st.dead.clear();  // a worker that went away may be back (same actor addresses)
   st.cap = st.loop->max_concurrency();
-  if (st.cap && runnable.size() > st.cap) {
+  const bool capped = st.cap && runnable.size() > st.cap;
+  if (!capped) st.cap = 0;
+  // Where each node's tasks go: node actors in other processes, or this process's.
+  std::map<std::uint32_t, std::optional<std::vector<actors::node_actor>>> remote;
+  for (const auto& [node, _] : by_node)
+    remote[node] = st.directory ? st.directory->instances(node) : std::nullopt;
+  // Batches run here write straight to the channel groups: count them, and ask the groups to
+  // prepare with the tasks (local chunks as below: several per instance, or one per task).
+  st.at_barrier = st.early_prepare = st.share_due = false;
+  if (!st.groups.empty()) {
+    std::uint32_t direct = 0;
+    for (const auto& [node, slots] : by_node) {
+      if (remote[node]) {
+        st.share_due = true;
+        continue;
+      }
+      direct += static_cast<std::uint32_t>(
+          capped ? slots.size() : std::min(slots.size(), st.pool->instances(node).size() * 4));
+    }
+    if (direct > 0) {
+      if (runnable.size() < st.loop->tasks().size()) st.share_due = true;
+      st.early_prepare = true;
+      st.sent_direct.assign(st.loop->tasks().size(), false);
+      st.orders = algo::path_orders(st.loop->tasks());
+      prepare_early(self, direct + (st.share_due ? 1 : 0));
+    }
+  }
+  if (capped) {
     // One task per batch, in task order, at most max_concurrency out at once.
     st.capped.clear();
     st.capped_out = 0;
@@ -487,11 +605,8 @@ void next_step(coordinator_actor* self) {
     release_capped(self);
     return;
   }
-  st.cap = 0;
   for (auto& [node, slots] : by_node) {
-    std::optional<std::vector<actors::node_actor>> remote;
-    if (st.directory) remote = st.directory->instances(node);
-    if (!remote) {
+    if (!remote[node]) {
       const auto& instances = st.pool->instances(node);
       const std::size_t k = instances.size();
       // Several chunks per instance balance uneven tasks; one per task when there are few.
@@ -507,7 +622,7 @@ void next_step(coordinator_actor* self) {
     }
     // Remote: batches of at most max_batch tasks, at least four per actor when there are
     // enough tasks, queued and fed to the actors as their windows allow.
-    const std::size_t k = std::max<std::size_t>(1, remote->size());
+    const std::size_t k = std::max<std::size_t>(1, remote[node]->size());
     std::size_t size = (slots.size() + 4 * k - 1) / (4 * k);
     size = std::clamp<std::size_t>(size, 1, std::max<std::size_t>(1, st.policy.max_batch));
     auto& queue = st.waiting[node];
@@ -684,6 +799,14 @@ coordinator_protocol::behavior_type coordinator(
         if (self->state.failing) return;
         try {
           pump_all(self);
+        } catch (...) {
+          fail(self, std::current_exception());
+        }
+      },
+      [self](actors::step_vote& v) {
+        if (self->state.failing) return;
+        try {
+          take_vote(self, v);
         } catch (...) {
           fail(self, std::current_exception());
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -491,12 +492,18 @@ bool run_loop::commit_step() {
   return end_step(algo::apply_writes(state_, index_, batch));
 }
 
-std::optional<algo::step_writes> run_loop::stage_step() {
+std::optional<algo::step_writes> run_loop::stage_step(const std::vector<bool>& sent) {
   if (!check_step()) return std::nullopt;
   auto batch = step_batch();
   staged_ = {};
   staged_version_ = state_.max_version + 1;
-  auto writes = algo::stage_writes(state_, batch, staged_);
+  std::function<bool(const pregel_task&)> sent_by_node;
+  if (!sent.empty())
+    sent_by_node = [&](const pregel_task& t) {
+      const auto i = static_cast<std::size_t>(&t - tasks_.data());
+      return i < sent.size() && sent[i];
+    };
+  auto writes = algo::stage_writes(state_, batch, staged_, sent_by_node);
   staged_bump_ = writes.bump_step;
   return writes;
 }

@@ -107,7 +107,9 @@ class run_loop {
   ///   channels finish (the step is tentatively the last);
   /// - `complete_step` checkpoints (the commit point) and returns as `commit_step` does. When
   ///   it throws, the owners must abort the step.
-  std::optional<algo::step_writes> stage_step();
+  /// With `sent` (by task index), the writes of those tasks went to their owners from the
+  /// node actors that ran them: they are checked, not returned.
+  std::optional<algo::step_writes> stage_step(const std::vector<bool>& sent = {});
   void take_votes(const actors::group_changes& changes);
   bool finish_due() const;
   bool complete_step();

@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
 
   // The prepare arrives before the second of the two write messages it expects.
   self->send(ch, channel_writes{0, {{1, "total", value(std::int64_t{10})}}});
-  auto pending = self->request(ch, wait, step_prepare{0, 2, {}, true, false});
+  auto pending = self->request(ch, wait, step_prepare{0, 2, {}, true, false, {}, -1});
   self->send(ch, channel_writes{0, {{0, "total", value(std::int64_t{1})}}});
   step_vote vote;
   pending.receive([&](step_vote& v) { vote = std::move(v); },
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
 
   // A step that aborts: nothing pushed, nothing visible; the next step starts from 11.
   self->send(ch, channel_writes{1, {{0, "total", value(std::int64_t{100})}}});
-  auto v1 = request<step_vote>(self, ch, step_prepare{1, 1, {}, true, false});
+  auto v1 = request<step_vote>(self, ch, step_prepare{1, 1, {}, true, false, {}, -1});
   BOOST_TEST(find(v1.changes.changed, "total")->to_json() == "111");
   self->send(ch, abort_atom::value, std::int64_t{1});
   self->send(ch, commit_atom::value, std::int64_t{1});  // too late: ignored
@@ -160,9 +160,48 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
 
   // A refused step votes no, naming the channel.
   self->send(ch, channel_writes{2, {{0, "name", value("a")}, {1, "name", value("b")}}});
-  auto no = request<step_vote>(self, ch, step_prepare{2, 1, {}, true, false});
+  auto no = request<step_vote>(self, ch, step_prepare{2, 1, {}, true, false, {}, -1});
   BOOST_REQUIRE(no.error.has_value());
   BOOST_TEST(no.error->message.find("name") != std::string::npos);
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_prepare_carries_writes_and_the_commit_of_the_step_before) {
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  auto ch = spawn_channel_actor(sys, sample_group());
+  caf::scoped_actor self{sys};
+  auto sub = request<channel_push>(self, ch, subscribe_atom::value, caf::actor(self),
+                                   std::vector<std::string>{"total"});
+  BOOST_TEST(find(sub.values, "total")->to_json() == "0");
+
+  // Writes inside the prepare and in a message of their own (expected: 1) are staged together,
+  // in task-path order whatever the order they came in.
+  self->send(ch, channel_writes{0, {{1, "total", value(std::int64_t{10})}}});
+  step_prepare p0{0, 1, {}, true, false, {{0, "total", value(std::int64_t{1})}}, -1};
+  auto v0 = request<step_vote>(self, ch, p0);
+  BOOST_REQUIRE(!v0.error.has_value());
+  BOOST_TEST(find(v0.changes.changed, "total")->to_json() == "11");
+
+  // Step 0's commit travels with step 1's prepare: committed (and pushed) first, then step 1
+  // staged on top of it.
+  step_prepare p1{1, 0, {}, true, false, {{0, "total", value(std::int64_t{100})}}, 0};
+  auto v1 = request<step_vote>(self, ch, p1);
+  self->receive([&](channel_push& p) {
+    BOOST_TEST(p.step == 0);
+    BOOST_TEST(p.values.at(0).v.to_json() == "11");
+  });
+  BOOST_TEST(find(v1.changes.changed, "total")->to_json() == "111");
+  auto read = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
+  BOOST_TEST(find(read.values, "total")->to_json() == "11");  // step 1 is staged only
+
+  // A commit carried for a step that is not the staged one is ignored: step 1 aborts.
+  self->send(ch, abort_atom::value, std::int64_t{1});
+  step_prepare p2{2, 0, {}, true, false, {}, 1};
+  auto v2 = request<step_vote>(self, ch, p2);
+  BOOST_TEST(!v2.error.has_value());
+  read = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
+  BOOST_TEST(find(read.values, "total")->to_json() == "11");
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
 
@@ -199,7 +238,7 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   BOOST_TEST(wb.writes[0].order == 4u);
   BOOST_TEST(wb.writes[0].v.to_json() == R"("hi")");
 
-  step_prepare p{5, 2, {"barrier"}, true, true};
+  step_prepare p{5, 2, {"barrier"}, true, true, {{1, "log", value("carried")}}, 4};
   step_prepare pb;
   wire_codec::decode(wire_codec::encode(p), pb);
   BOOST_TEST(pb.step == 5);
@@ -207,6 +246,13 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   BOOST_TEST(pb.consumed == p.consumed, boost::test_tools::per_element());
   BOOST_TEST(pb.bump_step);
   BOOST_TEST(pb.finish);
+  BOOST_REQUIRE(pb.writes.size() == 1u);
+  BOOST_TEST(pb.writes[0].order == 1u);
+  BOOST_TEST(pb.writes[0].v.to_json() == R"("carried")");
+  BOOST_TEST(pb.commits == 4);
+  step_prepare none;
+  wire_codec::decode(wire_codec::encode(step_prepare{}), none);
+  BOOST_TEST(none.commits == -1);  // no commit travels with it
 
   // Damaged bytes are refused with an error naming the message.
   std::string bytes = wire_codec::encode(w);

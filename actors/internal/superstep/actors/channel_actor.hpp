@@ -27,15 +27,20 @@ struct channel_writes {
 };
 
 /// Coordinator → channel actor: phase one of committing step `step`. The actor waits until
-/// `expected` write messages of the step arrived, stages the step (channel_group::prepare)
-/// and votes. With `finish`, the second round of a tentatively last step: deferred channels
-/// finish (channel_group::finish); `expected`, `consumed` and `bump_step` are then unused.
+/// `expected` write messages of the step arrived, stages the step with those writes and the
+/// prepare's own `writes` (channel_group::prepare) and votes. With `finish`, the second round
+/// of a tentatively last step: deferred channels finish (channel_group::finish); `expected`,
+/// `writes`, `consumed` and `bump_step` are then unused. `commits` (when not -1) is a step
+/// whose checkpoint was written and whose commit travels with this message: the actor
+/// commits it before anything else, as if `commit_atom, commits` had come first.
 struct step_prepare {
   std::int64_t step = 0;
   std::uint32_t expected = 0;
   std::vector<std::string> consumed;
   bool bump_step = false;
   bool finish = false;
+  std::vector<ordered_write> writes;
+  std::int64_t commits = -1;
 };
 
 /// Channel actor → coordinator: the vote on a prepared step. A yes vote (`error` empty)
@@ -71,7 +76,7 @@ using place_atom = caf::atom_constant<caf::atom("ch_place")>;
 
 /// The protocol of a channel actor, checked by the compiler.
 /// - `channel_writes`: buffered by step until the step is prepared.
-/// - `step_prepare` → `step_vote`.
+/// - `step_prepare` → `step_vote` (after committing the step it carries the commit of).
 /// - `commit_atom, step`: the staged step becomes visible and is pushed; a commit of a step
 ///   that is not the staged one is ignored (already committed, or aborted), so a coordinator
 ///   may send it again.

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -112,6 +113,11 @@ typename Inspector::result_type inspect(Inspector& f, value& x) {
 
 namespace superstep::actors {
 
+/// Sends the writes of a batch's finished tasks to the channel actors owning their channels
+/// (one message per owner), `orders` being each task's position in the step's task-path order.
+using write_route = std::function<void(std::int64_t step, const std::vector<std::uint32_t>& orders,
+                                       const std::vector<pregel_task>& tasks)>;
+
 /// Coordinator → node actor: run these tasks of one step. `slots` are the tasks' positions in
 /// the step, echoed back so the coordinator files results without searching.
 struct task_batch {
@@ -120,6 +126,11 @@ struct task_batch {
   std::vector<channel_delta> deltas;
   std::vector<std::uint32_t> slots;
   std::vector<pregel_task> tasks;
+  /// Set only for node actors in the coordinator's process, never sent: where the tasks'
+  /// writes go once they ran (the run's channel actors), besides back to the coordinator in
+  /// the result; `orders` as `write_route` takes them, one per task.
+  std::shared_ptr<const write_route> local_writes;
+  std::vector<std::uint32_t> orders;
 };
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -91,8 +92,19 @@ struct step_writes {
 
 /// The first half of `apply_writes` for channels owned elsewhere: sorts `tasks` by path,
 /// records versions_seen (`out.seen_changed`) and collects the writes and consumed channels.
-/// Throws `superstep::error` (invalid_update) for a write to a channel the graph lacks.
-step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out);
+/// The writes of tasks for which `sent` is true went to their owners from where the tasks
+/// ran: they are checked, not collected again. Throws `superstep::error` (invalid_update)
+/// for a write to a channel the graph lacks.
+step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
+                         const std::function<bool(const pregel_task&)>& sent = nullptr);
+
+/// What the owners need besides the writes to stage a step, known once it is planned (equal
+/// to what `stage_writes` returns then, without writes): the consumed channels, bump_step.
+step_writes step_effects(const std::vector<pregel_task>& tasks);
+
+/// Each task's position in task-path order (the `order` of its writes), by its index in
+/// `tasks`: the order `stage_writes` sorts them in. O(n) when they are in that order already.
+std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks);
 
 /// The second half, once per round of the owners' prepare (the step's, then the finish of a
 /// tentatively last step): each changed channel gets `version` (one per step), the checkpoint
