@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "superstep/actors/fault_point.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::actors {
@@ -119,6 +120,7 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         try_waiting(self);
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
+        fault_point("channel.before_vote", req.step);
         auto& st = self->state;
         auto it = st.inbox.find(req.step);
         const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages;
@@ -134,9 +136,11 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         return promise;
       },
       [self](commit_atom, std::int64_t step) {
+        fault_point("channel.after_vote", step);  // voted; the commit arrived, not applied
         auto& st = self->state;
         if (st.staged != step) return;
         st.group->commit();
+        fault_point("channel.after_commit", step);
         st.staged.reset();
         // Writes buffered for steps up to this one can never be prepared now.
         st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));

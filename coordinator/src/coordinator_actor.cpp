@@ -18,6 +18,7 @@
 #include "node_actor_pool.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/channel_actor.hpp"
+#include "superstep/actors/fault_point.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/error.hpp"
@@ -273,6 +274,7 @@ void to_groups(coordinator_actor* self, const Ts&... msg) {
 // abort when the checkpoint could not be made), then the next step.
 void complete_commit(coordinator_actor* self, std::int64_t step) {
   auto& st = self->state;
+  actors::fault_point("coordinator.after_votes", step);
   bool more = false;
   try {
     more = st.loop->complete_step();
@@ -280,6 +282,7 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
     to_groups(self, actors::abort_atom::value, step);
     throw;
   }
+  actors::fault_point("coordinator.after_checkpoint", step);
   to_groups(self, actors::commit_atom::value, step);
   if (!more) {
     end_run(self, true);
