@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "superstep/actors/fault_point.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::actors {
@@ -105,6 +106,7 @@ channel_push values_of(const channel_actor_state& st, std::int64_t step,
 void commit_step(channel_actor_state& st, std::int64_t step) {
   if (st.staged != step) return;
   st.group->commit();
+  fault_point("channel.after_commit", step);
   st.staged.reset();
   // Writes buffered for steps up to this one can never be prepared now.
   st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));
@@ -145,6 +147,7 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         try_waiting(self);
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
+        fault_point("channel.before_vote", req.step);
         auto& st = self->state;
         if (req.commits >= 0) commit_step(st, req.commits);
         auto it = st.inbox.find(req.step);
@@ -160,7 +163,10 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         st.waiting.emplace(waiting_prepare{std::move(req), promise});
         return promise;
       },
-      [self](commit_atom, std::int64_t step) { commit_step(self->state, step); },
+      [self](commit_atom, std::int64_t step) {
+        fault_point("channel.after_vote", step);  // voted; the commit arrived, not applied
+        commit_step(self->state, step);
+      },
       [self](abort_atom, std::int64_t step) {
         auto& st = self->state;
         st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));

@@ -18,6 +18,7 @@
 #include "node_actor_pool.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/channel_actor.hpp"
+#include "superstep/actors/fault_point.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/coordinator/constants.hpp"
@@ -301,6 +302,7 @@ void to_groups(coordinator_actor* self, const Ts&... msg) {
 // abort when the checkpoint could not be made), then the next step.
 void complete_commit(coordinator_actor* self, std::int64_t step) {
   auto& st = self->state;
+  actors::fault_point("coordinator.after_votes", step);
   bool more = false;
   try {
     more = st.loop->complete_step();
@@ -308,6 +310,7 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
     to_groups(self, actors::abort_atom::value, step);
     throw;
   }
+  actors::fault_point("coordinator.after_checkpoint", step);
   // Groups in other processes commit now (the failure of a participant after the commit
   // point must not lose it); the one beside the coordinator with the next prepare.
   if (st.owner.empty())

@@ -22,18 +22,20 @@ inline std::string example_spec(const std::string& name) {
 
 class test_cluster {
  public:
-  explicit test_cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0)
+  /// `head_env`: variables the head gets on top of the test's environment.
+  explicit test_cluster(scratch& s, std::vector<std::string> head_options = {}, int port = 0,
+                        const environment& head_env = {})
       : s_(s) {
-    start_head(std::move(head_options), port);
+    start_head(std::move(head_options), port, head_env);
   }
 
   /// Starts the head (again, after it was stopped: `port` keeps its address).
-  void start_head(std::vector<std::string> options, int port = 0) {
+  void start_head(std::vector<std::string> options, int port = 0, const environment& env = {}) {
     using namespace std::chrono_literals;
     std::vector<std::string> args{"head", "--listen", "127.0.0.1:" + std::to_string(port), "--data",
                                   s_.path("head-data")};
     args.insert(args.end(), options.begin(), options.end());
-    head_ = std::make_unique<child>(args, s_);
+    head_ = std::make_unique<child>(args, s_, env);
     BOOST_REQUIRE_MESSAGE(head_->wait_for_err("listening on", 10s),
                           "the head did not start: " + head_->err_text());
     // "listening on 127.0.0.1:PORT (...)"
@@ -46,11 +48,11 @@ class test_cluster {
 
   /// Starts a worker and, unless told not to, waits until the head logs it joined.
   child& add_worker(const std::string& name, std::vector<std::string> options = {},
-                    bool wait_joined = true) {
+                    bool wait_joined = true, const environment& env = {}) {
     using namespace std::chrono_literals;
     std::vector<std::string> args{"worker", "--join", address(), "--name", name, "--threads", "2"};
     args.insert(args.end(), options.begin(), options.end());
-    workers_.push_back(std::make_unique<child>(args, s_));
+    workers_.push_back(std::make_unique<child>(args, s_, env));
     if (wait_joined)
       BOOST_REQUIRE_MESSAGE(
           head_->wait_for_err("worker " + name + " joined", 10s),

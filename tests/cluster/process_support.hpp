@@ -27,14 +27,18 @@ inline std::string read_file(const std::string& path) {
   return s.str();
 }
 
+/// Variables a child gets on top of the test's environment, each `NAME=VALUE`.
+using environment = std::vector<std::string>;
+
 // A child process running the program, with stdout and stderr in files. Killed and reaped
 // when the test leaves early, so that no test can leave a process behind.
 class child {
  public:
-  child(const std::vector<std::string>& args, const scratch& s)
-      : child(test::superstep_bin(), args, s) {}
+  child(const std::vector<std::string>& args, const scratch& s, const environment& env = {})
+      : child(test::superstep_bin(), args, s, env) {}
   /// Runs `program` instead of the `superstep` program.
-  child(std::string program, const std::vector<std::string>& args, const scratch& s) {
+  child(std::string program, const std::vector<std::string>& args, const scratch& s,
+        const environment& env = {}) {
     out_ = s.path("out" + std::to_string(++count_));
     err_ = s.path("err" + std::to_string(count_));
     std::string bin = std::move(program);
@@ -42,6 +46,7 @@ class child {
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
+    environment vars = env;
     pid_ = ::fork();
     BOOST_REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
@@ -49,6 +54,7 @@ class child {
       int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
       ::unsetenv("SUPERSTEP_AES_KEY");
+      for (auto& v : vars) ::putenv(v.data());
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
