@@ -71,6 +71,9 @@ struct TaskBatch {
   deltas @3 :List(ChannelDelta);
   slots @4 :List(UInt32);
   tasks @5 :List(Task);
+  orders @6 :List(UInt32);  # each task's position in the step's task-path order
+  chunk @7 :UInt32;         # the batch's number in its step (the same when sent again)
+  prepares @8 :List(StepPrepare);  # the step's prepare for each channel actor, riding along
 }
 
 # Node actor -> coordinator: the batch's tasks, run.
@@ -110,6 +113,9 @@ struct ChannelWrites {
   format @0 :UInt16;  # 1
   step @1 :Int64;
   writes @2 :List(OrderedWrite);
+  chunk @3 :UInt32;  # the task batch they come from (its number in the step)
+  hasPrepare @4 :Bool;
+  prepare @5 :StepPrepare;  # the step's prepare, riding with the writes (when hasPrepare)
 }
 
 # Coordinator -> channel actor: stage the step once `expected` write messages arrived.

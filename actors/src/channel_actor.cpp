@@ -2,6 +2,7 @@
 // part in the coordinator's two-phase commit of each step.
 #include "superstep/actors/channel_actor.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <set>
@@ -14,16 +15,51 @@ namespace superstep::actors {
 
 namespace {
 
-// A step's writes as they arrive, before the step is prepared.
+// A step's writes as they arrive, before the step is prepared: by chunk (task batch), in
+// the order the chunks arrived. A chunk that comes again (its batch ran again elsewhere)
+// replaces what came first.
 struct step_inbox {
-  std::uint32_t messages = 0;
-  std::vector<ordered_write> writes;
+  std::vector<std::pair<std::uint32_t, std::vector<ordered_write>>> chunks;
+  std::unordered_map<std::uint32_t, std::size_t> index;  // chunk -> position in chunks
+
+  std::uint32_t messages() const { return static_cast<std::uint32_t>(chunks.size()); }
+
+  void add(channel_writes& m) {
+    auto [at, added] = index.try_emplace(m.chunk, chunks.size());
+    if (added)
+      chunks.emplace_back(m.chunk, std::move(m.writes));
+    else
+      chunks[at->second].second = std::move(m.writes);
+  }
+
+  // Every write, in task-path order when each chunk is (a batch's tasks are consecutive in
+  // it): chunks in the order of their first write, then one after the other. Writes of a
+  // task batch to a channel the group does not own are dropped (the coordinator names them).
+  std::vector<ordered_write> take(const channel_group& group) {
+    std::vector<std::vector<ordered_write>*> parts;
+    std::size_t count = 0;
+    for (auto& [chunk, writes] : chunks) {
+      if (chunk != coordinator_chunk)
+        std::erase_if(writes, [&](const ordered_write& w) { return !group.owns(w.channel); });
+      if (writes.empty()) continue;
+      parts.push_back(&writes);
+      count += writes.size();
+    }
+    std::sort(parts.begin(), parts.end(),
+              [](const auto* a, const auto* b) { return a->front().order < b->front().order; });
+    std::vector<ordered_write> all;
+    if (parts.size() == 1) return std::move(*parts.front());
+    all.reserve(count);
+    for (auto* p : parts) std::move(p->begin(), p->end(), std::back_inserter(all));
+    return all;
+  }
 };
 
-// A prepare that arrived before all the step's writes did.
+// A prepare that arrived before all the step's writes did: as a message (its vote is the
+// answer) or riding with writes (its vote goes to the coordinator).
 struct waiting_prepare {
   step_prepare request;
-  caf::typed_response_promise<step_vote> promise;
+  std::optional<caf::typed_response_promise<step_vote>> promise;
 };
 
 struct channel_actor_state {
@@ -31,7 +67,9 @@ struct channel_actor_state {
   std::map<std::int64_t, step_inbox> inbox;  // by step
   std::optional<waiting_prepare> waiting;
   std::optional<std::int64_t> staged;  // the prepared step
+  std::optional<std::int64_t> voted;   // the last step voted on (a prepare riding again)
   std::vector<std::string> staged_changed;
+  vote_receiver coordinator;  // where votes of prepares that rode with writes go
   std::unordered_map<caf::actor_addr, std::pair<caf::actor, std::set<std::string>>> subscribers;
 };
 
@@ -47,10 +85,11 @@ step_vote prepare_now(channel_actor_state& st, step_prepare& req) {
                     "step " + std::to_string(req.step) + " is not prepared here: it cannot finish");
       vote.changes = st.group->finish();
     } else {
+      fault_point("channel.before_vote", req.step);  // every write of the step is in
       // The prepare's own writes and those that came in messages of their own.
       std::vector<ordered_write> writes = std::move(req.writes);
       if (auto node = st.inbox.extract(req.step); !node.empty()) {
-        auto& more = node.mapped().writes;
+        auto more = node.mapped().take(*st.group);
         if (writes.empty())
           writes = std::move(more);
         else
@@ -77,11 +116,16 @@ void try_waiting(self_pointer self) {
   auto& st = self->state;
   if (!st.waiting) return;
   auto it = st.inbox.find(st.waiting->request.step);
-  const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages;
+  const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages();
   if (arrived < st.waiting->request.expected) return;
   waiting_prepare w = std::move(*st.waiting);
   st.waiting.reset();
-  w.promise.deliver(prepare_now(st, w.request));
+  st.voted = w.request.step;
+  step_vote vote = prepare_now(st, w.request);
+  if (w.promise)
+    w.promise->deliver(std::move(vote));
+  else if (st.coordinator)
+    self->send(st.coordinator, std::move(vote));
 }
 
 channel_push values_of(const channel_actor_state& st, std::int64_t step,
@@ -127,6 +171,7 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
   if (owner) {
     owner_addr = owner.address();
     self->monitor(owner);
+    self->state.coordinator = caf::actor_cast<vote_receiver>(owner);
   }
   self->set_down_handler([self, owner_addr](caf::down_msg& msg) {
     // The coordinator went: whatever it staged here can never commit.
@@ -138,26 +183,30 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
   });
   return {
       [self](channel_writes& m) {
-        auto& box = self->state.inbox[m.step];
-        ++box.messages;
-        if (box.writes.empty())
-          box.writes = std::move(m.writes);
-        else
-          for (auto& w : m.writes) box.writes.push_back(std::move(w));
+        auto& st = self->state;
+        // The step's prepare rides with every batch's writes: the first one counts.
+        if (m.prepare && st.voted != m.step &&
+            !(st.waiting && st.waiting->request.step == m.step)) {
+          if (m.prepare->commits >= 0) commit_step(st, m.prepare->commits);
+          st.waiting.emplace(waiting_prepare{std::move(*m.prepare), std::nullopt});
+        }
+        st.inbox[m.step].add(m);
         try_waiting(self);
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
-        fault_point("channel.before_vote", req.step);
         auto& st = self->state;
         if (req.commits >= 0) commit_step(st, req.commits);
         auto it = st.inbox.find(req.step);
-        const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages;
-        if (req.finish || arrived >= req.expected) return prepare_now(st, req);
-        if (st.waiting) {  // superseded: the coordinator asks again
+        const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages();
+        if (req.finish || arrived >= req.expected) {
+          if (!req.finish) st.voted = req.step;
+          return prepare_now(st, req);
+        }
+        if (st.waiting && st.waiting->promise) {  // superseded: the coordinator asks again
           step_vote stale;
           stale.step = st.waiting->request.step;
           stale.error = task_error{error_code::internal, "prepare superseded by another"};
-          st.waiting->promise.deliver(std::move(stale));
+          st.waiting->promise->deliver(std::move(stale));
         }
         auto promise = self->make_response_promise<step_vote>();
         st.waiting.emplace(waiting_prepare{std::move(req), promise});
@@ -170,6 +219,18 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
       [self](abort_atom, std::int64_t step) {
         auto& st = self->state;
         st.inbox.erase(st.inbox.begin(), st.inbox.upper_bound(step));
+        // A prepare still waiting for writes of the step is dropped with it; one riding with
+        // writes that come late is not taken again.
+        if (st.waiting && st.waiting->request.step <= step) {
+          if (st.waiting->promise) {
+            step_vote dropped;
+            dropped.step = st.waiting->request.step;
+            dropped.error = task_error{error_code::internal, "the step was aborted"};
+            st.waiting->promise->deliver(std::move(dropped));
+          }
+          st.waiting.reset();
+        }
+        if (!st.voted || *st.voted < step) st.voted = step;
         if (st.staged != step) return;
         st.group->abort();
         st.staged.reset();
@@ -193,6 +254,13 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
 }
 
 }  // namespace
+
+std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexcept {
+  if (groups <= 1) return 0;
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : channel) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::uint32_t>(h % groups);
+}
 
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner) {
   return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner));

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <optional>
 
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {
@@ -78,6 +79,26 @@ void encode_for_remote(task_batch_done& done) {
 
 using node_self = node_actor::stateful_pointer<node_state>;
 
+// Sends the writes of a batch's tasks to the channel actors owning their channels: one
+// message to each (an empty one too: the owners count the step's batches). Writes to names
+// that are no channel (a task's reserved writes) go with the rest; owners drop them.
+void send_writes(node_self self, const task_batch& b) {
+  const std::size_t n = b.groups.size();
+  std::vector<channel_writes> out(n);
+  for (std::size_t g = 0; g < n; ++g) {
+    out[g].step = b.header.step;
+    out[g].chunk = b.chunk;
+    if (g < b.prepares.size()) out[g].prepare = b.prepares[g];
+  }
+  for (std::size_t i = 0; i < b.tasks.size(); ++i) {
+    const std::uint32_t order = i < b.orders.size() ? b.orders[i] : 0;
+    for (const auto& [ch, v] : b.tasks[i].writes)
+      out[channel_owner(ch, n)].writes.push_back(ordered_write{order, ch, v});
+  }
+  for (std::size_t g = 0; g < n; ++g)
+    self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
+}
+
 node_actor::behavior_type node_actor_behavior(node_self self,
                                               std::shared_ptr<const node_host> node) {
   auto& st = self->state;
@@ -108,7 +129,7 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         }
         // The writes go straight to their owners, which stage the step as soon as every
         // batch's writes are in; the coordinator learns of them from the result.
-        if (local && b.local_writes) (*b.local_writes)(b.header.step, b.orders, b.tasks);
+        if (!b.groups.empty()) send_writes(self, b);
         // The coordinator has the input already, and needs only the writes of what the node
         // returned (its writers ran here): neither goes back.
         for (auto& t : b.tasks) {

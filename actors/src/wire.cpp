@@ -32,7 +32,8 @@ namespace superstep::actors {
 
 namespace {
 std::atomic<std::uint64_t> batches_out{0}, batch_bytes_out{0}, results_in{0}, result_bytes_in{0},
-    chunks_in{0}, chunk_bytes_in{0};
+    chunks_in{0}, chunk_bytes_in{0}, channel_out{0}, channel_bytes_out{0}, channel_in{0},
+    channel_bytes_in{0};
 
 void tally(std::atomic<std::uint64_t>& messages, std::atomic<std::uint64_t>& bytes,
            std::size_t n) noexcept {
@@ -43,8 +44,10 @@ void tally(std::atomic<std::uint64_t>& messages, std::atomic<std::uint64_t>& byt
 
 wire_traffic traffic() noexcept {
   constexpr auto r = std::memory_order_relaxed;
-  return {batches_out.load(r),     batch_bytes_out.load(r), results_in.load(r),
-          result_bytes_in.load(r), chunks_in.load(r),       chunk_bytes_in.load(r)};
+  return {batches_out.load(r),     batch_bytes_out.load(r),   results_in.load(r),
+          result_bytes_in.load(r), chunks_in.load(r),         chunk_bytes_in.load(r),
+          channel_out.load(r),     channel_bytes_out.load(r), channel_in.load(r),
+          channel_bytes_in.load(r)};
 }
 
 }  // namespace superstep::actors
@@ -208,6 +211,49 @@ constexpr std::size_t pack_from = std::size_t{1} << 20;
 
 }  // namespace
 
+namespace {
+
+void put_writes(capnp::List<wire::OrderedWrite>::Builder out,
+                const std::vector<ordered_write>& writes) {
+  for (unsigned i = 0; i < writes.size(); ++i) {
+    out[i].setOrder(writes[i].order);
+    out[i].setChannel(text(writes[i].channel));
+    put(out[i].initValue(), writes[i].v);
+  }
+}
+
+std::vector<ordered_write> get_writes(capnp::List<wire::OrderedWrite>::Reader in) {
+  std::vector<ordered_write> out;
+  out.reserve(in.size());
+  for (auto w : in) out.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
+  return out;
+}
+
+void put_prepare(wire::StepPrepare::Builder root, const step_prepare& m) {
+  root.setFormat(format);
+  root.setStep(m.step);
+  root.setExpected(m.expected);
+  put_strings(root.initConsumed(static_cast<unsigned>(m.consumed.size())), m.consumed);
+  root.setBumpStep(m.bump_step);
+  root.setFinish(m.finish);
+  put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
+  root.setCommits(m.commits);
+}
+
+step_prepare get_prepare(wire::StepPrepare::Reader root) {
+  step_prepare m;
+  m.step = root.getStep();
+  m.expected = root.getExpected();
+  m.consumed = get_strings(root.getConsumed());
+  m.bump_step = root.getBumpStep();
+  m.finish = root.getFinish();
+  m.writes = get_writes(root.getWrites());
+  m.commits = root.getCommits();
+  return m;
+}
+
+}  // namespace
+
 std::string encode(const task_batch& b) {
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::TaskBatch>();
@@ -230,6 +276,10 @@ std::string encode(const task_batch& b) {
   put_deltas(root.initDeltas(static_cast<unsigned>(b.deltas.size())), b.deltas);
   put_slots(root.initSlots(static_cast<unsigned>(b.slots.size())), b.slots);
   put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
+  put_slots(root.initOrders(static_cast<unsigned>(b.orders.size())), b.orders);
+  root.setChunk(b.chunk);
+  auto prepares = root.initPrepares(static_cast<unsigned>(b.prepares.size()));
+  for (unsigned i = 0; i < b.prepares.size(); ++i) put_prepare(prepares[i], b.prepares[i]);
   std::string bytes = message_bytes_for_size(builder, pack_from);
   tally(batches_out, batch_bytes_out, bytes.size());
   return bytes;
@@ -254,6 +304,14 @@ void decode(std::string_view bytes, task_batch& b) {
     b.deltas = get_deltas(root.getDeltas());
     b.slots = get_slots(root.getSlots());
     b.tasks = get_tasks(root.getTasks());
+    b.orders = get_slots(root.getOrders());
+    b.chunk = root.getChunk();
+    b.prepares.clear();
+    for (auto p : root.getPrepares()) b.prepares.push_back(get_prepare(p));
+    if (!b.orders.empty() && b.orders.size() != b.tasks.size())
+      throw error(error_code::protocol_error,
+                  "task batch: " + std::to_string(b.orders.size()) + " task orders for " +
+                      std::to_string(b.tasks.size()) + " tasks");
   });
 }
 
@@ -295,25 +353,6 @@ void decode(std::string_view bytes, stream_chunk& c) {
   });
 }
 
-namespace {
-
-void put_writes(capnp::List<wire::OrderedWrite>::Builder out,
-                const std::vector<ordered_write>& writes) {
-  for (unsigned i = 0; i < writes.size(); ++i) {
-    out[i].setOrder(writes[i].order);
-    out[i].setChannel(text(writes[i].channel));
-    put(out[i].initValue(), writes[i].v);
-  }
-}
-
-std::vector<ordered_write> get_writes(capnp::List<wire::OrderedWrite>::Reader in) {
-  std::vector<ordered_write> out;
-  out.reserve(in.size());
-  for (auto w : in) out.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
-  return out;
-}
-
-}  // namespace
 
 std::string encode(const channel_writes& m) {
   capnp_io::bounded_message_builder builder;
@@ -321,40 +360,38 @@ std::string encode(const channel_writes& m) {
   root.setFormat(format);
   root.setStep(m.step);
   put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
-  return message_bytes_for_size(builder, pack_from);
+  root.setChunk(m.chunk);
+  root.setHasPrepare(m.prepare.has_value());
+  if (m.prepare) put_prepare(root.initPrepare(), *m.prepare);
+  std::string bytes = message_bytes_for_size(builder, pack_from);
+  tally(channel_out, channel_bytes_out, bytes.size());
+  return bytes;
 }
 
 void decode(std::string_view bytes, channel_writes& m) {
+  tally(channel_in, channel_bytes_in, bytes.size());
   read_message<wire::ChannelWrites>(bytes, "channel writes", [&](wire::ChannelWrites::Reader root) {
     m.step = root.getStep();
     m.writes = get_writes(root.getWrites());
+    m.chunk = root.getChunk();
+    if (root.getHasPrepare())
+      m.prepare = get_prepare(root.getPrepare());
+    else
+      m.prepare.reset();
   });
 }
 
 std::string encode(const step_prepare& m) {
   capnp_io::bounded_message_builder builder(256);
-  auto root = builder.initRoot<wire::StepPrepare>();
-  root.setFormat(format);
-  root.setStep(m.step);
-  root.setExpected(m.expected);
-  put_strings(root.initConsumed(static_cast<unsigned>(m.consumed.size())), m.consumed);
-  root.setBumpStep(m.bump_step);
-  root.setFinish(m.finish);
-  put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
-  root.setCommits(m.commits);
-  return message_bytes_for_size(builder, pack_from);
+  put_prepare(builder.initRoot<wire::StepPrepare>(), m);
+  std::string bytes = message_bytes_for_size(builder, pack_from);
+  tally(channel_out, channel_bytes_out, bytes.size());
+  return bytes;
 }
 
 void decode(std::string_view bytes, step_prepare& m) {
-  read_message<wire::StepPrepare>(bytes, "step prepare", [&](wire::StepPrepare::Reader root) {
-    m.step = root.getStep();
-    m.expected = root.getExpected();
-    m.consumed = get_strings(root.getConsumed());
-    m.bump_step = root.getBumpStep();
-    m.finish = root.getFinish();
-    m.writes = get_writes(root.getWrites());
-    m.commits = root.getCommits();
-  });
+  read_message<wire::StepPrepare>(bytes, "step prepare",
+                                  [&](wire::StepPrepare::Reader root) { m = get_prepare(root); });
 }
 
 std::string encode(const step_vote& m) {
@@ -377,6 +414,7 @@ std::string encode(const step_vote& m) {
 }
 
 void decode(std::string_view bytes, step_vote& m) {
+  tally(channel_in, channel_bytes_in, bytes.size());
   read_message<wire::StepVote>(bytes, "step vote", [&](wire::StepVote::Reader root) {
     m.step = root.getStep();
     m.error.reset();
@@ -399,7 +437,9 @@ std::string encode(const channel_placement& m) {
   root.setFormat(format);
   root.setGraph(text(m.graph));
   put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
-  return message_bytes_for_size(builder, pack_from);
+  std::string bytes = message_bytes_for_size(builder, pack_from);
+  tally(channel_out, channel_bytes_out, bytes.size());
+  return bytes;
 }
 
 void decode(std::string_view bytes, channel_placement& m) {

@@ -154,13 +154,17 @@ void check_output(const std::string& out, long sends) {
 void read_traffic(const std::string& log, row& r) {
   const auto at = log.rfind(" ended: ");
   if (at == std::string::npos) return;
-  unsigned long long batches = 0, results = 0, chunks = 0, chunk_bytes = 0;
+  unsigned long long batches = 0, results = 0, chunks = 0, chunk_bytes = 0, channel_out = 0,
+                     channel_bytes_out = 0, channel_in = 0, channel_bytes_in = 0;
   std::sscanf(log.c_str() + at,
               " ended: %llu task batches out (%llu bytes), %llu results in (%llu bytes), %llu "
-              "stream events in (%llu bytes)",
-              &batches, &r.bytes_out, &results, &r.bytes_in, &chunks, &chunk_bytes);
-  r.messages = batches + results + chunks;
-  r.bytes_in += chunk_bytes;
+              "stream events in (%llu bytes), %llu channel messages out (%llu bytes), %llu "
+              "channel messages in (%llu bytes)",
+              &batches, &r.bytes_out, &results, &r.bytes_in, &chunks, &chunk_bytes, &channel_out,
+              &channel_bytes_out, &channel_in, &channel_bytes_in);
+  r.messages = batches + results + chunks + channel_out + channel_in;
+  r.bytes_in += chunk_bytes + channel_bytes_in;
+  r.bytes_out += channel_bytes_out;
 }
 
 // One timed fan-out; returns seconds, fills peaks (and the head's traffic, on a cluster).

@@ -219,7 +219,11 @@ std::string traffic_since(const actors::wire_traffic& a) {
          std::to_string(b.results_in - a.results_in) + " results in (" +
          std::to_string(b.result_bytes_in - a.result_bytes_in) + " bytes), " +
          std::to_string(b.chunks_in - a.chunks_in) + " stream events in (" +
-         std::to_string(b.chunk_bytes_in - a.chunk_bytes_in) + " bytes)";
+         std::to_string(b.chunk_bytes_in - a.chunk_bytes_in) + " bytes), " +
+         std::to_string(b.channel_out - a.channel_out) + " channel messages out (" +
+         std::to_string(b.channel_bytes_out - a.channel_bytes_out) + " bytes), " +
+         std::to_string(b.channel_in - a.channel_in) + " channel messages in (" +
+         std::to_string(b.channel_bytes_in - a.channel_bytes_in) + " bytes)";
 }
 
 // The spec of the graph a request names (--serve), or the one it sent.

@@ -35,6 +35,7 @@ using retry_atom = caf::atom_constant<caf::atom("retry")>;
 struct chunk {
   std::uint32_t node = 0;
   std::vector<std::uint32_t> slots;
+  std::uint32_t index = 0;  // its number in the step, kept when it is sent again
 };
 
 // A batch sent to a remote node actor and not answered yet: resent elsewhere if that actor
@@ -90,13 +91,15 @@ struct coordinator_state {
   // the run ends): nothing reads its committed values between the two. The step whose
   // commit is owed, or -1.
   std::int64_t owed_commit = -1;
-  // Writes straight from node actors to the groups: node actors in this process send their
-  // tasks' writes along `route` and the step's prepare goes out with its tasks
-  // (`early_prepare`), so each group stages the step as soon as those writes (and the
-  // coordinator's share of the rest, when `share_due`) are in. `sent_direct`: the tasks
-  // whose writes went that way, by slot; `orders`: each task's position in task-path order.
-  // The votes are taken once the step reached its barrier (`at_barrier`).
-  std::shared_ptr<const actors::write_route> route;
+  // Writes straight from node actors to the groups: every batch names the groups, and the
+  // step's prepare goes out with its tasks (`early_prepare`), so each group stages the step
+  // as soon as the writes of every batch (and the coordinator's share of the rest, when
+  // `share_due`: restored tasks') are in. `sent_direct`: the tasks whose writes went that
+  // way, by slot; `orders`: each task's position in task-path order; `chunks`: the step's
+  // batches so far. The votes are taken once the step reached its barrier (`at_barrier`).
+  std::vector<caf::actor> group_handles;
+  std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
+  std::uint32_t chunks = 0;
   std::vector<bool> sent_direct;
   std::vector<std::uint32_t> orders;
   bool early_prepare = false;
@@ -137,6 +140,19 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
   return out;
 }
 
+// With the step's prepare out, the batch's tasks send their writes to the groups themselves.
+void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c) {
+  if (!st.early_prepare) return;
+  b.groups = st.group_handles;
+  b.prepares = st.prepares;
+  b.chunk = c.index;
+  b.orders.reserve(c.slots.size());
+  for (auto s : c.slots) {
+    b.orders.push_back(st.orders[s]);
+    st.sent_direct[s] = true;
+  }
+}
+
 // Sends a chunk to one of this process's node actors: the tasks move, nothing is tracked.
 void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) {
   auto& st = self->state;
@@ -146,14 +162,7 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   b.deltas = deltas_for(st, c.node, to, false);
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
-  if (st.early_prepare) {
-    b.local_writes = st.route;
-    b.orders.reserve(c.slots.size());
-    for (auto s : c.slots) {
-      b.orders.push_back(st.orders[s]);
-      st.sent_direct[s] = true;
-    }
-  }
+  route_writes(st, b, c);
   b.slots = std::move(c.slots);
   ++st.local_out;
   self->send(to, std::move(b));
@@ -185,6 +194,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     b.tasks.push_back(t);
     t.input = std::move(input);
   }
+  route_writes(st, b, c);
   b.slots = c.slots;
   if (st.monitored.insert(to.address()).second) self->monitor(to);
   ++st.load[to.address()];
@@ -353,12 +363,17 @@ void votes_in(coordinator_actor* self) {
 
 // Phase one: each group is asked to prepare and answers with its vote, a message of its own
 // (a group that goes away instead is noticed by the down handler: every group is monitored).
-void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
-               bool finish_round) {
+void expect_votes(coordinator_actor* self, bool finish_round) {
   auto& st = self->state;
   st.votes.assign(st.groups.size(), actors::step_vote{});
   st.votes_due = st.groups.size();
   st.finish_round = finish_round;
+}
+
+void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
+               bool finish_round) {
+  auto& st = self->state;
+  expect_votes(self, finish_round);
   for (std::uint32_t g = 0; g < st.groups.size(); ++g)
     self->send(st.groups[g], std::move(prepares[g]));
 }
@@ -402,7 +417,11 @@ void commit_and_continue(coordinator_actor* self) {
     // actor (restored tasks' writes, remote batches' results) is the coordinator's share.
     if (st.share_due) {
       std::vector<actors::channel_writes> share(n);
-      for (auto& m : share) m.step = step;
+      for (std::size_t g = 0; g < n; ++g) {
+        share[g].step = step;
+        share[g].chunk = actors::coordinator_chunk;
+        share[g].prepare = st.prepares[g];
+      }
       for (auto& w : staged->writes)
         share[n == 1 ? 0 : st.owner.at(w.channel)].writes.push_back(std::move(w));
       for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(share[g]));
@@ -428,33 +447,9 @@ void commit_and_continue(coordinator_actor* self) {
   ask_votes(self, std::move(prepares), false);
 }
 
-// The route of node actors' writes to the run's groups: each batch's writes split by owner,
-// one message per group (an empty one too: a group counts the batches of the step).
-std::shared_ptr<const actors::write_route> route_to(const coordinator_state& st) {
-  return std::make_shared<const actors::write_route>(
-      [groups = st.groups, owner = st.owner](std::int64_t step,
-                                             const std::vector<std::uint32_t>& orders,
-                                             const std::vector<pregel_task>& tasks) {
-        std::vector<actors::channel_writes> out(groups.size());
-        for (auto& m : out) m.step = step;
-        for (std::size_t i = 0; i < tasks.size(); ++i)
-          for (const auto& [ch, v] : tasks[i].writes) {
-            if (is_reserved_channel(ch)) continue;
-            std::uint32_t g = 0;
-            if (!owner.empty()) {
-              auto it = owner.find(ch);
-              if (it == owner.end()) continue;  // the coordinator names the unknown channel
-              g = it->second;
-            }
-            out[g].writes.push_back(actors::ordered_write{orders[i], ch, v});
-          }
-        for (std::size_t g = 0; g < groups.size(); ++g)
-          caf::anon_send(groups[g], std::move(out[g]));
-      });
-}
-
-// Asks the groups to prepare the step as its tasks go out: they vote once `messages` write
-// messages of the step arrived (one per batch run here, and the coordinator's share).
+// The step's prepare for each group, riding with its tasks' writes: a group votes once the
+// write messages of `messages` chunks of the step arrived (one per batch, and the
+// coordinator's share).
 void prepare_early(coordinator_actor* self, std::uint32_t messages) {
   auto& st = self->state;
   auto effects = algo::step_effects(st.loop->tasks());
@@ -469,14 +464,8 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
   st.owed_commit = -1;
   for (auto& c : effects.consumed)
     prepares[n == 1 ? 0 : st.owner.at(c)].consumed.push_back(std::move(c));
-  ask_votes(self, std::move(prepares), false);
-}
-
-// A stable group for a channel name (FNV-1a): the same split on every run of a graph.
-std::uint32_t group_of(const std::string& name, std::size_t groups) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return static_cast<std::uint32_t>(h % groups);
+  st.prepares = std::move(prepares);
+  expect_votes(self, false);
 }
 
 // Places the run's channels, as they are once the input is applied: one group beside the
@@ -492,16 +481,17 @@ void place_channels(coordinator_actor* self) {
     owned.reserve(live.size());
     for (const auto& [name, c] : live) owned.emplace(name, c->copy());
     st.groups.push_back(
-        actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned))));
+        actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned)),
+                                    caf::actor_cast<caf::actor>(self)));
     self->monitor(st.groups.back());
-    st.route = route_to(st);
+    st.group_handles.push_back(caf::actor_cast<caf::actor>(st.groups.back()));
     next_step(self);
     return;
   }
   std::vector<actors::channel_placement> placements(hosts.size());
   for (auto& p : placements) p.graph = st.directory->graph_key();
   for (const auto& [name, c] : live) {
-    const std::uint32_t g = group_of(name, hosts.size());
+    const std::uint32_t g = actors::channel_owner(name, hosts.size());
     st.owner.emplace(name, g);
     actors::channel_delta d;
     d.channel = name;
@@ -527,7 +517,8 @@ void place_channels(coordinator_actor* self) {
               self->monitor(placed);
               if (--st.placements_due > 0) return;
               try {
-                st.route = route_to(st);
+                for (const auto& h : st.groups)
+                  st.group_handles.push_back(caf::actor_cast<caf::actor>(h));
                 next_step(self);
               } catch (...) {
                 fail(self, std::current_exception());
@@ -539,6 +530,14 @@ void place_channels(coordinator_actor* self) {
                                                  "cannot place the run's channels on a worker: " +
                                                      self->system().render(e))));
             });
+}
+
+// Tasks per batch for `tasks` tasks of a node with `actors` remote actors: at most
+// max_batch, and at least four batches per actor when there are enough tasks.
+std::size_t remote_batch_size(const coordinator_state& st, std::size_t tasks, std::size_t actors) {
+  const std::size_t k = std::max<std::size_t>(1, actors);
+  const std::size_t size = (tasks + 4 * k - 1) / (4 * k);
+  return std::clamp<std::size_t>(size, 1, std::max<std::size_t>(1, st.policy.max_batch));
 }
 
 // Plans the next step and dispatches it; finishes the run when there is nothing to do.
@@ -581,15 +580,18 @@ void next_step(coordinator_actor* self) {
   // Batches run here write straight to the channel groups: count them, and ask the groups to
   // prepare with the tasks (local chunks as below: several per instance, or one per task).
   st.at_barrier = st.early_prepare = st.share_due = false;
+  st.chunks = 0;
   if (!st.groups.empty()) {
     std::uint32_t direct = 0;
     for (const auto& [node, slots] : by_node) {
-      if (remote[node]) {
-        st.share_due = true;
-        continue;
+      std::size_t n = slots.size();  // capped: a batch per task
+      if (!capped && !remote[node]) {
+        n = std::min(n, st.pool->instances(node).size() * 4);
+      } else if (!capped) {
+        const std::size_t size = remote_batch_size(st, slots.size(), remote[node]->size());
+        n = (slots.size() + size - 1) / size;
       }
-      direct += static_cast<std::uint32_t>(
-          capped ? slots.size() : std::min(slots.size(), st.pool->instances(node).size() * 4));
+      direct += static_cast<std::uint32_t>(n);
     }
     if (direct > 0) {
       if (runnable.size() < st.loop->tasks().size()) st.share_due = true;
@@ -603,7 +605,8 @@ void next_step(coordinator_actor* self) {
     // One task per batch, in task order, at most max_concurrency out at once.
     st.capped.clear();
     st.capped_out = 0;
-    for (std::uint32_t i : runnable) st.capped.push_back(chunk{st.loop->tasks()[i].node, {i}});
+    for (std::uint32_t i : runnable)
+      st.capped.push_back(chunk{st.loop->tasks()[i].node, {i}, st.chunks++});
     st.pending = static_cast<std::uint32_t>(runnable.size());
     release_capped(self);
     return;
@@ -618,21 +621,20 @@ void next_step(coordinator_actor* self) {
         std::size_t begin = slots.size() * c / chunks, end = slots.size() * (c + 1) / chunks;
         send_local(
             self, instances[c % k],
-            chunk{node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end)});
+            chunk{node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end),
+                  st.chunks++});
         ++st.pending;
       }
       continue;
     }
     // Remote: batches of at most max_batch tasks, at least four per actor when there are
     // enough tasks, queued and fed to the actors as their windows allow.
-    const std::size_t k = std::max<std::size_t>(1, remote[node]->size());
-    std::size_t size = (slots.size() + 4 * k - 1) / (4 * k);
-    size = std::clamp<std::size_t>(size, 1, std::max<std::size_t>(1, st.policy.max_batch));
+    const std::size_t size = remote_batch_size(st, slots.size(), remote[node]->size());
     auto& queue = st.waiting[node];
     for (std::size_t begin = 0; begin < slots.size(); begin += size) {
       std::size_t end = std::min(slots.size(), begin + size);
-      queue.push_back(
-          chunk{node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end)});
+      queue.push_back(chunk{
+          node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end), st.chunks++});
       ++st.pending;
     }
     pump(self, node);

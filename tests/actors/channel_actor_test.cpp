@@ -33,6 +33,16 @@ channel_group sample_group() {
   return channel_group(std::move(m));
 }
 
+channel_writes cw(std::int64_t step, std::vector<ordered_write> writes, std::uint32_t chunk = 0,
+                  std::optional<step_prepare> prepare = std::nullopt) {
+  channel_writes m;
+  m.step = step;
+  m.writes = std::move(writes);
+  m.chunk = chunk;
+  m.prepare = std::move(prepare);
+  return m;
+}
+
 std::optional<value> find(const std::vector<channel_delta>& ds, const std::string& ch) {
   for (const auto& d : ds)
     if (d.channel == ch) return d.present ? std::optional<value>(d.v) : std::nullopt;
@@ -127,9 +137,9 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
   BOOST_TEST(find(first.values, "total")->to_json() == "0");
 
   // The prepare arrives before the second of the two write messages it expects.
-  self->send(ch, channel_writes{0, {{1, "total", value(std::int64_t{10})}}});
+  self->send(ch, cw(0, {{1, "total", value(std::int64_t{10})}}));
   auto pending = self->request(ch, wait, step_prepare{0, 2, {}, true, false, {}, -1});
-  self->send(ch, channel_writes{0, {{0, "total", value(std::int64_t{1})}}});
+  self->send(ch, cw(0, {{0, "total", value(std::int64_t{1})}}, 1));
   step_vote vote;
   pending.receive([&](step_vote& v) { vote = std::move(v); },
                   [&](caf::error& e) { BOOST_FAIL(to_string(e)); });
@@ -150,7 +160,7 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
   });
 
   // A step that aborts: nothing pushed, nothing visible; the next step starts from 11.
-  self->send(ch, channel_writes{1, {{0, "total", value(std::int64_t{100})}}});
+  self->send(ch, cw(1, {{0, "total", value(std::int64_t{100})}}));
   auto v1 = request<step_vote>(self, ch, step_prepare{1, 1, {}, true, false, {}, -1});
   BOOST_TEST(find(v1.changes.changed, "total")->to_json() == "111");
   self->send(ch, abort_atom::value, std::int64_t{1});
@@ -159,7 +169,7 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
   BOOST_TEST(find(after.values, "total")->to_json() == "11");
 
   // A refused step votes no, naming the channel.
-  self->send(ch, channel_writes{2, {{0, "name", value("a")}, {1, "name", value("b")}}});
+  self->send(ch, cw(2, {{0, "name", value("a")}, {1, "name", value("b")}}));
   auto no = request<step_vote>(self, ch, step_prepare{2, 1, {}, true, false, {}, -1});
   BOOST_REQUIRE(no.error.has_value());
   BOOST_TEST(no.error->message.find("name") != std::string::npos);
@@ -177,7 +187,7 @@ BOOST_AUTO_TEST_CASE(a_prepare_carries_writes_and_the_commit_of_the_step_before)
 
   // Writes inside the prepare and in a message of their own (expected: 1) are staged together,
   // in task-path order whatever the order they came in.
-  self->send(ch, channel_writes{0, {{1, "total", value(std::int64_t{10})}}});
+  self->send(ch, cw(0, {{1, "total", value(std::int64_t{10})}}));
   step_prepare p0{0, 1, {}, true, false, {{0, "total", value(std::int64_t{1})}}, -1};
   auto v0 = request<step_vote>(self, ch, p0);
   BOOST_REQUIRE(!v0.error.has_value());
@@ -195,6 +205,18 @@ BOOST_AUTO_TEST_CASE(a_prepare_carries_writes_and_the_commit_of_the_step_before)
   auto read = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
   BOOST_TEST(find(read.values, "total")->to_json() == "11");  // step 1 is staged only
 
+  // A batch that ran again (its first node actor went away) replaces the writes of its
+  // first run; writes to a channel the group does not own (a task's reserved writes) are
+  // not staged.
+  self->send(ch, abort_atom::value, std::int64_t{1});
+  self->send(ch, cw(5, {{0, "total", value(std::int64_t{7})}}, 3));
+  self->send(ch, cw(5, {{0, "total", value(std::int64_t{7})}, {0, "__x__", value(1)}}, 3));
+  self->send(ch, cw(5, {{1, "total", value(std::int64_t{20})}}, 4));
+  auto v5 = request<step_vote>(self, ch, step_prepare{5, 2, {}, true, false, {}, -1});
+  BOOST_REQUIRE(!v5.error.has_value());
+  BOOST_TEST(find(v5.changes.changed, "total")->to_json() == "38");  // 11 + 7 + 20, once each
+  self->send(ch, abort_atom::value, std::int64_t{5});
+
   // A commit carried for a step that is not the staged one is ignored: step 1 aborts.
   self->send(ch, abort_atom::value, std::int64_t{1});
   step_prepare p2{2, 0, {}, true, false, {}, 1};
@@ -202,6 +224,40 @@ BOOST_AUTO_TEST_CASE(a_prepare_carries_writes_and_the_commit_of_the_step_before)
   BOOST_TEST(!v2.error.has_value());
   read = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
   BOOST_TEST(find(read.values, "total")->to_json() == "11");
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_prepare_riding_with_writes_votes_to_the_coordinator) {
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  caf::scoped_actor self{sys};
+  auto ch = spawn_channel_actor(sys, sample_group(), caf::actor(self));
+  // Two batches carry the step's prepare (expecting both): the first taken, the vote sent to
+  // the coordinator once the second batch's writes are in.
+  step_prepare p{0, 2, {}, true, false, {}, -1};
+  self->send(ch, cw(0, {{1, "total", value(std::int64_t{10})}}, 1, p));
+  self->send(ch, cw(0, {{0, "total", value(std::int64_t{1})}}, 0, p));
+  self->receive([&](step_vote& v) {
+    BOOST_TEST(v.step == 0);
+    BOOST_REQUIRE(!v.error.has_value());
+    BOOST_TEST(find(v.changes.changed, "total")->to_json() == "11");
+  });
+  // The next step's prepare rides with its one batch, carrying step 0's commit.
+  step_prepare p1{1, 1, {}, true, false, {}, 0};
+  self->send(ch, cw(1, {{0, "total", value(std::int64_t{100})}}, 0, p1));
+  self->receive([&](step_vote& v) {
+    BOOST_TEST(v.step == 1);
+    BOOST_TEST(find(v.changes.changed, "total")->to_json() == "111");
+  });
+  auto read = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
+  BOOST_TEST(find(read.values, "total")->to_json() == "11");  // step 0 committed, 1 staged
+  // An aborted step's prepare riding with a late batch is not taken again: no vote comes.
+  self->send(ch, abort_atom::value, std::int64_t{1});
+  self->send(ch, cw(1, {}, 5, p1));
+  bool voted = false;
+  self->receive([&](step_vote&) { voted = true; }, caf::after(std::chrono::milliseconds(100)) >>
+                                                       [] {});
+  BOOST_TEST(!voted);
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
 
@@ -230,13 +286,20 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   v.changes.values.pop_back();
   BOOST_CHECK_THROW(wire_codec::decode(wire_codec::encode(v), back), error);
 
-  channel_writes w{3, {{4, "log", value("hi")}}};
+  channel_writes w = cw(3, {{4, "log", value("hi")}});
   channel_writes wb;
   wire_codec::decode(wire_codec::encode(w), wb);
   BOOST_TEST(wb.step == 3);
   BOOST_TEST(wb.writes.size() == 1u);
   BOOST_TEST(wb.writes[0].order == 4u);
   BOOST_TEST(wb.writes[0].v.to_json() == R"("hi")");
+  BOOST_TEST(!wb.prepare.has_value());
+  channel_writes riding = cw(3, {}, 9, step_prepare{3, 4, {"a"}, true, false, {}, 2});
+  wire_codec::decode(wire_codec::encode(riding), wb);
+  BOOST_TEST(wb.chunk == 9u);
+  BOOST_REQUIRE(wb.prepare.has_value());
+  BOOST_TEST(wb.prepare->expected == 4u);
+  BOOST_TEST(wb.prepare->commits == 2);
 
   step_prepare p{5, 2, {"barrier"}, true, true, {{1, "log", value("carried")}}, 4};
   step_prepare pb;

@@ -92,10 +92,11 @@ void check_stream(const cli_result& failed, const list& all, std::int64_t commit
 
 // Resuming the thread (last checkpoint: step `committed`) ends as the uninterrupted run did,
 // and each task that run ran after that checkpoint (the trace names them) reports once: none
-// lost, none run twice. With `restores`, the tasks of the next step, whose writes were all
-// saved before its commit failed, are restored, not run again.
+// lost, none run twice. With `restores`, the tasks of the next step whose writes were saved
+// before its commit failed are restored, not run again: all of them, or with `some` those
+// whose results reached the coordinator (a worker dying may take results with it).
 void check_resume(cluster& c, const value& expected, std::int64_t committed, bool restores,
-                  std::vector<std::string> options = {}) {
+                  std::vector<std::string> options = {}, bool some = false) {
   const list& all = expected.get("trace").as_list();
   std::vector<std::string> args{"submit", "--thread", "t", "--stream", "updates"};
   args.insert(args.end(), options.begin(), options.end());
@@ -113,9 +114,11 @@ void check_resume(cluster& c, const value& expected, std::int64_t committed, boo
     }
   }
   BOOST_TEST(sorted_names(reported) == names_in(all, trace_at(committed), all.size()));
-  if (restores)
-    BOOST_TEST(sorted_names(restored) ==
-               names_in(all, trace_at(committed), trace_at(committed + 1)));
+  const auto step_tasks = names_in(all, trace_at(committed), trace_at(committed + 1));
+  if (restores && !some) BOOST_TEST(sorted_names(restored) == step_tasks);
+  if (restores && some)
+    for (const auto& name : restored)
+      BOOST_TEST(std::count(step_tasks.begin(), step_tasks.end(), name) == 1, name);
 }
 
 // Starts the run (with `options`) and waits until `dying`, armed at `point`, died there and
@@ -157,7 +160,10 @@ void participant_dies_at(const std::string& point, std::int64_t committed) {
   BOOST_TEST(failed.err.find("lost a channel actor of the run") != std::string::npos, failed.err);
   check_checkpoint(c, all, committed);
   check_stream(failed, all, committed, true);
-  check_resume(c, expected, committed, committed < fault_step);
+  // A worker dying before its vote may take results of its node actors with it (the group
+  // votes once the step's writes are in, which may be before those results reach the head):
+  // their tasks run again, once.
+  check_resume(c, expected, committed, committed < fault_step, {}, true);
 }
 
 // A cluster whose head, armed at `point`, dies with the run's channels on two workers;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "superstep/actors/channel_group.hpp"
@@ -19,29 +20,27 @@
 
 namespace superstep::actors {
 
-/// Node actor → channel actor: writes of tasks of step `step` to channels the actor owns (one
-/// message per destination per task batch; the coordinator learns how many were sent).
+/// Node actor → channel actor: writes of the tasks of batch `chunk` of step `step` to
+/// channels the actor owns (one message per channel actor per task batch, an empty one too:
+/// the prepare counts batches). A batch sent again (its node actor went away) replaces the
+/// writes of its first run. The coordinator's own share of a step's writes comes as chunk
+/// `coordinator_chunk`. Writes to channels the actor does not own are not staged: the
+/// coordinator checks every write's channel.
+/// With `prepare`, the step's prepare rides with the writes (it would otherwise come as a
+/// message of its own): the actor takes the first that arrives for the step.
 struct channel_writes {
   std::int64_t step = 0;
   std::vector<ordered_write> writes;
+  std::uint32_t chunk = 0;
+  std::optional<step_prepare> prepare;
 };
 
-/// Coordinator → channel actor: phase one of committing step `step`. The actor waits until
-/// `expected` write messages of the step arrived, stages the step with those writes and the
-/// prepare's own `writes` (channel_group::prepare) and votes. With `finish`, the second round
-/// of a tentatively last step: deferred channels finish (channel_group::finish); `expected`,
-/// `writes`, `consumed` and `bump_step` are then unused. `commits` (when not -1) is a step
-/// whose checkpoint was written and whose commit travels with this message: the actor
-/// commits it before anything else, as if `commit_atom, commits` had come first.
-struct step_prepare {
-  std::int64_t step = 0;
-  std::uint32_t expected = 0;
-  std::vector<std::string> consumed;
-  bool bump_step = false;
-  bool finish = false;
-  std::vector<ordered_write> writes;
-  std::int64_t commits = -1;
-};
+/// The chunk number of the writes a coordinator sends itself.
+inline constexpr std::uint32_t coordinator_chunk = 0xffffffffu;
+
+/// Which of `groups` channel actors owns `channel` when a run's channels are spread over
+/// several (a stable hash of the name: the same split on every run of a graph).
+std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexcept;
 
 /// Channel actor → coordinator: the vote on a prepared step. A yes vote (`error` empty)
 /// carries the staged values of the channels that changed; a no vote aborted the step there.
@@ -74,8 +73,13 @@ using subscribe_atom = caf::atom_constant<caf::atom("ch_sub")>;
 using read_atom = caf::atom_constant<caf::atom("ch_read")>;
 using place_atom = caf::atom_constant<caf::atom("ch_place")>;
 
+/// Where a channel actor sends the votes of prepares that rode with writes: its coordinator.
+using vote_receiver = caf::typed_actor<caf::reacts_to<step_vote>>;
+
 /// The protocol of a channel actor, checked by the compiler.
-/// - `channel_writes`: buffered by step until the step is prepared.
+/// - `channel_writes`: buffered by step (and chunk) until the step is prepared; the step's
+///   prepare riding with them is taken from the first, and its vote goes to the actor's
+///   coordinator (`vote_receiver`).
 /// - `step_prepare` → `step_vote` (after committing the step it carries the commit of).
 /// - `commit_atom, step`: the staged step becomes visible and is pushed; a commit of a step
 ///   that is not the staged one is ignored (already committed, or aborted), so a coordinator
@@ -90,9 +94,9 @@ using channel_actor = caf::typed_actor<
     caf::replies_to<subscribe_atom, caf::actor, std::vector<std::string>>::with<channel_push>,
     caf::replies_to<read_atom, std::vector<std::string>>::with<channel_push>>;
 
-/// Spawns a channel actor owning `group`. With `owner`, the actor stops when `owner` (the
-/// coordinator of its run, in any process) goes down: a staged step whose commit never came
-/// is dropped with it.
+/// Spawns a channel actor owning `group`. With `owner`, the actor sends it the votes of
+/// prepares that ride with writes, and stops when `owner` (the coordinator of its run, in any
+/// process) goes down: a staged step whose commit never came is dropped with it.
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group,
                                   caf::actor owner = caf::actor());
 

@@ -29,7 +29,7 @@ struct task_batch;
 struct task_batch_done;
 struct stream_chunk;
 struct channel_writes;  // channel_actor.hpp
-struct step_prepare;
+struct step_prepare;    // below
 struct step_vote;
 struct channel_push;
 struct channel_placement;
@@ -70,12 +70,14 @@ namespace detail {
 
 /// Inspects `x` as its Cap'n Proto encoding: written by serializers, read back (and checked)
 /// by deserializers, which answer a malformed one with an error instead of a message.
-template <class Inspector, class T>
-typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* name) {
+/// `extra` are fields CAF serializes itself beside the bytes (actor handles).
+template <class Inspector, class T, class... Extra>
+typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* name,
+                                                Extra&... extra) {
   if constexpr (Inspector::reads_state) {
     // A message whose sender encoded it already (task_batch_done::encoded) goes as is.
     if constexpr (requires { x.encoded; })
-      if (!x.encoded.empty()) return f(caf::meta::type_name(name), x.encoded);
+      if (!x.encoded.empty()) return f(caf::meta::type_name(name), x.encoded, extra...);
     // This may run inside CAF's network layer, which an exception would bring down.
     std::string bytes;
     try {
@@ -83,14 +85,14 @@ typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* 
     } catch (const std::exception& e) {
       actors::report_protocol_error(std::string("cannot send a message: ") + e.what());
       if constexpr (std::is_same_v<typename Inspector::result_type, void>)
-        return f(caf::meta::type_name(name), bytes);
+        return f(caf::meta::type_name(name), bytes, extra...);
       else
         return caf::sec::invalid_argument;
     }
-    return f(caf::meta::type_name(name), bytes);
+    return f(caf::meta::type_name(name), bytes, extra...);
   } else {
     std::string bytes;
-    return f(caf::meta::type_name(name), bytes, caf::meta::load_callback([&]() -> caf::error {
+    return f(caf::meta::type_name(name), bytes, extra..., caf::meta::load_callback([&]() -> caf::error {
                try {
                  actors::wire_codec::decode(bytes, x);
                } catch (const std::exception& e) {
@@ -113,10 +115,25 @@ typename Inspector::result_type inspect(Inspector& f, value& x) {
 
 namespace superstep::actors {
 
-/// Sends the writes of a batch's finished tasks to the channel actors owning their channels
-/// (one message per owner), `orders` being each task's position in the step's task-path order.
-using write_route = std::function<void(std::int64_t step, const std::vector<std::uint32_t>& orders,
-                                       const std::vector<pregel_task>& tasks)>;
+/// Coordinator → channel actor: phase one of committing step `step`, as a message of its own
+/// (answered with the vote) or riding with task batches and their writes (`task_batch::
+/// prepares`, `channel_writes::prepare`: the vote goes to the actor's coordinator). The
+/// actor waits until write messages of `expected` distinct chunks of the step arrived,
+/// stages the step with those writes and the prepare's own `writes`
+/// (channel_group::prepare) and votes. With `finish`, the second round
+/// of a tentatively last step: deferred channels finish (channel_group::finish); `expected`,
+/// `writes`, `consumed` and `bump_step` are then unused. `commits` (when not -1) is a step
+/// whose checkpoint was written and whose commit travels with this message: the actor
+/// commits it before anything else, as if `commit_atom, commits` had come first.
+struct step_prepare {
+  std::int64_t step = 0;
+  std::uint32_t expected = 0;
+  std::vector<std::string> consumed;
+  bool bump_step = false;
+  bool finish = false;
+  std::vector<ordered_write> writes;
+  std::int64_t commits = -1;
+};
 
 /// Coordinator → node actor: run these tasks of one step. `slots` are the tasks' positions in
 /// the step, echoed back so the coordinator files results without searching.
@@ -126,11 +143,18 @@ struct task_batch {
   std::vector<channel_delta> deltas;
   std::vector<std::uint32_t> slots;
   std::vector<pregel_task> tasks;
-  /// Set only for node actors in the coordinator's process, never sent: where the tasks'
-  /// writes go once they ran (the run's channel actors), besides back to the coordinator in
-  /// the result; `orders` as `write_route` takes them, one per task.
-  std::shared_ptr<const write_route> local_writes;
+  /// Where the tasks' writes go once they ran, besides back to the coordinator in the
+  /// result: the run's channel actors (channel_actor handles; a channel's owner is
+  /// `channel_owner(name, groups.size())`), one `channel_writes` to each, numbered `chunk`
+  /// (the batch's number in its step, the same when it is sent again), each write ordered by
+  /// its task's position in the step's task-path order (`orders`, one per task). Empty
+  /// `groups`: the writes go back to the coordinator only. The handles travel beside the
+  /// Cap'n Proto bytes, as CAF serializes actor handles.
+  std::vector<caf::actor> groups;
   std::vector<std::uint32_t> orders;
+  std::uint32_t chunk = 0;
+  /// The step's prepare for each of `groups`, riding with the writes (or empty).
+  std::vector<step_prepare> prepares;
 };
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.
@@ -153,7 +177,7 @@ struct stream_chunk {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch& x) {
-  return superstep::detail::inspect_encoded(f, x, "superstep.task_batch");
+  return superstep::detail::inspect_encoded(f, x, "superstep.task_batch", x.groups);
 }
 
 template <class Inspector>
@@ -171,11 +195,14 @@ void register_message_types(caf::actor_system_config& cfg);
 
 /// What the protocol's messages carried across this process's boundary, counted where they
 /// are encoded to leave and decoded on arrival (messages inside one process are not). On a
-/// head: task batches sent to workers, their results and stream events received back.
+/// head: task batches sent to workers, their results and stream events received back; the
+/// channel actors' protocol apart (writes, prepares and placements out; writes and votes in).
 struct wire_traffic {
   std::uint64_t batches_out = 0, batch_bytes_out = 0;
   std::uint64_t results_in = 0, result_bytes_in = 0;
   std::uint64_t chunks_in = 0, chunk_bytes_in = 0;
+  std::uint64_t channel_out = 0, channel_bytes_out = 0;
+  std::uint64_t channel_in = 0, channel_bytes_in = 0;
 };
 wire_traffic traffic() noexcept;
 
