@@ -140,6 +140,9 @@ struct StepVote {
   updated @5 :List(Text);
   values @6 :List(ChannelDelta);  # the changed channels' values for replicas, as `changed`
   overwritten @7 :List(Text);     # changed delta channels whose writes replaced the value
+  # By changed channel: its value for replicas is its checkpoint value (sent once, in
+  # `changed`; its entry in `values` is then empty). Absent in older votes: all sent.
+  valuesAsChanged @8 :List(Bool);
 }
 
 # Coordinator -> a process's channel host: own these channels of a run of graph `graph` (the

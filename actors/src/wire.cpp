@@ -186,13 +186,15 @@ void read_message(std::string_view bytes, const char* what, F&& read) {
   }
 }
 
+void put_deltas_one(wire::ChannelDelta::Builder out, const channel_delta& d) {
+  out.setChannel(text(d.channel));
+  out.setPresent(d.present);
+  put(out.initValue(), d.v);
+}
+
 template <class List>
 void put_deltas(List out, const std::vector<channel_delta>& deltas) {
-  for (unsigned i = 0; i < deltas.size(); ++i) {
-    out[i].setChannel(text(deltas[i].channel));
-    out[i].setPresent(deltas[i].present);
-    put(out[i].initValue(), deltas[i].v);
-  }
+  for (unsigned i = 0; i < deltas.size(); ++i) put_deltas_one(out[i], deltas[i]);
 }
 
 template <class List>
@@ -407,7 +409,21 @@ std::string encode(const step_vote& m) {
   }
   put_deltas(root.initChanged(static_cast<unsigned>(m.changes.changed.size())), m.changes.changed);
   put_strings(root.initUpdated(static_cast<unsigned>(m.changes.updated.size())), m.changes.updated);
-  put_deltas(root.initValues(static_cast<unsigned>(m.changes.values.size())), m.changes.values);
+  // A value for replicas that is the checkpoint value itself (most channels') goes once.
+  const auto n = static_cast<unsigned>(m.changes.values.size());
+  auto as_changed = root.initValuesAsChanged(n);
+  auto values = root.initValues(n);
+  for (unsigned i = 0; i < n; ++i) {
+    const channel_delta& v = m.changes.values[i];
+    const bool same = i < m.changes.changed.size() && v.present == m.changes.changed[i].present &&
+                      (!v.present || v.v.same_instance(m.changes.changed[i].v));
+    as_changed.set(i, same);
+    if (same) {
+      values[i].setChannel(text(v.channel));
+      continue;
+    }
+    put_deltas_one(values[i], v);
+  }
   put_strings(root.initOverwritten(static_cast<unsigned>(m.changes.overwritten.size())),
               m.changes.overwritten);
   return message_bytes_for_size(builder, pack_from);
@@ -428,6 +444,9 @@ void decode(std::string_view bytes, step_vote& m) {
     if (m.changes.values.size() != m.changes.changed.size())
       throw error(code, "step vote: " + std::to_string(m.changes.values.size()) + " values for " +
                             std::to_string(m.changes.changed.size()) + " changed channels");
+    auto as_changed = root.getValuesAsChanged();
+    for (unsigned i = 0; i < as_changed.size() && i < m.changes.values.size(); ++i)
+      if (as_changed[i]) m.changes.values[i] = m.changes.changed[i];
   });
 }
 

@@ -98,6 +98,10 @@ struct coordinator_state {
   // way, by slot; `orders`: each task's position in task-path order; `chunks`: the step's
   // batches so far. The votes are taken once the step reached its barrier (`at_barrier`).
   std::vector<caf::actor> group_handles;
+  // The groups live in other processes (--spread-channels): batches sent there route their
+  // writes to them too. Otherwise a remote batch's writes come with its result, which
+  // reaches the process of the groups anyway.
+  bool spread = false;
   std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
   std::uint32_t chunks = 0;
   std::vector<bool> sent_direct;
@@ -194,7 +198,8 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     b.tasks.push_back(t);
     t.input = std::move(input);
   }
-  route_writes(st, b, c);
+  // Beside the coordinator, the owners get a remote batch's writes with its result.
+  if (st.spread) route_writes(st, b, c);
   b.slots = c.slots;
   if (st.monitored.insert(to.address()).second) self->monitor(to);
   ++st.load[to.address()];
@@ -517,6 +522,7 @@ void place_channels(coordinator_actor* self) {
               self->monitor(placed);
               if (--st.placements_due > 0) return;
               try {
+                st.spread = true;
                 for (const auto& h : st.groups)
                   st.group_handles.push_back(caf::actor_cast<caf::actor>(h));
                 next_step(self);
@@ -584,6 +590,10 @@ void next_step(coordinator_actor* self) {
   if (!st.groups.empty()) {
     std::uint32_t direct = 0;
     for (const auto& [node, slots] : by_node) {
+      if (remote[node] && !st.spread) {  // its writes come with its results
+        st.share_due = true;
+        continue;
+      }
       std::size_t n = slots.size();  // capped: a batch per task
       if (!capped && !remote[node]) {
         n = std::min(n, st.pool->instances(node).size() * 4);

@@ -282,6 +282,18 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   BOOST_TEST(back.changes.values.size() == 2u);
   BOOST_TEST(back.changes.values[1].v.to_json() == "3");  // an untracked value's, say
   BOOST_TEST(back.changes.overwritten == v.changes.overwritten, boost::test_tools::per_element());
+  // A value for replicas that is the checkpoint value itself travels once.
+  const std::string text = R"({"long": ")" + std::string(500, 'x') + R"("})";
+  step_vote same;
+  same.changes.changed = {{"a", true, value::parse_json(text)}};
+  same.changes.values = same.changes.changed;
+  step_vote twice = same;
+  twice.changes.values[0].v = value::parse_json(text);  // equal, not the same
+  BOOST_TEST(wire_codec::encode(same).size() + 400 < wire_codec::encode(twice).size());
+  wire_codec::decode(wire_codec::encode(same), back);
+  BOOST_REQUIRE(back.changes.values.size() == 1u);
+  BOOST_TEST(back.changes.values[0].present);
+  BOOST_TEST(back.changes.values[0].v.to_json() == value::parse_json(text).to_json());
   // A vote whose values do not match its changed channels is refused as malformed.
   v.changes.values.pop_back();
   BOOST_CHECK_THROW(wire_codec::decode(wire_codec::encode(v), back), error);
