@@ -74,6 +74,10 @@ struct TaskBatch {
   orders @6 :List(UInt32);  # each task's position in the step's task-path order
   chunk @7 :UInt32;         # the batch's number in its step (the same when sent again)
   prepares @8 :List(StepPrepare);  # the step's prepare for each channel actor, riding along
+  # With the channels on channel actors in other processes: the channels the node reads, at
+  # the versions the step saw (the node actor waits for its process's replica to hold them).
+  needChannels @9 :List(Text);
+  needVersions @10 :List(UInt64);
 }
 
 # Node actor -> coordinator: the batch's tasks, run.
@@ -128,6 +132,7 @@ struct StepPrepare {
   finish @5 :Bool;  # the second round: deferred channels finish
   writes @6 :List(OrderedWrite);  # writes carried by the prepare itself
   commits @7 :Int64 = -1;         # a step to commit first (its commit travels here)
+  commitsVersion @8 :UInt64;      # the channel version that step gave what it changed
 }
 
 # Channel actor -> coordinator: its vote, and the staged values of the channels that changed.
@@ -151,6 +156,7 @@ struct ChannelPlacement {
   format @0 :UInt16;  # 1
   graph @1 :Text;
   values @2 :List(ChannelDelta);
+  versions @3 :List(UInt64);  # each value's channel version, as `values`
 }
 
 # Channel actor -> subscriber: committed values of channels it subscribed to.
@@ -158,4 +164,5 @@ struct ChannelPush {
   format @0 :UInt16;  # 1
   step @1 :Int64;
   values @2 :List(ChannelDelta);
+  versions @3 :List(UInt64);  # each value's channel version, as `values`
 }

@@ -70,6 +70,9 @@ struct channel_actor_state {
   std::optional<std::int64_t> voted;   // the last step voted on (a prepare riding again)
   std::vector<std::string> staged_changed;
   vote_receiver coordinator;  // where votes of prepares that rode with writes go
+  // Each owned channel's version (the coordinator's), for subscribers' replicas: from the
+  // placement, then the version of each commit that changed it.
+  std::unordered_map<std::string, std::uint64_t> versions;
   std::unordered_map<caf::actor_addr, std::pair<caf::actor, std::set<std::string>>> subscribers;
 };
 
@@ -141,15 +144,18 @@ channel_push values_of(const channel_actor_state& st, std::int64_t step,
       d.v = std::move(*v);
     }
     out.values.push_back(std::move(d));
+    auto v = st.versions.find(name);
+    out.versions.push_back(v == st.versions.end() ? 0 : v->second);
   }
   return out;
 }
 
 // Commit of the staged step `step`: it becomes visible and is pushed to subscribers. Any
 // other step is ignored (already committed, or aborted).
-void commit_step(channel_actor_state& st, std::int64_t step) {
+void commit_step(channel_actor_state& st, std::int64_t step, std::uint64_t version) {
   if (st.staged != step) return;
   st.group->commit();
+  for (const auto& name : st.staged_changed) st.versions[name] = version;
   fault_point("channel.after_commit", step);
   st.staged.reset();
   // Writes buffered for steps up to this one can never be prepared now.
@@ -164,9 +170,11 @@ void commit_step(channel_actor_state& st, std::int64_t step) {
   st.staged_changed.clear();
 }
 
-channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_group group,
-                                                    caf::actor owner) {
+channel_actor::behavior_type channel_actor_behavior(
+    self_pointer self, channel_group group, caf::actor owner,
+    std::unordered_map<std::string, std::uint64_t> versions) {
   self->state.group.emplace(std::move(group));
+  self->state.versions = std::move(versions);
   caf::actor_addr owner_addr;
   if (owner) {
     owner_addr = owner.address();
@@ -187,7 +195,8 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         // The step's prepare rides with every batch's writes: the first one counts.
         if (m.prepare && st.voted != m.step &&
             !(st.waiting && st.waiting->request.step == m.step)) {
-          if (m.prepare->commits >= 0) commit_step(st, m.prepare->commits);
+          if (m.prepare->commits >= 0)
+            commit_step(st, m.prepare->commits, m.prepare->commits_version);
           st.waiting.emplace(waiting_prepare{std::move(*m.prepare), std::nullopt});
         }
         st.inbox[m.step].add(m);
@@ -195,7 +204,7 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
         auto& st = self->state;
-        if (req.commits >= 0) commit_step(st, req.commits);
+        if (req.commits >= 0) commit_step(st, req.commits, req.commits_version);
         auto it = st.inbox.find(req.step);
         const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages();
         if (req.finish || arrived >= req.expected) {
@@ -212,9 +221,9 @@ channel_actor::behavior_type channel_actor_behavior(self_pointer self, channel_g
         st.waiting.emplace(waiting_prepare{std::move(req), promise});
         return promise;
       },
-      [self](commit_atom, std::int64_t step) {
+      [self](commit_atom, std::int64_t step, std::uint64_t version) {
         fault_point("channel.after_vote", step);  // voted; the commit arrived, not applied
-        commit_step(self->state, step);
+        commit_step(self->state, step, version);
       },
       [self](abort_atom, std::int64_t step) {
         auto& st = self->state;
@@ -262,8 +271,10 @@ std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexce
   return static_cast<std::uint32_t>(h % groups);
 }
 
-channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner) {
-  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner));
+channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner,
+                                  std::unordered_map<std::string, std::uint64_t> versions) {
+  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner),
+                   std::move(versions));
 }
 
 channel_group group_from(

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "superstep/actors/channel_actor.hpp"
+#include "superstep/actors/process_replica.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {
@@ -20,6 +21,9 @@ struct node_state {
   // refreshing its replica with only what changed in its own thread. Dropped when the
   // coordinator ends (monitored).
   std::unordered_map<caf::actor_addr, channel_map> replicas;
+  // With the run's channels on channel actors elsewhere: the version of each channel each
+  // replica holds (taken from the process's replica of the run).
+  std::unordered_map<caf::actor_addr, std::unordered_map<std::string, std::uint64_t>> held;
   channel_map empty;  // nodes that read nothing fresh
 };
 
@@ -40,15 +44,16 @@ void apply_deltas(node_state& st, channel_map& replica, std::vector<channel_delt
   }
 }
 
-// The replica of the coordinator that sent the current batch.
-channel_map& replica_of_sender(node_actor::stateful_pointer<node_state> self) {
+// The replica of the run coordinated by `coordinator`.
+channel_map& replica_of(node_actor::stateful_pointer<node_state> self,
+                        const caf::strong_actor_ptr& coordinator) {
   auto& st = self->state;
   if (st.prototypes.empty()) return st.empty;
-  auto sender = caf::actor_cast<caf::actor_addr>(self->current_sender());
-  auto it = st.replicas.find(sender);
+  auto addr = caf::actor_cast<caf::actor_addr>(coordinator);
+  auto it = st.replicas.find(addr);
   if (it == st.replicas.end()) {
-    it = st.replicas.emplace(sender, fresh_replica(st)).first;
-    if (auto handle = caf::actor_cast<caf::actor>(self->current_sender())) self->monitor(handle);
+    it = st.replicas.emplace(addr, fresh_replica(st)).first;
+    if (auto handle = caf::actor_cast<caf::actor>(coordinator)) self->monitor(handle);
   }
   return it->second;
 }
@@ -99,49 +104,107 @@ void send_writes(node_self self, const task_batch& b) {
     self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
 }
 
+// What the channels a batch's tasks need lack in the replica of `coordinator`'s run: those
+// below the version the step saw.
+replica_wait missing(node_self self, const task_batch& b, const caf::strong_actor_ptr& coordinator) {
+  replica_wait w;
+  auto& held = self->state.held[caf::actor_cast<caf::actor_addr>(coordinator)];
+  for (std::size_t i = 0; i < b.need_channels.size(); ++i) {
+    auto it = held.find(b.need_channels[i]);
+    if (it != held.end() && it->second >= b.need_versions[i]) continue;
+    w.channels.push_back(b.need_channels[i]);
+    w.versions.push_back(b.need_versions[i]);
+  }
+  return w;
+}
+
+void take_from_replica(node_self self, const caf::strong_actor_ptr& coordinator,
+                       channel_push& p) {
+  auto& held = self->state.held[caf::actor_cast<caf::actor_addr>(coordinator)];
+  for (std::size_t i = 0; i < p.values.size() && i < p.versions.size(); ++i)
+    held[p.values[i].channel] = p.versions[i];
+  apply_deltas(self->state, replica_of(self, coordinator), p.values);
+}
+
+// The result of a run batch, to send back to `coordinator` (encoded when it is elsewhere).
+task_batch_done finished(node_self self, task_batch& b, const caf::strong_actor_ptr& coordinator) {
+  // The coordinator has the input already, and needs only the writes of what the node
+  // returned (its writers ran here): neither goes back.
+  for (auto& t : b.tasks) {
+    t.input = value();
+    t.output = value();
+  }
+  task_count.fetch_add(b.tasks.size(), std::memory_order_relaxed);
+  batch_count.fetch_add(1, std::memory_order_relaxed);
+  task_batch_done done{b.id, std::move(b.slots), std::move(b.tasks), {}};
+  if (coordinator && coordinator->node() != self->node()) encode_for_remote(done);
+  return done;
+}
+
+// Runs a batch of the run coordinated by `sender` against its replica.
+task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor_ptr& sender) {
+  auto& st = self->state;
+  channel_map& replica = replica_of(self, sender);
+  // The sender's handle is made only for the rare stream event (the cast is not free);
+  // anon_send is thread-safe: nested subgraph runs may emit from pool threads.
+  caf::actor coordinator;
+  stream_forward forward = [&sender, &coordinator](const std::vector<std::string>& ns,
+                                                   std::uint8_t mode, value data) {
+    if (!coordinator) coordinator = caf::actor_cast<caf::actor>(sender);
+    caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
+  };
+  const bool local = b.header.local_forward && sender && sender->node() == self->node();
+  try {
+    st.node->body(b.tasks, b.header, replica, local ? *b.header.local_forward : forward);
+  } catch (const std::exception& e) {
+    for (auto& t : b.tasks)
+      if (!t.done) t.error = task_error{error_code::internal, e.what()};
+  }
+  // The writes go straight to their owners, which stage the step as soon as every
+  // batch's writes are in; the coordinator learns of them from the result.
+  if (!b.groups.empty()) send_writes(self, b);
+  return finished(self, b, sender);
+}
+
 node_actor::behavior_type node_actor_behavior(node_self self,
                                               std::shared_ptr<const node_host> node) {
   auto& st = self->state;
   st.node = std::move(node);
   for (const auto& [name, proto] : st.node->replica_channels) st.prototypes.emplace(name, proto);
   for (const auto& [name, proto] : st.node->input_channels) st.prototypes.emplace(name, proto);
-  self->set_down_handler([self](caf::down_msg& msg) { self->state.replicas.erase(msg.source); });
+  self->set_down_handler([self](caf::down_msg& msg) {
+    self->state.replicas.erase(msg.source);
+    self->state.held.erase(msg.source);
+  });
   return {
-      [self](task_batch& b) -> task_batch_done {
-        auto& st = self->state;
-        channel_map& replica = replica_of_sender(self);
-        apply_deltas(st, replica, b.deltas);
-        // The sender's handle is made only for the rare stream event (the cast is not free);
-        // anon_send is thread-safe: nested subgraph runs may emit from pool threads.
+      [self](task_batch& b) -> caf::result<task_batch_done> {
         caf::strong_actor_ptr sender = self->current_sender();
-        caf::actor coordinator;
-        stream_forward forward = [&sender, &coordinator](const std::vector<std::string>& ns,
-                                                         std::uint8_t mode, value data) {
-          if (!coordinator) coordinator = caf::actor_cast<caf::actor>(sender);
-          caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
-        };
-        const bool local = b.header.local_forward && sender && sender->node() == self->node();
-        try {
-          st.node->body(b.tasks, b.header, replica, local ? *b.header.local_forward : forward);
-        } catch (const std::exception& e) {
-          for (auto& t : b.tasks)
-            if (!t.done) t.error = task_error{error_code::internal, e.what()};
+        if (b.need_channels.empty()) {
+          apply_deltas(self->state, replica_of(self, sender), b.deltas);
+          return run_batch(self, b, sender);
         }
-        // The writes go straight to their owners, which stage the step as soon as every
-        // batch's writes are in; the coordinator learns of them from the result.
-        if (!b.groups.empty()) send_writes(self, b);
-        // The coordinator has the input already, and needs only the writes of what the node
-        // returned (its writers ran here): neither goes back.
-        for (auto& t : b.tasks) {
-          t.input = value();
-          t.output = value();
-        }
-        task_count.fetch_add(b.tasks.size(), std::memory_order_relaxed);
-        batch_count.fetch_add(1, std::memory_order_relaxed);
-        task_batch_done done{b.id, std::move(b.slots), std::move(b.tasks), {}};
-        if (sender && sender->node() != self->node()) encode_for_remote(done);
-        // Returned, the result goes back to the sender as a message, after any stream chunk.
-        return done;
+        // The run's channels live on channel actors elsewhere: the replica takes what the
+        // step's tasks need from the process's replica of the run, once it holds it.
+        replica_wait wait = missing(self, b, sender);
+        if (wait.channels.empty()) return run_batch(self, b, sender);
+        auto promise = self->make_response_promise<task_batch_done>();
+        auto batch = std::make_shared<task_batch>(std::move(b));
+        auto replica = replica_of_run(self->system(), caf::actor_cast<caf::actor>(sender),
+                                      batch->groups);
+        self->request(replica, caf::infinite, await_atom::value, std::move(wait))
+            .then(
+                [self, batch, sender, promise](channel_push& p) mutable {
+                  take_from_replica(self, sender, p);
+                  promise.deliver(run_batch(self, *batch, sender));
+                },
+                [self, batch, sender, promise](caf::error& e) mutable {
+                  for (auto& t : batch->tasks)
+                    t.error = task_error{error_code::unavailable,
+                                         "the process's replica of the run's channels failed: " +
+                                             self->system().render(e)};
+                  promise.deliver(finished(self, *batch, sender));
+                });
+        return promise;
       },
   };
 }

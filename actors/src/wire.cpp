@@ -186,6 +186,17 @@ void read_message(std::string_view bytes, const char* what, F&& read) {
   }
 }
 
+void put_versions(capnp::List<std::uint64_t>::Builder out, const std::vector<std::uint64_t>& v) {
+  for (unsigned i = 0; i < v.size(); ++i) out.set(i, v[i]);
+}
+
+std::vector<std::uint64_t> get_versions(capnp::List<std::uint64_t>::Reader in) {
+  std::vector<std::uint64_t> out;
+  out.reserve(in.size());
+  for (auto v : in) out.push_back(v);
+  return out;
+}
+
 void put_deltas_one(wire::ChannelDelta::Builder out, const channel_delta& d) {
   out.setChannel(text(d.channel));
   out.setPresent(d.present);
@@ -240,6 +251,7 @@ void put_prepare(wire::StepPrepare::Builder root, const step_prepare& m) {
   root.setFinish(m.finish);
   put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
   root.setCommits(m.commits);
+  root.setCommitsVersion(m.commits_version);
 }
 
 step_prepare get_prepare(wire::StepPrepare::Reader root) {
@@ -251,6 +263,7 @@ step_prepare get_prepare(wire::StepPrepare::Reader root) {
   m.finish = root.getFinish();
   m.writes = get_writes(root.getWrites());
   m.commits = root.getCommits();
+  m.commits_version = root.getCommitsVersion();
   return m;
 }
 
@@ -280,6 +293,10 @@ std::string encode(const task_batch& b) {
   put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
   put_slots(root.initOrders(static_cast<unsigned>(b.orders.size())), b.orders);
   root.setChunk(b.chunk);
+  put_strings(root.initNeedChannels(static_cast<unsigned>(b.need_channels.size())),
+              b.need_channels);
+  put_versions(root.initNeedVersions(static_cast<unsigned>(b.need_versions.size())),
+               b.need_versions);
   auto prepares = root.initPrepares(static_cast<unsigned>(b.prepares.size()));
   for (unsigned i = 0; i < b.prepares.size(); ++i) put_prepare(prepares[i], b.prepares[i]);
   std::string bytes = message_bytes_for_size(builder, pack_from);
@@ -308,6 +325,10 @@ void decode(std::string_view bytes, task_batch& b) {
     b.tasks = get_tasks(root.getTasks());
     b.orders = get_slots(root.getOrders());
     b.chunk = root.getChunk();
+    b.need_channels = get_strings(root.getNeedChannels());
+    b.need_versions = get_versions(root.getNeedVersions());
+    if (b.need_channels.size() != b.need_versions.size())
+      throw error(error_code::protocol_error, "task batch: channels and versions do not match");
     b.prepares.clear();
     for (auto p : root.getPrepares()) b.prepares.push_back(get_prepare(p));
     if (!b.orders.empty() && b.orders.size() != b.tasks.size())
@@ -456,6 +477,7 @@ std::string encode(const channel_placement& m) {
   root.setFormat(format);
   root.setGraph(text(m.graph));
   put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
+  put_versions(root.initVersions(static_cast<unsigned>(m.versions.size())), m.versions);
   std::string bytes = message_bytes_for_size(builder, pack_from);
   tally(channel_out, channel_bytes_out, bytes.size());
   return bytes;
@@ -466,6 +488,7 @@ void decode(std::string_view bytes, channel_placement& m) {
                                        [&](wire::ChannelPlacement::Reader root) {
                                          m.graph = text_of(root.getGraph());
                                          m.values = get_deltas(root.getValues());
+                                         m.versions = get_versions(root.getVersions());
                                        });
 }
 
@@ -475,6 +498,7 @@ std::string encode(const channel_push& m) {
   root.setFormat(format);
   root.setStep(m.step);
   put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
+  put_versions(root.initVersions(static_cast<unsigned>(m.versions.size())), m.versions);
   return message_bytes_for_size(builder, pack_from);
 }
 
@@ -482,6 +506,10 @@ void decode(std::string_view bytes, channel_push& m) {
   read_message<wire::ChannelPush>(bytes, "channel push", [&](wire::ChannelPush::Reader root) {
     m.step = root.getStep();
     m.values = get_deltas(root.getValues());
+    m.versions = get_versions(root.getVersions());
+    if (!m.versions.empty() && m.versions.size() != m.values.size())
+      throw error(code, "channel push: " + std::to_string(m.versions.size()) +
+                            " versions for " + std::to_string(m.values.size()) + " values");
   });
 }
 

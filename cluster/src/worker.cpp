@@ -22,6 +22,7 @@
 #include "net_transport.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/channel_actor.hpp"
+#include "superstep/actors/process_replica.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/coordinator/node_actors.hpp"
@@ -152,11 +153,14 @@ caf::behavior host(host_actor* self, host_state init) {
                                  st.closing ? std::string("the worker is stopping")
                                             : "graph " + req.graph + " is not loaded here");
         try {
+          std::unordered_map<std::string, std::uint64_t> versions;
+          for (std::size_t i = 0; i < req.values.size() && i < req.versions.size(); ++i)
+            versions.emplace(req.values[i].channel, req.versions[i]);
           auto group =
               actors::group_from(it->second.first->graph().channels, std::move(req.values));
           auto owner = caf::actor_cast<caf::actor>(self->current_sender());
-          auto ch = caf::actor_cast<caf::actor>(
-              actors::spawn_channel_actor(self->system(), std::move(group), owner));
+          auto ch = caf::actor_cast<caf::actor>(actors::spawn_channel_actor(
+              self->system(), std::move(group), owner, std::move(versions)));
           self->monitor(ch);
           st.channel_actors.emplace(ch.address(), ch);
           if (st.placed) ++*st.placed;
@@ -303,20 +307,25 @@ void worker::impl::serve(caf::actor_system& sys, net::link_transport& transport,
     auto last_report = std::chrono::steady_clock::now();
     std::uint64_t reported = actors::tasks_run();
     std::uint64_t groups_reported = placed_groups.load();
+    std::uint64_t replicas_reported = actors::replicas_made();
     while (!lost && !stopping) {
       self->receive([&](caf::down_msg&) { lost = true; },
                     caf::after(std::chrono::milliseconds(200)) >> [] {});
       // Every few seconds of activity: how much this worker has run.
       auto now = std::chrono::steady_clock::now();
       if (now - last_report >= std::chrono::seconds(2) &&
-          (actors::tasks_run() != reported || placed_groups != groups_reported)) {
+          (actors::tasks_run() != reported || placed_groups != groups_reported ||
+           actors::replicas_made() != replicas_reported)) {
         reported = actors::tasks_run();
         groups_reported = placed_groups.load();
+        replicas_reported = actors::replicas_made();
         last_report = now;
         std::string line = "ran " + std::to_string(reported) + " tasks in " +
                            std::to_string(actors::batches_run()) + " batches";
         if (groups_reported > 0)
           line += "; owned channel groups of " + std::to_string(groups_reported) + " runs";
+        if (replicas_reported > 0)
+          line += "; kept channel replicas of " + std::to_string(replicas_reported) + " runs";
         say(worker_log_level::info, line);
       }
     }

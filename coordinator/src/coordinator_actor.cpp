@@ -91,6 +91,7 @@ struct coordinator_state {
   // the run ends): nothing reads its committed values between the two. The step whose
   // commit is owed, or -1.
   std::int64_t owed_commit = -1;
+  channel_version owed_version = 0;
   // Writes straight from node actors to the groups: every batch names the groups, and the
   // step's prepare goes out with its tasks (`early_prepare`), so each group stages the step
   // as soon as the writes of every batch (and the coordinator's share of the rest, when
@@ -186,7 +187,20 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   const bool pulls =
       std::any_of(c.slots.begin(), c.slots.end(), [&](std::uint32_t s) { return !tasks[s].push; });
   b.header.inputs_from_replica = pulls;
-  b.deltas = deltas_for(st, c.node, to, pulls);
+  if (st.spread) {
+    // The actor's process keeps a replica subscribed to the channel actors: the batch says
+    // which versions its tasks need, not what changed.
+    const auto& reads = pulls ? st.pool->replica_reads(c.node) : st.pool->fresh_reads(c.node);
+    const auto& versions = st.loop->state().checkpoint.channel_versions;
+    b.groups = st.group_handles;
+    for (const auto& ch : reads) {
+      auto v = versions.find(ch);
+      b.need_channels.push_back(ch);
+      b.need_versions.push_back(v == versions.end() ? 0 : v->second);
+    }
+  } else {
+    b.deltas = deltas_for(st, c.node, to, pulls);
+  }
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) {
     pregel_task& t = tasks[s];
@@ -327,11 +341,14 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
   }
   actors::fault_point("coordinator.after_checkpoint", step);
   // Groups in other processes commit now (the failure of a participant after the commit
-  // point must not lose it); the one beside the coordinator with the next prepare.
-  if (st.owner.empty())
+  // point must not lose it, and replicas wait for their pushes); the one beside the
+  // coordinator with the next prepare.
+  if (st.owner.empty()) {
     st.owed_commit = step;
-  else
-    to_groups(self, actors::commit_atom::value, step);
+    st.owed_version = st.loop->step_version();
+  } else {
+    to_groups(self, actors::commit_atom::value, step, st.loop->step_version());
+  }
   if (!more) {
     end_run(self, true);
     return;
@@ -439,6 +456,7 @@ void commit_and_continue(coordinator_actor* self) {
     prepares[g].step = step;
     prepares[g].bump_step = staged->bump_step;
     prepares[g].commits = st.owed_commit;
+    prepares[g].commits_version = st.owed_version;
   }
   st.owed_commit = -1;
   // The writes travel inside the prepare: one message per group and step.
@@ -465,6 +483,7 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
     p.expected = messages;
     p.bump_step = effects.bump_step;
     p.commits = st.owed_commit;
+    p.commits_version = st.owed_version;
   }
   st.owed_commit = -1;
   for (auto& c : effects.consumed)
@@ -505,6 +524,9 @@ void place_channels(coordinator_actor* self) {
       d.v = std::move(*v);
     }
     placements[g].values.push_back(std::move(d));
+    auto v = st.loop->state().checkpoint.channel_versions.find(name);
+    placements[g].versions.push_back(
+        v == st.loop->state().checkpoint.channel_versions.end() ? 0 : v->second);
   }
   st.groups.resize(hosts.size());
   st.placements_due = hosts.size();

@@ -113,6 +113,8 @@ class run_loop {
   void take_votes(const actors::group_changes& changes);
   bool finish_due() const;
   bool complete_step();
+  /// The version the step being committed gives the channels it changes.
+  channel_version step_version() const noexcept { return staged_version_; }
 
   /// The error that ended the run, recorded by the coordinator actor for its caller.
   void set_failure(std::exception_ptr e) noexcept { failure_ = std::move(e); }

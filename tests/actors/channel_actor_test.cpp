@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
       request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
   BOOST_TEST(find(before.values, "total")->to_json() == "0");
 
-  self->send(ch, commit_atom::value, std::int64_t{0});
+  self->send(ch, commit_atom::value, std::int64_t{0}, std::uint64_t{1});
   self->receive([&](channel_push& p) {
     BOOST_TEST(p.step == 0);
     BOOST_REQUIRE(p.values.size() == 1u);
@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_channel_actor_waits_for_the_writes_it_expects_then_votes)
   auto v1 = request<step_vote>(self, ch, step_prepare{1, 1, {}, true, false, {}, -1});
   BOOST_TEST(find(v1.changes.changed, "total")->to_json() == "111");
   self->send(ch, abort_atom::value, std::int64_t{1});
-  self->send(ch, commit_atom::value, std::int64_t{1});  // too late: ignored
+  self->send(ch, commit_atom::value, std::int64_t{1}, std::uint64_t{2});  // too late: ignored
   auto after = request<channel_push>(self, ch, read_atom::value, std::vector<std::string>{"total"});
   BOOST_TEST(find(after.values, "total")->to_json() == "11");
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "superstep/actors/channel_group.hpp"
@@ -55,6 +56,7 @@ struct step_vote {
 struct channel_push {
   std::int64_t step = 0;
   std::vector<channel_delta> values;
+  std::vector<std::uint64_t> versions;  ///< each value's channel version
 };
 
 /// Coordinator → a process's channel host (a worker's host actor): own the channels named in
@@ -65,6 +67,7 @@ struct channel_push {
 struct channel_placement {
   std::string graph;
   std::vector<channel_delta> values;
+  std::vector<std::uint64_t> versions;  ///< each value's channel version
 };
 
 using commit_atom = caf::atom_constant<caf::atom("ch_commit")>;
@@ -81,7 +84,8 @@ using vote_receiver = caf::typed_actor<caf::reacts_to<step_vote>>;
 ///   prepare riding with them is taken from the first, and its vote goes to the actor's
 ///   coordinator (`vote_receiver`).
 /// - `step_prepare` → `step_vote` (after committing the step it carries the commit of).
-/// - `commit_atom, step`: the staged step becomes visible and is pushed; a commit of a step
+/// - `commit_atom, step, version`: the staged step becomes visible (its changed channels at
+///   `version`) and is pushed; a commit of a step
 ///   that is not the staged one is ignored (already committed, or aborted), so a coordinator
 ///   may send it again.
 /// - `abort_atom, step`: the staged step is dropped; ignored when not the staged one.
@@ -90,15 +94,17 @@ using vote_receiver = caf::typed_actor<caf::reacts_to<step_vote>>;
 /// - `read_atom, channels` → their committed values.
 using channel_actor = caf::typed_actor<
     caf::reacts_to<channel_writes>, caf::replies_to<step_prepare>::with<step_vote>,
-    caf::reacts_to<commit_atom, std::int64_t>, caf::reacts_to<abort_atom, std::int64_t>,
+    caf::reacts_to<commit_atom, std::int64_t, std::uint64_t>,
+    caf::reacts_to<abort_atom, std::int64_t>,
     caf::replies_to<subscribe_atom, caf::actor, std::vector<std::string>>::with<channel_push>,
     caf::replies_to<read_atom, std::vector<std::string>>::with<channel_push>>;
 
 /// Spawns a channel actor owning `group`. With `owner`, the actor sends it the votes of
 /// prepares that ride with writes, and stops when `owner` (the coordinator of its run, in any
 /// process) goes down: a staged step whose commit never came is dropped with it.
-channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group,
-                                  caf::actor owner = caf::actor());
+channel_actor spawn_channel_actor(
+    caf::actor_system& sys, channel_group group, caf::actor owner = caf::actor(),
+    std::unordered_map<std::string, std::uint64_t> versions = {});
 
 /// A group owning the channels named in `values`, made from `prototypes` (a graph's channels
 /// by name) restored from the values. Throws `superstep::error` (invalid_argument) naming a

@@ -133,6 +133,7 @@ struct step_prepare {
   bool finish = false;
   std::vector<ordered_write> writes;
   std::int64_t commits = -1;
+  std::uint64_t commits_version = 0;  ///< the version the `commits` step gave what it changed
 };
 
 /// Coordinator → node actor: run these tasks of one step. `slots` are the tasks' positions in
@@ -155,6 +156,12 @@ struct task_batch {
   std::uint32_t chunk = 0;
   /// The step's prepare for each of `groups`, riding with the writes (or empty).
   std::vector<step_prepare> prepares;
+  /// With the run's channels on channel actors in other processes: the channels the node
+  /// reads, at the versions the step saw. The node actor builds its replica from its
+  /// process's replica of the run (subscribed to the channel actors) once that holds them,
+  /// instead of from `deltas`.
+  std::vector<std::string> need_channels;
+  std::vector<std::uint64_t> need_versions;
 };
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.

@@ -1,0 +1,146 @@
+// A process's replica of a run's channels: subscribed to the run's channel actors, it keeps
+// each channel's committed value at its version and answers node actors waiting for the
+// versions their tasks need.
+#include "superstep/actors/process_replica.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace superstep::actors {
+
+namespace {
+
+struct held {
+  std::optional<value> v;  // as channel::transfer gives it (nullopt: empty)
+  std::uint64_t version = 0;
+};
+
+struct waiting {
+  replica_wait wait;
+  caf::typed_response_promise<channel_push> promise;
+};
+
+struct replica_state {
+  std::vector<caf::actor> groups;
+  std::unordered_map<std::string, held> channels;
+  std::unordered_set<std::string> subscribed;  // asked of their channel actor
+  std::vector<waiting> parked;
+};
+
+using replica_self = process_replica::stateful_pointer<replica_state>;
+
+// The registry of this process's replicas, by coordinator.
+std::mutex registry_mutex;
+std::unordered_map<caf::actor_addr, process_replica> registry;
+std::atomic<std::uint64_t> made{0};
+
+void take(replica_state& st, channel_push& p) {
+  for (std::size_t i = 0; i < p.values.size(); ++i) {
+    channel_delta& d = p.values[i];
+    const std::uint64_t version = i < p.versions.size() ? p.versions[i] : 0;
+    auto& h = st.channels[d.channel];
+    if (version < h.version) continue;  // an older value than held (a late answer)
+    h.version = version;
+    h.v.reset();
+    if (d.present) h.v = std::move(d.v);
+  }
+}
+
+// Whether every channel of `w` is held at its version; then its values.
+std::optional<channel_push> ready(const replica_state& st, const replica_wait& w) {
+  channel_push out;
+  out.step = -1;
+  for (std::size_t i = 0; i < w.channels.size(); ++i) {
+    // Held once its channel actor answered the subscription (with every channel it owns).
+    auto it = st.channels.find(w.channels[i]);
+    if (it == st.channels.end() || it->second.version < w.versions[i]) return std::nullopt;
+    const std::uint64_t have = it->second.version;
+    channel_delta d;
+    d.channel = w.channels[i];
+    if (it->second.v) {
+      d.present = true;
+      d.v = *it->second.v;
+    }
+    out.values.push_back(std::move(d));
+    out.versions.push_back(have);
+  }
+  return out;
+}
+
+void answer_parked(replica_self self) {
+  auto& st = self->state;
+  for (std::size_t i = 0; i < st.parked.size();) {
+    if (auto out = ready(st, st.parked[i].wait)) {
+      st.parked[i].promise.deliver(std::move(*out));
+      st.parked.erase(st.parked.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+// Subscribes to the channels of `w` not asked for yet, one request per channel actor.
+void subscribe(replica_self self, const replica_wait& w) {
+  auto& st = self->state;
+  const std::size_t n = st.groups.size();
+  std::vector<std::vector<std::string>> ask(n);
+  for (const auto& ch : w.channels)
+    if (st.subscribed.insert(ch).second) ask[channel_owner(ch, n)].push_back(ch);
+  for (std::size_t g = 0; g < n; ++g) {
+    if (ask[g].empty()) continue;
+    self->request(caf::actor_cast<channel_actor>(st.groups[g]), caf::infinite,
+                  subscribe_atom::value, caf::actor_cast<caf::actor>(self), std::move(ask[g]))
+        .then([self](channel_push& p) {
+          take(self->state, p);
+          answer_parked(self);
+        });
+  }
+}
+
+process_replica::behavior_type replica_behavior(replica_self self, caf::actor coordinator,
+                                                std::vector<caf::actor> groups) {
+  self->state.groups = std::move(groups);
+  self->monitor(coordinator);
+  self->set_down_handler([self, gone = coordinator.address()](caf::down_msg& msg) {
+    if (msg.source != gone) return;
+    {
+      std::lock_guard lock(registry_mutex);
+      registry.erase(gone);
+    }
+    self->quit(msg.reason);
+  });
+  return {
+      [self](await_atom, replica_wait& w) -> caf::result<channel_push> {
+        auto& st = self->state;
+        subscribe(self, w);
+        if (auto out = ready(st, w)) return std::move(*out);
+        auto promise = self->make_response_promise<channel_push>();
+        st.parked.push_back(waiting{std::move(w), promise});
+        return promise;
+      },
+      [self](channel_push& p) {
+        take(self->state, p);
+        answer_parked(self);
+      },
+  };
+}
+
+}  // namespace
+
+process_replica replica_of_run(caf::actor_system& sys, const caf::actor& coordinator,
+                               const std::vector<caf::actor>& groups) {
+  std::lock_guard lock(registry_mutex);
+  auto it = registry.find(coordinator.address());
+  if (it != registry.end()) return it->second;
+  auto r = sys.spawn(replica_behavior, coordinator, groups);
+  registry.emplace(coordinator.address(), r);
+  made.fetch_add(1, std::memory_order_relaxed);
+  return r;
+}
+
+std::uint64_t replicas_made() noexcept { return made.load(std::memory_order_relaxed); }
+
+}  // namespace superstep::actors
