@@ -273,8 +273,7 @@ std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexce
 
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner,
                                   std::unordered_map<std::string, std::uint64_t> versions) {
-  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner),
-                   std::move(versions));
+  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner), std::move(versions));
 }
 
 channel_group group_from(

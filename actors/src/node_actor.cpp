@@ -106,7 +106,8 @@ void send_writes(node_self self, const task_batch& b) {
 
 // What the channels a batch's tasks need lack in the replica of `coordinator`'s run: those
 // below the version the step saw.
-replica_wait missing(node_self self, const task_batch& b, const caf::strong_actor_ptr& coordinator) {
+replica_wait missing(node_self self, const task_batch& b,
+                     const caf::strong_actor_ptr& coordinator) {
   replica_wait w;
   auto& held = self->state.held[caf::actor_cast<caf::actor_addr>(coordinator)];
   for (std::size_t i = 0; i < b.need_channels.size(); ++i) {
@@ -118,8 +119,7 @@ replica_wait missing(node_self self, const task_batch& b, const caf::strong_acto
   return w;
 }
 
-void take_from_replica(node_self self, const caf::strong_actor_ptr& coordinator,
-                       channel_push& p) {
+void take_from_replica(node_self self, const caf::strong_actor_ptr& coordinator, channel_push& p) {
   auto& held = self->state.held[caf::actor_cast<caf::actor_addr>(coordinator)];
   for (std::size_t i = 0; i < p.values.size() && i < p.versions.size(); ++i)
     held[p.values[i].channel] = p.versions[i];
@@ -189,8 +189,8 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         if (wait.channels.empty()) return run_batch(self, b, sender);
         auto promise = self->make_response_promise<task_batch_done>();
         auto batch = std::make_shared<task_batch>(std::move(b));
-        auto replica = replica_of_run(self->system(), caf::actor_cast<caf::actor>(sender),
-                                      batch->groups);
+        auto replica =
+            replica_of_run(self->system(), caf::actor_cast<caf::actor>(sender), batch->groups);
         self->request(replica, caf::infinite, await_atom::value, std::move(wait))
             .then(
                 [self, batch, sender, promise](channel_push& p) mutable {

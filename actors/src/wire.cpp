@@ -238,7 +238,8 @@ void put_writes(capnp::List<wire::OrderedWrite>::Builder out,
 std::vector<ordered_write> get_writes(capnp::List<wire::OrderedWrite>::Reader in) {
   std::vector<ordered_write> out;
   out.reserve(in.size());
-  for (auto w : in) out.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
+  for (auto w : in)
+    out.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
   return out;
 }
 
@@ -332,9 +333,9 @@ void decode(std::string_view bytes, task_batch& b) {
     b.prepares.clear();
     for (auto p : root.getPrepares()) b.prepares.push_back(get_prepare(p));
     if (!b.orders.empty() && b.orders.size() != b.tasks.size())
-      throw error(error_code::protocol_error,
-                  "task batch: " + std::to_string(b.orders.size()) + " task orders for " +
-                      std::to_string(b.tasks.size()) + " tasks");
+      throw error(error_code::protocol_error, "task batch: " + std::to_string(b.orders.size()) +
+                                                  " task orders for " +
+                                                  std::to_string(b.tasks.size()) + " tasks");
   });
 }
 
@@ -375,7 +376,6 @@ void decode(std::string_view bytes, stream_chunk& c) {
     c.data = get(root.getData());
   });
 }
-
 
 std::string encode(const channel_writes& m) {
   capnp_io::bounded_message_builder builder;
@@ -508,8 +508,8 @@ void decode(std::string_view bytes, channel_push& m) {
     m.values = get_deltas(root.getValues());
     m.versions = get_versions(root.getVersions());
     if (!m.versions.empty() && m.versions.size() != m.values.size())
-      throw error(code, "channel push: " + std::to_string(m.versions.size()) +
-                            " versions for " + std::to_string(m.values.size()) + " values");
+      throw error(code, "channel push: " + std::to_string(m.versions.size()) + " versions for " +
+                            std::to_string(m.values.size()) + " values");
   });
 }
 

@@ -15,110 +15,11 @@
 #include <unordered_set>
 #include <utility>
 
-#include "node_actor_pool.hpp"
+#include "coordinator_state.hpp"
 #include "superstep/actors/caf_runtime.hpp"
-#include "superstep/actors/channel_actor.hpp"
-#include "superstep/actors/fault_point.hpp"
-#include "superstep/actors/node_directory.hpp"
-#include "superstep/actors/protocol.hpp"
-#include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 
-namespace superstep::detail {
-
-namespace {
-
-using start_atom = caf::atom_constant<caf::atom("start")>;
-using retry_atom = caf::atom_constant<caf::atom("retry")>;
-
-// Tasks of one node in the current step that travel together as one batch.
-struct chunk {
-  std::uint32_t node = 0;
-  std::vector<std::uint32_t> slots;
-  std::uint32_t index = 0;  // its number in the step, kept when it is sent again
-};
-
-// A batch sent to a remote node actor and not answered yet: resent elsewhere if that actor
-// goes down.
-struct in_flight {
-  actors::node_actor to;
-  chunk work;
-};
-
-struct coordinator_state {
-  run_loop* loop = nullptr;
-  node_actor_pool* pool = nullptr;
-  actors::node_directory* directory = nullptr;
-  const progress_fn* progress = nullptr;
-  actors::dispatch_policy policy;
-  std::promise<bool>* done = nullptr;  // the caller waits on its future
-  actors::batch_header header;         // of the current step
-  std::uint32_t pending = 0;           // chunks of the step not finished yet
-  std::uint32_t local_out = 0;         // batches at this process's node actors, unanswered
-  bool failing = false;                // failed; waits for local_out to reach 0 to end
-  std::size_t step_tasks = 0, step_finished = 0;
-  // Remote dispatch: batches in flight by id, chunks waiting for room in an actor's window
-  // (or for an actor at all) by node, batches in flight per actor.
-  std::uint64_t last_batch = 0;
-  std::unordered_map<std::uint64_t, in_flight> flight;
-  std::map<std::uint32_t, std::deque<chunk>> waiting;
-  std::unordered_map<caf::actor_addr, std::size_t> load;
-  std::unordered_set<caf::actor_addr> monitored, dead;
-  bool retry_scheduled = false;
-  std::optional<std::chrono::steady_clock::time_point> starved_since;
-  // Per node actor: the channel versions its replica holds, in this run.
-  std::unordered_map<caf::actor_addr, std::unordered_map<std::string, channel_version>> synced;
-  // The run's max_concurrency (0: none): the step's tasks wait here, one per chunk, and are
-  // sent while fewer than that many are out.
-  std::size_t cap = 0;
-  std::size_t capped_out = 0;
-  std::size_t capped_sent = 0;  // round robin over a node's local actors
-  std::deque<chunk> capped;
-  // The channel actors owning the run's channels (runtime_options::channel_actors), placed
-  // once the input is applied: one beside the coordinator, or one group per worker with
-  // --spread-channels (the directory's channel hosts). The loop's channels are then their
-  // replica, rebuilt from the votes. Empty: the loop applies writes itself.
-  bool use_channel_actors = false;
-  std::vector<actors::channel_actor> groups;
-  std::unordered_map<std::string, std::uint32_t> owner;  // channel -> group (several groups)
-  // The round of the two-phase commit in progress: votes by group, how many are due, and
-  // whether it is the finish round of a tentatively last step.
-  std::vector<actors::step_vote> votes;
-  std::size_t votes_due = 0;
-  bool finish_round = false;
-  std::size_t placements_due = 0;
-  // A group in this process learns of a commit with the next prepare (or not at all when
-  // the run ends): nothing reads its committed values between the two. The step whose
-  // commit is owed, or -1.
-  std::int64_t owed_commit = -1;
-  channel_version owed_version = 0;
-  // Writes straight from node actors to the groups: every batch names the groups, and the
-  // step's prepare goes out with its tasks (`early_prepare`), so each group stages the step
-  // as soon as the writes of every batch (and the coordinator's share of the rest, when
-  // `share_due`: restored tasks') are in. `sent_direct`: the tasks whose writes went that
-  // way, by slot; `orders`: each task's position in task-path order; `chunks`: the step's
-  // batches so far. The votes are taken once the step reached its barrier (`at_barrier`).
-  std::vector<caf::actor> group_handles;
-  // The groups live in other processes (--spread-channels): batches sent there route their
-  // writes to them too. Otherwise a remote batch's writes come with its result, which
-  // reaches the process of the groups anyway.
-  bool spread = false;
-  std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
-  std::uint32_t chunks = 0;
-  std::vector<bool> sent_direct;
-  std::vector<std::uint32_t> orders;
-  bool early_prepare = false;
-  bool share_due = false;
-  bool at_barrier = false;
-};
-
-// The coordinator's protocol, checked by the compiler: the run's start, node actors' results
-// and stream events, and its own timer for starved remote dispatch.
-using coordinator_protocol =
-    caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
-                     caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
-                     caf::reacts_to<actors::step_vote>>;
-using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
+namespace superstep::detail::coord {
 
 // Channels of `node`'s replica that changed since actor `to` last saw them: those read fresh,
 // and with `inputs` those PULL inputs are built from too.
@@ -143,19 +44,6 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
     out.push_back(std::move(d));
   }
   return out;
-}
-
-// With the step's prepare out, the batch's tasks send their writes to the groups themselves.
-void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c) {
-  if (!st.early_prepare) return;
-  b.groups = st.group_handles;
-  b.prepares = st.prepares;
-  b.chunk = c.index;
-  b.orders.reserve(c.slots.size());
-  for (auto s : c.slots) {
-    b.orders.push_back(st.orders[s]);
-    st.sent_direct[s] = true;
-  }
 }
 
 // Sends a chunk to one of this process's node actors: the tasks move, nothing is tracked.
@@ -299,8 +187,6 @@ void pump_all(coordinator_actor* self) {
   }
 }
 
-void next_step(coordinator_actor* self);
-
 // Sends the step's waiting tasks while fewer than max_concurrency are out (LangGraph's
 // semaphore around a step's tasks); a remote one joins its node's queue.
 void release_capped(coordinator_actor* self) {
@@ -319,245 +205,6 @@ void release_capped(coordinator_actor* self) {
     const auto& instances = st.pool->instances(c.node);
     send_local(self, instances[st.capped_sent++ % instances.size()], std::move(c));
   }
-}
-
-// Sends `msg` to every channel group of the run.
-template <class... Ts>
-void to_groups(coordinator_actor* self, const Ts&... msg) {
-  for (const auto& g : self->state.groups) self->send(g, msg...);
-}
-
-// The commit point of a prepared step: the checkpoint, then the owners' commit (or their
-// abort when the checkpoint could not be made), then the next step.
-void complete_commit(coordinator_actor* self, std::int64_t step) {
-  auto& st = self->state;
-  actors::fault_point("coordinator.after_votes", step);
-  bool more = false;
-  try {
-    more = st.loop->complete_step();
-  } catch (...) {
-    to_groups(self, actors::abort_atom::value, step);
-    throw;
-  }
-  actors::fault_point("coordinator.after_checkpoint", step);
-  // Groups in other processes commit now (the failure of a participant after the commit
-  // point must not lose it, and replicas wait for their pushes); the one beside the
-  // coordinator with the next prepare.
-  if (st.owner.empty()) {
-    st.owed_commit = step;
-    st.owed_version = st.loop->step_version();
-  } else {
-    to_groups(self, actors::commit_atom::value, step, st.loop->step_version());
-  }
-  if (!more) {
-    end_run(self, true);
-    return;
-  }
-  next_step(self);
-}
-
-void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
-               bool finish_round);
-
-// Every group voted in this round: a no from any aborts the step everywhere and fails the
-// run; yeses are taken into the loop, then the finish round or the commit follows.
-void votes_in(coordinator_actor* self) {
-  auto& st = self->state;
-  const std::int64_t step = st.loop->step();
-  auto votes = std::move(st.votes);
-  for (const auto& v : votes)
-    if (v.error) {
-      to_groups(self, actors::abort_atom::value, step);
-      throw error(v.error->code, v.error->message);
-    }
-  for (const auto& v : votes) st.loop->take_votes(v.changes);
-  if (!st.finish_round && st.loop->finish_due()) {
-    std::vector<actors::step_prepare> finish(st.groups.size());
-    for (auto& f : finish) {
-      f.step = step;
-      f.finish = true;
-    }
-    ask_votes(self, std::move(finish), true);
-    return;
-  }
-  complete_commit(self, step);
-}
-
-// Phase one: each group is asked to prepare and answers with its vote, a message of its own
-// (a group that goes away instead is noticed by the down handler: every group is monitored).
-void expect_votes(coordinator_actor* self, bool finish_round) {
-  auto& st = self->state;
-  st.votes.assign(st.groups.size(), actors::step_vote{});
-  st.votes_due = st.groups.size();
-  st.finish_round = finish_round;
-}
-
-void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
-               bool finish_round) {
-  auto& st = self->state;
-  expect_votes(self, finish_round);
-  for (std::uint32_t g = 0; g < st.groups.size(); ++g)
-    self->send(st.groups[g], std::move(prepares[g]));
-}
-
-// A group's vote in the round in progress; the last one ends the round.
-void take_vote(coordinator_actor* self, actors::step_vote& v) {
-  auto& st = self->state;
-  if (st.votes_due == 0 || v.step != st.loop->step()) return;
-  const auto from = self->current_sender();
-  for (std::size_t g = 0; g < st.groups.size(); ++g) {
-    if (st.groups[g].address() != from) continue;
-    st.votes[g] = std::move(v);
-    if (--st.votes_due == 0 && st.at_barrier) votes_in(self);
-    return;
-  }
-}
-
-// Ends the step at the barrier and starts the next one, or finishes the run. With channel
-// actors, the step commits in two phases: each group gets its share of the writes and a
-// prepare, and votes with what changed.
-void commit_and_continue(coordinator_actor* self) {
-  auto& st = self->state;
-  if (st.groups.empty()) {
-    if (!st.loop->commit_step()) {
-      end_run(self, true);
-      return;
-    }
-    next_step(self);
-    return;
-  }
-  auto staged = st.loop->stage_step(st.early_prepare ? st.sent_direct : std::vector<bool>{});
-  if (!staged) {
-    end_run(self, true);
-    return;
-  }
-  const std::int64_t step = st.loop->step();
-  const std::size_t n = st.groups.size();
-  st.at_barrier = true;
-  if (st.early_prepare) {
-    // The groups were asked with the step's tasks; what did not go to them from a node
-    // actor (restored tasks' writes, remote batches' results) is the coordinator's share.
-    if (st.share_due) {
-      std::vector<actors::channel_writes> share(n);
-      for (std::size_t g = 0; g < n; ++g) {
-        share[g].step = step;
-        share[g].chunk = actors::coordinator_chunk;
-        share[g].prepare = st.prepares[g];
-      }
-      for (auto& w : staged->writes)
-        share[n == 1 ? 0 : st.owner.at(w.channel)].writes.push_back(std::move(w));
-      for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(share[g]));
-    }
-    if (st.votes_due == 0) votes_in(self);
-    return;
-  }
-  std::vector<actors::step_prepare> prepares(n);
-  for (std::size_t g = 0; g < n; ++g) {
-    prepares[g].step = step;
-    prepares[g].bump_step = staged->bump_step;
-    prepares[g].commits = st.owed_commit;
-    prepares[g].commits_version = st.owed_version;
-  }
-  st.owed_commit = -1;
-  // The writes travel inside the prepare: one message per group and step.
-  if (n == 1) {
-    prepares[0].consumed = std::move(staged->consumed);
-    prepares[0].writes = std::move(staged->writes);
-  } else {
-    for (auto& c : staged->consumed) prepares[st.owner.at(c)].consumed.push_back(std::move(c));
-    for (auto& w : staged->writes) prepares[st.owner.at(w.channel)].writes.push_back(std::move(w));
-  }
-  ask_votes(self, std::move(prepares), false);
-}
-
-// The step's prepare for each group, riding with its tasks' writes: a group votes once the
-// write messages of `messages` chunks of the step arrived (one per batch, and the
-// coordinator's share).
-void prepare_early(coordinator_actor* self, std::uint32_t messages) {
-  auto& st = self->state;
-  auto effects = algo::step_effects(st.loop->tasks());
-  const std::size_t n = st.groups.size();
-  std::vector<actors::step_prepare> prepares(n);
-  for (auto& p : prepares) {
-    p.step = st.loop->step();
-    p.expected = messages;
-    p.bump_step = effects.bump_step;
-    p.commits = st.owed_commit;
-    p.commits_version = st.owed_version;
-  }
-  st.owed_commit = -1;
-  for (auto& c : effects.consumed)
-    prepares[n == 1 ? 0 : st.owner.at(c)].consumed.push_back(std::move(c));
-  st.prepares = std::move(prepares);
-  expect_votes(self, false);
-}
-
-// Places the run's channels, as they are once the input is applied: one group beside the
-// coordinator, or one per channel host of the directory (--spread-channels), each restored
-// from the loop's values. The run's first step starts once every group is placed.
-void place_channels(coordinator_actor* self) {
-  auto& st = self->state;
-  const auto& live = st.loop->channels();
-  std::vector<caf::actor> hosts;
-  if (st.directory) hosts = st.directory->channel_hosts();
-  if (hosts.empty()) {
-    actors::channel_map owned;
-    owned.reserve(live.size());
-    for (const auto& [name, c] : live) owned.emplace(name, c->copy());
-    st.groups.push_back(
-        actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned)),
-                                    caf::actor_cast<caf::actor>(self)));
-    self->monitor(st.groups.back());
-    st.group_handles.push_back(caf::actor_cast<caf::actor>(st.groups.back()));
-    next_step(self);
-    return;
-  }
-  std::vector<actors::channel_placement> placements(hosts.size());
-  for (auto& p : placements) p.graph = st.directory->graph_key();
-  for (const auto& [name, c] : live) {
-    const std::uint32_t g = actors::channel_owner(name, hosts.size());
-    st.owner.emplace(name, g);
-    actors::channel_delta d;
-    d.channel = name;
-    if (auto v = c->transfer()) {
-      d.present = true;
-      d.v = std::move(*v);
-    }
-    placements[g].values.push_back(std::move(d));
-    auto v = st.loop->state().checkpoint.channel_versions.find(name);
-    placements[g].versions.push_back(
-        v == st.loop->state().checkpoint.channel_versions.end() ? 0 : v->second);
-  }
-  st.groups.resize(hosts.size());
-  st.placements_due = hosts.size();
-  for (std::uint32_t g = 0; g < hosts.size(); ++g)
-    self->request(hosts[g], std::chrono::seconds(30), actors::place_atom::value,
-                  std::move(placements[g]))
-        .then(
-            [self, g](caf::actor& placed) {
-              auto& st = self->state;
-              if (st.failing) {
-                self->send_exit(placed, caf::exit_reason::user_shutdown);
-                return;
-              }
-              st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
-              self->monitor(placed);
-              if (--st.placements_due > 0) return;
-              try {
-                st.spread = true;
-                for (const auto& h : st.groups)
-                  st.group_handles.push_back(caf::actor_cast<caf::actor>(h));
-                next_step(self);
-              } catch (...) {
-                fail(self, std::current_exception());
-              }
-            },
-            [self](caf::error& e) {
-              fail(self,
-                   std::make_exception_ptr(error(error_code::unavailable,
-                                                 "cannot place the run's channels on a worker: " +
-                                                     self->system().render(e))));
-            });
 }
 
 // Tasks per batch for `tasks` tasks of a node with `actors` remote actors: at most
@@ -665,8 +312,9 @@ void next_step(coordinator_actor* self) {
     auto& queue = st.waiting[node];
     for (std::size_t begin = 0; begin < slots.size(); begin += size) {
       std::size_t end = std::min(slots.size(), begin + size);
-      queue.push_back(chunk{
-          node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end), st.chunks++});
+      queue.push_back(chunk{node,
+                            std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end),
+                            st.chunks++});
       ++st.pending;
     }
     pump(self, node);
@@ -864,7 +512,9 @@ coordinator_protocol::behavior_type coordinator(
   };
 }
 
-}  // namespace
+}  // namespace superstep::detail::coord
+
+namespace superstep::detail {
 
 value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
   auto& sys = run.pool.runtime().internals().system;
@@ -896,8 +546,8 @@ value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
       l.shared = nullptr;
     }
   } cut{*line};
-  auto coord = sys.spawn(coordinator, &loop, run, &done, std::move(local_forward));
-  caf::anon_send(coord, start_atom::value, input);
+  auto coordinator = sys.spawn(coord::coordinator, &loop, run, &done, std::move(local_forward));
+  caf::anon_send(coordinator, coord::start_atom::value, input);
   // Short runs end within microseconds: spin a little before sleeping, since waking a
   // sleeping thread costs tens of microseconds on a VM.
   for (int i = 0; i < 2000; ++i) {

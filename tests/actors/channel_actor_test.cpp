@@ -255,8 +255,8 @@ BOOST_AUTO_TEST_CASE(a_prepare_riding_with_writes_votes_to_the_coordinator) {
   self->send(ch, abort_atom::value, std::int64_t{1});
   self->send(ch, cw(1, {}, 5, p1));
   bool voted = false;
-  self->receive([&](step_vote&) { voted = true; }, caf::after(std::chrono::milliseconds(100)) >>
-                                                       [] {});
+  self->receive([&](step_vote&) { voted = true; },
+                caf::after(std::chrono::milliseconds(100)) >> [] {});
   BOOST_TEST(!voted);
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }

@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +110,37 @@ inline value embedded_run(scratch& s, std::vector<std::string> args) {
   cli_result r = run_to_end(args, s);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   return r.last().get("data");
+}
+
+/// A graph of 20 steps of one node over a 100 KB key it never changes (`doc`): what the
+/// node's inputs cost to send. Writes its spec and input into `s`.
+struct loop_over_doc {
+  explicit loop_over_doc(scratch& s)
+      : doc(100000, 'x'),
+        spec(s.write("loop.json", R"({"spec": "superstep.graph/1",
+    "state": {"doc": {}, "count": {"default": 0}},
+    "nodes": {"step": {"fn": "std.increment", "params": {"key": "count"}}},
+    "edges": [["__start__", "step"]],
+    "conditional_edges": [{"from": "step", "router": "std.route",
+      "params": {"key": "count", "less_than": 20, "then": "again", "else": "done"},
+      "path_map": {"again": "step", "done": "__end__"}}]})")),
+        input(s.write("input.json", value(object{{"doc", doc}}).to_json())) {}
+  std::string doc, spec, input;
+};
+
+/// Runs `loop` on `c`, checks its output, and returns the bytes of task batches the head sent
+/// (its log's "ended:" line).
+inline std::uint64_t head_batch_bytes(test_cluster& c, const loop_over_doc& loop) {
+  using namespace std::chrono_literals;
+  cli_result r = c.client({"submit", loop.spec, "--input", "@" + loop.input});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("count").as_int() == 20);
+  BOOST_TEST(r.last().get("data").get("doc").as_string() == loop.doc);
+  BOOST_REQUIRE(c.head().wait_for_err(" ended: ", 5s));
+  const std::string log = c.head().err_text();
+  const auto at = log.find("task batches out (", log.rfind(" ended: "));
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, log);
+  return std::stoull(log.substr(at + 18));
 }
 
 }  // namespace superstep::test

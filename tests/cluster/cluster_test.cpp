@@ -624,28 +624,11 @@ BOOST_AUTO_TEST_CASE(a_store_operation_waiting_on_its_embedder_holds_up_no_other
 // changes sends that key once per node actor, not once per step.
 BOOST_AUTO_TEST_CASE(a_remote_node_gets_what_changed_not_its_whole_input_each_step) {
   scratch s;
-  const std::string loop = s.write("loop.json", R"({"spec": "superstep.graph/1",
-    "state": {"doc": {}, "count": {"default": 0}},
-    "nodes": {"step": {"fn": "std.increment", "params": {"key": "count"}}},
-    "edges": [["__start__", "step"]],
-    "conditional_edges": [{"from": "step", "router": "std.route",
-      "params": {"key": "count", "less_than": 20, "then": "again", "else": "done"},
-      "path_map": {"again": "step", "done": "__end__"}}]})");
-  const std::string doc(100000, 'x');
-  const std::string input = s.write("input.json", value(object{{"doc", doc}}).to_json());
+  const test::loop_over_doc loop(s);
   cluster c(s);
   c.add_worker("w");
-  cli_result r = c.client({"submit", loop, "--input", "@" + input});
-  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-  BOOST_TEST(r.last().get("data").get("count").as_int() == 20);
-  BOOST_TEST(r.last().get("data").get("doc").as_string() == doc);
-  // The head's log line of the run: "... ended: N task batches out (B bytes), ...".
-  BOOST_REQUIRE(c.head().wait_for_err(" ended: ", 5s));
-  const std::string log = c.head().err_text();
-  const auto at = log.find("task batches out (", log.rfind(" ended: "));
-  BOOST_REQUIRE(at != std::string::npos);
-  const std::uint64_t bytes_out = std::stoull(log.substr(at + 18));
+  const std::uint64_t bytes_out = test::head_batch_bytes(c, loop);
   // 21 batches of `step`'s tasks: the doc at most once for each of the worker's node actors
   // (one per thread), not 21 times.
-  BOOST_TEST(bytes_out < 4 * doc.size(), log);
+  BOOST_TEST(bytes_out < 4 * loop.doc.size(), c.head().err_text());
 }

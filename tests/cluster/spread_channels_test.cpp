@@ -55,28 +55,12 @@ BOOST_AUTO_TEST_CASE(node_actors_read_a_replica_the_channel_actors_push_to_not_t
   // 20 steps of a node on a worker over a 100 KB key it never changes: its tasks' inputs come
   // from the worker's replica of the run, which the channel actors push changes to, so the
   // head's batches carry versions, not the key (nor the counter).
-  const std::string loop = s.write("loop.json", R"({"spec": "superstep.graph/1",
-    "state": {"doc": {}, "count": {"default": 0}},
-    "nodes": {"step": {"fn": "std.increment", "params": {"key": "count"}}},
-    "edges": [["__start__", "step"]],
-    "conditional_edges": [{"from": "step", "router": "std.route",
-      "params": {"key": "count", "less_than": 20, "then": "again", "else": "done"},
-      "path_map": {"again": "step", "done": "__end__"}}]})");
-  const std::string doc(100000, 'x');
-  const std::string input = s.write("input.json", value(object{{"doc", doc}}).to_json());
+  const test::loop_over_doc loop(s);
   cluster c(s, {"--spread-channels"});
   child& w1 = c.add_worker("w1");
   child& w2 = c.add_worker("w2");
-  cli_result r = c.client({"submit", loop, "--input", "@" + input});
-  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-  BOOST_TEST(r.last().get("data").get("count").as_int() == 20);
-  BOOST_TEST(r.last().get("data").get("doc").as_string() == doc);
-  BOOST_REQUIRE(c.head().wait_for_err(" ended: ", 5s));
-  const std::string log = c.head().err_text();
-  const auto at = log.find("task batches out (", log.rfind(" ended: "));
-  BOOST_REQUIRE(at != std::string::npos);
-  const std::uint64_t bytes_out = std::stoull(log.substr(at + 18));
-  BOOST_TEST(bytes_out < doc.size() / 2, log);
+  const std::uint64_t bytes_out = test::head_batch_bytes(c, loop);
+  BOOST_TEST(bytes_out < loop.doc.size() / 2, c.head().err_text());
   // The worker that ran the node kept a replica of the run.
   BOOST_TEST((w1.wait_for_err("kept channel replicas of", 10s) ||
               w2.wait_for_err("kept channel replicas of", 10s)),

@@ -102,9 +102,9 @@ using channel_actor = caf::typed_actor<
 /// Spawns a channel actor owning `group`. With `owner`, the actor sends it the votes of
 /// prepares that ride with writes, and stops when `owner` (the coordinator of its run, in any
 /// process) goes down: a staged step whose commit never came is dropped with it.
-channel_actor spawn_channel_actor(
-    caf::actor_system& sys, channel_group group, caf::actor owner = caf::actor(),
-    std::unordered_map<std::string, std::uint64_t> versions = {});
+channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group,
+                                  caf::actor owner = caf::actor(),
+                                  std::unordered_map<std::string, std::uint64_t> versions = {});
 
 /// A group owning the channels named in `values`, made from `prototypes` (a graph's channels
 /// by name) restored from the values. Throws `superstep::error` (invalid_argument) naming a

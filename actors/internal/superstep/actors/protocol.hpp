@@ -92,7 +92,8 @@ typename Inspector::result_type inspect_encoded(Inspector& f, T& x, const char* 
     return f(caf::meta::type_name(name), bytes, extra...);
   } else {
     std::string bytes;
-    return f(caf::meta::type_name(name), bytes, extra..., caf::meta::load_callback([&]() -> caf::error {
+    return f(caf::meta::type_name(name), bytes, extra...,
+             caf::meta::load_callback([&]() -> caf::error {
                try {
                  actors::wire_codec::decode(bytes, x);
                } catch (const std::exception& e) {

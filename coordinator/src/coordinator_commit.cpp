@@ -1,0 +1,267 @@
+// The coordinator actor's side of the channel actors: placing a run's channels, and
+// committing each step over them in two phases (prepare riding with the writes, votes, the
+// checkpoint as the commit point, then commit or abort).
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "coordinator_state.hpp"
+#include "superstep/actors/fault_point.hpp"
+#include "superstep/coordinator/constants.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::detail::coord {
+
+// With the step's prepare out, the batch's tasks send their writes to the groups themselves.
+void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c) {
+  if (!st.early_prepare) return;
+  b.groups = st.group_handles;
+  b.prepares = st.prepares;
+  b.chunk = c.index;
+  b.orders.reserve(c.slots.size());
+  for (auto s : c.slots) {
+    b.orders.push_back(st.orders[s]);
+    st.sent_direct[s] = true;
+  }
+}
+
+// Sends `msg` to every channel group of the run.
+template <class... Ts>
+void to_groups(coordinator_actor* self, const Ts&... msg) {
+  for (const auto& g : self->state.groups) self->send(g, msg...);
+}
+
+// The commit point of a prepared step: the checkpoint, then the owners' commit (or their
+// abort when the checkpoint could not be made), then the next step.
+void complete_commit(coordinator_actor* self, std::int64_t step) {
+  auto& st = self->state;
+  actors::fault_point("coordinator.after_votes", step);
+  bool more = false;
+  try {
+    more = st.loop->complete_step();
+  } catch (...) {
+    to_groups(self, actors::abort_atom::value, step);
+    throw;
+  }
+  actors::fault_point("coordinator.after_checkpoint", step);
+  // Groups in other processes commit now (the failure of a participant after the commit
+  // point must not lose it, and replicas wait for their pushes); the one beside the
+  // coordinator with the next prepare.
+  if (st.owner.empty()) {
+    st.owed_commit = step;
+    st.owed_version = st.loop->step_version();
+  } else {
+    to_groups(self, actors::commit_atom::value, step, st.loop->step_version());
+  }
+  if (!more) {
+    end_run(self, true);
+    return;
+  }
+  next_step(self);
+}
+
+void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
+               bool finish_round);
+
+// Every group voted in this round: a no from any aborts the step everywhere and fails the
+// run; yeses are taken into the loop, then the finish round or the commit follows.
+void votes_in(coordinator_actor* self) {
+  auto& st = self->state;
+  const std::int64_t step = st.loop->step();
+  auto votes = std::move(st.votes);
+  for (const auto& v : votes)
+    if (v.error) {
+      to_groups(self, actors::abort_atom::value, step);
+      throw error(v.error->code, v.error->message);
+    }
+  for (const auto& v : votes) st.loop->take_votes(v.changes);
+  if (!st.finish_round && st.loop->finish_due()) {
+    std::vector<actors::step_prepare> finish(st.groups.size());
+    for (auto& f : finish) {
+      f.step = step;
+      f.finish = true;
+    }
+    ask_votes(self, std::move(finish), true);
+    return;
+  }
+  complete_commit(self, step);
+}
+
+// Phase one: each group is asked to prepare and answers with its vote, a message of its own
+// (a group that goes away instead is noticed by the down handler: every group is monitored).
+void expect_votes(coordinator_actor* self, bool finish_round) {
+  auto& st = self->state;
+  st.votes.assign(st.groups.size(), actors::step_vote{});
+  st.votes_due = st.groups.size();
+  st.finish_round = finish_round;
+}
+
+void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepares,
+               bool finish_round) {
+  auto& st = self->state;
+  expect_votes(self, finish_round);
+  for (std::uint32_t g = 0; g < st.groups.size(); ++g)
+    self->send(st.groups[g], std::move(prepares[g]));
+}
+
+// A group's vote in the round in progress; the last one ends the round.
+void take_vote(coordinator_actor* self, actors::step_vote& v) {
+  auto& st = self->state;
+  if (st.votes_due == 0 || v.step != st.loop->step()) return;
+  const auto from = self->current_sender();
+  for (std::size_t g = 0; g < st.groups.size(); ++g) {
+    if (st.groups[g].address() != from) continue;
+    st.votes[g] = std::move(v);
+    if (--st.votes_due == 0 && st.at_barrier) votes_in(self);
+    return;
+  }
+}
+
+// Ends the step at the barrier and starts the next one, or finishes the run. With channel
+// actors, the step commits in two phases: each group gets its share of the writes and a
+// prepare, and votes with what changed.
+void commit_and_continue(coordinator_actor* self) {
+  auto& st = self->state;
+  if (st.groups.empty()) {
+    if (!st.loop->commit_step()) {
+      end_run(self, true);
+      return;
+    }
+    next_step(self);
+    return;
+  }
+  auto staged = st.loop->stage_step(st.early_prepare ? st.sent_direct : std::vector<bool>{});
+  if (!staged) {
+    end_run(self, true);
+    return;
+  }
+  const std::int64_t step = st.loop->step();
+  const std::size_t n = st.groups.size();
+  st.at_barrier = true;
+  if (st.early_prepare) {
+    // The groups were asked with the step's tasks; what did not go to them from a node
+    // actor (restored tasks' writes, remote batches' results) is the coordinator's share.
+    if (st.share_due) {
+      std::vector<actors::channel_writes> share(n);
+      for (std::size_t g = 0; g < n; ++g) {
+        share[g].step = step;
+        share[g].chunk = actors::coordinator_chunk;
+        share[g].prepare = st.prepares[g];
+      }
+      for (auto& w : staged->writes)
+        share[n == 1 ? 0 : st.owner.at(w.channel)].writes.push_back(std::move(w));
+      for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(share[g]));
+    }
+    if (st.votes_due == 0) votes_in(self);
+    return;
+  }
+  std::vector<actors::step_prepare> prepares(n);
+  for (std::size_t g = 0; g < n; ++g) {
+    prepares[g].step = step;
+    prepares[g].bump_step = staged->bump_step;
+    prepares[g].commits = st.owed_commit;
+    prepares[g].commits_version = st.owed_version;
+  }
+  st.owed_commit = -1;
+  // The writes travel inside the prepare: one message per group and step.
+  if (n == 1) {
+    prepares[0].consumed = std::move(staged->consumed);
+    prepares[0].writes = std::move(staged->writes);
+  } else {
+    for (auto& c : staged->consumed) prepares[st.owner.at(c)].consumed.push_back(std::move(c));
+    for (auto& w : staged->writes) prepares[st.owner.at(w.channel)].writes.push_back(std::move(w));
+  }
+  ask_votes(self, std::move(prepares), false);
+}
+
+// The step's prepare for each group, riding with its tasks' writes: a group votes once the
+// write messages of `messages` chunks of the step arrived (one per batch, and the
+// coordinator's share).
+void prepare_early(coordinator_actor* self, std::uint32_t messages) {
+  auto& st = self->state;
+  auto effects = algo::step_effects(st.loop->tasks());
+  const std::size_t n = st.groups.size();
+  std::vector<actors::step_prepare> prepares(n);
+  for (auto& p : prepares) {
+    p.step = st.loop->step();
+    p.expected = messages;
+    p.bump_step = effects.bump_step;
+    p.commits = st.owed_commit;
+    p.commits_version = st.owed_version;
+  }
+  st.owed_commit = -1;
+  for (auto& c : effects.consumed)
+    prepares[n == 1 ? 0 : st.owner.at(c)].consumed.push_back(std::move(c));
+  st.prepares = std::move(prepares);
+  expect_votes(self, false);
+}
+
+// Places the run's channels, as they are once the input is applied: one group beside the
+// coordinator, or one per channel host of the directory (--spread-channels), each restored
+// from the loop's values. The run's first step starts once every group is placed.
+void place_channels(coordinator_actor* self) {
+  auto& st = self->state;
+  const auto& live = st.loop->channels();
+  std::vector<caf::actor> hosts;
+  if (st.directory) hosts = st.directory->channel_hosts();
+  if (hosts.empty()) {
+    actors::channel_map owned;
+    owned.reserve(live.size());
+    for (const auto& [name, c] : live) owned.emplace(name, c->copy());
+    st.groups.push_back(actors::spawn_channel_actor(self->system(),
+                                                    actors::channel_group(std::move(owned)),
+                                                    caf::actor_cast<caf::actor>(self)));
+    self->monitor(st.groups.back());
+    st.group_handles.push_back(caf::actor_cast<caf::actor>(st.groups.back()));
+    next_step(self);
+    return;
+  }
+  std::vector<actors::channel_placement> placements(hosts.size());
+  for (auto& p : placements) p.graph = st.directory->graph_key();
+  for (const auto& [name, c] : live) {
+    const std::uint32_t g = actors::channel_owner(name, hosts.size());
+    st.owner.emplace(name, g);
+    actors::channel_delta d;
+    d.channel = name;
+    if (auto v = c->transfer()) {
+      d.present = true;
+      d.v = std::move(*v);
+    }
+    placements[g].values.push_back(std::move(d));
+    auto v = st.loop->state().checkpoint.channel_versions.find(name);
+    placements[g].versions.push_back(
+        v == st.loop->state().checkpoint.channel_versions.end() ? 0 : v->second);
+  }
+  st.groups.resize(hosts.size());
+  st.placements_due = hosts.size();
+  for (std::uint32_t g = 0; g < hosts.size(); ++g)
+    self->request(hosts[g], std::chrono::seconds(30), actors::place_atom::value,
+                  std::move(placements[g]))
+        .then(
+            [self, g](caf::actor& placed) {
+              auto& st = self->state;
+              if (st.failing) {
+                self->send_exit(placed, caf::exit_reason::user_shutdown);
+                return;
+              }
+              st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
+              self->monitor(placed);
+              if (--st.placements_due > 0) return;
+              try {
+                st.spread = true;
+                for (const auto& h : st.groups)
+                  st.group_handles.push_back(caf::actor_cast<caf::actor>(h));
+                next_step(self);
+              } catch (...) {
+                fail(self, std::current_exception());
+              }
+            },
+            [self](caf::error& e) {
+              fail(self,
+                   std::make_exception_ptr(error(error_code::unavailable,
+                                                 "cannot place the run's channels on a worker: " +
+                                                     self->system().render(e))));
+            });
+}
+
+}  // namespace superstep::detail::coord

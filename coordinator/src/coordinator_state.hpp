@@ -1,0 +1,139 @@
+#pragma once
+
+// Internal: the coordinator actor's state and protocol, shared by its two translation units
+// (coordinator_actor.cpp: planning, dispatch to node actors, the barrier;
+// coordinator_commit.cpp: the channel actors' placement and the two-phase commit of each
+// step). Include only from actor translation units: it pulls in CAF.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "coordinator_actor.hpp"
+#include "node_actor_pool.hpp"
+#include "superstep/actors/channel_actor.hpp"
+#include "superstep/actors/node_directory.hpp"
+#include "superstep/actors/protocol.hpp"
+
+namespace superstep::detail::coord {
+
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+
+// Tasks of one node in the current step that travel together as one batch.
+struct chunk {
+  std::uint32_t node = 0;
+  std::vector<std::uint32_t> slots;
+  std::uint32_t index = 0;  // its number in the step, kept when it is sent again
+};
+
+// A batch sent to a remote node actor and not answered yet: resent elsewhere if that actor
+// goes down.
+struct in_flight {
+  actors::node_actor to;
+  chunk work;
+};
+
+struct coordinator_state {
+  run_loop* loop = nullptr;
+  node_actor_pool* pool = nullptr;
+  actors::node_directory* directory = nullptr;
+  const progress_fn* progress = nullptr;
+  actors::dispatch_policy policy;
+  std::promise<bool>* done = nullptr;  // the caller waits on its future
+  actors::batch_header header;         // of the current step
+  std::uint32_t pending = 0;           // chunks of the step not finished yet
+  std::uint32_t local_out = 0;         // batches at this process's node actors, unanswered
+  bool failing = false;                // failed; waits for local_out to reach 0 to end
+  std::size_t step_tasks = 0, step_finished = 0;
+  // Remote dispatch: batches in flight by id, chunks waiting for room in an actor's window
+  // (or for an actor at all) by node, batches in flight per actor.
+  std::uint64_t last_batch = 0;
+  std::unordered_map<std::uint64_t, in_flight> flight;
+  std::map<std::uint32_t, std::deque<chunk>> waiting;
+  std::unordered_map<caf::actor_addr, std::size_t> load;
+  std::unordered_set<caf::actor_addr> monitored, dead;
+  bool retry_scheduled = false;
+  std::optional<std::chrono::steady_clock::time_point> starved_since;
+  // Per node actor: the channel versions its replica holds, in this run.
+  std::unordered_map<caf::actor_addr, std::unordered_map<std::string, channel_version>> synced;
+  // The run's max_concurrency (0: none): the step's tasks wait here, one per chunk, and are
+  // sent while fewer than that many are out.
+  std::size_t cap = 0;
+  std::size_t capped_out = 0;
+  std::size_t capped_sent = 0;  // round robin over a node's local actors
+  std::deque<chunk> capped;
+  // The channel actors owning the run's channels (runtime_options::channel_actors), placed
+  // once the input is applied: one beside the coordinator, or one group per worker with
+  // --spread-channels (the directory's channel hosts). The loop's channels are then their
+  // replica, rebuilt from the votes. Empty: the loop applies writes itself.
+  bool use_channel_actors = false;
+  std::vector<actors::channel_actor> groups;
+  std::unordered_map<std::string, std::uint32_t> owner;  // channel -> group (several groups)
+  // The round of the two-phase commit in progress: votes by group, how many are due, and
+  // whether it is the finish round of a tentatively last step.
+  std::vector<actors::step_vote> votes;
+  std::size_t votes_due = 0;
+  bool finish_round = false;
+  std::size_t placements_due = 0;
+  // A group in this process learns of a commit with the next prepare (or not at all when
+  // the run ends): nothing reads its committed values between the two. The step whose
+  // commit is owed, or -1.
+  std::int64_t owed_commit = -1;
+  channel_version owed_version = 0;
+  // Writes straight from node actors to the groups: every batch names the groups, and the
+  // step's prepare goes out with its tasks (`early_prepare`), so each group stages the step
+  // as soon as the writes of every batch (and the coordinator's share of the rest, when
+  // `share_due`: restored tasks') are in. `sent_direct`: the tasks whose writes went that
+  // way, by slot; `orders`: each task's position in task-path order; `chunks`: the step's
+  // batches so far. The votes are taken once the step reached its barrier (`at_barrier`).
+  std::vector<caf::actor> group_handles;
+  // The groups live in other processes (--spread-channels): batches sent there route their
+  // writes to them too. Otherwise a remote batch's writes come with its result, which
+  // reaches the process of the groups anyway.
+  bool spread = false;
+  std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
+  std::uint32_t chunks = 0;
+  std::vector<bool> sent_direct;
+  std::vector<std::uint32_t> orders;
+  bool early_prepare = false;
+  bool share_due = false;
+  bool at_barrier = false;
+};
+
+// The coordinator's protocol, checked by the compiler: the run's start, node actors' results
+// and stream events, and its own timer for starved remote dispatch.
+using coordinator_protocol =
+    caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
+                     caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
+                     caf::reacts_to<actors::step_vote>>;
+using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
+
+// coordinator_actor.cpp
+/// Plans the next step and dispatches it; finishes the run when there is nothing to do.
+void next_step(coordinator_actor* self);
+/// Tells the caller how the run ended and stops, with the run's channel actors.
+void end_run(coordinator_actor* self, bool ok);
+/// Ends the run with `e` (once the batches at this process's node actors are back).
+void fail(coordinator_actor* self, std::exception_ptr e);
+
+// coordinator_commit.cpp
+/// Places the run's channels in channel actors, then starts the first step.
+void place_channels(coordinator_actor* self);
+/// The step's prepare for each group, to ride with the writes of `messages` chunks.
+void prepare_early(coordinator_actor* self, std::uint32_t messages);
+/// Gives a batch the route of its tasks' writes to the groups (when the prepare is out).
+void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c);
+/// A group's vote in the round in progress.
+void take_vote(coordinator_actor* self, actors::step_vote& v);
+/// Ends the step at the barrier (two-phase with channel actors) and goes on.
+void commit_and_continue(coordinator_actor* self);
+
+}  // namespace superstep::detail::coord
