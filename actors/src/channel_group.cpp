@@ -7,7 +7,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "superstep/channels/delta_channel.hpp"
 #include "superstep/channels/step.hpp"
 #include "superstep/core/error.hpp"
 
@@ -62,9 +61,7 @@ group_changes channel_group::collect(const std::set<std::string>& changed,
     channels::channel& c = *live_.at(name);
     out.changed.push_back(delta_of(name, c.checkpoint()));
     out.values.push_back(delta_of(name, c.transfer()));
-    if (auto* delta = dynamic_cast<channels::delta_channel*>(&c);
-        delta && delta->take_overwritten())
-      out.overwritten.push_back(name);
+    if (c.take_overwritten()) out.overwritten.push_back(name);
   }
   out.updated.assign(updated.begin(), updated.end());
   return out;

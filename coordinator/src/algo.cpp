@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "superstep/channels/delta_channel.hpp"
 #include "superstep/channels/step.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
@@ -336,9 +335,7 @@ void take_changes(run_state& state, const pregel_graph& g, const actors::group_c
             ->from_transfer(staged.present ? std::optional<value>(staged.v) : std::nullopt);
     channels::note_availability(state.volatile_available, saved.channel, *slot->second);
   }
-  for (const auto& ch : changes.overwritten)
-    if (auto* delta = dynamic_cast<channels::delta_channel*>(state.channels.at(ch).get()))
-      delta->note_overwritten();
+  for (const auto& ch : changes.overwritten) state.channels.at(ch)->note_overwritten();
   if (!changes.changed.empty()) state.max_version = std::max(state.max_version, version);
   for (const auto& ch : changes.updated) out.updated_channels.insert(ch);
   cp.updated_channels.assign(out.updated_channels.begin(), out.updated_channels.end());

@@ -70,6 +70,15 @@ class channel {
   /// Called when the graph is about to finish (no more tasks). Returns whether it changed.
   virtual bool finish() { return false; }
 
+  /// Whether an update since the last `take_overwritten()` replaced the value instead of
+  /// folding into it, so that a checkpoint must hold a snapshot of it (only delta_channel keeps
+  /// its value out of checkpoints; every other kind returns false). Clears the note.
+  virtual bool take_overwritten() noexcept { return false; }
+
+  /// Notes what `take_overwritten` reports: a replica told that its owner's update replaced
+  /// the value. Does nothing on a channel whose checkpoints hold its value.
+  virtual void note_overwritten() noexcept {}
+
  private:
   std::string key_;
 };

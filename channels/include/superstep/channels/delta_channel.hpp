@@ -78,9 +78,9 @@ class delta_channel final : public channel {
 
   /// Whether an update since the last `take_overwritten()` was an overwrite (a snapshot is
   /// then due: the writes before it no longer rebuild the value). Clears the flag.
-  bool take_overwritten() noexcept { return std::exchange(overwritten_, false); }
+  bool take_overwritten() noexcept override { return std::exchange(overwritten_, false); }
   /// Sets the flag `take_overwritten` reads: a replica told that its owner's update was one.
-  void note_overwritten() noexcept { overwritten_ = true; }
+  void note_overwritten() noexcept override { overwritten_ = true; }
 
  private:
   value fold(const value& base, std::span<const value> writes) const;
