@@ -92,6 +92,7 @@ void votes_in(coordinator_actor* self) {
 void expect_votes(coordinator_actor* self, bool finish_round) {
   auto& st = self->state;
   st.votes.assign(st.groups.size(), actors::step_vote{});
+  st.voted.assign(st.groups.size(), false);
   st.votes_due = st.groups.size();
   st.finish_round = finish_round;
 }
@@ -111,6 +112,8 @@ void take_vote(coordinator_actor* self, actors::step_vote& v) {
   const auto from = self->current_sender();
   for (std::size_t g = 0; g < st.groups.size(); ++g) {
     if (st.groups[g].address() != from) continue;
+    if (st.voted[g]) return;  // one vote per group and round
+    st.voted[g] = true;
     st.votes[g] = std::move(v);
     if (--st.votes_due == 0 && st.at_barrier) votes_in(self);
     return;

@@ -80,6 +80,7 @@ struct coordinator_state {
   // The round of the two-phase commit in progress: votes by group, how many are due, and
   // whether it is the finish round of a tentatively last step.
   std::vector<actors::step_vote> votes;
+  std::vector<bool> voted;  // by group, in this round
   std::size_t votes_due = 0;
   bool finish_round = false;
   std::size_t placements_due = 0;
