@@ -314,8 +314,8 @@ std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks) {
   return order;
 }
 
-void take_changes(run_state& state, const pregel_graph& g, const actors::group_changes& changes,
-                  channel_version version, applied& out) {
+void take_changes(run_state& state, const actors::group_changes& changes, channel_version version,
+                  applied& out) {
   checkpoint& cp = state.checkpoint;
   for (std::size_t i = 0; i < changes.changed.size(); ++i) {
     const actors::channel_delta& saved = changes.changed[i];
@@ -330,9 +330,9 @@ void take_changes(run_state& state, const pregel_graph& g, const actors::group_c
       cp.channel_values[saved.channel] = saved.v;
     else
       cp.channel_values.erase(saved.channel);
+    // The replica's channel is its own prototype (same kind and settings): no graph lookup.
     slot->second =
-        g.channels.at(saved.channel)
-            ->from_transfer(staged.present ? std::optional<value>(staged.v) : std::nullopt);
+        slot->second->from_transfer(staged.present ? std::optional<value>(staged.v) : std::nullopt);
     channels::note_availability(state.volatile_available, saved.channel, *slot->second);
   }
   for (const auto& ch : changes.overwritten) state.channels.at(ch)->note_overwritten();

@@ -509,7 +509,7 @@ std::optional<algo::step_writes> run_loop::stage_step(const std::vector<bool>& s
 }
 
 void run_loop::take_votes(const actors::group_changes& changes) {
-  algo::take_changes(state_, g_, changes, staged_version_, staged_);
+  algo::take_changes(state_, changes, staged_version_, staged_);
 }
 
 bool run_loop::finish_due() const { return algo::tentatively_last(index_, staged_, staged_bump_); }

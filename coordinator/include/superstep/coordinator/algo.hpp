@@ -110,8 +110,8 @@ std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks);
 /// tentatively last step): each changed channel gets `version` (one per step), the checkpoint
 /// keeps its value, and its channel in `state` (the coordinator's replica) is rebuilt from
 /// its staged value. O(channels changed).
-void take_changes(run_state& state, const pregel_graph& g, const actors::group_changes& changes,
-                  channel_version version, applied& out);
+void take_changes(run_state& state, const actors::group_changes& changes, channel_version version,
+                  applied& out);
 
 /// Whether a step that applied `out` is tentatively the last (it ran some task and none of
 /// its updated channels triggers a node): then deferred channels finish.
