@@ -170,6 +170,11 @@ void commit_step(channel_actor_state& st, std::int64_t step, std::uint64_t versi
   st.staged_changed.clear();
 }
 
+// The commit of the step before, when it travels with a prepare: it comes first.
+void commit_carried(channel_actor_state& st, const step_prepare& p) {
+  if (p.commits >= 0) commit_step(st, p.commits, p.commits_version);
+}
+
 channel_actor::behavior_type channel_actor_behavior(
     self_pointer self, channel_group group, caf::actor owner,
     std::unordered_map<std::string, std::uint64_t> versions) {
@@ -195,8 +200,7 @@ channel_actor::behavior_type channel_actor_behavior(
         // The step's prepare rides with every batch's writes: the first one counts.
         if (m.prepare && st.voted != m.step &&
             !(st.waiting && st.waiting->request.step == m.step)) {
-          if (m.prepare->commits >= 0)
-            commit_step(st, m.prepare->commits, m.prepare->commits_version);
+          commit_carried(st, *m.prepare);
           st.waiting.emplace(waiting_prepare{std::move(*m.prepare), std::nullopt});
         }
         st.inbox[m.step].add(m);
@@ -204,7 +208,7 @@ channel_actor::behavior_type channel_actor_behavior(
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
         auto& st = self->state;
-        if (req.commits >= 0) commit_step(st, req.commits, req.commits_version);
+        commit_carried(st, req);
         auto it = st.inbox.find(req.step);
         const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages();
         if (req.finish || arrived >= req.expected) {

@@ -87,13 +87,13 @@ using node_self = node_actor::stateful_pointer<node_state>;
 // Sends the writes of a batch's tasks to the channel actors owning their channels: one
 // message to each (an empty one too: the owners count the step's batches). Writes to names
 // that are no channel (a task's reserved writes) go with the rest; owners drop them.
-void send_writes(node_self self, const task_batch& b) {
+void send_writes(node_self self, task_batch& b) {
   const std::size_t n = b.groups.size();
   std::vector<channel_writes> out(n);
   for (std::size_t g = 0; g < n; ++g) {
     out[g].step = b.header.step;
     out[g].chunk = b.chunk;
-    if (g < b.prepares.size()) out[g].prepare = b.prepares[g];
+    if (g < b.prepares.size()) out[g].prepare = std::move(b.prepares[g]);
   }
   for (std::size_t i = 0; i < b.tasks.size(); ++i) {
     const std::uint32_t order = i < b.orders.size() ? b.orders[i] : 0;

@@ -80,7 +80,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     // which versions its tasks need, not what changed.
     const auto& reads = pulls ? st.pool->replica_reads(c.node) : st.pool->fresh_reads(c.node);
     const auto& versions = st.loop->state().checkpoint.channel_versions;
-    b.groups = st.group_handles;
+    b.groups = group_handles(st);
     for (const auto& ch : reads) {
       auto v = versions.find(ch);
       b.need_channels.push_back(ch);

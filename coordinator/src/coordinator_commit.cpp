@@ -12,10 +12,38 @@
 
 namespace superstep::detail::coord {
 
+std::vector<caf::actor> group_handles(const coordinator_state& st) {
+  std::vector<caf::actor> out;
+  out.reserve(st.groups.size());
+  for (const auto& g : st.groups) out.push_back(caf::actor_cast<caf::actor>(g));
+  return out;
+}
+
+// The step's prepare for each group: `effects`' consumed channels and writes split by owner,
+// its bump_step, `expected` chunks, and the commit owed to a group beside the coordinator.
+std::vector<actors::step_prepare> prepares_of(coordinator_state& st, algo::step_writes effects,
+                                              std::uint32_t expected) {
+  const std::size_t n = st.groups.size();
+  std::vector<actors::step_prepare> prepares(n);
+  for (auto& p : prepares) {
+    p.step = st.loop->step();
+    p.expected = expected;
+    p.bump_step = effects.bump_step;
+    p.commits = st.owed_commit;
+    p.commits_version = st.owed_version;
+  }
+  st.owed_commit = -1;
+  for (auto& c : effects.consumed)
+    prepares[actors::channel_owner(c, n)].consumed.push_back(std::move(c));
+  for (auto& w : effects.writes)
+    prepares[actors::channel_owner(w.channel, n)].writes.push_back(std::move(w));
+  return prepares;
+}
+
 // With the step's prepare out, the batch's tasks send their writes to the groups themselves.
 void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c) {
   if (!st.early_prepare) return;
-  b.groups = st.group_handles;
+  b.groups = group_handles(st);
   b.prepares = st.prepares;
   b.chunk = c.index;
   b.orders.reserve(c.slots.size());
@@ -47,7 +75,7 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
   // Groups in other processes commit now (the failure of a participant after the commit
   // point must not lose it, and replicas wait for their pushes); the one beside the
   // coordinator with the next prepare.
-  if (st.owner.empty()) {
+  if (!st.spread) {
     st.owed_commit = step;
     st.owed_version = st.loop->step_version();
   } else {
@@ -152,29 +180,14 @@ void commit_and_continue(coordinator_actor* self) {
         share[g].prepare = st.prepares[g];
       }
       for (auto& w : staged->writes)
-        share[n == 1 ? 0 : st.owner.at(w.channel)].writes.push_back(std::move(w));
+        share[actors::channel_owner(w.channel, n)].writes.push_back(std::move(w));
       for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(share[g]));
     }
     if (st.votes_due == 0) votes_in(self);
     return;
   }
-  std::vector<actors::step_prepare> prepares(n);
-  for (std::size_t g = 0; g < n; ++g) {
-    prepares[g].step = step;
-    prepares[g].bump_step = staged->bump_step;
-    prepares[g].commits = st.owed_commit;
-    prepares[g].commits_version = st.owed_version;
-  }
-  st.owed_commit = -1;
   // The writes travel inside the prepare: one message per group and step.
-  if (n == 1) {
-    prepares[0].consumed = std::move(staged->consumed);
-    prepares[0].writes = std::move(staged->writes);
-  } else {
-    for (auto& c : staged->consumed) prepares[st.owner.at(c)].consumed.push_back(std::move(c));
-    for (auto& w : staged->writes) prepares[st.owner.at(w.channel)].writes.push_back(std::move(w));
-  }
-  ask_votes(self, std::move(prepares), false);
+  ask_votes(self, prepares_of(st, std::move(*staged), 0), false);
 }
 
 // The step's prepare for each group, riding with its tasks' writes: a group votes once the
@@ -182,20 +195,7 @@ void commit_and_continue(coordinator_actor* self) {
 // coordinator's share).
 void prepare_early(coordinator_actor* self, std::uint32_t messages) {
   auto& st = self->state;
-  auto effects = algo::step_effects(st.loop->tasks());
-  const std::size_t n = st.groups.size();
-  std::vector<actors::step_prepare> prepares(n);
-  for (auto& p : prepares) {
-    p.step = st.loop->step();
-    p.expected = messages;
-    p.bump_step = effects.bump_step;
-    p.commits = st.owed_commit;
-    p.commits_version = st.owed_version;
-  }
-  st.owed_commit = -1;
-  for (auto& c : effects.consumed)
-    prepares[n == 1 ? 0 : st.owner.at(c)].consumed.push_back(std::move(c));
-  st.prepares = std::move(prepares);
+  st.prepares = prepares_of(st, algo::step_effects(st.loop->tasks()), messages);
   expect_votes(self, false);
 }
 
@@ -215,7 +215,6 @@ void place_channels(coordinator_actor* self) {
                                                     actors::channel_group(std::move(owned)),
                                                     caf::actor_cast<caf::actor>(self)));
     self->monitor(st.groups.back());
-    st.group_handles.push_back(caf::actor_cast<caf::actor>(st.groups.back()));
     next_step(self);
     return;
   }
@@ -223,7 +222,6 @@ void place_channels(coordinator_actor* self) {
   for (auto& p : placements) p.graph = st.directory->graph_key();
   for (const auto& [name, c] : live) {
     const std::uint32_t g = actors::channel_owner(name, hosts.size());
-    st.owner.emplace(name, g);
     actors::channel_delta d;
     d.channel = name;
     if (auto v = c->transfer()) {
@@ -252,8 +250,6 @@ void place_channels(coordinator_actor* self) {
               if (--st.placements_due > 0) return;
               try {
                 st.spread = true;
-                for (const auto& h : st.groups)
-                  st.group_handles.push_back(caf::actor_cast<caf::actor>(h));
                 next_step(self);
               } catch (...) {
                 fail(self, std::current_exception());

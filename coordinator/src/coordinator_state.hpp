@@ -72,11 +72,11 @@ struct coordinator_state {
   std::deque<chunk> capped;
   // The channel actors owning the run's channels (runtime_options::channel_actors), placed
   // once the input is applied: one beside the coordinator, or one group per worker with
-  // --spread-channels (the directory's channel hosts). The loop's channels are then their
-  // replica, rebuilt from the votes. Empty: the loop applies writes itself.
+  // --spread-channels (the directory's channel hosts), a channel's group being
+  // `actors::channel_owner(name, groups.size())`. The loop's channels are then their replica,
+  // rebuilt from the votes. Empty: the loop applies writes itself.
   bool use_channel_actors = false;
   std::vector<actors::channel_actor> groups;
-  std::unordered_map<std::string, std::uint32_t> owner;  // channel -> group (several groups)
   // The round of the two-phase commit in progress: votes by group, how many are due, and
   // whether it is the finish round of a tentatively last step.
   std::vector<actors::step_vote> votes;
@@ -95,7 +95,6 @@ struct coordinator_state {
   // `share_due`: restored tasks') are in. `sent_direct`: the tasks whose writes went that
   // way, by slot; `orders`: each task's position in task-path order; `chunks`: the step's
   // batches so far. The votes are taken once the step reached its barrier (`at_barrier`).
-  std::vector<caf::actor> group_handles;
   // The groups live in other processes (--spread-channels): batches sent there route their
   // writes to them too. Otherwise a remote batch's writes come with its result, which
   // reaches the process of the groups anyway.
@@ -132,6 +131,8 @@ void place_channels(coordinator_actor* self);
 void prepare_early(coordinator_actor* self, std::uint32_t messages);
 /// Gives a batch the route of its tasks' writes to the groups (when the prepare is out).
 void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c);
+/// The groups' handles as a task batch carries them.
+std::vector<caf::actor> group_handles(const coordinator_state& st);
 /// A group's vote in the round in progress.
 void take_vote(coordinator_actor* self, actors::step_vote& v);
 /// Ends the step at the barrier (two-phase with channel actors) and goes on.

@@ -10,7 +10,6 @@ using namespace superstep;
 using namespace std::chrono_literals;
 using superstep::test::child;
 using superstep::test::cli_result;
-using superstep::test::run_to_end;
 using superstep::test::scratch;
 
 namespace {
