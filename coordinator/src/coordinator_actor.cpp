@@ -239,7 +239,6 @@ void next_step(coordinator_actor* self) {
   std::map<std::uint32_t, std::vector<std::uint32_t>> by_node;
   auto runnable = st.loop->runnable();
   for (std::uint32_t i : runnable) by_node[st.loop->tasks()[i].node].push_back(i);
-  st.pending = 0;
   st.step_tasks = runnable.size();
   st.step_finished = 0;
   if (st.progress && st.step_tasks > 1) (*st.progress)(header.step, 0, st.step_tasks);
@@ -252,25 +251,42 @@ void next_step(coordinator_actor* self) {
   std::map<std::uint32_t, std::optional<std::vector<actors::node_actor>>> remote;
   for (const auto& [node, _] : by_node)
     remote[node] = st.directory ? st.directory->instances(node) : std::nullopt;
-  // Batches run here write straight to the channel groups: count them, and ask the groups to
-  // prepare with the tasks (local chunks as below: several per instance, or one per task).
-  st.at_barrier = st.early_prepare = st.share_due = false;
-  st.chunks = 0;
-  if (!st.groups.empty()) {
-    std::uint32_t direct = 0;
+  // The step's batches, numbered in the step: one per task in task order under
+  // max_concurrency; else, for a node here, several per instance (they balance uneven tasks;
+  // one per task when there are few), and for a remote node batches of remote_batch_size.
+  std::vector<chunk> batches;
+  const auto add = [&](std::uint32_t node, auto first, auto last) {
+    batches.push_back(chunk{node, std::vector<std::uint32_t>(first, last),
+                            static_cast<std::uint32_t>(batches.size())});
+  };
+  if (capped) {
+    for (std::uint32_t i : runnable) add(st.loop->tasks()[i].node, &i, &i + 1);
+  } else {
     for (const auto& [node, slots] : by_node) {
-      if (remote[node] && !st.spread) {  // its writes come with its results
-        st.share_due = true;
+      if (!remote[node]) {
+        const std::size_t n = std::min(slots.size(), st.pool->instances(node).size() * 4);
+        for (std::size_t c = 0; c < n; ++c)
+          add(node, slots.begin() + slots.size() * c / n,
+              slots.begin() + slots.size() * (c + 1) / n);
         continue;
       }
-      std::size_t n = slots.size();  // capped: a batch per task
-      if (!capped && !remote[node]) {
-        n = std::min(n, st.pool->instances(node).size() * 4);
-      } else if (!capped) {
-        const std::size_t size = remote_batch_size(st, slots.size(), remote[node]->size());
-        n = (slots.size() + size - 1) / size;
-      }
-      direct += static_cast<std::uint32_t>(n);
+      const std::size_t size = remote_batch_size(st, slots.size(), remote[node]->size());
+      for (std::size_t begin = 0; begin < slots.size(); begin += size)
+        add(node, slots.begin() + begin, slots.begin() + std::min(slots.size(), begin + size));
+    }
+  }
+  st.pending = static_cast<std::uint32_t>(batches.size());
+  // Batches write straight to the channel groups (a remote one only when the groups are on
+  // the workers: beside the coordinator its writes come with its result): the groups'
+  // prepare goes out with them, waiting for each such batch and the coordinator's share.
+  st.at_barrier = st.early_prepare = st.share_due = false;
+  if (!st.groups.empty()) {
+    std::uint32_t direct = 0;
+    for (const auto& c : batches) {
+      if (remote[c.node] && !st.spread)
+        st.share_due = true;
+      else
+        ++direct;
     }
     if (direct > 0) {
       if (runnable.size() < st.loop->tasks().size()) st.share_due = true;
@@ -281,42 +297,26 @@ void next_step(coordinator_actor* self) {
     }
   }
   if (capped) {
-    // One task per batch, in task order, at most max_concurrency out at once.
-    st.capped.clear();
+    // At most max_concurrency out at once.
+    st.capped.assign(std::make_move_iterator(batches.begin()),
+                     std::make_move_iterator(batches.end()));
     st.capped_out = 0;
-    for (std::uint32_t i : runnable)
-      st.capped.push_back(chunk{st.loop->tasks()[i].node, {i}, st.chunks++});
-    st.pending = static_cast<std::uint32_t>(runnable.size());
     release_capped(self);
     return;
   }
-  for (auto& [node, slots] : by_node) {
+  std::map<std::uint32_t, std::size_t> sent;  // round robin over a node's instances here
+  for (auto& c : batches) {
+    const std::uint32_t node = c.node;
     if (!remote[node]) {
       const auto& instances = st.pool->instances(node);
-      const std::size_t k = instances.size();
-      // Several chunks per instance balance uneven tasks; one per task when there are few.
-      const std::size_t chunks = std::min(slots.size(), k * 4);
-      for (std::size_t c = 0; c < chunks; ++c) {
-        std::size_t begin = slots.size() * c / chunks, end = slots.size() * (c + 1) / chunks;
-        send_local(
-            self, instances[c % k],
-            chunk{node, std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end),
-                  st.chunks++});
-        ++st.pending;
-      }
+      send_local(self, instances[sent[node]++ % instances.size()], std::move(c));
       continue;
     }
-    // Remote: batches of at most max_batch tasks, at least four per actor when there are
-    // enough tasks, queued and fed to the actors as their windows allow.
-    const std::size_t size = remote_batch_size(st, slots.size(), remote[node]->size());
-    auto& queue = st.waiting[node];
-    for (std::size_t begin = 0; begin < slots.size(); begin += size) {
-      std::size_t end = std::min(slots.size(), begin + size);
-      queue.push_back(chunk{node,
-                            std::vector<std::uint32_t>(slots.begin() + begin, slots.begin() + end),
-                            st.chunks++});
-      ++st.pending;
-    }
+    // Remote: queued and fed to the actors as their windows allow.
+    st.waiting[node].push_back(std::move(c));
+  }
+  for (const auto& [node, where] : remote) {
+    if (!where) continue;
     pump(self, node);
     if (self->state.failing || self->getf(caf::abstract_actor::is_terminated_flag)) return;
   }

@@ -93,14 +93,13 @@ struct coordinator_state {
   // step's prepare goes out with its tasks (`early_prepare`), so each group stages the step
   // as soon as the writes of every batch (and the coordinator's share of the rest, when
   // `share_due`: restored tasks') are in. `sent_direct`: the tasks whose writes went that
-  // way, by slot; `orders`: each task's position in task-path order; `chunks`: the step's
-  // batches so far. The votes are taken once the step reached its barrier (`at_barrier`).
+  // way, by slot; `orders`: each task's position in task-path order. The votes are taken
+  // once the step reached its barrier (`at_barrier`).
   // The groups live in other processes (--spread-channels): batches sent there route their
   // writes to them too. Otherwise a remote batch's writes come with its result, which
   // reaches the process of the groups anyway.
   bool spread = false;
   std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
-  std::uint32_t chunks = 0;
   std::vector<bool> sent_direct;
   std::vector<std::uint32_t> orders;
   bool early_prepare = false;
