@@ -157,6 +157,9 @@ struct ChannelPlacement {
   graph @1 :Text;
   values @2 :List(ChannelDelta);
   versions @3 :List(UInt64);  # each value's channel version, as `values`
+  # Placed again during step `closedThrough` (its first group was lost): writes of task
+  # batches for steps up to it are not taken; the coordinator's prepare carries them.
+  closedThrough @4 :Int64 = -1;
 }
 
 # Channel actor -> subscriber: committed values of channels it subscribed to.

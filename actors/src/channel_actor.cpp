@@ -74,6 +74,9 @@ struct channel_actor_state {
   // placement, then the version of each commit that changed it.
   std::unordered_map<std::string, std::uint64_t> versions;
   std::unordered_map<caf::actor_addr, std::pair<caf::actor, std::set<std::string>>> subscribers;
+  // Placed again during this step (its first group was lost): task batches' writes for steps
+  // up to it are not taken; the coordinator's prepare carries every write of the step.
+  std::int64_t closed_through = -1;
 };
 
 using self_pointer = channel_actor::stateful_pointer<channel_actor_state>;
@@ -177,9 +180,10 @@ void commit_carried(channel_actor_state& st, const step_prepare& p) {
 
 channel_actor::behavior_type channel_actor_behavior(
     self_pointer self, channel_group group, caf::actor owner,
-    std::unordered_map<std::string, std::uint64_t> versions) {
+    std::unordered_map<std::string, std::uint64_t> versions, std::int64_t closed_through) {
   self->state.group.emplace(std::move(group));
   self->state.versions = std::move(versions);
+  self->state.closed_through = closed_through;
   caf::actor_addr owner_addr;
   if (owner) {
     owner_addr = owner.address();
@@ -197,6 +201,7 @@ channel_actor::behavior_type channel_actor_behavior(
   return {
       [self](channel_writes& m) {
         auto& st = self->state;
+        if (m.step <= st.closed_through) return;
         // The step's prepare rides with every batch's writes: the first one counts.
         if (m.prepare && st.voted != m.step &&
             !(st.waiting && st.waiting->request.step == m.step)) {
@@ -276,8 +281,10 @@ std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexce
 }
 
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner,
-                                  std::unordered_map<std::string, std::uint64_t> versions) {
-  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner), std::move(versions));
+                                  std::unordered_map<std::string, std::uint64_t> versions,
+                                  std::int64_t closed_through) {
+  return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner), std::move(versions),
+                   closed_through);
 }
 
 channel_group group_from(

@@ -206,6 +206,14 @@ node_actor::behavior_type node_actor_behavior(node_self self,
                 });
         return promise;
       },
+      [self](regroup_atom, std::vector<caf::actor>& groups) {
+        // A channel actor of the run was placed again: the process's replica of the run
+        // subscribes to the new one.
+        auto coordinator = caf::actor_cast<caf::actor>(self->current_sender());
+        if (!coordinator) return;
+        self->send(replica_of_run(self->system(), coordinator, groups), regroup_atom::value,
+                   std::move(groups));
+      },
   };
 }
 

@@ -27,6 +27,7 @@ struct replica_state {
   std::vector<caf::actor> groups;
   std::unordered_map<std::string, held> channels;
   std::unordered_set<std::string> subscribed;  // asked of their channel actor
+  std::vector<std::string> orphaned;           // asked of a group that went down
   std::vector<waiting> parked;
 };
 
@@ -82,22 +83,59 @@ void answer_parked(replica_self self) {
   }
 }
 
-// Subscribes to the channels of `w` not asked for yet, one request per channel actor.
-void subscribe(replica_self self, const replica_wait& w) {
+// Subscribes to the channels not asked for yet, one request per channel actor.
+void subscribe(replica_self self, const std::vector<std::string>& channels) {
   auto& st = self->state;
   const std::size_t n = st.groups.size();
   std::vector<std::vector<std::string>> ask(n);
-  for (const auto& ch : w.channels)
+  for (const auto& ch : channels)
     if (st.subscribed.insert(ch).second) ask[channel_owner(ch, n)].push_back(ch);
   for (std::size_t g = 0; g < n; ++g) {
     if (ask[g].empty()) continue;
+    auto asked = ask[g];
     self->request(caf::actor_cast<channel_actor>(st.groups[g]), caf::infinite,
                   subscribe_atom::value, caf::actor_cast<caf::actor>(self), std::move(ask[g]))
-        .then([self](channel_push& p) {
-          take(self->state, p);
-          answer_parked(self);
-        });
+        .then(
+            [self](channel_push& p) {
+              take(self->state, p);
+              answer_parked(self);
+            },
+            [self, g, to = st.groups[g], asked](caf::error&) {
+              // The group went down with its process: the coordinator places its channels
+              // again and names the new actor (regroup), which they are asked of then.
+              auto& st = self->state;
+              if (st.groups[g] != to) return;
+              for (const auto& ch : asked)
+                if (st.subscribed.erase(ch)) st.orphaned.push_back(ch);
+            });
   }
+}
+
+// The run's channel actors after the coordinator placed a lost one's channels again: the
+// channels asked of a replaced actor are asked of the new one, with those parked waits need.
+void regroup(replica_self self, std::vector<caf::actor>& groups) {
+  auto& st = self->state;
+  const std::size_t n = st.groups.size();
+  if (groups.size() != n) return;
+  std::vector<bool> changed(n, false);
+  for (std::size_t g = 0; g < n; ++g) {
+    if (groups[g] == st.groups[g]) continue;
+    changed[g] = true;
+    st.groups[g] = std::move(groups[g]);
+  }
+  std::vector<std::string> again = std::move(st.orphaned);
+  st.orphaned.clear();
+  for (auto it = st.subscribed.begin(); it != st.subscribed.end();) {
+    if (changed[channel_owner(*it, n)]) {
+      again.push_back(*it);
+      it = st.subscribed.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& p : st.parked)
+    again.insert(again.end(), p.wait.channels.begin(), p.wait.channels.end());
+  subscribe(self, again);
 }
 
 process_replica::behavior_type replica_behavior(replica_self self, caf::actor coordinator,
@@ -115,7 +153,7 @@ process_replica::behavior_type replica_behavior(replica_self self, caf::actor co
   return {
       [self](await_atom, replica_wait& w) -> caf::result<channel_push> {
         auto& st = self->state;
-        subscribe(self, w);
+        subscribe(self, w.channels);
         if (auto out = ready(st, w)) return std::move(*out);
         auto promise = self->make_response_promise<channel_push>();
         st.parked.push_back(waiting{std::move(w), promise});
@@ -125,6 +163,7 @@ process_replica::behavior_type replica_behavior(replica_self self, caf::actor co
         take(self->state, p);
         answer_parked(self);
       },
+      [self](regroup_atom, std::vector<caf::actor>& groups) { regroup(self, groups); },
   };
 }
 

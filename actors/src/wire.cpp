@@ -478,6 +478,7 @@ std::string encode(const channel_placement& m) {
   root.setGraph(text(m.graph));
   put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
   put_versions(root.initVersions(static_cast<unsigned>(m.versions.size())), m.versions);
+  root.setClosedThrough(m.closed_through);
   std::string bytes = message_bytes_for_size(builder, pack_from);
   tally(channel_out, channel_bytes_out, bytes.size());
   return bytes;
@@ -489,6 +490,7 @@ void decode(std::string_view bytes, channel_placement& m) {
                                          m.graph = text_of(root.getGraph());
                                          m.values = get_deltas(root.getValues());
                                          m.versions = get_versions(root.getVersions());
+                                         m.closed_through = root.getClosedThrough();
                                        });
 }
 

@@ -160,9 +160,13 @@ caf::behavior host(host_actor* self, host_state init) {
               actors::group_from(it->second.first->graph().channels, std::move(req.values));
           auto owner = caf::actor_cast<caf::actor>(self->current_sender());
           auto ch = caf::actor_cast<caf::actor>(actors::spawn_channel_actor(
-              self->system(), std::move(group), owner, std::move(versions)));
+              self->system(), std::move(group), owner, std::move(versions), req.closed_through));
           self->monitor(ch);
           st.channel_actors.emplace(ch.address(), ch);
+          if (req.closed_through >= 0)
+            st.log(worker_log_level::info,
+                   "placed again the channels of a lost channel actor of a run at step " +
+                       std::to_string(req.closed_through));
           if (st.placed) ++*st.placed;
           return ch;
         } catch (const std::exception& e) {

@@ -103,7 +103,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   // Beside the coordinator, the owners get a remote batch's writes with its result.
   if (st.spread) route_writes(st, b, c);
   b.slots = c.slots;
-  if (st.monitored.insert(to.address()).second) self->monitor(to);
+  if (st.monitored.emplace(to.address(), to).second) self->monitor(to);
   ++st.load[to.address()];
   st.flight.emplace(b.id, in_flight{to, std::move(c)});
   self->send(to, std::move(b));
@@ -417,16 +417,14 @@ coordinator_protocol::behavior_type coordinator(
   self->set_down_handler([self](caf::down_msg& msg) {
     if (self->state.failing) return;
     try {
-      // A group of the run's channels is gone with its process: the step cannot commit, and
-      // the thread resumes from its last checkpoint.
+      // A group of the run's channels is gone with its process: placed again elsewhere.
       const auto& groups = self->state.groups;
-      if (std::any_of(groups.begin(), groups.end(),
-                      [&](const auto& g) { return g.address() == msg.source; }))
-        throw error(error_code::unavailable,
-                    "lost a channel actor of the run (its worker went away: " +
-                        self->system().render(msg.reason) + ") at step " +
-                        std::to_string(self->state.loop->step()) +
-                        "; the thread resumes from its last checkpoint");
+      for (std::uint32_t g = 0; g < groups.size(); ++g)
+        if (groups[g].address() == msg.source) {
+          replace_group(self, g, msg.source.node(),
+                        "its worker went away: " + self->system().render(msg.reason));
+          return;
+        }
       actor_lost(self, msg.source);
     } catch (...) {
       fail(self, std::current_exception());

@@ -96,6 +96,7 @@ void ask_votes(coordinator_actor* self, std::vector<actors::step_prepare> prepar
 void votes_in(coordinator_actor* self) {
   auto& st = self->state;
   const std::int64_t step = st.loop->step();
+  st.round_open = false;
   auto votes = std::move(st.votes);
   for (const auto& v : votes)
     if (v.error) {
@@ -122,6 +123,7 @@ void expect_votes(coordinator_actor* self, bool finish_round) {
   st.votes.assign(st.groups.size(), actors::step_vote{});
   st.voted.assign(st.groups.size(), false);
   st.votes_due = st.groups.size();
+  st.round_open = true;
   st.finish_round = finish_round;
 }
 
@@ -146,6 +148,17 @@ void take_vote(coordinator_actor* self, actors::step_vote& v) {
     if (--st.votes_due == 0 && st.at_barrier) votes_in(self);
     return;
   }
+}
+
+// The step's prepare for group `g` placed again during the step: every write of the step it
+// owns, carried by the prepare (writes task batches send it for the step are not taken).
+void send_redo(coordinator_actor* self, std::uint32_t g) {
+  auto& st = self->state;
+  st.redo[g] = false;
+  auto all = st.loop->stage_step();  // as at the barrier, every task's writes collected
+  if (!all) return;
+  auto prepares = prepares_of(st, std::move(*all), 0);
+  self->send(st.groups[g], std::move(prepares[g]));
 }
 
 // Ends the step at the barrier and starts the next one, or finishes the run. With channel
@@ -181,13 +194,21 @@ void commit_and_continue(coordinator_actor* self) {
       }
       for (auto& w : staged->writes)
         share[actors::channel_owner(w.channel, n)].writes.push_back(std::move(w));
-      for (std::size_t g = 0; g < n; ++g) self->send(st.groups[g], std::move(share[g]));
+      for (std::size_t g = 0; g < n; ++g)
+        if (!st.redo[g]) self->send(st.groups[g], std::move(share[g]));
     }
+    for (std::uint32_t g = 0; g < n; ++g)
+      if (st.redo[g] && !st.lost[g]) send_redo(self, g);
     if (st.votes_due == 0) votes_in(self);
     return;
   }
   // The writes travel inside the prepare: one message per group and step.
-  ask_votes(self, prepares_of(st, std::move(*staged), 0), false);
+  auto prepares = prepares_of(st, std::move(*staged), 0);
+  if (std::find(st.lost.begin(), st.lost.end(), true) != st.lost.end()) {
+    st.deferred = std::move(prepares);
+    return;
+  }
+  ask_votes(self, std::move(prepares), false);
 }
 
 // The step's prepare for each group, riding with its tasks' writes: a group votes once the
@@ -197,6 +218,101 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
   auto& st = self->state;
   st.prepares = prepares_of(st, algo::step_effects(st.loop->tasks()), messages);
   expect_votes(self, false);
+}
+
+// The placements of the run's channels over `n` groups (or only group `only`'s), from the
+// loop's channels: the committed values, whose versions the coordinator keeps.
+std::vector<actors::channel_placement> placements_of(const coordinator_state& st, std::size_t n,
+                                                     std::optional<std::uint32_t> only = {}) {
+  std::vector<actors::channel_placement> placements(n);
+  for (auto& p : placements) p.graph = st.directory->graph_key();
+  const auto& versions = st.loop->state().checkpoint.channel_versions;
+  for (const auto& [name, c] : st.loop->channels()) {
+    const std::uint32_t g = actors::channel_owner(name, n);
+    if (only && g != *only) continue;
+    actors::channel_delta d;
+    d.channel = name;
+    if (auto v = c->transfer()) {
+      d.present = true;
+      d.v = std::move(*v);
+    }
+    placements[g].values.push_back(std::move(d));
+    auto v = versions.find(name);
+    placements[g].versions.push_back(v == versions.end() ? 0 : v->second);
+  }
+  return placements;
+}
+
+// Group `g` is placed again: the node actors in other processes pass the run's groups on to
+// their process's replica (which subscribes to the new one instead: a worker may not learn
+// that one in another worker died), and the group takes its part in the step.
+void group_placed(coordinator_actor* self, std::uint32_t g) {
+  auto& st = self->state;
+  if (st.redo[g] && st.at_barrier) send_redo(self, g);
+  if (std::find(st.lost.begin(), st.lost.end(), true) != st.lost.end()) return;
+  const auto groups = group_handles(st);
+  for (const auto& [_, actor] : st.monitored)
+    self->send(actor, actors::regroup_atom::value, groups);
+  if (st.deferred) {
+    auto prepares = std::move(*st.deferred);
+    st.deferred.reset();
+    ask_votes(self, std::move(prepares), false);
+  }
+}
+
+void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id& node,
+                   const std::string& why) {
+  auto& st = self->state;
+  const auto cannot = [&](const std::string& because) {
+    return error(error_code::unavailable, "lost a channel actor of the run (" + why + ") at step " +
+                                              std::to_string(st.loop->step()) + because +
+                                              "; the thread resumes from its last checkpoint");
+  };
+  // While the groups are placed, or in a finish round (the loop's channels hold the step's
+  // first round then, not committed values), the run cannot go on without it.
+  if (!st.spread || st.placements_due > 0 || (st.round_open && st.finish_round)) throw cannot("");
+  std::vector<caf::actor> hosts;
+  for (auto& h : st.directory->channel_hosts())
+    if (h.node() != node) hosts.push_back(std::move(h));
+  if (hosts.empty()) throw cannot(": no other worker can own its channels");
+  st.lost[g] = true;
+  // The step's prepare went to the lost group: the one placed instead gets another, with every
+  // write of the step, and its vote is due again.
+  if (st.round_open) {
+    st.redo[g] = true;
+    if (st.voted[g]) {
+      st.voted[g] = false;
+      ++st.votes_due;
+    }
+  }
+  actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g)[g]);
+  p.closed_through = st.loop->step();
+  const caf::actor& host = hosts[g % hosts.size()];
+  self->request(host, std::chrono::seconds(30), actors::place_atom::value, std::move(p))
+      .then(
+          [self, g](caf::actor& placed) {
+            auto& st = self->state;
+            if (st.failing) {
+              self->send_exit(placed, caf::exit_reason::user_shutdown);
+              return;
+            }
+            st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
+            st.lost[g] = false;
+            self->monitor(placed);
+            try {
+              group_placed(self, g);
+            } catch (...) {
+              fail(self, std::current_exception());
+            }
+          },
+          [self, why](caf::error& e) {
+            fail(self, std::make_exception_ptr(
+                           error(error_code::unavailable,
+                                 "lost a channel actor of the run (" + why +
+                                     ") and cannot place its channels on another worker: " +
+                                     self->system().render(e) +
+                                     "; the thread resumes from its last checkpoint")));
+          });
 }
 
 // Places the run's channels, as they are once the input is applied: one group beside the
@@ -214,26 +330,16 @@ void place_channels(coordinator_actor* self) {
     st.groups.push_back(actors::spawn_channel_actor(self->system(),
                                                     actors::channel_group(std::move(owned)),
                                                     caf::actor_cast<caf::actor>(self)));
+    st.lost.assign(1, false);
+    st.redo.assign(1, false);
     self->monitor(st.groups.back());
     next_step(self);
     return;
   }
-  std::vector<actors::channel_placement> placements(hosts.size());
-  for (auto& p : placements) p.graph = st.directory->graph_key();
-  for (const auto& [name, c] : live) {
-    const std::uint32_t g = actors::channel_owner(name, hosts.size());
-    actors::channel_delta d;
-    d.channel = name;
-    if (auto v = c->transfer()) {
-      d.present = true;
-      d.v = std::move(*v);
-    }
-    placements[g].values.push_back(std::move(d));
-    auto v = st.loop->state().checkpoint.channel_versions.find(name);
-    placements[g].versions.push_back(
-        v == st.loop->state().checkpoint.channel_versions.end() ? 0 : v->second);
-  }
+  auto placements = placements_of(st, hosts.size());
   st.groups.resize(hosts.size());
+  st.lost.assign(hosts.size(), false);
+  st.redo.assign(hosts.size(), false);
   st.placements_due = hosts.size();
   for (std::uint32_t g = 0; g < hosts.size(); ++g)
     self->request(hosts[g], std::chrono::seconds(30), actors::place_atom::value,

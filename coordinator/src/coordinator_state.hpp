@@ -59,7 +59,8 @@ struct coordinator_state {
   std::unordered_map<std::uint64_t, in_flight> flight;
   std::map<std::uint32_t, std::deque<chunk>> waiting;
   std::unordered_map<caf::actor_addr, std::size_t> load;
-  std::unordered_set<caf::actor_addr> monitored, dead;
+  std::unordered_map<caf::actor_addr, actors::node_actor> monitored;  // remote node actors
+  std::unordered_set<caf::actor_addr> dead;
   bool retry_scheduled = false;
   std::optional<std::chrono::steady_clock::time_point> starved_since;
   // Per node actor: the channel versions its replica holds, in this run.
@@ -82,8 +83,17 @@ struct coordinator_state {
   std::vector<actors::step_vote> votes;
   std::vector<bool> voted;  // by group, in this round
   std::size_t votes_due = 0;
+  bool round_open = false;  // a round's prepare went out and not every vote is taken yet
   bool finish_round = false;
   std::size_t placements_due = 0;
+  // A group lost with its process (--spread-channels) is placed again on another worker,
+  // from the loop's channels (the committed values), and the run goes on. By group: its new
+  // placement not answered yet (`lost`); whether it gets, at the barrier, a prepare carrying
+  // every write of the step (`redo`: the step's prepare had gone to the lost one).
+  std::vector<bool> lost, redo;
+  // The barrier's prepares (without riding ones) while a group is lost: sent once it is placed.
+  std::optional<std::vector<actors::step_prepare>> deferred;
+
   // A group in this process learns of a commit with the next prepare (or not at all when
   // the run ends): nothing reads its committed values between the two. The step whose
   // commit is owed, or -1.
@@ -136,5 +146,9 @@ std::vector<caf::actor> group_handles(const coordinator_state& st);
 void take_vote(coordinator_actor* self, actors::step_vote& v);
 /// Ends the step at the barrier (two-phase with channel actors) and goes on.
 void commit_and_continue(coordinator_actor* self);
+/// Group `g` went down with its process (`why`, on `node`): places its channels again on
+/// another worker, and the step goes on. Throws when the run cannot go on without it.
+void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id& node,
+                   const std::string& why);
 
 }  // namespace superstep::detail::coord

@@ -261,6 +261,46 @@ BOOST_AUTO_TEST_CASE(a_prepare_riding_with_writes_votes_to_the_coordinator) {
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
 
+BOOST_AUTO_TEST_CASE(a_group_placed_again_mid_step_takes_the_step_from_its_prepare_only) {
+  // Placed during step 3 (the group it replaces was lost): batches' writes for step 3 are
+  // late copies of what the coordinator's prepare carries, so they are not taken, and the
+  // step's values are those of the prepare's writes, once.
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  caf::scoped_actor self{sys};
+  auto ch = spawn_channel_actor(sys, sample_group(), caf::actor(self), {}, 3);
+  step_prepare riding{3, 2, {}, true, false, {}, -1};
+  self->send(ch, cw(3, {{0, "total", value(std::int64_t{5})}}, 0, riding));
+  self->send(ch, cw(3, {{1, "total", value(std::int64_t{7})}}, 1, riding));
+  bool voted = false;
+  self->receive([&](step_vote&) { voted = true; },
+                caf::after(std::chrono::milliseconds(100)) >> [] {});
+  BOOST_TEST(!voted);  // the riding prepare was not taken either
+  step_prepare carried{3, 0, {}, true, false, {}, -1};
+  carried.writes = {{0, "total", value(std::int64_t{5})}, {1, "total", value(std::int64_t{7})}};
+  auto vote = request<step_vote>(self, ch, carried);
+  BOOST_REQUIRE(!vote.error.has_value());
+  BOOST_TEST(find(vote.changes.changed, "total")->to_json() == "12");
+  self->send(ch, commit_atom::value, std::int64_t{3}, std::uint64_t{9});
+  // The next step's writes are taken as usual.
+  step_prepare next{4, 1, {}, true, false, {}, -1};
+  self->send(ch, cw(4, {{0, "total", value(std::int64_t{1})}}, 0, next));
+  self->receive([&](step_vote& v) {
+    BOOST_TEST(v.step == 4);
+    BOOST_TEST(find(v.changes.changed, "total")->to_json() == "13");
+  });
+  // The placement says where it was placed again, through the wire too.
+  channel_placement placed;
+  placed.graph = "g";
+  placed.closed_through = 3;
+  channel_placement back;
+  wire_codec::decode(wire_codec::encode(placed), back);
+  BOOST_TEST(back.closed_through == 3);
+  wire_codec::decode(wire_codec::encode(channel_placement{}), back);
+  BOOST_TEST(back.closed_through == -1);
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
 BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding) {
   step_vote v;
   v.step = 7;

@@ -1,9 +1,10 @@
 // Failures at exact phases of the two-phase step commit (issue 14 item 6), with real
 // processes: a worker owning channels (a participant) or the head (the coordinator) dies the
 // first time it reaches a fault point (SUPERSTEP_FAULT, docs/channel_actors.md) at one step of
-// a run. In every case the thread keeps its last committed checkpoint, the failed run's
-// stream never showed a value the thread does not hold, and resuming it ends as an
-// uninterrupted run does: no step lost, none applied twice.
+// a run. A lost participant's channels are placed again on another worker and the run ends as
+// an uninterrupted one does. Otherwise the thread keeps its last committed checkpoint, the
+// failed run's stream never showed a value the thread does not hold, and resuming it ends as
+// an uninterrupted run does: no step lost, none applied twice.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 
@@ -90,6 +91,24 @@ void check_stream(const cli_result& failed, const list& all, std::int64_t commit
   if (exact) BOOST_TEST(value(traces.back()) == first_entries(all, trace_at(committed)));
 }
 
+// The nodes a run's `updates` stream reported, sorted; with `restored`, those it reported as
+// restored from saved writes.
+std::vector<std::string> reported_names(const cli_result& run,
+                                        std::vector<std::string>* restored = nullptr) {
+  std::vector<std::string> reported;
+  for (const value& line : run.lines()) {
+    if (line.get("type") != value("updates")) continue;
+    const value& update = line.get("data");
+    for (const auto& [name, _] : update.as_object()) {
+      if (name == "__metadata__") continue;
+      reported.push_back(name);
+      if (restored && update.get("__metadata__").get("cached") == value(true))
+        restored->push_back(name);
+    }
+  }
+  return sorted_names(std::move(reported));
+}
+
 // Resuming the thread (last checkpoint: step `committed`) ends as the uninterrupted run did,
 // and each task that run ran after that checkpoint (the trace names them) reports once: none
 // lost, none run twice. With `restores`, the tasks of the next step whose writes were saved
@@ -103,17 +122,9 @@ void check_resume(cluster& c, const value& expected, std::int64_t committed, boo
   cli_result resumed = c.client(args);
   BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
   BOOST_TEST(resumed.last().get("data") == expected);
-  std::vector<std::string> reported, restored;
-  for (const value& line : resumed.lines()) {
-    if (line.get("type") != value("updates")) continue;
-    const value& update = line.get("data");
-    for (const auto& [name, _] : update.as_object()) {
-      if (name == "__metadata__") continue;
-      reported.push_back(name);
-      if (update.get("__metadata__").get("cached") == value(true)) restored.push_back(name);
-    }
-  }
-  BOOST_TEST(sorted_names(reported) == names_in(all, trace_at(committed), all.size()));
+  std::vector<std::string> restored;
+  const auto reported = reported_names(resumed, &restored);
+  BOOST_TEST(reported == names_in(all, trace_at(committed), all.size()));
   const auto step_tasks = names_in(all, trace_at(committed), trace_at(committed + 1));
   if (restores && !some) BOOST_TEST(sorted_names(restored) == step_tasks);
   if (restores && some)
@@ -123,8 +134,8 @@ void check_resume(cluster& c, const value& expected, std::int64_t committed, boo
 
 // Starts the run (with `options`) and waits until `dying`, armed at `point`, died there and
 // the run ended; what the run printed.
-cli_result run_until_fault(cluster& c, child& dying, const std::string& point,
-                           std::vector<std::string> options = {}) {
+cli_result run_through_fault(cluster& c, child& dying, const std::string& point,
+                             std::vector<std::string> options = {}) {
   std::vector<std::string> args{"submit",   test::example_spec("slow_steps"),
                                 "--input",  input,
                                 "--thread", "t",
@@ -138,7 +149,12 @@ cli_result run_until_fault(cluster& c, child& dying, const std::string& point,
                                    std::to_string(fault_step)) != std::string::npos,
              dying.err_text());
   BOOST_REQUIRE_MESSAGE(run->wait(30s), "the run did not end");
-  cli_result failed = run->result();
+  return run->result();
+}
+
+cli_result run_until_fault(cluster& c, child& dying, const std::string& point,
+                           std::vector<std::string> options = {}) {
+  cli_result failed = run_through_fault(c, dying, point, std::move(options));
   BOOST_TEST(failed.status == 1);
   return failed;
 }
@@ -147,23 +163,38 @@ value uninterrupted_run(scratch& s) {
   return test::embedded_run(s, {test::example_spec("slow_steps"), "--input", input});
 }
 
-// A worker owning one of the run's two channel groups dies at `point`; the run fails with the
-// lost group, and the thread resumes on the other worker.
-void participant_dies_at(const std::string& point, std::int64_t committed) {
+// A worker owning one of the run's two channel groups dies at `point`: the head places that
+// group's channels again on the other worker, from the last committed values, and the run
+// ends as the uninterrupted one did. Every step is checkpointed once, each task reported once
+// (a task whose result died with the worker runs again, elsewhere), and the `values` stream
+// only ever showed committed states, each once.
+void participant_dies_at(const std::string& point) {
   scratch s;
   const value expected = uninterrupted_run(s);
   const list& all = expected.get("trace").as_list();
   cluster c(s, {"--spread-channels"});
-  c.add_worker("stays");
+  child& stays = c.add_worker("stays");
   child& doomed = c.add_worker("doomed", {}, true, armed(point));
-  cli_result failed = run_until_fault(c, doomed, point);
-  BOOST_TEST(failed.err.find("lost a channel actor of the run") != std::string::npos, failed.err);
-  check_checkpoint(c, all, committed);
-  check_stream(failed, all, committed, true);
-  // A worker dying before its vote may take results of its node actors with it (the group
-  // votes once the step's writes are in, which may be before those results reach the head):
-  // their tasks run again, once.
-  check_resume(c, expected, committed, committed < fault_step, {}, true);
+  cli_result run = run_through_fault(c, doomed, point);
+  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err);
+  BOOST_TEST(run.last().get("data") == expected);
+  BOOST_TEST(reported_names(run) == names_in(all, 0, all.size()));
+  std::vector<list> traces = streamed_traces(run);
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    BOOST_TEST(first_entries(all, traces[i].size()) == value(traces[i]));
+    if (i > 0) BOOST_TEST(traces[i].size() > traces[i - 1].size());
+  }
+  BOOST_REQUIRE(!traces.empty());
+  BOOST_TEST(value(traces.back()) == expected.get("trace"));
+  cli_result history = c.client({"history", "--thread", "t", "--limit", "100"});
+  BOOST_REQUIRE_MESSAGE(history.status == 0, history.err);
+  std::vector<std::int64_t> steps;
+  for (const value& cp : history.lines()) steps.push_back(cp.get("metadata").get("step").as_int());
+  std::sort(steps.begin(), steps.end());
+  BOOST_REQUIRE(!steps.empty());
+  BOOST_TEST(steps.front() == -1);
+  for (std::size_t i = 1; i < steps.size(); ++i) BOOST_TEST(steps[i] == steps[i - 1] + 1);
+  BOOST_TEST(stays.err_text().find("placed again") != std::string::npos, stays.err_text());
 }
 
 // A cluster whose head, armed at `point`, dies with the run's channels on two workers;
@@ -203,18 +234,39 @@ void coordinator_dies_at(const std::string& point, std::int64_t committed) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(a_participant_killed_before_it_votes_aborts_the_step) {
-  participant_dies_at("channel.before_vote", fault_step - 1);
+BOOST_AUTO_TEST_CASE(a_participant_killed_before_it_votes_is_placed_again_and_the_run_goes_on) {
+  // Its step's writes to it are lost with it: the group placed instead gets them all from the
+  // coordinator with the step's prepare.
+  participant_dies_at("channel.before_vote");
 }
 
 BOOST_AUTO_TEST_CASE(a_participant_killed_after_it_voted_before_it_commits_keeps_the_step) {
   // The coordinator had every vote and wrote the checkpoint: the step committed, though the
-  // dead group never applied it; the resumed run rebuilds the group from that checkpoint.
-  participant_dies_at("channel.after_vote", fault_step);
+  // dead group never applied it; the group placed instead holds it.
+  participant_dies_at("channel.after_vote");
 }
 
 BOOST_AUTO_TEST_CASE(a_participant_killed_after_it_committed_keeps_the_step) {
-  participant_dies_at("channel.after_commit", fault_step);
+  participant_dies_at("channel.after_commit");
+}
+
+BOOST_AUTO_TEST_CASE(a_participant_lost_with_no_other_worker_fails_the_run_and_it_resumes) {
+  // With nowhere to place its channels the run fails; the thread keeps the step before and
+  // resumes on a worker that joins later.
+  scratch s;
+  const value expected = uninterrupted_run(s);
+  const list& all = expected.get("trace").as_list();
+  cluster c(s, {"--spread-channels"});
+  child& doomed = c.add_worker("doomed", {}, true, armed("channel.before_vote"));
+  cli_result failed = run_until_fault(c, doomed, "channel.before_vote");
+  BOOST_TEST(failed.err.find("no other worker can own its channels") != std::string::npos,
+             failed.err);
+  const std::int64_t committed = fault_step - 1;
+  check_checkpoint(c, all, committed);
+  check_stream(failed, all, committed, true);
+  c.add_worker("later");
+  // The dead worker may have taken results of its node actors with it: those tasks run again.
+  check_resume(c, expected, committed, true, {}, true);
 }
 
 BOOST_AUTO_TEST_CASE(a_coordinator_killed_between_the_votes_and_the_checkpoint_aborts_the_step) {

@@ -68,6 +68,9 @@ struct channel_placement {
   std::string graph;
   std::vector<channel_delta> values;
   std::vector<std::uint64_t> versions;  ///< each value's channel version
+  /// Placed again in the middle of this step (the group it replaces was lost): task batches'
+  /// writes for steps up to it are not taken, the coordinator's prepare carries them.
+  std::int64_t closed_through = -1;
 };
 
 using commit_atom = caf::atom_constant<caf::atom("ch_commit")>;
@@ -101,10 +104,13 @@ using channel_actor = caf::typed_actor<
 
 /// Spawns a channel actor owning `group`. With `owner`, the actor sends it the votes of
 /// prepares that ride with writes, and stops when `owner` (the coordinator of its run, in any
-/// process) goes down: a staged step whose commit never came is dropped with it.
+/// process) goes down: a staged step whose commit never came is dropped with it. With
+/// `closed_through` (a group placed again mid-step), writes of task batches for steps up to it
+/// are dropped (`channel_placement::closed_through`).
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group,
                                   caf::actor owner = caf::actor(),
-                                  std::unordered_map<std::string, std::uint64_t> versions = {});
+                                  std::unordered_map<std::string, std::uint64_t> versions = {},
+                                  std::int64_t closed_through = -1);
 
 /// A group owning the channels named in `values`, made from `prototypes` (a graph's channels
 /// by name) restored from the values. Throws `superstep::error` (invalid_argument) naming a

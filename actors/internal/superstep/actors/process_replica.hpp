@@ -34,7 +34,8 @@ using await_atom = caf::atom_constant<caf::atom("rp_await")>;
 /// and the channel actors' pushes.
 using process_replica =
     caf::typed_actor<caf::replies_to<await_atom, replica_wait>::with<channel_push>,
-                     caf::reacts_to<channel_push>>;
+                     caf::reacts_to<channel_push>,
+                     caf::reacts_to<regroup_atom, std::vector<caf::actor>>>;
 
 /// The replica of the run coordinated by `coordinator` in this process, subscribed to
 /// `groups` (the run's channel actors, a channel's owner being `channel_owner`), made on first

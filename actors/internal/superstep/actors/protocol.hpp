@@ -218,9 +218,15 @@ wire_traffic traffic() noexcept;
 std::uint64_t tasks_run() noexcept;
 std::uint64_t batches_run() noexcept;
 
+/// Coordinator → node actor (passed on to its process's replica of the run): the run's
+/// channel actors now, after one lost with its process was placed again elsewhere.
+using regroup_atom = caf::atom_constant<caf::atom("regroup")>;
+
 /// The protocol of a PregelNode actor, checked by the compiler: a batch of tasks in, the
-/// batch run out (sent back to the sender, after any stream_chunk of its tasks).
-using node_actor = caf::typed_actor<caf::replies_to<task_batch>::with<task_batch_done>>;
+/// batch run out (sent back to the sender, after any stream_chunk of its tasks); the run's
+/// channel actors, after one was placed again.
+using node_actor = caf::typed_actor<caf::replies_to<task_batch>::with<task_batch_done>,
+                                    caf::reacts_to<regroup_atom, std::vector<caf::actor>>>;
 
 /// Spawns the actor hosting `node` (one of several instances a process may run for it).
 node_actor spawn_node_actor(caf::actor_system& sys, std::shared_ptr<const node_host> node);
