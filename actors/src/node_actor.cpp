@@ -104,6 +104,23 @@ void send_writes(node_self self, task_batch& b) {
     self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
 }
 
+// Sends the batch's tasks, with their writes, to the run's writes saver, which saves them as
+// pending writes; the result for the coordinator keeps the channels written, not the values.
+void send_to_saver(node_self self, task_batch& b) {
+  pending_writes w;
+  w.id = b.id;
+  w.slots = b.slots;
+  w.tasks = b.tasks;  // values are shared, not copied
+  for (auto& t : w.tasks) {
+    t.input = value();
+    t.output = value();
+  }
+  if (b.saver.node() != self->node()) encode_for_remote(w);
+  self->send(caf::actor_cast<pending_writes_receiver>(b.saver), std::move(w));
+  for (auto& t : b.tasks)
+    for (auto& write : t.writes) write.second = value();
+}
+
 // What the channels a batch's tasks need lack in the replica of `coordinator`'s run: those
 // below the version the step saw.
 replica_wait missing(node_self self, const task_batch& b,
@@ -163,6 +180,7 @@ task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor
   // The writes go straight to their owners, which stage the step as soon as every
   // batch's writes are in; the coordinator learns of them from the result.
   if (!b.groups.empty()) send_writes(self, b);
+  if (b.saver) send_to_saver(self, b);
   return finished(self, b, sender);
 }
 
@@ -202,6 +220,7 @@ node_actor::behavior_type node_actor_behavior(node_self self,
                     t.error = task_error{error_code::unavailable,
                                          "the process's replica of the run's channels failed: " +
                                              self->system().render(e)};
+                  if (batch->saver) send_to_saver(self, *batch);
                   promise.deliver(finished(self, *batch, sender));
                 });
         return promise;

@@ -33,7 +33,7 @@ namespace superstep::actors {
 namespace {
 std::atomic<std::uint64_t> batches_out{0}, batch_bytes_out{0}, results_in{0}, result_bytes_in{0},
     chunks_in{0}, chunk_bytes_in{0}, channel_out{0}, channel_bytes_out{0}, channel_in{0},
-    channel_bytes_in{0};
+    channel_bytes_in{0}, writes_in{0}, write_bytes_in{0};
 
 void tally(std::atomic<std::uint64_t>& messages, std::atomic<std::uint64_t>& bytes,
            std::size_t n) noexcept {
@@ -44,10 +44,10 @@ void tally(std::atomic<std::uint64_t>& messages, std::atomic<std::uint64_t>& byt
 
 wire_traffic traffic() noexcept {
   constexpr auto r = std::memory_order_relaxed;
-  return {batches_out.load(r),     batch_bytes_out.load(r),   results_in.load(r),
-          result_bytes_in.load(r), chunks_in.load(r),         chunk_bytes_in.load(r),
-          channel_out.load(r),     channel_bytes_out.load(r), channel_in.load(r),
-          channel_bytes_in.load(r)};
+  return {batches_out.load(r),      batch_bytes_out.load(r),   results_in.load(r),
+          result_bytes_in.load(r),  chunks_in.load(r),         chunk_bytes_in.load(r),
+          channel_out.load(r),      channel_bytes_out.load(r), channel_in.load(r),
+          channel_bytes_in.load(r), writes_in.load(r),         write_bytes_in.load(r)};
 }
 
 }  // namespace superstep::actors
@@ -349,13 +349,28 @@ std::string encode(const task_batch_done& d) {
   return message_bytes_for_size(builder, pack_from);
 }
 
-void decode(std::string_view bytes, task_batch_done& d) {
-  tally(results_in, result_bytes_in, bytes.size());
-  read_message<wire::TaskBatchDone>(bytes, "task results", [&](wire::TaskBatchDone::Reader root) {
+namespace {
+void decode_done(std::string_view bytes, task_batch_done& d, const char* what) {
+  read_message<wire::TaskBatchDone>(bytes, what, [&](wire::TaskBatchDone::Reader root) {
     d.id = root.getId();
     d.slots = get_slots(root.getSlots());
     d.tasks = get_tasks(root.getTasks());
   });
+}
+}  // namespace
+
+void decode(std::string_view bytes, task_batch_done& d) {
+  tally(results_in, result_bytes_in, bytes.size());
+  decode_done(bytes, d, "task results");
+}
+
+std::string encode(const pending_writes& d) {
+  return encode(static_cast<const task_batch_done&>(d));
+}
+
+void decode(std::string_view bytes, pending_writes& d) {
+  tally(writes_in, write_bytes_in, bytes.size());
+  decode_done(bytes, d, "pending writes");
 }
 
 std::string encode(const stream_chunk& c) {

@@ -126,6 +126,9 @@ struct row {
   // Through the head's coordinator in the last run (its log's "ended:" line): messages and
   // bytes to and from workers.
   unsigned long long messages = 0, bytes_out = 0, bytes_in = 0;
+  // Of bytes_in, the pending writes that went to the head's writes saver, not through the
+  // coordinator (--spread-channels with a checkpointer keeping pending writes).
+  unsigned long long write_bytes_in = 0;
 
   double median() const {
     auto v = seconds;
@@ -154,16 +157,16 @@ void check_output(const std::string& out, long sends) {
 void read_traffic(const std::string& log, row& r) {
   const auto at = log.rfind(" ended: ");
   if (at == std::string::npos) return;
-  unsigned long long batches = 0, results = 0, chunks = 0, chunk_bytes = 0, channel_out = 0,
-                     channel_bytes_out = 0, channel_in = 0, channel_bytes_in = 0;
+  unsigned long long batches = 0, results = 0, writes = 0, chunks = 0, chunk_bytes = 0,
+                     channel_out = 0, channel_bytes_out = 0, channel_in = 0, channel_bytes_in = 0;
   std::sscanf(log.c_str() + at,
               " ended: %llu task batches out (%llu bytes), %llu results in (%llu bytes), %llu "
-              "stream events in (%llu bytes), %llu channel messages out (%llu bytes), %llu "
-              "channel messages in (%llu bytes)",
-              &batches, &r.bytes_out, &results, &r.bytes_in, &chunks, &chunk_bytes, &channel_out,
-              &channel_bytes_out, &channel_in, &channel_bytes_in);
-  r.messages = batches + results + chunks + channel_out + channel_in;
-  r.bytes_in += chunk_bytes + channel_bytes_in;
+              "pending writes in (%llu bytes), %llu stream events in (%llu bytes), %llu channel "
+              "messages out (%llu bytes), %llu channel messages in (%llu bytes)",
+              &batches, &r.bytes_out, &results, &r.bytes_in, &writes, &r.write_bytes_in, &chunks,
+              &chunk_bytes, &channel_out, &channel_bytes_out, &channel_in, &channel_bytes_in);
+  r.messages = batches + results + writes + chunks + channel_out + channel_in;
+  r.bytes_in += r.write_bytes_in + chunk_bytes + channel_bytes_in;
   r.bytes_out += channel_bytes_out;
 }
 
@@ -317,8 +320,8 @@ int main(int argc, char** argv) {
   std::printf(
       "| run | workers | durability | median s | min s | max s | us/Send | Sends/s | "
       "peak RSS head (or process) MiB | peak RSS worker MiB | head messages/run | "
-      "head bytes in/Send | head bytes out/Send |\n");
-  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "head bytes in/Send | of which pending writes/Send | head bytes out/Send |\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::ostringstream json;
   json << "{\"sends\": " << o.sends << ", \"runs\": " << o.runs << ", \"rows\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -330,18 +333,21 @@ int main(int argc, char** argv) {
       return cluster ? std::to_string(static_cast<long>(b / static_cast<double>(o.sends)))
                      : std::string("-");
     };
-    std::printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n",
-                r.name.c_str(), r.workers, r.durability.c_str(), med, *mm.first, *mm.second,
-                med * 1e6 / o.sends, o.sends / med, r.head_peak_kib / 1024.0,
-                cluster ? std::to_string(r.worker_peak_kib / 1024).c_str() : "-",
-                cluster ? std::to_string(r.messages).c_str() : "-", per_send(r.bytes_in).c_str(),
-                per_send(r.bytes_out).c_str());
+    std::printf(
+        "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s | %s |\n",
+        r.name.c_str(), r.workers, r.durability.c_str(), med, *mm.first, *mm.second,
+        med * 1e6 / o.sends, o.sends / med, r.head_peak_kib / 1024.0,
+        cluster ? std::to_string(r.worker_peak_kib / 1024).c_str() : "-",
+        cluster ? std::to_string(r.messages).c_str() : "-", per_send(r.bytes_in).c_str(),
+        per_send(r.write_bytes_in).c_str(), per_send(r.bytes_out).c_str());
     json << (i ? ", " : "") << "{\"run\": \"" << r.name << "\", \"workers\": " << r.workers
          << ", \"durability\": \"" << r.durability << "\", \"median_s\": " << med
          << ", \"min_s\": " << *mm.first << ", \"max_s\": " << *mm.second
          << ", \"head_peak_kib\": " << r.head_peak_kib
          << ", \"worker_peak_kib\": " << r.worker_peak_kib << ", \"head_messages\": " << r.messages
-         << ", \"head_bytes_in\": " << r.bytes_in << ", \"head_bytes_out\": " << r.bytes_out << "}";
+         << ", \"head_bytes_in\": " << r.bytes_in
+         << ", \"head_pending_write_bytes_in\": " << r.write_bytes_in
+         << ", \"head_bytes_out\": " << r.bytes_out << "}";
   }
   json << "], \"caf_remote_round_trip_us\": {\"median\": " << remote[remote.size() / 2]
        << ", \"min\": " << remote.front() << ", \"max\": " << remote.back() << "}}\n";

@@ -218,6 +218,8 @@ std::string traffic_since(const actors::wire_traffic& a) {
          std::to_string(b.batch_bytes_out - a.batch_bytes_out) + " bytes), " +
          std::to_string(b.results_in - a.results_in) + " results in (" +
          std::to_string(b.result_bytes_in - a.result_bytes_in) + " bytes), " +
+         std::to_string(b.writes_in - a.writes_in) + " pending writes in (" +
+         std::to_string(b.write_bytes_in - a.write_bytes_in) + " bytes), " +
          std::to_string(b.chunks_in - a.chunks_in) + " stream events in (" +
          std::to_string(b.chunk_bytes_in - a.chunk_bytes_in) + " bytes), " +
          std::to_string(b.channel_out - a.channel_out) + " channel messages out (" +

@@ -102,6 +102,18 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   }
   // Beside the coordinator, the owners get a remote batch's writes with its result.
   if (st.spread) route_writes(st, b, c);
+  if (st.saver) {
+    // Its writes are saved by the writes saver, which learns the batch's tasks first.
+    b.saver = caf::actor_cast<caf::actor>(st.saver);
+    std::vector<std::string> ids;
+    ids.reserve(c.slots.size());
+    for (auto s : c.slots) {
+      ids.push_back(tasks[s].id);
+      st.stripped[s] = true;
+    }
+    self->send(st.saver, expect_atom::value, b.id, std::move(ids));
+    st.saving.emplace(b.id, c.index);
+  }
   b.slots = c.slots;
   if (st.monitored.emplace(to.address(), to).second) self->monitor(to);
   ++st.load[to.address()];
@@ -112,6 +124,11 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
 // Tells the caller how the run ended and stops, with the run's channel actor.
 void end_run(coordinator_actor* self, bool ok) {
   auto& st = self->state;
+  if (st.line) {
+    std::lock_guard lock(st.line->m);  // a save in progress ends first
+    st.line->loop = nullptr;
+  }
+  if (st.saver) self->send_exit(st.saver, caf::exit_reason::user_shutdown);
   for (const auto& g : st.groups) self->send_exit(g, caf::exit_reason::user_shutdown);
   st.groups.clear();
   st.done->set_value(ok);
@@ -276,6 +293,14 @@ void next_step(coordinator_actor* self) {
     }
   }
   st.pending = static_cast<std::uint32_t>(batches.size());
+  st.saving.clear();
+  st.saves_due = 0;
+  if (st.saver) {
+    st.chunk_saved.assign(batches.size(), false);
+    st.stripped.assign(st.loop->tasks().size(), false);
+    for (const auto& c : batches)
+      if (remote[c.node]) ++st.saves_due;
+  }
   // Batches write straight to the channel groups (a remote one only when the groups are on
   // the workers: beside the coordinator its writes come with its result): the groups'
   // prepare goes out with them, waiting for each such batch and the coordinator's share.
@@ -374,10 +399,26 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
     }
     finished.push_back(&t);
   }
-  st.loop->tasks_finished(finished);
+  st.loop->tasks_finished(finished, node && st.saver);
   st.step_finished += slots.size();
   if (st.progress) (*st.progress)(st.header.step, st.step_finished, st.step_tasks);
   return node;
+}
+
+// The writes of batch `id` were saved (or `why` not): with its chunk's result in as well, the
+// step may reach its barrier.
+void chunk_saved(coordinator_actor* self, std::uint64_t id, const std::string& why) {
+  auto& st = self->state;
+  auto it = st.saving.find(id);
+  if (it == st.saving.end()) return;  // of an earlier step
+  if (!why.empty())
+    throw error(error_code::unavailable, "cannot save the pending writes of a task batch of step " +
+                                             std::to_string(st.loop->step()) + ": " + why);
+  const std::uint32_t chunk = it->second;
+  st.saving.erase(it);
+  if (chunk >= st.chunk_saved.size() || st.chunk_saved[chunk]) return;  // saved from a first run
+  st.chunk_saved[chunk] = true;
+  if (--st.saves_due == 0 && st.pending == 0) commit_and_continue(self);
 }
 
 // A remote node actor went down (its process died or disconnected): its unanswered batches
@@ -472,7 +513,19 @@ coordinator_protocol::behavior_type coordinator(
             }
             return;
           }
+          if (st.saves_due > 0) return;  // the barrier waits for the writes to be saved too
           commit_and_continue(self);
+        } catch (...) {
+          fail(self, std::current_exception());
+        }
+      },
+      [self](actors::saved_atom, std::uint64_t id, std::string& why) {
+        auto& st = self->state;
+        if (st.failing ||
+            self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(st.saver))
+          return;
+        try {
+          chunk_saved(self, id, why);
         } catch (...) {
           fail(self, std::current_exception());
         }

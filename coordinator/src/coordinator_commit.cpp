@@ -150,11 +150,20 @@ void take_vote(coordinator_actor* self, actors::step_vote& v) {
   }
 }
 
+// The values of the step's writes that were saved apart from their results, back on the
+// tasks (from the saver's pending writes).
+void restore_write_values(coordinator_state& st) {
+  if (std::find(st.stripped.begin(), st.stripped.end(), true) == st.stripped.end()) return;
+  st.loop->restore_write_values(st.stripped);
+  st.stripped.assign(st.stripped.size(), false);
+}
+
 // The step's prepare for group `g` placed again during the step: every write of the step it
 // owns, carried by the prepare (writes task batches send it for the step are not taken).
 void send_redo(coordinator_actor* self, std::uint32_t g) {
   auto& st = self->state;
   st.redo[g] = false;
+  restore_write_values(st);
   auto all = st.loop->stage_step();  // as at the barrier, every task's writes collected
   if (!all) return;
   auto prepares = prepares_of(st, std::move(*all), 0);
@@ -174,6 +183,11 @@ void commit_and_continue(coordinator_actor* self) {
     next_step(self);
     return;
   }
+  // An interrupted step shows its finished tasks' writes: their values, if saved apart, come
+  // back from the saver.
+  const auto& tasks = st.loop->tasks();
+  if (std::any_of(tasks.begin(), tasks.end(), [](const auto& t) { return !t.interrupts.empty(); }))
+    restore_write_values(st);
   auto staged = st.loop->stage_step(st.early_prepare ? st.sent_direct : std::vector<bool>{});
   if (!staged) {
     end_run(self, true);
@@ -356,6 +370,12 @@ void place_channels(coordinator_actor* self) {
               if (--st.placements_due > 0) return;
               try {
                 st.spread = true;
+                if (st.loop->writes_saved_apart()) {
+                  st.line = std::make_shared<saver_line>();
+                  st.line->loop = st.loop;
+                  st.saver = spawn_writes_saver(self->system(), st.line,
+                                                caf::actor_cast<saved_receiver>(self));
+                }
                 next_step(self);
               } catch (...) {
                 fail(self, std::current_exception());

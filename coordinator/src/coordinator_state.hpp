@@ -10,6 +10,8 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -26,6 +28,23 @@ namespace superstep::detail::coord {
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using expect_atom = caf::atom_constant<caf::atom("w_expect")>;
+
+// The run's writes saver (writes_saver.cpp), in the coordinator's process: told by the
+// coordinator which tasks each batch to another process holds, it saves the pending writes
+// that batch's node actor sends it, then tells the coordinator (saved_atom, batch id, and
+// why not, or nothing). It reaches the loop through `saver_line`, cut when the run ends.
+struct saver_line {
+  std::mutex m;
+  run_loop* loop = nullptr;
+};
+using writes_saver =
+    caf::typed_actor<caf::reacts_to<expect_atom, std::uint64_t, std::vector<std::string>>,
+                     caf::reacts_to<actors::pending_writes>>;
+using saved_receiver =
+    caf::typed_actor<caf::reacts_to<actors::saved_atom, std::uint64_t, std::string>>;
+writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line,
+                                saved_receiver coordinator);
 
 // Tasks of one node in the current step that travel together as one batch.
 struct chunk {
@@ -93,6 +112,16 @@ struct coordinator_state {
   std::vector<bool> lost, redo;
   // The barrier's prepares (without riding ones) while a group is lost: sent once it is placed.
   std::optional<std::vector<actors::step_prepare>> deferred;
+  // With the groups on the workers and pending writes kept as tasks finish
+  // (run_loop::writes_saved_apart): batches to other processes send their writes to the
+  // writes saver, and their results carry no write values (`stripped`, by slot). The step's
+  // barrier waits for each such chunk's writes to be saved as well as for its result:
+  // `saving` maps the batch ids sent to their chunk, `chunk_saved` by chunk.
+  writes_saver saver;
+  std::shared_ptr<saver_line> line;
+  std::unordered_map<std::uint64_t, std::uint32_t> saving;
+  std::vector<bool> chunk_saved, stripped;
+  std::size_t saves_due = 0;
 
   // A group in this process learns of a commit with the next prepare (or not at all when
   // the run ends): nothing reads its committed values between the two. The step whose
@@ -122,7 +151,8 @@ struct coordinator_state {
 using coordinator_protocol =
     caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
                      caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
-                     caf::reacts_to<actors::step_vote>>;
+                     caf::reacts_to<actors::step_vote>,
+                     caf::reacts_to<actors::saved_atom, std::uint64_t, std::string>>;
 using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
 
 // coordinator_actor.cpp

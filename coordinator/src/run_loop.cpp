@@ -391,8 +391,8 @@ void run_loop::cache_writes(const pregel_task& t) {
 
 void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
 
-void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks) {
-  if (saver_) {
+void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks, bool saved_apart) {
+  if (saver_ && !saved_apart) {
     // A task whose writes came from the cache saves none, unless it wrote a delta channel:
     // those writes rebuild the channel.
     auto writes_delta_channel = [&](const pregel_task& t) {

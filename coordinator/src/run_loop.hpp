@@ -90,8 +90,22 @@ class run_loop {
   /// failed cancels the step's other tasks (LangGraph's runner stops the others on the first
   /// failure).
   void task_finished(const pregel_task& t);
-  /// The same for a batch of tasks that finished together: their writes in one saver call.
-  void tasks_finished(const std::vector<const pregel_task*>& tasks);
+  /// The same for a batch of tasks that finished together: their writes in one saver call
+  /// (none with `saved_apart`: a writes saver saved them, `save_writes_apart`).
+  void tasks_finished(const std::vector<const pregel_task*>& tasks, bool saved_apart = false);
+
+  /// Whether the writes of tasks run in other processes may be saved apart from their results,
+  /// which then carry the channels written without the values: the run keeps pending writes
+  /// as tasks finish (a checkpointer, durability other than exit) and needs no write value
+  /// otherwise (no updates, debug or tasks stream, no cache).
+  bool writes_saved_apart() const noexcept;
+  /// Saves the pending writes of finished tasks, as `tasks_finished` does, from another thread
+  /// while the step runs (a writes saver).
+  void save_writes_apart(const std::vector<const pregel_task*>& tasks);
+  /// Gives back to the tasks at `which` (by slot) the values of their writes, from the saver's
+  /// pending writes of the step: an interrupted step shows them, a group placed again gets
+  /// them.
+  void restore_write_values(const std::vector<bool>& which);
 
   /// Applies the step's writes and checkpoints. Throws the first task error (in task-path
   /// order) when a task failed. Returns false when an interrupt_after node ran.

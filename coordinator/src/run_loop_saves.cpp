@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "run_loop.hpp"
@@ -249,6 +250,34 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   all.reserve(tasks.size());
   for (const pregel_task* t : tasks) all.push_back(saved_writes_of(*t));
   saver_->put_writes_many(cfg, all);
+}
+
+bool run_loop::writes_saved_apart() const noexcept {
+  return saver_ && durability_ != durability::exit && !shared_.cache &&
+         !shared_.wants(stream_mode::updates) && !shared_.wants(stream_mode::debug) &&
+         !shared_.wants(stream_mode::tasks);
+}
+
+void run_loop::save_writes_apart(const std::vector<const pregel_task*>& tasks) {
+  if (saver_ && !tasks.empty()) save_writes(tasks);
+}
+
+void run_loop::restore_write_values(const std::vector<bool>& which) {
+  if (!saver_) return;
+  checkpoint_config cfg = cp_config_;
+  cfg.checkpoint_id = state_.checkpoint.id;
+  auto saved = saver_->get_tuple(cfg);
+  std::unordered_map<std::string, std::vector<std::pair<std::string, value>>> by_task;
+  if (saved)
+    for (auto& w : saved->pending_writes)
+      if (w.channel != INTERRUPT && w.channel != ERROR && w.channel != ERROR_SOURCE_NODE &&
+          w.channel != NO_WRITES)
+        by_task[w.task_id].emplace_back(std::move(w.channel), std::move(w.v));
+  for (std::size_t i = 0; i < which.size() && i < tasks_.size(); ++i) {
+    if (!which[i] || tasks_[i].error) continue;
+    auto it = by_task.find(tasks_[i].id);
+    tasks_[i].writes = it == by_task.end() ? decltype(tasks_[i].writes){} : std::move(it->second);
+  }
 }
 
 void run_loop::put_checkpoint(const char* source, const algo::applied* applied,

@@ -67,6 +67,81 @@ BOOST_AUTO_TEST_CASE(node_actors_read_a_replica_the_channel_actors_push_to_not_t
              w1.err_text() + w2.err_text());
 }
 
+// What the head's log says of a run's traffic (its last "ended:" line): the bytes of `what`
+// ("results in", "pending writes in", ...).
+std::uint64_t logged_bytes(test::test_cluster& c, const std::string& what) {
+  BOOST_REQUIRE(c.head().wait_for_err(" ended: ", 5s));
+  const std::string log = c.head().err_text();
+  const auto at = log.find(what + " (", log.rfind(" ended: "));
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, log);
+  return std::stoull(log.substr(at + what.size() + 2));
+}
+
+BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_the_coordinator) {
+  // A node copies a 100 KB key: its write goes to the channel actor owning the copy and, as a
+  // pending write, to the head's writes saver; the result the coordinator gets names the
+  // channel written without the value. With an `updates` stream the coordinator needs the
+  // value, and the result carries it.
+  scratch s;
+  const std::string doc(100000, 'd');
+  const std::string spec = s.write("dup.json", R"({"spec": "superstep.graph/1",
+    "state": {"doc": {}, "copy": {}},
+    "nodes": {"dup": {"fn": "std.copy", "params": {"from": "doc", "to": "copy"}}},
+    "edges": [["__start__", "dup"], ["dup", "__end__"]]})");
+  const std::string input = s.write("doc.json", value(object{{"doc", doc}}).to_json());
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result r = c.client({"submit", spec, "--input", "@" + input, "--thread", "quiet"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("copy").as_string() == doc);
+  BOOST_TEST(logged_bytes(c, "results in") < doc.size() / 10);
+  BOOST_TEST(logged_bytes(c, "pending writes in") > doc.size());
+  // The write was saved before the step committed: the thread's checkpoint holds it.
+  cli_result state = c.client({"state", "--thread", "quiet"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values").get("copy").as_string() == doc);
+
+  r = c.client({"submit", spec, "--input", "@" + input, "--thread", "loud", "--stream", "updates"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(logged_bytes(c, "results in") > doc.size());
+  BOOST_TEST(logged_bytes(c, "pending writes in") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(an_interrupted_step_shows_writes_saved_apart_and_resumes_as_embedded) {
+  // Two tasks in one step: one writes, the other interrupts. The step stops there; the run's
+  // output shows the finished task's write (its value comes back from the saver, since the
+  // result carried none), and the resumed run ends as the embedded one does.
+  scratch s;
+  const std::string spec = s.write("pause.json", R"({"spec": "superstep.graph/1",
+    "state": {"x": {}, "answer": {}},
+    "nodes": {"write": {"fn": "std.set", "params": {"update": {"x": "written"}}},
+              "ask": {"fn": "std.interrupt", "params": {"value": "why?", "to": "answer"}}},
+    "edges": [["__start__", "write"], ["__start__", "ask"], ["write", "__end__"],
+              ["ask", "__end__"]]})");
+  const std::string data = s.path("embedded-pause");
+  cli_result first =
+      test::run_to_end({"run", spec, "--input", "{}", "--thread", "p", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(first.status == 3, first.err);  // stopped at an interrupt
+  BOOST_TEST(first.last().get("type").as_string() == "interrupt");
+  cli_result second = test::run_to_end(
+      {"run", spec, "--thread", "p", "--resume", R"("because")", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(second.status == 0, second.err);
+  BOOST_TEST(first.last().get("data").get("x").as_string() == "written");
+
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result paused = c.client({"submit", spec, "--input", "{}", "--thread", "p"});
+  BOOST_REQUIRE_MESSAGE(paused.status == 3, paused.err);
+  BOOST_TEST(paused.last().get("data") == first.last().get("data"));
+  BOOST_TEST(paused.last().get("next") == first.last().get("next"));
+  BOOST_TEST(logged_bytes(c, "pending writes in") > 0u);
+  cli_result resumed = c.client({"submit", "--thread", "p", "--resume", R"("because")"});
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.last().get("data") == second.last().get("data"));
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_owning_channels_killed_mid_run_is_replaced_and_repeats_nothing) {
   scratch s;
   const std::string input = R"({"trace": []})";

@@ -27,6 +27,7 @@ namespace superstep {
 namespace actors {
 struct task_batch;
 struct task_batch_done;
+struct pending_writes;
 struct stream_chunk;
 struct channel_writes;  // channel_actor.hpp
 struct step_prepare;    // below
@@ -44,6 +45,8 @@ std::string encode(const task_batch& b);
 void decode(std::string_view bytes, task_batch& b);
 std::string encode(const task_batch_done& d);
 void decode(std::string_view bytes, task_batch_done& d);
+std::string encode(const pending_writes& d);
+void decode(std::string_view bytes, pending_writes& d);
 std::string encode(const stream_chunk& c);
 void decode(std::string_view bytes, stream_chunk& c);
 std::string encode(const channel_writes& m);
@@ -163,6 +166,12 @@ struct task_batch {
   /// instead of from `deltas`.
   std::vector<std::string> need_channels;
   std::vector<std::uint64_t> need_versions;
+  /// With `groups` in other processes and a checkpointer that keeps pending writes: the
+  /// run's writes saver, in the coordinator's process. The node actor sends it the batch's
+  /// tasks with their writes (`pending_writes`) and the coordinator the result without the
+  /// writes' values (the channels written stay named): no write passes through the
+  /// coordinator.
+  caf::actor saver;
 };
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.
@@ -176,6 +185,16 @@ struct task_batch_done {
   std::string encoded;
 };
 
+/// Node actor → a run's writes saver: the batch's tasks, run, with their writes, to save as
+/// pending writes (the same encoding as a result, counted apart).
+struct pending_writes : task_batch_done {};
+
+/// Where a node actor sends pending writes: a run's writes saver.
+using pending_writes_receiver = caf::typed_actor<caf::reacts_to<pending_writes>>;
+
+/// Writes saver → coordinator: the writes of batch `id` are saved (or why they are not).
+using saved_atom = caf::atom_constant<caf::atom("w_saved")>;
+
 /// Node actor → coordinator: a stream event produced while a task ran.
 struct stream_chunk {
   std::vector<std::string> ns;
@@ -185,12 +204,17 @@ struct stream_chunk {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch& x) {
-  return superstep::detail::inspect_encoded(f, x, "superstep.task_batch", x.groups);
+  return superstep::detail::inspect_encoded(f, x, "superstep.task_batch", x.groups, x.saver);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_batch_done& x) {
   return superstep::detail::inspect_encoded(f, x, "superstep.task_batch_done");
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pending_writes& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.pending_writes");
 }
 
 template <class Inspector>
@@ -211,6 +235,7 @@ struct wire_traffic {
   std::uint64_t chunks_in = 0, chunk_bytes_in = 0;
   std::uint64_t channel_out = 0, channel_bytes_out = 0;
   std::uint64_t channel_in = 0, channel_bytes_in = 0;
+  std::uint64_t writes_in = 0, write_bytes_in = 0;  ///< pending writes, to a writes saver
 };
 wire_traffic traffic() noexcept;
 
