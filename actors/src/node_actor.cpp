@@ -104,21 +104,12 @@ void send_writes(node_self self, task_batch& b) {
     self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
 }
 
-// Sends the batch's tasks, with their writes, to the run's writes saver, which saves them as
-// pending writes; the result for the coordinator keeps the channels written, not the values.
-void send_to_saver(node_self self, task_batch& b) {
+// A batch's result bound for a writes saver (task_batch::saver), which saves its writes and
+// answers the coordinator in the node actor's stead.
+pending_writes for_saver(task_batch_done done) {
   pending_writes w;
-  w.id = b.id;
-  w.slots = b.slots;
-  w.tasks = b.tasks;  // values are shared, not copied
-  for (auto& t : w.tasks) {
-    t.input = value();
-    t.output = value();
-  }
-  if (b.saver.node() != self->node()) encode_for_remote(w);
-  self->send(caf::actor_cast<pending_writes_receiver>(b.saver), std::move(w));
-  for (auto& t : b.tasks)
-    for (auto& write : t.writes) write.second = value();
+  static_cast<task_batch_done&>(w) = std::move(done);
+  return w;
 }
 
 // What the channels a batch's tasks need lack in the replica of `coordinator`'s run: those
@@ -180,7 +171,6 @@ task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor
   // The writes go straight to their owners, which stage the step as soon as every
   // batch's writes are in; the coordinator learns of them from the result.
   if (!b.groups.empty()) send_writes(self, b);
-  if (b.saver) send_to_saver(self, b);
   return finished(self, b, sender);
 }
 
@@ -197,31 +187,42 @@ node_actor::behavior_type node_actor_behavior(node_self self,
   return {
       [self](task_batch& b) -> caf::result<task_batch_done> {
         caf::strong_actor_ptr sender = self->current_sender();
+        // With a writes saver, the result goes to it, and it answers the coordinator.
+        const auto saver = caf::actor_cast<pending_writes_receiver>(b.saver);
+        const auto settle = [&](task_batch_done done) -> caf::result<task_batch_done> {
+          if (!saver) return done;
+          return self->delegate(saver, for_saver(std::move(done)));
+        };
         if (b.need_channels.empty()) {
           apply_deltas(self->state, replica_of(self, sender), b.deltas);
-          return run_batch(self, b, sender);
+          return settle(run_batch(self, b, sender));
         }
         // The run's channels live on channel actors elsewhere: the replica takes what the
         // step's tasks need from the process's replica of the run, once it holds it.
         replica_wait wait = missing(self, b, sender);
-        if (wait.channels.empty()) return run_batch(self, b, sender);
+        if (wait.channels.empty()) return settle(run_batch(self, b, sender));
         auto promise = self->make_response_promise<task_batch_done>();
+        auto answer = [saver](auto& promise, task_batch_done done) {
+          if (saver)
+            promise.delegate(saver, for_saver(std::move(done)));
+          else
+            promise.deliver(std::move(done));
+        };
         auto batch = std::make_shared<task_batch>(std::move(b));
         auto replica =
             replica_of_run(self->system(), caf::actor_cast<caf::actor>(sender), batch->groups);
         self->request(replica, caf::infinite, await_atom::value, std::move(wait))
             .then(
-                [self, batch, sender, promise](channel_push& p) mutable {
+                [self, batch, sender, promise, answer](channel_push& p) mutable {
                   take_from_replica(self, sender, p);
-                  promise.deliver(run_batch(self, *batch, sender));
+                  answer(promise, run_batch(self, *batch, sender));
                 },
-                [self, batch, sender, promise](caf::error& e) mutable {
+                [self, batch, sender, promise, answer](caf::error& e) mutable {
                   for (auto& t : batch->tasks)
                     t.error = task_error{error_code::unavailable,
                                          "the process's replica of the run's channels failed: " +
                                              self->system().render(e)};
-                  if (batch->saver) send_to_saver(self, *batch);
-                  promise.deliver(finished(self, *batch, sender));
+                  answer(promise, finished(self, *batch, sender));
                 });
         return promise;
       },

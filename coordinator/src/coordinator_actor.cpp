@@ -103,7 +103,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   // Beside the coordinator, the owners get a remote batch's writes with its result.
   if (st.spread) route_writes(st, b, c);
   if (st.saver) {
-    // Its writes are saved by the writes saver, which learns the batch's tasks first.
+    // Its result comes through the writes saver, which learns the batch's tasks first.
     b.saver = caf::actor_cast<caf::actor>(st.saver);
     std::vector<std::string> ids;
     ids.reserve(c.slots.size());
@@ -112,7 +112,6 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
       st.stripped[s] = true;
     }
     self->send(st.saver, expect_atom::value, b.id, std::move(ids));
-    st.saving.emplace(b.id, c.index);
   }
   b.slots = c.slots;
   if (st.monitored.emplace(to.address(), to).second) self->monitor(to);
@@ -293,14 +292,7 @@ void next_step(coordinator_actor* self) {
     }
   }
   st.pending = static_cast<std::uint32_t>(batches.size());
-  st.saving.clear();
-  st.saves_due = 0;
-  if (st.saver) {
-    st.chunk_saved.assign(batches.size(), false);
-    st.stripped.assign(st.loop->tasks().size(), false);
-    for (const auto& c : batches)
-      if (remote[c.node]) ++st.saves_due;
-  }
+  if (st.saver) st.stripped.assign(st.loop->tasks().size(), false);
   // Batches write straight to the channel groups (a remote one only when the groups are on
   // the workers: beside the coordinator its writes come with its result): the groups'
   // prepare goes out with them, waiting for each such batch and the coordinator's share.
@@ -405,22 +397,6 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
   return node;
 }
 
-// The writes of batch `id` were saved (or `why` not): with its chunk's result in as well, the
-// step may reach its barrier.
-void chunk_saved(coordinator_actor* self, std::uint64_t id, const std::string& why) {
-  auto& st = self->state;
-  auto it = st.saving.find(id);
-  if (it == st.saving.end()) return;  // of an earlier step
-  if (!why.empty())
-    throw error(error_code::unavailable, "cannot save the pending writes of a task batch of step " +
-                                             std::to_string(st.loop->step()) + ": " + why);
-  const std::uint32_t chunk = it->second;
-  st.saving.erase(it);
-  if (chunk >= st.chunk_saved.size() || st.chunk_saved[chunk]) return;  // saved from a first run
-  st.chunk_saved[chunk] = true;
-  if (--st.saves_due == 0 && st.pending == 0) commit_and_continue(self);
-}
-
 // A remote node actor went down (its process died or disconnected): its unanswered batches
 // go back to the front of their queues and on to other actors.
 void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
@@ -497,10 +473,12 @@ coordinator_protocol::behavior_type coordinator(
         }
         try {
           if (done.id != 0) {
-            // Only the actor a batch went to may answer it (and only once).
+            // Only the actor a batch went to may answer it (and only once), or the writes
+            // saver in its stead.
             auto it = st.flight.find(done.id);
+            const auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
             if (it == st.flight.end() ||
-                caf::actor_cast<caf::actor_addr>(self->current_sender()) != it->second.to.address())
+                (from != it->second.to.address() && (!st.saver || from != st.saver.address())))
               return;
           }
           const std::size_t returned = done.tasks.size();
@@ -513,19 +491,7 @@ coordinator_protocol::behavior_type coordinator(
             }
             return;
           }
-          if (st.saves_due > 0) return;  // the barrier waits for the writes to be saved too
           commit_and_continue(self);
-        } catch (...) {
-          fail(self, std::current_exception());
-        }
-      },
-      [self](actors::saved_atom, std::uint64_t id, std::string& why) {
-        auto& st = self->state;
-        if (st.failing ||
-            self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(st.saver))
-          return;
-        try {
-          chunk_saved(self, id, why);
         } catch (...) {
           fail(self, std::current_exception());
         }

@@ -373,8 +373,7 @@ void place_channels(coordinator_actor* self) {
                 if (st.loop->writes_saved_apart()) {
                   st.line = std::make_shared<saver_line>();
                   st.line->loop = st.loop;
-                  st.saver = spawn_writes_saver(self->system(), st.line,
-                                                caf::actor_cast<saved_receiver>(self));
+                  st.saver = spawn_writes_saver(self->system(), st.line);
                 }
                 next_step(self);
               } catch (...) {

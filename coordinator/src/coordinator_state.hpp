@@ -31,20 +31,18 @@ using retry_atom = caf::atom_constant<caf::atom("retry")>;
 using expect_atom = caf::atom_constant<caf::atom("w_expect")>;
 
 // The run's writes saver (writes_saver.cpp), in the coordinator's process: told by the
-// coordinator which tasks each batch to another process holds, it saves the pending writes
-// that batch's node actor sends it, then tells the coordinator (saved_atom, batch id, and
-// why not, or nothing). It reaches the loop through `saver_line`, cut when the run ends.
+// coordinator which tasks each batch to another process holds, it takes that batch's result
+// (delegated by the node actor), saves its writes as pending writes and answers the
+// coordinator with the result without the writes' values. It reaches the loop through
+// `saver_line`, cut when the run ends.
 struct saver_line {
   std::mutex m;
   run_loop* loop = nullptr;
 };
 using writes_saver =
     caf::typed_actor<caf::reacts_to<expect_atom, std::uint64_t, std::vector<std::string>>,
-                     caf::reacts_to<actors::pending_writes>>;
-using saved_receiver =
-    caf::typed_actor<caf::reacts_to<actors::saved_atom, std::uint64_t, std::string>>;
-writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line,
-                                saved_receiver coordinator);
+                     caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
+writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line);
 
 // Tasks of one node in the current step that travel together as one batch.
 struct chunk {
@@ -113,15 +111,11 @@ struct coordinator_state {
   // The barrier's prepares (without riding ones) while a group is lost: sent once it is placed.
   std::optional<std::vector<actors::step_prepare>> deferred;
   // With the groups on the workers and pending writes kept as tasks finish
-  // (run_loop::writes_saved_apart): batches to other processes send their writes to the
-  // writes saver, and their results carry no write values (`stripped`, by slot). The step's
-  // barrier waits for each such chunk's writes to be saved as well as for its result:
-  // `saving` maps the batch ids sent to their chunk, `chunk_saved` by chunk.
+  // (run_loop::writes_saved_apart): results of batches to other processes come through the
+  // writes saver, which saved their writes, without the writes' values (`stripped`, by slot).
   writes_saver saver;
   std::shared_ptr<saver_line> line;
-  std::unordered_map<std::uint64_t, std::uint32_t> saving;
-  std::vector<bool> chunk_saved, stripped;
-  std::size_t saves_due = 0;
+  std::vector<bool> stripped;
 
   // A group in this process learns of a commit with the next prepare (or not at all when
   // the run ends): nothing reads its committed values between the two. The step whose
@@ -151,8 +145,7 @@ struct coordinator_state {
 using coordinator_protocol =
     caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
                      caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
-                     caf::reacts_to<actors::step_vote>,
-                     caf::reacts_to<actors::saved_atom, std::uint64_t, std::string>>;
+                     caf::reacts_to<actors::step_vote>>;
 using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
 
 // coordinator_actor.cpp

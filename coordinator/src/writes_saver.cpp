@@ -1,6 +1,7 @@
 // A run's writes saver: in the coordinator's process, it saves as pending writes the writes
-// of task batches that ran in other processes and sent them straight to channel actors there,
-// so that those writes reach the checkpointer without passing through the coordinator.
+// of task batches that ran in other processes (and sent their writes straight to channel
+// actors there), then answers the coordinator in the node actor's stead with the result
+// without the writes' values: those never pass through the coordinator.
 #include <exception>
 #include <unordered_map>
 #include <utility>
@@ -13,58 +14,63 @@ namespace {
 
 struct saver_state {
   std::shared_ptr<saver_line> line;
-  saved_receiver coordinator;
   // By batch id: the ids of its tasks, as the coordinator sent them.
   std::unordered_map<std::uint64_t, std::vector<std::string>> expected;
 };
 
+// Whether `w` holds the tasks the coordinator sent in its batch.
+bool as_sent(const actors::task_batch_done& w, const std::vector<std::string>& ids) {
+  if (w.tasks.size() != ids.size()) return false;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (w.tasks[i].id != ids[i]) return false;
+  return true;
+}
+
 writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_state> self,
-                                           std::shared_ptr<saver_line> line,
-                                           saved_receiver coordinator) {
+                                           std::shared_ptr<saver_line> line) {
   self->state.line = std::move(line);
-  self->state.coordinator = std::move(coordinator);
   return {
       [self](expect_atom, std::uint64_t id, std::vector<std::string>& tasks) {
         self->state.expected[id] = std::move(tasks);
       },
-      [self](actors::pending_writes& w) {
+      [self](actors::pending_writes& w) -> actors::task_batch_done {
         auto& st = self->state;
-        // Only the batches the coordinator announced, each once, with the tasks it sent.
-        auto it = st.expected.find(w.id);
-        if (it == st.expected.end()) return;
-        std::string why;
-        if (w.tasks.size() != it->second.size()) {
-          why = "a worker sent the writes of " + std::to_string(w.tasks.size()) +
-                " tasks for a batch of " + std::to_string(it->second.size());
-        } else {
-          for (std::size_t i = 0; i < w.tasks.size() && why.empty(); ++i)
-            if (w.tasks[i].id != it->second[i])
-              why = "a worker sent the writes of task " + w.tasks[i].id + " instead of " +
-                    it->second[i];
-        }
+        actors::task_batch_done done = std::move(w);
+        // A result that does not match its batch goes on as it is: the coordinator refuses
+        // it, naming what is wrong.
+        auto it = st.expected.find(done.id);
+        if (it == st.expected.end()) return done;
+        const bool matches = as_sent(done, it->second);
         st.expected.erase(it);
-        if (why.empty()) {
-          std::vector<const pregel_task*> tasks;
-          tasks.reserve(w.tasks.size());
-          for (const auto& t : w.tasks) tasks.push_back(&t);
+        if (!matches) return done;
+        {
           std::lock_guard lock(st.line->m);
-          if (!st.line->loop) return;  // the run ended
+          if (!st.line->loop) return done;  // the run ended
+          std::vector<const pregel_task*> tasks;
+          tasks.reserve(done.tasks.size());
+          for (const auto& t : done.tasks) tasks.push_back(&t);
           try {
             st.line->loop->save_writes_apart(tasks);
           } catch (const std::exception& e) {
-            why = e.what();
+            // Not durable: the tasks fail, and so does their step.
+            for (auto& t : done.tasks)
+              t.error = task_error{error_code::unavailable,
+                                   std::string("cannot save the task's writes: ") + e.what()};
+            return done;
           }
         }
-        self->send(st.coordinator, actors::saved_atom::value, w.id, std::move(why));
+        // Saved: the coordinator gets the channels written, not the values.
+        for (auto& t : done.tasks)
+          for (auto& write : t.writes) write.second = value();
+        return done;
       },
   };
 }
 
 }  // namespace
 
-writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line,
-                                saved_receiver coordinator) {
-  return sys.spawn(saver_behavior, std::move(line), std::move(coordinator));
+writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line) {
+  return sys.spawn(saver_behavior, std::move(line));
 }
 
 }  // namespace superstep::detail::coord

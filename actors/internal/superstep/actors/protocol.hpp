@@ -168,9 +168,9 @@ struct task_batch {
   std::vector<std::uint64_t> need_versions;
   /// With `groups` in other processes and a checkpointer that keeps pending writes: the
   /// run's writes saver, in the coordinator's process. The node actor sends it the batch's
-  /// tasks with their writes (`pending_writes`) and the coordinator the result without the
-  /// writes' values (the channels written stay named): no write passes through the
-  /// coordinator.
+  /// result (`pending_writes`); the saver saves the writes and answers the coordinator in the
+  /// node actor's stead, with the result without the writes' values (the channels written
+  /// stay named): no write value passes through the coordinator.
   caf::actor saver;
 };
 
@@ -185,15 +185,14 @@ struct task_batch_done {
   std::string encoded;
 };
 
-/// Node actor → a run's writes saver: the batch's tasks, run, with their writes, to save as
-/// pending writes (the same encoding as a result, counted apart).
+/// Node actor → a run's writes saver: a batch's result, to save the writes of as pending
+/// writes before passing it on (the same encoding as a result, counted apart).
 struct pending_writes : task_batch_done {};
 
-/// Where a node actor sends pending writes: a run's writes saver.
-using pending_writes_receiver = caf::typed_actor<caf::reacts_to<pending_writes>>;
-
-/// Writes saver → coordinator: the writes of batch `id` are saved (or why they are not).
-using saved_atom = caf::atom_constant<caf::atom("w_saved")>;
+/// A run's writes saver, as node actors see it: it answers a batch's result, delegated to it,
+/// with the result the coordinator gets.
+using pending_writes_receiver =
+    caf::typed_actor<caf::replies_to<pending_writes>::with<task_batch_done>>;
 
 /// Node actor → coordinator: a stream event produced while a task ran.
 struct stream_chunk {
