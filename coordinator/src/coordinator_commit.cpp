@@ -234,6 +234,34 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
   expect_votes(self, false);
 }
 
+// Asks `host` to own group `g` of the run's channels (`p`). Once it answers, the group is the
+// run's (monitored) and `then` goes on; a failure there, or the host's refusal (named
+// between `before` and `after`), fails the run.
+template <class Then>
+void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t g,
+                 actors::channel_placement p, std::string before, std::string after, Then then) {
+  self->request(host, std::chrono::seconds(30), actors::place_atom::value, std::move(p))
+      .then(
+          [self, g, then](caf::actor& placed) {
+            auto& st = self->state;
+            if (st.failing) {
+              self->send_exit(placed, caf::exit_reason::user_shutdown);
+              return;
+            }
+            st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
+            self->monitor(placed);
+            try {
+              then();
+            } catch (...) {
+              fail(self, std::current_exception());
+            }
+          },
+          [self, before, after](caf::error& e) {
+            fail(self, std::make_exception_ptr(error(error_code::unavailable,
+                                                     before + self->system().render(e) + after)));
+          });
+}
+
 // The placements of the run's channels over `n` groups (or only group `only`'s), from the
 // loop's channels: the committed values, whose versions the coordinator keeps.
 std::vector<actors::channel_placement> placements_of(const coordinator_state& st, std::size_t n,
@@ -301,32 +329,13 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
   }
   actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g)[g]);
   p.closed_through = st.loop->step();
-  const caf::actor& host = hosts[g % hosts.size()];
-  self->request(host, std::chrono::seconds(30), actors::place_atom::value, std::move(p))
-      .then(
-          [self, g](caf::actor& placed) {
-            auto& st = self->state;
-            if (st.failing) {
-              self->send_exit(placed, caf::exit_reason::user_shutdown);
-              return;
-            }
-            st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
-            st.lost[g] = false;
-            self->monitor(placed);
-            try {
-              group_placed(self, g);
-            } catch (...) {
-              fail(self, std::current_exception());
-            }
-          },
-          [self, why](caf::error& e) {
-            fail(self, std::make_exception_ptr(
-                           error(error_code::unavailable,
-                                 "lost a channel actor of the run (" + why +
-                                     ") and cannot place its channels on another worker: " +
-                                     self->system().render(e) +
-                                     "; the thread resumes from its last checkpoint")));
-          });
+  place_group(self, hosts[g % hosts.size()], g, std::move(p),
+              "lost a channel actor of the run (" + why +
+                  ") and cannot place its channels on another worker: ",
+              "; the thread resumes from its last checkpoint", [self, g] {
+                self->state.lost[g] = false;
+                group_placed(self, g);
+              });
 }
 
 // Places the run's channels, as they are once the input is applied: one group beside the
@@ -356,36 +365,18 @@ void place_channels(coordinator_actor* self) {
   st.redo.assign(hosts.size(), false);
   st.placements_due = hosts.size();
   for (std::uint32_t g = 0; g < hosts.size(); ++g)
-    self->request(hosts[g], std::chrono::seconds(30), actors::place_atom::value,
-                  std::move(placements[g]))
-        .then(
-            [self, g](caf::actor& placed) {
-              auto& st = self->state;
-              if (st.failing) {
-                self->send_exit(placed, caf::exit_reason::user_shutdown);
-                return;
-              }
-              st.groups[g] = caf::actor_cast<actors::channel_actor>(placed);
-              self->monitor(placed);
-              if (--st.placements_due > 0) return;
-              try {
-                st.spread = true;
-                if (st.loop->writes_saved_apart()) {
-                  st.line = std::make_shared<saver_line>();
-                  st.line->loop = st.loop;
-                  st.saver = spawn_writes_saver(self->system(), st.line);
-                }
-                next_step(self);
-              } catch (...) {
-                fail(self, std::current_exception());
-              }
-            },
-            [self](caf::error& e) {
-              fail(self,
-                   std::make_exception_ptr(error(error_code::unavailable,
-                                                 "cannot place the run's channels on a worker: " +
-                                                     self->system().render(e))));
-            });
+    place_group(self, hosts[g], g, std::move(placements[g]),
+                "cannot place the run's channels on a worker: ", "", [self] {
+                  auto& st = self->state;
+                  if (--st.placements_due > 0) return;
+                  st.spread = true;
+                  if (st.loop->writes_saved_apart()) {
+                    st.line = std::make_shared<saver_line>();
+                    st.line->loop = st.loop;
+                    st.saver = spawn_writes_saver(self->system(), st.line);
+                  }
+                  next_step(self);
+                });
 }
 
 }  // namespace superstep::detail::coord
