@@ -314,6 +314,15 @@ std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks) {
   return order;
 }
 
+step_writes all_step_writes(const std::vector<pregel_task>& tasks) {
+  step_writes w = step_effects(tasks);
+  const auto orders = path_orders(tasks);
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    for (const auto& [ch, v] : tasks[i].writes)
+      if (!is_reserved_channel(ch)) w.writes.push_back(actors::ordered_write{orders[i], ch, v});
+  return w;
+}
+
 void take_changes(run_state& state, const actors::group_changes& changes, channel_version version,
                   applied& out) {
   checkpoint& cp = state.checkpoint;

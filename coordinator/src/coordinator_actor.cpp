@@ -111,7 +111,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
       ids.push_back(tasks[s].id);
       st.stripped[s] = true;
     }
-    self->send(st.saver, expect_atom::value, b.id, std::move(ids));
+    self->send(st.saver, expect_atom::value, st.loop->step(), b.id, std::move(ids));
   }
   b.slots = c.slots;
   if (st.monitored.emplace(to.address(), to).second) self->monitor(to);
@@ -434,6 +434,9 @@ coordinator_protocol::behavior_type coordinator(
   self->set_down_handler([self](caf::down_msg& msg) {
     if (self->state.failing) return;
     try {
+      if (self->state.saver && msg.source == self->state.saver.address())
+        throw error(error_code::internal,
+                    "the run's writes saver stopped: " + self->system().render(msg.reason));
       // A group of the run's channels is gone with its process: placed again elsewhere.
       const auto& groups = self->state.groups;
       for (std::uint32_t g = 0; g < groups.size(); ++g)
@@ -473,12 +476,12 @@ coordinator_protocol::behavior_type coordinator(
         }
         try {
           if (done.id != 0) {
-            // Only the actor a batch went to may answer it (and only once), or the writes
-            // saver in its stead.
+            // Only the actor a batch went to may answer it (and only once); with a writes
+            // saver, only the saver, in its stead, once it saved the writes.
             auto it = st.flight.find(done.id);
             const auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
             if (it == st.flight.end() ||
-                (from != it->second.to.address() && (!st.saver || from != st.saver.address())))
+                from != (st.saver ? st.saver.address() : it->second.to.address()))
               return;
           }
           const std::size_t returned = done.tasks.size();

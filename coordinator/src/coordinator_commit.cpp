@@ -164,9 +164,7 @@ void send_redo(coordinator_actor* self, std::uint32_t g) {
   auto& st = self->state;
   st.redo[g] = false;
   restore_write_values(st);
-  auto all = st.loop->stage_step();  // as at the barrier, every task's writes collected
-  if (!all) return;
-  auto prepares = prepares_of(st, std::move(*all), 0);
+  auto prepares = prepares_of(st, algo::all_step_writes(st.loop->tasks()), 0);
   self->send(st.groups[g], std::move(prepares[g]));
 }
 
@@ -235,11 +233,11 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
 }
 
 // Asks `host` to own group `g` of the run's channels (`p`). Once it answers, the group is the
-// run's (monitored) and `then` goes on; a failure there, or the host's refusal (named
-// between `before` and `after`), fails the run.
-template <class Then>
+// run's (monitored) and `then` goes on (its failure fails the run); a refusal goes to
+// `refused`.
+template <class Refused, class Then>
 void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t g,
-                 actors::channel_placement p, std::string before, std::string after, Then then) {
+                 actors::channel_placement p, Refused refused, Then then) {
   self->request(host, std::chrono::seconds(30), actors::place_atom::value, std::move(p))
       .then(
           [self, g, then](caf::actor& placed) {
@@ -256,10 +254,7 @@ void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t 
               fail(self, std::current_exception());
             }
           },
-          [self, before, after](caf::error& e) {
-            fail(self, std::make_exception_ptr(error(error_code::unavailable,
-                                                     before + self->system().render(e) + after)));
-          });
+          refused);
 }
 
 // The placements of the run's channels over `n` groups (or only group `only`'s), from the
@@ -302,6 +297,30 @@ void group_placed(coordinator_actor* self, std::uint32_t g) {
   }
 }
 
+// Places lost group `g` (`p`) on the first of `hosts` that takes it.
+void place_again(coordinator_actor* self, std::uint32_t g, actors::channel_placement p,
+                 std::vector<caf::actor> hosts, std::string why) {
+  const caf::actor host = hosts.front();
+  hosts.erase(hosts.begin());
+  place_group(
+      self, host, g, p,
+      [self, g, p, hosts, why](caf::error& e) {
+        if (!hosts.empty()) {
+          place_again(self, g, p, hosts, why);
+          return;
+        }
+        fail(self, std::make_exception_ptr(error(
+                       error_code::unavailable,
+                       "lost a channel actor of the run (" + why +
+                           ") and no other worker took its channels: " + self->system().render(e) +
+                           "; the thread resumes from its last checkpoint")));
+      },
+      [self, g] {
+        self->state.lost[g] = false;
+        group_placed(self, g);
+      });
+}
+
 void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id& node,
                    const std::string& why) {
   auto& st = self->state;
@@ -313,9 +332,11 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
   // While the groups are placed, or in a finish round (the loop's channels hold the step's
   // first round then, not committed values), the run cannot go on without it.
   if (!st.spread || st.placements_due > 0 || (st.round_open && st.finish_round)) throw cannot("");
+  st.lost_nodes.push_back(node);
   std::vector<caf::actor> hosts;
   for (auto& h : st.directory->channel_hosts())
-    if (h.node() != node) hosts.push_back(std::move(h));
+    if (std::find(st.lost_nodes.begin(), st.lost_nodes.end(), h.node()) == st.lost_nodes.end())
+      hosts.push_back(std::move(h));
   if (hosts.empty()) throw cannot(": no other worker can own its channels");
   st.lost[g] = true;
   // The step's prepare went to the lost group: the one placed instead gets another, with every
@@ -329,13 +350,8 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
   }
   actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g)[g]);
   p.closed_through = st.loop->step();
-  place_group(self, hosts[g % hosts.size()], g, std::move(p),
-              "lost a channel actor of the run (" + why +
-                  ") and cannot place its channels on another worker: ",
-              "; the thread resumes from its last checkpoint", [self, g] {
-                self->state.lost[g] = false;
-                group_placed(self, g);
-              });
+  std::rotate(hosts.begin(), hosts.begin() + g % hosts.size(), hosts.end());
+  place_again(self, g, std::move(p), std::move(hosts), why);
 }
 
 // Places the run's channels, as they are once the input is applied: one group beside the
@@ -365,18 +381,25 @@ void place_channels(coordinator_actor* self) {
   st.redo.assign(hosts.size(), false);
   st.placements_due = hosts.size();
   for (std::uint32_t g = 0; g < hosts.size(); ++g)
-    place_group(self, hosts[g], g, std::move(placements[g]),
-                "cannot place the run's channels on a worker: ", "", [self] {
-                  auto& st = self->state;
-                  if (--st.placements_due > 0) return;
-                  st.spread = true;
-                  if (st.loop->writes_saved_apart()) {
-                    st.line = std::make_shared<saver_line>();
-                    st.line->loop = st.loop;
-                    st.saver = spawn_writes_saver(self->system(), st.line);
-                  }
-                  next_step(self);
-                });
+    place_group(
+        self, hosts[g], g, std::move(placements[g]),
+        [self](caf::error& e) {
+          fail(self, std::make_exception_ptr(error(error_code::unavailable,
+                                                   "cannot place the run's channels on a worker: " +
+                                                       self->system().render(e))));
+        },
+        [self] {
+          auto& st = self->state;
+          if (--st.placements_due > 0) return;
+          st.spread = true;
+          if (st.loop->writes_saved_apart()) {
+            st.line = std::make_shared<saver_line>();
+            st.line->loop = st.loop;
+            st.saver = spawn_writes_saver(self->system(), st.line);
+            self->monitor(st.saver);
+          }
+          next_step(self);
+        });
 }
 
 }  // namespace superstep::detail::coord

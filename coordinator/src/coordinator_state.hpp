@@ -39,9 +39,9 @@ struct saver_line {
   std::mutex m;
   run_loop* loop = nullptr;
 };
-using writes_saver =
-    caf::typed_actor<caf::reacts_to<expect_atom, std::uint64_t, std::vector<std::string>>,
-                     caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
+using writes_saver = caf::typed_actor<
+    caf::reacts_to<expect_atom, std::int64_t, std::uint64_t, std::vector<std::string>>,
+    caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
 writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line);
 
 // Tasks of one node in the current step that travel together as one batch.
@@ -108,6 +108,7 @@ struct coordinator_state {
   // placement not answered yet (`lost`); whether it gets, at the barrier, a prepare carrying
   // every write of the step (`redo`: the step's prepare had gone to the lost one).
   std::vector<bool> lost, redo;
+  std::vector<caf::node_id> lost_nodes;  // processes that lost a group: no host for another
   // The barrier's prepares (without riding ones) while a group is lost: sent once it is placed.
   std::optional<std::vector<actors::step_prepare>> deferred;
   // With the groups on the workers and pending writes kept as tasks finish

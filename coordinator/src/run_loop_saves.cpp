@@ -253,7 +253,9 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
 }
 
 bool run_loop::writes_saved_apart() const noexcept {
-  return saver_ && durability_ != durability::exit && !shared_.cache &&
+  // Under async durability the step's checkpoint may not be stored yet when the values must
+  // come back (restore_write_values): only sync.
+  return saver_ && durability_ == durability::sync && !shared_.cache &&
          !shared_.wants(stream_mode::updates) && !shared_.wants(stream_mode::debug) &&
          !shared_.wants(stream_mode::tasks);
 }
@@ -267,16 +269,22 @@ void run_loop::restore_write_values(const std::vector<bool>& which) {
   checkpoint_config cfg = cp_config_;
   cfg.checkpoint_id = state_.checkpoint.id;
   auto saved = saver_->get_tuple(cfg);
+  // Every task saved at least one record (NO_WRITES when it wrote nothing).
   std::unordered_map<std::string, std::vector<std::pair<std::string, value>>> by_task;
   if (saved)
-    for (auto& w : saved->pending_writes)
+    for (auto& w : saved->pending_writes) {
+      auto& writes = by_task[w.task_id];
       if (w.channel != INTERRUPT && w.channel != ERROR && w.channel != ERROR_SOURCE_NODE &&
           w.channel != NO_WRITES)
-        by_task[w.task_id].emplace_back(std::move(w.channel), std::move(w.v));
+        writes.emplace_back(std::move(w.channel), std::move(w.v));
+    }
   for (std::size_t i = 0; i < which.size() && i < tasks_.size(); ++i) {
     if (!which[i] || tasks_[i].error) continue;
     auto it = by_task.find(tasks_[i].id);
-    tasks_[i].writes = it == by_task.end() ? decltype(tasks_[i].writes){} : std::move(it->second);
+    if (it == by_task.end())
+      throw error(error_code::internal, "the saved writes of task " + tasks_[i].id +
+                                            " are missing from checkpoint " + state_.checkpoint.id);
+    tasks_[i].writes = std::move(it->second);
   }
 }
 

@@ -14,8 +14,10 @@ namespace {
 
 struct saver_state {
   std::shared_ptr<saver_line> line;
-  // By batch id: the ids of its tasks, as the coordinator sent them.
-  std::unordered_map<std::uint64_t, std::vector<std::string>> expected;
+  // By batch id: the ids of its tasks, as the coordinator sent them, and its step. A batch
+  // never answered (its process died) is forgotten once a later step's batch is announced.
+  std::unordered_map<std::uint64_t, std::pair<std::int64_t, std::vector<std::string>>> expected;
+  std::int64_t step = -1;
 };
 
 // Whether `w` holds the tasks the coordinator sent in its batch.
@@ -30,8 +32,13 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
                                            std::shared_ptr<saver_line> line) {
   self->state.line = std::move(line);
   return {
-      [self](expect_atom, std::uint64_t id, std::vector<std::string>& tasks) {
-        self->state.expected[id] = std::move(tasks);
+      [self](expect_atom, std::int64_t step, std::uint64_t id, std::vector<std::string>& tasks) {
+        auto& st = self->state;
+        if (step > st.step) {
+          st.step = step;
+          std::erase_if(st.expected, [&](const auto& e) { return e.second.first < step; });
+        }
+        st.expected[id] = {step, std::move(tasks)};
       },
       [self](actors::pending_writes& w) -> actors::task_batch_done {
         auto& st = self->state;
@@ -40,7 +47,7 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
         // it, naming what is wrong.
         auto it = st.expected.find(done.id);
         if (it == st.expected.end()) return done;
-        const bool matches = as_sent(done, it->second);
+        const bool matches = as_sent(done, it->second.second);
         st.expected.erase(it);
         if (!matches) return done;
         {
@@ -70,7 +77,9 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
 }  // namespace
 
 writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line) {
-  return sys.spawn(saver_behavior, std::move(line));
+  // Its own thread: saving waits on the checkpointer's I/O, which must not hold up a thread of
+  // the scheduler every actor shares.
+  return sys.spawn<caf::detached>(saver_behavior, std::move(line));
 }
 
 }  // namespace superstep::detail::coord

@@ -106,6 +106,10 @@ step_writes step_effects(const std::vector<pregel_task>& tasks);
 /// `tasks`: the order `stage_writes` sorts them in. O(n) when they are in that order already.
 std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks);
 
+/// `step_effects` with every write of the step's tasks, ordered by `path_orders`: what an
+/// owner placed again mid-step needs to stage it. Touches no state.
+step_writes all_step_writes(const std::vector<pregel_task>& tasks);
+
 /// The second half, once per round of the owners' prepare (the step's, then the finish of a
 /// tentatively last step): each changed channel gets `version` (one per step), the checkpoint
 /// keeps its value, and its channel in `state` (the coordinator's replica) is rebuilt from
