@@ -186,6 +186,31 @@ BOOST_AUTO_TEST_CASE(a_worker_owning_channels_killed_mid_run_is_replaced_and_rep
   }
 }
 
+BOOST_AUTO_TEST_CASE(two_workers_owning_channels_killed_one_after_the_other_the_run_goes_on) {
+  // Three workers, three groups: two die a little apart, the second maybe while the first's
+  // group is being placed again (never on a worker that died). Results come through the
+  // head's writes saver (no stream), so groups placed mid-step get the step's writes from it.
+  scratch s;
+  const std::string input = R"({"trace": []})";
+  value expected = test::embedded_run(s, {spec("slow_steps"), "--input", input});
+  cluster c(s, {"--spread-channels"});
+  child& stays = c.add_worker("stays");
+  child& first = c.add_worker("first");
+  child& second = c.add_worker("second");
+  auto client = c.start_client({"submit", spec("slow_steps"), "--input", input, "--thread",
+                                "twice", "--stream", "values"});
+  BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"values\"", 60s), client->err_text());
+  std::this_thread::sleep_for(30ms);
+  first.kill();
+  std::this_thread::sleep_for(120ms);
+  second.kill();
+  BOOST_REQUIRE_MESSAGE(client->wait(60s), "the run did not end");
+  cli_result r = client->result();
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err + c.head().err_text());
+  BOOST_TEST(r.last().get("data") == expected);
+  BOOST_TEST(stays.err_text().find("placed again") != std::string::npos, stays.err_text());
+}
+
 BOOST_AUTO_TEST_CASE(a_head_killed_mid_run_resumes_with_the_same_result) {
   scratch s;
   const std::string input = R"({"trace": []})";
