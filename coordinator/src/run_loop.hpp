@@ -96,8 +96,8 @@ class run_loop {
 
   /// Whether the writes of tasks run in other processes may be saved apart from their results,
   /// which then carry the channels written without the values: the run keeps pending writes
-  /// as tasks finish (a checkpointer, sync durability) and needs no write value otherwise (no
-  /// updates, debug or tasks stream, no cache).
+  /// as tasks finish (a checkpointer, durability other than exit) and needs no write value
+  /// otherwise (no updates, debug or tasks stream, no cache).
   bool writes_saved_apart() const noexcept;
   /// Saves the pending writes of finished tasks, as `tasks_finished` does, from another thread
   /// while the step runs (a writes saver).

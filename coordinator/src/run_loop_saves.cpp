@@ -253,9 +253,7 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
 }
 
 bool run_loop::writes_saved_apart() const noexcept {
-  // Under async durability the step's checkpoint may not be stored yet when the values must
-  // come back (restore_write_values): only sync.
-  return saver_ && durability_ == durability::sync && !shared_.cache &&
+  return saver_ && durability_ != durability::exit && !shared_.cache &&
          !shared_.wants(stream_mode::updates) && !shared_.wants(stream_mode::debug) &&
          !shared_.wants(stream_mode::tasks);
 }
@@ -266,6 +264,9 @@ void run_loop::save_writes_apart(const std::vector<const pregel_task*>& tasks) {
 
 void run_loop::restore_write_values(const std::vector<bool>& which) {
   if (!saver_) return;
+  // Under async durability the step's checkpoint, which its pending writes hang from, may
+  // still be queued.
+  if (background_) background_->drain();
   checkpoint_config cfg = cp_config_;
   cfg.checkpoint_id = state_.checkpoint.id;
   auto saved = saver_->get_tuple(cfg);
