@@ -15,7 +15,7 @@ namespace superstep::actors {
 channel_group::channel_group(channels::channel_map channels) : live_(std::move(channels)) {
   for (const auto& [name, c] : live_) {
     channels::note_availability(volatile_available_, name, *c);
-    if (channels::finishes_deferred(*c)) finishable_.push_back(name);
+    if (c->finishes_deferred()) finishable_.push_back(name);
   }
   std::sort(finishable_.begin(), finishable_.end());
 }

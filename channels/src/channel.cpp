@@ -28,18 +28,6 @@ const value* single_overwrite(const std::string& key, std::span<const value> wri
 
 }  // namespace detail
 
-bool may_change_without_writes(const channel& c) noexcept {
-  const std::string_view t = c.type_name();
-  return !(t == "last_value" || t == "binary_operator_aggregate" || t == "named_barrier_value" ||
-           t == "untracked_value" || t == "last_value_after_finish" ||
-           t == "named_barrier_value_after_finish" || t == "delta");
-}
-
-bool finishes_deferred(const channel& c) noexcept {
-  const std::string_view t = c.type_name();
-  return t == "last_value_after_finish" || t == "named_barrier_value_after_finish";
-}
-
 value overwrite(value v) { return value(object{{std::string(overwrite_key), std::move(v)}}); }
 
 const value* as_overwrite(const value& write) noexcept {

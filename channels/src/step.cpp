@@ -7,7 +7,7 @@ namespace superstep::channels {
 
 void note_availability(std::unordered_set<std::string>& volatile_available, const std::string& name,
                        const channel& c) {
-  if (!may_change_without_writes(c)) return;
+  if (!c.clears_when_idle()) return;
   if (c.is_available())
     volatile_available.insert(name);
   else

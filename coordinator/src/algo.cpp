@@ -63,8 +63,8 @@ graph_index graph_index::build(const pregel_graph& g) {
     for (const auto& t : g.nodes[i].triggers) idx.trigger_to_nodes[t].push_back(i);
   }
   for (const auto& [name, proto] : g.channels) {
-    if (channels::finishes_deferred(*proto)) idx.finishable.push_back(name);
-    if (proto->type_name() == "delta") idx.delta_channels.push_back(name);
+    if (proto->finishes_deferred()) idx.finishable.push_back(name);
+    if (proto->keeps_deltas()) idx.delta_channels.push_back(name);
   }
   return idx;
 }

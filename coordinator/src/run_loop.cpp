@@ -73,11 +73,8 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
   stream_single_ = g_.state_single || (g_.state_channels.empty() && g_.output_single);
   stream_is_output_ = *stream_channels_ == g_.output_channels && stream_single_ == g_.output_single;
   stream_set_.insert(stream_channels_->begin(), stream_channels_->end());
-  for (const auto& c : g_.output_channels) {
-    std::string_view t = g_.channels.at(c)->type_name();
-    if (t != "last_value" && t != "binary_operator_aggregate" && t != "delta")
-      outputs_volatile_ = true;
-  }
+  for (const auto& c : g_.output_channels)
+    if (!g_.channels.at(c)->stays_until_written()) outputs_volatile_ = true;
 }
 
 void run_loop::begin(const value& given) {

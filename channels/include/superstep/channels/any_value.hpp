@@ -22,6 +22,10 @@ class any_value final : public channel {
   explicit any_value(std::string key);
 
   std::string_view type_name() const noexcept override { return "any_value"; }
+  bool clears_when_idle() const noexcept override { return true; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   [[nodiscard]] std::unique_ptr<channel> from_checkpoint(
       const std::optional<value>& checkpoint) const override;

@@ -33,6 +33,10 @@ class binary_operator_aggregate final : public channel {
                             std::optional<value> initial = std::nullopt);
 
   std::string_view type_name() const noexcept override { return "binary_operator_aggregate"; }
+  bool clears_when_idle() const noexcept override { return false; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return true; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// The reducer (LangGraph's `operator`); the channel holds its own copy.
   const reducer& op() const noexcept { return reducer_; }

@@ -28,6 +28,21 @@ class channel {
   /// The channel type as written in graph specs ("last_value", "topic", ...).
   virtual std::string_view type_name() const noexcept = 0;
 
+  // What the step algorithm must know of a kind, each kind saying it (no default: a new kind
+  // decides rather than falls through).
+
+  /// Whether a step that passed without writes to it can change it (ephemeral values clear,
+  /// AnyValue empties): a step visits it then; any other kind keeps its value, so a step
+  /// skips it and stays O(changed).
+  [[nodiscard]] virtual bool clears_when_idle() const noexcept = 0;
+  /// Whether it waits for the graph to finish before it shows its value (`finish()` matters).
+  [[nodiscard]] virtual bool finishes_deferred() const noexcept = 0;
+  /// Whether what it shows changes only when it is written (no consume, finish or clearing):
+  /// an output of such channels can be read once when the run ends.
+  [[nodiscard]] virtual bool stays_until_written() const noexcept = 0;
+  /// Whether it keeps its value out of checkpoints, which hold its writes (delta_channel).
+  [[nodiscard]] virtual bool keeps_deltas() const noexcept = 0;
+
   /// A new channel of the same type and configuration, restored from `checkpoint` (the result
   /// of `checkpoint()`), or empty when `checkpoint` is nullopt.
   [[nodiscard]] virtual std::unique_ptr<channel> from_checkpoint(
@@ -82,13 +97,6 @@ class channel {
  private:
   std::string key_;
 };
-
-/// Whether a step that passed without writes to `c` can change it (ephemeral values clear);
-/// any other kind keeps its value, so a step can skip it and stay O(changed).
-bool may_change_without_writes(const channel& c) noexcept;
-
-/// Whether `c` waits for the graph to finish before it shows its value (`finish()` matters).
-bool finishes_deferred(const channel& c) noexcept;
 
 /// Marks a write to a reducer channel that replaces the value instead of folding into it
 /// (LangGraph `Overwrite`). Represented as the object {"__overwrite__": v}.

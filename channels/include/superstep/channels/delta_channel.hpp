@@ -44,6 +44,10 @@ class delta_channel final : public channel {
                 std::int64_t snapshot_frequency = default_snapshot_frequency);
 
   std::string_view type_name() const noexcept override { return "delta"; }
+  bool clears_when_idle() const noexcept override { return false; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return true; }
+  bool keeps_deltas() const noexcept override { return true; }
 
   const reducer& op() const noexcept { return reducer_; }
   /// The value of a channel with no writes and no snapshot.

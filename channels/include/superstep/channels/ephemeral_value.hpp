@@ -24,6 +24,10 @@ class ephemeral_value final : public channel {
   explicit ephemeral_value(std::string key, bool guard = true);
 
   std::string_view type_name() const noexcept override { return "ephemeral_value"; }
+  bool clears_when_idle() const noexcept override { return true; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// Whether more than one write per step is an error.
   bool guard() const noexcept { return guard_; }

@@ -25,6 +25,10 @@ class last_value_after_finish final : public channel {
   explicit last_value_after_finish(std::string key);
 
   std::string_view type_name() const noexcept override { return "last_value_after_finish"; }
+  bool clears_when_idle() const noexcept override { return false; }
+  bool finishes_deferred() const noexcept override { return true; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// Restores from [value, finished]. Like LangGraph, any other checkpoint is taken as a bare
   /// value that is already finished (written by a channel that was not yet deferred).

@@ -28,6 +28,10 @@ class named_barrier_value final : public channel {
   named_barrier_value(std::string key, std::vector<std::string> names);
 
   std::string_view type_name() const noexcept override { return "named_barrier_value"; }
+  bool clears_when_idle() const noexcept override { return false; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// The names the barrier waits for, sorted and without duplicates.
   const std::set<std::string>& names() const noexcept { return names_; }

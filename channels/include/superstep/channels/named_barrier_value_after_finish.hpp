@@ -28,6 +28,10 @@ class named_barrier_value_after_finish final : public channel {
   std::string_view type_name() const noexcept override {
     return "named_barrier_value_after_finish";
   }
+  bool clears_when_idle() const noexcept override { return false; }
+  bool finishes_deferred() const noexcept override { return true; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// The names the barrier waits for, sorted and without duplicates.
   const std::set<std::string>& names() const noexcept { return names_; }

@@ -28,6 +28,10 @@ class topic final : public channel {
   explicit topic(std::string key, bool accumulate = false);
 
   std::string_view type_name() const noexcept override { return "topic"; }
+  bool clears_when_idle() const noexcept override { return true; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// Whether values are kept across steps.
   bool accumulate() const noexcept { return accumulate_; }

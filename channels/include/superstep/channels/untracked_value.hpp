@@ -27,6 +27,10 @@ class untracked_value final : public channel {
   explicit untracked_value(std::string key, bool guard = true);
 
   std::string_view type_name() const noexcept override { return "untracked_value"; }
+  bool clears_when_idle() const noexcept override { return false; }
+  bool finishes_deferred() const noexcept override { return false; }
+  bool stays_until_written() const noexcept override { return false; }
+  bool keeps_deltas() const noexcept override { return false; }
 
   /// Whether more than one write per step is an error.
   bool guard() const noexcept { return guard_; }
