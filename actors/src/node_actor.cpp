@@ -189,9 +189,17 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         caf::strong_actor_ptr sender = self->current_sender();
         // With a writes saver, the result goes to it, and it answers the coordinator.
         const auto saver = caf::actor_cast<pending_writes_receiver>(b.saver);
+        const auto answer = [saver](auto& promise, task_batch_done done) {
+          if (saver)
+            promise.delegate(saver, for_saver(std::move(done)));
+          else
+            promise.deliver(std::move(done));
+        };
         const auto settle = [&](task_batch_done done) -> caf::result<task_batch_done> {
           if (!saver) return done;
-          return self->delegate(saver, for_saver(std::move(done)));
+          auto promise = self->make_response_promise<task_batch_done>();
+          answer(promise, std::move(done));
+          return promise;
         };
         if (b.need_channels.empty()) {
           apply_deltas(self->state, replica_of(self, sender), b.deltas);
@@ -202,12 +210,6 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         replica_wait wait = missing(self, b, sender);
         if (wait.channels.empty()) return settle(run_batch(self, b, sender));
         auto promise = self->make_response_promise<task_batch_done>();
-        auto answer = [saver](auto& promise, task_batch_done done) {
-          if (saver)
-            promise.delegate(saver, for_saver(std::move(done)));
-          else
-            promise.deliver(std::move(done));
-        };
         auto batch = std::make_shared<task_batch>(std::move(b));
         auto replica =
             replica_of_run(self->system(), caf::actor_cast<caf::actor>(sender), batch->groups);

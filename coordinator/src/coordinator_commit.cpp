@@ -150,6 +150,11 @@ void take_vote(coordinator_actor* self, actors::step_vote& v) {
   }
 }
 
+// Whether a group of the run is lost and not placed again yet.
+bool any_lost(const coordinator_state& st) {
+  return std::find(st.lost.begin(), st.lost.end(), true) != st.lost.end();
+}
+
 // The values of the step's writes that were saved apart from their results, back on the
 // tasks (from the saver's pending writes).
 void restore_write_values(coordinator_state& st) {
@@ -216,7 +221,7 @@ void commit_and_continue(coordinator_actor* self) {
   }
   // The writes travel inside the prepare: one message per group and step.
   auto prepares = prepares_of(st, std::move(*staged), 0);
-  if (std::find(st.lost.begin(), st.lost.end(), true) != st.lost.end()) {
+  if (any_lost(st)) {
     st.deferred = std::move(prepares);
     return;
   }
@@ -286,7 +291,7 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
 void group_placed(coordinator_actor* self, std::uint32_t g) {
   auto& st = self->state;
   if (st.redo[g] && st.at_barrier) send_redo(self, g);
-  if (std::find(st.lost.begin(), st.lost.end(), true) != st.lost.end()) return;
+  if (any_lost(st)) return;
   const auto groups = group_handles(st);
   for (const auto& [_, actor] : st.monitored)
     self->send(actor, actors::regroup_atom::value, groups);

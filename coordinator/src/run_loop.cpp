@@ -388,24 +388,27 @@ void run_loop::cache_writes(const pregel_task& t) {
 
 void run_loop::task_finished(const pregel_task& t) { tasks_finished({&t}); }
 
-void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks, bool saved_apart) {
-  if (saver_ && !saved_apart) {
-    // A task whose writes came from the cache saves none, unless it wrote a delta channel:
-    // those writes rebuild the channel.
-    auto writes_delta_channel = [&](const pregel_task& t) {
-      return std::any_of(t.writes.begin(), t.writes.end(),
-                         [&](const auto& w) { return is_delta_channel(index_, w.first); });
-    };
-    std::vector<const pregel_task*> fresh;
-    for (const pregel_task* t : tasks)
-      if (!t->cached || writes_delta_channel(*t)) fresh.push_back(t);
-    if (!fresh.empty() && durability_ == durability::exit) {
-      std::lock_guard lock(held_mutex_);  // tasks finish on several threads
-      held_writes_.insert(held_writes_.end(), fresh.begin(), fresh.end());
-    } else if (!fresh.empty()) {
-      save_writes(fresh);  // one write for the batch
-    }
+void run_loop::save_finished_writes(const std::vector<const pregel_task*>& tasks) {
+  if (!saver_) return;
+  // A task whose writes came from the cache saves none, unless it wrote a delta channel:
+  // those writes rebuild the channel.
+  auto writes_delta_channel = [&](const pregel_task& t) {
+    return std::any_of(t.writes.begin(), t.writes.end(),
+                       [&](const auto& w) { return is_delta_channel(index_, w.first); });
+  };
+  std::vector<const pregel_task*> fresh;
+  for (const pregel_task* t : tasks)
+    if (!t->cached || writes_delta_channel(*t)) fresh.push_back(t);
+  if (!fresh.empty() && durability_ == durability::exit) {
+    std::lock_guard lock(held_mutex_);  // tasks finish on several threads
+    held_writes_.insert(held_writes_.end(), fresh.begin(), fresh.end());
+  } else if (!fresh.empty()) {
+    save_writes(fresh);  // one write for the batch
   }
+}
+
+void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks, bool saved_apart) {
+  if (!saved_apart) save_finished_writes(tasks);
   for (const pregel_task* t : tasks) {
     cache_writes(*t);
     report_finished(*t);

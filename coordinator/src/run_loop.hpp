@@ -91,17 +91,17 @@ class run_loop {
   /// failure).
   void task_finished(const pregel_task& t);
   /// The same for a batch of tasks that finished together: their writes in one saver call
-  /// (none with `saved_apart`: a writes saver saved them, `save_writes_apart`).
+  /// (none with `saved_apart`: a writes saver saved them with `save_finished_writes`).
   void tasks_finished(const std::vector<const pregel_task*>& tasks, bool saved_apart = false);
+  /// The saving part of `tasks_finished`: the tasks' pending writes (held until the run ends
+  /// under exit durability). Thread-safe: a writes saver calls it while the step runs.
+  void save_finished_writes(const std::vector<const pregel_task*>& tasks);
 
   /// Whether the writes of tasks run in other processes may be saved apart from their results,
   /// which then carry the channels written without the values: the run keeps pending writes
   /// as tasks finish (a checkpointer, durability other than exit) and needs no write value
   /// otherwise (no updates, debug or tasks stream, no cache).
   bool writes_saved_apart() const noexcept;
-  /// Saves the pending writes of finished tasks, as `tasks_finished` does, from another thread
-  /// while the step runs (a writes saver).
-  void save_writes_apart(const std::vector<const pregel_task*>& tasks);
   /// Gives back to the tasks at `which` (by slot) the values of their writes, from the saver's
   /// pending writes of the step: an interrupted step shows them, a group placed again gets
   /// them.

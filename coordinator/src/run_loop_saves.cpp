@@ -258,10 +258,6 @@ bool run_loop::writes_saved_apart() const noexcept {
          !shared_.wants(stream_mode::tasks);
 }
 
-void run_loop::save_writes_apart(const std::vector<const pregel_task*>& tasks) {
-  if (saver_ && !tasks.empty()) save_writes(tasks);
-}
-
 void run_loop::restore_write_values(const std::vector<bool>& which) {
   if (!saver_) return;
   // Under async durability the step's checkpoint, which its pending writes hang from, may

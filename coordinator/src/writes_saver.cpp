@@ -57,7 +57,7 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
           tasks.reserve(done.tasks.size());
           for (const auto& t : done.tasks) tasks.push_back(&t);
           try {
-            st.line->loop->save_writes_apart(tasks);
+            st.line->loop->save_finished_writes(tasks);
           } catch (const std::exception& e) {
             // Not durable: the tasks fail, and so does their step.
             for (auto& t : done.tasks)

@@ -39,8 +39,8 @@ BOOST_AUTO_TEST_CASE(runs_with_channels_on_the_workers_equal_the_embedded_runs) 
       BOOST_TEST(r.last().get("data") == expected);
       // On a thread with no stream needing the writes' values, results come through the
       // head's writes saver without them.
-      r = c.client({"submit", spec(name), "--input", input, "--thread",
-                    "saved" + std::to_string(++thread)});
+      r = c.client(
+          {"submit", spec(name), "--input", input, "--thread", "saved" + std::to_string(++thread)});
       BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
       BOOST_TEST(r.last().get("data") == expected);
     }
@@ -197,8 +197,8 @@ BOOST_AUTO_TEST_CASE(two_workers_owning_channels_killed_one_after_the_other_the_
   child& stays = c.add_worker("stays");
   child& first = c.add_worker("first");
   child& second = c.add_worker("second");
-  auto client = c.start_client({"submit", spec("slow_steps"), "--input", input, "--thread",
-                                "twice", "--stream", "values"});
+  auto client = c.start_client(
+      {"submit", spec("slow_steps"), "--input", input, "--thread", "twice", "--stream", "values"});
   BOOST_REQUIRE_MESSAGE(client->wait_for_out("\"values\"", 60s), client->err_text());
   std::this_thread::sleep_for(30ms);
   first.kill();
