@@ -275,9 +275,11 @@ channel_actor::behavior_type channel_actor_behavior(
 
 std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexcept {
   if (groups <= 1) return 0;
+  const std::size_t spread_over = groups - 1;
+  if (channel == tasks_topic) return static_cast<std::uint32_t>(spread_over);
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a
   for (unsigned char c : channel) h = (h ^ c) * 1099511628211ull;
-  return static_cast<std::uint32_t>(h % groups);
+  return static_cast<std::uint32_t>(h % spread_over);
 }
 
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner,

@@ -85,10 +85,14 @@ void encode_for_remote(task_batch_done& done) {
 using node_self = node_actor::stateful_pointer<node_state>;
 
 // Sends the writes of a batch's tasks to the channel actors owning their channels: one
-// message to each (an empty one too: the owners count the step's batches). Writes to names
-// that are no channel (a task's reserved writes) go with the rest; owners drop them.
+// message to each (an empty one too: the owners count the step's batches), but those the
+// run's writes saver hands on (saver_takes_writes). Writes to names that are no channel (a
+// task's reserved writes) go with the rest; owners drop them.
 void send_writes(node_self self, task_batch& b) {
   const std::size_t n = b.groups.size();
+  std::vector<bool> direct(n);
+  for (std::size_t g = 0; g < n; ++g)
+    direct[g] = !saver_takes_writes(b.saver, b.groups[g], self->node());
   std::vector<channel_writes> out(n);
   for (std::size_t g = 0; g < n; ++g) {
     out[g].step = b.header.step;
@@ -97,11 +101,13 @@ void send_writes(node_self self, task_batch& b) {
   }
   for (std::size_t i = 0; i < b.tasks.size(); ++i) {
     const std::uint32_t order = i < b.orders.size() ? b.orders[i] : 0;
-    for (const auto& [ch, v] : b.tasks[i].writes)
-      out[channel_owner(ch, n)].writes.push_back(ordered_write{order, ch, v});
+    for (const auto& [ch, v] : b.tasks[i].writes) {
+      const std::uint32_t g = channel_owner(ch, n);
+      if (direct[g]) out[g].writes.push_back(ordered_write{order, ch, v});
+    }
   }
   for (std::size_t g = 0; g < n; ++g)
-    self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
+    if (direct[g]) self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
 }
 
 // A batch's result bound for a writes saver (task_batch::saver), which saves its writes and

@@ -103,15 +103,29 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   // Beside the coordinator, the owners get a remote batch's writes with its result.
   if (st.spread) route_writes(st, b, c);
   if (st.saver) {
-    // Its result comes through the writes saver, which learns the batch's tasks first.
+    // Its result comes through the writes saver, which learns the batch's tasks first, and
+    // the writes it hands on to the groups in this process.
     b.saver = caf::actor_cast<caf::actor>(st.saver);
-    std::vector<std::string> ids;
-    ids.reserve(c.slots.size());
+    batch_expected e;
+    e.step = st.loop->step();
+    e.id = b.id;
+    e.ids.reserve(c.slots.size());
     for (auto s : c.slots) {
-      ids.push_back(tasks[s].id);
+      e.ids.push_back(tasks[s].id);
       st.stripped[s] = true;
     }
-    self->send(st.saver, expect_atom::value, st.loop->step(), b.id, std::move(ids));
+    e.groups = static_cast<std::uint32_t>(b.groups.size());
+    for (std::uint32_t g = 0; g < b.groups.size(); ++g) {
+      if (!actors::saver_takes_writes(b.saver, b.groups[g], to.node())) continue;
+      e.here.push_back(g);
+      e.here_actors.push_back(b.groups[g]);
+      e.prepares.push_back(g < b.prepares.size() ? std::optional(b.prepares[g]) : std::nullopt);
+    }
+    if (!e.here.empty()) {
+      e.chunk = b.chunk;
+      e.orders = b.orders;
+    }
+    self->send(st.saver, std::move(e));
   }
   b.slots = c.slots;
   if (st.monitored.emplace(to.address(), to).second) self->monitor(to);

@@ -359,31 +359,44 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
   place_again(self, g, std::move(p), std::move(hosts), why);
 }
 
+// A group beside the coordinator owning the loop's channels that fall to group `g` of `n`
+// (every channel when `n` is 1), restored from their values now, at their versions.
+actors::channel_actor spawn_beside(coordinator_actor* self, std::uint32_t g, std::size_t n) {
+  auto& st = self->state;
+  const auto& saved = st.loop->state().checkpoint.channel_versions;
+  actors::channel_map owned;
+  std::unordered_map<std::string, std::uint64_t> versions;
+  for (const auto& [name, c] : st.loop->channels()) {
+    if (actors::channel_owner(name, n) != g) continue;
+    owned.emplace(name, c->copy());
+    if (auto v = saved.find(name); v != saved.end()) versions.emplace(name, v->second);
+  }
+  auto group = actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned)),
+                                           caf::actor_cast<caf::actor>(self), std::move(versions));
+  self->monitor(group);
+  return group;
+}
+
 // Places the run's channels, as they are once the input is applied: one group beside the
 // coordinator, or one per channel host of the directory (--spread-channels), each restored
-// from the loop's values. The run's first step starts once every group is placed.
+// from the loop's values, and one more beside the coordinator for the tasks topic (it plans
+// PUSH tasks from the Sends there, so they need not come back to it in a vote from a worker).
+// The run's first step starts once every group is placed.
 void place_channels(coordinator_actor* self) {
+  static_assert(TASKS == actors::tasks_topic);
   auto& st = self->state;
-  const auto& live = st.loop->channels();
   std::vector<caf::actor> hosts;
   if (st.directory) hosts = st.directory->channel_hosts();
+  const std::size_t n = hosts.empty() ? 1 : hosts.size() + 1;
+  st.groups.resize(n);
+  st.lost.assign(n, false);
+  st.redo.assign(n, false);
+  st.groups[n - 1] = spawn_beside(self, static_cast<std::uint32_t>(n - 1), n);
   if (hosts.empty()) {
-    actors::channel_map owned;
-    owned.reserve(live.size());
-    for (const auto& [name, c] : live) owned.emplace(name, c->copy());
-    st.groups.push_back(actors::spawn_channel_actor(self->system(),
-                                                    actors::channel_group(std::move(owned)),
-                                                    caf::actor_cast<caf::actor>(self)));
-    st.lost.assign(1, false);
-    st.redo.assign(1, false);
-    self->monitor(st.groups.back());
     next_step(self);
     return;
   }
-  auto placements = placements_of(st, hosts.size());
-  st.groups.resize(hosts.size());
-  st.lost.assign(hosts.size(), false);
-  st.redo.assign(hosts.size(), false);
+  auto placements = placements_of(st, n);
   st.placements_due = hosts.size();
   for (std::uint32_t g = 0; g < hosts.size(); ++g)
     place_group(

@@ -28,7 +28,6 @@ namespace superstep::detail::coord {
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
-using expect_atom = caf::atom_constant<caf::atom("w_expect")>;
 
 // The run's writes saver (writes_saver.cpp), in the coordinator's process: told by the
 // coordinator which tasks each batch to another process holds, it takes that batch's result
@@ -39,9 +38,25 @@ struct saver_line {
   std::mutex m;
   run_loop* loop = nullptr;
 };
-using writes_saver = caf::typed_actor<
-    caf::reacts_to<expect_atom, std::int64_t, std::uint64_t, std::vector<std::string>>,
-    caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
+// What the saver is told of a batch to another process before its result comes: its step and
+// id, its tasks' ids, and what it needs to hand on the batch's writes to the groups in this
+// process (actors::saver_takes_writes): those groups (`here`, indices among the run's `groups`),
+// their handles and the step's prepare riding along for each, the batch's number in the step
+// and each task's position in task-path order.
+struct batch_expected {
+  std::int64_t step = 0;
+  std::uint64_t id = 0;
+  std::vector<std::string> ids;
+  std::uint32_t groups = 0;
+  std::vector<std::uint32_t> here;
+  std::vector<caf::actor> here_actors;
+  std::vector<std::optional<actors::step_prepare>> prepares;
+  std::uint32_t chunk = 0;
+  std::vector<std::uint32_t> orders;
+};
+using writes_saver =
+    caf::typed_actor<caf::reacts_to<batch_expected>,
+                     caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
 writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line);
 
 // Tasks of one node in the current step that travel together as one batch.
@@ -90,7 +105,8 @@ struct coordinator_state {
   std::deque<chunk> capped;
   // The channel actors owning the run's channels (runtime_options::channel_actors), placed
   // once the input is applied: one beside the coordinator, or one group per worker with
-  // --spread-channels (the directory's channel hosts), a channel's group being
+  // --spread-channels (the directory's channel hosts) and one beside the coordinator owning
+  // the tasks topic, a channel's group being
   // `actors::channel_owner(name, groups.size())`. The loop's channels are then their replica,
   // rebuilt from the votes. Empty: the loop applies writes itself.
   bool use_channel_actors = false;
@@ -176,3 +192,6 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
                    const std::string& why);
 
 }  // namespace superstep::detail::coord
+
+// Sent only between the coordinator and its writes saver, in one process: never serialized.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(superstep::detail::coord::batch_expected)

@@ -2,6 +2,7 @@
 // of task batches that ran in other processes (and sent their writes straight to channel
 // actors there), then answers the coordinator in the node actor's stead with the result
 // without the writes' values: those never pass through the coordinator.
+#include <algorithm>
 #include <exception>
 #include <unordered_map>
 #include <utility>
@@ -14,11 +15,34 @@ namespace {
 
 struct saver_state {
   std::shared_ptr<saver_line> line;
-  // By batch id: the ids of its tasks, as the coordinator sent them, and its step. A batch
-  // never answered (its process died) is forgotten once a later step's batch is announced.
-  std::unordered_map<std::uint64_t, std::pair<std::int64_t, std::vector<std::string>>> expected;
+  // By batch id, as the coordinator announced it. A batch never answered (its process died)
+  // is forgotten once a later step's batch is announced.
+  std::unordered_map<std::uint64_t, batch_expected> expected;
   std::int64_t step = -1;
 };
+
+// Hands the writes of a batch's tasks to the groups in this process its node actor left them
+// to (actors::saver_takes_writes), as that actor sends the others': one message to each, in
+// task-path positions, with the step's prepare riding along.
+void hand_on_writes(writes_saver::stateful_pointer<saver_state> self, batch_expected& e,
+                    const std::vector<pregel_task>& tasks) {
+  if (e.here.empty()) return;
+  std::vector<actors::channel_writes> out(e.here.size());
+  for (std::size_t k = 0; k < e.here.size(); ++k) {
+    out[k].step = e.step;
+    out[k].chunk = e.chunk;
+    out[k].prepare = std::move(e.prepares[k]);
+  }
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::uint32_t order = i < e.orders.size() ? e.orders[i] : 0;
+    for (const auto& [ch, v] : tasks[i].writes) {
+      const auto k = std::find(e.here.begin(), e.here.end(), actors::channel_owner(ch, e.groups));
+      if (k != e.here.end()) out[k - e.here.begin()].writes.push_back({order, ch, v});
+    }
+  }
+  for (std::size_t k = 0; k < e.here.size(); ++k)
+    self->send(caf::actor_cast<actors::channel_actor>(e.here_actors[k]), std::move(out[k]));
+}
 
 // Whether `w` holds the tasks the coordinator sent in its batch.
 bool as_sent(const actors::task_batch_done& w, const std::vector<std::string>& ids) {
@@ -32,13 +56,13 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
                                            std::shared_ptr<saver_line> line) {
   self->state.line = std::move(line);
   return {
-      [self](expect_atom, std::int64_t step, std::uint64_t id, std::vector<std::string>& tasks) {
+      [self](batch_expected& e) {
         auto& st = self->state;
-        if (step > st.step) {
-          st.step = step;
-          std::erase_if(st.expected, [&](const auto& e) { return e.second.first < step; });
+        if (e.step > st.step) {
+          st.step = e.step;
+          std::erase_if(st.expected, [&](const auto& x) { return x.second.step < e.step; });
         }
-        st.expected[id] = {step, std::move(tasks)};
+        st.expected[e.id] = std::move(e);
       },
       [self](actors::pending_writes& w) -> actors::task_batch_done {
         auto& st = self->state;
@@ -47,9 +71,12 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
         // it, naming what is wrong.
         auto it = st.expected.find(done.id);
         if (it == st.expected.end()) return done;
-        const bool matches = as_sent(done, it->second.second);
+        batch_expected e = std::move(it->second);
         st.expected.erase(it);
-        if (!matches) return done;
+        if (!as_sent(done, e.ids)) return done;
+        // The groups here stage the step while the writes are saved; the step commits only
+        // after every result, which comes once its writes are saved.
+        hand_on_writes(self, e, done.tasks);
         {
           std::lock_guard lock(st.line->m);
           if (!st.line->loop) return done;  // the run ended

@@ -5,6 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <set>
+#include <string>
 
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/channels/binary_operator_aggregate.hpp"
@@ -299,6 +301,26 @@ BOOST_AUTO_TEST_CASE(a_group_placed_again_mid_step_takes_the_step_from_its_prepa
   wire_codec::decode(wire_codec::encode(channel_placement{}), back);
   BOOST_TEST(back.closed_through == -1);
   self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(spread_groups_leave_the_tasks_topic_beside_the_coordinator) {
+  // One group owns everything; with more, the last (beside the coordinator, which plans the
+  // next step's PUSH tasks from the Sends) owns the tasks topic and nothing else, and the
+  // other channels are split over the rest, the same way on every call.
+  BOOST_TEST(channel_owner(tasks_topic, 1) == 0u);
+  BOOST_TEST(channel_owner("results", 1) == 0u);
+  for (std::size_t n : {2u, 3u, 5u}) {
+    BOOST_TEST(channel_owner(tasks_topic, n) == n - 1);
+    std::set<std::uint32_t> used;
+    for (int i = 0; i < 64; ++i) {
+      const std::string name = "channel_" + std::to_string(i);
+      const auto g = channel_owner(name, n);
+      BOOST_TEST(g < n - 1);
+      BOOST_TEST(channel_owner(name, n) == g);
+      used.insert(g);
+    }
+    BOOST_TEST(used.size() == n - 1);  // every worker's group gets some
+  }
 }
 
 BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding) {

@@ -115,6 +115,31 @@ BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_th
   BOOST_TEST(logged_bytes(c, "pending writes in") == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(sends_reach_the_head_once_and_no_vote_carries_them) {
+  // A fan-out of 20,000 Sends: the tasks topic is owned beside the coordinator, which plans
+  // the PUSH tasks from it, and the Sends reach the head once, in the result of the task that
+  // sent them, which the writes saver saves and hands on to that group. So the channel
+  // messages the head decodes (votes, writes to its group) stay small, while the pending
+  // writes hold every Send.
+  scratch s;
+  const std::string spec = s.write("hits.json", R"({"spec": "superstep.graph/1",
+    "state": {"hits": {"reducer": "add"}}, "output": ["hits"],
+    "nodes": {"hit": {"fn": "std.set", "params": {"update": {"hits": 1}}}},
+    "edges": [["hit", "__end__"]],
+    "conditional_edges": [{"from": "__start__", "router": "std.send_each",
+                           "params": {"items": 20000, "node": "hit", "as": "item"}}]})");
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result r = c.client({"submit", spec, "--input", "{}", "--thread", "fan"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").get("hits").as_int() == 20000);
+  const auto pending = logged_bytes(c, "pending writes in");
+  const auto channel = logged_bytes(c, "channel messages in");
+  BOOST_TEST(pending > 20000u * 40);
+  BOOST_TEST(channel < pending / 20, channel << " bytes of channel messages in");
+}
+
 BOOST_AUTO_TEST_CASE(an_interrupted_step_shows_writes_saved_apart_and_resumes_as_embedded) {
   // Two tasks in one step: one writes, the other interrupts. The step stops there; the run's
   // output shows the finished task's write (its value comes back from the saver, since the

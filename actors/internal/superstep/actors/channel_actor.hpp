@@ -39,9 +39,25 @@ struct channel_writes {
 /// The chunk number of the writes a coordinator sends itself.
 inline constexpr std::uint32_t coordinator_chunk = 0xffffffffu;
 
-/// Which of `groups` channel actors owns `channel` when a run's channels are spread over
-/// several (a stable hash of the name: the same split on every run of a graph).
+/// The tasks topic: LangGraph's TASKS channel, the Sends that the next step runs as PUSH tasks.
+inline constexpr std::string_view tasks_topic = "__pregel_tasks";
+
+/// Which of `groups` channel actors owns `channel`. One group owns every channel. Several are
+/// the groups of a run whose channels are spread over the workers, with one more beside the
+/// coordinator: the last owns the tasks topic, which only the coordinator reads (it plans the
+/// next step's PUSH tasks from its Sends); the others split the rest by a stable hash of the
+/// name (the same split on every run of a graph).
 std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexcept;
+
+/// Whether the writes to `group` of a task batch run in process `runner` go through the run's
+/// writes saver `saver` (task_batch::saver) rather than straight from the node actor: when the
+/// group is in the saver's process and the batch ran in another. The saver takes the batch's
+/// result, writes and all, in that process anyway, and hands them on to the group, so what a
+/// task writes there (a fan-out's Sends to the tasks topic) crosses the network once.
+inline bool saver_takes_writes(const caf::actor& saver, const caf::actor& group,
+                               const caf::node_id& runner) {
+  return saver && group && group.node() == saver.node() && runner != saver.node();
+}
 
 /// Channel actor → coordinator: the vote on a prepared step. A yes vote (`error` empty)
 /// carries the staged values of the channels that changed; a no vote aborted the step there.
