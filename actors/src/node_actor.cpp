@@ -85,14 +85,15 @@ void encode_for_remote(task_batch_done& done) {
 using node_self = node_actor::stateful_pointer<node_state>;
 
 // Sends the writes of a batch's tasks to the channel actors owning their channels: one
-// message to each (an empty one too: the owners count the step's batches), but those the
-// run's writes saver hands on (saver_takes_writes). Writes to names that are no channel (a
-// task's reserved writes) go with the rest; owners drop them.
-void send_writes(node_self self, task_batch& b) {
+// message to each (an empty one too: the owners count the step's batches), but those that
+// go with the result to the process of `coordinator` (result_takes_writes). Writes to names
+// that are no channel (a task's reserved writes) go with the rest; owners drop them.
+void send_writes(node_self self, task_batch& b, const caf::strong_actor_ptr& coordinator) {
   const std::size_t n = b.groups.size();
+  const caf::node_id there = coordinator ? coordinator->node() : self->node();
   std::vector<bool> direct(n);
   for (std::size_t g = 0; g < n; ++g)
-    direct[g] = !saver_takes_writes(b.saver, b.groups[g], self->node());
+    direct[g] = !result_takes_writes(there, b.groups[g], self->node());
   std::vector<channel_writes> out(n);
   for (std::size_t g = 0; g < n; ++g) {
     out[g].step = b.header.step;
@@ -176,7 +177,7 @@ task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor
   }
   // The writes go straight to their owners, which stage the step as soon as every
   // batch's writes are in; the coordinator learns of them from the result.
-  if (!b.groups.empty()) send_writes(self, b);
+  if (!b.groups.empty()) send_writes(self, b, sender);
   return finished(self, b, sender);
 }
 

@@ -102,35 +102,40 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   }
   // Beside the coordinator, the owners get a remote batch's writes with its result.
   if (st.spread) route_writes(st, b, c);
+  // What its result brings for the groups in this process (actors::result_takes_writes).
+  batch_expected e;
+  e.step = st.loop->step();
+  e.id = b.id;
+  e.groups = static_cast<std::uint32_t>(b.groups.size());
+  for (std::uint32_t g = 0; g < b.groups.size(); ++g) {
+    if (!actors::result_takes_writes(self->node(), b.groups[g], to.node())) continue;
+    e.here.push_back(g);
+    e.here_actors.push_back(b.groups[g]);
+    e.prepares.push_back(g < b.prepares.size() ? std::optional(b.prepares[g]) : std::nullopt);
+  }
+  if (!e.here.empty()) {
+    e.chunk = b.chunk;
+    e.orders = b.orders;
+  }
+  in_flight f{to, {}, {}};
   if (st.saver) {
-    // Its result comes through the writes saver, which learns the batch's tasks first, and
-    // the writes it hands on to the groups in this process.
+    // Its result comes through the writes saver, which learns the batch's tasks first and
+    // hands those writes on.
     b.saver = caf::actor_cast<caf::actor>(st.saver);
-    batch_expected e;
-    e.step = st.loop->step();
-    e.id = b.id;
     e.ids.reserve(c.slots.size());
     for (auto s : c.slots) {
       e.ids.push_back(tasks[s].id);
       st.stripped[s] = true;
     }
-    e.groups = static_cast<std::uint32_t>(b.groups.size());
-    for (std::uint32_t g = 0; g < b.groups.size(); ++g) {
-      if (!actors::saver_takes_writes(b.saver, b.groups[g], to.node())) continue;
-      e.here.push_back(g);
-      e.here_actors.push_back(b.groups[g]);
-      e.prepares.push_back(g < b.prepares.size() ? std::optional(b.prepares[g]) : std::nullopt);
-    }
-    if (!e.here.empty()) {
-      e.chunk = b.chunk;
-      e.orders = b.orders;
-    }
     self->send(st.saver, std::move(e));
+  } else {
+    f.hand_on = std::move(e);
   }
   b.slots = c.slots;
   if (st.monitored.emplace(to.address(), to).second) self->monitor(to);
   ++st.load[to.address()];
-  st.flight.emplace(b.id, in_flight{to, std::move(c)});
+  f.work = std::move(c);
+  st.flight.emplace(b.id, std::move(f));
   self->send(to, std::move(b));
 }
 
@@ -497,6 +502,7 @@ coordinator_protocol::behavior_type coordinator(
             if (it == st.flight.end() ||
                 from != (st.saver ? st.saver.address() : it->second.to.address()))
               return;
+            hand_on_writes(self, it->second.hand_on, done.tasks);
           }
           const std::size_t returned = done.tasks.size();
           auto node = take_results(self, done);

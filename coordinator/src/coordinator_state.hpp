@@ -40,9 +40,10 @@ struct saver_line {
 };
 // What the saver is told of a batch to another process before its result comes: its step and
 // id, its tasks' ids, and what it needs to hand on the batch's writes to the groups in this
-// process (actors::saver_takes_writes): those groups (`here`, indices among the run's `groups`),
-// their handles and the step's prepare riding along for each, the batch's number in the step
-// and each task's position in task-path order.
+// process (actors::result_takes_writes): those groups (`here`, indices among the run's
+// `groups`), their handles and the step's prepare riding along for each, the batch's number in
+// the step and each task's position in task-path order. Without a saver, the coordinator keeps
+// the same with the batch in flight and hands the writes on itself.
 struct batch_expected {
   std::int64_t step = 0;
   std::uint64_t id = 0;
@@ -57,6 +58,19 @@ struct batch_expected {
 using writes_saver =
     caf::typed_actor<caf::reacts_to<batch_expected>,
                      caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
+
+// The writes of a batch's tasks (its result's) for the groups of `e.here`, one message each,
+// as the node actor would have sent them.
+std::vector<actors::channel_writes> writes_handed_on(batch_expected& e,
+                                                     const std::vector<pregel_task>& tasks);
+
+// Sends those to their groups, from the coordinator or the saver.
+template <class Self>
+void hand_on_writes(Self* self, batch_expected& e, const std::vector<pregel_task>& tasks) {
+  auto writes = writes_handed_on(e, tasks);
+  for (std::size_t k = 0; k < writes.size(); ++k)
+    self->send(caf::actor_cast<actors::channel_actor>(e.here_actors[k]), std::move(writes[k]));
+}
 writes_saver spawn_writes_saver(caf::actor_system& sys, std::shared_ptr<saver_line> line);
 
 // Tasks of one node in the current step that travel together as one batch.
@@ -71,6 +85,7 @@ struct chunk {
 struct in_flight {
   actors::node_actor to;
   chunk work;
+  batch_expected hand_on;  // without a writes saver: the writes its result brings for groups here
 };
 
 struct coordinator_state {

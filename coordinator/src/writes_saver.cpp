@@ -2,7 +2,6 @@
 // of task batches that ran in other processes (and sent their writes straight to channel
 // actors there), then answers the coordinator in the node actor's stead with the result
 // without the writes' values: those never pass through the coordinator.
-#include <algorithm>
 #include <exception>
 #include <unordered_map>
 #include <utility>
@@ -20,29 +19,6 @@ struct saver_state {
   std::unordered_map<std::uint64_t, batch_expected> expected;
   std::int64_t step = -1;
 };
-
-// Hands the writes of a batch's tasks to the groups in this process its node actor left them
-// to (actors::saver_takes_writes), as that actor sends the others': one message to each, in
-// task-path positions, with the step's prepare riding along.
-void hand_on_writes(writes_saver::stateful_pointer<saver_state> self, batch_expected& e,
-                    const std::vector<pregel_task>& tasks) {
-  if (e.here.empty()) return;
-  std::vector<actors::channel_writes> out(e.here.size());
-  for (std::size_t k = 0; k < e.here.size(); ++k) {
-    out[k].step = e.step;
-    out[k].chunk = e.chunk;
-    out[k].prepare = std::move(e.prepares[k]);
-  }
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const std::uint32_t order = i < e.orders.size() ? e.orders[i] : 0;
-    for (const auto& [ch, v] : tasks[i].writes) {
-      const auto k = std::find(e.here.begin(), e.here.end(), actors::channel_owner(ch, e.groups));
-      if (k != e.here.end()) out[k - e.here.begin()].writes.push_back({order, ch, v});
-    }
-  }
-  for (std::size_t k = 0; k < e.here.size(); ++k)
-    self->send(caf::actor_cast<actors::channel_actor>(e.here_actors[k]), std::move(out[k]));
-}
 
 // Whether `w` holds the tasks the coordinator sent in its batch.
 bool as_sent(const actors::task_batch_done& w, const std::vector<std::string>& ids) {

@@ -49,14 +49,15 @@ inline constexpr std::string_view tasks_topic = "__pregel_tasks";
 /// name (the same split on every run of a graph).
 std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexcept;
 
-/// Whether the writes to `group` of a task batch run in process `runner` go through the run's
-/// writes saver `saver` (task_batch::saver) rather than straight from the node actor: when the
-/// group is in the saver's process and the batch ran in another. The saver takes the batch's
-/// result, writes and all, in that process anyway, and hands them on to the group, so what a
-/// task writes there (a fan-out's Sends to the tasks topic) crosses the network once.
-inline bool saver_takes_writes(const caf::actor& saver, const caf::actor& group,
-                               const caf::node_id& runner) {
-  return saver && group && group.node() == saver.node() && runner != saver.node();
+/// Whether the writes to `group` of a task batch run in process `runner` go with the batch's
+/// result to the coordinator's process `coordinator` (to the run's writes saver there,
+/// task_batch::saver, or to the coordinator) rather than straight from the node actor: when
+/// the group is in that process and the batch ran in another. The result is decoded there,
+/// writes and all, anyway, and its writes are handed on to the group, so what a task writes
+/// there (a fan-out's Sends to the tasks topic) crosses the network once.
+inline bool result_takes_writes(const caf::node_id& coordinator, const caf::actor& group,
+                                const caf::node_id& runner) {
+  return group && group.node() == coordinator && runner != coordinator;
 }
 
 /// Channel actor → coordinator: the vote on a prepared step. A yes vote (`error` empty)
