@@ -175,8 +175,9 @@ task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor
     for (auto& t : b.tasks)
       if (!t.done) t.error = task_error{error_code::internal, e.what()};
   }
-  // The writes go straight to their owners, which stage the step as soon as every
-  // batch's writes are in; the coordinator learns of them from the result.
+  // The writes go straight to their owners (those in the coordinator's process get them
+  // from there, from the result), which stage the step as soon as every batch's writes are
+  // in; the coordinator learns of them from the result.
   if (!b.groups.empty()) send_writes(self, b, sender);
   return finished(self, b, sender);
 }

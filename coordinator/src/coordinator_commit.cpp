@@ -91,9 +91,9 @@ void complete_commit(coordinator_actor* self, std::int64_t step) {
     throw;
   }
   actors::fault_point("coordinator.after_checkpoint", step);
-  // Groups in other processes commit now (the failure of a participant after the commit
-  // point must not lose it, and replicas wait for their pushes); the one beside the
-  // coordinator with the next prepare.
+  // With the groups spread, every group commits now (the failure of a participant after the
+  // commit point must not lose it, and replicas wait for their pushes); the one group beside
+  // the coordinator otherwise learns of it with the next prepare.
   if (!st.spread) {
     st.owed_commit = step;
     st.owed_version = st.loop->step_version();
@@ -282,7 +282,8 @@ void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t 
 }
 
 // The placements of the run's channels over `n` groups (or only group `only`'s), from the
-// loop's channels: the committed values, whose versions the coordinator keeps.
+// loop's channels: the committed values, whose versions the coordinator keeps. Without
+// `only`, none for the last group: that one is made beside the coordinator (spawn_beside).
 std::vector<actors::channel_placement> placements_of(const coordinator_state& st, std::size_t n,
                                                      std::optional<std::uint32_t> only = {}) {
   std::vector<actors::channel_placement> placements(n);
@@ -290,7 +291,7 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
   const auto& versions = st.loop->state().checkpoint.channel_versions;
   for (const auto& [name, c] : st.loop->channels()) {
     const std::uint32_t g = actors::channel_owner(name, n);
-    if (only && g != *only) continue;
+    if (only ? g != *only : g + 1 == n) continue;
     actors::channel_delta d;
     d.channel = name;
     if (auto v = c->transfer()) {

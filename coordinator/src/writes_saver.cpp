@@ -1,7 +1,8 @@
-// A run's writes saver: in the coordinator's process, it saves as pending writes the writes
-// of task batches that ran in other processes (and sent their writes straight to channel
-// actors there), then answers the coordinator in the node actor's stead with the result
-// without the writes' values: those never pass through the coordinator.
+// A run's writes saver: in the coordinator's process, it takes the results of task batches
+// that ran in other processes (whose node actors sent their writes straight to the channel
+// actors there), hands the writes for the channel actors in this process on to them, saves
+// the writes as pending writes, then answers the coordinator in the node actor's stead with
+// the result without the writes' values: those never pass through the coordinator.
 #include <exception>
 #include <unordered_map>
 #include <utility>

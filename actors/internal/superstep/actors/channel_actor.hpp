@@ -1,10 +1,11 @@
 #pragma once
 
 // Channel actors: each owns a group of a run's channels (channel_group). Tasks' writes reach
-// them straight from the node actors that ran the tasks; the coordinator commits a step over
-// them in two phases (prepare, then commit or abort) and they push committed values to their
-// subscribers (node actors' replicas). Include only from actor translation units: it pulls in
-// CAF.
+// them straight from the node actors that ran the tasks (or, for a channel actor in the
+// coordinator's process, from the task batch's result there: result_takes_writes); the
+// coordinator commits a step over them in two phases (prepare, then commit or abort) and they
+// push committed values to their subscribers (node actors' replicas). Include only from actor
+// translation units: it pulls in CAF.
 
 #include <caf/all.hpp>
 #include <cstdint>

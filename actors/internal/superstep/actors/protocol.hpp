@@ -152,9 +152,11 @@ struct task_batch {
   /// result: the run's channel actors (channel_actor handles; a channel's owner is
   /// `channel_owner(name, groups.size())`), one `channel_writes` to each, numbered `chunk`
   /// (the batch's number in its step, the same when it is sent again), each write ordered by
-  /// its task's position in the step's task-path order (`orders`, one per task). Empty
-  /// `groups`: the writes go back to the coordinator only. The handles travel beside the
-  /// Cap'n Proto bytes, as CAF serializes actor handles.
+  /// its task's position in the step's task-path order (`orders`, one per task). A group in
+  /// the coordinator's process, when the batch runs in another, gets its message from there
+  /// instead, made from the result (`result_takes_writes`). Empty `groups`: the writes go back
+  /// to the coordinator only. The handles travel beside the Cap'n Proto bytes, as CAF
+  /// serializes actor handles.
   std::vector<caf::actor> groups;
   std::vector<std::uint32_t> orders;
   std::uint32_t chunk = 0;
@@ -168,9 +170,10 @@ struct task_batch {
   std::vector<std::uint64_t> need_versions;
   /// With `groups` in other processes and a checkpointer that keeps pending writes: the
   /// run's writes saver, in the coordinator's process. The node actor sends it the batch's
-  /// result (`pending_writes`); the saver saves the writes and answers the coordinator in the
-  /// node actor's stead, with the result without the writes' values (the channels written
-  /// stay named): no write value passes through the coordinator.
+  /// result (`pending_writes`); the saver hands the writes for groups in its process on to
+  /// them, saves the writes and answers the coordinator in the node actor's stead, with the
+  /// result without the writes' values (the channels written stay named): no write value
+  /// passes through the coordinator.
   caf::actor saver;
 };
 
