@@ -16,9 +16,9 @@ namespace superstep::actors {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> known_points{
-    "channel.before_vote", "channel.after_vote", "channel.after_commit", "coordinator.after_votes",
-    "coordinator.after_checkpoint"};
+constexpr std::array<std::string_view, 6> known_points{
+    "channel.before_vote",      "channel.after_vote",      "channel.after_commit",
+    "channel.before_placement", "coordinator.after_votes", "coordinator.after_checkpoint"};
 
 struct armed_point {
   std::string where;
@@ -48,7 +48,8 @@ std::optional<armed_point> read_fault() {
       return p;
   }
   say("SUPERSTEP_FAULT: expected POINT@STEP with POINT one of channel.before_vote, "
-      "channel.after_vote, channel.after_commit, coordinator.after_votes, "
+      "channel.after_vote, channel.after_commit, channel.before_placement, "
+      "coordinator.after_votes, "
       "coordinator.after_checkpoint, not '" +
       std::string(text) + "'");
   std::_Exit(2);

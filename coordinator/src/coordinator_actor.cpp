@@ -456,6 +456,13 @@ coordinator_protocol::behavior_type coordinator(
       if (self->state.saver && msg.source == self->state.saver.address())
         throw error(error_code::internal,
                     "the run's writes saver stopped: " + self->system().render(msg.reason));
+      // A channel host went down: what it was asked to own and did not answer goes elsewhere.
+      if (auto host = self->state.placing.find(msg.source); host != self->state.placing.end()) {
+        auto refusals = std::move(host->second);
+        self->state.placing.erase(host);
+        for (auto& refuse : refusals) refuse(caf::make_error(caf::sec::request_receiver_down));
+        return;
+      }
       // A group of the run's channels is gone with its process: placed again elsewhere.
       const auto& groups = self->state.groups;
       for (std::uint32_t g = 0; g < groups.size(); ++g)

@@ -3,6 +3,8 @@
 // checkpoint as the commit point, then commit or abort).
 #include <algorithm>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <utility>
 
 #include "coordinator_state.hpp"
@@ -262,11 +264,20 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
 template <class Refused, class Then>
 void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t g,
                  actors::channel_placement p, Refused refused, Then then) {
+  // A host that dies before it answers refuses (a request to it would wait out its timeout):
+  // the first of the answer, an error and the host's down settles the placement.
+  auto settled = std::make_shared<bool>(false);
+  std::function<void(caf::error)> refuse = [settled, refused](caf::error e) mutable {
+    if (std::exchange(*settled, true)) return;
+    refused(e);
+  };
+  self->state.placing[host.address()].push_back(refuse);
+  self->monitor(host);
   self->request(host, std::chrono::seconds(30), actors::place_atom::value, std::move(p))
       .then(
-          [self, g, then](caf::actor& placed) {
+          [self, g, then, settled](caf::actor& placed) {
             auto& st = self->state;
-            if (st.failing) {
+            if (st.failing || std::exchange(*settled, true)) {
               self->send_exit(placed, caf::exit_reason::user_shutdown);
               return;
             }
@@ -278,7 +289,7 @@ void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t 
               fail(self, std::current_exception());
             }
           },
-          refused);
+          [refuse](caf::error& e) mutable { refuse(e); });
 }
 
 // The placements of the run's channels over `n` groups (or only group `only`'s), from the
@@ -322,24 +333,34 @@ void group_placed(coordinator_actor* self, std::uint32_t g) {
   }
 }
 
-// Places lost group `g` (`p`) on the first of `hosts` that takes it.
-void place_again(coordinator_actor* self, std::uint32_t g, actors::channel_placement p,
-                 std::vector<caf::actor> hosts, std::string why) {
+// Places group `g` (`p`) on the first of `hosts` that takes it, then `placed`; when none
+// does, the run fails with `none` and the last refusal.
+template <class Placed>
+void place_on_one_of(coordinator_actor* self, std::uint32_t g, actors::channel_placement p,
+                     std::vector<caf::actor> hosts, std::string none, Placed placed) {
   const caf::actor host = hosts.front();
   hosts.erase(hosts.begin());
   place_group(
       self, host, g, p,
-      [self, g, p, hosts, why](caf::error& e) {
+      [self, g, p, hosts, none, placed](caf::error& e) {
         if (!hosts.empty()) {
-          place_again(self, g, p, hosts, why);
+          place_on_one_of(self, g, p, hosts, none, placed);
           return;
         }
-        fail(self, std::make_exception_ptr(error(
-                       error_code::unavailable,
-                       "lost a channel actor of the run (" + why +
-                           ") and no other worker took its channels: " + self->system().render(e) +
-                           "; the thread resumes from its last checkpoint")));
+        fail(self, std::make_exception_ptr(
+                       error(error_code::unavailable, none + ": " + self->system().render(e) +
+                                                          "; the thread resumes from its last "
+                                                          "checkpoint")));
       },
+      placed);
+}
+
+// Places lost group `g` (`p`) on the first of `hosts` that takes it.
+void place_again(coordinator_actor* self, std::uint32_t g, actors::channel_placement p,
+                 std::vector<caf::actor> hosts, const std::string& why) {
+  place_on_one_of(
+      self, g, std::move(p), std::move(hosts),
+      "lost a channel actor of the run (" + why + ") and no other worker took its channels",
       [self, g] {
         self->state.lost[g] = false;
         group_placed(self, g);
@@ -418,26 +439,24 @@ void place_channels(coordinator_actor* self) {
   }
   auto placements = placements_of(st, n);
   st.placements_due = hosts.size();
-  for (std::uint32_t g = 0; g < hosts.size(); ++g)
-    place_group(
-        self, hosts[g], g, std::move(placements[g]),
-        [self](caf::error& e) {
-          fail(self, std::make_exception_ptr(error(error_code::unavailable,
-                                                   "cannot place the run's channels on a worker: " +
-                                                       self->system().render(e))));
-        },
-        [self] {
-          auto& st = self->state;
-          if (--st.placements_due > 0) return;
-          st.spread = true;
-          if (st.loop->writes_saved_apart()) {
-            st.line = std::make_shared<saver_line>();
-            st.line->loop = st.loop;
-            st.saver = spawn_writes_saver(self->system(), st.line);
-            self->monitor(st.saver);
-          }
-          next_step(self);
-        });
+  // Group g on host g; a host that refuses it or dies first passes it on to the next one.
+  for (std::uint32_t g = 0; g < hosts.size(); ++g) {
+    std::vector<caf::actor> order = hosts;
+    std::rotate(order.begin(), order.begin() + g, order.end());
+    place_on_one_of(self, g, std::move(placements[g]), std::move(order),
+                    "cannot place the run's channels on a worker", [self] {
+                      auto& st = self->state;
+                      if (--st.placements_due > 0) return;
+                      st.spread = true;
+                      if (st.loop->writes_saved_apart()) {
+                        st.line = std::make_shared<saver_line>();
+                        st.line->loop = st.loop;
+                        st.saver = spawn_writes_saver(self->system(), st.line);
+                        self->monitor(st.saver);
+                      }
+                      next_step(self);
+                    });
+  }
 }
 
 }  // namespace superstep::detail::coord

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -134,6 +135,9 @@ struct coordinator_state {
   bool round_open = false;  // a round's prepare went out and not every vote is taken yet
   bool finish_round = false;
   std::size_t placements_due = 0;
+  // Channel hosts asked to own a group, monitored: a host that goes down refuses what it was
+  // asked and has not answered (each placement settles once).
+  std::unordered_map<caf::actor_addr, std::vector<std::function<void(caf::error)>>> placing;
   // A group lost with its process (--spread-channels) is placed again on another worker,
   // from the loop's channels (the committed values), and the run goes on. By group: its new
   // placement not answered yet (`lost`); whether it gets, at the barrier, a prepare carrying

@@ -292,6 +292,27 @@ BOOST_AUTO_TEST_CASE(a_participant_lost_with_no_other_worker_fails_the_run_and_i
   check_resume(c, expected, committed, true, {}, true);
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_lost_while_the_channels_are_first_placed_passes_its_group_on) {
+  // The head asks each worker to own a group of the run's channels; one dies when asked. Its
+  // group goes to the other worker, and the run ends as the uninterrupted one does.
+  scratch s;
+  const value expected = uninterrupted_run(s);
+  cluster c(s, {"--spread-channels"});
+  child& stays = c.add_worker("stays");
+  child& doomed =
+      c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.before_placement@-1"});
+  cli_result run = c.client({"submit", test::example_spec("slow_steps"), "--input", input,
+                             "--thread", "t", "--stream", "values"});
+  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text());
+  BOOST_TEST(run.last().get("data") == expected);
+  BOOST_REQUIRE_MESSAGE(doomed.wait(30s), "the armed worker did not die");
+  BOOST_TEST(doomed.err_text().find("fault point channel.before_placement at step -1") !=
+                 std::string::npos,
+             doomed.err_text());
+  // The worker left owns the run's channels (its activity line comes every few seconds).
+  BOOST_TEST(stays.wait_for_err("owned channel groups", 10s), stays.err_text());
+}
+
 BOOST_AUTO_TEST_CASE(a_coordinator_killed_between_the_votes_and_the_checkpoint_aborts_the_step) {
   coordinator_dies_at("coordinator.after_votes", fault_step - 1);
 }
