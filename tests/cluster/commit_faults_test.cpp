@@ -299,8 +299,7 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_while_the_channels_are_first_placed_passes_it
   const value expected = uninterrupted_run(s);
   cluster c(s, {"--spread-channels"});
   child& stays = c.add_worker("stays");
-  child& doomed =
-      c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.before_placement@-1"});
+  child& doomed = c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.before_placement@-1"});
   cli_result run = c.client({"submit", test::example_spec("slow_steps"), "--input", input,
                              "--thread", "t", "--stream", "values"});
   BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text());
