@@ -282,6 +282,20 @@ std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexce
   return static_cast<std::uint32_t>(h % spread_over);
 }
 
+std::vector<std::vector<ordered_write>> writes_by_owner(const std::vector<pregel_task>& tasks,
+                                                        const std::vector<std::uint32_t>& orders,
+                                                        const std::vector<bool>& wanted) {
+  std::vector<std::vector<ordered_write>> out(wanted.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::uint32_t order = i < orders.size() ? orders[i] : 0;
+    for (const auto& [ch, v] : tasks[i].writes) {
+      const std::uint32_t g = channel_owner(ch, wanted.size());
+      if (wanted[g]) out[g].push_back(ordered_write{order, ch, v});
+    }
+  }
+  return out;
+}
+
 channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, caf::actor owner,
                                   std::unordered_map<std::string, std::uint64_t> versions,
                                   std::int64_t closed_through) {

@@ -86,29 +86,23 @@ using node_self = node_actor::stateful_pointer<node_state>;
 
 // Sends the writes of a batch's tasks to the channel actors owning their channels: one
 // message to each (an empty one too: the owners count the step's batches), but those that
-// go with the result to the process of `coordinator` (result_takes_writes). Writes to names
-// that are no channel (a task's reserved writes) go with the rest; owners drop them.
+// go with the result to the process of `coordinator` (result_takes_writes).
 void send_writes(node_self self, task_batch& b, const caf::strong_actor_ptr& coordinator) {
   const std::size_t n = b.groups.size();
   const caf::node_id there = coordinator ? coordinator->node() : self->node();
   std::vector<bool> direct(n);
   for (std::size_t g = 0; g < n; ++g)
     direct[g] = !result_takes_writes(there, b.groups[g], self->node());
-  std::vector<channel_writes> out(n);
+  auto writes = writes_by_owner(b.tasks, b.orders, direct);
   for (std::size_t g = 0; g < n; ++g) {
-    out[g].step = b.header.step;
-    out[g].chunk = b.chunk;
-    if (g < b.prepares.size()) out[g].prepare = std::move(b.prepares[g]);
+    if (!direct[g]) continue;
+    channel_writes m;
+    m.step = b.header.step;
+    m.chunk = b.chunk;
+    m.writes = std::move(writes[g]);
+    if (g < b.prepares.size()) m.prepare = std::move(b.prepares[g]);
+    self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(m));
   }
-  for (std::size_t i = 0; i < b.tasks.size(); ++i) {
-    const std::uint32_t order = i < b.orders.size() ? b.orders[i] : 0;
-    for (const auto& [ch, v] : b.tasks[i].writes) {
-      const std::uint32_t g = channel_owner(ch, n);
-      if (direct[g]) out[g].writes.push_back(ordered_write{order, ch, v});
-    }
-  }
-  for (std::size_t g = 0; g < n; ++g)
-    if (direct[g]) self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(out[g]));
 }
 
 // A batch's result bound for a writes saver (task_batch::saver), which saves its writes and

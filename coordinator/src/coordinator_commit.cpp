@@ -58,18 +58,15 @@ void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c) 
 std::vector<actors::channel_writes> writes_handed_on(batch_expected& e,
                                                      const std::vector<pregel_task>& tasks) {
   std::vector<actors::channel_writes> out(e.here.size());
+  if (e.here.empty()) return out;
+  std::vector<bool> wanted(e.groups);
+  for (auto g : e.here) wanted[g] = true;
+  auto writes = actors::writes_by_owner(tasks, e.orders, wanted);
   for (std::size_t k = 0; k < e.here.size(); ++k) {
     out[k].step = e.step;
     out[k].chunk = e.chunk;
+    out[k].writes = std::move(writes[e.here[k]]);
     out[k].prepare = std::move(e.prepares[k]);
-  }
-  if (e.here.empty()) return out;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const std::uint32_t order = i < e.orders.size() ? e.orders[i] : 0;
-    for (const auto& [ch, v] : tasks[i].writes) {
-      const auto k = std::find(e.here.begin(), e.here.end(), actors::channel_owner(ch, e.groups));
-      if (k != e.here.end()) out[k - e.here.begin()].writes.push_back({order, ch, v});
-    }
   }
   return out;
 }

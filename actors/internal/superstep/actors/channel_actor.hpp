@@ -50,6 +50,15 @@ inline constexpr std::string_view tasks_topic = "__pregel_tasks";
 /// name (the same split on every run of a graph).
 std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexcept;
 
+/// The writes of a batch's tasks split by the group owning their channel
+/// (`channel_owner(channel, wanted.size())`), each ordered by its task's position in the
+/// step's task-path order (`orders`, one per task), for the groups `wanted` names; the others'
+/// lists stay empty. Writes to names that are no channel (a task's reserved writes) go with
+/// the rest; owners drop them.
+std::vector<std::vector<ordered_write>> writes_by_owner(const std::vector<pregel_task>& tasks,
+                                                        const std::vector<std::uint32_t>& orders,
+                                                        const std::vector<bool>& wanted);
+
 /// Whether the writes to `group` of a task batch run in process `runner` go with the batch's
 /// result to the coordinator's process `coordinator` (to the run's writes saver there,
 /// task_batch::saver, or to the coordinator) rather than straight from the node actor: when
