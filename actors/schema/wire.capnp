@@ -148,6 +148,7 @@ struct StepVote {
   # By changed channel: its value for replicas is its checkpoint value (sent once, in
   # `changed`; its entry in `values` is then empty). Absent in older votes: all sent.
   valuesAsChanged @8 :List(Bool);
+  available @9 :List(Text);  # the changed channels available afterwards
 }
 
 # Coordinator -> a process's channel host: own these channels of a run of graph `graph` (the

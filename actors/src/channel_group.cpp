@@ -61,6 +61,7 @@ group_changes channel_group::collect(const std::set<std::string>& changed,
     channels::channel& c = *live_.at(name);
     out.changed.push_back(delta_of(name, c.checkpoint()));
     out.values.push_back(delta_of(name, c.transfer()));
+    if (c.is_available()) out.available.push_back(name);
     if (c.take_overwritten()) out.overwritten.push_back(name);
   }
   out.updated.assign(updated.begin(), updated.end());

@@ -462,6 +462,8 @@ std::string encode(const step_vote& m) {
   }
   put_strings(root.initOverwritten(static_cast<unsigned>(m.changes.overwritten.size())),
               m.changes.overwritten);
+  put_strings(root.initAvailable(static_cast<unsigned>(m.changes.available.size())),
+              m.changes.available);
   return message_bytes_for_size(builder, pack_from);
 }
 
@@ -477,6 +479,7 @@ void decode(std::string_view bytes, step_vote& m) {
     m.changes.updated = get_strings(root.getUpdated());
     m.changes.values = get_deltas(root.getValues());
     m.changes.overwritten = get_strings(root.getOverwritten());
+    m.changes.available = get_strings(root.getAvailable());
     if (m.changes.values.size() != m.changes.changed.size())
       throw error(code, "step vote: " + std::to_string(m.changes.values.size()) + " values for " +
                             std::to_string(m.changes.changed.size()) + " changed channels");

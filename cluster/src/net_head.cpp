@@ -24,6 +24,7 @@
 #include "spdlog/spdlog.h"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
+#include "superstep/coordinator/run_counters.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::net {
@@ -345,6 +346,7 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
   const std::string thread = where ? where->thread : std::string();
   const bool is_run = std::holds_alternative<cli::run_args>(req.cmd);
   const actors::wire_traffic traffic_before = actors::traffic();
+  const std::uint64_t held_before = channels_held_as_versions();
   const auto started = std::chrono::steady_clock::now();
   // The steps the run went through, as its progress reports them.
   std::int64_t steps = 0, last_step = -2;
@@ -430,10 +432,12 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (failure.empty())
       // The wire counters first: the cluster benchmark reads them after " ended: ".
-      spdlog::info("run of thread {} ended: {}; {} after {} step{} in {:.3f} s", thread,
-                   traffic_since(traffic_before),
-                   status == cli::exit_interrupted ? "interrupted" : "done", steps,
-                   steps == 1 ? "" : "s", seconds);
+      spdlog::info(
+          "run of thread {} ended: {}, {} channels held as versions; {} after {} step{} "
+          "in {:.3f} s",
+          thread, traffic_since(traffic_before), channels_held_as_versions() - held_before,
+          status == cli::exit_interrupted ? "interrupted" : "done", steps, steps == 1 ? "" : "s",
+          seconds);
     else
       spdlog::error("run of thread {} failed after {} step{} in {:.3f} s: {}", thread, steps,
                     steps == 1 ? "" : "s", seconds, failure);

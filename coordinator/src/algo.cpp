@@ -94,6 +94,33 @@ run_state restore(const pregel_graph& g, checkpoint cp) {
   return state;
 }
 
+void hold_elsewhere(run_state& state, const pregel_graph& g,
+                    std::unordered_set<std::string> names) {
+  for (const auto& name : names) {
+    auto slot = state.channels.find(name);
+    if (slot == state.channels.end())
+      throw error(error_code::internal,
+                  "cannot hold channel '" + name + "' elsewhere: the run lacks it");
+    if (slot->second->is_available()) state.available_elsewhere.insert(name);
+    state.checkpoint.channel_values.erase(name);
+    // Emptied in its slot (node_reads point at it): the prototype holds no run's value.
+    slot->second = g.channels.at(name)->copy();
+    state.volatile_available.erase(name);
+  }
+  state.input_elsewhere.assign(g.nodes.size(), false);
+  for (std::size_t n = 0; n < g.nodes.size(); ++n)
+    for (const auto& r : g.nodes[n].reads)
+      if (names.count(r)) state.input_elsewhere[n] = true;
+  state.held_elsewhere = std::move(names);
+}
+
+void drop_values_held_elsewhere(run_state& state,
+                                const std::map<std::string, channel_version>& changed) {
+  if (state.held_elsewhere.empty()) return;
+  for (const auto& [name, _] : changed)
+    if (state.held_elsewhere.count(name)) state.checkpoint.channel_values.erase(name);
+}
+
 std::optional<value> read_channels(const channel_map& channels,
                                    const std::vector<std::string>& names, bool single) {
   if (single) {
@@ -145,7 +172,7 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     std::vector<std::string> triggered;
     for (const auto& t : node.triggers) {
       auto ch = state.channels.find(t);
-      if (ch == state.channels.end() || !ch->second->is_available()) continue;
+      if (ch == state.channels.end() || !state.available(t, *ch->second)) continue;
       auto s = seen.find(t);
       channel_version seen_v = s == seen.end() ? 0 : s->second;
       if (version_of(cp, t) > seen_v) triggered.push_back(t);
@@ -153,7 +180,11 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     if (triggered.empty()) continue;
     value input;
     const auto& reads = state.node_reads[n];
-    if (node.single_read) {
+    if (n < state.input_elsewhere.size() && state.input_elsewhere[n]) {
+      // Built where the task runs, from a replica of the channels it reads.
+      if (node.single_read && !state.available(*reads.front().first, **reads.front().second))
+        continue;
+    } else if (node.single_read) {
       const channels::channel& ch = **reads.front().second;
       if (!ch.is_available()) continue;  // nothing to run on
       input = ch.get();
@@ -339,12 +370,21 @@ void take_changes(run_state& state, const actors::group_changes& changes, channe
       cp.channel_values[saved.channel] = saved.v;
     else
       cp.channel_values.erase(saved.channel);
+    if (state.held_elsewhere.count(saved.channel)) {
+      // Its owner holds the value: only whether readers see one is kept.
+      if (std::binary_search(changes.available.begin(), changes.available.end(), saved.channel))
+        state.available_elsewhere.insert(saved.channel);
+      else
+        state.available_elsewhere.erase(saved.channel);
+      continue;
+    }
     // The replica's channel is its own prototype (same kind and settings): no graph lookup.
     slot->second =
         slot->second->from_transfer(staged.present ? std::optional<value>(staged.v) : std::nullopt);
     channels::note_availability(state.volatile_available, saved.channel, *slot->second);
   }
-  for (const auto& ch : changes.overwritten) state.channels.at(ch)->note_overwritten();
+  for (const auto& ch : changes.overwritten)
+    if (!state.held_elsewhere.count(ch)) state.channels.at(ch)->note_overwritten();
   if (!changes.changed.empty()) state.max_version = std::max(state.max_version, version);
   for (const auto& ch : changes.updated) out.updated_channels.insert(ch);
   cp.updated_channels.assign(out.updated_channels.begin(), out.updated_channels.end());

@@ -52,7 +52,16 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
   b.header = st.header;
-  b.deltas = deltas_for(st, c.node, to, false);
+  if (st.spread) {
+    // The groups are on the workers: this process's replica of the run has what the tasks
+    // read (the coordinator may hold only versions of those channels).
+    const bool pulls = std::any_of(c.slots.begin(), c.slots.end(),
+                                   [&](std::uint32_t s) { return !tasks[s].push; });
+    b.header.inputs_from_replica = pulls;
+    need_from_replica(st, b, c.node, pulls);
+  } else {
+    b.deltas = deltas_for(st, c.node, to, false);
+  }
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
   route_writes(st, b, c);
@@ -76,16 +85,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
       std::any_of(c.slots.begin(), c.slots.end(), [&](std::uint32_t s) { return !tasks[s].push; });
   b.header.inputs_from_replica = pulls;
   if (st.spread) {
-    // The actor's process keeps a replica subscribed to the channel actors: the batch says
-    // which versions its tasks need, not what changed.
-    const auto& reads = pulls ? st.pool->replica_reads(c.node) : st.pool->fresh_reads(c.node);
-    const auto& versions = st.loop->state().checkpoint.channel_versions;
-    b.groups = group_handles(st);
-    for (const auto& ch : reads) {
-      auto v = versions.find(ch);
-      b.need_channels.push_back(ch);
-      b.need_versions.push_back(v == versions.end() ? 0 : v->second);
-    }
+    need_from_replica(st, b, c.node, pulls);
   } else {
     b.deltas = deltas_for(st, c.node, to, pulls);
   }
@@ -139,9 +139,31 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   self->send(to, std::move(b));
 }
 
-// Tells the caller how the run ended and stops, with the run's channel actor.
+// The actor's process keeps a replica subscribed to the channel actors: the batch says which
+// versions its tasks need, not what changed.
+void need_from_replica(coordinator_state& st, actors::task_batch& b, std::uint32_t node,
+                       bool pulls) {
+  const auto& reads = pulls ? st.pool->replica_reads(node) : st.pool->fresh_reads(node);
+  const auto& versions = st.loop->state().checkpoint.channel_versions;
+  b.groups = group_handles(st);
+  for (const auto& ch : reads) {
+    auto v = versions.find(ch);
+    b.need_channels.push_back(ch);
+    b.need_versions.push_back(v == versions.end() ? 0 : v->second);
+  }
+}
+
+// Tells the caller how the run ended and stops, with the run's channel actor. A run that
+// holds some channels as versions reads back those its output needs first.
 void end_run(coordinator_actor* self, bool ok) {
   auto& st = self->state;
+  if (ok && !st.reading_back && !st.groups.empty()) {
+    auto names = st.loop->read_back();
+    if (!names.empty()) {
+      read_back_then_end(self, std::move(names));
+      return;
+    }
+  }
   if (st.line) {
     std::lock_guard lock(st.line->m);  // a save in progress ends first
     st.line->loop = nullptr;

@@ -297,12 +297,15 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
   std::vector<actors::channel_placement> placements(n);
   for (auto& p : placements) p.graph = st.directory->graph_key();
   const auto& versions = st.loop->state().checkpoint.channel_versions;
+  std::vector<std::string> held;  // held as versions: their values come from the checkpoint
   for (const auto& [name, c] : st.loop->channels()) {
     const std::uint32_t g = actors::channel_owner(name, n);
     if (only ? g != *only : g + 1 == n) continue;
     actors::channel_delta d;
     d.channel = name;
-    if (auto v = c->transfer()) {
+    if (st.loop->holds_elsewhere(name)) {
+      held.push_back(name);
+    } else if (auto v = c->transfer()) {
       d.present = true;
       d.v = std::move(*v);
     }
@@ -310,6 +313,16 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
     auto v = versions.find(name);
     placements[g].versions.push_back(v == versions.end() ? 0 : v->second);
   }
+  if (held.empty()) return placements;
+  auto values = st.loop->committed_values(held);
+  std::unordered_map<std::string, std::optional<value>> by_name;
+  for (std::size_t i = 0; i < held.size(); ++i) by_name.emplace(held[i], std::move(values[i]));
+  for (auto& p : placements)
+    for (auto& d : p.values)
+      if (auto it = by_name.find(d.channel); it != by_name.end() && it->second) {
+        d.present = true;
+        d.v = std::move(*it->second);
+      }
   return placements;
 }
 
@@ -397,6 +410,55 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
   place_again(self, g, std::move(p), std::move(hosts), why);
 }
 
+// With the groups placed on the workers, the coordinator keeps only the versions (and
+// availability) of the channels they own, except those whose values it reads itself
+// (run_loop::values_read_here): a step's vote brings each changed value for its checkpoint,
+// dropped once the checkpoint is saved.
+void hold_channels_elsewhere(coordinator_state& st) {
+  auto here = st.loop->values_read_here();
+  if (!here) return;
+  const std::size_t n = st.groups.size();
+  std::unordered_set<std::string> elsewhere;
+  for (const auto& [name, _] : st.loop->channels())
+    if (actors::channel_owner(name, n) + 1 != n && !here->count(name)) elsewhere.insert(name);
+  st.loop->hold_elsewhere(std::move(elsewhere));
+}
+
+void read_back_then_end(coordinator_actor* self, std::vector<std::string> names) {
+  auto& st = self->state;
+  st.reading_back = true;
+  const std::size_t n = st.groups.size();
+  std::vector<std::vector<std::string>> by_group(n);
+  for (auto& name : names) by_group[actors::channel_owner(name, n)].push_back(std::move(name));
+  auto values = std::make_shared<std::vector<actors::channel_delta>>();
+  auto due = std::make_shared<std::size_t>(0);
+  for (const auto& asked : by_group) *due += asked.empty() ? 0 : 1;
+  for (std::uint32_t g = 0; g < n; ++g) {
+    if (by_group[g].empty()) continue;
+    self->request(st.groups[g], std::chrono::seconds(30), actors::read_atom::value,
+                  std::move(by_group[g]))
+        .then(
+            [self, values, due](actors::channel_push& p) {
+              for (auto& v : p.values) values->push_back(std::move(v));
+              if (--*due > 0) return;
+              try {
+                self->state.loop->take_read_back(std::move(*values));
+              } catch (...) {
+                fail(self, std::current_exception());
+                return;
+              }
+              end_run(self, true);
+            },
+            [self](caf::error& e) {
+              fail(self, std::make_exception_ptr(error(
+                             error_code::unavailable,
+                             "the run's last step is checkpointed, but its output could not be "
+                             "read from the channel actors owning it: " +
+                                 self->system().render(e))));
+            });
+  }
+}
+
 // A group beside the coordinator owning the loop's channels that fall to group `g` of `n`
 // (every channel when `n` is 1), restored from their values now, at their versions.
 actors::channel_actor spawn_beside(coordinator_actor* self, std::uint32_t g, std::size_t n) {
@@ -445,6 +507,7 @@ void place_channels(coordinator_actor* self) {
                       auto& st = self->state;
                       if (--st.placements_due > 0) return;
                       st.spread = true;
+                      hold_channels_elsewhere(st);
                       if (st.loop->writes_saved_apart()) {
                         st.line = std::make_shared<saver_line>();
                         st.line->loop = st.loop;

@@ -174,6 +174,9 @@ struct coordinator_state {
   bool early_prepare = false;
   bool share_due = false;
   bool at_barrier = false;
+  // The run ended and reads back from the groups the values of channels it holds as
+  // versions only (run_loop::read_back) before it tells its caller.
+  bool reading_back = false;
 };
 
 // The coordinator's protocol, checked by the compiler: the run's start, node actors' results
@@ -203,6 +206,13 @@ void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c);
 std::vector<caf::actor> group_handles(const coordinator_state& st);
 /// A group's vote in the round in progress.
 void take_vote(coordinator_actor* self, actors::step_vote& v);
+/// Reads from their groups the committed values of `names` (channels the loop holds as
+/// versions), gives them to the loop, then ends the run.
+void read_back_then_end(coordinator_actor* self, std::vector<std::string> names);
+/// The batch's tasks build what they read from their process's replica of the run, which
+/// subscribes to the groups on the workers: the batch names the versions they need.
+void need_from_replica(coordinator_state& st, actors::task_batch& b, std::uint32_t node,
+                       bool pulls);
 /// Ends the step at the barrier (two-phase with channel actors) and goes on.
 void commit_and_continue(coordinator_actor* self);
 /// Group `g` went down with its process (`why`, on `node`): places its channels again on

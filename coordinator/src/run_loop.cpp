@@ -232,15 +232,27 @@ bool run_loop::check_step() {
   if (paused) {
     interrupted_ = true;
     if (shared_.ns.empty()) {
-      show_finished_writes();
-      // As LangGraph's loop exit: a pause with no interrupt value (a subgraph's breakpoint)
-      // shows as an empty interrupt, after the last values.
-      if (interrupts_.empty() && shared_.wants(stream_mode::updates))
-        shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
+      const auto elsewhere = [&](const std::vector<std::string>& channels) {
+        return std::any_of(channels.begin(), channels.end(),
+                           [&](const std::string& c) { return holds_elsewhere(c); });
+      };
+      if (elsewhere(g_.output_channels) || elsewhere(*stream_channels_))
+        pause_shown_later_ = true;
+      else
+        show_pause();
     }
     return false;
   }
   return true;
+}
+
+void run_loop::show_pause() {
+  pause_shown_later_ = false;
+  show_finished_writes();
+  // As LangGraph's loop exit: a pause with no interrupt value (a subgraph's breakpoint)
+  // shows as an empty interrupt, after the last values.
+  if (interrupts_.empty() && shared_.wants(stream_mode::updates))
+    shared_.emit(stream_mode::updates, object{{std::string(INTERRUPT), list{}}});
 }
 
 std::vector<pregel_task*> run_loop::step_batch() {
@@ -291,6 +303,7 @@ bool run_loop::end_step(algo::applied applied) {
   updated_ = std::move(applied.updated_channels);
   have_updated_ = true;
   put_checkpoint("loop", &applied);
+  algo::drop_values_held_elsewhere(state_, applied.new_versions);
   // After the commit point: nothing of a step that did not commit is ever streamed.
   emit_values_if(updated_);
   // Past the step it resumed, the run no longer resumes: subgraphs of later steps start from

@@ -130,6 +130,27 @@ class run_loop {
   /// The version the step being committed gives the channels it changes.
   channel_version step_version() const noexcept { return staged_version_; }
 
+  /// Channels owned by channel actors in other processes (run_loop_elsewhere.cpp):
+  /// - `values_read_here`: the channels whose values the run reads where it is coordinated
+  ///   (the tasks topic it plans Sends from, what it streams each step, delta channels and
+  ///   the reads of nodes that cache), or nullopt when it reads them all (debug, tasks or
+  ///   checkpoints streams) or keeps no checkpoint to place a lost owner again from (no
+  ///   saver, exit durability, a subgraph);
+  /// - `hold_elsewhere`: from now on the run keeps those channels' versions, not their values;
+  /// - `committed_values`: their committed values, as a replica takes them, from the last
+  ///   checkpoint (a lost owner is placed again from them);
+  /// - `read_back`: the channels held elsewhere whose committed values the end of the run
+  ///   reads (its output, or the state an interrupted step shows), which `take_read_back`
+  ///   then takes.
+  std::optional<std::unordered_set<std::string>> values_read_here() const;
+  void hold_elsewhere(std::unordered_set<std::string> names);
+  bool holds_elsewhere(const std::string& channel) const {
+    return state_.held_elsewhere.count(channel) != 0;
+  }
+  std::vector<std::optional<value>> committed_values(const std::vector<std::string>& names);
+  std::vector<std::string> read_back() const;
+  void take_read_back(std::vector<actors::channel_delta> values);
+
   /// The error that ended the run, recorded by the coordinator actor for its caller.
   void set_failure(std::exception_ptr e) noexcept { failure_ = std::move(e); }
   std::exception_ptr take_failure() noexcept { return std::move(failure_); }
@@ -204,6 +225,14 @@ class run_loop {
   void emit_checkpoint_event();
   void emit_values_if(const std::unordered_set<std::string>& updated);
   void show_finished_writes();
+  /// What a step stopped at an interrupt shows (its finished writes, then the empty interrupt
+  /// a subgraph's breakpoint streams as): at once, or once `take_read_back` brought the
+  /// committed values of output channels held elsewhere (`pause_shown_later_`).
+  void show_pause();
+  bool pause_shown_later_ = false;
+  /// Under async durability, the background writer's copy of the checkpoint keeps no value of
+  /// `names` from now on.
+  void forget_in_background(const std::unordered_set<std::string>& names);
   /// Saves the loop's checkpoint; `applied` (nullptr: none) is what changed since the last.
   /// `delta`: which delta channels get a snapshot (those due, unless the checkpoint's writes
   /// are saved nowhere).

@@ -35,9 +35,11 @@ class background_saves {
     thread_.join();
   }
 
+  /// Queues the save of `cp`; the thread's copy keeps no value of the channels of `drop`
+  /// once it is saved (their values are held elsewhere).
   void put(checkpoint_config parent, const checkpoint& cp, checkpoint_metadata meta,
-           checkpoint_changes changes) {
-    job j{std::move(parent), {}, {}, std::move(meta), std::move(changes)};
+           checkpoint_changes changes, std::vector<std::string> drop = {}) {
+    job j{std::move(parent), {}, {}, std::move(meta), std::move(changes), std::move(drop), true};
     if (!sent_whole_) {
       j.whole = cp;
       sent_whole_ = true;
@@ -62,6 +64,17 @@ class background_saves {
     cv_.notify_all();
   }
 
+  /// The thread's copy keeps no value of `names` from now on (in order with the saves).
+  void forget(std::vector<std::string> names) {
+    job j;
+    j.drop = std::move(names);
+    {
+      std::lock_guard lock(m_);
+      jobs_.push_back(std::move(j));
+    }
+    cv_.notify_all();
+  }
+
   /// Waits until every save is done; rethrows the first one that failed.
   void drain() {
     std::unique_lock lock(m_);
@@ -76,6 +89,8 @@ class background_saves {
     checkpoint part;                  ///< later ones': what changed, and the id and ts
     checkpoint_metadata meta;
     checkpoint_changes changes;
+    std::vector<std::string> drop;  ///< values the copy lets go of once saved
+    bool save = false;              ///< false: only `drop`
   };
 
   // The thread's copy brought up to the job's checkpoint.
@@ -108,8 +123,11 @@ class background_saves {
       busy_ = true;
       lock.unlock();
       try {
-        apply(j);
-        if (!failure_) saver_.put_changes(j.parent, copy_, j.meta, j.changes);
+        if (j.save) {
+          apply(j);
+          if (!failure_) saver_.put_changes(j.parent, copy_, j.meta, j.changes);
+        }
+        for (const auto& name : j.drop) copy_.channel_values.erase(name);
       } catch (...) {
         failure_ = std::current_exception();
       }
@@ -285,6 +303,32 @@ void run_loop::restore_write_values(const std::vector<bool>& which) {
   }
 }
 
+std::vector<std::optional<value>> run_loop::committed_values(
+    const std::vector<std::string>& names) {
+  std::vector<std::optional<value>> out;
+  if (names.empty()) return out;
+  // Under async durability the checkpoint may still be queued.
+  if (background_) background_->drain();
+  std::optional<checkpoint_tuple> saved;
+  if (saver_) saved = saver_->get_tuple(cp_config_);
+  if (!saved)
+    throw error(error_code::internal, "the run's last checkpoint (" + cp_config_.checkpoint_id +
+                                          ") cannot be read back to place its channels again");
+  out.reserve(names.size());
+  for (const auto& name : names) {
+    const auto& proto = g_.channels.at(name);
+    auto it = saved->checkpoint.channel_values.find(name);
+    auto ch = it == saved->checkpoint.channel_values.end() ? proto->copy()
+                                                           : proto->from_checkpoint(it->second);
+    out.push_back(ch->transfer());
+  }
+  return out;
+}
+
+void run_loop::forget_in_background(const std::unordered_set<std::string>& names) {
+  if (background_) background_->forget({names.begin(), names.end()});
+}
+
 void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
                               delta_snapshots delta) {
   // Every change since the last put reaches the saver, including those made outside a step
@@ -320,11 +364,16 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
         cp_config_ = saver_->put_changes(parent, cp, meta, changed);
         saver_->runs().saved_checkpoint(cp_config_);
         break;
-      case durability::async:
-        background_->put(parent, cp, meta, std::move(changed));
+      case durability::async: {
+        std::vector<std::string> drop;
+        if (!state_.held_elsewhere.empty())
+          for (const auto& [name, _] : changed.versions)
+            if (state_.held_elsewhere.count(name)) drop.push_back(name);
+        background_->put(parent, cp, meta, std::move(changed), std::move(drop));
         cp_config_.checkpoint_id = cp.id;
         saver_->runs().saved_checkpoint(cp_config_);  // saved by the time the run ends
         break;
+      }
       case durability::exit:
         if (!unsaved_) last_saved_id_ = parent_id;
         unsaved_ = true;

@@ -115,6 +115,57 @@ BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_th
   BOOST_TEST(logged_bytes(c, "pending writes in") == 0u);
 }
 
+// What the head's log says of the last run: how many channels its coordinator held as
+// versions, their values left to the channel actors owning them.
+std::uint64_t logged_held(test::test_cluster& c) {
+  BOOST_REQUIRE(c.head().wait_for_err(" ended: ", 5s));
+  const std::string log = c.head().err_text();
+  const auto end = log.find(" channels held as versions", log.rfind(" ended: "));
+  BOOST_REQUIRE_MESSAGE(end != std::string::npos, log);
+  const auto begin = log.rfind(", ", end);
+  return std::stoull(log.substr(begin + 2, end - begin - 2));
+}
+
+BOOST_AUTO_TEST_CASE(the_coordinator_holds_versions_of_what_the_workers_own_not_values) {
+  // With the channels on the workers, the coordinator keeps their versions: a vote's changed
+  // values go into the step's checkpoint and are dropped once it is saved. The run's output
+  // is read back from the owners when it ends; a lost owner would be placed again from the
+  // checkpoint. A debug stream shows every value each step: then it keeps them all.
+  scratch s;
+  const std::string doc(100000, 'd');
+  const std::string spec = s.write("dup2.json", R"({"spec": "superstep.graph/1",
+    "state": {"doc": {}, "copy": {}, "n": {"reducer": "add"}},
+    "nodes": {"dup": {"fn": "std.copy", "params": {"from": "doc", "to": "copy"}},
+              "count": {"fn": "std.set", "params": {"update": {"n": 1}}}},
+    "edges": [["__start__", "dup"], ["dup", "count"], ["count", "__end__"]]})");
+  const std::string input = s.write("doc2.json", value(object{{"doc", doc}}).to_json());
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result r = c.client({"submit", spec, "--input", "@" + input, "--thread", "versions"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  const value expected = test::embedded_run(s, {spec, "--input", "@" + input});
+  BOOST_TEST(r.last().get("data") == expected);
+  BOOST_TEST(r.last().get("data").get("copy").as_string() == doc);
+  // doc, copy, n and the channels of the edges: all but the tasks topic are the workers'.
+  BOOST_TEST(logged_held(c) >= 3u, c.head().err_text());
+  cli_result state = c.client({"state", "--thread", "versions"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values") == expected);
+  // A values stream reads the state keys each step: those stay with the coordinator too.
+  r = c.client(
+      {"submit", spec, "--input", "@" + input, "--thread", "streamed", "--stream", "values"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data") == expected);
+  const auto held_streaming = logged_held(c);
+  r = c.client(
+      {"submit", spec, "--input", "@" + input, "--thread", "debugged", "--stream", "debug"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data") == expected);
+  BOOST_TEST(logged_held(c) == 0u);
+  BOOST_TEST(held_streaming > 0u);  // the edges' channels
+}
+
 BOOST_AUTO_TEST_CASE(sends_reach_the_head_once_and_no_vote_carries_them) {
   // A fan-out of 20,000 Sends: the tasks topic is owned beside the coordinator, which plans
   // the PUSH tasks from it, and the Sends reach the head once, in the result of the task that

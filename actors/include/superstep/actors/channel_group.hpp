@@ -43,6 +43,9 @@ struct group_changes {
   /// (`channel::transfer`, `channel::from_transfer`), in the same order: what a run reads
   /// includes what checkpoints leave out (an untracked value's, a delta channel's value).
   std::vector<channel_delta> values;
+  /// The `changed` channels that hold a value readers see afterwards (is_available), sorted
+  /// by name: what a coordinator that keeps versions and not values plans from.
+  std::vector<std::string> available;
   /// The changed delta channels whose writes replaced their value (a snapshot is due: the
   /// writes before no longer rebuild it), sorted by name.
   std::vector<std::string> overwritten;

@@ -50,7 +50,33 @@ struct run_state {
   /// (Slots of `channels`: a replica rebuilds a channel in its slot.)
   std::vector<std::vector<std::pair<const std::string*, const std::unique_ptr<channels::channel>*>>>
       node_reads;
+  /// Channels whose values only their owners hold (channel actors on other processes): the
+  /// run keeps their versions and whether each is available (`available_elsewhere`), not
+  /// their values; their slots in `channels` stay empty. See `hold_elsewhere`.
+  std::unordered_set<std::string> held_elsewhere;
+  std::unordered_set<std::string> available_elsewhere;
+  /// By node: it reads a channel held elsewhere, so its PULL tasks' inputs are built where
+  /// they run, from a replica, and planned without one.
+  std::vector<bool> input_elsewhere;
+
+  /// Whether channel `name` (`c` its slot) holds a value readers see.
+  bool available(const std::string& name, const channels::channel& c) const {
+    return held_elsewhere.empty() || !held_elsewhere.count(name)
+               ? c.is_available()
+               : available_elsewhere.count(name) != 0;
+  }
 };
+
+/// From now on `state` keeps only the versions and availability of `names` (their owners,
+/// elsewhere, keep the values): their channels are emptied and their checkpoint values
+/// dropped. Planning then leaves the input of a PULL task reading one of them to be built
+/// where the task runs; `take_changes` takes their availability, not their values.
+void hold_elsewhere(run_state& state, const pregel_graph& g, std::unordered_set<std::string> names);
+
+/// Drops the checkpoint values of the channels held elsewhere among `changed`, once the
+/// checkpoint holding them is saved (or queued to be): O(changed).
+void drop_values_held_elsewhere(run_state& state,
+                                const std::map<std::string, channel_version>& changed);
 
 /// Creates the channels of `g`, restored from `cp` (empty checkpoint: all empty).
 run_state restore(const pregel_graph& g, superstep::checkpoint cp);
