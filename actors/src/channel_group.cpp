@@ -130,10 +130,10 @@ void channel_group::abort() {
 }
 
 std::optional<value> channel_group::read(const std::string& channel) const {
-  if (auto b = before_.find(channel); b != before_.end()) return b->second->checkpoint();
+  if (auto b = before_.find(channel); b != before_.end()) return b->second->transfer();
   auto it = live_.find(channel);
   if (it == live_.end()) return std::nullopt;
-  return it->second->checkpoint();
+  return it->second->transfer();
 }
 
 }  // namespace superstep::actors

@@ -127,14 +127,13 @@ subcommand run_command(CLI::App& root, bool submit) {
             "answer the pending interrupt: Command(resume=JSON); when several\n"
             "are pending, an object of interrupt id -> answer",
             [&out](const std::string& v) { out.resume = read_json_arg("--resume", v); });
-  if (!submit)
-    add_value(*app, "--update", "JSON|@FILE",
-              "with --resume: a state update sent with the answer,\n"
-              "Command(resume=..., update=JSON)",
-              [&out](const std::string& v) {
-                out.update = read_json_arg("--update", v);
-                if (!out.update->is_object()) throw usage_error("--update: expected a JSON object");
-              });
+  add_value(*app, "--update", "JSON|@FILE",
+            "with --resume: a state update sent with the answer,\n"
+            "Command(resume=..., update=JSON)",
+            [&out](const std::string& v) {
+              out.update = read_json_arg("--update", v);
+              if (!out.update->is_object()) throw usage_error("--update: expected a JSON object");
+            });
   add_value(*app, "--checkpoint", "ID",
             "replay the thread from this checkpoint (with --input: fork it)",
             [&out](const std::string& v) { out.checkpoint = v; });
@@ -254,7 +253,8 @@ subcommand run_command(CLI::App& root, bool submit) {
         }
         if (out.input && out.resume)
           throw usage_error(std::string(cmd) + ": give either --input or --resume, not both");
-        if (out.update && !out.resume) throw usage_error("run: --update goes with --resume");
+        if (out.update && !out.resume)
+          throw usage_error(std::string(cmd) + ": --update goes with --resume");
         if (!submit) {
           if (!out.where.head.empty())
             throw usage_error("run: --head is for 'superstep submit' (run works in this process)");

@@ -36,6 +36,9 @@ std::optional<std::unordered_set<std::string>> run_loop::values_read_here() cons
   // A cached node's tasks are looked up by their input before they run.
   for (const auto& n : g_.nodes)
     if (n.cache) here.insert(n.reads.begin(), n.reads.end());
+  // Changed since the last checkpoint (a resumed run's Command or saved null writes): only the
+  // next checkpoint saves their values, and none is there to place a lost owner again from.
+  for (const auto& [name, _] : unsaved_changes_.versions) here.insert(name);
   return here;
 }
 

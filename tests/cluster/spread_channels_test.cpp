@@ -166,6 +166,53 @@ BOOST_AUTO_TEST_CASE(the_coordinator_holds_versions_of_what_the_workers_own_not_
   BOOST_TEST(held_streaming > 0u);  // the edges' channels
 }
 
+BOOST_AUTO_TEST_CASE(a_command_resuming_a_thread_updates_a_channel_the_workers_own_durably) {
+  // Command(resume=..., update=...) changes `note` before the resumed step; only that step's
+  // checkpoint saves its value, so the coordinator keeps it until then rather than leaving it
+  // to its owner, and the thread's state shows it (no values stream: the coordinator reads no
+  // state key itself).
+  scratch s;
+  const std::string spec = s.write("note.json", R"({"spec": "superstep.graph/1",
+    "state": {"note": {}, "answer": {}},
+    "nodes": {"ask": {"fn": "std.interrupt", "params": {"value": "why?", "to": "answer"}}},
+    "edges": [["__start__", "ask"], ["ask", "__end__"]]})");
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result paused =
+      c.client({"submit", spec, "--input", R"({"note": "first"})", "--thread", "n"});
+  BOOST_REQUIRE_MESSAGE(paused.status == 3, paused.err);
+  cli_result resumed = c.client({"submit", "--thread", "n", "--resume", R"("because")", "--update",
+                                 R"({"note": "from the command"})"});
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  const value expected = object{{"note", "from the command"}, {"answer", "because"}};
+  BOOST_TEST(resumed.last().get("data") == expected);
+  BOOST_TEST(logged_held(c) >= 2u, c.head().err_text());  // note and answer, at least
+  cli_result state = c.client({"state", "--thread", "n"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values") == expected);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_on_a_worker_reads_a_delta_key_from_its_replica_whole) {
+  // A delta key's checkpoint holds its writes, not its value: the channel actors push
+  // replicas what a run reads (channel::transfer), so `copy` gets the whole list.
+  scratch s;
+  const std::string spec = s.write("delta.json", R"({"spec": "superstep.graph/1",
+    "state": {"log": {"reducer": "add", "delta": true, "default": []}, "copy": {}},
+    "nodes": {"a": {"fn": "std.set", "params": {"update": {"log": ["x"]}}},
+              "b": {"fn": "std.set", "params": {"update": {"log": ["y"]}}},
+              "c": {"fn": "std.copy", "params": {"from": "log", "to": "copy"}}},
+    "edges": [["__start__", "a"], ["a", "b"], ["b", "c"], ["c", "__end__"]]})");
+  const value expected = test::embedded_run(s, {spec, "--input", R"({"log": ["w"]})"});
+  BOOST_TEST(expected.get("copy") == value(list{"w", "x", "y"}));
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result r = c.client({"submit", spec, "--input", R"({"log": ["w"]})", "--thread", "d"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data") == expected);
+}
+
 BOOST_AUTO_TEST_CASE(sends_reach_the_head_once_and_no_vote_carries_them) {
   // A fan-out of 20,000 Sends: the tasks topic is owned beside the coordinator, which plans
   // the PUSH tasks from it, and the Sends reach the head once, in the result of the task that

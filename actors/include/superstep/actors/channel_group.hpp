@@ -82,7 +82,8 @@ class channel_group {
   /// The staged values are dropped: the group is as before `prepare`.
   void abort();
 
-  /// The committed value of `channel` (nullopt when empty, untracked, or not owned).
+  /// The committed value of `channel` as a replica takes it (`channel::transfer`: what a run
+  /// reads, an untracked value's and a delta channel's too); nullopt when empty or not owned.
   std::optional<value> read(const std::string& channel) const;
 
  private:
