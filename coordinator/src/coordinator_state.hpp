@@ -1,9 +1,9 @@
 #pragma once
 
-// Internal: the coordinator actor's state and protocol, shared by its two translation units
-// (coordinator_actor.cpp: planning, dispatch to node actors, the barrier;
-// coordinator_commit.cpp: the channel actors' placement and the two-phase commit of each
-// step). Include only from actor translation units: it pulls in CAF.
+// Internal: the coordinator actor's state and protocol, shared by its three translation units
+// (coordinator_actor.cpp: planning and the barrier; coordinator_dispatch.cpp: sending task
+// batches to node actors; coordinator_commit.cpp: the channel actors' placement and the
+// two-phase commit of each step). Include only from actor translation units: it pulls in CAF.
 
 #include <chrono>
 #include <cstdint>
@@ -195,6 +195,19 @@ void end_run(coordinator_actor* self, bool ok);
 /// Ends the run with `e` (once the batches at this process's node actors are back).
 void fail(coordinator_actor* self, std::exception_ptr e);
 
+// coordinator_dispatch.cpp
+/// Sends chunk `c` to `to`, one of this process's node actors (the tasks move).
+void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c);
+/// Sends waiting chunks of remote `node` to its least loaded live actors while their windows
+/// have room; with no actor left for it, checks again soon (the run fails after policy.wait).
+void pump(coordinator_actor* self, std::uint32_t node);
+/// `pump` for every node with waiting chunks.
+void pump_all(coordinator_actor* self);
+/// Sends the step's waiting chunks while fewer than max_concurrency tasks are out.
+void release_capped(coordinator_actor* self);
+/// Tasks per batch for `tasks` tasks of a node with `actors` remote actors.
+std::size_t remote_batch_size(const coordinator_state& st, std::size_t tasks, std::size_t actors);
+
 // coordinator_commit.cpp
 /// Places the run's channels in channel actors, then starts the first step.
 void place_channels(coordinator_actor* self);
@@ -209,10 +222,6 @@ void take_vote(coordinator_actor* self, actors::step_vote& v);
 /// Reads from their groups the committed values of `names` (channels the loop holds as
 /// versions), gives them to the loop, then ends the run.
 void read_back_then_end(coordinator_actor* self, std::vector<std::string> names);
-/// The batch's tasks build what they read from their process's replica of the run, which
-/// subscribes to the groups on the workers: the batch names the versions they need.
-void need_from_replica(coordinator_state& st, actors::task_batch& b, std::uint32_t node,
-                       bool pulls);
 /// Ends the step at the barrier (two-phase with channel actors) and goes on.
 void commit_and_continue(coordinator_actor* self);
 /// Group `g` went down with its process (`why`, on `node`): places its channels again on
