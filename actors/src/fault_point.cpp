@@ -8,21 +8,25 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace superstep::actors {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> known_points{
-    "channel.before_vote",      "channel.after_vote",      "channel.after_commit",
-    "channel.before_placement", "coordinator.after_votes", "coordinator.after_checkpoint"};
+constexpr std::array<std::string_view, 7> known_points{
+    "channel.before_vote",         "channel.after_vote",      "channel.after_commit",
+    "channel.before_placement",    "channel.after_placement", "coordinator.after_votes",
+    "coordinator.after_checkpoint"};
 
 struct armed_point {
   std::string where;
   std::int64_t step = 0;
+  std::optional<std::int64_t> pause_ms;  ///< `~MS`: the process pauses there instead of dying
 };
 
 void say(const std::string& line) {
@@ -39,17 +43,27 @@ std::optional<armed_point> read_fault() {
   const std::string_view text(spec);
   const auto at = text.rfind('@');
   armed_point p;
+  const auto number = [](std::string_view n, std::int64_t& out) {
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), out);
+    return ec == std::errc() && end == n.data() + n.size() && !n.empty();
+  };
   if (at != std::string_view::npos) {
     p.where = std::string(text.substr(0, at));
-    const std::string_view n = text.substr(at + 1);
-    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), p.step);
-    if (ec == std::errc() && end == n.data() + n.size() && !n.empty() &&
+    std::string_view n = text.substr(at + 1);
+    bool ok = true;
+    if (const auto tilde = n.find('~'); tilde != std::string_view::npos) {
+      std::int64_t ms = 0;
+      ok = number(n.substr(tilde + 1), ms) && ms >= 0;
+      p.pause_ms = ms;
+      n = n.substr(0, tilde);
+    }
+    if (ok && number(n, p.step) &&
         std::find(known_points.begin(), known_points.end(), p.where) != known_points.end())
       return p;
   }
-  say("SUPERSTEP_FAULT: expected POINT@STEP with POINT one of channel.before_vote, "
-      "channel.after_vote, channel.after_commit, channel.before_placement, "
-      "coordinator.after_votes, "
+  say("SUPERSTEP_FAULT: expected POINT@STEP (or POINT@STEP~MS to pause MS milliseconds there) "
+      "with POINT one of channel.before_vote, channel.after_vote, channel.after_commit, "
+      "channel.before_placement, channel.after_placement, coordinator.after_votes, "
       "coordinator.after_checkpoint, not '" +
       std::string(text) + "'");
   std::_Exit(2);
@@ -61,8 +75,18 @@ const std::optional<armed_point> armed = read_fault();
 
 const bool detail::fault_armed = armed.has_value();
 
+bool fault_armed_at(std::string_view where, std::int64_t step) noexcept {
+  return armed && step == armed->step && where == armed->where;
+}
+
 void detail::fault_reached(std::string_view where, std::int64_t step) noexcept {
-  if (!armed || step != armed->step || where != armed->where) return;
+  if (!fault_armed_at(where, step)) return;
+  if (armed->pause_ms) {
+    say("fault point " + armed->where + " at step " + std::to_string(step) + ": pausing " +
+        std::to_string(*armed->pause_ms) + " ms (SUPERSTEP_FAULT)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(*armed->pause_ms));
+    return;
+  }
   say("fault point " + armed->where + " at step " + std::to_string(step) +
       ": killing this process (SUPERSTEP_FAULT)");
   ::raise(SIGKILL);

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "net.hpp"
@@ -171,6 +172,13 @@ caf::behavior host(host_actor* self, host_state init) {
                    "placed again the channels of a lost channel actor of a run at step " +
                        std::to_string(req.closed_through));
           if (st.placed) ++*st.placed;
+          // A test hook: the worker dies a moment after its answer (the group placed, then
+          // lost while the run's other groups may still be being placed).
+          if (actors::fault_armed_at("channel.after_placement", req.closed_through))
+            std::thread([step = req.closed_through] {
+              std::this_thread::sleep_for(std::chrono::milliseconds(100));
+              actors::fault_point("channel.after_placement", step);
+            }).detach();
           return ch;
         } catch (const std::exception& e) {
           return caf::make_error(caf::sec::runtime_error, std::string(e.what()));

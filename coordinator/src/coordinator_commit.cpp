@@ -343,6 +343,24 @@ void group_placed(coordinator_actor* self, std::uint32_t g) {
   }
 }
 
+void hold_channels_elsewhere(coordinator_state& st);
+
+// The run's first step, once every group of its channels is placed on the workers (a group
+// lost while others were still being placed the first time is placed again first).
+void start_when_placed(coordinator_actor* self) {
+  auto& st = self->state;
+  if (st.spread || st.placements_due > 0 || any_lost(st)) return;
+  st.spread = true;
+  hold_channels_elsewhere(st);
+  if (st.loop->writes_saved_apart()) {
+    st.line = std::make_shared<saver_line>();
+    st.line->loop = st.loop;
+    st.saver = spawn_writes_saver(self->system(), st.line);
+    self->monitor(st.saver);
+  }
+  next_step(self);
+}
+
 // Places group `g` (`p`) on the first of `hosts` that takes it, then `placed`; when none
 // does, the run fails with `none` and the last refusal.
 template <class Placed>
@@ -373,6 +391,10 @@ void place_again(coordinator_actor* self, std::uint32_t g, actors::channel_place
       "lost a channel actor of the run (" + why + ") and no other worker took its channels",
       [self, g] {
         self->state.lost[g] = false;
+        if (!self->state.spread) {
+          start_when_placed(self);  // lost while the run's groups were first being placed
+          return;
+        }
         group_placed(self, g);
       });
 }
@@ -385,9 +407,11 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
                                               std::to_string(st.loop->step()) + because +
                                               "; the thread resumes from its last checkpoint");
   };
-  // While the groups are placed, or in a finish round (the loop's channels hold the step's
-  // first round then, not committed values), the run cannot go on without it.
-  if (!st.spread || st.placements_due > 0 || (st.round_open && st.finish_round)) throw cannot("");
+  // In a finish round (the loop's channels hold the step's first round then, not committed
+  // values), the run cannot go on without it. While the run's groups are first being placed
+  // (not `spread` yet), it is placed again before the first step starts.
+  const bool first = !st.spread;
+  if (st.groups.size() <= 1 || (st.round_open && st.finish_round)) throw cannot("");
   st.lost_nodes.push_back(node);
   std::vector<caf::actor> hosts;
   for (auto& h : st.directory->channel_hosts())
@@ -405,7 +429,7 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
     }
   }
   actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g)[g]);
-  p.closed_through = st.loop->step();
+  p.closed_through = first ? -1 : st.loop->step();
   std::rotate(hosts.begin(), hosts.begin() + g % hosts.size(), hosts.end());
   place_again(self, g, std::move(p), std::move(hosts), why);
 }
@@ -532,17 +556,8 @@ void place_channels(coordinator_actor* self) {
     std::rotate(order.begin(), order.begin() + g, order.end());
     place_on_one_of(self, g, std::move(placements[g]), std::move(order),
                     "cannot place the run's channels on a worker", [self] {
-                      auto& st = self->state;
-                      if (--st.placements_due > 0) return;
-                      st.spread = true;
-                      hold_channels_elsewhere(st);
-                      if (st.loop->writes_saved_apart()) {
-                        st.line = std::make_shared<saver_line>();
-                        st.line->loop = st.loop;
-                        st.saver = spawn_writes_saver(self->system(), st.line);
-                        self->monitor(st.saver);
-                      }
-                      next_step(self);
+                      --self->state.placements_due;
+                      start_when_placed(self);
                     });
   }
 }

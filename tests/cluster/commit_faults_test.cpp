@@ -312,6 +312,32 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_while_the_channels_are_first_placed_passes_it
   BOOST_TEST(stays.wait_for_err("owned channel groups", 10s), stays.err_text());
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_lost_after_its_placement_while_others_are_placed_is_replaced) {
+  // One worker takes its group of the run's channels and dies a moment later, while another
+  // still holds back its answer: the lost group is placed again before the first step, and the
+  // run ends as the uninterrupted one does.
+  scratch s;
+  const value expected = uninterrupted_run(s);
+  cluster c(s, {"--spread-channels"});
+  child& stays = c.add_worker("stays");
+  child& slow =
+      c.add_worker("slow", {}, true, {"SUPERSTEP_FAULT=channel.before_placement@-1~1500"});
+  child& doomed = c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.after_placement@-1"});
+  cli_result run = c.client({"submit", test::example_spec("slow_steps"), "--input", input,
+                             "--thread", "t", "--stream", "values"});
+  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text());
+  BOOST_TEST(run.last().get("data") == expected);
+  BOOST_REQUIRE_MESSAGE(doomed.wait(30s), "the armed worker did not die");
+  BOOST_TEST(
+      doomed.err_text().find("fault point channel.after_placement at step -1") != std::string::npos,
+      doomed.err_text());
+  BOOST_TEST(slow.err_text().find("pausing 1500 ms") != std::string::npos, slow.err_text());
+  // The doomed worker's group was placed again on one of the others before the first step.
+  BOOST_TEST((stays.wait_for_err("owned channel groups of 2", 10s) ||
+              slow.wait_for_err("owned channel groups of 2", 10s)),
+             stays.err_text() + slow.err_text());
+}
+
 BOOST_AUTO_TEST_CASE(a_coordinator_killed_between_the_votes_and_the_checkpoint_aborts_the_step) {
   coordinator_dies_at("coordinator.after_votes", fault_step - 1);
 }
