@@ -269,7 +269,7 @@ coordinator_protocol::behavior_type coordinator(
       if (auto host = self->state.placing.find(msg.source); host != self->state.placing.end()) {
         auto refusals = std::move(host->second);
         self->state.placing.erase(host);
-        for (auto& refuse : refusals) refuse(caf::make_error(caf::sec::request_receiver_down));
+        for (auto& asked : refusals) asked.refuse(caf::make_error(caf::sec::request_receiver_down));
         return;
       }
       // A group of the run's channels is gone with its process: placed again elsewhere.

@@ -255,6 +255,22 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
   expect_votes(self, false);
 }
 
+// `host` answered one placement (or refused it): it is no longer watched for those it has
+// answered, and not at all once none is left.
+void done_asking(coordinator_actor* self, const caf::actor& host) {
+  auto& placing = self->state.placing;
+  auto it = placing.find(host.address());
+  if (it == placing.end()) return;
+  auto& asked = it->second;
+  asked.erase(
+      std::remove_if(asked.begin(), asked.end(),
+                     [](const coordinator_state::placement_asked& a) { return *a.settled; }),
+      asked.end());
+  if (!asked.empty()) return;
+  placing.erase(it);
+  self->demonitor(host);
+}
+
 // Asks `host` to own group `g` of the run's channels (`p`). Once it answers, the group is the
 // run's (monitored) and `then` goes on (its failure fails the run); a refusal goes to
 // `refused`.
@@ -264,17 +280,26 @@ void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t 
   // A host that dies before it answers refuses (a request to it would wait out its timeout):
   // the first of the answer, an error and the host's down settles the placement.
   auto settled = std::make_shared<bool>(false);
-  std::function<void(caf::error)> refuse = [settled, refused](caf::error e) mutable {
+  std::function<void(caf::error)> refuse = [self, host, settled, refused](caf::error e) mutable {
     if (std::exchange(*settled, true)) return;
+    done_asking(self, host);
     refused(e);
   };
-  self->state.placing[host.address()].push_back(refuse);
-  self->monitor(host);
+  auto& asked = self->state.placing[host.address()];
+  if (asked.empty()) self->monitor(host);
+  asked.push_back({settled, refuse});
   self->request(host, std::chrono::seconds(30), actors::place_atom::value, std::move(p))
       .then(
-          [self, g, then, settled](caf::actor& placed) {
+          [self, g, then, settled, host](caf::actor& placed) {
             auto& st = self->state;
-            if (st.failing || std::exchange(*settled, true)) {
+            if (!*settled) {
+              *settled = true;
+              done_asking(self, host);
+            } else {
+              self->send_exit(placed, caf::exit_reason::user_shutdown);  // refused already
+              return;
+            }
+            if (st.failing) {
               self->send_exit(placed, caf::exit_reason::user_shutdown);
               return;
             }

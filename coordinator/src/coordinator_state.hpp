@@ -135,9 +135,13 @@ struct coordinator_state {
   bool round_open = false;  // a round's prepare went out and not every vote is taken yet
   bool finish_round = false;
   std::size_t placements_due = 0;
-  // Channel hosts asked to own a group, monitored: a host that goes down refuses what it was
-  // asked and has not answered (each placement settles once).
-  std::unordered_map<caf::actor_addr, std::vector<std::function<void(caf::error)>>> placing;
+  // Channel hosts asked to own a group and not answered yet, monitored while they are: a host
+  // that goes down refuses what it was asked (each placement settles once, `settled`).
+  struct placement_asked {
+    std::shared_ptr<bool> settled;
+    std::function<void(caf::error)> refuse;
+  };
+  std::unordered_map<caf::actor_addr, std::vector<placement_asked>> placing;
   // A group lost with its process (--spread-channels) is placed again on another worker,
   // from the loop's channels (the committed values), and the run goes on. By group: its new
   // placement not answered yet (`lost`); whether it gets, at the barrier, a prepare carrying
