@@ -288,7 +288,11 @@ void run_loop::take_votes(const actors::group_changes& changes) {
   algo::take_changes(state_, changes, staged_version_, staged_);
 }
 
-bool run_loop::finish_due() const { return algo::tentatively_last(index_, staged_, staged_bump_); }
+bool run_loop::finish_due() const {
+  // Without deferred channels (LangGraph's *AfterFinish, a node's `defer`) a finish changes
+  // nothing: no second round.
+  return !index_.finishable.empty() && algo::tentatively_last(index_, staged_, staged_bump_);
+}
 
 bool run_loop::complete_step() { return end_step(std::exchange(staged_, {})); }
 
