@@ -14,6 +14,9 @@ extern const bool fault_armed;
 [[gnu::cold]] void fault_reached(std::string_view where, std::int64_t step) noexcept;
 }  // namespace detail
 
+/// Whether SUPERSTEP_FAULT names `where` at `step` (for a point reached later, elsewhere).
+bool fault_armed_at(std::string_view where, std::int64_t step) noexcept;
+
 /// Kills this process with SIGKILL when the environment variable SUPERSTEP_FAULT, read once
 /// when the process starts, is `WHERE@STEP` for this `where` and `step` (after a line on
 /// stderr: "fault point WHERE at step STEP: ..."); `WHERE@STEP~MS` pauses the calling thread
@@ -22,9 +25,6 @@ extern const bool fault_armed;
 /// points (docs/channel_actors.md): channel.before_vote, channel.after_vote,
 /// channel.after_commit, channel.before_placement, channel.after_placement,
 /// coordinator.after_votes, coordinator.after_checkpoint.
-/// Whether SUPERSTEP_FAULT names `where` at `step` (for a point reached later, elsewhere).
-bool fault_armed_at(std::string_view where, std::int64_t step) noexcept;
-
 inline void fault_point(std::string_view where, std::int64_t step) noexcept {
   if (detail::fault_armed) [[unlikely]]
     detail::fault_reached(where, step);
