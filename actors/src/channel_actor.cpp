@@ -213,6 +213,7 @@ channel_actor::behavior_type channel_actor_behavior(
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
         auto& st = self->state;
+        if (req.finish) fault_point("channel.before_finish", req.step);
         commit_carried(st, req);
         auto it = st.inbox.find(req.step);
         const std::uint32_t arrived = it == st.inbox.end() ? 0 : it->second.messages();

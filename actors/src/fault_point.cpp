@@ -18,10 +18,10 @@ namespace superstep::actors {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> known_points{
-    "channel.before_vote",         "channel.after_vote",      "channel.after_commit",
-    "channel.before_placement",    "channel.after_placement", "coordinator.after_votes",
-    "coordinator.after_checkpoint"};
+constexpr std::array<std::string_view, 8> known_points{
+    "channel.before_vote",     "channel.before_finish",       "channel.after_vote",
+    "channel.after_commit",    "channel.before_placement",    "channel.after_placement",
+    "coordinator.after_votes", "coordinator.after_checkpoint"};
 
 struct armed_point {
   std::string where;
@@ -62,7 +62,8 @@ std::optional<armed_point> read_fault() {
       return p;
   }
   say("SUPERSTEP_FAULT: expected POINT@STEP (or POINT@STEP~MS to pause MS milliseconds there) "
-      "with POINT one of channel.before_vote, channel.after_vote, channel.after_commit, "
+      "with POINT one of channel.before_vote, channel.before_finish, channel.after_vote, "
+      "channel.after_commit, "
       "channel.before_placement, channel.after_placement, coordinator.after_votes, "
       "coordinator.after_checkpoint, not '" +
       std::string(text) + "'");

@@ -160,6 +160,10 @@ void take_vote(coordinator_actor* self, actors::step_vote& v) {
   const auto from = self->current_sender();
   for (std::size_t g = 0; g < st.groups.size(); ++g) {
     if (st.groups[g].address() != from) continue;
+    if (st.skip_votes[g] > 0) {  // a first round staged again after a loss in the finish round
+      --st.skip_votes[g];
+      return;
+    }
     if (st.voted[g]) return;  // one vote per group and round
     st.voted[g] = true;
     st.votes[g] = std::move(v);
@@ -189,6 +193,14 @@ void send_redo(coordinator_actor* self, std::uint32_t g) {
   restore_write_values(st);
   auto prepares = prepares_of(st, algo::all_step_writes(st.loop->tasks()), 0);
   self->send(st.groups[g], std::move(prepares[g]));
+  if (!st.refinish[g]) return;
+  // Lost in the finish round: the first round's vote was taken; this one's is the finish.
+  st.refinish[g] = false;
+  ++st.skip_votes[g];
+  actors::step_prepare finish;
+  finish.step = st.loop->step();
+  finish.finish = true;
+  self->send(st.groups[g], std::move(finish));
 }
 
 // Ends the step at the barrier and starts the next one, or finishes the run. With channel
@@ -318,7 +330,8 @@ void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t 
 // loop's channels: the committed values, whose versions the coordinator keeps. Without
 // `only`, none for the last group: that one is made beside the coordinator (spawn_beside).
 std::vector<actors::channel_placement> placements_of(const coordinator_state& st, std::size_t n,
-                                                     std::optional<std::uint32_t> only = {}) {
+                                                     std::optional<std::uint32_t> only = {},
+                                                     bool from_checkpoint = false) {
   std::vector<actors::channel_placement> placements(n);
   for (auto& p : placements) p.graph = st.directory->graph_key();
   const auto& versions = st.loop->state().checkpoint.channel_versions;
@@ -328,7 +341,7 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
     if (only ? g != *only : g + 1 == n) continue;
     actors::channel_delta d;
     d.channel = name;
-    if (st.loop->holds_elsewhere(name)) {
+    if (from_checkpoint || st.loop->holds_elsewhere(name)) {
       held.push_back(name);
     } else if (auto v = c->transfer()) {
       d.present = true;
@@ -339,15 +352,21 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
     placements[g].versions.push_back(v == versions.end() ? 0 : v->second);
   }
   if (held.empty()) return placements;
-  auto values = st.loop->committed_values(held);
-  std::unordered_map<std::string, std::optional<value>> by_name;
-  for (std::size_t i = 0; i < held.size(); ++i) by_name.emplace(held[i], std::move(values[i]));
+  std::vector<channel_version> saved_versions;
+  auto values = st.loop->committed_values(held, from_checkpoint ? &saved_versions : nullptr);
+  std::unordered_map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < held.size(); ++i) by_name.emplace(held[i], i);
   for (auto& p : placements)
-    for (auto& d : p.values)
-      if (auto it = by_name.find(d.channel); it != by_name.end() && it->second) {
+    for (std::size_t k = 0; k < p.values.size(); ++k) {
+      auto& d = p.values[k];
+      auto it = by_name.find(d.channel);
+      if (it == by_name.end()) continue;
+      if (from_checkpoint) p.versions[k] = saved_versions[it->second];
+      if (auto& v = values[it->second]) {
         d.present = true;
-        d.v = std::move(*it->second);
+        d.v = std::move(*v);
       }
+    }
   return placements;
 }
 
@@ -432,11 +451,20 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
                                               std::to_string(st.loop->step()) + because +
                                               "; the thread resumes from its last checkpoint");
   };
-  // In a finish round (the loop's channels hold the step's first round then, not committed
-  // values), the run cannot go on without it. While the run's groups are first being placed
-  // (not `spread` yet), it is placed again before the first step starts.
+  // While the run's groups are first being placed (not `spread` yet), it is placed again
+  // before the first step starts. In a finish round the loop's channels hold the step's first
+  // round, not committed values: those come from the last checkpoint, which holds every
+  // channel's but a delta channel's.
   const bool first = !st.spread;
-  if (st.groups.size() <= 1 || (st.round_open && st.finish_round)) throw cannot("");
+  const bool finishing = st.round_open && st.finish_round;
+  if (st.groups.size() <= 1) throw cannot("");
+  if (finishing) {
+    if (!st.loop->steps_checkpointed())
+      throw cannot(" in the finish round of its step, with no checkpoint of each step");
+    for (const auto& [name, c] : st.loop->channels())
+      if (actors::channel_owner(name, st.groups.size()) == g && c->keeps_deltas())
+        throw cannot(" in the finish round of its step, owning delta channel '" + name + "'");
+  }
   st.lost_nodes.push_back(node);
   std::vector<caf::actor> hosts;
   for (auto& h : st.directory->channel_hosts())
@@ -453,7 +481,8 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
       ++st.votes_due;
     }
   }
-  actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g)[g]);
+  st.refinish[g] = finishing;
+  actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g, finishing)[g]);
   p.closed_through = first ? -1 : st.loop->step();
   std::rotate(hosts.begin(), hosts.begin() + g % hosts.size(), hosts.end());
   place_again(self, g, std::move(p), std::move(hosts), why);
@@ -568,6 +597,8 @@ void place_channels(coordinator_actor* self) {
   st.groups.resize(n);
   st.lost.assign(n, false);
   st.redo.assign(n, false);
+  st.refinish.assign(n, false);
+  st.skip_votes.assign(n, 0);
   st.groups[n - 1] = spawn_beside(self, static_cast<std::uint32_t>(n - 1), n);
   if (hosts.empty()) {
     next_step(self);

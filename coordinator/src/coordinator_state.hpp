@@ -147,6 +147,12 @@ struct coordinator_state {
   // placement not answered yet (`lost`); whether it gets, at the barrier, a prepare carrying
   // every write of the step (`redo`: the step's prepare had gone to the lost one).
   std::vector<bool> lost, redo;
+  // A group lost in the finish round of a tentatively last step is placed again from the
+  // last checkpoint (the step's first round is in the loop's channels by then): it stages
+  // the step again from every write (`redo`), then finishes (`refinish`); the vote of that
+  // first round was taken from the lost group already and is skipped (`skip_votes`).
+  std::vector<bool> refinish;
+  std::vector<std::uint32_t> skip_votes;
   std::vector<caf::node_id> lost_nodes;  // processes that lost a group: no host for another
   // The barrier's prepares (without riding ones) while a group is lost: sent once it is placed.
   std::optional<std::vector<actors::step_prepare>> deferred;

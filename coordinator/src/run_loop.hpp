@@ -138,7 +138,8 @@ class run_loop {
   ///   saver, exit durability, a subgraph);
   /// - `hold_elsewhere`: from now on the run keeps those channels' versions, not their values;
   /// - `committed_values`: their committed values, as a replica takes them, from the last
-  ///   checkpoint (a lost owner is placed again from them);
+  ///   checkpoint (a lost owner is placed again from them), and with `versions` their
+  ///   versions there;
   /// - `read_back`: the channels held elsewhere whose committed values the end of the run
   ///   reads (its output, or the state an interrupted step shows), which `take_read_back`
   ///   then takes.
@@ -147,7 +148,11 @@ class run_loop {
   bool holds_elsewhere(const std::string& channel) const {
     return state_.held_elsewhere.count(channel) != 0;
   }
-  std::vector<std::optional<value>> committed_values(const std::vector<std::string>& names);
+  std::vector<std::optional<value>> committed_values(
+      const std::vector<std::string>& names, std::vector<channel_version>* versions = nullptr);
+  /// Whether each step's checkpoint is saved as the step commits (a checkpointer, durability
+  /// other than exit): the last one then holds every channel's committed value and version.
+  bool steps_checkpointed() const noexcept { return saver_ && durability_ != durability::exit; }
   std::vector<std::string> read_back() const;
   void take_read_back(std::vector<actors::channel_delta> values);
 

@@ -304,7 +304,7 @@ void run_loop::restore_write_values(const std::vector<bool>& which) {
 }
 
 std::vector<std::optional<value>> run_loop::committed_values(
-    const std::vector<std::string>& names) {
+    const std::vector<std::string>& names, std::vector<channel_version>* versions) {
   std::vector<std::optional<value>> out;
   if (names.empty()) return out;
   // Under async durability the checkpoint may still be queued.
@@ -321,6 +321,9 @@ std::vector<std::optional<value>> run_loop::committed_values(
     auto ch = it == saved->checkpoint.channel_values.end() ? proto->copy()
                                                            : proto->from_checkpoint(it->second);
     out.push_back(ch->transfer());
+    if (!versions) continue;
+    auto v = saved->checkpoint.channel_versions.find(name);
+    versions->push_back(v == saved->checkpoint.channel_versions.end() ? 0 : v->second);
   }
   return out;
 }

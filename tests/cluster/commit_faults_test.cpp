@@ -338,6 +338,37 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_after_its_placement_while_others_are_placed_i
              stays.err_text() + slow.err_text());
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_lost_in_the_finish_round_of_a_step_is_replaced_from_the_checkpoint) {
+  // A deferred node: the step before it runs is tentatively the last, and its commit has a
+  // second round (finish) in which the deferred node's trigger becomes available. A worker
+  // owning a group dies when that round reaches it: its group is placed again from the last
+  // checkpoint, stages the step again from every write, finishes, and the run goes on.
+  scratch s;
+  const std::string spec = s.write("deferred.json", R"({"spec": "superstep.graph/1",
+    "state": {"log": {"reducer": "add"}},
+    "nodes": {"a": {"fn": "std.set", "params": {"update": {"log": ["a"]}}},
+              "b": {"fn": "std.set", "params": {"update": {"log": ["b"]}}},
+              "d": {"fn": "std.set", "params": {"update": {"log": ["d"]}}, "defer": true}},
+    "edges": [["__start__", "a"], ["__start__", "b"], ["a", "d"], ["b", "d"],
+              ["d", "__end__"]]})");
+  const value expected = test::embedded_run(s, {spec, "--input", "{}"});
+  BOOST_TEST(expected.get("log") == value(list{"a", "b", "d"}));
+  cluster c(s, {"--spread-channels"});
+  child& doomed = c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.before_finish@1"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result run = c.client({"submit", spec, "--input", "{}", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text() + doomed.err_text());
+  BOOST_TEST(run.last().get("data") == expected);
+  BOOST_REQUIRE_MESSAGE(doomed.wait(30s), "the armed worker did not die: " + doomed.err_text());
+  BOOST_TEST(
+      doomed.err_text().find("fault point channel.before_finish at step 1") != std::string::npos,
+      doomed.err_text());
+  cli_result state = c.client({"state", "--thread", "t"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values") == expected);
+}
+
 BOOST_AUTO_TEST_CASE(a_coordinator_killed_between_the_votes_and_the_checkpoint_aborts_the_step) {
   coordinator_dies_at("coordinator.after_votes", fault_step - 1);
 }
