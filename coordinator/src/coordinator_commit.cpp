@@ -461,9 +461,14 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
   if (finishing) {
     if (!st.loop->steps_checkpointed())
       throw cannot(" in the finish round of its step, with no checkpoint of each step");
-    for (const auto& [name, c] : st.loop->channels())
-      if (actors::channel_owner(name, st.groups.size()) == g && c->keeps_deltas())
+    for (const auto& [name, c] : st.loop->channels()) {
+      if (actors::channel_owner(name, st.groups.size()) != g) continue;
+      if (c->keeps_deltas())
         throw cannot(" in the finish round of its step, owning delta channel '" + name + "'");
+      if (st.loop->changed_since_checkpoint(name))
+        throw cannot(" in the finish round of its step, owning channel '" + name +
+                     "', which changed since the last checkpoint");
+    }
   }
   st.lost_nodes.push_back(node);
   std::vector<caf::actor> hosts;
@@ -482,6 +487,7 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
     }
   }
   st.refinish[g] = finishing;
+  st.skip_votes[g] = 0;  // a vote skipped for the lost one is not coming
   actors::channel_placement p = std::move(placements_of(st, st.groups.size(), g, finishing)[g]);
   p.closed_through = first ? -1 : st.loop->step();
   std::rotate(hosts.begin(), hosts.begin() + g % hosts.size(), hosts.end());

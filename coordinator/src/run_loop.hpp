@@ -153,6 +153,11 @@ class run_loop {
   /// Whether each step's checkpoint is saved as the step commits (a checkpointer, durability
   /// other than exit): the last one then holds every channel's committed value and version.
   bool steps_checkpointed() const noexcept { return saver_ && durability_ != durability::exit; }
+  /// Whether `channel` changed since the last checkpoint outside a step (a resumed run's
+  /// Command update or saved null writes, applied before its first step).
+  bool changed_since_checkpoint(const std::string& channel) const {
+    return unsaved_changes_.versions.count(channel) != 0;
+  }
   std::vector<std::string> read_back() const;
   void take_read_back(std::vector<actors::channel_delta> values);
 
