@@ -1,9 +1,10 @@
 #pragma once
 
-// Internal: the coordinator actor's state and protocol, shared by its three translation units
+// Internal: the coordinator actor's state and protocol, shared by its four translation units
 // (coordinator_actor.cpp: planning and the barrier; coordinator_dispatch.cpp: sending task
-// batches to node actors; coordinator_commit.cpp: the channel actors' placement and the
-// two-phase commit of each step). Include only from actor translation units: it pulls in CAF.
+// batches to node actors; coordinator_commit.cpp: the two-phase commit of each step;
+// coordinator_placement.cpp: where the channel actors are placed). Include only from actor
+// translation units: it pulls in CAF.
 
 #include <chrono>
 #include <cstdint>
@@ -219,8 +220,6 @@ void release_capped(coordinator_actor* self);
 std::size_t remote_batch_size(const coordinator_state& st, std::size_t tasks, std::size_t actors);
 
 // coordinator_commit.cpp
-/// Places the run's channels in channel actors, then starts the first step.
-void place_channels(coordinator_actor* self);
 /// The step's prepare for each group, to ride with the writes of `messages` chunks.
 void prepare_early(coordinator_actor* self, std::uint32_t messages);
 /// Gives a batch the route of its tasks' writes to the groups (when the prepare is out).
@@ -229,15 +228,23 @@ void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c);
 std::vector<caf::actor> group_handles(const coordinator_state& st);
 /// A group's vote in the round in progress.
 void take_vote(coordinator_actor* self, actors::step_vote& v);
-/// Reads from their groups the committed values of `names` (channels the loop holds as
-/// versions), gives them to the loop, then ends the run.
-void read_back_then_end(coordinator_actor* self, std::vector<std::string> names);
 /// Ends the step at the barrier (two-phase with channel actors) and goes on.
 void commit_and_continue(coordinator_actor* self);
+/// Whether a group of the run is lost and not placed again yet.
+bool any_lost(const coordinator_state& st);
+/// Group `g`, lost mid-run, is placed again: it takes its part in the step.
+void group_placed(coordinator_actor* self, std::uint32_t g);
+
+// coordinator_placement.cpp
+/// Places the run's channels in channel actors, then starts the first step.
+void place_channels(coordinator_actor* self);
 /// Group `g` went down with its process (`why`, on `node`): places its channels again on
 /// another worker, and the step goes on. Throws when the run cannot go on without it.
 void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id& node,
                    const std::string& why);
+/// Reads from their groups the committed values of `names` (channels the loop holds as
+/// versions), gives them to the loop, then ends the run.
+void read_back_then_end(coordinator_actor* self, std::vector<std::string> names);
 
 }  // namespace superstep::detail::coord
 

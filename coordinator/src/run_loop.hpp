@@ -148,7 +148,7 @@ class run_loop {
   bool holds_elsewhere(const std::string& channel) const {
     return state_.held_elsewhere.count(channel) != 0;
   }
-  std::vector<std::optional<value>> committed_values(
+  std::vector<actors::channel_delta> committed_values(
       const std::vector<std::string>& names, std::vector<channel_version>* versions = nullptr);
   /// Whether each step's checkpoint is saved as the step commits (a checkpointer, durability
   /// other than exit): the last one then holds every channel's committed value and version.

@@ -303,9 +303,9 @@ void run_loop::restore_write_values(const std::vector<bool>& which) {
   }
 }
 
-std::vector<std::optional<value>> run_loop::committed_values(
+std::vector<actors::channel_delta> run_loop::committed_values(
     const std::vector<std::string>& names, std::vector<channel_version>* versions) {
-  std::vector<std::optional<value>> out;
+  std::vector<actors::channel_delta> out;
   if (names.empty()) return out;
   // Under async durability the checkpoint may still be queued.
   if (background_) background_->drain();
@@ -320,7 +320,12 @@ std::vector<std::optional<value>> run_loop::committed_values(
     auto it = saved->checkpoint.channel_values.find(name);
     auto ch = it == saved->checkpoint.channel_values.end() ? proto->copy()
                                                            : proto->from_checkpoint(it->second);
-    out.push_back(ch->transfer());
+    auto& d = out.emplace_back();
+    d.channel = name;
+    if (auto v = ch->transfer()) {
+      d.present = true;
+      d.v = std::move(*v);
+    }
     if (!versions) continue;
     auto v = saved->checkpoint.channel_versions.find(name);
     versions->push_back(v == saved->checkpoint.channel_versions.end() ? 0 : v->second);
