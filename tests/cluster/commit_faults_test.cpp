@@ -132,6 +132,15 @@ void check_resume(cluster& c, const value& expected, std::int64_t committed, boo
       BOOST_TEST(std::count(step_tasks.begin(), step_tasks.end(), name) == 1, name);
 }
 
+// `dying`, armed at `point`, reached it at `step` and died there (SIGKILL).
+void died_at(child& dying, const std::string& point, std::int64_t step) {
+  BOOST_REQUIRE_MESSAGE(dying.wait(30s), "the armed process did not die: " + dying.err_text());
+  BOOST_TEST(dying.result().status == -1);
+  BOOST_TEST(dying.err_text().find("fault point " + point + " at step " + std::to_string(step)) !=
+                 std::string::npos,
+             dying.err_text());
+}
+
 // Starts the run (with `options`; streaming `values` and, with `updates`, `updates`) and
 // waits until `dying`, armed at `point`, died there and the run ended; what the run printed.
 cli_result run_through_fault(cluster& c, child& dying, const std::string& point,
@@ -142,11 +151,7 @@ cli_result run_through_fault(cluster& c, child& dying, const std::string& point,
   if (updates) args.push_back("updates");
   args.insert(args.end(), options.begin(), options.end());
   auto run = c.start_client(args);
-  BOOST_REQUIRE_MESSAGE(dying.wait(30s), "the armed process did not die");
-  BOOST_TEST(dying.result().status == -1);  // SIGKILL
-  BOOST_TEST(dying.err_text().find("fault point " + point + " at step " +
-                                   std::to_string(fault_step)) != std::string::npos,
-             dying.err_text());
+  died_at(dying, point, fault_step);
   BOOST_REQUIRE_MESSAGE(run->wait(30s), "the run did not end");
   return run->result();
 }
@@ -160,6 +165,14 @@ cli_result run_until_fault(cluster& c, child& dying, const std::string& point,
 
 value uninterrupted_run(scratch& s) {
   return test::embedded_run(s, {test::example_spec("slow_steps"), "--input", input});
+}
+
+// A run of slow_steps on the cluster (streaming `values`) ends with `expected`.
+void ends_as_uninterrupted(cluster& c, const value& expected) {
+  cli_result run = c.client({"submit", test::example_spec("slow_steps"), "--input", input,
+                             "--thread", "t", "--stream", "values"});
+  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text());
+  BOOST_TEST(run.last().get("data") == expected);
 }
 
 // A worker owning one of the run's two channel groups dies at `point`: the head places that
@@ -300,14 +313,8 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_while_the_channels_are_first_placed_passes_it
   cluster c(s, {"--spread-channels"});
   child& stays = c.add_worker("stays");
   child& doomed = c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.before_placement@-1"});
-  cli_result run = c.client({"submit", test::example_spec("slow_steps"), "--input", input,
-                             "--thread", "t", "--stream", "values"});
-  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text());
-  BOOST_TEST(run.last().get("data") == expected);
-  BOOST_REQUIRE_MESSAGE(doomed.wait(30s), "the armed worker did not die");
-  BOOST_TEST(doomed.err_text().find("fault point channel.before_placement at step -1") !=
-                 std::string::npos,
-             doomed.err_text());
+  ends_as_uninterrupted(c, expected);
+  died_at(doomed, "channel.before_placement", -1);
   // The worker left owns the run's channels (its activity line comes every few seconds).
   BOOST_TEST(stays.wait_for_err("owned channel groups", 10s), stays.err_text());
 }
@@ -323,14 +330,8 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_after_its_placement_while_others_are_placed_i
   child& slow =
       c.add_worker("slow", {}, true, {"SUPERSTEP_FAULT=channel.before_placement@-1~1500"});
   child& doomed = c.add_worker("doomed", {}, true, {"SUPERSTEP_FAULT=channel.after_placement@-1"});
-  cli_result run = c.client({"submit", test::example_spec("slow_steps"), "--input", input,
-                             "--thread", "t", "--stream", "values"});
-  BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text());
-  BOOST_TEST(run.last().get("data") == expected);
-  BOOST_REQUIRE_MESSAGE(doomed.wait(30s), "the armed worker did not die");
-  BOOST_TEST(
-      doomed.err_text().find("fault point channel.after_placement at step -1") != std::string::npos,
-      doomed.err_text());
+  ends_as_uninterrupted(c, expected);
+  died_at(doomed, "channel.after_placement", -1);
   BOOST_TEST(slow.err_text().find("pausing 1500 ms") != std::string::npos, slow.err_text());
   // The doomed worker's group was placed again on one of the others before the first step.
   BOOST_TEST((stays.wait_for_err("owned channel groups of 2", 10s) ||
@@ -360,10 +361,7 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_in_the_finish_round_of_a_step_is_replaced_fro
   cli_result run = c.client({"submit", spec, "--input", "{}", "--thread", "t"});
   BOOST_REQUIRE_MESSAGE(run.status == 0, run.err + c.head().err_text() + doomed.err_text());
   BOOST_TEST(run.last().get("data") == expected);
-  BOOST_REQUIRE_MESSAGE(doomed.wait(30s), "the armed worker did not die: " + doomed.err_text());
-  BOOST_TEST(
-      doomed.err_text().find("fault point channel.before_finish at step 1") != std::string::npos,
-      doomed.err_text());
+  died_at(doomed, "channel.before_finish", 1);
   cli_result state = c.client({"state", "--thread", "t"});
   BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
   BOOST_TEST(state.last().get("values") == expected);
