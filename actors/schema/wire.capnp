@@ -78,6 +78,20 @@ struct TaskBatch {
   # the versions the step saw (the node actor waits for its process's replica to hold them).
   needChannels @9 :List(Text);
   needVersions @10 :List(UInt64);
+  # Instead of `tasks` (when `pushOnly`): a batch of Sends' tasks of one node, as they are
+  # before they run (none resumed or failed before), each with only what differs.
+  pushOnly @11 :Bool;
+  pushNode @12 :UInt32;
+  pushName @13 :Text;
+  pushes @14 :List(PushTask);
+}
+
+# A Send's task in a batch (TaskBatch.pushes): its node and name are the batch's.
+struct PushTask {
+  id @0 :Text;
+  pushIndex @1 :UInt64;
+  input @2 :Value;
+  timeout @3 :Value;  # the Send's own timeout (null: the node's)
 }
 
 # Node actor -> coordinator: the batch's tasks, run.
@@ -86,6 +100,22 @@ struct TaskBatchDone {
   id @1 :UInt64;
   slots @2 :List(UInt32);
   tasks @3 :List(Task);
+  # Instead of `tasks` (when `lean`): each task's outcome, in the batch's order. The receiver
+  # (the coordinator, or the run's writes saver) holds the batch, so what each task is does
+  # not travel back.
+  lean @4 :Bool;
+  outcomes @5 :List(TaskOutcome);
+}
+
+# What running a task produced (a task of TaskBatchDone.outcomes).
+struct TaskOutcome {
+  writes @0 :List(Write);
+  interrupts @1 :List(Value);
+  hasError @2 :Bool;
+  error @3 :TaskError;
+  done @4 :Bool;
+  hasHandledError @5 :Bool;
+  handledError @6 :TaskError;
 }
 
 # Node actor -> coordinator: a stream event of a running task.

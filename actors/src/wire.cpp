@@ -79,6 +79,50 @@ std::vector<std::string> get_strings(List in) {
   return out;
 }
 
+void put_error(wire::TaskError::Builder out, const task_error& e) {
+  out.setCode(static_cast<std::uint16_t>(e.code));
+  out.setMessage(text(e.message));
+}
+
+task_error get_error(wire::TaskError::Reader in) {
+  return task_error{static_cast<error_code>(in.getCode()), text_of(in.getMessage())};
+}
+
+template <class Builder>
+void put_writes_of(Builder out, const pregel_task& t) {
+  auto writes = out.initWrites(static_cast<unsigned>(t.writes.size()));
+  for (unsigned i = 0; i < t.writes.size(); ++i) {
+    writes[i].setChannel(text(t.writes[i].first));
+    put(writes[i].initValue(), t.writes[i].second);
+  }
+}
+
+// The error, handled error and done fields, which Task and TaskOutcome share.
+template <class Builder>
+void put_outcome_flags(Builder out, const pregel_task& t) {
+  out.setHasError(t.error.has_value());
+  if (t.error) put_error(out.initError(), *t.error);
+  out.setDone(t.done);
+  out.setHasHandledError(t.handled_error.has_value());
+  if (t.handled_error) put_error(out.initHandledError(), *t.handled_error);
+}
+
+template <class Reader>
+void get_outcome(Reader in, pregel_task& t) {
+  for (auto w : in.getWrites()) t.writes.emplace_back(text_of(w.getChannel()), get(w.getValue()));
+  for (auto i : in.getInterrupts()) t.interrupts.push_back(get(i));
+  if (in.getHasError()) t.error = get_error(in.getError());
+  t.done = in.getDone();
+  if (in.getHasHandledError()) t.handled_error = get_error(in.getHandledError());
+}
+
+void put_outcome(wire::TaskOutcome::Builder out, const pregel_task& t) {
+  put_writes_of(out, t);
+  auto interrupts = out.initInterrupts(static_cast<unsigned>(t.interrupts.size()));
+  for (unsigned i = 0; i < t.interrupts.size(); ++i) put(interrupts[i], t.interrupts[i]);
+  put_outcome_flags(out, t);
+}
+
 void put_task(wire::Task::Builder out, const pregel_task& t) {
   out.setId(text(t.id));
   out.setNode(t.node);
@@ -87,29 +131,13 @@ void put_task(wire::Task::Builder out, const pregel_task& t) {
   out.setPushIndex(t.push_index);
   put_strings(out.initTriggers(static_cast<unsigned>(t.triggers.size())), t.triggers);
   put(out.initInput(), t.input);
-  auto writes = out.initWrites(static_cast<unsigned>(t.writes.size()));
-  for (unsigned i = 0; i < t.writes.size(); ++i) {
-    writes[i].setChannel(text(t.writes[i].first));
-    put(writes[i].initValue(), t.writes[i].second);
-  }
+  put_writes_of(out, t);
   put(out.initOutput(), t.output);
   auto resume = out.initResume(static_cast<unsigned>(t.resume.size()));
   for (unsigned i = 0; i < t.resume.size(); ++i) put(resume[i], t.resume[i]);
   auto interrupts = out.initInterrupts(static_cast<unsigned>(t.interrupts.size()));
   for (unsigned i = 0; i < t.interrupts.size(); ++i) put(interrupts[i], t.interrupts[i]);
-  out.setHasError(t.error.has_value());
-  if (t.error) {
-    auto e = out.initError();
-    e.setCode(static_cast<std::uint16_t>(t.error->code));
-    e.setMessage(text(t.error->message));
-  }
-  out.setDone(t.done);
-  out.setHasHandledError(t.handled_error.has_value());
-  if (t.handled_error) {
-    auto e = out.initHandledError();
-    e.setCode(static_cast<std::uint16_t>(t.handled_error->code));
-    e.setMessage(text(t.handled_error->message));
-  }
+  put_outcome_flags(out, t);
   if (!t.timeout.is_null()) put(out.initTimeout(), t.timeout);
 }
 
@@ -122,17 +150,9 @@ pregel_task get_task(wire::Task::Reader in) {
   t.push_index = in.getPushIndex();
   t.triggers = get_strings(in.getTriggers());
   t.input = get(in.getInput());
-  for (auto w : in.getWrites()) t.writes.emplace_back(text_of(w.getChannel()), get(w.getValue()));
   t.output = get(in.getOutput());
   for (auto r : in.getResume()) t.resume.push_back(get(r));
-  for (auto i : in.getInterrupts()) t.interrupts.push_back(get(i));
-  if (in.getHasError())
-    t.error = task_error{static_cast<error_code>(in.getError().getCode()),
-                         text_of(in.getError().getMessage())};
-  t.done = in.getDone();
-  if (in.getHasHandledError())
-    t.handled_error = task_error{static_cast<error_code>(in.getHandledError().getCode()),
-                                 text_of(in.getHandledError().getMessage())};
+  get_outcome(in, t);
   if (in.hasTimeout()) t.timeout = get(in.getTimeout());
   return t;
 }
@@ -147,6 +167,48 @@ std::vector<pregel_task> get_tasks(List in) {
   std::vector<pregel_task> out;
   out.reserve(in.size());
   for (auto t : in) out.push_back(get_task(t));
+  return out;
+}
+
+// Whether every task of `tasks` is a Send's task of one node, not yet run, resumed or failed:
+// such a batch travels as TaskBatch.pushes.
+bool push_only(const std::vector<pregel_task>& tasks) {
+  if (tasks.empty()) return false;
+  for (const auto& t : tasks)
+    if (!t.push || t.node != tasks.front().node || t.name != tasks.front().name ||
+        !t.triggers.empty() || !t.writes.empty() || !t.output.is_null() || !t.resume.empty() ||
+        !t.interrupts.empty() || t.error || t.handled_error || t.done || t.cached)
+      return false;
+  return true;
+}
+
+void put_pushes(wire::TaskBatch::Builder root, const std::vector<pregel_task>& tasks) {
+  root.setPushOnly(true);
+  root.setPushNode(tasks.front().node);
+  root.setPushName(text(tasks.front().name));
+  auto out = root.initPushes(static_cast<unsigned>(tasks.size()));
+  for (unsigned i = 0; i < tasks.size(); ++i) {
+    out[i].setId(text(tasks[i].id));
+    out[i].setPushIndex(tasks[i].push_index);
+    put(out[i].initInput(), tasks[i].input);
+    if (!tasks[i].timeout.is_null()) put(out[i].initTimeout(), tasks[i].timeout);
+  }
+}
+
+std::vector<pregel_task> get_pushes(wire::TaskBatch::Reader root) {
+  const std::string name = text_of(root.getPushName());
+  std::vector<pregel_task> out;
+  out.reserve(root.getPushes().size());
+  for (auto p : root.getPushes()) {
+    pregel_task& t = out.emplace_back();
+    t.id = text_of(p.getId());
+    t.node = root.getPushNode();
+    t.name = name;
+    t.push = true;
+    t.push_index = p.getPushIndex();
+    t.input = get(p.getInput());
+    if (p.hasTimeout()) t.timeout = get(p.getTimeout());
+  }
   return out;
 }
 
@@ -291,7 +353,10 @@ std::string encode(const task_batch& b) {
               b.header.replay_visited);
   put_deltas(root.initDeltas(static_cast<unsigned>(b.deltas.size())), b.deltas);
   put_slots(root.initSlots(static_cast<unsigned>(b.slots.size())), b.slots);
-  put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
+  if (push_only(b.tasks))
+    put_pushes(root, b.tasks);
+  else
+    put_tasks(root.initTasks(static_cast<unsigned>(b.tasks.size())), b.tasks);
   put_slots(root.initOrders(static_cast<unsigned>(b.orders.size())), b.orders);
   root.setChunk(b.chunk);
   put_strings(root.initNeedChannels(static_cast<unsigned>(b.need_channels.size())),
@@ -323,7 +388,7 @@ void decode(std::string_view bytes, task_batch& b) {
     b.header.replay_visited = get_strings(h.getReplayVisited());
     b.deltas = get_deltas(root.getDeltas());
     b.slots = get_slots(root.getSlots());
-    b.tasks = get_tasks(root.getTasks());
+    b.tasks = root.getPushOnly() ? get_pushes(root) : get_tasks(root.getTasks());
     b.orders = get_slots(root.getOrders());
     b.chunk = root.getChunk();
     b.need_channels = get_strings(root.getNeedChannels());
@@ -345,7 +410,9 @@ std::string encode(const task_batch_done& d) {
   root.setFormat(format);
   root.setId(d.id);
   put_slots(root.initSlots(static_cast<unsigned>(d.slots.size())), d.slots);
-  put_tasks(root.initTasks(static_cast<unsigned>(d.tasks.size())), d.tasks);
+  root.setLean(true);
+  auto outcomes = root.initOutcomes(static_cast<unsigned>(d.tasks.size()));
+  for (unsigned i = 0; i < d.tasks.size(); ++i) put_outcome(outcomes[i], d.tasks[i]);
   return message_bytes_for_size(builder, pack_from);
 }
 
@@ -354,7 +421,14 @@ void decode_done(std::string_view bytes, task_batch_done& d, const char* what) {
   read_message<wire::TaskBatchDone>(bytes, what, [&](wire::TaskBatchDone::Reader root) {
     d.id = root.getId();
     d.slots = get_slots(root.getSlots());
-    d.tasks = get_tasks(root.getTasks());
+    if (!root.getLean()) {
+      d.tasks = get_tasks(root.getTasks());
+      return;
+    }
+    auto outcomes = root.getOutcomes();
+    d.tasks.clear();
+    d.tasks.resize(outcomes.size());
+    for (unsigned i = 0; i < outcomes.size(); ++i) get_outcome(outcomes[i], d.tasks[i]);
   });
 }
 }  // namespace

@@ -130,9 +130,10 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     // Its result comes through the writes saver, which learns the batch's tasks first and
     // hands those writes on.
     b.saver = caf::actor_cast<caf::actor>(st.saver);
-    e.ids.reserve(c.slots.size());
+    e.name = st.loop->graph().nodes[c.node].name;
+    e.tasks.reserve(c.slots.size());
     for (auto s : c.slots) {
-      e.ids.push_back(tasks[s].id);
+      e.tasks.push_back({tasks[s].id, tasks[s].push, tasks[s].push_index});
       st.stripped[s] = true;
     }
     self->send(st.saver, std::move(e));

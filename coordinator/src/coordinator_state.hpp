@@ -40,16 +40,25 @@ struct saver_line {
   std::mutex m;
   run_loop* loop = nullptr;
 };
+// What a saved pending write names of its task (its id and path): a remote result's tasks
+// come without it (actors::task_batch_done).
+struct task_identity {
+  std::string id;
+  bool push = false;
+  std::uint64_t push_index = 0;
+};
+
 // What the saver is told of a batch to another process before its result comes: its step and
-// id, its tasks' ids, and what it needs to hand on the batch's writes to the groups in this
-// process (actors::result_takes_writes): those groups (`here`, indices among the run's
-// `groups`), their handles and the step's prepare riding along for each, the batch's number in
-// the step and each task's position in task-path order. Without a saver, the coordinator keeps
+// id, its node and what its tasks are, and what it needs to hand on the batch's writes to the
+// groups in this process (actors::result_takes_writes): those groups (`here`, indices among the
+// run's `groups`), their handles and the step's prepare riding along for each, the batch's number
+// in the step and each task's position in task-path order. Without a saver, the coordinator keeps
 // the same with the batch in flight and hands the writes on itself.
 struct batch_expected {
   std::int64_t step = 0;
   std::uint64_t id = 0;
-  std::vector<std::string> ids;
+  std::string name;
+  std::vector<task_identity> tasks;
   std::uint32_t groups = 0;
   std::vector<std::uint32_t> here;
   std::vector<caf::actor> here_actors;

@@ -21,11 +21,17 @@ struct saver_state {
   std::int64_t step = -1;
 };
 
-// Whether `w` holds the tasks the coordinator sent in its batch.
-bool as_sent(const actors::task_batch_done& w, const std::vector<std::string>& ids) {
-  if (w.tasks.size() != ids.size()) return false;
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (w.tasks[i].id != ids[i]) return false;
+// Names the tasks of `w`, a result of the batch `e` (its outcomes come in the batch's order),
+// as their pending writes are saved; false when the result does not hold as many tasks.
+bool identify(actors::task_batch_done& w, const batch_expected& e) {
+  if (w.tasks.size() != e.tasks.size()) return false;
+  for (std::size_t i = 0; i < e.tasks.size(); ++i) {
+    pregel_task& t = w.tasks[i];
+    t.id = e.tasks[i].id;
+    t.name = e.name;
+    t.push = e.tasks[i].push;
+    t.push_index = e.tasks[i].push_index;
+  }
   return true;
 }
 
@@ -50,7 +56,7 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
         if (it == st.expected.end()) return done;
         batch_expected e = std::move(it->second);
         st.expected.erase(it);
-        if (!as_sent(done, e.ids)) return done;
+        if (!identify(done, e)) return done;
         // The groups here stage the step while the writes are saved; the step commits only
         // after every result, which comes once its writes are saved.
         hand_on_writes(self, e, done.tasks);

@@ -2,6 +2,7 @@
 
 #include <kj/exception.h>
 
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -89,10 +90,26 @@ value read(Value::Reader in, error_code code) {
 }
 
 std::string encode(const value& v, error_code code) {
-  // A small first segment: most values are small; larger ones grow with little slack.
-  capnp_io::bounded_message_builder builder(128);
-  write(builder.initRoot<Value>(), v, nesting_limit - 1, code);
-  return message_bytes_for_size(builder);
+  // Most values are small: the first segment is this thread's scratch words, zeroed again
+  // after each use, so encoding one allocates only its bytes. Larger values grow with little
+  // slack; an encoding inside another (none today) allocates its own.
+  constexpr unsigned scratch_words = 128;
+  thread_local std::array<capnp::word, scratch_words> scratch{};
+  thread_local bool scratch_busy = false;
+  auto build = [&](capnp_io::bounded_message_builder& builder) {
+    write(builder.initRoot<Value>(), v, nesting_limit - 1, code);
+    return message_bytes_for_size(builder);
+  };
+  if (scratch_busy) {
+    capnp_io::bounded_message_builder builder(scratch_words);
+    return build(builder);
+  }
+  scratch_busy = true;
+  struct release {
+    ~release() { scratch_busy = false; }
+  } release_scratch;
+  capnp_io::bounded_message_builder builder(kj::arrayPtr(scratch.data(), scratch.size()));
+  return build(builder);
 }
 
 value decode(std::string_view bytes, error_code code) {

@@ -178,6 +178,9 @@ struct task_batch {
 };
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.
+/// Encoded (for another process), only each task's outcome travels: its writes, interrupts,
+/// errors and `done`, in the batch's order. The receiver holds the batch it sent, so a
+/// decoded result's tasks have no id, name, input, output or path.
 struct task_batch_done {
   std::uint64_t id = 0;
   std::vector<std::uint32_t> slots;

@@ -29,14 +29,29 @@ namespace superstep::capnp_io {
 class bounded_message_builder final : public capnp::MessageBuilder {
  public:
   explicit bounded_message_builder(unsigned first_words = 1024) : next_(first_words) {}
+  /// A builder whose first segment is `scratch`: zeroed words the caller lends (and reuses for
+  /// the next message), which it zeroes again, as far as it used them, when destroyed. A small
+  /// message then costs no allocation.
+  explicit bounded_message_builder(kj::ArrayPtr<capnp::word> scratch)
+      : next_(static_cast<unsigned>(scratch.size())), scratch_(scratch) {}
   bounded_message_builder(const bounded_message_builder&) = delete;
   bounded_message_builder& operator=(const bounded_message_builder&) = delete;
   ~bounded_message_builder() noexcept(false) override {
+    if (scratch_used_) {
+      auto segments = getSegmentsForOutput();
+      if (segments.size() > 0)
+        std::fill(scratch_.begin(), scratch_.begin() + segments[0].size(), capnp::word{});
+    }
     for (void* s : segments_) std::free(s);
   }
 
   kj::ArrayPtr<capnp::word> allocateSegment(unsigned minimum_size) override {
     constexpr std::size_t doubling_limit = std::size_t{1} << 20;  // words: 8 MB
+    if (!scratch_used_ && scratch_.size() >= minimum_size && scratch_.size() > 0) {
+      scratch_used_ = true;
+      total_ += scratch_.size();
+      return scratch_;
+    }
     const std::size_t size = std::max<std::size_t>(minimum_size, next_);
     void* memory = std::calloc(size, sizeof(capnp::word));  // builders need zeroed memory
     if (!memory) throw std::bad_alloc();
@@ -52,6 +67,8 @@ class bounded_message_builder final : public capnp::MessageBuilder {
   std::size_t next_;
   std::size_t total_ = 0;
   std::vector<void*> segments_;
+  kj::ArrayPtr<capnp::word> scratch_;
+  bool scratch_used_ = false;
 };
 
 /// A stream that appends what is written to a string.
