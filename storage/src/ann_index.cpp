@@ -9,9 +9,11 @@
 #include <optional>
 #include <shared_mutex>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "ann_distance.hpp"
+#include "ann_index_format.hpp"
 #include "memory_file.hpp"
 #include "superstep/core/error.hpp"
 
@@ -421,73 +423,12 @@ namespace {
 // distance types, is a cosine index.
 constexpr std::uint64_t saved_format = 3, cosine_only_format = 2;
 
-void put_u64(std::string& out, std::uint64_t x) {
-  out.append(reinterpret_cast<const char*>(&x), sizeof x);
-}
-
-// Reads plain values off the front of `bytes`; any read past the end makes `ok` false.
-struct reader {
-  std::string_view bytes;
-  bool ok = true;
-
-  template <class T>
-  T next() {
-    T x{};
-    if (bytes.size() < sizeof x) {
-      ok = false;
-      return x;
-    }
-    std::memcpy(&x, bytes.data(), sizeof x);
-    bytes.remove_prefix(sizeof x);
-    return x;
-  }
-  std::string_view take(std::size_t n) {
-    if (bytes.size() < n) {
-      ok = false;
-      return {};
-    }
-    const auto out = bytes.substr(0, n);
-    bytes.remove_prefix(n);
-    return out;
-  }
-};
-
-// Whether `blob` is hnswlib 0.6's saved form of a graph over `labels` labels with these
-// parameters and a consistent layout: checked before hnswlib reads it, since hnswlib trusts it
-// (a wrong size or offset would make it read out of bounds).
-bool plausible_graph(std::string_view blob, std::size_t dims, std::size_t m,
-                     std::size_t ef_construction, std::size_t labels) {
-  reader r{blob};
-  const auto offset_level0 = r.next<std::size_t>();
-  r.next<std::size_t>();  // the saved capacity, replaced when loading
-  const auto count = r.next<std::size_t>();
-  const auto per_element = r.next<std::size_t>();
-  const auto label_offset = r.next<std::size_t>();
-  const auto data_offset = r.next<std::size_t>();
-  const auto max_level = r.next<int>();
-  const auto entry_point = r.next<hnswlib::tableint>();
-  const auto max_m = r.next<std::size_t>();
-  const auto max_m0 = r.next<std::size_t>();
-  const auto saved_m = r.next<std::size_t>();
-  r.next<double>();  // the level multiplier
-  const auto saved_ef = r.next<std::size_t>();
-  const std::size_t links0 = max_m0 * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
-  const std::size_t links = max_m * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
-  if (!r.ok || offset_level0 != 0 || saved_m != m || max_m != m || max_m0 != 2 * m ||
-      saved_ef != std::max(ef_construction, m) || data_offset != links0 ||
-      label_offset != links0 + dims * sizeof(float) ||
-      per_element != label_offset + sizeof(hnswlib::labeltype) || count > labels ||
-      max_level < -1 || max_level > 64 || (count > 0 && entry_point >= count) ||
-      r.bytes.size() / per_element < count)
-    return false;
-  r.take(count * per_element);
-  for (std::size_t i = 0; i < count && r.ok; ++i) {
-    const auto size = r.next<unsigned int>();
-    if (size % links != 0 || size / links > std::size_t(std::max(max_level, 0))) return false;
-    r.take(size);
-  }
-  return r.ok && r.bytes.empty();
-}
+using ann_format::plausible_graph;
+using ann_format::put_u64;
+using ann_format::reader;
+static_assert(std::is_same_v<ann_format::tableint, hnswlib::tableint> &&
+              std::is_same_v<ann_format::linklistsizeint, hnswlib::linklistsizeint> &&
+              std::is_same_v<ann_format::labeltype, hnswlib::labeltype>);
 
 // Whether a loaded graph's links stay inside it and its points are the carriers of
 // `carrier_of` (a carrier has a live point; a sharer or a free label a deleted one or none),

@@ -289,4 +289,18 @@ std::vector<redis_reply> redis_connection::transaction(const std::vector<redis_c
   return std::move(exec.elements);
 }
 
+std::string redis_key_part(std::string_view part) {
+  std::string out;
+  out.reserve(part.size());
+  for (char c : part) {
+    if (c == '%')
+      out += "%25";
+    else if (c == ':')
+      out += "%3A";
+    else
+      out += c;
+  }
+  return out;
+}
+
 }  // namespace superstep::storage

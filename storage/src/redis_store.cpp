@@ -20,18 +20,7 @@ namespace {
 
 constexpr const char* store_name = "redis_store";
 
-std::string enc(std::string_view part) {
-  std::string out;
-  for (char c : part) {
-    if (c == '%')
-      out += "%25";
-    else if (c == ':')
-      out += "%3A";
-    else
-      out += c;
-  }
-  return out;
-}
+std::string enc(std::string_view part) { return redis_key_part(part); }
 
 std::string joined(const namespace_path& ns) {
   std::string out;

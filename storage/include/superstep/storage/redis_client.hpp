@@ -96,4 +96,8 @@ class redis_connection {
   std::unique_ptr<void, context_deleter> context_;
 };
 
+/// A part of a Redis key with '%' and ':' escaped ("%25", "%3A"), so that keys joined with ':'
+/// split back unambiguously.
+std::string redis_key_part(std::string_view part);
+
 }  // namespace superstep::storage
