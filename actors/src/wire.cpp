@@ -1,13 +1,8 @@
 // The protocol's messages as Cap'n Proto (schema/wire.capnp), for the hops between processes.
-#include <kj/exception.h>
-
 #include <atomic>
 
-#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
-#include "superstep/core/capnp_message.hpp"
-#include "superstep/core/capnp_value.hpp"
-#include "wire.capnp.h"
+#include "wire_support.hpp"
 
 namespace superstep::actors {
 
@@ -28,9 +23,8 @@ void report_protocol_error(const std::string& what) noexcept {
 
 }  // namespace superstep::actors
 
-namespace superstep::actors {
+namespace superstep::actors::wire_codec::detail {
 
-namespace {
 std::atomic<std::uint64_t> batches_out{0}, batch_bytes_out{0}, results_in{0}, result_bytes_in{0},
     chunks_in{0}, chunk_bytes_in{0}, channel_out{0}, channel_bytes_out{0}, channel_in{0},
     channel_bytes_in{0}, writes_in{0}, write_bytes_in{0};
@@ -40,10 +34,14 @@ void tally(std::atomic<std::uint64_t>& messages, std::atomic<std::uint64_t>& byt
   messages.fetch_add(1, std::memory_order_relaxed);
   bytes.fetch_add(n, std::memory_order_relaxed);
 }
-}  // namespace
+
+}  // namespace superstep::actors::wire_codec::detail
+
+namespace superstep::actors {
 
 wire_traffic traffic() noexcept {
   constexpr auto r = std::memory_order_relaxed;
+  using namespace wire_codec::detail;
   return {batches_out.load(r),      batch_bytes_out.load(r),   results_in.load(r),
           result_bytes_in.load(r),  chunks_in.load(r),         chunk_bytes_in.load(r),
           channel_out.load(r),      channel_bytes_out.load(r), channel_in.load(r),
@@ -54,30 +52,9 @@ wire_traffic traffic() noexcept {
 
 namespace superstep::actors::wire_codec {
 
+using namespace detail;
+
 namespace {
-
-using namespace capnp_io;
-constexpr std::uint16_t format = 1;
-constexpr auto code = error_code::protocol_error;
-
-void put(schema::Value::Builder out, const value& v) {
-  capnp_value::write(out, v, capnp_value::nesting_limit - 1, code);
-}
-
-value get(schema::Value::Reader in) { return capnp_value::read(in, code); }
-
-template <class List>
-void put_strings(List out, const std::vector<std::string>& v) {
-  for (unsigned i = 0; i < v.size(); ++i) out.set(i, text(v[i]));
-}
-
-template <class List>
-std::vector<std::string> get_strings(List in) {
-  std::vector<std::string> out;
-  out.reserve(in.size());
-  for (auto s : in) out.push_back(text_of(s));
-  return out;
-}
 
 void put_error(wire::TaskError::Builder out, const task_error& e) {
   out.setCode(static_cast<std::uint16_t>(e.code));
@@ -225,111 +202,6 @@ std::vector<std::uint32_t> get_slots(List in) {
   return out;
 }
 
-void check_format(std::uint16_t found, const char* what) {
-  if (found != format)
-    throw error(code, std::string(what) + " of format " + std::to_string(found) +
-                          " (this build reads format " + std::to_string(format) + ")");
-}
-
-// Reads a message of root type T with `read`, turning any damage into protocol_error.
-template <class T, class F>
-void read_message(std::string_view bytes, const char* what, F&& read) {
-  try {
-    capnp::ReaderOptions options;
-    options.nestingLimit = capnp_value::nesting_limit + 16;
-    message_reader reader(bytes, options, code);
-    auto root = reader.root<T>();
-    check_format(root.getFormat(), what);
-    read(root);
-  } catch (const kj::Exception& e) {
-    throw error(code, std::string("malformed ") + what + ": " + e.getDescription().cStr());
-  } catch (const error& e) {
-    throw error(code, std::string("malformed ") + what + ": " + e.what());
-  }
-}
-
-void put_versions(capnp::List<std::uint64_t>::Builder out, const std::vector<std::uint64_t>& v) {
-  for (unsigned i = 0; i < v.size(); ++i) out.set(i, v[i]);
-}
-
-std::vector<std::uint64_t> get_versions(capnp::List<std::uint64_t>::Reader in) {
-  std::vector<std::uint64_t> out;
-  out.reserve(in.size());
-  for (auto v : in) out.push_back(v);
-  return out;
-}
-
-void put_deltas_one(wire::ChannelDelta::Builder out, const channel_delta& d) {
-  out.setChannel(text(d.channel));
-  out.setPresent(d.present);
-  put(out.initValue(), d.v);
-}
-
-template <class List>
-void put_deltas(List out, const std::vector<channel_delta>& deltas) {
-  for (unsigned i = 0; i < deltas.size(); ++i) put_deltas_one(out[i], deltas[i]);
-}
-
-template <class List>
-std::vector<channel_delta> get_deltas(List in) {
-  std::vector<channel_delta> out;
-  out.reserve(in.size());
-  for (auto d : in)
-    out.push_back(channel_delta{text_of(d.getChannel()), d.getPresent(), get(d.getValue())});
-  return out;
-}
-
-// Messages of a megabyte and more (a task whose writes are a fan-out's Sends) are packed: a
-// third of the bytes to copy through CAF and the network. Task batches of ordinary tasks stay
-// flat: packing them costs more CPU than their bytes cost to send over loopback.
-constexpr std::size_t pack_from = std::size_t{1} << 20;
-
-}  // namespace
-
-namespace {
-
-void put_writes(capnp::List<wire::OrderedWrite>::Builder out,
-                const std::vector<ordered_write>& writes) {
-  for (unsigned i = 0; i < writes.size(); ++i) {
-    out[i].setOrder(writes[i].order);
-    out[i].setChannel(text(writes[i].channel));
-    put(out[i].initValue(), writes[i].v);
-  }
-}
-
-std::vector<ordered_write> get_writes(capnp::List<wire::OrderedWrite>::Reader in) {
-  std::vector<ordered_write> out;
-  out.reserve(in.size());
-  for (auto w : in)
-    out.push_back(ordered_write{w.getOrder(), text_of(w.getChannel()), get(w.getValue())});
-  return out;
-}
-
-void put_prepare(wire::StepPrepare::Builder root, const step_prepare& m) {
-  root.setFormat(format);
-  root.setStep(m.step);
-  root.setExpected(m.expected);
-  put_strings(root.initConsumed(static_cast<unsigned>(m.consumed.size())), m.consumed);
-  root.setBumpStep(m.bump_step);
-  root.setFinish(m.finish);
-  put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
-  root.setCommits(m.commits);
-  root.setCommitsVersion(m.commits_version);
-}
-
-step_prepare get_prepare(wire::StepPrepare::Reader root) {
-  step_prepare m;
-  m.step = root.getStep();
-  m.expected = root.getExpected();
-  m.consumed = get_strings(root.getConsumed());
-  m.bump_step = root.getBumpStep();
-  m.finish = root.getFinish();
-  m.writes = get_writes(root.getWrites());
-  m.commits = root.getCommits();
-  m.commits_version = root.getCommitsVersion();
-  return m;
-}
-
 }  // namespace
 
 std::string encode(const task_batch& b) {
@@ -464,160 +336,6 @@ void decode(std::string_view bytes, stream_chunk& c) {
     c.mode = root.getMode();
     c.data = get(root.getData());
   });
-}
-
-std::string encode(const channel_writes& m) {
-  capnp_io::bounded_message_builder builder;
-  auto root = builder.initRoot<wire::ChannelWrites>();
-  root.setFormat(format);
-  root.setStep(m.step);
-  put_writes(root.initWrites(static_cast<unsigned>(m.writes.size())), m.writes);
-  root.setChunk(m.chunk);
-  root.setHasPrepare(m.prepare.has_value());
-  if (m.prepare) put_prepare(root.initPrepare(), *m.prepare);
-  std::string bytes = message_bytes_for_size(builder, pack_from);
-  tally(channel_out, channel_bytes_out, bytes.size());
-  return bytes;
-}
-
-void decode(std::string_view bytes, channel_writes& m) {
-  tally(channel_in, channel_bytes_in, bytes.size());
-  read_message<wire::ChannelWrites>(bytes, "channel writes", [&](wire::ChannelWrites::Reader root) {
-    m.step = root.getStep();
-    m.writes = get_writes(root.getWrites());
-    m.chunk = root.getChunk();
-    if (root.getHasPrepare())
-      m.prepare = get_prepare(root.getPrepare());
-    else
-      m.prepare.reset();
-  });
-}
-
-std::string encode(const step_prepare& m) {
-  capnp_io::bounded_message_builder builder(256);
-  put_prepare(builder.initRoot<wire::StepPrepare>(), m);
-  std::string bytes = message_bytes_for_size(builder, pack_from);
-  tally(channel_out, channel_bytes_out, bytes.size());
-  return bytes;
-}
-
-void decode(std::string_view bytes, step_prepare& m) {
-  read_message<wire::StepPrepare>(bytes, "step prepare",
-                                  [&](wire::StepPrepare::Reader root) { m = get_prepare(root); });
-}
-
-std::string encode(const step_vote& m) {
-  capnp_io::bounded_message_builder builder;
-  auto root = builder.initRoot<wire::StepVote>();
-  root.setFormat(format);
-  root.setStep(m.step);
-  root.setOk(!m.error);
-  if (m.error) {
-    auto e = root.initError();
-    e.setCode(static_cast<std::uint16_t>(m.error->code));
-    e.setMessage(text(m.error->message));
-  }
-  put_deltas(root.initChanged(static_cast<unsigned>(m.changes.changed.size())), m.changes.changed);
-  put_strings(root.initUpdated(static_cast<unsigned>(m.changes.updated.size())), m.changes.updated);
-  // A value for replicas that is the checkpoint value itself (most channels') goes once.
-  const auto n = static_cast<unsigned>(m.changes.values.size());
-  auto as_changed = root.initValuesAsChanged(n);
-  auto values = root.initValues(n);
-  for (unsigned i = 0; i < n; ++i) {
-    const channel_delta& v = m.changes.values[i];
-    const bool same = i < m.changes.changed.size() && v.present == m.changes.changed[i].present &&
-                      (!v.present || v.v.same_instance(m.changes.changed[i].v));
-    as_changed.set(i, same);
-    if (same) {
-      values[i].setChannel(text(v.channel));
-      continue;
-    }
-    put_deltas_one(values[i], v);
-  }
-  put_strings(root.initOverwritten(static_cast<unsigned>(m.changes.overwritten.size())),
-              m.changes.overwritten);
-  put_strings(root.initAvailable(static_cast<unsigned>(m.changes.available.size())),
-              m.changes.available);
-  return message_bytes_for_size(builder, pack_from);
-}
-
-void decode(std::string_view bytes, step_vote& m) {
-  tally(channel_in, channel_bytes_in, bytes.size());
-  read_message<wire::StepVote>(bytes, "step vote", [&](wire::StepVote::Reader root) {
-    m.step = root.getStep();
-    m.error.reset();
-    if (!root.getOk())
-      m.error = task_error{static_cast<error_code>(root.getError().getCode()),
-                           text_of(root.getError().getMessage())};
-    m.changes.changed = get_deltas(root.getChanged());
-    m.changes.updated = get_strings(root.getUpdated());
-    m.changes.values = get_deltas(root.getValues());
-    m.changes.overwritten = get_strings(root.getOverwritten());
-    m.changes.available = get_strings(root.getAvailable());
-    if (m.changes.values.size() != m.changes.changed.size())
-      throw error(code, "step vote: " + std::to_string(m.changes.values.size()) + " values for " +
-                            std::to_string(m.changes.changed.size()) + " changed channels");
-    auto as_changed = root.getValuesAsChanged();
-    for (unsigned i = 0; i < as_changed.size() && i < m.changes.values.size(); ++i)
-      if (as_changed[i]) m.changes.values[i] = m.changes.changed[i];
-  });
-}
-
-std::string encode(const channel_placement& m) {
-  capnp_io::bounded_message_builder builder;
-  auto root = builder.initRoot<wire::ChannelPlacement>();
-  root.setFormat(format);
-  root.setGraph(text(m.graph));
-  put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
-  put_versions(root.initVersions(static_cast<unsigned>(m.versions.size())), m.versions);
-  root.setClosedThrough(m.closed_through);
-  std::string bytes = message_bytes_for_size(builder, pack_from);
-  tally(channel_out, channel_bytes_out, bytes.size());
-  return bytes;
-}
-
-void decode(std::string_view bytes, channel_placement& m) {
-  read_message<wire::ChannelPlacement>(bytes, "channel placement",
-                                       [&](wire::ChannelPlacement::Reader root) {
-                                         m.graph = text_of(root.getGraph());
-                                         m.values = get_deltas(root.getValues());
-                                         m.versions = get_versions(root.getVersions());
-                                         m.closed_through = root.getClosedThrough();
-                                       });
-}
-
-std::string encode(const channel_push& m) {
-  capnp_io::bounded_message_builder builder;
-  auto root = builder.initRoot<wire::ChannelPush>();
-  root.setFormat(format);
-  root.setStep(m.step);
-  put_deltas(root.initValues(static_cast<unsigned>(m.values.size())), m.values);
-  put_versions(root.initVersions(static_cast<unsigned>(m.versions.size())), m.versions);
-  return message_bytes_for_size(builder, pack_from);
-}
-
-void decode(std::string_view bytes, channel_push& m) {
-  read_message<wire::ChannelPush>(bytes, "channel push", [&](wire::ChannelPush::Reader root) {
-    m.step = root.getStep();
-    m.values = get_deltas(root.getValues());
-    m.versions = get_versions(root.getVersions());
-    if (!m.versions.empty() && m.versions.size() != m.values.size())
-      throw error(code, "channel push: " + std::to_string(m.versions.size()) + " versions for " +
-                            std::to_string(m.values.size()) + " values");
-  });
-}
-
-std::string encode(const value& v) {
-  capnp_io::bounded_message_builder builder(128);
-  auto root = builder.initRoot<wire::Envelope>();
-  root.setFormat(format);
-  put(root.initValue(), v);
-  return message_bytes_for_size(builder, pack_from);
-}
-
-void decode(std::string_view bytes, value& v) {
-  read_message<wire::Envelope>(bytes, "value",
-                               [&](wire::Envelope::Reader root) { v = get(root.getValue()); });
 }
 
 }  // namespace superstep::actors::wire_codec
