@@ -65,7 +65,7 @@ struct ChannelDelta {
 
 # Coordinator -> node actor: run these tasks.
 struct TaskBatch {
-  format @0 :UInt16;  # 1
+  format @0 :UInt16;  # 2 (with `pushes`; this build refuses 1)
   id @1 :UInt64;
   header @2 :BatchHeader;
   deltas @3 :List(ChannelDelta);
@@ -96,7 +96,7 @@ struct PushTask {
 
 # Node actor -> coordinator: the batch's tasks, run.
 struct TaskBatchDone {
-  format @0 :UInt16;  # 1
+  format @0 :UInt16;  # 2 (with `outcomes`; this build refuses 1)
   id @1 :UInt64;
   slots @2 :List(UInt32);
   tasks @3 :List(Task);

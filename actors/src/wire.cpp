@@ -207,7 +207,7 @@ std::vector<std::uint32_t> get_slots(List in) {
 std::string encode(const task_batch& b) {
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::TaskBatch>();
-  root.setFormat(format);
+  root.setFormat(task_format);
   root.setId(b.id);
   auto h = root.initHeader();
   h.setStep(b.header.step);
@@ -243,43 +243,46 @@ std::string encode(const task_batch& b) {
 }
 
 void decode(std::string_view bytes, task_batch& b) {
-  read_message<wire::TaskBatch>(bytes, "task batch", [&](wire::TaskBatch::Reader root) {
-    b.id = root.getId();
-    auto h = root.getHeader();
-    b.header.step = h.getStep();
-    b.header.stop = h.getStop();
-    b.header.checkpoint_id = text_of(h.getCheckpointId());
-    b.header.resuming = h.getResuming();
-    b.header.config = get(h.getConfig());
-    b.header.ns = get_strings(h.getNs());
-    b.header.modes = h.getModes();
-    b.header.subgraphs = h.getSubgraphs();
-    b.header.message_events = h.getMessageEvents();
-    b.header.inputs_from_replica = h.getInputsFromReplica();
-    b.header.replay_checkpoint_id = text_of(h.getReplayCheckpointId());
-    b.header.replay_visited = get_strings(h.getReplayVisited());
-    b.deltas = get_deltas(root.getDeltas());
-    b.slots = get_slots(root.getSlots());
-    b.tasks = root.getPushOnly() ? get_pushes(root) : get_tasks(root.getTasks());
-    b.orders = get_slots(root.getOrders());
-    b.chunk = root.getChunk();
-    b.need_channels = get_strings(root.getNeedChannels());
-    b.need_versions = get_versions(root.getNeedVersions());
-    if (b.need_channels.size() != b.need_versions.size())
-      throw error(error_code::protocol_error, "task batch: channels and versions do not match");
-    b.prepares.clear();
-    for (auto p : root.getPrepares()) b.prepares.push_back(get_prepare(p));
-    if (!b.orders.empty() && b.orders.size() != b.tasks.size())
-      throw error(error_code::protocol_error, "task batch: " + std::to_string(b.orders.size()) +
-                                                  " task orders for " +
-                                                  std::to_string(b.tasks.size()) + " tasks");
-  });
+  read_message<wire::TaskBatch>(
+      bytes, "task batch",
+      [&](wire::TaskBatch::Reader root) {
+        b.id = root.getId();
+        auto h = root.getHeader();
+        b.header.step = h.getStep();
+        b.header.stop = h.getStop();
+        b.header.checkpoint_id = text_of(h.getCheckpointId());
+        b.header.resuming = h.getResuming();
+        b.header.config = get(h.getConfig());
+        b.header.ns = get_strings(h.getNs());
+        b.header.modes = h.getModes();
+        b.header.subgraphs = h.getSubgraphs();
+        b.header.message_events = h.getMessageEvents();
+        b.header.inputs_from_replica = h.getInputsFromReplica();
+        b.header.replay_checkpoint_id = text_of(h.getReplayCheckpointId());
+        b.header.replay_visited = get_strings(h.getReplayVisited());
+        b.deltas = get_deltas(root.getDeltas());
+        b.slots = get_slots(root.getSlots());
+        b.tasks = root.getPushOnly() ? get_pushes(root) : get_tasks(root.getTasks());
+        b.orders = get_slots(root.getOrders());
+        b.chunk = root.getChunk();
+        b.need_channels = get_strings(root.getNeedChannels());
+        b.need_versions = get_versions(root.getNeedVersions());
+        if (b.need_channels.size() != b.need_versions.size())
+          throw error(error_code::protocol_error, "task batch: channels and versions do not match");
+        b.prepares.clear();
+        for (auto p : root.getPrepares()) b.prepares.push_back(get_prepare(p));
+        if (!b.orders.empty() && b.orders.size() != b.tasks.size())
+          throw error(error_code::protocol_error, "task batch: " + std::to_string(b.orders.size()) +
+                                                      " task orders for " +
+                                                      std::to_string(b.tasks.size()) + " tasks");
+      },
+      task_format);
 }
 
 std::string encode(const task_batch_done& d) {
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::TaskBatchDone>();
-  root.setFormat(format);
+  root.setFormat(task_format);
   root.setId(d.id);
   put_slots(root.initSlots(static_cast<unsigned>(d.slots.size())), d.slots);
   root.setLean(true);
@@ -290,18 +293,21 @@ std::string encode(const task_batch_done& d) {
 
 namespace {
 void decode_done(std::string_view bytes, task_batch_done& d, const char* what) {
-  read_message<wire::TaskBatchDone>(bytes, what, [&](wire::TaskBatchDone::Reader root) {
-    d.id = root.getId();
-    d.slots = get_slots(root.getSlots());
-    if (!root.getLean()) {
-      d.tasks = get_tasks(root.getTasks());
-      return;
-    }
-    auto outcomes = root.getOutcomes();
-    d.tasks.clear();
-    d.tasks.resize(outcomes.size());
-    for (unsigned i = 0; i < outcomes.size(); ++i) get_outcome(outcomes[i], d.tasks[i]);
-  });
+  read_message<wire::TaskBatchDone>(
+      bytes, what,
+      [&](wire::TaskBatchDone::Reader root) {
+        d.id = root.getId();
+        d.slots = get_slots(root.getSlots());
+        if (!root.getLean()) {
+          d.tasks = get_tasks(root.getTasks());
+          return;
+        }
+        auto outcomes = root.getOutcomes();
+        d.tasks.clear();
+        d.tasks.resize(outcomes.size());
+        for (unsigned i = 0; i < outcomes.size(); ++i) get_outcome(outcomes[i], d.tasks[i]);
+      },
+      task_format);
 }
 }  // namespace
 

@@ -20,6 +20,9 @@ namespace superstep::actors::wire_codec::detail {
 
 using namespace capnp_io;
 inline constexpr std::uint16_t format = 1;
+// Task batches and their results: format 2 carries a batch of Sends' tasks as `pushes` and a
+// result as `outcomes` (a build that reads format 1 would take them for empty ones).
+inline constexpr std::uint16_t task_format = 2;
 inline constexpr auto code = error_code::protocol_error;
 
 // The wire counters that actors::traffic() reads (wire.cpp).
@@ -48,21 +51,22 @@ std::vector<std::string> get_strings(List in) {
   return out;
 }
 
-inline void check_format(std::uint16_t found, const char* what) {
-  if (found != format)
+inline void check_format(std::uint16_t found, const char* what, std::uint16_t expected = format) {
+  if (found != expected)
     throw error(code, std::string(what) + " of format " + std::to_string(found) +
-                          " (this build reads format " + std::to_string(format) + ")");
+                          " (this build reads format " + std::to_string(expected) + ")");
 }
 
 // Reads a message of root type T with `read`, turning any damage into protocol_error.
 template <class T, class F>
-void read_message(std::string_view bytes, const char* what, F&& read) {
+void read_message(std::string_view bytes, const char* what, F&& read,
+                  std::uint16_t expected = format) {
   try {
     capnp::ReaderOptions options;
     options.nestingLimit = capnp_value::nesting_limit + 16;
     message_reader reader(bytes, options, code);
     auto root = reader.root<T>();
-    check_format(root.getFormat(), what);
+    check_format(root.getFormat(), what, expected);
     read(root);
   } catch (const kj::Exception& e) {
     throw error(code, std::string("malformed ") + what + ": " + e.getDescription().cStr());

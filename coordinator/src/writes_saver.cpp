@@ -23,11 +23,11 @@ struct saver_state {
 
 // Names the tasks of `w`, a result of the batch `e` (its outcomes come in the batch's order),
 // as their pending writes are saved; false when the result does not hold as many tasks.
-bool identify(actors::task_batch_done& w, const batch_expected& e) {
+bool identify(actors::task_batch_done& w, batch_expected& e) {
   if (w.tasks.size() != e.tasks.size()) return false;
   for (std::size_t i = 0; i < e.tasks.size(); ++i) {
     pregel_task& t = w.tasks[i];
-    t.id = e.tasks[i].id;
+    t.id = std::move(e.tasks[i].id);
     t.name = e.name;
     t.push = e.tasks[i].push;
     t.push_index = e.tasks[i].push_index;
