@@ -281,6 +281,41 @@ BOOST_AUTO_TEST_CASE(an_interrupted_step_shows_writes_saved_apart_and_resumes_as
   BOOST_TEST(resumed.last().get("data") == second.last().get("data"));
 }
 
+BOOST_AUTO_TEST_CASE(sends_finished_beside_an_interrupt_are_saved_under_their_ids_and_not_rerun) {
+  // A step of three Sends' tasks (one batch of them, their results naming no task) and a task
+  // that interrupts. The writes saver names each Send's saved writes from the batch it was
+  // told of; the paused state shows them, and the resumed run takes them from there rather
+  // than running the Sends again: each result once, as embedded.
+  scratch s;
+  const std::string spec = s.write("sends_pause.json", R"({"spec": "superstep.graph/1",
+    "state": {"results": {"reducer": "append"}, "answer": {}},
+    "nodes": {"work": {"fn": "std.map", "params": {"from": "item", "to": "results", "mul": 3,
+                                                   "add": 1, "wrap": "list"}},
+              "ask": {"fn": "std.interrupt", "params": {"value": "why?", "to": "answer"}}},
+    "edges": [["__start__", "ask"], ["work", "__end__"], ["ask", "__end__"]],
+    "conditional_edges": [{"from": "__start__", "router": "std.send_each",
+                           "params": {"items": 3, "node": "work", "as": "item"}}]})");
+  const std::string data = s.path("embedded-sends-pause");
+  cli_result first =
+      test::run_to_end({"run", spec, "--input", "{}", "--thread", "q", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(first.status == 3, first.err);
+  cli_result second = test::run_to_end(
+      {"run", spec, "--thread", "q", "--resume", R"("because")", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(second.status == 0, second.err);
+  BOOST_TEST(second.last().get("data").get("results").to_json() == "[1,4,7]");
+
+  cluster c(s, {"--spread-channels"});
+  c.add_worker("w1");
+  c.add_worker("w2");
+  cli_result paused = c.client({"submit", spec, "--input", "{}", "--thread", "q"});
+  BOOST_REQUIRE_MESSAGE(paused.status == 3, paused.err);
+  BOOST_TEST(paused.last().get("data") == first.last().get("data"));
+  BOOST_TEST(logged_bytes(c, "pending writes in") > 0u);
+  cli_result resumed = c.client({"submit", "--thread", "q", "--resume", R"("because")"});
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.last().get("data") == second.last().get("data"));
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_owning_channels_killed_mid_run_is_replaced_and_repeats_nothing) {
   scratch s;
   const std::string input = R"({"trace": []})";
