@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -18,10 +19,10 @@ namespace superstep::actors {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> known_points{
-    "channel.before_vote",     "channel.before_finish",       "channel.after_vote",
-    "channel.after_commit",    "channel.before_placement",    "channel.after_placement",
-    "coordinator.after_votes", "coordinator.after_checkpoint"};
+constexpr std::array<std::string_view, 9> known_points{
+    "channel.before_vote",     "channel.before_finish",        "channel.after_vote",
+    "channel.after_commit",    "channel.before_placement",     "channel.after_placement",
+    "coordinator.after_votes", "coordinator.after_checkpoint", "saver.before_save"};
 
 struct armed_point {
   std::string where;
@@ -65,7 +66,7 @@ std::optional<armed_point> read_fault() {
       "with POINT one of channel.before_vote, channel.before_finish, channel.after_vote, "
       "channel.after_commit, "
       "channel.before_placement, channel.after_placement, coordinator.after_votes, "
-      "coordinator.after_checkpoint, not '" +
+      "coordinator.after_checkpoint, saver.before_save, not '" +
       std::string(text) + "'");
   std::_Exit(2);
 }
@@ -83,6 +84,9 @@ bool fault_armed_at(std::string_view where, std::int64_t step) noexcept {
 void detail::fault_reached(std::string_view where, std::int64_t step) noexcept {
   if (!fault_armed_at(where, step)) return;
   if (armed->pause_ms) {
+    // The first time only, as a kill.
+    static std::atomic<bool> paused{false};
+    if (paused.exchange(true)) return;
     say("fault point " + armed->where + " at step " + std::to_string(step) + ": pausing " +
         std::to_string(*armed->pause_ms) + " ms (SUPERSTEP_FAULT)");
     std::this_thread::sleep_for(std::chrono::milliseconds(*armed->pause_ms));

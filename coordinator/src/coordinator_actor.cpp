@@ -222,14 +222,11 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
   return node;
 }
 
-// A remote node actor went down (its process died or disconnected): its unanswered batches
-// go back to the front of their queues and on to other actors.
-void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
+// The batches still in flight to `gone`, a lost node actor, go back to the front of their
+// queues and on to other actors.
+void send_again(coordinator_actor* self, const caf::actor_addr& gone) {
   auto& st = self->state;
-  st.dead.insert(gone);
-  st.monitored.erase(gone);
-  st.load.erase(gone);
-  st.synced.erase(gone);
+  if (st.failing || self->getf(caf::abstract_actor::is_terminated_flag)) return;
   std::vector<std::uint64_t> ids;
   for (const auto& [id, f] : st.flight)
     if (f.to.address() == gone) ids.push_back(id);
@@ -240,6 +237,43 @@ void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
     st.flight.erase(it);
   }
   if (!ids.empty()) pump_all(self);
+}
+
+// A remote node actor went down (its process died or disconnected): its unanswered batches
+// go to other actors. With a writes saver, the results it sent before it went may be waiting
+// there (the saver saves one batch's writes at a time): the saver is asked first, and answers
+// once it has answered every result that reached it, so that only batches whose result never
+// came go again and no task of theirs runs twice. (A result still on its way through this
+// process's network layer when the saver answers is not waited for: its batch goes again,
+// and the late result is ignored.)
+void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
+  auto& st = self->state;
+  st.dead.insert(gone);
+  st.monitored.erase(gone);
+  st.load.erase(gone);
+  st.synced.erase(gone);
+  const bool answers_due = std::any_of(st.flight.begin(), st.flight.end(), [&](const auto& f) {
+    return f.second.to.address() == gone;
+  });
+  if (!answers_due) return;
+  if (!st.saver) {
+    send_again(self, gone);
+    return;
+  }
+  self->request(st.saver, caf::infinite, flush_atom::value)
+      .then(
+          [self, gone](bool) {
+            try {
+              send_again(self, gone);
+            } catch (...) {
+              fail(self, std::current_exception());
+            }
+          },
+          [self](caf::error& e) {
+            fail(self, std::make_exception_ptr(error(
+                           error_code::unavailable,
+                           "the run's writes saver did not answer: " + self->system().render(e))));
+          });
 }
 
 coordinator_protocol::behavior_type coordinator(

@@ -30,6 +30,7 @@ namespace superstep::detail::coord {
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
 
 // The run's writes saver (writes_saver.cpp), in the coordinator's process: told by the
 // coordinator which tasks each batch to another process holds, it takes that batch's result
@@ -66,9 +67,12 @@ struct batch_expected {
   std::uint32_t chunk = 0;
   std::vector<std::uint32_t> orders;
 };
+// `flush_atom` is answered once every result that reached the saver before it has been
+// answered: what the saver still holds of a lost worker's batches is known then.
 using writes_saver =
     caf::typed_actor<caf::reacts_to<batch_expected>,
-                     caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>>;
+                     caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>,
+                     caf::replies_to<flush_atom>::with<bool>>;
 
 // The writes of a batch's tasks (its result's) for the groups of `e.here`, one message each,
 // as the node actor would have sent them.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "coordinator_state.hpp"
+#include "superstep/actors/fault_point.hpp"
 
 namespace superstep::detail::coord {
 
@@ -57,6 +58,7 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
         batch_expected e = std::move(it->second);
         st.expected.erase(it);
         if (!identify(done, e)) return done;
+        actors::fault_point("saver.before_save", e.step);
         // The groups here stage the step while the writes are saved; the step commits only
         // after every result, which comes once its writes are saved.
         hand_on_writes(self, e, done.tasks);
@@ -81,6 +83,7 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
           for (auto& write : t.writes) write.second = value();
         return done;
       },
+      [](flush_atom) { return true; },
   };
 }
 

@@ -7,6 +7,7 @@
 // an uninterrupted run does: no step lost, none applied twice.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <thread>
 
 #include "cluster/cluster_support.hpp"
 
@@ -406,4 +407,38 @@ BOOST_AUTO_TEST_CASE(a_mistyped_fault_point_stops_the_process_at_start) {
   BOOST_TEST(head.result().status == 2);
   BOOST_TEST(head.err_text().find("SUPERSTEP_FAULT: expected POINT@STEP") != std::string::npos,
              head.err_text());
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_workers_results_waiting_at_the_writes_saver_are_taken_not_sent_again) {
+  // The head's writes saver pauses at its first save of the fan-out step: both workers'
+  // results wait behind it, at the head, and the coordinator sends no more batches meanwhile.
+  // One worker is killed then. Before it sends that worker's batches again, the coordinator
+  // asks the saver, which answers once it has answered every result it held: none of them
+  // goes again, so no Send runs twice and the head sends each batch once.
+  scratch s;
+  const std::string spec = s.write("fanout.json", R"({"spec": "superstep.graph/1",
+    "state": {"results": {"reducer": "append"}}, "output": ["results"],
+    "nodes": {"work": {"fn": "std.map", "params": {"from": "item", "to": "results", "mul": 3,
+                                                   "add": 1, "wrap": "list"}}},
+    "edges": [["work", "__end__"]],
+    "conditional_edges": [{"from": "__start__", "router": "std.send_each",
+                           "params": {"items": 8, "node": "work", "as": "item"}}]})");
+  cluster c(s, {"--spread-channels"}, 0, {"SUPERSTEP_FAULT=saver.before_save@1~2500"});
+  c.add_worker("stays");
+  child& doomed = c.add_worker("doomed");
+  auto run = c.start_client({"submit", spec, "--input", "{}", "--thread", "f"});
+  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("pausing 2500 ms", 20s), c.head().err_text());
+  std::this_thread::sleep_for(1s);  // the workers ran what they were sent and answered
+  doomed.kill();
+  BOOST_REQUIRE_MESSAGE(run->wait(30s), "the run did not end");
+  const cli_result r = run->result();
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err + c.head().err_text());
+  BOOST_TEST(r.last().get("data").get("results").to_json() == "[1,4,7,10,13,16,19,22]");
+  // The input task's batch and the fan-out's eight (two Sends per worker per batch at most).
+  BOOST_REQUIRE(c.head().wait_for_err(" ended: ", 5s));
+  const std::string log = c.head().err_text();
+  const auto ended = log.rfind(" ended: ");
+  BOOST_REQUIRE(ended != std::string::npos);
+  const std::uint64_t batches = std::stoull(log.substr(ended + 8));
+  BOOST_TEST(batches <= 9u, log.substr(ended));
 }

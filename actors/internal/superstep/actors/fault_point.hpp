@@ -20,11 +20,11 @@ bool fault_armed_at(std::string_view where, std::int64_t step) noexcept;
 /// Kills this process with SIGKILL when the environment variable SUPERSTEP_FAULT, read once
 /// when the process starts, is `WHERE@STEP` for this `where` and `step` (after a line on
 /// stderr: "fault point WHERE at step STEP: ..."); `WHERE@STEP~MS` pauses the calling thread
-/// MS milliseconds there instead. SUPERSTEP_FAULT naming an unknown point or no step ends the
-/// process at start, with a message. Unarmed, a call costs one branch on a constant. The
-/// points (docs/channel_actors.md): channel.before_vote, channel.before_finish, channel.after_vote,
-/// channel.after_commit, channel.before_placement, channel.after_placement,
-/// coordinator.after_votes, coordinator.after_checkpoint.
+/// MS milliseconds there instead, the first time only. SUPERSTEP_FAULT naming an unknown point or
+/// no step ends the process at start, with a message. Unarmed, a call costs one branch on a
+/// constant. The points (docs/channel_actors.md): channel.before_vote, channel.before_finish,
+/// channel.after_vote, channel.after_commit, channel.before_placement, channel.after_placement,
+/// coordinator.after_votes, coordinator.after_checkpoint, saver.before_save.
 inline void fault_point(std::string_view where, std::int64_t step) noexcept {
   if (detail::fault_armed) [[unlikely]]
     detail::fault_reached(where, step);
