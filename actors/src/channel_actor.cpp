@@ -140,13 +140,7 @@ channel_push values_of(const channel_actor_state& st, std::int64_t step,
   out.step = step;
   for (const auto& name : channels) {
     if (!st.group->owns(name)) continue;
-    channel_delta d;
-    d.channel = name;
-    if (auto v = st.group->read(name)) {
-      d.present = true;
-      d.v = std::move(*v);
-    }
-    out.values.push_back(std::move(d));
+    out.values.push_back(channel_delta::of(name, st.group->read(name)));
     auto v = st.versions.find(name);
     out.versions.push_back(v == st.versions.end() ? 0 : v->second);
   }

@@ -48,19 +48,10 @@ group_changes channel_group::collect(const std::set<std::string>& changed,
   group_changes out;
   out.changed.reserve(changed.size());
   out.values.reserve(changed.size());
-  const auto delta_of = [](const std::string& name, std::optional<value> v) {
-    channel_delta d;
-    d.channel = name;
-    if (v) {
-      d.present = true;
-      d.v = std::move(*v);
-    }
-    return d;
-  };
   for (const auto& name : changed) {
     channels::channel& c = *live_.at(name);
-    out.changed.push_back(delta_of(name, c.checkpoint()));
-    out.values.push_back(delta_of(name, c.transfer()));
+    out.changed.push_back(channel_delta::of(name, c.checkpoint()));
+    out.values.push_back(channel_delta::of(name, c.transfer()));
     if (c.is_available()) out.available.push_back(name);
     if (c.take_overwritten()) out.overwritten.push_back(name);
   }

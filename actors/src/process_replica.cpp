@@ -59,13 +59,7 @@ std::optional<channel_push> ready(const replica_state& st, const replica_wait& w
     auto it = st.channels.find(w.channels[i]);
     if (it == st.channels.end() || it->second.version < w.versions[i]) return std::nullopt;
     const std::uint64_t have = it->second.version;
-    channel_delta d;
-    d.channel = w.channels[i];
-    if (it->second.v) {
-      d.present = true;
-      d.v = *it->second.v;
-    }
-    out.values.push_back(std::move(d));
+    out.values.push_back(channel_delta::of(w.channels[i], it->second.v));
     out.versions.push_back(have);
   }
   return out;

@@ -56,15 +56,6 @@ using namespace detail;
 
 namespace {
 
-void put_error(wire::TaskError::Builder out, const task_error& e) {
-  out.setCode(static_cast<std::uint16_t>(e.code));
-  out.setMessage(text(e.message));
-}
-
-task_error get_error(wire::TaskError::Reader in) {
-  return task_error{static_cast<error_code>(in.getCode()), text_of(in.getMessage())};
-}
-
 template <class Builder>
 void put_writes_of(Builder out, const pregel_task& t) {
   auto writes = out.initWrites(static_cast<unsigned>(t.writes.size()));

@@ -52,11 +52,7 @@ std::string encode(const step_vote& m) {
   root.setFormat(format);
   root.setStep(m.step);
   root.setOk(!m.error);
-  if (m.error) {
-    auto e = root.initError();
-    e.setCode(static_cast<std::uint16_t>(m.error->code));
-    e.setMessage(text(m.error->message));
-  }
+  if (m.error) put_error(root.initError(), *m.error);
   put_deltas(root.initChanged(static_cast<unsigned>(m.changes.changed.size())), m.changes.changed);
   put_strings(root.initUpdated(static_cast<unsigned>(m.changes.updated.size())), m.changes.updated);
   // A value for replicas that is the checkpoint value itself (most channels') goes once.
@@ -86,9 +82,7 @@ void decode(std::string_view bytes, step_vote& m) {
   read_message<wire::StepVote>(bytes, "step vote", [&](wire::StepVote::Reader root) {
     m.step = root.getStep();
     m.error.reset();
-    if (!root.getOk())
-      m.error = task_error{static_cast<error_code>(root.getError().getCode()),
-                           text_of(root.getError().getMessage())};
+    if (!root.getOk()) m.error = get_error(root.getError());
     m.changes.changed = get_deltas(root.getChanged());
     m.changes.updated = get_strings(root.getUpdated());
     m.changes.values = get_deltas(root.getValues());

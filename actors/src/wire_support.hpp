@@ -51,6 +51,15 @@ std::vector<std::string> get_strings(List in) {
   return out;
 }
 
+inline void put_error(wire::TaskError::Builder out, const task_error& e) {
+  out.setCode(static_cast<std::uint16_t>(e.code));
+  out.setMessage(text(e.message));
+}
+
+inline task_error get_error(wire::TaskError::Reader in) {
+  return task_error{static_cast<error_code>(in.getCode()), text_of(in.getMessage())};
+}
+
 inline void check_format(std::uint16_t found, const char* what, std::uint16_t expected = format) {
   if (found != expected)
     throw error(code, std::string(what) + " of format " + std::to_string(found) +

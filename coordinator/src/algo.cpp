@@ -24,12 +24,12 @@ bool task_path_less(const pregel_task& a, const pregel_task& b) noexcept {
 
 namespace algo {
 
-namespace {
-
 channel_version version_of(const checkpoint& cp, const std::string& channel) {
   auto it = cp.channel_versions.find(channel);
   return it == cp.channel_versions.end() ? 0 : it->second;
 }
+
+namespace {
 
 // Gives every channel a step changed the step's version, and collects what changed.
 class version_bump final : public channels::step_observer {

@@ -204,7 +204,6 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
     if (node) {
       // From another process: only the outcome is taken; what the task is stays ours.
       t.writes = std::move(r.writes);
-      t.output = std::move(r.output);
       t.interrupts = std::move(r.interrupts);
       t.error = std::move(r.error);
       t.handled_error = std::move(r.handled_error);

@@ -19,19 +19,13 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
   const auto& reads = inputs ? st.pool->replica_reads(node) : st.pool->fresh_reads(node);
   if (reads.empty()) return out;
   auto& seen = st.synced[to.address()];
-  const auto& versions = st.loop->state().checkpoint.channel_versions;
+  const checkpoint& cp = st.loop->state().checkpoint;
   for (const auto& ch : reads) {
-    auto v = versions.find(ch);
-    channel_version now = v == versions.end() ? 0 : v->second;
+    const channel_version now = algo::version_of(cp, ch);
     auto s = seen.find(ch);
     if (s != seen.end() && s->second == now) continue;
     seen[ch] = now;
-    actors::channel_delta d;
-    d.channel = ch;
-    auto saved = st.loop->channels().at(ch)->transfer();
-    d.present = saved.has_value();
-    if (saved) d.v = std::move(*saved);
-    out.push_back(std::move(d));
+    out.push_back(actors::channel_delta::of(ch, st.loop->channels().at(ch)->transfer()));
   }
   return out;
 }
@@ -41,12 +35,11 @@ std::vector<actors::channel_delta> deltas_for(coordinator_state& st, std::uint32
 void need_from_replica(coordinator_state& st, actors::task_batch& b, std::uint32_t node,
                        bool pulls) {
   const auto& reads = pulls ? st.pool->replica_reads(node) : st.pool->fresh_reads(node);
-  const auto& versions = st.loop->state().checkpoint.channel_versions;
+  const checkpoint& cp = st.loop->state().checkpoint;
   b.groups = group_handles(st);
   for (const auto& ch : reads) {
-    auto v = versions.find(ch);
     b.need_channels.push_back(ch);
-    b.need_versions.push_back(v == versions.end() ? 0 : v->second);
+    b.need_versions.push_back(algo::version_of(cp, ch));
   }
 }
 

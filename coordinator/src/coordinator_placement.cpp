@@ -83,22 +83,16 @@ std::vector<actors::channel_placement> placements_of(const coordinator_state& st
                                                      bool from_checkpoint = false) {
   std::vector<actors::channel_placement> placements(n);
   for (auto& p : placements) p.graph = st.directory->graph_key();
-  const auto& versions = st.loop->state().checkpoint.channel_versions;
+  const checkpoint& committed = st.loop->state().checkpoint;
   std::vector<std::string> held;  // held as versions: their values come from the checkpoint
   for (const auto& [name, c] : st.loop->channels()) {
     const std::uint32_t g = actors::channel_owner(name, n);
     if (only ? g != *only : g + 1 == n) continue;
-    actors::channel_delta d;
-    d.channel = name;
-    if (from_checkpoint || st.loop->holds_elsewhere(name)) {
-      held.push_back(name);
-    } else if (auto v = c->transfer()) {
-      d.present = true;
-      d.v = std::move(*v);
-    }
-    placements[g].values.push_back(std::move(d));
-    auto v = versions.find(name);
-    placements[g].versions.push_back(v == versions.end() ? 0 : v->second);
+    const bool held_here = from_checkpoint || st.loop->holds_elsewhere(name);
+    if (held_here) held.push_back(name);
+    placements[g].values.push_back(
+        actors::channel_delta::of(name, held_here ? std::nullopt : c->transfer()));
+    placements[g].versions.push_back(algo::version_of(committed, name));
   }
   if (held.empty()) return placements;
   std::vector<channel_version> saved_versions;

@@ -320,15 +320,8 @@ std::vector<actors::channel_delta> run_loop::committed_values(
     auto it = saved->checkpoint.channel_values.find(name);
     auto ch = it == saved->checkpoint.channel_values.end() ? proto->copy()
                                                            : proto->from_checkpoint(it->second);
-    auto& d = out.emplace_back();
-    d.channel = name;
-    if (auto v = ch->transfer()) {
-      d.present = true;
-      d.v = std::move(*v);
-    }
-    if (!versions) continue;
-    auto v = saved->checkpoint.channel_versions.find(name);
-    versions->push_back(v == saved->checkpoint.channel_versions.end() ? 0 : v->second);
+    out.push_back(actors::channel_delta::of(name, ch->transfer()));
+    if (versions) versions->push_back(algo::version_of(saved->checkpoint, name));
   }
   return out;
 }

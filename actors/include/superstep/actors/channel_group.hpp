@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "superstep/channels/channel.hpp"
@@ -31,6 +32,17 @@ struct channel_delta {
   std::string channel;
   bool present = false;
   value v;
+
+  /// The delta of `channel` holding `v` (none: the channel is empty).
+  static channel_delta of(std::string channel, std::optional<value> v) {
+    channel_delta d;
+    d.channel = std::move(channel);
+    if (v) {
+      d.present = true;
+      d.v = std::move(*v);
+    }
+    return d;
+  }
 };
 
 /// What preparing a step changed in a group: the channels whose version the step bumps, with

@@ -78,6 +78,9 @@ void hold_elsewhere(run_state& state, const pregel_graph& g, std::unordered_set<
 void drop_values_held_elsewhere(run_state& state,
                                 const std::map<std::string, channel_version>& changed);
 
+/// The version of `channel` in `cp` (0: it has none yet).
+channel_version version_of(const checkpoint& cp, const std::string& channel);
+
 /// Creates the channels of `g`, restored from `cp` (empty checkpoint: all empty).
 run_state restore(const pregel_graph& g, superstep::checkpoint cp);
 
