@@ -6,10 +6,13 @@
 // in this run. Prints a table (median of --runs after a warm-up, min-max) and writes JSON.
 //
 //   superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] [--runs N]
-//                           [--json PATH] [--spread-channels]
+//                           [--json PATH] [--spread-channels] [--coordinator-channels]
+//                           [--durability sync,exit] [--no-embedded]
 //
 // With --spread-channels, each cluster row is run again with the head's --spread-channels
-// (the run's channels in channel actors on the workers).
+// (the run's channels in channel actors on the workers); with --coordinator-channels, again
+// with the head's --coordinator-channels (no channel actors: the path before them), so that
+// the three are measured side by side in one call.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -40,8 +43,26 @@ struct options {
   std::vector<int> workers{1, 2, 4};
   int runs = 3;
   std::string json = "cluster_bench.json";
-  bool spread = false;  // also each cluster row with the head's --spread-channels
+  bool spread = false;       // also each cluster row with the head's --spread-channels
+  bool coordinator = false;  // also each cluster row with the head's --coordinator-channels
+  bool embedded = true;
+  std::vector<std::string> durabilities{"sync", "exit"};
 };
+
+// Where a cluster run keeps its channels: the head's flag for it, and the row's name.
+enum class placement { beside, spread, coordinator };
+
+const char* head_flag(placement p) {
+  return p == placement::spread        ? "--spread-channels"
+         : p == placement::coordinator ? "--coordinator-channels"
+                                       : nullptr;
+}
+
+const char* row_name(placement p) {
+  return p == placement::spread        ? "cluster, spread channels"
+         : p == placement::coordinator ? "cluster, coordinator's channels (no channel actors)"
+                                       : "cluster";
+}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -172,7 +193,7 @@ void read_traffic(const std::string& log, row& r) {
 
 // One timed fan-out; returns seconds, fills peaks (and the head's traffic, on a cluster).
 double run_once(const options& o, const fs::path& dir, const fs::path& spec, int workers,
-                const std::string& durability, bool spread, long& head_peak, long& worker_peak,
+                const std::string& durability, placement where, long& head_peak, long& worker_peak,
                 row* traffic = nullptr) {
   static int n = 0;
   ++n;
@@ -193,7 +214,7 @@ double run_once(const options& o, const fs::path& dir, const fs::path& spec, int
     return s;
   }
   std::vector<std::string> head_args{"head", "--listen", "127.0.0.1:0", "--data", data.string()};
-  if (spread) head_args.push_back("--spread-channels");
+  if (const char* flag = head_flag(where)) head_args.push_back(flag);
   process head(o, head_args, dir, "head" + std::to_string(n));
   if (!head.wait_err("listening on", 1)) die("the head did not start: " + head.err());
   // "listening on 127.0.0.1:PORT (...)" (std::regex trips GCC 12's warnings under ASan).
@@ -268,13 +289,25 @@ options parse(int argc, char** argv) {
       o.json = next();
     else if (a == "--spread-channels")
       o.spread = true;
-    else if (a == "--workers") {
+    else if (a == "--coordinator-channels")
+      o.coordinator = true;
+    else if (a == "--no-embedded")
+      o.embedded = false;
+    else if (a == "--durability") {
+      o.durabilities.clear();
+      std::stringstream s(next());
+      for (std::string d; std::getline(s, d, ',');) {
+        if (d != "sync" && d != "exit") die("--durability takes sync, exit or both: " + d);
+        o.durabilities.push_back(d);
+      }
+    } else if (a == "--workers") {
       o.workers.clear();
       std::stringstream s(next());
       for (std::string w; std::getline(s, w, ',');) o.workers.push_back(std::stoi(w));
     } else {
       die("usage: superstep_cluster_bench [--superstep PATH] [--sends N] [--workers 1,2,4] "
-          "[--runs N] [--json PATH] [--spread-channels]");
+          "[--runs N] [--json PATH] [--spread-channels] [--coordinator-channels] "
+          "[--durability sync,exit] [--no-embedded]");
     }
   }
   return o;
@@ -291,23 +324,26 @@ int main(int argc, char** argv) {
   std::ofstream(spec) << spec_text(o.sends);
 
   std::vector<row> rows;
-  for (const char* durability : {"sync", "exit"}) {
-    std::vector<int> configs{0};
+  for (const std::string& durability : o.durabilities) {
+    std::vector<int> configs;
+    if (o.embedded) configs.push_back(0);
     configs.insert(configs.end(), o.workers.begin(), o.workers.end());
     for (int w : configs)
-      for (bool spread : {false, true}) {
-        if (spread && (w == 0 || !o.spread)) continue;
+      for (placement where : {placement::coordinator, placement::beside, placement::spread}) {
+        if (w == 0 && where != placement::beside) continue;
+        if (where == placement::spread && !o.spread) continue;
+        if (where == placement::coordinator && !o.coordinator) continue;
         row r;
-        r.name = w == 0 ? "embedded" : spread ? "cluster, spread channels" : "cluster";
+        r.name = w == 0 ? "embedded" : row_name(where);
         r.workers = w;
         r.durability = durability;
         std::cerr << "running " << r.name << " " << w << " workers, durability " << durability
                   << " ..." << std::endl;
         long hp = 0, wp = 0;
-        run_once(o, dir, spec, w, durability, spread, hp, wp);  // warm-up
+        run_once(o, dir, spec, w, durability, where, hp, wp);  // warm-up
         for (int i = 0; i < o.runs; ++i)
-          r.seconds.push_back(run_once(o, dir, spec, w, durability, spread, r.head_peak_kib,
-                                       r.worker_peak_kib, &r));
+          r.seconds.push_back(
+              run_once(o, dir, spec, w, durability, where, r.head_peak_kib, r.worker_peak_kib, &r));
         rows.push_back(r);
       }
   }

@@ -125,6 +125,9 @@ struct head_args {
   /// --spread-channels: runs keep their channels in channel actors on the workers (one group
   /// per worker that loaded the graph) instead of beside the coordinator.
   bool spread_channels = false;
+  /// --coordinator-channels: runs keep their channels in the coordinator (no channel actors;
+  /// the path before them, to compare against).
+  bool coordinator_channels = false;
   /// --shutdown-wait: seconds a stopping head waits for its runs to save their step and end.
   unsigned shutdown_wait = 10;
   /// --serve NAME=GRAPH.json: graphs clients (superstep::remote_graph) name instead of

@@ -144,6 +144,11 @@ subcommand head_command(CLI::App& root) {
              "coordinator: the step's writes and state are applied there and\n"
              "each step commits over them in two phases (docs/channel_actors.md)",
              [&h] { h.spread_channels = true; });
+  add_switch(*app, "--coordinator-channels",
+             "keep each run's channels in its coordinator, which applies the\n"
+             "step's writes itself: the path before channel actors, kept to\n"
+             "compare against (BENCHMARKS.md); ignores --spread-channels",
+             [&h] { h.coordinator_channels = true; });
   add_number(*app, "--shutdown-wait", "SECONDS",
              "on SIGINT or SIGTERM: new commands are refused ('head shutting\n"
              "down'), running runs stop once their current step is saved,\n"

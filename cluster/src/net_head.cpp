@@ -209,6 +209,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.policy.wait = std::chrono::seconds(args.worker_wait);
   h.max_graphs = args.max_graphs;
   h.spread_channels = args.spread_channels;
+  h.coordinator_channels = args.coordinator_channels;
   h.log_requests = args.log_requests;
   for (const auto& [name, path] : args.served) {
     value spec = cluster::read_spec_file(path);  // names the file

@@ -39,6 +39,9 @@ struct head_context {
   std::size_t max_graphs = 32;
   /// Runs place their channels on the workers (--spread-channels).
   bool spread_channels = false;
+  /// Runs keep their channels in the coordinator, without channel actors
+  /// (--coordinator-channels).
+  bool coordinator_channels = false;
   /// Set on SIGINT/SIGTERM: new commands are refused, runs stop before their next step.
   std::atomic<bool> stopping{false};
   /// The threads of the runs going now, for the log of a shutdown.

@@ -110,6 +110,7 @@ cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_opt
   auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy, h.spread_channels);
   options.runtime = h.rt;
   options.directory = dir;
+  options.channel_actors = !h.coordinator_channels;
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
   dir->bind(spec, g.graph->graph());
   held.push_back(key);

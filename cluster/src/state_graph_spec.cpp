@@ -37,6 +37,7 @@ class state_graph_loader {
     options.executor = runtime.executor;
     options.directory = runtime.directory;
     options.store = runtime.store;
+    options.channel_actors = runtime.channel_actors;
     if (root_.has("name")) options.name = root_.field("name").expect_string();
     load_state();
     if (root_.has("title")) builder_.set_schema_title(root_.field("title").expect_string());

@@ -121,25 +121,18 @@ void next_step(coordinator_actor* self) {
   }
   st.pending = static_cast<std::uint32_t>(batches.size());
   if (st.saver) st.stripped.assign(st.loop->tasks().size(), false);
-  // Batches write straight to the channel groups (a remote one only when the groups are on
-  // the workers: beside the coordinator its writes come with its result): the groups'
-  // prepare goes out with them, waiting for each such batch and the coordinator's share.
+  // Every batch's writes go to the channel groups without the coordinator: a batch here, and a
+  // remote one to groups on the workers, sends them itself; a remote batch's writes for a
+  // group in this process come with its result, which the writes saver (or, without one, the
+  // coordinator) hands on. The groups' prepare goes out with the batches, waiting for each
+  // and, when some tasks were restored rather than run, the coordinator's share.
   st.at_barrier = st.early_prepare = st.share_due = false;
-  if (!st.groups.empty()) {
-    std::uint32_t direct = 0;
-    for (const auto& c : batches) {
-      if (remote[c.node] && !st.spread)
-        st.share_due = true;
-      else
-        ++direct;
-    }
-    if (direct > 0) {
-      if (runnable.size() < st.loop->tasks().size()) st.share_due = true;
-      st.early_prepare = true;
-      st.sent_direct.assign(st.loop->tasks().size(), false);
-      st.orders = algo::path_orders(st.loop->tasks());
-      prepare_early(self, direct + (st.share_due ? 1 : 0));
-    }
+  if (!st.groups.empty() && !batches.empty()) {
+    st.share_due = runnable.size() < st.loop->tasks().size();
+    st.early_prepare = true;
+    st.sent_direct.assign(st.loop->tasks().size(), false);
+    st.orders = algo::path_orders(st.loop->tasks());
+    prepare_early(self, static_cast<std::uint32_t>(batches.size()) + (st.share_due ? 1 : 0));
   }
   if (capped) {
     // At most max_concurrency out at once.

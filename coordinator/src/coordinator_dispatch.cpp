@@ -101,8 +101,8 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     b.tasks.push_back(t);
     t.input = std::move(input);
   }
-  // Beside the coordinator, the owners get a remote batch's writes with its result.
-  if (st.spread) route_writes(st, b, c);
+  // Its writes go to their owners: those in this process get them with its result.
+  route_writes(st, b, c);
   // What its result brings for the groups in this process (actors::result_takes_writes).
   batch_expected e;
   e.step = st.loop->step();

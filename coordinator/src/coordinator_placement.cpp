@@ -123,6 +123,18 @@ void hold_channels_elsewhere(coordinator_state& st) {
   st.loop->hold_elsewhere(std::move(elsewhere));
 }
 
+// When the run keeps pending writes as tasks finish, the results of batches run in other
+// processes go to a writes saver, which saves their writes and hands those for the groups
+// here on to them: no write value reaches the coordinator.
+void start_writes_saver(coordinator_actor* self) {
+  auto& st = self->state;
+  if (!st.loop->writes_saved_apart()) return;
+  st.line = std::make_shared<saver_line>();
+  st.line->loop = st.loop;
+  st.saver = spawn_writes_saver(self->system(), st.line);
+  self->monitor(st.saver);
+}
+
 // The run's first step, once every group of its channels is placed on the workers (a group
 // lost while others were still being placed the first time is placed again first).
 void start_when_placed(coordinator_actor* self) {
@@ -130,12 +142,7 @@ void start_when_placed(coordinator_actor* self) {
   if (st.spread || st.placements_due > 0 || any_lost(st)) return;
   st.spread = true;
   hold_channels_elsewhere(st);
-  if (st.loop->writes_saved_apart()) {
-    st.line = std::make_shared<saver_line>();
-    st.line->loop = st.loop;
-    st.saver = spawn_writes_saver(self->system(), st.line);
-    self->monitor(st.saver);
-  }
+  start_writes_saver(self);
   next_step(self);
 }
 
@@ -323,6 +330,9 @@ void place_channels(coordinator_actor* self) {
   st.skip_votes.assign(n, 0);
   st.groups[n - 1] = spawn_beside(self, static_cast<std::uint32_t>(n - 1), n);
   if (hosts.empty()) {
+    // Beside the coordinator: node actors in other processes (a cluster's workers) send their
+    // results, with the writes for the group here, through the saver.
+    if (st.directory) start_writes_saver(self);
     next_step(self);
     return;
   }

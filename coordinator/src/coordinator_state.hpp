@@ -188,9 +188,9 @@ struct coordinator_state {
   // `share_due`: restored tasks') are in. `sent_direct`: the tasks whose writes went that
   // way, by slot; `orders`: each task's position in task-path order. The votes are taken
   // once the step reached its barrier (`at_barrier`).
-  // The groups live in other processes (--spread-channels): batches sent there route their
-  // writes to them too. Otherwise a remote batch's writes come with its result, which
-  // reaches the process of the groups anyway.
+  // A remote batch sends its writes to the groups in other processes (--spread-channels)
+  // itself; those for a group in this process come with its result, and the writes saver (or
+  // the coordinator, without one) hands them on. `spread`: the groups are on the workers.
   bool spread = false;
   std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
   std::vector<bool> sent_direct;

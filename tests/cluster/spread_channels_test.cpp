@@ -84,11 +84,11 @@ std::uint64_t logged_bytes(test::test_cluster& c, const std::string& what) {
   return std::stoull(log.substr(at + what.size() + 2));
 }
 
-BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_the_coordinator) {
-  // A node copies a 100 KB key: its write goes to the channel actor owning the copy and, as a
-  // pending write, to the head's writes saver; the result the coordinator gets names the
-  // channel written without the value. With an `updates` stream the coordinator needs the
-  // value, and the result carries it.
+// A node copies a 100 KB key on a cluster whose head runs with `head_flags`: its write goes to
+// the channel actor owning the copy and, as a pending write, to the head's writes saver; the
+// result the coordinator gets names the channel written without the value. With an `updates`
+// stream the coordinator needs the value, and the result carries it.
+void a_copy_bypasses_the_coordinator(const std::vector<std::string>& head_flags) {
   scratch s;
   const std::string doc(100000, 'd');
   const std::string spec = s.write("dup.json", R"({"spec": "superstep.graph/1",
@@ -96,7 +96,7 @@ BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_th
     "nodes": {"dup": {"fn": "std.copy", "params": {"from": "doc", "to": "copy"}}},
     "edges": [["__start__", "dup"], ["dup", "__end__"]]})");
   const std::string input = s.write("doc.json", value(object{{"doc", doc}}).to_json());
-  cluster c(s, {"--spread-channels"});
+  cluster c(s, head_flags);
   c.add_worker("w1");
   c.add_worker("w2");
   cli_result r = c.client({"submit", spec, "--input", "@" + input, "--thread", "quiet"});
@@ -113,6 +113,38 @@ BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_th
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
   BOOST_TEST(logged_bytes(c, "results in") > doc.size());
   BOOST_TEST(logged_bytes(c, "pending writes in") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(task_writes_go_to_their_owners_and_the_saver_not_through_the_coordinator) {
+  a_copy_bypasses_the_coordinator({"--spread-channels"});
+}
+
+BOOST_AUTO_TEST_CASE(beside_the_coordinator_results_go_through_the_saver_too) {
+  // The channel actor beside the coordinator gets a worker's writes from the saver, which
+  // took the result: the coordinator sees no value there either.
+  a_copy_bypasses_the_coordinator({});
+}
+
+BOOST_AUTO_TEST_CASE(the_path_without_channel_actors_takes_results_whole_and_gives_the_same_run) {
+  // --coordinator-channels (kept to compare against): the coordinator applies the writes
+  // itself, so the results carry their values, and the run ends as embedded.
+  scratch s;
+  const std::string doc(100000, 'd');
+  const std::string spec = s.write("dup.json", R"({"spec": "superstep.graph/1",
+    "state": {"doc": {}, "copy": {}, "n": {"reducer": "add"}},
+    "nodes": {"dup": {"fn": "std.copy", "params": {"from": "doc", "to": "copy"}},
+              "count": {"fn": "std.set", "params": {"update": {"n": 1}}}},
+    "edges": [["__start__", "dup"], ["__start__", "count"], ["dup", "__end__"],
+              ["count", "__end__"]]})");
+  const std::string input = s.write("doc.json", value(object{{"doc", doc}}).to_json());
+  cluster c(s, {"--coordinator-channels"});
+  c.add_worker("w1");
+  cli_result r = c.client({"submit", spec, "--input", "@" + input, "--thread", "old"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data") == test::embedded_run(s, {spec, "--input", "@" + input}));
+  BOOST_TEST(logged_bytes(c, "results in") > doc.size());
+  BOOST_TEST(logged_bytes(c, "pending writes in") == 0u);
+  BOOST_TEST(logged_bytes(c, "channel messages in") == 0u);
 }
 
 // What the head's log says of the last run: how many channels its coordinator held as
