@@ -96,7 +96,7 @@ struct PushTask {
 
 # Node actor -> coordinator: the batch's tasks, run.
 struct TaskBatchDone {
-  format @0 :UInt16;  # 2 (with `outcomes`; this build refuses 1)
+  format @0 :UInt16;  # 3 (with `outcomes` and `parts`; this build refuses 1 and 2)
   id @1 :UInt64;
   slots @2 :List(UInt32);
   tasks @3 :List(Task);
@@ -105,6 +105,18 @@ struct TaskBatchDone {
   # not travel back.
   lean @4 :Bool;
   outcomes @5 :List(TaskOutcome);
+  # Not 0: the result itself came ahead in this many ResultPart messages (it was too big for
+  # one), and this message only closes it: the receiver decodes the parts' bytes instead.
+  parts @6 :UInt32;
+}
+
+# A piece of an encoded TaskBatchDone too big for one message (actors::result_part_bytes),
+# sent ahead of the closing one by the node actor that ran the batch.
+struct ResultPart {
+  format @0 :UInt16;  # 1
+  batch @1 :UInt64;
+  index @2 :UInt32;  # 0, 1, ... in the order they are sent
+  data @3 :Data;
 }
 
 # What running a task produced (a task of TaskBatchDone.outcomes).

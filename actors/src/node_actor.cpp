@@ -6,6 +6,7 @@
 #include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/process_replica.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/actors/result_parts.hpp"
 
 namespace superstep::actors {
 
@@ -83,6 +84,14 @@ void encode_for_remote(task_batch_done& done) {
 }
 
 using node_self = node_actor::stateful_pointer<node_state>;
+
+// A result too big for one message goes ahead in parts (result_parts.hpp) to `to`, who takes
+// it; `done` is left as the message that closes them. (Results for this process are not
+// encoded.)
+void send_parts(node_self self, const result_taker& to, task_batch_done& done) {
+  if (!to || done.encoded.empty()) return;
+  for (auto& p : split_result(done)) self->send(to, std::move(p));
+}
 
 // Sends the writes of a batch's tasks to the channel actors owning their channels: one
 // message to each (an empty one too: the owners count the step's batches), but those that
@@ -191,14 +200,20 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         caf::strong_actor_ptr sender = self->current_sender();
         // With a writes saver, the result goes to it, and it answers the coordinator.
         const auto saver = caf::actor_cast<pending_writes_receiver>(b.saver);
-        const auto answer = [saver](auto& promise, task_batch_done done) {
+        const auto taker =
+            saver ? caf::actor_cast<result_taker>(saver) : caf::actor_cast<result_taker>(sender);
+        const auto answer = [self, saver, taker](auto& promise, task_batch_done done) {
+          send_parts(self, taker, done);
           if (saver)
             promise.delegate(saver, for_saver(std::move(done)));
           else
             promise.deliver(std::move(done));
         };
         const auto settle = [&](task_batch_done done) -> caf::result<task_batch_done> {
-          if (!saver) return done;
+          if (!saver) {
+            send_parts(self, taker, done);
+            return done;
+          }
           auto promise = self->make_response_promise<task_batch_done>();
           answer(promise, std::move(done));
           return promise;

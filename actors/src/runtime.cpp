@@ -51,6 +51,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<task_batch>("superstep.task_batch");
   cfg.add_message_type<task_batch_done>("superstep.task_batch_done");
   cfg.add_message_type<pending_writes>("superstep.pending_writes");
+  cfg.add_message_type<result_part>("superstep.result_part");
   cfg.add_message_type<stream_chunk>("superstep.stream_chunk");
   cfg.add_message_type<channel_writes>("superstep.channel_writes");
   cfg.add_message_type<step_prepare>("superstep.step_prepare");

@@ -277,6 +277,7 @@ std::string encode(const task_batch_done& d) {
   root.setId(d.id);
   put_slots(root.initSlots(static_cast<unsigned>(d.slots.size())), d.slots);
   root.setLean(true);
+  root.setParts(d.parts);
   auto outcomes = root.initOutcomes(static_cast<unsigned>(d.tasks.size()));
   for (unsigned i = 0; i < d.tasks.size(); ++i) put_outcome(outcomes[i], d.tasks[i]);
   return message_bytes_for_size(builder, pack_from);
@@ -289,6 +290,7 @@ void decode_done(std::string_view bytes, task_batch_done& d, const char* what) {
       [&](wire::TaskBatchDone::Reader root) {
         d.id = root.getId();
         d.slots = get_slots(root.getSlots());
+        d.parts = root.getParts();
         if (!root.getLean()) {
           d.tasks = get_tasks(root.getTasks());
           return;
@@ -302,9 +304,11 @@ void decode_done(std::string_view bytes, task_batch_done& d, const char* what) {
 }
 }  // namespace
 
+// A result that came in parts is counted once, when its parts are decoded as a whole
+// (result_assembly), not for the message that closes them.
 void decode(std::string_view bytes, task_batch_done& d) {
-  tally(results_in, result_bytes_in, bytes.size());
   decode_done(bytes, d, "task results");
+  if (d.parts == 0) tally(results_in, result_bytes_in, bytes.size());
 }
 
 std::string encode(const pending_writes& d) {
@@ -312,8 +316,28 @@ std::string encode(const pending_writes& d) {
 }
 
 void decode(std::string_view bytes, pending_writes& d) {
-  tally(writes_in, write_bytes_in, bytes.size());
   decode_done(bytes, d, "pending writes");
+  if (d.parts == 0) tally(writes_in, write_bytes_in, bytes.size());
+}
+
+std::string encode(const result_part& p) {
+  capnp_io::bounded_message_builder builder;
+  auto root = builder.initRoot<wire::ResultPart>();
+  root.setFormat(format);
+  root.setBatch(p.batch);
+  root.setIndex(p.index);
+  root.setData(
+      capnp::Data::Reader(reinterpret_cast<const kj::byte*>(p.bytes.data()), p.bytes.size()));
+  return message_bytes(builder);
+}
+
+void decode(std::string_view bytes, result_part& p) {
+  read_message<wire::ResultPart>(bytes, "result part", [&](wire::ResultPart::Reader root) {
+    p.batch = root.getBatch();
+    p.index = root.getIndex();
+    auto data = root.getData();
+    p.bytes.assign(reinterpret_cast<const char*>(data.begin()), data.size());
+  });
 }
 
 std::string encode(const stream_chunk& c) {

@@ -21,8 +21,9 @@ namespace superstep::actors::wire_codec::detail {
 using namespace capnp_io;
 inline constexpr std::uint16_t format = 1;
 // Task batches and their results: format 2 carries a batch of Sends' tasks as `pushes` and a
-// result as `outcomes` (a build that reads format 1 would take them for empty ones).
-inline constexpr std::uint16_t task_format = 2;
+// result as `outcomes` (a build that reads format 1 would take them for empty ones); format 3
+// a big result in parts (a build that reads 2 would take the closing message for the result).
+inline constexpr std::uint16_t task_format = 3;
 inline constexpr auto code = error_code::protocol_error;
 
 // The wire counters that actors::traffic() reads (wire.cpp).

@@ -305,8 +305,9 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
   w.bump_step = record_seen(state.checkpoint, tasks, out);
   auto consumed = consumed_by(tasks);
   w.consumed.assign(consumed.begin(), consumed.end());
-  std::size_t count = 0;
-  for (const pregel_task* t : tasks) count += t->writes.size();
+  std::size_t count = 0;  // only those collected: a fan-out's Sends went to their owner
+  for (const pregel_task* t : tasks)
+    if (!sent || !sent(*t)) count += t->writes.size();
   w.writes.reserve(count);
   for (std::uint32_t order = 0; order < tasks.size(); ++order) {
     const pregel_task& t = *tasks[order];

@@ -87,7 +87,8 @@ void next_step(coordinator_actor* self) {
   st.step_finished = 0;
   if (st.progress && st.step_tasks > 1) (*st.progress)(header.step, 0, st.step_tasks);
   st.starved_since.reset();
-  st.dead.clear();  // a worker that went away may be back (same actor addresses)
+  st.parts.clear();  // of the last step's batches that never closed
+  st.dead.clear();   // a worker that went away may be back (same actor addresses)
   st.cap = st.loop->max_concurrency();
   const bool capped = st.cap && runnable.size() > st.cap;
   if (!capped) st.cap = 0;
@@ -341,6 +342,7 @@ coordinator_protocol::behavior_type coordinator(
             if (it == st.flight.end() ||
                 from != (st.saver ? st.saver.address() : it->second.to.address()))
               return;
+            st.parts.complete(done);  // when it came in parts
             hand_on_writes(self, it->second.hand_on, done.tasks);
           }
           const std::size_t returned = done.tasks.size();
@@ -363,6 +365,19 @@ coordinator_protocol::behavior_type coordinator(
         if (self->state.failing) return;
         try {
           pump_all(self);
+        } catch (...) {
+          fail(self, std::current_exception());
+        }
+      },
+      [self](actors::result_part& p) {
+        // A piece of a big result, from the actor its batch went to.
+        auto& st = self->state;
+        if (st.failing) return;
+        auto it = st.flight.find(p.batch);
+        const auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+        if (it == st.flight.end() || from != it->second.to.address()) return;
+        try {
+          st.parts.add(std::move(p));
         } catch (...) {
           fail(self, std::current_exception());
         }

@@ -25,6 +25,7 @@
 #include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/actors/result_parts.hpp"
 
 namespace superstep::detail::coord {
 
@@ -72,7 +73,7 @@ struct batch_expected {
 using writes_saver =
     caf::typed_actor<caf::reacts_to<batch_expected>,
                      caf::replies_to<actors::pending_writes>::with<actors::task_batch_done>,
-                     caf::replies_to<flush_atom>::with<bool>>;
+                     caf::reacts_to<actors::result_part>, caf::replies_to<flush_atom>::with<bool>>;
 
 // The writes of a batch's tasks (its result's) for the groups of `e.here`, one message each,
 // as the node actor would have sent them.
@@ -175,6 +176,9 @@ struct coordinator_state {
   // writes saver, which saved their writes, without the writes' values (`stripped`, by slot).
   writes_saver saver;
   std::shared_ptr<saver_line> line;
+  // The parts of big results from node actors in other processes, ahead of the results that
+  // close them (without a writes saver; with one, it takes them).
+  actors::result_assembly parts;
   std::vector<bool> stripped;
 
   // A group in this process learns of a commit with the next prepare (or not at all when
@@ -208,7 +212,7 @@ struct coordinator_state {
 using coordinator_protocol =
     caf::typed_actor<caf::reacts_to<start_atom, value>, caf::reacts_to<actors::task_batch_done>,
                      caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
-                     caf::reacts_to<actors::step_vote>>;
+                     caf::reacts_to<actors::result_part>, caf::reacts_to<actors::step_vote>>;
 using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
 
 // coordinator_actor.cpp

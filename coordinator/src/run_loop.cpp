@@ -99,6 +99,9 @@ bool run_loop::plan() {
                     " reached without hitting a stop condition. You can increase the limit by "
                     "setting the `recursion_limit` config key.");
   shared_.checkpoint_id = state_.checkpoint.id;
+  // The last step's tasks (and the writes they hold) go before the next ones are made.
+  tasks_.clear();
+  tasks_.shrink_to_fit();
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
                                     shared_.checkpoint_ns);
   emit_checkpoint_event();

@@ -9,6 +9,7 @@
 
 #include "coordinator_state.hpp"
 #include "superstep/actors/fault_point.hpp"
+#include "superstep/actors/result_parts.hpp"
 
 namespace superstep::detail::coord {
 
@@ -20,6 +21,8 @@ struct saver_state {
   // is forgotten once a later step's batch is announced.
   std::unordered_map<std::uint64_t, batch_expected> expected;
   std::int64_t step = -1;
+  // The parts of big results, ahead of the results that close them.
+  actors::result_assembly parts;
 };
 
 // Names the tasks of `w`, a result of the batch `e` (its outcomes come in the batch's order),
@@ -45,18 +48,41 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
         if (e.step > st.step) {
           st.step = e.step;
           std::erase_if(st.expected, [&](const auto& x) { return x.second.step < e.step; });
+          st.parts.keep_if([&](std::uint64_t id) { return st.expected.count(id) != 0; });
         }
         st.expected[e.id] = std::move(e);
       },
+      [self](actors::result_part& p) {
+        auto& st = self->state;
+        if (!st.expected.count(p.batch)) return;  // of no batch it was told of
+        try {
+          st.parts.add(std::move(p));
+        } catch (const std::exception& e) {
+          actors::report_protocol_error(e.what());
+        }
+      },
       [self](actors::pending_writes& w) -> actors::task_batch_done {
         auto& st = self->state;
-        actors::task_batch_done done = std::move(w);
         // A result that does not match its batch goes on as it is: the coordinator refuses
         // it, naming what is wrong.
-        auto it = st.expected.find(done.id);
-        if (it == st.expected.end()) return done;
+        auto it = st.expected.find(w.id);
+        if (it == st.expected.end()) return std::move(w);
         batch_expected e = std::move(it->second);
         st.expected.erase(it);
+        try {
+          st.parts.complete(w);  // when it came in parts
+        } catch (const std::exception& x) {
+          // Unreadable: its tasks fail with the reason (and so does their step), unsaved.
+          actors::task_batch_done failed;
+          failed.id = w.id;
+          failed.tasks.resize(e.tasks.size());
+          for (auto& t : failed.tasks)
+            t.error =
+                task_error{error_code::protocol_error,
+                           std::string("the result of its batch cannot be read: ") + x.what()};
+          return failed;
+        }
+        actors::task_batch_done done = std::move(w);
         if (!identify(done, e)) return done;
         actors::fault_point("saver.before_save", e.step);
         // The groups here stage the step while the writes are saved; the step commits only

@@ -6,6 +6,8 @@
 #include <random>
 
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/result_parts.hpp"
+#include "superstep/core/error.hpp"
 
 using namespace superstep;
 using namespace superstep::actors;
@@ -188,6 +190,80 @@ BOOST_AUTO_TEST_CASE(a_result_carries_each_tasks_outcome_not_the_task) {
   BOOST_TEST(a.output.is_null());
   BOOST_TEST(a.timeout.is_null());
   BOOST_TEST(a.push_index == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_big_result_travels_in_parts_and_is_put_back_together) {
+  runtime rt(runtime_options{1});
+  auto& sys = rt.internals().system;
+  task_batch_done d;
+  d.id = 9;
+  for (int i = 0; i < 300; ++i) {
+    pregel_task t;
+    t.writes = {{"doc", std::string(1000, static_cast<char>('a' + i % 26))}};
+    t.done = true;
+    d.tasks.push_back(std::move(t));
+  }
+  d.encoded = wire_codec::encode(d);
+  const std::string whole = d.encoded;
+  // Under the limit it goes whole.
+  task_batch_done small = d;
+  BOOST_TEST(split_result(small, whole.size()).empty());
+  BOOST_TEST(small.encoded == whole);
+  BOOST_TEST(small.parts == 0u);
+
+  std::vector<result_part> parts = split_result(d, 64 << 10);
+  BOOST_TEST_REQUIRE(parts.size() == (whole.size() + (64 << 10) - 1) / (64 << 10));
+  BOOST_TEST_REQUIRE(parts.size() > 2u);
+  BOOST_TEST(d.parts == parts.size());
+  BOOST_TEST(d.encoded.size() < 100u);  // the closing message holds no outcome
+  std::string joined;
+  for (std::uint32_t i = 0; i < parts.size(); ++i) {
+    BOOST_TEST(parts[i].batch == 9u);
+    BOOST_TEST(parts[i].index == i);
+    BOOST_TEST(parts[i].bytes.size() <= std::size_t{64 << 10});
+    joined += parts[i].bytes;
+  }
+  BOOST_TEST((joined == whole));
+
+  // Across CAF's serialization, as pending writes for a writes saver, then put back together.
+  pending_writes closing;
+  static_cast<task_batch_done&>(closing) = d;
+  pending_writes back = round_trip(sys, closing);
+  BOOST_TEST(back.id == 9u);
+  BOOST_TEST(back.parts == parts.size());
+  BOOST_TEST(back.tasks.empty());
+  result_assembly assembly;
+  for (const auto& p : parts) assembly.add(round_trip(sys, p));
+  BOOST_TEST(assembly.holds(9));
+  assembly.complete(back);
+  BOOST_TEST(!assembly.holds(9));
+  BOOST_TEST(back.parts == 0u);
+  BOOST_TEST_REQUIRE(back.tasks.size() == 300u);
+  BOOST_TEST(back.tasks[27].writes.at(0).second.as_string() == std::string(1000, 'b'));
+  BOOST_TEST(back.tasks[299].done);
+
+  // A part missing, or out of order: refused, naming the batch.
+  const auto refused = [](auto&& f, const std::string& what) {
+    try {
+      f();
+      BOOST_FAIL("accepted: " + what);
+    } catch (const error& e) {
+      BOOST_TEST((e.code() == error_code::protocol_error));
+      BOOST_TEST(std::string(e.what()).find("batch 9") != std::string::npos, e.what());
+      BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what());
+    }
+  };
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) assembly.add(parts[i]);
+  task_batch_done short_closing = round_trip(sys, d);
+  refused([&] { assembly.complete(short_closing); },
+          std::to_string(parts.size() - 1) + " of which arrived");
+  BOOST_TEST(!assembly.holds(9));
+  assembly.add(parts[0]);
+  refused([&] { assembly.add(parts[2]); }, "part 2 came after 1");
+  // What a receiver drops: parts of batches that will never close.
+  assembly.add(parts[0]);
+  assembly.keep_if([](std::uint64_t id) { return id != 9; });
+  BOOST_TEST(!assembly.holds(9));
 }
 
 BOOST_AUTO_TEST_CASE(a_corrupt_value_is_an_error_not_a_crash) {

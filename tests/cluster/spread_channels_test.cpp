@@ -147,6 +147,34 @@ BOOST_AUTO_TEST_CASE(the_path_without_channel_actors_takes_results_whole_and_giv
   BOOST_TEST(logged_bytes(c, "channel messages in") == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(a_result_too_big_for_one_message_comes_in_parts) {
+  // A 6 MB copy: the worker's result is bigger than one message may be
+  // (actors::result_part_bytes), so it goes in parts, put back together by the writes saver
+  // (a checkpoint per step) or the coordinator (exit durability), in either placement.
+  scratch s;
+  const std::string doc(6 << 20, 'p');
+  const std::string spec = s.write("big.json", R"({"spec": "superstep.graph/1",
+    "state": {"doc": {}, "copy": {}},
+    "nodes": {"dup": {"fn": "std.copy", "params": {"from": "doc", "to": "copy"}}},
+    "edges": [["__start__", "dup"], ["dup", "__end__"]]})");
+  const std::string input = s.write("big_doc.json", value(object{{"doc", doc}}).to_json());
+  for (const char* flag : {"--spread-channels", ""}) {
+    cluster c(s, flag[0] ? std::vector<std::string>{flag} : std::vector<std::string>{});
+    c.add_worker("w1");
+    for (const char* durability : {"sync", "exit"}) {
+      const std::string thread = std::string("big-") + durability + (flag[0] ? "-spread" : "");
+      cli_result r = c.client(
+          {"submit", spec, "--input", "@" + input, "--thread", thread, "--durability", durability});
+      BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+      BOOST_TEST(r.last().get("data").get("copy").as_string() == doc, thread);
+      BOOST_TEST(logged_bytes(c, std::string(durability) == "sync" ? "pending writes in"
+                                                                   : "results in") > doc.size(),
+                 thread);
+    }
+    BOOST_TEST(c.head().err_text().find("refused") == std::string::npos, c.head().err_text());
+  }
+}
+
 // What the head's log says of the last run: how many channels its coordinator held as
 // versions, their values left to the channel actors owning them.
 std::uint64_t logged_held(test::test_cluster& c) {

@@ -28,6 +28,7 @@ namespace actors {
 struct task_batch;
 struct task_batch_done;
 struct pending_writes;
+struct result_part;
 struct stream_chunk;
 struct channel_writes;  // channel_actor.hpp
 struct step_prepare;    // below
@@ -47,6 +48,8 @@ std::string encode(const task_batch_done& d);
 void decode(std::string_view bytes, task_batch_done& d);
 std::string encode(const pending_writes& d);
 void decode(std::string_view bytes, pending_writes& d);
+std::string encode(const result_part& p);
+void decode(std::string_view bytes, result_part& p);
 std::string encode(const stream_chunk& c);
 void decode(std::string_view bytes, stream_chunk& c);
 std::string encode(const channel_writes& m);
@@ -189,16 +192,32 @@ struct task_batch_done {
   /// that results which cannot be sent become task errors instead of a lost message. Not
   /// itself sent.
   std::string encoded;
+  /// Not 0 on a result too big for one message: its bytes came ahead in this many
+  /// `result_part`s (result_parts.hpp), and this message only closes it.
+  std::uint32_t parts = 0;
 };
 
 /// Node actor → a run's writes saver: a batch's result, to save the writes of as pending
 /// writes before passing it on (the same encoding as a result, counted apart).
 struct pending_writes : task_batch_done {};
 
+/// Node actor → whoever takes a batch's result (coordinator or writes saver): a piece of the
+/// encoded result of batch `batch`, when it is too big for one message (result_parts.hpp).
+struct result_part {
+  std::uint64_t batch = 0;
+  std::uint32_t index = 0;
+  std::string bytes;
+};
+
+/// Whoever takes a batch's result (the coordinator or a writes saver), as the node actor
+/// sending it in parts sees it.
+using result_taker = caf::typed_actor<caf::reacts_to<result_part>>;
+
 /// A run's writes saver, as node actors see it: it answers a batch's result, delegated to it,
-/// with the result the coordinator gets.
+/// with the result the coordinator gets; a big result's parts come to it first.
 using pending_writes_receiver =
-    caf::typed_actor<caf::replies_to<pending_writes>::with<task_batch_done>>;
+    caf::typed_actor<caf::replies_to<pending_writes>::with<task_batch_done>,
+                     caf::reacts_to<result_part>>;
 
 /// Node actor → coordinator: a stream event produced while a task ran.
 struct stream_chunk {
@@ -220,6 +239,11 @@ typename Inspector::result_type inspect(Inspector& f, task_batch_done& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pending_writes& x) {
   return superstep::detail::inspect_encoded(f, x, "superstep.pending_writes");
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, result_part& x) {
+  return superstep::detail::inspect_encoded(f, x, "superstep.result_part");
 }
 
 template <class Inspector>
