@@ -28,13 +28,16 @@ std::vector<result_part> split_result(task_batch_done& done, std::size_t part_by
 
 void result_assembly::add(result_part p) {
   partial& have = parts_[p.batch];
-  if (p.index != have.count) {
-    const auto batch = p.batch;
-    parts_.erase(batch);
-    throw error(error_code::protocol_error, "result of batch " + std::to_string(batch) + ": part " +
-                                                std::to_string(p.index) + " came after " +
-                                                std::to_string(have.count));
-  }
+  if (!have.broken.empty()) return;  // refused already: its closing message says why
+  const auto refuse = [&](std::string why) {
+    have.broken = "result of batch " + std::to_string(p.batch) + ": " + std::move(why);
+    have.bytes = std::string();
+    throw error(error_code::protocol_error, have.broken);
+  };
+  if (p.index != have.count)
+    refuse("part " + std::to_string(p.index) + " came after " + std::to_string(have.count));
+  if (have.bytes.size() + p.bytes.size() > max_result_bytes)
+    refuse("its parts exceed " + std::to_string(max_result_bytes >> 20) + " MB");
   ++have.count;
   if (have.bytes.empty())
     have.bytes = std::move(p.bytes);
@@ -44,6 +47,11 @@ void result_assembly::add(result_part p) {
 
 std::string result_assembly::take(const task_batch_done& closing) {
   auto it = parts_.find(closing.id);
+  if (it != parts_.end() && !it->second.broken.empty()) {
+    const std::string why = std::move(it->second.broken);
+    parts_.erase(it);
+    throw error(error_code::protocol_error, why);
+  }
   const std::uint32_t got = it == parts_.end() ? 0 : it->second.count;
   if (got != closing.parts) {
     if (it != parts_.end()) parts_.erase(it);

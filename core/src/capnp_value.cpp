@@ -60,13 +60,29 @@ void write(Value::Builder out, const value& v, int budget, error_code code) {
   throw error(error_code::internal, "a value of an unknown kind");
 }
 
+namespace {
+
+// Values read one after another often repeat a short string (each of a fan-out's Sends names
+// its node): the last short string read on this thread is shared rather than allocated again
+// (values are immutable, so sharing one is as good as an equal copy).
+value read_string(capnp::Text::Reader text) {
+  constexpr std::size_t shared_up_to = 32;
+  thread_local value last;
+  const std::string_view s(text.begin(), text.size());
+  if (s.size() > shared_up_to) return value(s);
+  if (!last.is_string() || last.as_string() != s) last = value(s);
+  return last;
+}
+
+}  // namespace
+
 value read(Value::Reader in, error_code code) {
   switch (in.which()) {
     case Value::NULL_: return value();
     case Value::BOOLEAN: return value(in.getBoolean());
     case Value::INTEGER: return value(static_cast<long long>(in.getInteger()));
     case Value::REAL: return value(in.getReal());
-    case Value::STRING: return value(text_of(in.getString()));
+    case Value::STRING: return read_string(in.getString());
     case Value::BYTES: return value(bytes{data_of(in.getBytes())});
     case Value::LIST: {
       auto elements = in.getList();

@@ -260,6 +260,8 @@ BOOST_AUTO_TEST_CASE(a_big_result_travels_in_parts_and_is_put_back_together) {
   BOOST_TEST(!assembly.holds(9));
   assembly.add(parts[0]);
   refused([&] { assembly.add(parts[2]); }, "part 2 came after 1");
+  assembly.add(parts[1]);  // dropped: the batch's parts were refused
+  refused([&] { assembly.complete(short_closing); }, "part 2 came after 1");
   // What a receiver drops: parts of batches that will never close.
   assembly.add(parts[0]);
   assembly.keep_if([](std::uint64_t id) { return id != 9; });

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,13 +18,53 @@ struct task_error {
   std::string message;
 };
 
+/// An optional kept behind a pointer, with std::optional's interface: 8 bytes where
+/// `std::optional<task_error>` takes 48. Most tasks never fail, and a step may hold 10^6.
+template <class T>
+class boxed_optional {
+ public:
+  boxed_optional() noexcept = default;
+  boxed_optional(std::nullopt_t) noexcept {}
+  boxed_optional(T v) : p_(std::make_unique<T>(std::move(v))) {}
+  boxed_optional(const boxed_optional& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  boxed_optional(boxed_optional&&) noexcept = default;
+  boxed_optional& operator=(const boxed_optional& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  boxed_optional& operator=(boxed_optional&&) noexcept = default;
+  boxed_optional& operator=(std::nullopt_t) noexcept {
+    p_.reset();
+    return *this;
+  }
+  boxed_optional& operator=(T v) {
+    p_ = std::make_unique<T>(std::move(v));
+    return *this;
+  }
+  bool has_value() const noexcept { return p_ != nullptr; }
+  explicit operator bool() const noexcept { return has_value(); }
+  T& operator*() noexcept { return *p_; }
+  const T& operator*() const noexcept { return *p_; }
+  T* operator->() noexcept { return p_.get(); }
+  const T* operator->() const noexcept { return p_.get(); }
+  void reset() noexcept { p_.reset(); }
+  std::optional<T> get() const { return p_ ? std::optional<T>(*p_) : std::nullopt; }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
 /// One unit of work in a superstep (LangGraph `PregelExecutableTask`), as plain data that can
-/// travel to whichever process runs it.
+/// travel to whichever process runs it. (Its fields are ordered to leave no padding: a
+/// step of a big fan-out holds one per Send.)
 struct pregel_task {
   std::string id;
   std::uint32_t node = 0;  ///< index into pregel_graph::nodes
+  bool push = false;       ///< PUSH (from a Send) or PULL (triggered by channels)
+  bool done = false;       ///< filled in by execution
+  /// Restored from writes saved before an interruption; not run again.
+  bool cached = false;
   std::string name;
-  bool push = false;  ///< PUSH (from a Send) or PULL (triggered by channels)
   std::uint64_t push_index = 0;
   std::vector<std::string> triggers;
   value input;
@@ -38,14 +79,11 @@ struct pregel_task {
   list resume;
   /// The interrupts the task raised ({"value", "id"}), when it was interrupted.
   list interrupts;
-  std::optional<task_error> error;
+  boxed_optional<task_error> error;
   /// Set when the node failed (after its retries) and its error handler ran instead: the
   /// node's error. Set before the task runs (a resume after the handler failed), the node is
   /// skipped and the handler runs again.
-  std::optional<task_error> handled_error;
-  bool done = false;
-  /// Restored from writes saved before an interruption; not run again.
-  bool cached = false;
+  boxed_optional<task_error> handled_error;
 };
 
 /// Orders tasks as LangGraph applies writes: PULL tasks by node name, then PUSH tasks by index.

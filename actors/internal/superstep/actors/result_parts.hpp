@@ -20,6 +20,9 @@ namespace superstep::actors {
 
 /// The most bytes of an encoded result that travel in one message.
 inline constexpr std::size_t result_part_bytes = std::size_t{4} << 20;
+/// The most bytes a result in parts may add up to (a peer sending parts without end is
+/// refused, not given the receiver's memory).
+inline constexpr std::size_t max_result_bytes = std::size_t{4} << 30;
 
 /// The parts of `done`, an encoded result bigger than `part_bytes`, in order; `done` is left
 /// as the result that closes them. Nothing for a smaller one (it goes whole).
@@ -30,7 +33,8 @@ std::vector<result_part> split_result(task_batch_done& done,
 class result_assembly {
  public:
   /// Keeps part `p`. Throws `superstep::error` (protocol_error) naming the batch when it does
-  /// not follow the batch's last part.
+  /// not follow the batch's last part or the parts exceed max_result_bytes; the batch's later
+  /// parts are then dropped, and its closing message gets the same error.
   void add(result_part p);
   /// `closing` closes a result sent in parts (its `parts` is not 0): decodes the whole from
   /// them into it. Throws `superstep::error` (protocol_error) naming the batch when parts are
@@ -50,6 +54,7 @@ class result_assembly {
   struct partial {
     std::uint32_t count = 0;
     std::string bytes;
+    std::string broken;  // why its parts were refused
   };
   // The whole encoded result that `closing` closes, its parts forgotten.
   std::string take(const task_batch_done& closing);
