@@ -85,11 +85,15 @@ void encode_for_remote(task_batch_done& done) {
 
 using node_self = node_actor::stateful_pointer<node_state>;
 
-// A result too big for one message goes ahead in parts (result_parts.hpp) to `to`, who takes
-// it; `done` is left as the message that closes them. (Results for this process are not
-// encoded.)
-void send_parts(node_self self, const result_taker& to, task_batch_done& done) {
-  if (!to || done.encoded.empty()) return;
+// A result too big for one message goes ahead in parts (result_parts.hpp) to whoever takes
+// it: the batch's writes saver, or else the coordinator that sent it (`sender`). `done` is
+// left as the message that closes them. (Results for this process are not encoded.)
+void send_parts(node_self self, const pending_writes_receiver& saver,
+                const caf::strong_actor_ptr& sender, task_batch_done& done) {
+  if (done.encoded.size() <= result_part_bytes) return;
+  const auto to =
+      saver ? caf::actor_cast<result_taker>(saver) : caf::actor_cast<result_taker>(sender);
+  if (!to) return;
   for (auto& p : split_result(done)) self->send(to, std::move(p));
 }
 
@@ -200,10 +204,9 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         caf::strong_actor_ptr sender = self->current_sender();
         // With a writes saver, the result goes to it, and it answers the coordinator.
         const auto saver = caf::actor_cast<pending_writes_receiver>(b.saver);
-        const auto taker =
-            saver ? caf::actor_cast<result_taker>(saver) : caf::actor_cast<result_taker>(sender);
-        const auto answer = [self, saver, taker](auto& promise, task_batch_done done) {
-          send_parts(self, taker, done);
+        const auto answer = [self, saver](auto& promise, task_batch_done done,
+                                          const caf::strong_actor_ptr& sender) {
+          send_parts(self, saver, sender, done);
           if (saver)
             promise.delegate(saver, for_saver(std::move(done)));
           else
@@ -211,11 +214,11 @@ node_actor::behavior_type node_actor_behavior(node_self self,
         };
         const auto settle = [&](task_batch_done done) -> caf::result<task_batch_done> {
           if (!saver) {
-            send_parts(self, taker, done);
+            send_parts(self, saver, sender, done);
             return done;
           }
           auto promise = self->make_response_promise<task_batch_done>();
-          answer(promise, std::move(done));
+          answer(promise, std::move(done), sender);
           return promise;
         };
         if (b.need_channels.empty()) {
@@ -234,14 +237,14 @@ node_actor::behavior_type node_actor_behavior(node_self self,
             .then(
                 [self, batch, sender, promise, answer](channel_push& p) mutable {
                   take_from_replica(self, sender, p);
-                  answer(promise, run_batch(self, *batch, sender));
+                  answer(promise, run_batch(self, *batch, sender), sender);
                 },
                 [self, batch, sender, promise, answer](caf::error& e) mutable {
                   for (auto& t : batch->tasks)
                     t.error = task_error{error_code::unavailable,
                                          "the process's replica of the run's channels failed: " +
                                              self->system().render(e)};
-                  answer(promise, finished(self, *batch, sender));
+                  answer(promise, finished(self, *batch, sender), sender);
                 });
         return promise;
       },

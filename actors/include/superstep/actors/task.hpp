@@ -48,7 +48,6 @@ class boxed_optional {
   T* operator->() noexcept { return p_.get(); }
   const T* operator->() const noexcept { return p_.get(); }
   void reset() noexcept { p_.reset(); }
-  std::optional<T> get() const { return p_ ? std::optional<T>(*p_) : std::nullopt; }
 
  private:
   std::unique_ptr<T> p_;
