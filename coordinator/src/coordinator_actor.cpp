@@ -17,6 +17,7 @@
 
 #include "coordinator_state.hpp"
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail::coord {
@@ -162,6 +163,14 @@ void next_step(coordinator_actor* self) {
   if (st.pending == 0) commit_and_continue(self);  // every task was restored from saved writes
 }
 
+// Whether every write of `t` is to a channel of the run (or a reserved one): what staging
+// the step checks.
+bool writes_known(const run_loop& loop, const pregel_task& t) {
+  return std::all_of(t.writes.begin(), t.writes.end(), [&](const auto& w) {
+    return is_reserved_channel(w.first) || loop.channels().count(w.first) != 0;
+  });
+}
+
 // Files the results of a batch; returns the node whose waiting chunks may now be sent, when
 // the batch came from a remote actor. Throws when a remote answer does not match its batch.
 std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_batch_done& done) {
@@ -202,6 +211,12 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
       t.error = std::move(r.error);
       t.handled_error = std::move(r.handled_error);
       t.done = r.done;
+      if (st.saver && st.early_prepare && st.sent_direct[slots[i]] && writes_known(*st.loop, t))
+        // Saved apart, and with their owners already: only their channels came, which the
+        // step needs no more once known (a fan-out's 10^6 tasks would each hold a list of
+        // names until it commits). An interrupted step, or a group placed again, gets the
+        // values back from the saver (restore_write_values).
+        std::vector<std::pair<std::string, value>>().swap(t.writes);
     } else {
       value input = std::move(t.input);  // the node actor sends no input back
       t = std::move(r);

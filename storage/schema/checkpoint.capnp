@@ -79,6 +79,9 @@ struct PendingWrite {
     taskId @0 :Text;
     taskPath @1 :Text;
     writes @2 :List(ChannelWrite);
+    # The index in its task of the first write here: a task with many writes (a node sending
+    # 10^6 Sends) has them in several records of one atomic batch, each of a bounded size.
+    firstIndex @3 :UInt32;
   }
 
   struct ChannelWrite {

@@ -191,26 +191,60 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
   return message_bytes(builder);
 }
 
-void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer& serde,
-                         capnp::MessageBuilder& builder) {
-  auto record = builder.initRoot<schema::PendingWrite>();
-  record.setFormat(grouped_bundle_format);
-  auto list = record.initTasks(static_cast<unsigned>(tasks.size()));
-  for (unsigned i = 0; i < tasks.size(); ++i) {
-    const task_writes& t = tasks[i];
-    auto out = list[i];
-    out.setTaskId(text(t.task_id));
-    out.setTaskPath(text(t.task_path));
-    auto writes = out.initWrites(static_cast<unsigned>(t.writes.size()));
-    for (unsigned j = 0; j < t.writes.size(); ++j) {
-      writes[j].setChannel(text(t.writes[j].first));
-      writes[j].setValue(data_ptr(serde.dumps(t.writes[j].second)));
+void encode_write_bundles(const std::vector<task_writes>& tasks, const serializer& serde,
+                          std::size_t max_writes, const bundle_sink& sink) {
+  struct slice {
+    const task_writes* task;
+    std::size_t first, count;  // writes [first, first + count) of `task`
+  };
+  max_writes = std::max<std::size_t>(max_writes, 1);
+  std::vector<slice> slices;
+  std::size_t in_record = 0;
+  const auto flush = [&] {
+    if (slices.empty()) return;
+    // The first segment sized for a batch of small writes; a bigger record grows in segments
+    // with little slack.
+    capnp_io::bounded_message_builder builder(
+        static_cast<unsigned>(std::min<std::size_t>(64 + 24 * in_record, std::size_t{1} << 20)));
+    auto record = builder.initRoot<schema::PendingWrite>();
+    record.setFormat(grouped_bundle_format);
+    auto list = record.initTasks(static_cast<unsigned>(slices.size()));
+    for (unsigned i = 0; i < slices.size(); ++i) {
+      const slice& sl = slices[i];
+      auto out = list[i];
+      out.setTaskId(text(sl.task->task_id));
+      out.setTaskPath(text(sl.task->task_path));
+      out.setFirstIndex(static_cast<std::uint32_t>(sl.first));
+      auto writes = out.initWrites(static_cast<unsigned>(sl.count));
+      for (unsigned j = 0; j < sl.count; ++j) {
+        const auto& [channel, v] = sl.task->writes[sl.first + j];
+        writes[j].setChannel(text(channel));
+        writes[j].setValue(data_ptr(serde.dumps(v)));
+      }
     }
+    // A big record (a fan-out's Sends) is packed: a third of the bytes to copy, log and hold
+    // in the memtable.
+    sink(slices.front().task->task_id, capnp_io::message_bytes_for_size(builder), in_record);
+    slices.clear();
+    in_record = 0;
+  };
+  for (const auto& t : tasks) {
+    std::size_t first = 0;
+    do {
+      const std::size_t count = std::min(t.writes.size() - first, max_writes - in_record);
+      slices.push_back(slice{&t, first, count});
+      first += count;
+      in_record += count;
+      if (in_record == max_writes) flush();
+    } while (first < t.writes.size());
   }
+  flush();
 }
 
-std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde) {
+std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde,
+                                         std::vector<std::uint32_t>* indexes) {
   std::vector<pending_write> out;
+  if (indexes) indexes->clear();
   std::vector<std::string> values = guarded([&] {
     message_reader reader(bytes, capnp::ReaderOptions());
     auto record = reader.root<schema::PendingWrite>();
@@ -225,15 +259,23 @@ std::vector<pending_write> decode_writes(std::string_view bytes, const serialize
     if (record.getFormat() == grouped_bundle_format) {
       for (auto t : record.getTasks()) {
         std::string task_id = text_of(t.getTaskId());
+        std::uint32_t index = t.getFirstIndex();
         for (auto w : t.getWrites()) {
           out.push_back(pending_write{task_id, text_of(w.getChannel()), value()});
           v.push_back(data_of(w.getValue()));
+          if (indexes) indexes->push_back(index++);
         }
       }
     } else if (record.getFormat() == bundle_format) {
+      // Format 2: each task's writes in one record, consecutive, from index 0.
       for (auto w : record.getBundle()) {
         check_format(w.getFormat(), "pending write");
         take(w);
+        if (indexes) {
+          const bool same_task =
+              out.size() > 1 && out[out.size() - 2].task_id == out.back().task_id;
+          indexes->push_back(same_task ? indexes->back() + 1 : 0);
+        }
       }
     } else {
       check_format(record.getFormat(), "pending write");

@@ -7,6 +7,7 @@
 
 #include <capnp/message.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -47,13 +48,21 @@ std::string encode_write(const std::string& task_id, const std::string& channel,
                          const std::string& task_path, std::string_view value_bytes);
 pending_write decode_write(std::string_view bytes, const serializer& serde);
 
-/// The writes of several tasks as one record (a bundle) in `builder`, each value encoded by
-/// `serde` straight into it: a fan-out's million writes are not copied once more first.
-void encode_write_bundle(const std::vector<task_writes>& tasks, const serializer& serde,
-                         capnp::MessageBuilder& builder);
+/// The writes of several tasks as records (bundles) of at most `max_writes` writes each, each
+/// value encoded by `serde` straight into its record. Each record's bytes go to `sink` as soon
+/// as it is made, with the id of its first task and how many writes it holds: a fan-out's
+/// million writes are never all encoded at once, unpacked, beside their packed bytes. A task's
+/// writes may span records; each names the index in its task of its first write.
+using bundle_sink =
+    std::function<void(const std::string& first_task, std::string bytes, std::size_t writes)>;
+void encode_write_bundles(const std::vector<task_writes>& tasks, const serializer& serde,
+                          std::size_t max_writes, const bundle_sink& sink);
 
-/// The writes of a record of the writes column family: one, or a bundle's.
-std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde);
+/// The writes of a record of the writes column family: one, or a bundle's. With `indexes`,
+/// also each write's index in its task, for a bundle (left empty for a record of one write,
+/// whose index is in its key).
+std::vector<pending_write> decode_writes(std::string_view bytes, const serializer& serde,
+                                         std::vector<std::uint32_t>* indexes = nullptr);
 
 /// A list channel's value at a version, stored as an earlier version's list and what came
 /// after it (storage/schema/checkpoint.capnp, ListDelta).

@@ -27,6 +27,9 @@ namespace {
 // checkpoint prefix is `prefix_size` bytes long.
 // The index in the key of a bundle: the writes of several tasks, the first named in the key.
 constexpr std::int32_t bundle_index = std::numeric_limits<std::int32_t>::max();
+// The writes of one record of a bundle, at most: a fan-out's 10^6 Sends are encoded a few
+// megabytes at a time.
+constexpr std::size_t bundle_writes = 16384;
 
 std::string describe_write(std::string_view key, std::size_t prefix_size) {
   std::size_t pos = prefix_size;
@@ -59,10 +62,10 @@ std::vector<pending_write> rocksdb_saver::impl::read_writes(const rocksdb::ReadO
   std::string write_prefix = keys::prefix(thread_id, ns, id);
   range_scan writes(db, db.writes, read, write_prefix, keys::successor(write_prefix));
   // Every write of every task, from its own records (the index in the key) and from bundles
-  // (a bundle holds normal writes only: index = position in its task). A task may have both:
-  // its normal writes in a bundle, its error or interrupt saved on its own. Should a (task,
-  // index) be stored twice (saved again after a crash between the copies), the first in key
-  // order wins, as the first saved copy does in memory_saver.
+  // (normal writes only; each record names the index of each task's first write in it). A
+  // task may have both: its normal writes in a bundle, its error or interrupt saved on its
+  // own. Should a (task, index) be stored twice (saved again after a crash between the
+  // copies), the first in key order wins, as the first saved copy does in memory_saver.
   struct indexed {
     std::int32_t index;
     pending_write w;
@@ -71,8 +74,9 @@ std::vector<pending_write> rocksdb_saver::impl::read_writes(const rocksdb::ReadO
   for (writes->SeekToFirst(); writes->Valid(); writes->Next()) {
     const std::string_view key = writes->key().ToStringView();
     std::vector<pending_write> decoded;
+    std::vector<std::uint32_t> indexes;  // of a bundle's writes in their tasks
     try {
-      decoded = records::decode_writes(writes->value().ToStringView(), *serde);
+      decoded = records::decode_writes(writes->value().ToStringView(), *serde, &indexes);
     } catch (const error& e) {
       throw fail(describe_write(key, write_prefix.size()), e.what());
     }
@@ -84,10 +88,10 @@ std::vector<pending_write> rocksdb_saver::impl::read_writes(const rocksdb::ReadO
       for (auto& w : decoded) found.push_back({*key_index, std::move(w)});
       continue;
     }
-    for (std::size_t i = 0; i < decoded.size(); ++i) {
-      const bool same_task = i > 0 && decoded[i].task_id == found.back().w.task_id;
-      found.push_back({same_task ? found.back().index + 1 : 0, std::move(decoded[i])});
-    }
+    if (indexes.size() != decoded.size())
+      throw fail(describe_write(key, write_prefix.size()), "the record is not a bundle");
+    for (std::size_t i = 0; i < decoded.size(); ++i)
+      found.push_back({static_cast<std::int32_t>(indexes[i]), std::move(decoded[i])});
   }
   writes.check_status("reading the pending writes of " + describe(thread_id, ns, id));
   // memory_saver's order: by task id, then index (special writes first).
@@ -126,10 +130,11 @@ std::size_t rocksdb_saver::impl::saved_normal_writes(const std::string& prefix,
     auto index = keys::read_i32(key, pos);
     if (!index) damaged_key("writes", key);
     if (*index == bundle_index) {
-      std::size_t in_bundle = 0;
-      for (const auto& w : records::decode_writes(saved->value().ToStringView(), *serde))
-        in_bundle += w.task_id == task_id;
-      count = std::max(count, in_bundle);
+      std::vector<std::uint32_t> indexes;
+      const auto writes = records::decode_writes(saved->value().ToStringView(), *serde, &indexes);
+      for (std::size_t i = 0; i < writes.size() && i < indexes.size(); ++i)
+        if (writes[i].task_id == task_id)
+          count = std::max(count, static_cast<std::size_t>(indexes[i]) + 1);
     } else if (*index >= 0) {
       count = std::max(count, static_cast<std::size_t>(*index) + 1);
     }
@@ -167,30 +172,33 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     if (first_new > 0) task_lock.unlock();
   }
   if ((tasks.size() > 1 || (one_big_task && first_new == 0)) && all_normal(tasks)) {
-    // The first segment sized for a batch of small writes; a bigger bundle grows in segments
-    // with little slack (written out segment by segment below, never flattened).
-    std::size_t estimate = 64;
-    for (const auto& t : tasks) estimate += 16 + 24 * t.writes.size();
-    capnp_io::bounded_message_builder message(
-        static_cast<unsigned>(std::min<std::size_t>(estimate, std::size_t{1} << 20)));
-    records::encode_write_bundle(tasks, *d.serde, message);
-    // Named by its first task and when it was saved, so a later bundle starting with the same
-    // task sorts after it (the first saved copy of a task's writes is the one read back).
+    // Records of a bounded size, all in one batch (atomic: every write or none), each named
+    // by its first task and when it was saved, so a later bundle starting with the same task
+    // sorts after it (the first saved copy of a task's writes is the one read back).
     static std::atomic<std::uint32_t> sequence{0};
-    std::string key = base;
-    keys::append_string(key, tasks.front().task_id);
-    keys::append_i32(key, bundle_index);
-    keys::append_u64(key, static_cast<std::uint64_t>(
-                              std::chrono::system_clock::now().time_since_epoch().count()));
-    keys::append_u64(key, sequence.fetch_add(1));
-    // A big bundle (a fan-out's Sends) is written packed: a third of the bytes to copy, log and
-    // hold in the memtable.
-    std::string bytes = capnp_io::message_bytes_for_size(message);
-    rocksdb::WriteBatch batch(key.size() + bytes.size() + 64);  // sized once
-    check(batch.Put(d.db.writes, key, bytes), "batching pending writes");
-    std::string().swap(bytes);
-    d.write(batch, "writing the pending writes of " + std::to_string(tasks.size()) + " tasks to " +
-                       describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
+    const auto saved_at =
+        static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::size_t total = 0;
+    for (const auto& t : tasks) total += t.writes.size();
+    std::optional<rocksdb::WriteBatch> batch;
+    records::encode_write_bundles(
+        tasks, *d.serde, bundle_writes,
+        [&](const std::string& first_task, std::string bytes, std::size_t writes) {
+          std::string key = base;
+          keys::append_string(key, first_task);
+          keys::append_i32(key, bundle_index);
+          keys::append_u64(key, saved_at);
+          keys::append_u64(key, sequence.fetch_add(1));
+          if (!batch) {
+            // Sized once, from the first record: growing by doubling would copy a big
+            // batch's bytes, and hold them twice, on the way.
+            const std::size_t per_record = key.size() + bytes.size() + 16;
+            batch.emplace(per_record + per_record / 8 * 9 * ((total - 1) / writes));
+          }
+          check(batch->Put(d.db.writes, key, bytes), "batching pending writes");
+        });
+    d.write(*batch, "writing the pending writes of " + std::to_string(tasks.size()) + " tasks to " +
+                        describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
     return;
   }
 

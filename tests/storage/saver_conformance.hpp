@@ -25,6 +25,7 @@
   SUPERSTEP_SAVER_CONFORMANCE_CASE(put_writes_is_idempotent_per_task_and_index, make)            \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(special_writes_replace_the_stored_one, make)                  \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(writes_of_several_tasks_saved_together, make)                 \
+  SUPERSTEP_SAVER_CONFORMANCE_CASE(a_task_with_very_many_writes_comes_back_whole, make)          \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(writes_saved_together_and_alone_all_come_back, make)          \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(a_task_saved_again_with_more_writes_keeps_its_first, make)    \
   SUPERSTEP_SAVER_CONFORMANCE_CASE(latest_version_is_the_highest_of_every_branch, make)          \
