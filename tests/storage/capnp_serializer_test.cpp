@@ -212,13 +212,13 @@ BOOST_AUTO_TEST_CASE(a_list_that_contains_itself_is_refused_when_read) {
 // bytes as a flat message); damaged packed bytes are as clear an error as damaged flat ones.
 BOOST_AUTO_TEST_CASE(big_values_are_written_packed_and_read_back) {
   list sends;
-  for (int i = 0; i < 20000; ++i)
+  for (int i = 0; i < 5000; ++i)
     sends.push_back(object{{"__send__", "worker"}, {"arg", object{{"item", i}}}});
   const value big(std::move(sends));
   auto serde = make_capnp_serializer();
   const std::string bytes = serde->dumps(big);
-  BOOST_TEST(bytes.substr(0, 4) == std::string(4, '\xff'));
-  BOOST_TEST(bytes.size() < 20000u * 100);  // flat, each object takes ~180 bytes
+  BOOST_TEST(bytes.substr(0, 8) == std::string("\xff\xff\xff\xffpack", 8));
+  BOOST_TEST(bytes.size() < 5000u * 100);  // flat, each object takes ~180 bytes
   BOOST_TEST(serde->loads(bytes) == big);
   // Small values stay flat.
   BOOST_TEST(serde->dumps(value("small")).substr(0, 4) != std::string(4, '\xff'));
@@ -235,4 +235,54 @@ BOOST_AUTO_TEST_CASE(big_values_are_written_packed_and_read_back) {
   std::string bomb = bytes.substr(0, 8);
   for (int i = 0; i < 64; ++i) bomb += std::string("\x00\xff", 2);
   expect_unreadable(bomb);
+}
+
+// A list of 16384 elements or more (a fan-out's Sends, a long append list) is written in parts
+// of that many elements, never as one message held whole unpacked; it reads back the same,
+// and damaged parts are a clear error.
+BOOST_AUTO_TEST_CASE(a_big_list_is_written_in_parts_and_read_back) {
+  list sends;
+  for (int i = 0; i < 40000; ++i)
+    sends.push_back(object{{"__send__", "worker"}, {"arg", object{{"item", i}}}});
+  const value big(std::move(sends));
+  auto serde = make_capnp_serializer();
+  const std::string bytes = serde->dumps(big);
+  const std::string magic("\xff\xff\xff\xffpart", 8);
+  BOOST_TEST(bytes.substr(0, 8) == magic);
+  BOOST_TEST(bytes.size() < 40000u * 100);  // each part packed
+  BOOST_TEST(identical(serde->loads(bytes), big));
+  // Just below the threshold: one message.
+  const value smaller(list(big.as_list().begin(), big.as_list().begin() + 16383));
+  BOOST_TEST(serde->dumps(smaller).substr(0, 8) != magic);
+  BOOST_TEST(identical(serde->loads(serde->dumps(smaller)), smaller));
+
+  const auto expect_unreadable = [](const std::string& damaged, const std::string& why) {
+    auto e = loads_error(damaged);
+    BOOST_TEST_REQUIRE(e.has_value());
+    BOOST_TEST(e->code() == error_code::storage_error);
+    BOOST_TEST(std::string(e->what()).find("unreadable value") != std::string::npos, e->what());
+    BOOST_TEST(std::string(e->what()).find(why) != std::string::npos, e->what());
+  };
+  // Cut anywhere: an error, never a crash or a shorter list.
+  for (std::size_t n = 0; n < bytes.size(); n += 997) {
+    auto e = loads_error(bytes.substr(0, n));
+    BOOST_TEST(e.has_value(), "cut to " << n << " bytes and read");
+  }
+  // A count that is not what the parts hold, either way.
+  std::string more = bytes;
+  more[8] = static_cast<char>(more[8] + 1);
+  expect_unreadable(more, "holds 40000 of its 40001 elements");
+  std::string fewer = bytes;
+  fewer[8] = static_cast<char>(fewer[8] - 1);
+  expect_unreadable(fewer, "more elements than it claims");
+  // A huge count is refused before anything is reserved for it.
+  std::string huge = bytes;
+  huge[15] = '\x7f';
+  expect_unreadable(huge, "more elements than its bytes hold");
+  // A part that is not a list.
+  const std::string part = serde->dumps(value("not a list"));
+  std::string forged = magic + std::string("\x01\0\0\0\0\0\0\0", 8);
+  forged.push_back(static_cast<char>(part.size()));
+  forged += std::string(7, '\0') + part;
+  expect_unreadable(forged, "is not a list");
 }
