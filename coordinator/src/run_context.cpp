@@ -267,7 +267,7 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
   if (ctx.node_attempt() > 1) ctx.throw_if_cancelled();  // no retry once cancelled
   ctx.reset_attempt();
   ctx.start_clock(ctx.timeout_of(node));
-  value& out = task.output;
+  value out;
   bool from_child = false;  // a Command a graph this node ran sent up: not this node's output
   if (!node.hidden) note_input_messages(ctx, task.input);
   try {
@@ -282,12 +282,13 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     out = value::parse_json(e.what());
     from_child = true;
   }
+  task.output = out;
   // A node that returns past its timeout (or caught the timeout error) still timed out: LangGraph
   // would have cancelled it there, so its result is dropped. A node that returns once its
   // task is cancelled finished before it saw it: its result stands.
   ctx.check_timeout();
   const bool messages = !node.hidden && !from_child && ctx.run().wants(stream_mode::messages);
-  if (messages) out = with_message_ids(ctx, out);
+  if (messages) task.output = out = with_message_ids(ctx, out);
   for (const auto& w : node.writers) w(out, ctx);
   if (messages) emit_output_messages(ctx, out);
 }
@@ -322,8 +323,8 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
       // One interrupt from interrupt(), or a list: all those of a subgraph the task ran.
       value raised = value::parse_json(failure->what());
       if (raised.is_list())
-        task.interrupts.insert(task.interrupts.end(), raised.as_list().begin(),
-                               raised.as_list().end());
+        task.interrupts.edit().insert(task.interrupts.edit().end(), raised.as_list().begin(),
+                                      raised.as_list().end());
       else
         task.interrupts.push_back(std::move(raised));
       if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));

@@ -112,7 +112,7 @@ class task_context final : public node_context, public write_scope {
   std::size_t next_subgraph_call() noexcept { return subgraph_calls_++; }
   /// The values answering this task's interrupt() calls, before the node function runs (the
   /// functional API hands those meant for the tasks an entrypoint calls to those calls).
-  list& resume_values() noexcept { return task_.resume; }
+  list& resume_values() { return task_.resume.edit(); }
   void emit_custom(value data) override;
   void emit_tool_event(value event) override;
   bool streams(stream_mode m) const noexcept override { return run_.sink && run_.wants(m); }

@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serializati
   BOOST_TEST((t.error->code == error_code::invalid_update));
   BOOST_TEST(t.error->message == "At key 'x': boom");
   BOOST_TEST(!back.tasks[1].error.has_value());
-  BOOST_TEST(t.timeout.to_json() == R"({"idle_timeout_ms":50.0})");
+  BOOST_TEST(t.timeout->to_json() == R"({"idle_timeout_ms":50.0})");
   BOOST_TEST(back.tasks[1].timeout.is_null());
 
   stream_chunk c{{"a:1", "b:2"}, 2, value::parse_json(R"({"progress":0.5})")};

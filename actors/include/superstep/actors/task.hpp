@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,86 @@ class boxed_optional {
   std::unique_ptr<T> p_;
 };
 
+/// A field kept behind a pointer and allocated only when it holds something: 8 bytes where a
+/// `value` or a list takes 24. Most tasks leave these fields empty, and a step may hold 10^6
+/// tasks. It reads as a `T` (an empty one when unset); `edit()` gives a `T` to change in place.
+template <class T>
+class boxed {
+ public:
+  boxed() noexcept = default;
+  boxed(T v) { set(std::move(v)); }
+  boxed(const boxed& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  boxed(boxed&&) noexcept = default;
+  boxed& operator=(const boxed& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  boxed& operator=(boxed&&) noexcept = default;
+  boxed& operator=(T v) {
+    set(std::move(v));
+    return *this;
+  }
+
+  const T& get() const noexcept { return p_ ? *p_ : none(); }
+  operator const T&() const noexcept { return get(); }
+  const T* operator->() const noexcept { return &get(); }
+  T& edit() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+  /// Takes the content out, leaving the field empty.
+  T take() { return p_ ? T(std::move(*std::exchange(p_, nullptr))) : T(); }
+
+  /// For a `value`: whether it is null (unset).
+  bool is_null() const noexcept { return !p_ || p_->is_null(); }
+
+  // Read like a container (a list, the triggers).
+  bool empty() const noexcept { return !p_ || p_->empty(); }
+  std::size_t size() const noexcept { return p_ ? p_->size() : 0; }
+  template <class U = T>
+  auto begin() const noexcept -> decltype(std::declval<const U&>().begin()) {
+    return get().begin();
+  }
+  template <class U = T>
+  auto end() const noexcept -> decltype(std::declval<const U&>().end()) {
+    return get().end();
+  }
+  template <class U = T>
+  auto front() const -> decltype(std::declval<const U&>().front()) {
+    return get().front();
+  }
+  template <class U = T>
+  auto back() const -> decltype(std::declval<const U&>().back()) {
+    return get().back();
+  }
+  template <class U = T>
+  auto operator[](std::size_t i) const -> decltype(std::declval<const U&>()[i]) {
+    return get()[i];
+  }
+  void clear() noexcept { p_.reset(); }
+  template <class... A>
+  decltype(auto) push_back(A&&... a) {
+    return edit().push_back(std::forward<A>(a)...);
+  }
+  template <class... A>
+  decltype(auto) emplace_back(A&&... a) {
+    return edit().emplace_back(std::forward<A>(a)...);
+  }
+
+ private:
+  static const T& none() noexcept {
+    static const T empty{};
+    return empty;
+  }
+  void set(T v) {
+    if constexpr (std::is_same_v<T, value>)
+      p_ = v.is_null() ? nullptr : std::make_unique<T>(std::move(v));
+    else
+      p_ = v.empty() ? nullptr : std::make_unique<T>(std::move(v));
+  }
+  std::unique_ptr<T> p_;
+};
+
 /// One unit of work in a superstep (LangGraph `PregelExecutableTask`), as plain data that can
 /// travel to whichever process runs it. (Its fields are ordered to leave no padding: a
 /// step of a big fan-out holds one per Send.)
@@ -65,19 +146,19 @@ struct pregel_task {
   bool cached = false;
   std::string name;
   std::uint64_t push_index = 0;
-  std::vector<std::string> triggers;
+  boxed<std::vector<std::string>> triggers;
   value input;
   /// The time limits of a PUSH task whose Send gave its own (LangGraph `Send(timeout=...)`),
   /// as `timeout_to_value` encodes them; null: the node's.
-  value timeout;
+  boxed<value> timeout;
 
   // Filled in by execution:
   std::vector<std::pair<std::string, value>> writes;
-  value output;  ///< what the node returned, for `updates` streams and metadata
+  boxed<value> output;  ///< what the node returned, for `updates` streams and metadata
   /// Values answering this task's interrupt() calls, in call order (from Command(resume=...)).
-  list resume;
+  boxed<list> resume;
   /// The interrupts the task raised ({"value", "id"}), when it was interrupted.
-  list interrupts;
+  boxed<list> interrupts;
   boxed_optional<task_error> error;
   /// Set when the node failed (after its retries) and its error handler ran instead: the
   /// node's error. Set before the task runs (a resume after the handler failed), the node is
