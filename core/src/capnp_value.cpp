@@ -132,7 +132,7 @@ std::uint64_t read_u64(std::string_view& bytes, error_code code) {
   return n;
 }
 
-// One message whose root is `v`, with `write_root` filling it.
+// The bytes of one message whose root Value `write_root` fills.
 template <class Write>
 std::string encode_message(Write&& write_root) {
   // Most values are small: the first segment is this thread's scratch words, zeroed again

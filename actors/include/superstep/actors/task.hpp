@@ -81,9 +81,6 @@ class boxed {
     if (!p_) p_ = std::make_unique<T>();
     return *p_;
   }
-  /// Takes the content out, leaving the field empty.
-  T take() { return p_ ? T(std::move(*std::exchange(p_, nullptr))) : T(); }
-
   /// For a `value`: whether it is null (unset).
   bool is_null() const noexcept { return !p_ || p_->is_null(); }
 
