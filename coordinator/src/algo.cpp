@@ -299,6 +299,10 @@ bool tentatively_last(const graph_index& index, const applied& out, bool bump_st
   return true;
 }
 
+bool known_channel(const run_state& state, const std::string& channel) {
+  return is_reserved_channel(channel) || state.channels.count(channel) != 0;
+}
+
 step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
                          const std::function<bool(const pregel_task&)>& sent) {
   step_writes w;
@@ -313,9 +317,9 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
     const pregel_task& t = *tasks[order];
     const bool collect = !sent || !sent(t);
     for (const auto& [ch, v] : t.writes) {
-      if (is_reserved_channel(ch)) continue;
-      if (!state.channels.count(ch)) unknown_channel(t, ch);
-      if (collect) w.writes.push_back(actors::ordered_write{order, ch, v});
+      if (!known_channel(state, ch)) unknown_channel(t, ch);
+      if (collect && !is_reserved_channel(ch))
+        w.writes.push_back(actors::ordered_write{order, ch, v});
     }
   }
   return w;

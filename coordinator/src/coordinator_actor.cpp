@@ -17,7 +17,6 @@
 
 #include "coordinator_state.hpp"
 #include "superstep/actors/caf_runtime.hpp"
-#include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail::coord {
@@ -163,12 +162,10 @@ void next_step(coordinator_actor* self) {
   if (st.pending == 0) commit_and_continue(self);  // every task was restored from saved writes
 }
 
-// Whether every write of `t` is to a channel of the run (or a reserved one): what staging
-// the step checks.
+// Whether every write of `t` is to a channel it may write: what staging the step checks.
 bool writes_known(const run_loop& loop, const pregel_task& t) {
-  return std::all_of(t.writes.begin(), t.writes.end(), [&](const auto& w) {
-    return is_reserved_channel(w.first) || loop.channels().count(w.first) != 0;
-  });
+  return std::all_of(t.writes.begin(), t.writes.end(),
+                     [&](const auto& w) { return algo::known_channel(loop.state(), w.first); });
 }
 
 // Files the results of a batch; returns the node whose waiting chunks may now be sent, when

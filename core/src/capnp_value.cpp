@@ -167,12 +167,9 @@ std::string encode_in_parts(const list& items, error_code code) {
       for (std::size_t i = 0; i < n; ++i)
         write(l[static_cast<unsigned>(i)], items[first + i], nesting_limit - 1 - list_cost, code);
     });
-    if (first == 0) {
-      // Sized once, from the first part: growing by doubling would copy the bytes so far,
-      // and hold them twice, on the way.
-      const std::size_t parts = (items.size() + chunk_items - 1) / chunk_items;
-      out.reserve(out.size() + (part.size() + 8) / 8 * 9 * parts);
-    }
+    if (first == 0)
+      out.reserve(out.size() +
+                  room_for_parts(part.size() + 8, (items.size() + chunk_items - 1) / chunk_items));
     append_u64(out, part.size());
     out.append(part);
   }

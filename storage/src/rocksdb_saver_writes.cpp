@@ -189,12 +189,9 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
           keys::append_i32(key, bundle_index);
           keys::append_u64(key, saved_at);
           keys::append_u64(key, sequence.fetch_add(1));
-          if (!batch) {
-            // Sized once, from the first record: growing by doubling would copy a big
-            // batch's bytes, and hold them twice, on the way.
-            const std::size_t per_record = key.size() + bytes.size() + 16;
-            batch.emplace(per_record + per_record / 8 * 9 * ((total - 1) / writes));
-          }
+          if (!batch)  // sized once, from the first record
+            batch.emplace(capnp_io::room_for_parts(key.size() + bytes.size() + 16,
+                                                   (total + writes - 1) / writes));
           check(batch->Put(d.db.writes, key, bytes), "batching pending writes");
         });
     d.write(*batch, "writing the pending writes of " + std::to_string(tasks.size()) + " tasks to " +

@@ -96,14 +96,6 @@ class boxed {
     return get().end();
   }
   template <class U = T>
-  auto front() const -> decltype(std::declval<const U&>().front()) {
-    return get().front();
-  }
-  template <class U = T>
-  auto back() const -> decltype(std::declval<const U&>().back()) {
-    return get().back();
-  }
-  template <class U = T>
   auto operator[](std::size_t i) const -> decltype(std::declval<const U&>()[i]) {
     return get()[i];
   }
@@ -111,10 +103,6 @@ class boxed {
   template <class... A>
   decltype(auto) push_back(A&&... a) {
     return edit().push_back(std::forward<A>(a)...);
-  }
-  template <class... A>
-  decltype(auto) emplace_back(A&&... a) {
-    return edit().emplace_back(std::forward<A>(a)...);
   }
 
  private:

@@ -121,6 +121,10 @@ struct step_writes {
 
 /// The first half of `apply_writes` for channels owned elsewhere: sorts `tasks` by path,
 /// records versions_seen (`out.seen_changed`) and collects the writes and consumed channels.
+/// Whether a task may write `channel`: a channel of the run, or a reserved one (an interrupt,
+/// an error, a Send's tasks topic...), which staging a step skips.
+bool known_channel(const run_state& state, const std::string& channel);
+
 /// The writes of tasks for which `sent` is true went to their owners from where the tasks
 /// ran: they are checked, not collected again. Throws `superstep::error` (invalid_update)
 /// for a write to a channel the graph lacks.

@@ -71,6 +71,13 @@ class bounded_message_builder final : public capnp::MessageBuilder {
   bool scratch_used_ = false;
 };
 
+/// Room for `parts` parts of a whole written a part at a time, from the size of the first:
+/// each later part is given an eighth more, so that a buffer reserved once rarely grows (by
+/// doubling, which would copy what it holds and hold it twice on the way).
+inline std::size_t room_for_parts(std::size_t first_part, std::size_t parts) {
+  return parts == 0 ? 0 : first_part + first_part / 8 * 9 * (parts - 1);
+}
+
 /// A stream that appends what is written to a string.
 class string_output final : public kj::OutputStream {
  public:
