@@ -20,16 +20,26 @@ namespace {
 // replaces what came first.
 struct step_inbox {
   std::vector<std::pair<std::uint32_t, std::vector<ordered_write>>> chunks;
-  std::unordered_map<std::uint32_t, std::size_t> index;  // chunk -> position in chunks
+  // chunk -> position in chunks, once there are more than a few (most steps have one)
+  std::unordered_map<std::uint32_t, std::size_t> index;
+  static constexpr std::size_t few = 8;
 
   std::uint32_t messages() const { return static_cast<std::uint32_t>(chunks.size()); }
 
   void add(channel_writes& m) {
-    auto [at, added] = index.try_emplace(m.chunk, chunks.size());
-    if (added)
+    std::size_t at = chunks.size();
+    if (chunks.size() < few) {
+      for (std::size_t i = 0; i < chunks.size(); ++i)
+        if (chunks[i].first == m.chunk) at = i;
+    } else {
+      if (index.empty())
+        for (std::size_t i = 0; i < chunks.size(); ++i) index.emplace(chunks[i].first, i);
+      at = index.try_emplace(m.chunk, chunks.size()).first->second;
+    }
+    if (at == chunks.size())
       chunks.emplace_back(m.chunk, std::move(m.writes));
     else
-      chunks[at->second].second = std::move(m.writes);
+      chunks[at].second = std::move(m.writes);
   }
 
   // Every write, in task-path order when each chunk is (a batch's tasks are consecutive in
@@ -296,6 +306,13 @@ channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group, c
                                   std::int64_t closed_through) {
   return sys.spawn(channel_actor_behavior, std::move(group), std::move(owner), std::move(versions),
                    closed_through);
+}
+
+channel_actor spawn_channel_actor_beside(caf::actor_system& sys, channel_group group,
+                                         caf::actor owner,
+                                         std::unordered_map<std::string, std::uint64_t> versions) {
+  return sys.spawn<caf::lazy_init>(channel_actor_behavior, std::move(group), std::move(owner),
+                                   std::move(versions), std::int64_t{-1});
 }
 
 channel_group group_from(

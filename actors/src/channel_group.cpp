@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -21,41 +20,55 @@ channel_group::channel_group(channels::channel_map channels) : live_(std::move(c
 }
 
 // Keeps each channel as it was before the step first touches it (restored on abort) and
-// notes what the step changed.
+// notes, in order, each change the step made and whether the channel was available after it.
 class channel_group::stager final : public channels::step_observer {
  public:
-  stager(channel_group& g, std::set<std::string>& changed, std::set<std::string>& updated)
-      : g_(g), changed_(changed), updated_(updated) {}
+  explicit stager(channel_group& g) : g_(g) {}
   void before_change(const std::string& name, channels::channel& c) override {
-    if (!g_.before_.count(name)) g_.before_.emplace(name, c.copy());
+    auto [it, first] = g_.before_.try_emplace(name);
+    if (first) it->second = c.copy();
   }
   void changed(const std::string& name, const channels::channel&, bool available) override {
-    changed_.insert(name);
-    if (available)
-      updated_.insert(name);
-    else
-      updated_.erase(name);
+    changes_.push_back(change{name, static_cast<std::uint32_t>(changes_.size()), available});
+  }
+  // The changes, each channel once, by name; `available` as after its last change.
+  std::vector<std::pair<std::string, bool>> take() {
+    std::sort(changes_.begin(), changes_.end(), [](const change& a, const change& b) {
+      return a.name != b.name ? a.name < b.name : a.seq < b.seq;
+    });
+    std::vector<std::pair<std::string, bool>> out;
+    out.reserve(changes_.size());
+    for (auto& c : changes_) {
+      if (!out.empty() && out.back().first == c.name)
+        out.back().second = c.available;
+      else
+        out.emplace_back(std::move(c.name), c.available);
+    }
+    return out;
   }
 
  private:
+  struct change {
+    std::string name;
+    std::uint32_t seq;  // the order changes came in: a channel's last one counts
+    bool available;
+  };
   channel_group& g_;
-  std::set<std::string>& changed_;
-  std::set<std::string>& updated_;
+  std::vector<change> changes_;
 };
 
-group_changes channel_group::collect(const std::set<std::string>& changed,
-                                     const std::set<std::string>& updated) {
+group_changes channel_group::collect(std::vector<std::pair<std::string, bool>> changes) {
   group_changes out;
-  out.changed.reserve(changed.size());
-  out.values.reserve(changed.size());
-  for (const auto& name : changed) {
+  out.changed.reserve(changes.size());
+  out.values.reserve(changes.size());
+  for (auto& [name, available] : changes) {
     channels::channel& c = *live_.at(name);
-    out.changed.push_back(channel_delta::of(name, c.checkpoint()));
-    out.values.push_back(channel_delta::of(name, c.transfer()));
+    if (available) out.updated.push_back(name);
     if (c.is_available()) out.available.push_back(name);
     if (c.take_overwritten()) out.overwritten.push_back(name);
+    out.values.push_back(channel_delta::of(name, c.transfer()));
+    out.changed.push_back(channel_delta::of(std::move(name), c.checkpoint()));
   }
-  out.updated.assign(updated.begin(), updated.end());
   return out;
 }
 
@@ -63,47 +76,37 @@ group_changes channel_group::prepare(std::vector<ordered_write> writes,
                                      const std::vector<std::string>& consumed, bool bump_step) {
   if (staging_) abort();  // a step prepared again (its coordinator retried): start over
   staging_ = true;
-  std::set<std::string> changed, updated;
+  stager observer(*this);
   try {
     // Each channel's writes in task-path order (stable: a task's own writes keep theirs).
     // They usually arrive in that order already: then grouping is one pass, O(writes).
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
     if (!std::is_sorted(writes.begin(), writes.end(), by_order))
       std::stable_sort(writes.begin(), writes.end(), by_order);
-    std::vector<channels::write_group> groups;
-    std::unordered_map<std::string_view, std::size_t> by_channel;  // index into groups
-    std::size_t last = SIZE_MAX;  // consecutive writes usually go to the same channel
+    channels::write_groups groups;
     for (auto& w : writes) {
-      if (last == SIZE_MAX || *groups[last].name != w.channel) {
-        auto known = by_channel.find(w.channel);
-        if (known == by_channel.end()) {
-          auto it = live_.find(w.channel);
-          if (it == live_.end())
-            throw error(error_code::invalid_update,
-                        "channel '" + w.channel + "' is not owned by this channel group");
-          groups.push_back(channels::write_group{&it->first, it->second.get(), {}});
-          known = by_channel.emplace(it->first, groups.size() - 1).first;
-        }
-        last = known->second;
+      auto* group = groups.find(w.channel);
+      if (!group) {
+        auto it = live_.find(w.channel);
+        if (it == live_.end())
+          throw error(error_code::invalid_update,
+                      "channel '" + w.channel + "' is not owned by this channel group");
+        group = &groups.add(it->first, *it->second);
       }
-      groups[last].values.push_back(std::move(w.v));
+      group->values.push_back(std::move(w.v));
     }
-    stager observer(*this, changed, updated);
-    channels::apply_step(live_, volatile_available_,
-                         std::set<std::string>(consumed.begin(), consumed.end()), groups, bump_step,
-                         observer);
+    channels::apply_step(live_, volatile_available_, consumed, groups.all, bump_step, observer);
   } catch (...) {
     abort();
     throw;
   }
-  return collect(changed, updated);
+  return collect(observer.take());
 }
 
 group_changes channel_group::finish() {
-  std::set<std::string> changed, updated;
-  stager observer(*this, changed, updated);
+  stager observer(*this);
   channels::finish_step(live_, volatile_available_, finishable_, observer);
-  return collect(changed, updated);
+  return collect(observer.take());
 }
 
 void channel_group::commit() {

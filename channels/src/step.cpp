@@ -14,8 +14,29 @@ void note_availability(std::unordered_set<std::string>& volatile_available, cons
     volatile_available.erase(name);
 }
 
+write_group* write_groups::find(std::string_view channel) {
+  if (last_ < all.size() && *all[last_].name == channel) return &all[last_];
+  if (all.size() <= few) {
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (*all[i].name == channel) return &all[last_ = i];
+    return nullptr;
+  }
+  if (index_.empty())
+    for (std::size_t i = 0; i < all.size(); ++i) index_.emplace(*all[i].name, i);
+  auto it = index_.find(channel);
+  if (it == index_.end()) return nullptr;
+  return &all[last_ = it->second];
+}
+
+write_group& write_groups::add(const std::string& name, channel& target) {
+  all.push_back(write_group{&name, &target, {}});
+  last_ = all.size() - 1;
+  if (!index_.empty()) index_.emplace(name, last_);
+  return all.back();
+}
+
 void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
-                const std::set<std::string>& consumed, std::vector<write_group>& groups,
+                const std::vector<std::string>& consumed, std::vector<write_group>& groups,
                 bool bump_step, step_observer& observer) {
   for (const auto& name : consumed) {
     auto it = channels.find(name);
@@ -38,16 +59,21 @@ void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile
     }
   }
 
-  if (!bump_step) return;
-  std::vector<std::string> vol(volatile_available.begin(), volatile_available.end());
-  std::sort(vol.begin(), vol.end());
-  for (const auto& name : vol) {
+  if (!bump_step || volatile_available.empty()) return;
+  // By name; a name is copied only when its channel may change (which may drop it from
+  // the set, and with it the string pointed to).
+  std::vector<const std::string*> vol;
+  vol.reserve(volatile_available.size());
+  for (const auto& name : volatile_available) vol.push_back(&name);
+  std::sort(vol.begin(), vol.end(), [](const auto* a, const auto* b) { return *a < *b; });
+  for (const std::string* held : vol) {
     auto w =
-        std::lower_bound(groups.begin(), groups.end(), name,
+        std::lower_bound(groups.begin(), groups.end(), *held,
                          [](const write_group& g, const std::string& n) { return *g.name < n; });
-    if (w != groups.end() && *w->name == name) continue;  // written: its update decided
-    channel& c = *channels.at(name);
+    if (w != groups.end() && *w->name == *held) continue;  // written: its update decided
+    channel& c = *channels.at(*held);
     if (!c.is_available()) continue;
+    const std::string name = *held;
     observer.before_change(name, c);
     if (c.update({})) {
       note_availability(volatile_available, name, c);

@@ -277,11 +277,20 @@ bool record_seen(checkpoint& cp, std::vector<pregel_task*>& tasks, applied& out)
 }
 
 // The channels that triggered tasks, consumed when the step applies (a named barrier resets).
-std::set<std::string> consumed_by(const std::vector<pregel_task*>& tasks) {
-  std::set<std::string> consumed;
-  for (const pregel_task* t : tasks)
-    for (const auto& ch : t->triggers)
-      if (!is_reserved_channel(ch)) consumed.insert(ch);
+const pregel_task& task_of(const pregel_task* t) { return *t; }
+const pregel_task& task_of(const pregel_task& t) { return t; }
+
+// The channels that triggered `tasks` (but reserved ones), sorted and distinct: what the step
+// consumes. A step's tasks usually have one trigger each, often the same: no set is built.
+template <class Tasks>
+std::vector<std::string> consumed_by(const Tasks& tasks) {
+  std::vector<std::string> consumed;
+  for (const auto& t : tasks)
+    for (const auto& ch : task_of(t).triggers)
+      if (!is_reserved_channel(ch) && (consumed.empty() || consumed.back() != ch))
+        consumed.push_back(ch);
+  std::sort(consumed.begin(), consumed.end());
+  consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
   return consumed;
 }
 
@@ -307,8 +316,7 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
                          const std::function<bool(const pregel_task&)>& sent) {
   step_writes w;
   w.bump_step = record_seen(state.checkpoint, tasks, out);
-  auto consumed = consumed_by(tasks);
-  w.consumed.assign(consumed.begin(), consumed.end());
+  w.consumed = consumed_by(tasks);
   std::size_t count = 0;  // only those collected: a fan-out's Sends went to their owner
   for (const pregel_task* t : tasks)
     if (!sent || !sent(*t)) count += t->writes.size();
@@ -327,13 +335,9 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
 
 step_writes step_effects(const std::vector<pregel_task>& tasks) {
   step_writes w;
-  std::set<std::string> consumed;
-  for (const auto& t : tasks) {
-    if (t.push || !t.triggers.empty()) w.bump_step = true;
-    for (const auto& ch : t.triggers)
-      if (!is_reserved_channel(ch)) consumed.insert(ch);
-  }
-  w.consumed.assign(consumed.begin(), consumed.end());
+  w.bump_step = std::any_of(tasks.begin(), tasks.end(),
+                            [](const pregel_task& t) { return t.push || !t.triggers.empty(); });
+  w.consumed = consumed_by(tasks);
   return w;
 }
 
@@ -400,31 +404,26 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
   checkpoint& cp = state.checkpoint;
   applied out;
   const bool bump_step = record_seen(cp, tasks, out);
-  const std::set<std::string> consumed = consumed_by(tasks);
+  const std::vector<std::string> consumed = consumed_by(tasks);
 
   // Group writes by channel, in task-path order, and apply each group at once.
   // Names point into the channel map, which outlives this function.
-  std::vector<channels::write_group> groups;
-  std::unordered_map<std::string_view, std::size_t> by_channel;  // index into groups
-  channels::write_group* last = nullptr;  // consecutive writes usually go to the same channel
+  channels::write_groups groups;
   for (const pregel_task* t : tasks) {
     for (const auto& [ch, v] : t->writes) {
-      if (!last || *last->name != ch) {
-        auto it = by_channel.find(ch);
-        if (it == by_channel.end()) {
-          if (is_reserved_channel(ch)) continue;
-          auto c = state.channels.find(ch);
-          if (c == state.channels.end()) unknown_channel(*t, ch);
-          groups.push_back(channels::write_group{&c->first, c->second.get(), {}});
-          it = by_channel.emplace(c->first, groups.size() - 1).first;
-        }
-        last = &groups[it->second];
+      auto* group = groups.find(ch);
+      if (!group) {
+        if (is_reserved_channel(ch)) continue;
+        auto c = state.channels.find(ch);
+        if (c == state.channels.end()) unknown_channel(*t, ch);
+        group = &groups.add(c->first, *c->second);
       }
-      last->values.push_back(v);
+      group->values.push_back(v);
     }
   }
   version_bump bump(state, out);
-  channels::apply_step(state.channels, state.volatile_available, consumed, groups, bump_step, bump);
+  channels::apply_step(state.channels, state.volatile_available, consumed, groups.all, bump_step,
+                       bump);
 
   // Tentatively the last step: let deferred channels finish.
   if (tentatively_last(index, out, bump_step))

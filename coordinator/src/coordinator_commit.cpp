@@ -43,10 +43,13 @@ std::vector<actors::step_prepare> prepares_of(coordinator_state& st, algo::step_
 }
 
 // With the step's prepare out, the batch's tasks send their writes to the groups themselves.
-void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c) {
+void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c, bool last_use) {
   if (!st.early_prepare) return;
   b.groups = group_handles(st);
-  b.prepares = st.prepares;
+  if (last_use)
+    b.prepares = std::move(st.prepares);
+  else
+    b.prepares = st.prepares;
   b.chunk = c.index;
   b.orders.reserve(c.slots.size());
   for (auto s : c.slots) {

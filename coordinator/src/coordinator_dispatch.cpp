@@ -63,7 +63,9 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   }
   b.tasks.reserve(c.slots.size());
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
-  route_writes(st, b, c);
+  // A batch here is never sent again: when it is the step's last unfinished one and the
+  // coordinator has no share to send, nothing needs the prepares after it.
+  route_writes(st, b, c, st.pending == 1 && !st.share_due);
   b.slots = std::move(c.slots);
   ++st.local_out;
   self->send(to, std::move(b));
@@ -102,7 +104,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     t.input = std::move(input);
   }
   // Its writes go to their owners: those in this process get them with its result.
-  route_writes(st, b, c);
+  route_writes(st, b, c, false);
   // What its result brings for the groups in this process (actors::result_takes_writes).
   batch_expected e;
   e.step = st.loop->step();

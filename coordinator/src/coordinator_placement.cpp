@@ -304,8 +304,9 @@ actors::channel_actor spawn_beside(coordinator_actor* self, std::uint32_t g, std
     owned.emplace(name, c->copy());
     if (auto v = saved.find(name); v != saved.end()) versions.emplace(name, v->second);
   }
-  auto group = actors::spawn_channel_actor(self->system(), actors::channel_group(std::move(owned)),
-                                           caf::actor_cast<caf::actor>(self), std::move(versions));
+  auto group =
+      actors::spawn_channel_actor_beside(self->system(), actors::channel_group(std::move(owned)),
+                                         caf::actor_cast<caf::actor>(self), std::move(versions));
   self->monitor(group);
   return group;
 }

@@ -239,8 +239,9 @@ std::size_t remote_batch_size(const coordinator_state& st, std::size_t tasks, st
 // coordinator_commit.cpp
 /// The step's prepare for each group, to ride with the writes of `messages` chunks.
 void prepare_early(coordinator_actor* self, std::uint32_t messages);
-/// Gives a batch the route of its tasks' writes to the groups (when the prepare is out).
-void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c);
+/// Gives a batch the route of its tasks' writes to the groups (when the prepare is out);
+/// `last_use`: no other batch of the step needs the step's prepares (they move).
+void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c, bool last_use);
 /// The groups' handles as a task batch carries them.
 std::vector<caf::actor> group_handles(const coordinator_state& st);
 /// A group's vote in the round in progress.

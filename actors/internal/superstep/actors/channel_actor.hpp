@@ -138,6 +138,12 @@ channel_actor spawn_channel_actor(caf::actor_system& sys, channel_group group,
                                   caf::actor owner = caf::actor(),
                                   std::unordered_map<std::string, std::uint64_t> versions = {},
                                   std::int64_t closed_through = -1);
+/// `spawn_channel_actor` for a group beside its coordinator `owner`, which sends it the run's
+/// first prepare: the actor is scheduled only when a message comes (no wake-up of an idle
+/// scheduler thread per run).
+channel_actor spawn_channel_actor_beside(caf::actor_system& sys, channel_group group,
+                                         caf::actor owner,
+                                         std::unordered_map<std::string, std::uint64_t> versions);
 
 /// A group owning the channels named in `values`, made from `prototypes` (a graph's channels
 /// by name) restored from the values. Throws `superstep::error` (invalid_argument) naming a
