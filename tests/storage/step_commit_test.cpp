@@ -147,6 +147,39 @@ BOOST_AUTO_TEST_CASE(a_run_over_a_channel_actor_leaves_what_the_coordinators_own
   expect_same(owned, run(execution::threads, false));
 }
 
+BOOST_AUTO_TEST_CASE(a_run_over_a_channel_actor_stopped_mid_way_resumes_as_the_coordinators_own) {
+  // A run stopped before "join" (its barrier, the branches and the deferred trigger are saved
+  // mid-way) resumes from its checkpoints as a run whose coordinator applies the writes itself
+  // does, under every durability.
+  for (const char* durability : {"sync", "async", "exit"}) {
+    BOOST_TEST_CONTEXT("durability " << durability) {
+      value cfg = object{{"configurable", object{{"thread_id", "t"}}}, {"durability", durability}};
+      std::string outputs[2];
+      std::vector<state_snapshot> histories[2];
+      for (bool channel_actors : {true, false}) {
+        compile_options o;
+        o.channel_actors = channel_actors;
+        o.checkpointer = test::make_saver();
+        o.interrupt_before = {"join"};
+        auto graph = every_channel_kind().compile(o);
+        graph->invoke(object{{"items", list{"in"}}}, cfg);
+        const auto next = graph->get_state(cfg).next;
+        BOOST_TEST(std::count(next.begin(), next.end(), "join") == 1);
+        outputs[channel_actors] = graph->invoke(value(), cfg).to_json();
+        histories[channel_actors] = graph->get_state_history(cfg);
+      }
+      // The untracked key is not saved: after the resume "late" no longer sees it.
+      BOOST_TEST(outputs[1].find(R"("last":"late saw -")") != std::string::npos);
+      BOOST_TEST(outputs[1] == outputs[0]);
+      BOOST_REQUIRE_EQUAL(histories[1].size(), histories[0].size());
+      for (std::size_t i = 0; i < histories[1].size(); ++i) {
+        BOOST_TEST(histories[1][i].values.to_json() == histories[0][i].values.to_json());
+        BOOST_TEST(histories[1][i].next == histories[0][i].next, boost::test_tools::per_element());
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_write_the_owner_refuses_fails_the_run_with_the_channels_error) {
   // Two nodes write a last-value key in one step: LangGraph's InvalidUpdateError, raised by the
   // channel wherever it lives.
