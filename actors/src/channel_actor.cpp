@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string>
 #include <unordered_map>
 
 #include "superstep/actors/fault_point.hpp"
@@ -48,9 +49,19 @@ struct step_inbox {
   std::vector<ordered_write> take(const channel_group& group) {
     std::vector<std::vector<ordered_write>*> parts;
     std::size_t count = 0;
+    // Whether the group owns each channel written, looked up once per channel: a batch's
+    // writes go to a few channels, many times over.
+    std::vector<std::pair<std::string, bool>> known;
+    const auto owned = [&](const std::string& channel) {
+      for (const auto& [name, owns] : known)
+        if (name == channel) return owns;
+      const bool owns = group.owns(channel);
+      if (known.size() < 16) known.emplace_back(channel, owns);
+      return owns;
+    };
     for (auto& [chunk, writes] : chunks) {
       if (chunk != coordinator_chunk)
-        std::erase_if(writes, [&](const ordered_write& w) { return !group.owns(w.channel); });
+        std::erase_if(writes, [&](const ordered_write& w) { return !owned(w.channel); });
       if (writes.empty()) continue;
       parts.push_back(&writes);
       count += writes.size();
@@ -290,12 +301,29 @@ std::uint32_t channel_owner(std::string_view channel, std::size_t groups) noexce
 std::vector<std::vector<ordered_write>> writes_by_owner(const std::vector<pregel_task>& tasks,
                                                         const std::vector<std::uint32_t>& orders,
                                                         const std::vector<bool>& wanted) {
-  std::vector<std::vector<ordered_write>> out(wanted.size());
+  const std::size_t n = wanted.size();
+  std::vector<std::vector<ordered_write>> out(n);
+  // Each write's owner, then each owner's vector sized once (a fan-out's batch holds
+  // thousands of writes): no write is moved twice.
+  std::vector<std::uint32_t> owners;
+  std::vector<std::size_t> counts(n);
+  if (n > 1) {
+    for (const auto& t : tasks)
+      for (const auto& w : t.writes) {
+        owners.push_back(channel_owner(w.first, n));
+        ++counts[owners.back()];
+      }
+  } else if (n == 1) {
+    for (const auto& t : tasks) counts[0] += t.writes.size();
+  }
+  for (std::size_t g = 0; g < n; ++g)
+    if (wanted[g]) out[g].reserve(counts[g]);
+  std::size_t k = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::uint32_t order = i < orders.size() ? orders[i] : 0;
     for (const auto& [ch, v] : tasks[i].writes) {
-      const std::uint32_t g = channel_owner(ch, wanted.size());
-      if (wanted[g]) out[g].push_back(ordered_write{order, ch, v});
+      const std::uint32_t g = n > 1 ? owners[k++] : 0;
+      if (wanted[g]) out[g].emplace_back(order, ch, v);
     }
   }
   return out;

@@ -16,6 +16,10 @@ void note_availability(std::unordered_set<std::string>& volatile_available, cons
 
 write_group* write_groups::find(std::string_view channel) {
   if (last_ < all.size() && *all[last_].name == channel) return &all[last_];
+  // Tasks that each write the same few channels, in the same order, write them in turn.
+  if (const std::size_t next = last_ + 1 < all.size() ? last_ + 1 : 0;
+      next < all.size() && *all[next].name == channel)
+    return &all[last_ = next];
   if (all.size() <= few) {
     for (std::size_t i = 0; i < all.size(); ++i)
       if (*all[i].name == channel) return &all[last_ = i];

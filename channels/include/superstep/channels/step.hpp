@@ -27,7 +27,8 @@ struct write_group {
 };
 
 /// A step's writes grouped by channel as they are collected. Finding a channel's group costs
-/// O(1): the last one found, a look through a few, or a hash lookup once there are more.
+/// O(1): the last one found or the one after it, a look through a few, or a hash lookup once
+/// there are more.
 class write_groups {
  public:
   std::vector<write_group> all;
