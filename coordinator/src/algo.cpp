@@ -321,14 +321,25 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
   for (const pregel_task* t : tasks)
     if (!sent || !sent(*t)) count += t->writes.size();
   w.writes.reserve(count);
+  // Each channel written is checked once: a step's tasks write a few channels, many times over.
+  struct checked {
+    const std::string* name;
+    bool reserved;
+  };
+  std::vector<checked> seen;
+  const auto reserved = [&](const pregel_task& t, const std::string& ch) {
+    for (const auto& c : seen)
+      if (*c.name == ch) return c.reserved;
+    if (!known_channel(state, ch)) unknown_channel(t, ch);
+    const bool r = is_reserved_channel(ch);
+    if (seen.size() < 16) seen.push_back(checked{&ch, r});
+    return r;
+  };
   for (std::uint32_t order = 0; order < tasks.size(); ++order) {
     const pregel_task& t = *tasks[order];
     const bool collect = !sent || !sent(t);
-    for (const auto& [ch, v] : t.writes) {
-      if (!known_channel(state, ch)) unknown_channel(t, ch);
-      if (collect && !is_reserved_channel(ch))
-        w.writes.push_back(actors::ordered_write{order, ch, v});
-    }
+    for (const auto& [ch, v] : t.writes)
+      if (!reserved(t, ch) && collect) w.writes.emplace_back(order, ch, v);
   }
   return w;
 }
