@@ -3,6 +3,7 @@
 #include "superstep/actors/channel_actor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <map>
 #include <set>
@@ -15,6 +16,21 @@
 namespace superstep::actors {
 
 namespace {
+
+// Whether `group` owns every channel of `writes`, each looked up once: a batch's writes go to
+// a few channels, many times over.
+bool all_owned(const channel_group& group, const std::vector<ordered_write>& writes) {
+  std::array<const std::string*, 8> owned{};
+  std::size_t known = 0;
+  for (const auto& w : writes) {
+    if (std::any_of(owned.begin(), owned.begin() + known,
+                    [&](const std::string* name) { return *name == w.channel; }))
+      continue;
+    if (!group.owns(w.channel)) return false;
+    if (known < owned.size()) owned[known++] = &w.channel;
+  }
+  return true;
+}
 
 // A step's writes as they arrive, before the step is prepared: by chunk (task batch), in
 // the order the chunks arrived. A chunk that comes again (its batch ran again elsewhere)
@@ -49,19 +65,9 @@ struct step_inbox {
   std::vector<ordered_write> take(const channel_group& group) {
     std::vector<std::vector<ordered_write>*> parts;
     std::size_t count = 0;
-    // Whether the group owns each channel written, looked up once per channel: a batch's
-    // writes go to a few channels, many times over.
-    std::vector<std::pair<std::string, bool>> known;
-    const auto owned = [&](const std::string& channel) {
-      for (const auto& [name, owns] : known)
-        if (name == channel) return owns;
-      const bool owns = group.owns(channel);
-      if (known.size() < 16) known.emplace_back(channel, owns);
-      return owns;
-    };
     for (auto& [chunk, writes] : chunks) {
-      if (chunk != coordinator_chunk)
-        std::erase_if(writes, [&](const ordered_write& w) { return !owned(w.channel); });
+      if (chunk != coordinator_chunk && !all_owned(group, writes))
+        std::erase_if(writes, [&](const ordered_write& w) { return !group.owns(w.channel); });
       if (writes.empty()) continue;
       parts.push_back(&writes);
       count += writes.size();
