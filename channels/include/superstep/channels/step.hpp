@@ -5,7 +5,6 @@
 // channel actor's group both use it, so the two follow one rule.
 
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,7 +27,8 @@ struct write_group {
 
 /// A step's writes grouped by channel as they are collected. Finding a channel's group costs
 /// O(1): the last one found or the one after it, a look through a few, or a hash lookup once
-/// there are more.
+/// there are more. Once every write is in, `all` goes to `apply_step`, which sorts it: `find`
+/// and `add` are not called after that.
 class write_groups {
  public:
   std::vector<write_group> all;
