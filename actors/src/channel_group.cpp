@@ -28,49 +28,41 @@ class channel_group::stager final : public channels::step_observer {
     auto [it, first] = g_.before_.try_emplace(name);
     if (first) it->second = c.copy();
   }
-  void changed(const std::string& name, const channels::channel&, bool available) override {
-    changes_.push_back(change{name, static_cast<std::uint32_t>(changes_.size()), available});
+  void changed(const std::string& name, channels::channel& c, bool available) override {
+    changes_.push_back(change{&name, &c, static_cast<std::uint32_t>(changes_.size()), available});
   }
-  // The changes, each channel once, by name; `available` as after its last change.
-  std::vector<std::pair<std::string, bool>> take() {
+
+  // What the step changed, each channel once, by name; whether it is updated as after its
+  // last change.
+  group_changes collect() {
     std::sort(changes_.begin(), changes_.end(), [](const change& a, const change& b) {
-      return a.name != b.name ? a.name < b.name : a.seq < b.seq;
+      return *a.name != *b.name ? *a.name < *b.name : a.seq < b.seq;
     });
-    std::vector<std::pair<std::string, bool>> out;
-    out.reserve(changes_.size());
-    for (auto& c : changes_) {
-      if (!out.empty() && out.back().first == c.name)
-        out.back().second = c.available;
-      else
-        out.emplace_back(std::move(c.name), c.available);
+    group_changes out;
+    out.changed.reserve(changes_.size());
+    out.values.reserve(changes_.size());
+    for (std::size_t i = 0; i < changes_.size(); ++i) {
+      const change& c = changes_[i];
+      if (i + 1 < changes_.size() && *changes_[i + 1].name == *c.name) continue;  // not its last
+      if (c.available) out.updated.push_back(*c.name);
+      if (c.channel->is_available()) out.available.push_back(*c.name);
+      if (c.channel->take_overwritten()) out.overwritten.push_back(*c.name);
+      out.values.push_back(channel_delta::of(*c.name, c.channel->transfer()));
+      out.changed.push_back(channel_delta::of(*c.name, c.channel->checkpoint()));
     }
     return out;
   }
 
  private:
   struct change {
-    std::string name;
-    std::uint32_t seq;  // the order changes came in: a channel's last one counts
+    const std::string* name;     // the channel's key in the group (it outlives the step)
+    channels::channel* channel;  // the channel as staged
+    std::uint32_t seq;           // the order changes came in: a channel's last one counts
     bool available;
   };
   channel_group& g_;
   std::vector<change> changes_;
 };
-
-group_changes channel_group::collect(std::vector<std::pair<std::string, bool>> changes) {
-  group_changes out;
-  out.changed.reserve(changes.size());
-  out.values.reserve(changes.size());
-  for (auto& [name, available] : changes) {
-    channels::channel& c = *live_.at(name);
-    if (available) out.updated.push_back(name);
-    if (c.is_available()) out.available.push_back(name);
-    if (c.take_overwritten()) out.overwritten.push_back(name);
-    out.values.push_back(channel_delta::of(name, c.transfer()));
-    out.changed.push_back(channel_delta::of(std::move(name), c.checkpoint()));
-  }
-  return out;
-}
 
 group_changes channel_group::prepare(std::vector<ordered_write> writes,
                                      const std::vector<std::string>& consumed, bool bump_step) {
@@ -100,13 +92,13 @@ group_changes channel_group::prepare(std::vector<ordered_write> writes,
     abort();
     throw;
   }
-  return collect(observer.take());
+  return observer.collect();
 }
 
 group_changes channel_group::finish() {
   stager observer(*this);
   channels::finish_step(live_, volatile_available_, finishable_, observer);
-  return collect(observer.take());
+  return observer.collect();
 }
 
 void channel_group::commit() {

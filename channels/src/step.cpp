@@ -2,6 +2,7 @@
 #include "superstep/channels/step.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace superstep::channels {
 
@@ -42,9 +43,10 @@ write_group& write_groups::add(const std::string& name, channel& target) {
 void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
                 const std::vector<std::string>& consumed, std::vector<write_group>& groups,
                 bool bump_step, step_observer& observer) {
-  for (const auto& name : consumed) {
-    auto it = channels.find(name);
+  for (const auto& consumed_name : consumed) {
+    auto it = channels.find(consumed_name);
     if (it == channels.end()) continue;
+    const std::string& name = it->first;
     channel& c = *it->second;
     observer.before_change(name, c);
     if (c.consume()) {
@@ -64,8 +66,8 @@ void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile
   }
 
   if (!bump_step || volatile_available.empty()) return;
-  // By name; a name is copied only when its channel may change (which may drop it from
-  // the set, and with it the string pointed to).
+  // By name. The observer is told the channel's key in `channels`: a change may drop the
+  // name from the set, and with it the string pointed to here.
   std::vector<const std::string*> vol;
   vol.reserve(volatile_available.size());
   for (const auto& name : volatile_available) vol.push_back(&name);
@@ -75,9 +77,10 @@ void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile
         std::lower_bound(groups.begin(), groups.end(), *held,
                          [](const write_group& g, const std::string& n) { return *g.name < n; });
     if (w != groups.end() && *w->name == *held) continue;  // written: its update decided
-    channel& c = *channels.at(*held);
+    auto it = channels.find(*held);
+    const std::string& name = it->first;
+    channel& c = *it->second;
     if (!c.is_available()) continue;
-    const std::string name = *held;
     observer.before_change(name, c);
     if (c.update({})) {
       note_availability(volatile_available, name, c);
@@ -88,8 +91,12 @@ void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile
 
 void finish_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
                  const std::vector<std::string>& finishable, step_observer& observer) {
-  for (const auto& name : finishable) {
-    channel& c = *channels.at(name);
+  for (const auto& finishable_name : finishable) {
+    auto it = channels.find(finishable_name);
+    if (it == channels.end())
+      throw std::out_of_range("finish_step: no channel '" + finishable_name + "'");
+    const std::string& name = it->first;
+    channel& c = *it->second;
     observer.before_change(name, c);
     if (c.finish()) {
       note_availability(volatile_available, name, c);

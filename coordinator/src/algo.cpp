@@ -36,7 +36,7 @@ class version_bump final : public channels::step_observer {
  public:
   version_bump(run_state& state, applied& out)
       : state_(state), out_(out), next_(state.max_version + 1) {}
-  void changed(const std::string& name, const channels::channel&, bool available) override {
+  void changed(const std::string& name, channels::channel&, bool available) override {
     state_.checkpoint.channel_versions[name] = next_;
     out_.new_versions[name] = next_;
     state_.max_version = next_;

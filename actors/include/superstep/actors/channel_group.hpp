@@ -100,7 +100,6 @@ class channel_group {
 
  private:
   class stager;
-  group_changes collect(std::vector<std::pair<std::string, bool>> changes);
 
   std::unordered_map<std::string, std::unique_ptr<channels::channel>> live_;
   // The channels of the staged step as they were before it, restored on abort.

@@ -50,8 +50,9 @@ class write_groups {
 class step_observer {
  public:
   virtual ~step_observer() = default;
+  /// `name` is the channel's key in the step's channel map (it outlives the step).
   virtual void before_change(const std::string& /*name*/, channel& /*c*/) {}
-  virtual void changed(const std::string& name, const channel& c, bool available) = 0;
+  virtual void changed(const std::string& name, channel& c, bool available) = 0;
 };
 
 /// Keeps `volatile_available` (the available channels that can change without writes) true
