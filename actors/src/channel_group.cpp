@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string_view>
-#include <unordered_map>
 
 #include "superstep/channels/step.hpp"
 #include "superstep/core/error.hpp"

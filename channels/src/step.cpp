@@ -40,6 +40,18 @@ write_group& write_groups::add(const std::string& name, channel& target) {
   return all.back();
 }
 
+namespace {
+
+// The entry of channel `name` in `channels`: its key (which outlives the step, unlike the
+// name it was asked for) and the channel. Throws std::out_of_range, as `at`, when it lacks it.
+channel_map::value_type& entry(channel_map& channels, const std::string& name) {
+  auto it = channels.find(name);
+  if (it == channels.end()) throw std::out_of_range("no channel '" + name + "' in the step");
+  return *it;
+}
+
+}  // namespace
+
 void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
                 const std::vector<std::string>& consumed, std::vector<write_group>& groups,
                 bool bump_step, step_observer& observer) {
@@ -77,9 +89,8 @@ void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile
         std::lower_bound(groups.begin(), groups.end(), *held,
                          [](const write_group& g, const std::string& n) { return *g.name < n; });
     if (w != groups.end() && *w->name == *held) continue;  // written: its update decided
-    auto it = channels.find(*held);
-    const std::string& name = it->first;
-    channel& c = *it->second;
+    auto& [name, held_channel] = entry(channels, *held);
+    channel& c = *held_channel;
     if (!c.is_available()) continue;
     observer.before_change(name, c);
     if (c.update({})) {
@@ -92,11 +103,8 @@ void apply_step(channel_map& channels, std::unordered_set<std::string>& volatile
 void finish_step(channel_map& channels, std::unordered_set<std::string>& volatile_available,
                  const std::vector<std::string>& finishable, step_observer& observer) {
   for (const auto& finishable_name : finishable) {
-    auto it = channels.find(finishable_name);
-    if (it == channels.end())
-      throw std::out_of_range("finish_step: no channel '" + finishable_name + "'");
-    const std::string& name = it->first;
-    channel& c = *it->second;
+    auto& [name, finishable_channel] = entry(channels, finishable_name);
+    channel& c = *finishable_channel;
     observer.before_change(name, c);
     if (c.finish()) {
       note_availability(volatile_available, name, c);
