@@ -163,10 +163,18 @@ task_batch_done finished(node_self self, task_batch& b, const caf::strong_actor_
   return done;
 }
 
+// Whether a batch's tasks read the replica of their run here: the node reads channels fresh,
+// its PULL tasks' inputs are built here, or the batch brings changes to keep. Otherwise no
+// replica is made for the run (nor its coordinator monitored, nor a message taken when it
+// ends): a local PULL task comes with its input.
+bool reads_replica(const node_state& st, const task_batch& b) {
+  return !st.node->replica_channels.empty() || b.header.inputs_from_replica || !b.deltas.empty();
+}
+
 // Runs a batch of the run coordinated by `sender` against its replica.
 task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor_ptr& sender) {
   auto& st = self->state;
-  channel_map& replica = replica_of(self, sender);
+  channel_map& replica = reads_replica(st, b) ? replica_of(self, sender) : st.empty;
   // The sender's handle is made only for the rare stream event (the cast is not free);
   // anon_send is thread-safe: nested subgraph runs may emit from pool threads.
   caf::actor coordinator;
@@ -222,7 +230,7 @@ node_actor::behavior_type node_actor_behavior(node_self self,
           return promise;
         };
         if (b.need_channels.empty()) {
-          apply_deltas(self->state, replica_of(self, sender), b.deltas);
+          if (!b.deltas.empty()) apply_deltas(self->state, replica_of(self, sender), b.deltas);
           return settle(run_batch(self, b, sender));
         }
         // The run's channels live on channel actors elsewhere: the replica takes what the
