@@ -97,6 +97,9 @@ struct channel_actor_state {
   std::optional<std::int64_t> voted;   // the last step voted on (a prepare riding again)
   std::vector<std::string> staged_changed;
   vote_receiver coordinator;  // where votes of prepares that rode with writes go
+  // Results of batches that came with their writes (channel_writes::result), until a vote
+  // takes them to the coordinator.
+  std::vector<task_batch_done> results;
   // Each owned channel's version (the coordinator's), for subscribers' replicas: from the
   // placement, then the version of each commit that changed it.
   std::unordered_map<std::string, std::uint64_t> versions;
@@ -155,10 +158,23 @@ void try_waiting(self_pointer self) {
   st.waiting.reset();
   st.voted = w.request.step;
   step_vote vote = prepare_now(st, w.request);
+  vote.results = std::move(st.results);
+  st.results.clear();
   if (w.promise)
     w.promise->deliver(std::move(vote));
   else if (st.coordinator)
     self->send(st.coordinator, std::move(vote));
+}
+
+// Results that came with writes and that no vote took (the writes completed none): to the
+// coordinator, each as a message of its own.
+void hand_on_results(self_pointer self) {
+  auto& st = self->state;
+  if (st.results.empty()) return;
+  if (st.coordinator)
+    for (auto& r : st.results)
+      self->send(caf::actor_cast<result_receiver>(st.coordinator), std::move(r));
+  st.results.clear();
 }
 
 channel_push values_of(const channel_actor_state& st, std::int64_t step,
@@ -222,7 +238,14 @@ channel_actor::behavior_type channel_actor_behavior(
   return {
       [self](channel_writes& m) {
         auto& st = self->state;
-        if (m.step <= st.closed_through) return;
+        if (m.result) {
+          st.results.push_back(std::move(*m.result));
+          m.result.reset();
+        }
+        if (m.step <= st.closed_through) {
+          hand_on_results(self);
+          return;
+        }
         // The step's prepare rides with every batch's writes: the first one counts.
         if (m.prepare && st.voted != m.step &&
             !(st.waiting && st.waiting->request.step == m.step)) {
@@ -231,6 +254,7 @@ channel_actor::behavior_type channel_actor_behavior(
         }
         st.inbox[m.step].add(m);
         try_waiting(self);
+        hand_on_results(self);
       },
       [self](step_prepare& req) -> caf::result<step_vote> {
         auto& st = self->state;

@@ -97,25 +97,34 @@ void send_parts(node_self self, const pending_writes_receiver& saver,
   for (auto& p : split_result(done)) self->send(to, std::move(p));
 }
 
-// Sends the writes of a batch's tasks to the channel actors owning their channels: one
-// message to each (an empty one too: the owners count the step's batches), but those that
-// go with the result to the process of `coordinator` (result_takes_writes).
-void send_writes(node_self self, task_batch& b, const caf::strong_actor_ptr& coordinator) {
+// The writes of a batch's tasks for the channel actors owning their channels: a message to
+// each (an empty one too: the owners count the step's batches), none for those that get them
+// from the result in the process of `coordinator` (result_takes_writes).
+std::vector<std::optional<channel_writes>> writes_for_groups(
+    node_self self, task_batch& b, const caf::strong_actor_ptr& coordinator) {
   const std::size_t n = b.groups.size();
   const caf::node_id there = coordinator ? coordinator->node() : self->node();
   std::vector<bool> direct(n);
   for (std::size_t g = 0; g < n; ++g)
     direct[g] = !result_takes_writes(there, b.groups[g], self->node());
   auto writes = writes_by_owner(b.tasks, b.orders, direct);
+  std::vector<std::optional<channel_writes>> out(n);
   for (std::size_t g = 0; g < n; ++g) {
     if (!direct[g]) continue;
-    channel_writes m;
+    channel_writes& m = out[g].emplace();
     m.step = b.header.step;
     m.chunk = b.chunk;
     m.writes = std::move(writes[g]);
     if (g < b.prepares.size()) m.prepare = std::move(b.prepares[g]);
-    self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(m));
   }
+  return out;
+}
+
+void send_writes(node_self self, const task_batch& b,
+                 std::vector<std::optional<channel_writes>> messages) {
+  for (std::size_t g = 0; g < messages.size(); ++g)
+    if (messages[g])
+      self->send(caf::actor_cast<channel_actor>(b.groups[g]), std::move(*messages[g]));
 }
 
 // A batch's result bound for a writes saver (task_batch::saver), which saves its writes and
@@ -171,8 +180,10 @@ bool reads_replica(const node_state& st, const task_batch& b) {
   return !st.node->replica_channels.empty() || b.header.inputs_from_replica || !b.deltas.empty();
 }
 
-// Runs a batch of the run coordinated by `sender` against its replica.
-task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor_ptr& sender) {
+// Runs a batch of the run coordinated by `sender` against its replica. Its result, or nothing
+// when the result went with the writes to the run's group (task_batch::result_with_writes).
+std::optional<task_batch_done> run_batch(node_self self, task_batch& b,
+                                         const caf::strong_actor_ptr& sender) {
   auto& st = self->state;
   channel_map& replica = reads_replica(st, b) ? replica_of(self, sender) : st.empty;
   // The sender's handle is made only for the rare stream event (the cast is not free);
@@ -193,7 +204,14 @@ task_batch_done run_batch(node_self self, task_batch& b, const caf::strong_actor
   // The writes go straight to their owners (those in the coordinator's process get them
   // from there, from the result), which stage the step as soon as every batch's writes are
   // in; the coordinator learns of them from the result.
-  if (!b.groups.empty()) send_writes(self, b, sender);
+  if (b.groups.empty()) return finished(self, b, sender);
+  auto messages = writes_for_groups(self, b, sender);
+  if (b.result_with_writes && messages.size() == 1 && messages.front()) {
+    messages.front()->result = finished(self, b, sender);
+    send_writes(self, b, std::move(messages));
+    return std::nullopt;
+  }
+  send_writes(self, b, std::move(messages));
   return finished(self, b, sender);
 }
 
@@ -220,13 +238,15 @@ node_actor::behavior_type node_actor_behavior(node_self self,
           else
             promise.deliver(std::move(done));
         };
-        const auto settle = [&](task_batch_done done) -> caf::result<task_batch_done> {
+        const auto settle =
+            [&](std::optional<task_batch_done> done) -> caf::result<task_batch_done> {
+          if (!done) return caf::delegated<task_batch_done>();  // it went with the writes
           if (!saver) {
-            send_parts(self, saver, sender, done);
-            return done;
+            send_parts(self, saver, sender, *done);
+            return std::move(*done);
           }
           auto promise = self->make_response_promise<task_batch_done>();
-          answer(promise, std::move(done), sender);
+          answer(promise, std::move(*done), sender);
           return promise;
         };
         if (b.need_channels.empty()) {
@@ -245,7 +265,8 @@ node_actor::behavior_type node_actor_behavior(node_self self,
             .then(
                 [self, batch, sender, promise, answer](channel_push& p) mutable {
                   take_from_replica(self, sender, p);
-                  answer(promise, run_batch(self, *batch, sender), sender);
+                  // (A batch whose result goes with its writes never waits here.)
+                  answer(promise, run_batch(self, *batch, sender).value(), sender);
                 },
                 [self, batch, sender, promise, answer](caf::error& e) mutable {
                   for (auto& t : batch->tasks)

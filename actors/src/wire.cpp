@@ -196,6 +196,8 @@ std::vector<std::uint32_t> get_slots(List in) {
 }  // namespace
 
 std::string encode(const task_batch& b) {
+  if (b.result_with_writes)
+    throw error(error_code::internal, "a batch whose result goes with its writes left its process");
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::TaskBatch>();
   root.setFormat(task_format);

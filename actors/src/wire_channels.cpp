@@ -7,6 +7,8 @@ namespace superstep::actors::wire_codec {
 using namespace detail;
 
 std::string encode(const channel_writes& m) {
+  if (m.result)
+    throw error(error_code::internal, "channel writes carrying a batch's result left its process");
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::ChannelWrites>();
   root.setFormat(format);
@@ -47,6 +49,8 @@ void decode(std::string_view bytes, step_prepare& m) {
 }
 
 std::string encode(const step_vote& m) {
+  if (!m.results.empty())
+    throw error(error_code::internal, "a vote carrying batches' results left its process");
   capnp_io::bounded_message_builder builder;
   auto root = builder.initRoot<wire::StepVote>();
   root.setFormat(format);

@@ -227,6 +227,49 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
   return node;
 }
 
+// A batch's result, from the node actor that ran it (or, for a batch in another process, the
+// run's writes saver in its stead), or from the run's group, with which it came
+// (task_batch::result_with_writes).
+void take_batch_result(coordinator_actor* self, actors::task_batch_done& done) {
+  auto& st = self->state;
+  if (done.id == 0) {
+    // Unnumbered batches are this process's: refuse one from elsewhere.
+    const auto& sender = self->current_sender();
+    if (!sender || sender->node() != self->node()) return;
+    if (st.local_out > 0) --st.local_out;
+  }
+  if (st.failing) {
+    drain_after_failure(self);
+    return;
+  }
+  try {
+    if (done.id != 0) {
+      // Only the actor a batch went to may answer it (and only once); with a writes
+      // saver, only the saver, in its stead, once it saved the writes.
+      auto it = st.flight.find(done.id);
+      const auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+      if (it == st.flight.end() ||
+          from != (st.saver ? st.saver.address() : it->second.to.address()))
+        return;
+      st.parts.complete(done);  // when it came in parts
+      hand_on_writes(self, it->second.hand_on, done.tasks);
+    }
+    const std::size_t returned = done.tasks.size();
+    auto node = take_results(self, done);
+    if (--st.pending > 0) {
+      if (node) pump(self, *node);
+      if (st.cap) {
+        st.capped_out -= std::min(st.capped_out, returned);
+        release_capped(self);
+      }
+      return;
+    }
+    commit_and_continue(self);
+  } catch (...) {
+    fail(self, std::current_exception());
+  }
+}
+
 // The batches still in flight to `gone`, a lost node actor, go back to the front of their
 // queues and on to other actors.
 void send_again(coordinator_actor* self, const caf::actor_addr& gone) {
@@ -312,6 +355,11 @@ coordinator_protocol::behavior_type coordinator(
       const auto& groups = self->state.groups;
       for (std::uint32_t g = 0; g < groups.size(); ++g)
         if (groups[g].address() == msg.source) {
+          // A result on its way with the writes to the group is lost with it: an empty batch
+          // to the node actor that ran it answers once that actor is done with the batch
+          // (the run ends only when this process's node actors are, local_out).
+          if (auto routed = std::exchange(self->state.routed_to, std::nullopt))
+            self->send(*routed, actors::task_batch{});
           replace_group(self, g, msg.source.node(),
                         "its worker went away: " + self->system().render(msg.reason));
           return;
@@ -334,43 +382,11 @@ coordinator_protocol::behavior_type coordinator(
         }
       },
       [self](actors::task_batch_done& done) {
-        auto& st = self->state;
-        if (done.id == 0) {
-          // Unnumbered batches are this process's: refuse one from elsewhere.
-          const auto& sender = self->current_sender();
-          if (!sender || sender->node() != self->node()) return;
-          if (st.local_out > 0) --st.local_out;
-        }
-        if (st.failing) {
-          drain_after_failure(self);
-          return;
-        }
-        try {
-          if (done.id != 0) {
-            // Only the actor a batch went to may answer it (and only once); with a writes
-            // saver, only the saver, in its stead, once it saved the writes.
-            auto it = st.flight.find(done.id);
-            const auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
-            if (it == st.flight.end() ||
-                from != (st.saver ? st.saver.address() : it->second.to.address()))
-              return;
-            st.parts.complete(done);  // when it came in parts
-            hand_on_writes(self, it->second.hand_on, done.tasks);
-          }
-          const std::size_t returned = done.tasks.size();
-          auto node = take_results(self, done);
-          if (--st.pending > 0) {
-            if (node) pump(self, *node);
-            if (st.cap) {
-              st.capped_out -= std::min(st.capped_out, returned);
-              release_capped(self);
-            }
-            return;
-          }
-          commit_and_continue(self);
-        } catch (...) {
-          fail(self, std::current_exception());
-        }
+        // (One that came with writes and that no vote took comes from the run's group.)
+        if (!self->state.groups.empty() &&
+            self->state.groups.front().address() == self->current_sender())
+          self->state.routed_to.reset();
+        take_batch_result(self, done);
       },
       [self](retry_atom) {
         self->state.retry_scheduled = false;
@@ -395,6 +411,12 @@ coordinator_protocol::behavior_type coordinator(
         }
       },
       [self](actors::step_vote& v) {
+        // Results that came with the step's writes to the group come first.
+        if (!v.results.empty()) self->state.routed_to.reset();
+        for (auto& r : v.results) {
+          take_batch_result(self, r);
+          if (self->getf(caf::abstract_actor::is_terminated_flag)) return;
+        }
         if (self->state.failing) return;
         try {
           take_vote(self, v);

@@ -65,7 +65,15 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   for (auto s : c.slots) b.tasks.push_back(std::move(tasks[s]));
   // A batch here is never sent again: when it is the step's last unfinished one and the
   // coordinator has no share to send, nothing needs the prepares after it.
-  route_writes(st, b, c, st.pending == 1 && !st.share_due);
+  const bool last = st.pending == 1 && !st.share_due;
+  route_writes(st, b, c, last);
+  // Its writes then complete the step at the run's one group, beside the coordinator: the
+  // result goes with them and comes back with the group's vote, one message for both.
+  if (last && st.early_prepare && !st.spread && b.groups.size() == 1 &&
+      b.groups.front().node() == self->node()) {
+    b.result_with_writes = true;
+    st.routed_to = to;
+  }
   b.slots = std::move(c.slots);
   ++st.local_out;
   self->send(to, std::move(b));

@@ -114,7 +114,10 @@ struct coordinator_state {
   actors::batch_header header;         // of the current step
   std::uint32_t pending = 0;           // chunks of the step not finished yet
   std::uint32_t local_out = 0;         // batches at this process's node actors, unanswered
-  bool failing = false;                // failed; waits for local_out to reach 0 to end
+  // The node actor of the step's batch whose result comes with the group's vote
+  // (task_batch::result_with_writes), until it came: a group lost before then loses it too.
+  std::optional<actors::node_actor> routed_to;
+  bool failing = false;  // failed; waits for local_out to reach 0 to end
   std::size_t step_tasks = 0, step_finished = 0;
   // Remote dispatch: batches in flight by id, chunks waiting for room in an actor's window
   // (or for an actor at all) by node, batches in flight per actor.

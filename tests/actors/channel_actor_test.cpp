@@ -263,6 +263,39 @@ BOOST_AUTO_TEST_CASE(a_prepare_riding_with_writes_votes_to_the_coordinator) {
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
 
+BOOST_AUTO_TEST_CASE(a_result_riding_with_writes_comes_back_with_the_vote_they_complete) {
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  caf::scoped_actor self{sys};
+  auto ch = spawn_channel_actor(sys, sample_group(), caf::actor(self));
+  const auto with_result = [](channel_writes m, std::uint32_t slot) {
+    m.result = task_batch_done{0, {slot}, {}, {}, 0};
+    return m;
+  };
+  // The step expects two batches: the result with the first one's writes, which complete no
+  // vote, comes back to the coordinator at once, on its own.
+  step_prepare p{0, 2, {}, true, false, {}, -1};
+  self->send(ch, with_result(cw(0, {{1, "total", value(std::int64_t{10})}}, 1, p), 7));
+  self->receive([&](task_batch_done& d) {
+    BOOST_TEST(d.slots == std::vector<std::uint32_t>{7}, boost::test_tools::per_element());
+  });
+  // The second one's writes complete the step: its result comes with the vote, in one message.
+  self->send(ch, with_result(cw(0, {{0, "total", value(std::int64_t{1})}}, 0, p), 3));
+  self->receive(
+      [&](step_vote& v) {
+        BOOST_REQUIRE(!v.error.has_value());
+        BOOST_TEST(find(v.changes.changed, "total")->to_json() == "11");
+        BOOST_REQUIRE(v.results.size() == 1u);
+        BOOST_TEST(v.results[0].slots == std::vector<std::uint32_t>{3},
+                   boost::test_tools::per_element());
+      },
+      [&](task_batch_done&) { BOOST_FAIL("the result came apart from the vote"); });
+  // Writes of a step already voted on (sent again) bring their result back on its own.
+  self->send(ch, with_result(cw(0, {}, 0, p), 4));
+  self->receive([&](task_batch_done& d) { BOOST_TEST(d.slots.front() == 4u); });
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
 BOOST_AUTO_TEST_CASE(a_group_placed_again_mid_step_takes_the_step_from_its_prepare_only) {
   // Placed during step 3 (the group it replaces was lost): batches' writes for step 3 are
   // late copies of what the coordinator's prepare carries, so they are not taken, and the
@@ -390,6 +423,18 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
   step_prepare none;
   wire_codec::decode(wire_codec::encode(step_prepare{}), none);
   BOOST_TEST(none.commits == -1);  // no commit travels with it
+
+  // A result riding with writes or a vote, or a batch whose result would, stays in its
+  // process: encoding one is an internal error, not a message that loses the result.
+  channel_writes carrying = w;
+  carrying.result = task_batch_done{};
+  BOOST_CHECK_THROW(wire_codec::encode(carrying), error);
+  step_vote with_results;
+  with_results.results.emplace_back();
+  BOOST_CHECK_THROW(wire_codec::encode(with_results), error);
+  task_batch routed;
+  routed.result_with_writes = true;
+  BOOST_CHECK_THROW(wire_codec::encode(routed), error);
 
   // Damaged bytes are refused with an error naming the message.
   std::string bytes = wire_codec::encode(w);

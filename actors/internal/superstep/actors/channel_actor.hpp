@@ -35,6 +35,10 @@ struct channel_writes {
   std::vector<ordered_write> writes;
   std::uint32_t chunk = 0;
   std::optional<step_prepare> prepare;
+  /// The batch's result, for the coordinator (task_batch::result_with_writes): it goes with
+  /// the vote the writes complete, or at once when they complete none. Only between actors of
+  /// the coordinator's process: encoding a message that carries one is an internal error.
+  std::optional<task_batch_done> result;
 };
 
 /// The chunk number of the writes a coordinator sends itself.
@@ -76,6 +80,9 @@ struct step_vote {
   std::int64_t step = 0;
   std::optional<task_error> error;
   group_changes changes;
+  /// Results of batches that came with the step's writes (channel_writes::result), which the
+  /// coordinator takes before the vote. Only in the coordinator's process: never encoded.
+  std::vector<task_batch_done> results;
 };
 
 /// Channel actor → subscriber: the committed values of channels it subscribed to, after a
@@ -108,11 +115,15 @@ using place_atom = caf::atom_constant<caf::atom("ch_place")>;
 
 /// Where a channel actor sends the votes of prepares that rode with writes: its coordinator.
 using vote_receiver = caf::typed_actor<caf::reacts_to<step_vote>>;
+/// Where a channel actor sends a batch's result that came with writes and that no vote took
+/// (channel_writes::result): its coordinator.
+using result_receiver = caf::typed_actor<caf::reacts_to<task_batch_done>>;
 
 /// The protocol of a channel actor, checked by the compiler.
 /// - `channel_writes`: buffered by step (and chunk) until the step is prepared; the step's
 ///   prepare riding with them is taken from the first, and its vote goes to the actor's
-///   coordinator (`vote_receiver`).
+///   coordinator (`vote_receiver`); a batch's result riding with them goes with that vote,
+///   or to the coordinator at once when they complete none (`result_receiver`).
 /// - `step_prepare` → `step_vote` (after committing the step it carries the commit of).
 /// - `commit_atom, step, version`: the staged step becomes visible (its changed channels at
 ///   `version`) and is pushed; a commit of a step

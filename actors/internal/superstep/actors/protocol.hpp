@@ -178,6 +178,12 @@ struct task_batch {
   /// result without the writes' values (the channels written stay named): no write value
   /// passes through the coordinator.
   caf::actor saver;
+  /// The step's last batch out, run in the coordinator's process, whose run has one group,
+  /// beside the coordinator: the node actor sends its result with its writes to the group,
+  /// which hands it to the coordinator with its vote (channel_writes::result), so that the
+  /// step takes one message to the coordinator rather than two. Never encoded: set only for
+  /// a batch that stays in the coordinator's process.
+  bool result_with_writes = false;
 };
 
 /// Node actor → coordinator: the batch's tasks with writes, outputs and errors filled in.
