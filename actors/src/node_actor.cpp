@@ -265,8 +265,9 @@ node_actor::behavior_type node_actor_behavior(node_self self,
             .then(
                 [self, batch, sender, promise, answer](channel_push& p) mutable {
                   take_from_replica(self, sender, p);
-                  // (A batch whose result goes with its writes never waits here.)
-                  answer(promise, run_batch(self, *batch, sender).value(), sender);
+                  // (A batch whose result goes with its writes does not wait here.)
+                  if (auto done = run_batch(self, *batch, sender))
+                    answer(promise, std::move(*done), sender);
                 },
                 [self, batch, sender, promise, answer](caf::error& e) mutable {
                   for (auto& t : batch->tasks)

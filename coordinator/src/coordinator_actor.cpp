@@ -237,6 +237,13 @@ void take_batch_result(coordinator_actor* self, actors::task_batch_done& done) {
     const auto& sender = self->current_sender();
     if (!sender || sender->node() != self->node()) return;
     if (st.local_out > 0) --st.local_out;
+    // The answer to an empty batch, which stands for a result lost with the run's group
+    // (the run failed then: a lone group beside the coordinator is not placed again). It
+    // counts for local_out only: no batch here is empty otherwise.
+    if (done.tasks.empty() && done.slots.empty()) {
+      if (st.failing) drain_after_failure(self);
+      return;
+    }
   }
   if (st.failing) {
     drain_after_failure(self);
@@ -339,6 +346,13 @@ coordinator_protocol::behavior_type coordinator(
   if (run.directory) st.policy = run.directory->policy();
   st.done = done;
   self->set_down_handler([self](caf::down_msg& msg) {
+    // A result on its way with the writes to the run's group is lost with it (failing or
+    // not): an empty batch to the node actor that ran it answers once that actor is done
+    // with the batch, and stands for it (the run ends only when this process's node actors
+    // are, local_out).
+    const auto& groups = self->state.groups;
+    if (self->state.routed_to && !groups.empty() && groups.front().address() == msg.source)
+      self->send(*std::exchange(self->state.routed_to, std::nullopt), actors::task_batch{});
     if (self->state.failing) return;
     try {
       if (self->state.saver && msg.source == self->state.saver.address())
@@ -352,14 +366,8 @@ coordinator_protocol::behavior_type coordinator(
         return;
       }
       // A group of the run's channels is gone with its process: placed again elsewhere.
-      const auto& groups = self->state.groups;
       for (std::uint32_t g = 0; g < groups.size(); ++g)
         if (groups[g].address() == msg.source) {
-          // A result on its way with the writes to the group is lost with it: an empty batch
-          // to the node actor that ran it answers once that actor is done with the batch
-          // (the run ends only when this process's node actors are, local_out).
-          if (auto routed = std::exchange(self->state.routed_to, std::nullopt))
-            self->send(*routed, actors::task_batch{});
           replace_group(self, g, msg.source.node(),
                         "its worker went away: " + self->system().render(msg.reason));
           return;

@@ -70,7 +70,7 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
   // Its writes then complete the step at the run's one group, beside the coordinator: the
   // result goes with them and comes back with the group's vote, one message for both.
   if (last && st.early_prepare && !st.spread && b.groups.size() == 1 &&
-      b.groups.front().node() == self->node()) {
+      b.groups.front().node() == self->node() && b.need_channels.empty()) {
     b.result_with_writes = true;
     st.routed_to = to;
   }
