@@ -19,10 +19,11 @@ namespace superstep::actors {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> known_points{
+constexpr std::array<std::string_view, 10> known_points{
     "channel.before_vote",     "channel.before_finish",        "channel.after_vote",
     "channel.after_commit",    "channel.before_placement",     "channel.after_placement",
-    "coordinator.after_votes", "coordinator.after_checkpoint", "saver.before_save"};
+    "coordinator.after_votes", "coordinator.after_checkpoint", "saver.before_save",
+    "channel.stop_on_writes"};
 
 struct armed_point {
   std::string where;
@@ -66,7 +67,7 @@ std::optional<armed_point> read_fault() {
       "with POINT one of channel.before_vote, channel.before_finish, channel.after_vote, "
       "channel.after_commit, "
       "channel.before_placement, channel.after_placement, coordinator.after_votes, "
-      "coordinator.after_checkpoint, saver.before_save, not '" +
+      "coordinator.after_checkpoint, saver.before_save, channel.stop_on_writes, not '" +
       std::string(text) + "'");
   std::_Exit(2);
 }

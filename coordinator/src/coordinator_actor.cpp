@@ -369,7 +369,8 @@ coordinator_protocol::behavior_type coordinator(
       for (std::uint32_t g = 0; g < groups.size(); ++g)
         if (groups[g].address() == msg.source) {
           replace_group(self, g, msg.source.node(),
-                        "its worker went away: " + self->system().render(msg.reason));
+                        (self->state.spread ? "its worker went away: " : "it stopped: ") +
+                            self->system().render(msg.reason));
           return;
         }
       actor_lost(self, msg.source);

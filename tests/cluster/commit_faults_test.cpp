@@ -399,6 +399,32 @@ BOOST_AUTO_TEST_CASE(under_async_durability_a_lost_checkpoint_still_resumes_the_
   check_resume(h.c, expected, committed, false, {"--durability", "async"});
 }
 
+BOOST_AUTO_TEST_CASE(
+    a_group_beside_the_coordinator_lost_with_a_result_fails_the_run_and_it_resumes) {
+  // A run in one process: its one group is beside the coordinator, and each step's lone
+  // batch sends its result with its writes to the group, which hands it on with its vote
+  // (docs/channel_actors.md). The group stops when step 3's writes come: the result goes
+  // with it. The run fails, naming the loss, instead of waiting for the result forever, and
+  // the thread resumes from its last checkpoint to the uninterrupted run's end.
+  scratch s;
+  const std::string spec = test::example_spec("loop");
+  const value expected = test::embedded_run(s, {spec, "--input", "{}"});
+  const std::string data = s.path("data");
+  child run({"run", spec, "--input", "{}", "--thread", "t", "--data", data}, s,
+            {"SUPERSTEP_FAULT=channel.stop_on_writes@3"});
+  BOOST_REQUIRE_MESSAGE(run.wait(20s), "the run waited for a result lost with its group");
+  const cli_result failed = run.result();
+  BOOST_TEST(failed.status != 0);
+  BOOST_TEST(failed.err.find("lost a channel actor of the run (it stopped") != std::string::npos,
+             failed.err);
+  cli_result history = run_to_end({"history", "--thread", "t", "--limit", "1", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(history.status == 0, history.err);
+  BOOST_TEST(history.last().get("metadata").get("step").as_int() == 2);
+  const cli_result resumed = run_to_end({"run", "--thread", "t", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.last().get("data") == expected);
+}
+
 BOOST_AUTO_TEST_CASE(a_mistyped_fault_point_stops_the_process_at_start) {
   scratch s;
   child head({"head", "--listen", "127.0.0.1:0", "--data", s.path("head-data")}, s,

@@ -24,7 +24,9 @@ bool fault_armed_at(std::string_view where, std::int64_t step) noexcept;
 /// no step ends the process at start, with a message. Unarmed, a call costs one branch on a
 /// constant. The points (docs/channel_actors.md): channel.before_vote, channel.before_finish,
 /// channel.after_vote, channel.after_commit, channel.before_placement, channel.after_placement,
-/// coordinator.after_votes, coordinator.after_checkpoint, saver.before_save.
+/// coordinator.after_votes, coordinator.after_checkpoint, saver.before_save. One more,
+/// channel.stop_on_writes, stops the channel actor taking a step's writes (the process goes
+/// on): its caller checks `fault_armed_at`.
 inline void fault_point(std::string_view where, std::int64_t step) noexcept {
   if (detail::fault_armed) [[unlikely]]
     detail::fault_reached(where, step);
