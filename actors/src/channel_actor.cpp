@@ -59,26 +59,15 @@ struct step_inbox {
       chunks[at].second = std::move(m.writes);
   }
 
-  // Every write, in task-path order when each chunk is (a batch's tasks are consecutive in
-  // it): chunks in the order of their first write, then one after the other. Writes of a
-  // task batch to a channel the group does not own are dropped (the coordinator names them).
-  std::vector<ordered_write> take(const channel_group& group) {
-    std::vector<std::vector<ordered_write>*> parts;
-    std::size_t count = 0;
+  // Every chunk's writes, added to `parts` (channel_group::prepare puts them in task-path
+  // order). Writes of a task batch to a channel the group does not own are dropped (the
+  // coordinator names them).
+  void take(const channel_group& group, std::vector<std::vector<ordered_write>>& parts) {
     for (auto& [chunk, writes] : chunks) {
       if (chunk != coordinator_chunk && !all_owned(group, writes))
         std::erase_if(writes, [&](const ordered_write& w) { return !group.owns(w.channel); });
-      if (writes.empty()) continue;
-      parts.push_back(&writes);
-      count += writes.size();
+      if (!writes.empty()) parts.push_back(std::move(writes));
     }
-    std::sort(parts.begin(), parts.end(),
-              [](const auto* a, const auto* b) { return a->front().order < b->front().order; });
-    std::vector<ordered_write> all;
-    if (parts.size() == 1) return std::move(*parts.front());
-    all.reserve(count);
-    for (auto* p : parts) std::move(p->begin(), p->end(), std::back_inserter(all));
-    return all;
   }
 };
 
@@ -123,16 +112,11 @@ step_vote prepare_now(channel_actor_state& st, step_prepare& req) {
     } else {
       fault_point("channel.before_vote", req.step);  // every write of the step is in
       // The prepare's own writes and those that came in messages of their own.
-      std::vector<ordered_write> writes = std::move(req.writes);
-      if (auto node = st.inbox.extract(req.step); !node.empty()) {
-        auto more = node.mapped().take(*st.group);
-        if (writes.empty())
-          writes = std::move(more);
-        else
-          writes.insert(writes.end(), std::make_move_iterator(more.begin()),
-                        std::make_move_iterator(more.end()));
-      }
-      vote.changes = st.group->prepare(std::move(writes), req.consumed, req.bump_step);
+      std::vector<std::vector<ordered_write>> parts;
+      parts.push_back(std::move(req.writes));
+      if (auto node = st.inbox.extract(req.step); !node.empty())
+        node.mapped().take(*st.group, parts);
+      vote.changes = st.group->prepare(std::move(parts), req.consumed, req.bump_step);
       st.staged = req.step;
       st.staged_changed.clear();
     }

@@ -64,27 +64,57 @@ class channel_group::stager final : public channels::step_observer {
 
 group_changes channel_group::prepare(std::vector<ordered_write> writes,
                                      const std::vector<std::string>& consumed, bool bump_step) {
+  std::vector<std::vector<ordered_write>> parts;
+  parts.push_back(std::move(writes));
+  return prepare(std::move(parts), consumed, bump_step);
+}
+
+namespace {
+
+// The parts of a step's writes in task-path order, part after part: each part's writes by
+// `order`, stable (a task's own writes keep theirs). They usually come in that order, each
+// part a batch's: then nothing moves but the parts themselves.
+void order_parts(std::vector<std::vector<ordered_write>>& parts) {
+  std::erase_if(parts, [](const auto& p) { return p.empty(); });
+  const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
+  std::sort(parts.begin(), parts.end(),
+            [](const auto& a, const auto& b) { return a.front().order < b.front().order; });
+  bool in_order = true;
+  for (std::size_t i = 0; i < parts.size() && in_order; ++i)
+    in_order = std::is_sorted(parts[i].begin(), parts[i].end(), by_order) &&
+               (i == 0 || parts[i - 1].back().order <= parts[i].front().order);
+  if (in_order) return;
+  std::vector<ordered_write> all = std::move(parts.front());
+  for (std::size_t i = 1; i < parts.size(); ++i)
+    all.insert(all.end(), std::make_move_iterator(parts[i].begin()),
+               std::make_move_iterator(parts[i].end()));
+  std::stable_sort(all.begin(), all.end(), by_order);
+  parts.assign(1, std::move(all));
+}
+
+}  // namespace
+
+group_changes channel_group::prepare(std::vector<std::vector<ordered_write>> parts,
+                                     const std::vector<std::string>& consumed, bool bump_step) {
   if (staging_) abort();  // a step prepared again (its coordinator retried): start over
   staging_ = true;
   stager observer(*this);
   try {
-    // Each channel's writes in task-path order (stable: a task's own writes keep theirs).
-    // They usually arrive in that order already: then grouping is one pass, O(writes).
-    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
-    if (!std::is_sorted(writes.begin(), writes.end(), by_order))
-      std::stable_sort(writes.begin(), writes.end(), by_order);
+    // Each channel's writes in task-path order: then grouping is one pass, O(writes).
+    order_parts(parts);
     channels::write_groups groups;
-    for (auto& w : writes) {
-      auto* group = groups.find(w.channel);
-      if (!group) {
-        auto it = live_.find(w.channel);
-        if (it == live_.end())
-          throw error(error_code::invalid_update,
-                      "channel '" + w.channel + "' is not owned by this channel group");
-        group = &groups.add(it->first, *it->second);
+    for (auto& part : parts)
+      for (auto& w : part) {
+        auto* group = groups.find(w.channel);
+        if (!group) {
+          auto it = live_.find(w.channel);
+          if (it == live_.end())
+            throw error(error_code::invalid_update,
+                        "channel '" + w.channel + "' is not owned by this channel group");
+          group = &groups.add(it->first, *it->second);
+        }
+        group->values.push_back(std::move(w.v));
       }
-      group->values.push_back(std::move(w.v));
-    }
     channels::apply_step(live_, volatile_available_, consumed, groups.all, bump_step, observer);
   } catch (...) {
     abort();

@@ -85,13 +85,32 @@ BOOST_AUTO_TEST_CASE(a_group_applies_writes_in_task_path_order_whatever_their_ar
   BOOST_TEST(g.read("total")->to_json() == "5");
 }
 
+BOOST_AUTO_TEST_CASE(a_group_reads_a_steps_writes_in_parts_in_task_path_order) {
+  // Parts as chunks come: in the order of their first writes when they do not overlap...
+  using parts = std::vector<std::vector<ordered_write>>;
+  auto g = sample_group();
+  auto changes = g.prepare(parts{{{2, "log", value("c")}, {3, "log", value("d")}},
+                                 {},
+                                 {{0, "log", value("a")}, {1, "log", value("b")}}},
+                           {}, true);
+  BOOST_TEST(find(changes.changed, "log")->to_json() == R"(["a","b","c","d"])");
+  g.abort();
+  // ... and merged when they do (a coordinator's share between a batch's tasks), or when a
+  // part is out of order; a task's own writes keep their order.
+  changes = g.prepare(parts{{{0, "log", value("a")}, {2, "log", value("c")}},
+                            {{1, "log", value("b")}, {1, "log", value("b2")}},
+                            {{4, "log", value("e")}, {3, "log", value("d")}}},
+                      {}, true);
+  BOOST_TEST(find(changes.changed, "log")->to_json() == R"(["a","b","b2","c","d","e"])");
+}
+
 BOOST_AUTO_TEST_CASE(a_group_clears_ephemeral_values_and_finishes_deferred_ones) {
   auto g = sample_group();
   g.prepare({{0, "flash", value(1)}, {0, "final", value("done")}}, {}, true);
   g.commit();
   BOOST_TEST(g.read("flash")->to_json() == "1");
   // The next step writes nothing to `flash`: it clears. `final` shows only once finished.
-  auto changes = g.prepare({}, {}, true);
+  auto changes = g.prepare(std::vector<ordered_write>{}, {}, true);
   BOOST_TEST(changes.changed.size() == 1u);
   BOOST_TEST(changes.changed[0].channel == "flash");
   BOOST_TEST(!changes.changed[0].present);

@@ -84,6 +84,11 @@ class channel_group {
   /// writes or a write names a channel the group does not own; the step is then aborted.
   group_changes prepare(std::vector<ordered_write> writes, const std::vector<std::string>& consumed,
                         bool bump_step);
+  /// The same, with the writes in parts (a step's chunks, as they came): read one after the
+  /// other in the order of their first writes when each part is in `order` and none overlaps
+  /// the next (a batch's tasks are consecutive in it), else merged and sorted first.
+  group_changes prepare(std::vector<std::vector<ordered_write>> parts,
+                        const std::vector<std::string>& consumed, bool bump_step);
 
   /// The step is tentatively the last (no updated channel triggers a node): deferred
   /// channels finish. Adds to the staged step what changed; returns only that.
