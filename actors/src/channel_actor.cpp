@@ -226,7 +226,7 @@ channel_actor::behavior_type channel_actor_behavior(
           st.results.push_back(std::move(*m.result));
           m.result.reset();
         }
-        if (fault_armed_at("channel.stop_on_writes", m.step)) [[unlikely]] {
+        if (detail::fault_armed && fault_armed_at("channel.stop_on_writes", m.step)) [[unlikely]] {
           // A test hook (SUPERSTEP_FAULT): the actor stops, what it holds lost with it.
           self->quit(caf::sec::runtime_error);
           return;

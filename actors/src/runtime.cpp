@@ -14,7 +14,7 @@ namespace superstep::actors {
 /// resume. CAF's own worker loop does, for its logger's per-thread actor id, with a
 /// `dynamic_cast` from `resumable` to `abstract_actor` that it makes even when the logger is
 /// quiet (the packaged library is built with logging compiled in): about 1,100 instructions
-/// per activation, more than most of our handlers. Only the worker loop differs (below).
+/// per activation, a tenth of a chain step's. Only the worker loop differs (below).
 struct lean_work_stealing : caf::policy::work_stealing {};
 
 }  // namespace superstep::actors

@@ -26,7 +26,7 @@ bool fault_armed_at(std::string_view where, std::int64_t step) noexcept;
 /// channel.after_vote, channel.after_commit, channel.before_placement, channel.after_placement,
 /// coordinator.after_votes, coordinator.after_checkpoint, saver.before_save. One more,
 /// channel.stop_on_writes, stops the channel actor taking a step's writes (the process goes
-/// on): its caller checks `fault_armed_at`.
+/// on): its caller checks `detail::fault_armed && fault_armed_at(...)`, one branch unarmed.
 inline void fault_point(std::string_view where, std::int64_t step) noexcept {
   if (detail::fault_armed) [[unlikely]]
     detail::fault_reached(where, step);
