@@ -1,5 +1,6 @@
 // The head's serving of clients' commands: loading their graphs here and on the workers,
 // running them on the request pool's threads and answering cancel requests.
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -10,6 +11,8 @@
 #include "net_transport.hpp"
 #include "spdlog/spdlog.h"
 #include "superstep/actors/node_directory.hpp"
+#include "superstep/cluster/function_registry.hpp"
+#include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/run_counters.hpp"
 #include "superstep/core/error.hpp"
 
@@ -17,23 +20,36 @@ namespace superstep::net {
 
 namespace {
 
-// The directory of one loaded graph: nodes running subgraphs stay on the head; every other
-// node runs on the workers that loaded the graph and host the node.
+// The directory of one loaded graph: nodes running subgraphs stay on the head, and so does
+// the input node when the head has its routers; every other node runs on the workers that
+// loaded the graph and host the node.
 class cluster_directory final : public actors::node_directory {
  public:
   cluster_directory(worker_registry& workers, std::string key, actors::dispatch_policy policy,
                     bool spread_channels)
       : workers_(workers), key_(std::move(key)), policy_(policy), spread_(spread_channels) {}
 
-  void bind(const value& spec, const pregel_graph& g) {
+  void bind(const value& spec, const pregel_graph& g, const cluster::function_registry& here) {
     auto fns = cluster::functions_by_node(spec);
     for (const auto& n : g.nodes) {
       auto f = fns.find(n.name);
       std::set<std::string> code = f == fns.end() ? std::set<std::string>{} : f->second;
-      local_.push_back(code.count("graph") > 0);
+      local_.push_back(code.count("graph") > 0 ||
+                       (n.name == superstep::START && routes_here(code, here)));
       names_.push_back(n.name);
       code_.push_back(std::move(code));
     }
+  }
+
+  // The input node writes the input and routes: no user code, unless a router is the user's.
+  // With the std library's routers (or none), it runs where the run is coordinated: what it
+  // writes goes to the channels from there (a fan-out's Sends to the tasks topic, which the
+  // coordinator plans from, staying in this process instead of coming back from a worker).
+  static bool routes_here(const std::set<std::string>& code,
+                          const cluster::function_registry& here) {
+    return std::all_of(code.begin(), code.end(), [&](const std::string& c) {
+      return c.rfind("std.", 0) == 0 && here.has_router(c);
+    });
   }
 
   std::optional<std::vector<actors::node_actor>> instances(std::uint32_t node) override {
@@ -112,7 +128,7 @@ cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_opt
   options.directory = dir;
   options.channel_actors = !h.coordinator_channels;
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
-  dir->bind(spec, g.graph->graph());
+  dir->bind(spec, g.graph->graph(), *h.registry);
   held.push_back(key);
   load_on_workers(h, key, spec);
   return g;

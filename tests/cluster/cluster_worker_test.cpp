@@ -11,6 +11,7 @@
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/cluster/worker.hpp"
 #include "superstep/coordinator/constants.hpp"
+#include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;
@@ -138,6 +139,54 @@ BOOST_AUTO_TEST_CASE(a_worker_in_this_process_serves_until_stopped) {
   BOOST_REQUIRE(!lines.empty());
   BOOST_TEST(lines.front().find("joined the head at " + c.address()) != std::string::npos,
              lines.front());
+}
+
+// The input node routes where the run is coordinated when the head has its routers (the std
+// library's: commit_faults_test counts the batches a fan-out sends), and on a worker when a
+// router is a program's own: the head runs no user code.
+BOOST_AUTO_TEST_CASE(an_input_nodes_router_of_a_program_runs_on_its_worker) {
+  scratch s;
+  test_cluster c(s, {"--worker-wait", "1", "--spread-channels"});
+  c.add_worker("plain");  // the std library only
+  cluster::function_registry r;
+  cluster::register_std_library(r);
+  r.add_router("here.each_word", [](const value&) -> router_function {
+    return [](const value& state, node_context&) -> value {
+      list sends;
+      for (const auto& w : state.get("words").as_list())
+        sends.push_back(make_send("upper", object{{"word", w}}));
+      return value(std::move(sends));
+    };
+  });
+  state_graph g;
+  g.add_key("words").add_key("out", "append");
+  g.add_node("upper", r.make_node("std.map", object{{"from", value("word")},
+                                                    {"to", value("out")},
+                                                    {"mul", value(10)},
+                                                    {"wrap", value("list")}}));
+  g.add_conditional_edges(std::string(START), r.make_router("here.each_word", value()));
+  g.add_edge("upper", std::string(END));
+  const std::string spec = s.write("words.json", cluster::export_graph_spec(g).to_json());
+  const std::vector<std::string> submit{"submit", spec, "--input", R"({"words": [1, 2]})"};
+
+  cli_result missing = c.client(submit);
+  BOOST_TEST(missing.status == 1);
+  BOOST_TEST(missing.err.find("no connected worker can run node '__start__' (it needs "
+                              "here.each_word)") != std::string::npos,
+             missing.err);
+
+  cluster::worker_options options;
+  options.host = "127.0.0.1";
+  options.port = static_cast<std::uint16_t>(c.port());
+  options.name = "inproc";
+  cluster::worker w(r, options);
+  std::thread serving([&] { w.run(); });
+  BOOST_REQUIRE_MESSAGE(c.head().wait_for_err("worker inproc joined", 10s), c.head().err_text());
+  cli_result out = c.client(submit);
+  w.stop();
+  serving.join();
+  BOOST_REQUIRE_MESSAGE(out.status == 0, out.err);
+  BOOST_TEST(out.last().get("data").get("out").to_json() == "[10,20]");
 }
 
 BOOST_AUTO_TEST_CASE(a_stopped_worker_returns_at_once_and_an_unreadable_key_file_is_named) {
