@@ -16,7 +16,8 @@ constexpr const char* head_usage =
     "Starts a cluster's head: it accepts workers and clients on HOST:PORT, runs a coordinator\n"
     "for each submitted run and keeps every thread's checkpoints in the database DIR. The\n"
     "tasks run on the workers that provide their node functions (nodes running subgraphs run\n"
-    "here). Runs until interrupted (SIGINT or SIGTERM). Logs one line per event on stderr\n"
+    "here, and so does the input node when its routers are the std library's). Runs until\n"
+    "interrupted (SIGINT or SIGTERM). Logs one line per event on stderr\n"
     "(--log-level): links, workers joining and leaving, each run's start, end (its steps and\n"
     "duration) and failure.\n";
 
