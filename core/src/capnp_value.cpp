@@ -196,19 +196,25 @@ value decode_in_parts(std::string_view bytes, error_code code) {
   // Each element takes at least a byte: a count beyond that is damage, not a size to reserve.
   if (count > bytes.size())
     throw error(code, "a value in parts claims more elements than its bytes hold");
-  list items;
-  items.reserve(count);
+  std::vector<std::string_view> parts;
   while (!bytes.empty()) {
     const std::uint64_t size = read_u64(bytes, code);
     if (size > bytes.size()) throw error(code, "a value in parts is cut short");
-    value part = decode_one(bytes.substr(0, size), code);
+    parts.push_back(bytes.substr(0, size));
     bytes.remove_prefix(size);
-    if (!part.is_list()) throw error(code, "a part of a list value is not a list");
-    const list& l = part.as_list();
-    if (items.size() + l.size() > count)
-      throw error(code, "a value in parts holds more elements than it claims");
-    items.insert(items.end(), l.begin(), l.end());
   }
+  list items;
+  items.reserve(count);
+  // A fan-out's 10^6 Sends are 62 parts, decoded two at a time.
+  detail::make_in_order_on_two_threads(
+      parts.size(), [&](std::size_t k) { return decode_one(parts[k], code); },
+      [&](std::size_t, value part) {
+        if (!part.is_list()) throw error(code, "a part of a list value is not a list");
+        const list& l = part.as_list();
+        if (items.size() + l.size() > count)
+          throw error(code, "a value in parts holds more elements than it claims");
+        items.insert(items.end(), l.begin(), l.end());
+      });
   if (items.size() != count)
     throw error(code, "a value in parts holds " + std::to_string(items.size()) + " of its " +
                           std::to_string(count) + " elements");
