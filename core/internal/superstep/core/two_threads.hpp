@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -17,9 +18,9 @@ namespace superstep::detail {
 /// Makes items 0..n-1 with `make(k)` and hands each to `take(k, item)` on this thread, in
 /// order. With two parts or more and a second core, a second thread makes the odd ones while
 /// this one makes the even ones and takes them all, the other thread at most two items ahead:
-/// no more than three items are held at once. `make` must be safe to call from two threads at
-/// once. The first exception thrown by either (in `k` order of what was taken) is rethrown
-/// here, after the second thread ended.
+/// no more than three items are held at once (and all are made here when no thread can be
+/// started). `make` must be safe to call from two threads at once. The first exception thrown by
+/// either (in `k` order of what was taken) is rethrown here, after the second thread ended.
 template <class Make, class Take>
 void make_in_order_on_two_threads(std::size_t n, Make&& make, Take&& take) {
   if (n < 2 || std::thread::hardware_concurrency() < 2) {
@@ -34,7 +35,8 @@ void make_in_order_on_two_threads(std::size_t n, Make&& make, Take&& take) {
   bool stop = false;
   std::exception_ptr failed;  // the second thread's
   std::size_t failed_at = 0;
-  std::thread helper([&] {
+  std::thread helper;
+  const auto help = [&] {
     for (std::size_t k = 1; k < n; k += 2) {
       {
         std::unique_lock lock(m);
@@ -54,7 +56,13 @@ void make_in_order_on_two_threads(std::size_t n, Make&& make, Take&& take) {
       }
       changed.notify_all();
     }
-  });
+  };
+  try {
+    helper = std::thread(help);
+  } catch (const std::system_error&) {  // no thread to be had (a process or thread limit)
+    for (std::size_t k = 0; k < n; ++k) take(k, make(k));
+    return;
+  }
   const auto finish = [&] {
     {
       std::lock_guard lock(m);
