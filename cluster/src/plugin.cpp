@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 #include "superstep/core/error.hpp"
 
 namespace superstep::cluster {
@@ -27,12 +29,25 @@ void load_plugin(const std::string& path, function_registry& registry) {
   auto entry = reinterpret_cast<entry_fn>(::dlsym(lib, SUPERSTEP_PLUGIN_ENTRY));
   if (!entry) fail(path, "no entry point " SUPERSTEP_PLUGIN_ENTRY " (see SUPERSTEP_PLUGIN)");
   char message[512] = {0};
+  const auto nodes = registry.node_names();
+  const auto routers = registry.router_names();
   switch (entry(&registry, SUPERSTEP_PLUGIN_ABI, message, sizeof message)) {
-    case 0: return;
+    case 0: break;
     case 1: fail(path, "built for another version of superstep (plugin ABI mismatch)");
     case 2: fail(path, message);
     default: fail(path, "its entry point failed");
   }
+  // "std." names are the std library's: a head runs a graph's input node itself when its
+  // routers are all std routers, trusting them to be no user code.
+  const auto refuse_std = [&](const std::vector<std::string>& before,
+                              const std::vector<std::string>& after, const char* kind) {
+    for (const auto& name : after)
+      if (name.rfind("std.", 0) == 0 && !std::binary_search(before.begin(), before.end(), name))
+        fail(path, std::string("registers the ") + kind + " '" + name +
+                       "': names starting with 'std.' are the std library's");
+  };
+  refuse_std(nodes, registry.node_names(), "node function");
+  refuse_std(routers, registry.router_names(), "router");
 }
 
 }  // namespace superstep::cluster

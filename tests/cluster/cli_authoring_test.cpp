@@ -131,6 +131,17 @@ BOOST_AUTO_TEST_CASE(graph_loads_node_libraries_with_plugin) {
   BOOST_TEST(has(r.out, "| upper |"));
 }
 
+// "std." names are the std library's: a head runs an input node whose routers are std routers
+// itself, as no user code.
+BOOST_AUTO_TEST_CASE(a_node_library_registering_a_std_name_is_refused) {
+  result r = run("graph " + example("shout") + " --plugin " + quote(SUPERSTEP_SQUATTER_LIB));
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(has(r.err,
+                 "registers the router 'std.everyone': names starting with 'std.' are "
+                 "the std library's"),
+             r.err);
+}
+
 BOOST_AUTO_TEST_CASE(threads_lists_each_thread_with_its_status) {
   scratch dir;
   const std::string data = " --data " + quote(dir.path("db"));
