@@ -12,6 +12,7 @@
 #include "spdlog/spdlog.h"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/cluster/function_registry.hpp"
+#include "superstep/cluster/std_library.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/run_counters.hpp"
 #include "superstep/core/error.hpp"
@@ -48,7 +49,7 @@ class cluster_directory final : public actors::node_directory {
   static bool routes_here(const std::set<std::string>& code,
                           const cluster::function_registry& here) {
     return std::all_of(code.begin(), code.end(), [&](const std::string& c) {
-      return c.rfind("std.", 0) == 0 && here.has_router(c);
+      return cluster::is_std_name(c) && here.has_router(c);
     });
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "superstep/cluster/std_library.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cluster {
@@ -42,7 +43,7 @@ void load_plugin(const std::string& path, function_registry& registry) {
   const auto refuse_std = [&](const std::vector<std::string>& before,
                               const std::vector<std::string>& after, const char* kind) {
     for (const auto& name : after)
-      if (name.rfind("std.", 0) == 0 && !std::binary_search(before.begin(), before.end(), name))
+      if (is_std_name(name) && !std::binary_search(before.begin(), before.end(), name))
         fail(path, std::string("registers the ") + kind + " '" + name +
                        "': names starting with 'std.' are the std library's");
   };

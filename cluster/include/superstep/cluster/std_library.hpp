@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 #include "superstep/cluster/function_registry.hpp"
 
 namespace superstep::cluster {
@@ -37,5 +39,10 @@ namespace superstep::cluster {
 ///
 /// Registering twice into one registry throws (names are unique).
 void register_std_library(function_registry& registry);
+
+/// Whether `name` is in the std library's namespace ("std."): a node library may not register
+/// such a name (load_plugin refuses it), so a head may run an input node whose routers all
+/// are, as no user code.
+inline bool is_std_name(std::string_view name) noexcept { return name.substr(0, 4) == "std."; }
 
 }  // namespace superstep::cluster
