@@ -23,10 +23,10 @@ namespace superstep::detail {
 /// either (in `k` order of what was taken) is rethrown here, after the second thread ended.
 template <class Make, class Take>
 void make_in_order_on_two_threads(std::size_t n, Make&& make, Take&& take) {
-  if (n < 2 || std::thread::hardware_concurrency() < 2) {
+  const auto on_this_thread = [&] {
     for (std::size_t k = 0; k < n; ++k) take(k, make(k));
-    return;
-  }
+  };
+  if (n < 2 || std::thread::hardware_concurrency() < 2) return on_this_thread();
   using item = decltype(make(std::size_t{0}));
   std::mutex m;
   std::condition_variable changed;
@@ -60,8 +60,7 @@ void make_in_order_on_two_threads(std::size_t n, Make&& make, Take&& take) {
   try {
     helper = std::thread(help);
   } catch (const std::system_error&) {  // no thread to be had (a process or thread limit)
-    for (std::size_t k = 0; k < n; ++k) take(k, make(k));
-    return;
+    return on_this_thread();
   }
   const auto finish = [&] {
     {
