@@ -1,7 +1,10 @@
 // LangGraph's Topic: a list of the values written, flattened, optionally kept across steps.
 #include "superstep/channels/topic.hpp"
 
+#include <utility>
+
 #include "channel_errors.hpp"
+#include "superstep/core/error.hpp"
 
 namespace superstep::channels {
 
@@ -25,7 +28,8 @@ bool topic::update(std::span<const value> writes) {
   for (const value& w : writes) written += w.is_list() ? w.as_list().size() : 1;
 
   const list& current = values_.as_list();
-  bool cleared = !accumulate_ && !current.empty();
+  const bool cleared = !accumulate_ && (released_ || !current.empty());
+  released_ = false;
   if (written == 0) {
     if (cleared) values_ = value(list{});
     return cleared;
@@ -44,16 +48,34 @@ bool topic::update(std::span<const value> writes) {
   return true;
 }
 
+namespace {
+
+[[noreturn]] void throw_released(const std::string& key) {
+  throw error(error_code::internal, "channel '" + key +
+                                        "': its values went to the tasks planned from them; "
+                                        "it holds values again once the step commits");
+}
+
+}  // namespace
+
 value topic::get() const {
+  if (released_) throw_released(key());
   if (values_.as_list().empty()) detail::throw_empty(key());
   return values_;
 }
 
-bool topic::is_available() const { return !values_.as_list().empty(); }
+bool topic::is_available() const { return released_ || !values_.as_list().empty(); }
 
 std::optional<value> topic::checkpoint() const {
+  if (released_) throw_released(key());
   if (values_.as_list().empty()) return std::nullopt;
   return values_;
+}
+
+value topic::release() {
+  if (accumulate_ || values_.as_list().empty()) return value();
+  released_ = true;
+  return std::exchange(values_, value(list{}));
 }
 
 }  // namespace superstep::channels

@@ -141,7 +141,8 @@ std::optional<value> read_channels(const channel_map& channels,
 std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
                                             const run_state& state,
                                             const std::unordered_set<std::string>* updated_channels,
-                                            std::int64_t step, std::string_view checkpoint_ns) {
+                                            std::int64_t step, std::string_view checkpoint_ns,
+                                            value* released) {
   std::vector<pregel_task> tasks;
   const checkpoint& cp = state.checkpoint;
 
@@ -209,10 +210,16 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     t.input = std::move(input);
     tasks.push_back(std::move(t));
   }
-  // PUSH tasks: one per Send waiting in the tasks topic.
-  if (auto it = state.channels.find(std::string(TASKS));
-      it != state.channels.end() && it->second->is_available()) {
-    value sends = it->second->get();
+  // PUSH tasks: one per Send waiting in the tasks topic, or released from it.
+  value sends;
+  if (released) {
+    sends = std::move(*released);
+  } else if (auto it = state.channels.find(std::string(TASKS));
+             it != state.channels.end() && it->second->is_available()) {
+    sends = it->second->get();
+  }
+  if (!sends.is_null()) {
+    list* sole = sends.sole_list();  // each Send let go once its task is made
     const list& items = sends.as_list();
     std::optional<task_id_hasher> push_ids;  // Sends to one node share the id's prefix
     std::uint32_t push_ids_node = 0;
@@ -238,6 +245,7 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
       }
       t.id = push_ids->id(static_cast<std::uint64_t>(i));
       tasks.push_back(std::move(t));
+      if (sole) (*sole)[i] = value();
     }
   }
 

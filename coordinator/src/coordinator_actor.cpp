@@ -208,6 +208,8 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
       t.error = std::move(r.error);
       t.handled_error = std::move(r.handled_error);
       t.done = r.done;
+      // A Send's argument is needed no more once its task ran elsewhere.
+      if (t.push) t.input = value();
       if (st.saver && st.early_prepare && st.sent_direct[slots[i]] && writes_known(*st.loop, t))
         // Saved apart, and with their owners already: only their channels came, which the
         // step needs no more once known (a fan-out's 10^6 tasks would each hold a list of

@@ -125,6 +125,9 @@ void votes_in(coordinator_actor* self) {
       throw error(v.error->code, v.error->message);
     }
   for (const auto& v : votes) st.loop->take_votes(v.changes);
+  // Gone before the next step is planned (from this call): a vote may carry the tasks
+  // topic's Sends, which the planning lets go of one by one.
+  std::vector<actors::step_vote>().swap(votes);
   if (!st.finish_round && st.loop->finish_due()) {
     std::vector<actors::step_prepare> finish(st.groups.size());
     for (auto& f : finish) {

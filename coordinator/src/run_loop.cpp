@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "superstep/channels/topic.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
@@ -102,8 +103,9 @@ bool run_loop::plan() {
   // The last step's tasks (and the writes they hold) go before the next ones are made.
   tasks_.clear();
   tasks_.shrink_to_fit();
+  value sends = release_sends();
   tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
-                                    shared_.checkpoint_ns);
+                                    shared_.checkpoint_ns, sends.is_null() ? nullptr : &sends);
   emit_checkpoint_event();
   if (tasks_.empty()) return false;
   if (shared_.hooks && shared_.hooks->drain_requested()) {
@@ -124,6 +126,26 @@ bool run_loop::plan() {
   if (shared_.cache) take_cached_writes();
   if (g_.step_timeout_ms) cancel_->arm(step_, *g_.step_timeout_ms);
   return true;
+}
+
+value run_loop::release_sends() {
+  // The PUSH tasks hold their Sends' arguments. The checkpoint that holds the Sends is saved
+  // (or queued to be): the run lets go of them as it plans their tasks, each Send as its task
+  // is made (a fan-out's 10^6 Sends, decoded, are about 250 MB, 150 of them besides the
+  // arguments); the tasks topic keeps only that it is not empty, so that the step clears it
+  // and reports the change. Kept: under exit durability (the run's last checkpoint is saved
+  // from them when it ends), in a subgraph, and for streams that show the checkpoint or the
+  // tasks of the step (debug, checkpoints, tasks).
+  if (!steps_checkpointed() || !shared_.ns.empty() || shared_.wants(stream_mode::debug) ||
+      shared_.wants(stream_mode::tasks) || shared_.wants(stream_mode::checkpoints))
+    return value();
+  auto it = state_.channels.find(std::string(TASKS));
+  if (it == state_.channels.end() || !it->second->is_available()) return value();
+  auto* topic = dynamic_cast<channels::topic*>(it->second.get());
+  if (!topic) return value();
+  value sends = topic->release();
+  if (!sends.is_null()) state_.checkpoint.channel_values.erase(std::string(TASKS));
+  return sends;
 }
 
 void run_loop::take_cached_writes() {

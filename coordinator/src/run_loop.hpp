@@ -223,6 +223,9 @@ class run_loop {
   void report_finished(const pregel_task& t);
   void report_interrupts(const pregel_task& t);
   void take_cached_writes();
+  /// Before planning: takes the Sends out of the tasks topic when nothing else of the run
+  /// needs them (run_loop.cpp), for the step's PUSH tasks to be planned from; null otherwise.
+  value release_sends();
   /// Stores a task's writes in the graph's cache when its node has a cache policy.
   void cache_writes(const pregel_task& t);
   /// Stops the run at a breakpoint (interrupt_before/after).
@@ -261,6 +264,8 @@ class run_loop {
   bool replaying_ = false;
   std::string replay_source_;           // metadata source of the checkpoint loaded
   checkpoint_changes unsaved_changes_;  // changes since the last put
+  // The run's topics without accumulate: each step's value starts afresh (the saver is told).
+  std::vector<std::string> not_extended_;
   durability durability_ = durability::sync;
   background_saves_ptr background_;  // async durability
   // exit durability: what the last (unsaved) checkpoint needs when it is finally saved

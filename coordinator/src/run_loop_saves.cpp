@@ -339,6 +339,8 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
   if (saver_) {
     if (applied) add_changes(unsaved_changes_, applied->new_versions, applied->seen_changed);
     changed = std::exchange(unsaved_changes_, {});
+    for (const auto& name : not_extended_)
+      if (changed.versions.count(name)) changed.not_extended.insert(name);
   }
   checkpoint& cp = state_.checkpoint;
   const std::string parent_id = cp.id;

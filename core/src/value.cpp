@@ -94,6 +94,14 @@ const list& value::as_list() const {
   kind_mismatch(value_kind::list, kind());
 }
 
+list* value::sole_list() noexcept {
+  // Lists are made as non-const objects (value(list)), shared as const: the one holder may
+  // change one.
+  auto* p = std::get_if<std::shared_ptr<const list>>(&v_);
+  if (!p || !*p || p->use_count() != 1) return nullptr;
+  return const_cast<list*>(p->get());
+}
+
 const object& value::as_object() const {
   if (auto* p = std::get_if<std::shared_ptr<const object>>(&v_)) return **p;
   kind_mismatch(value_kind::object, kind());

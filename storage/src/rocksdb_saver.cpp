@@ -295,6 +295,7 @@ checkpoint_config rocksdb_saver::impl::put(
                                                   plan.depth ? &delta : nullptr);
   struct blob {
     std::string chain;  // the blob key without the version: the channel's blob_chains key
+    const std::string* channel = nullptr;
     std::string key;
     channel_version version = 0;
     const value* v = nullptr;  // nullptr: cleared
@@ -308,6 +309,7 @@ checkpoint_config rocksdb_saver::impl::put(
   for (const auto& [channel, version] : new_versions) {
     blob& b = blobs.emplace_back();
     b.chain = prefix;
+    b.channel = &channel;
     keys::append_string(b.chain, channel);
     b.key = b.chain;
     keys::append_u64(b.key, version);
@@ -363,7 +365,7 @@ checkpoint_config rocksdb_saver::impl::put(
   }
   d.write(batch, "writing " + describe(config.thread_id, config.checkpoint_ns, cp.id));
   for (const auto& b : blobs) {
-    if (b.v)
+    if (b.v && !(changes && changes->not_extended.count(*b.channel)))
       d.db.chains.written(b.chain, b.version, *b.v, b.delta, b.size);
     else
       d.db.chains.forget(b.chain);

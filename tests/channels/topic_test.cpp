@@ -84,3 +84,40 @@ BOOST_AUTO_TEST_CASE(get_shares_the_list_instead_of_copying_it) {
   step(ch, {1, 2});
   BOOST_TEST(ch.get().same_instance(ch.get()));
 }
+
+// The tasks topic lets go of its Sends once their tasks are planned: it stays available, so
+// the next step clears it and reports the change; reading it meanwhile is an internal error
+// (nothing of the run reads it then); a copy (kept to restore on abort) is released too.
+BOOST_AUTO_TEST_CASE(a_released_topic_gives_its_values_and_clears_at_the_next_step) {
+  topic ch("__pregel_tasks");
+  step(ch, {1, 2});
+  value sends = ch.release();
+  BOOST_TEST(sends == value::array({1, 2}));
+  BOOST_REQUIRE(sends.sole_list() != nullptr);  // the only copy: its holder may consume it
+  {
+    const value shared = sends;
+    BOOST_TEST(sends.sole_list() == nullptr);  // another holder sees it
+  }
+  BOOST_TEST(ch.is_available());
+  check_error([&] { (void)ch.get(); }, error_code::internal, {"'__pregel_tasks'"});
+  check_error([&] { (void)ch.checkpoint(); }, error_code::internal, {"'__pregel_tasks'"});
+  auto copy = ch.copy();
+  BOOST_TEST(copy->is_available());
+  check_error([&] { (void)copy->get(); }, error_code::internal, {"'__pregel_tasks'"});
+  BOOST_TEST(ch.release().is_null());  // nothing left to give
+  BOOST_TEST(step(ch, {}));            // cleared: a change
+  BOOST_TEST(!ch.is_available());
+  BOOST_TEST(!ch.checkpoint().has_value());
+  BOOST_TEST(step(ch, {3}));
+  BOOST_TEST(ch.get() == value::array({3}));
+}
+
+BOOST_AUTO_TEST_CASE(an_accumulating_or_empty_topic_releases_nothing) {
+  topic empty("t");
+  BOOST_TEST(empty.release().is_null());
+  BOOST_TEST(!empty.is_available());
+  topic kept("t", true);
+  step(kept, {1});
+  BOOST_TEST(kept.release().is_null());
+  BOOST_TEST(kept.get() == value::array({1}));
+}

@@ -223,6 +223,38 @@ BOOST_AUTO_TEST_CASE(a_growing_list_is_written_as_deltas_and_every_version_reads
   BOOST_TEST(values_of(kept[2]).get("messages") == lists[steps - 2]);
 }
 
+// What a list is written as a delta against stays in memory until the channel's next write.
+// A list the run says will not be extended (a topic that starts afresh each step: the tasks
+// topic, whose 10^6 Sends the fan-out step lets go of as it plans their tasks) is not kept.
+BOOST_AUTO_TEST_CASE(a_list_the_run_will_not_extend_is_not_kept_for_deltas) {
+  temp_dir dir;
+  checkpoint_builder b;
+  auto saver = rocksdb_saver::open(dir.str());
+  value sends, log;
+  {
+    list s, l;
+    for (int i = 0; i < 8; ++i) {
+      s.push_back(object{{"n", i}});
+      l.push_back(object{{"n", i}});
+    }
+    sends = value(std::move(s));
+    log = value(std::move(l));
+  }
+  checkpoint_config at;
+  {
+    auto cp = b.make({{"sends", sends}, {"log", log}}, {{"sends", 1}, {"log", 1}});
+    checkpoint_changes changes;
+    changes.versions = {{"sends", 1}, {"log", 1}};
+    changes.not_extended = {"sends"};
+    at = saver->put_changes({"t", "", ""}, cp, loop_metadata(1), changes);
+  }
+  BOOST_TEST(sends.sole_list() != nullptr);  // only this test holds it
+  BOOST_TEST(log.sole_list() == nullptr);    // the saver keeps it: its next write may extend it
+  const value saved = values_of(saver->get_tuple(at));
+  BOOST_TEST(saved.get("sends") == sends);
+  BOOST_TEST(saved.get("log") == log);
+}
+
 BOOST_AUTO_TEST_CASE(a_damaged_list_delta_or_a_missing_base_is_an_error_naming_the_channel) {
   temp_dir dir;
   checkpoint_builder b;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -17,6 +18,9 @@
 #include "superstep/core/value.hpp"
 
 namespace superstep::actors {
+
+/// The tasks topic: LangGraph's TASKS channel, the Sends that the next step runs as PUSH tasks.
+inline constexpr std::string_view tasks_topic = "__pregel_tasks";
 
 /// One write of a step: `order` is the writing task's position in the step's task-path order
 /// (LangGraph applies a step's writes in that order, whatever order they arrive in).

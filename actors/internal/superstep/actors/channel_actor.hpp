@@ -44,9 +44,6 @@ struct channel_writes {
 /// The chunk number of the writes a coordinator sends itself.
 inline constexpr std::uint32_t coordinator_chunk = 0xffffffffu;
 
-/// The tasks topic: LangGraph's TASKS channel, the Sends that the next step runs as PUSH tasks.
-inline constexpr std::string_view tasks_topic = "__pregel_tasks";
-
 /// Which of `groups` channel actors owns `channel`. One group owns every channel. Several are
 /// the groups of a run whose channels are spread over the workers, with one more beside the
 /// coordinator: the last owns the tasks topic, which only the coordinator reads (it plans the

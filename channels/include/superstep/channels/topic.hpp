@@ -52,8 +52,17 @@ class topic final : public channel {
   /// The list, or nullopt when empty.
   [[nodiscard]] std::optional<value> checkpoint() const override;
 
+  /// Lets go of the values, keeping only that there are some, and returns them (null when it
+  /// did nothing: an empty or accumulating topic): the tasks topic, once what else needs the
+  /// Sends has them (the coordinator, from a channel actor's vote; the checkpoint that holds
+  /// them, saved), its PUSH tasks planned from what it returns. The next update clears it as
+  /// it would the values, and reports the change; until then `get` and `checkpoint` are an
+  /// internal error.
+  value release();
+
  private:
   bool accumulate_;
+  bool released_ = false;
   value values_;  // always a list
 };
 

@@ -87,10 +87,14 @@ run_state restore(const pregel_graph& g, superstep::checkpoint cp);
 /// Plans the tasks of step `step` (LangGraph `prepare_next_tasks`): one PUSH task per pending
 /// Send in the tasks topic, then one PULL task per node whose triggers advanced. With
 /// `updated_channels`, only nodes those channels trigger are candidates; without, every node.
+/// With `sends`, the Sends released from the tasks topic (channels::topic::release): the PUSH
+/// tasks are planned from them, and when `sends` is their only copy each Send goes once its
+/// task is made (its argument stays, as the task's input).
 std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
                                             const run_state& state,
                                             const std::unordered_set<std::string>* updated_channels,
-                                            std::int64_t step, std::string_view checkpoint_ns);
+                                            std::int64_t step, std::string_view checkpoint_ns,
+                                            value* sends = nullptr);
 
 /// The outcome of `apply_writes`.
 struct applied {

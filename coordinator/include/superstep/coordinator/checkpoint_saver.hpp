@@ -36,6 +36,11 @@ struct checkpoint_changes {
   std::map<std::string, channel_version> versions;
   /// Every node whose `versions_seen` entry differs from the parent's.
   std::set<std::string> seen;
+  /// Channels among `versions` whose next value will not start with this one's elements: a
+  /// topic without `accumulate` (the tasks topic among them) starts afresh at every step. A
+  /// saver that writes a list as the elements added to the last one it wrote need not keep
+  /// these (a fan-out's Sends would stay in memory through the step that runs them).
+  std::set<std::string> not_extended;
 };
 
 /// The history of one channel up to a checkpoint, for rebuilding its value from the writes

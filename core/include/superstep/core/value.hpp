@@ -50,7 +50,7 @@ class value {
   value(std::string s) : v_(std::make_shared<const std::string>(std::move(s))) {}
   value(std::string_view s) : v_(std::make_shared<const std::string>(s)) {}
   value(bytes b) : v_(bytes_ptr{std::make_shared<const std::string>(std::move(b.data))}) {}
-  value(list l) : v_(std::make_shared<const list>(std::move(l))) {}
+  value(list l) : v_(std::shared_ptr<const list>(std::make_shared<list>(std::move(l)))) {}
   value(object o);
 
   /// A list value from its elements: `value::array({1, "a"})`.
@@ -75,6 +75,11 @@ class value {
   const std::string& as_string() const;
   const std::string& as_bytes() const;
   const list& as_list() const;
+  /// The list, to change in place, when this value is its only holder; nullptr when another
+  /// value shares it, or for another kind. For a caller that consumes the last copy of a big
+  /// list element by element (a fan-out's Sends, each let go once its task is made): no one
+  /// else can see the change.
+  list* sole_list() noexcept;
   const object& as_object() const;
 
   /// Member of an object, or nullptr when this is not an object or has no such key.
