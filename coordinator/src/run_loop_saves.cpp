@@ -232,12 +232,21 @@ void run_loop::save_exit_delta_writes(const std::set<std::string>& snapshotted) 
 
 namespace {
 
+std::string task_path_of(const pregel_task& t) {
+  return t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
+                : std::string(PULL) + "," + t.name;
+}
+
+// Whether what `t` leaves in the saver is its writes as they are (saved_writes_of).
+bool lends_writes(const pregel_task& t) {
+  return t.interrupts.empty() && !t.error && !t.writes.empty();
+}
+
 // What a finished task leaves in the saver: its writes, or why it has none.
 task_writes saved_writes_of(const pregel_task& t) {
   task_writes w;
   w.task_id = t.id;
-  w.task_path = t.push ? std::string(PUSH) + "," + std::to_string(t.push_index)
-                       : std::string(PULL) + "," + t.name;
+  w.task_path = task_path_of(t);
   if (!t.interrupts.empty()) {
     w.writes = t.writes;  // the resume values it was given
     w.writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
@@ -266,8 +275,30 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   cfg.checkpoint_id = state_.checkpoint.id;
   std::vector<task_writes> all;
   all.reserve(tasks.size());
-  for (const pregel_task* t : tasks) all.push_back(saved_writes_of(*t));
-  saver_->put_writes_many(cfg, all);
+  // A task's own writes (no interrupt or error) are lent to the saver rather than copied (a
+  // task sending 10^6 Sends holds 56 MB of them), and given back even if the saver throws. The
+  // tasks are the loop's own or a writes saver's batch: no one reads them while they are saved.
+  std::vector<pregel_task*> lent(tasks.size());  // by position in `all`
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const pregel_task& t = *tasks[i];
+    if (!lends_writes(t)) {
+      all.push_back(saved_writes_of(t));
+      continue;
+    }
+    lent[i] = const_cast<pregel_task*>(&t);
+    all.push_back(task_writes{t.id, task_path_of(t), std::move(lent[i]->writes)});
+  }
+  auto give_back = [&] {
+    for (std::size_t i = 0; i < lent.size(); ++i)
+      if (lent[i]) lent[i]->writes = std::move(all[i].writes);
+  };
+  try {
+    saver_->put_writes_many(cfg, all);
+  } catch (...) {
+    give_back();
+    throw;
+  }
+  give_back();
 }
 
 bool run_loop::writes_saved_apart() const noexcept {

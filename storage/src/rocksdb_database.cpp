@@ -212,6 +212,26 @@ std::shared_ptr<rocksdb_database> rocksdb_database::shared(const std::string& di
   return db;
 }
 
+void rocksdb_database::flush_big_memtables() {
+  // RocksDB flushes a full memtable only when the next write comes, which may be a whole
+  // step later: a fan-out's Sends (its first task's pending writes, then the checkpoint with
+  // the tasks topic, about 120 MB each) would stay in memory, twice, while their tasks are
+  // planned. A flush is started now instead, in the background (the write is in the log:
+  // nothing waits for it).
+  rocksdb::FlushOptions flush;
+  flush.wait = false;
+  flush.allow_write_stall = true;
+  for (auto* cf : {writes, blobs, store}) {
+    std::uint64_t bytes = 0;
+    if (!cf || !db_->GetIntProperty(cf, rocksdb::DB::Properties::kCurSizeActiveMemTable, &bytes) ||
+        bytes < big_write)
+      continue;
+    // A failed flush leaves the memtable for the next write to flush: nothing is lost.
+    const rocksdb::Status started = db_->Flush(flush, cf);
+    (void)started;
+  }
+}
+
 void rocksdb_database::write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch& batch,
                              std::string_view what) {
   const auto stopped = [&] {
@@ -224,7 +244,10 @@ void rocksdb_database::write(const rocksdb::WriteOptions& options, rocksdb::Writ
                 "rocksdb_saver: " + std::string(what) + ": " + dir_ + " is open read-only");
   if (stopped_.load(std::memory_order_acquire)) throw stopped();
   rocksdb::Status s = db_->Write(options, &batch);
-  if (s.ok()) return;
+  if (s.ok()) {
+    if (batch.GetDataSize() >= big_write) flush_big_memtables();
+    return;
+  }
   if (!s.IsIOError()) check(s, what);  // not about the files: nothing to stop
   {
     std::lock_guard lock(stop_mutex_);

@@ -75,6 +75,8 @@ class rocksdb_database {
   /// write; "<what>: DIR is open read-only" on a read-only database.
   void write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch& batch,
              std::string_view what);
+  /// A write of this many bytes or more has the memtables it filled flushed at once.
+  static constexpr std::size_t big_write = std::size_t{32} << 20;
 
   rocksdb::ColumnFamilyHandle* checkpoints = nullptr;
   rocksdb::ColumnFamilyHandle* writes = nullptr;
@@ -103,6 +105,7 @@ class rocksdb_database {
   std::mutex stop_mutex_;
   std::string stop_reason_;  // under stop_mutex_, set once stopped_
   rocksdb::DB* db_ = nullptr;
+  void flush_big_memtables();
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 
