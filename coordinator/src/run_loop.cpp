@@ -76,6 +76,15 @@ run_loop::run_loop(const pregel_graph& graph, const algo::graph_index& index,
   stream_set_.insert(stream_channels_->begin(), stream_channels_->end());
   for (const auto& c : g_.output_channels)
     if (!g_.channels.at(c)->stays_until_written()) outputs_volatile_ = true;
+  // A low-level graph may show or read the tasks topic like any channel: then its Sends stay.
+  const std::string tasks(TASKS);
+  const auto reads_tasks = [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), tasks) != names.end();
+  };
+  sends_read_ = output_set_.count(tasks) || stream_set_.count(tasks) ||
+                std::any_of(g_.nodes.begin(), g_.nodes.end(), [&](const pregel_node& n) {
+                  return reads_tasks(n.reads) || reads_tasks(n.fresh_reads);
+                });
 }
 
 bool run_loop::plan() {
@@ -134,10 +143,11 @@ value run_loop::release_sends() {
   // is made (a fan-out's 10^6 Sends, decoded, are about 250 MB, 150 of them besides the
   // arguments); the tasks topic keeps only that it is not empty, so that the step clears it
   // and reports the change. Kept: under exit durability (the run's last checkpoint is saved
-  // from them when it ends), in a subgraph, and for streams that show the checkpoint or the
-  // tasks of the step (debug, checkpoints, tasks).
-  if (!steps_checkpointed() || !shared_.ns.empty() || shared_.wants(stream_mode::debug) ||
-      shared_.wants(stream_mode::tasks) || shared_.wants(stream_mode::checkpoints))
+  // from them when it ends), in a subgraph, for streams that show the checkpoint or the
+  // tasks of the step (debug, checkpoints, tasks), and when the graph reads or shows the topic.
+  if (sends_read_ || !steps_checkpointed() || !shared_.ns.empty() ||
+      shared_.wants(stream_mode::debug) || shared_.wants(stream_mode::tasks) ||
+      shared_.wants(stream_mode::checkpoints))
     return value();
   auto it = state_.channels.find(std::string(TASKS));
   if (it == state_.channels.end() || !it->second->is_available()) return value();

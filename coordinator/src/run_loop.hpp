@@ -264,6 +264,7 @@ class run_loop {
   bool replaying_ = false;
   std::string replay_source_;           // metadata source of the checkpoint loaded
   checkpoint_changes unsaved_changes_;  // changes since the last put
+  bool sends_read_ = false;             // a node reads the tasks topic, or the run shows it
   // The run's topics without accumulate: each step's value starts afresh (the saver is told).
   std::vector<std::string> not_extended_;
   durability durability_ = durability::sync;

@@ -279,20 +279,22 @@ void run_loop::save_writes(const std::vector<const pregel_task*>& tasks) {
   // task sending 10^6 Sends holds 56 MB of them), and given back even if the saver throws. The
   // tasks are the loop's own or a writes saver's batch: no one reads them while they are saved.
   std::vector<pregel_task*> lent(tasks.size());  // by position in `all`
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const pregel_task& t = *tasks[i];
-    if (!lends_writes(t)) {
-      all.push_back(saved_writes_of(t));
-      continue;
-    }
-    lent[i] = const_cast<pregel_task*>(&t);
-    all.push_back(task_writes{t.id, task_path_of(t), std::move(lent[i]->writes)});
-  }
   auto give_back = [&] {
-    for (std::size_t i = 0; i < lent.size(); ++i)
+    for (std::size_t i = 0; i < all.size(); ++i)
       if (lent[i]) lent[i]->writes = std::move(all[i].writes);
   };
   try {
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const pregel_task& t = *tasks[i];
+      if (!lends_writes(t)) {
+        all.push_back(saved_writes_of(t));
+        continue;
+      }
+      task_writes w{t.id, task_path_of(t), {}};
+      lent[i] = const_cast<pregel_task*>(&t);
+      w.writes = std::move(lent[i]->writes);
+      all.push_back(std::move(w));  // reserved: cannot throw
+    }
     saver_->put_writes_many(cfg, all);
   } catch (...) {
     give_back();

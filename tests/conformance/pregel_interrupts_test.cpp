@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "interrupts_helpers.hpp"
+#include "superstep/channels/last_value.hpp"
+#include "superstep/channels/topic.hpp"
+#include "superstep/coordinator/pregel.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -334,4 +337,51 @@ BOOST_AUTO_TEST_CASE(test_multi_resume) {
              R"({"prompts":["a","b","c","d","e"],"human_inputs":["human input for prompt a",)"
              R"("human input for prompt b","human input for prompt c","human input for prompt d",)"
              R"("human input for prompt e"]})");
+}
+
+// A low-level graph may stream the tasks topic like any channel (LangGraph's Pregel streams
+// every channel unless told otherwise): its Sends stay readable while their tasks run, as when
+// a PUSH task interrupts and the run shows the channels with the interrupt.
+BOOST_AUTO_TEST_CASE(a_graph_streaming_the_tasks_topic_sees_its_sends_while_they_run) {
+  const std::string tasks = "__pregel_tasks";
+  pregel_graph g;
+  g.input_channels = {"input"};
+  g.input_single = true;
+  g.output_channels = {"out"};
+  g.state_channels = {"out", tasks};
+  g.channels = {{"input", std::make_shared<channels::last_value>("input")},
+                {"out", std::make_shared<channels::topic>("out", true)},
+                {"never", std::make_shared<channels::last_value>("never")},
+                {tasks, std::make_shared<channels::topic>(tasks)}};
+  g.nodes.push_back(subscribe_node("fan", {"input"},
+                                   [](const value& n, node_context&) -> value {
+                                     list sends;
+                                     for (std::int64_t i = 0; i < n.as_int(); ++i)
+                                       sends.push_back(make_send("ask", i));
+                                     return value(std::move(sends));
+                                   },
+                                   {tasks}));
+  g.nodes.push_back(
+      subscribe_node("ask", {"never"},  // runs only from Sends
+                     [](const value& i, node_context& ctx) -> value {
+                       return object{{"i", i}, {"answer", ctx.interrupt("answer " + i.to_json())}};
+                     },
+                     {"out"}));
+  runtime_options o;
+  o.mode = mode();
+  o.checkpointer = saver();
+  auto app = std::make_shared<pregel>(std::move(g), o);
+  list values;
+  app->stream(2, thread("1"), stream_options{{stream_mode::values}, false},
+              [&](const stream_event& e) { values.push_back(e.data); });
+  BOOST_REQUIRE(!values.empty());
+  const value sends_shown = values.front().get(tasks);
+  BOOST_TEST(sends_shown == value(list{make_send("ask", 0), make_send("ask", 1)}),
+             value(values).to_json());
+  // Each interrupted task shows its interrupt, beside the Sends still waiting.
+  BOOST_REQUIRE_EQUAL(values.size(), 3u);
+  for (std::size_t i = 1; i < values.size(); ++i) {
+    BOOST_TEST(values[i].get(tasks) == sends_shown, value(values).to_json());
+    BOOST_TEST(values[i].get("__interrupt__").as_list().size() == 1u, value(values).to_json());
+  }
 }
