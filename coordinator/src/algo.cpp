@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "superstep/channels/step.hpp"
+#include "superstep/channels/topic.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
@@ -65,6 +66,8 @@ graph_index graph_index::build(const pregel_graph& g) {
   for (const auto& [name, proto] : g.channels) {
     if (proto->finishes_deferred()) idx.finishable.push_back(name);
     if (proto->keeps_deltas()) idx.delta_channels.push_back(name);
+    if (auto* t = dynamic_cast<const channels::topic*>(proto.get()); t && !t->accumulate())
+      idx.not_extended.push_back(name);
   }
   return idx;
 }

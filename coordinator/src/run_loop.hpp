@@ -265,8 +265,6 @@ class run_loop {
   std::string replay_source_;           // metadata source of the checkpoint loaded
   checkpoint_changes unsaved_changes_;  // changes since the last put
   bool sends_read_ = false;             // a node reads the tasks topic, or the run shows it
-  // The run's topics without accumulate: each step's value starts afresh (the saver is told).
-  std::vector<std::string> not_extended_;
   durability durability_ = durability::sync;
   background_saves_ptr background_;  // async durability
   // exit durability: what the last (unsaved) checkpoint needs when it is finally saved

@@ -7,7 +7,6 @@
 #include <unordered_set>
 
 #include "run_loop.hpp"
-#include "superstep/channels/topic.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
@@ -142,10 +141,6 @@ void run_loop::begin(const value& given) {
   if (!nested)  // a subgraph keeps its parent's answer
     shared_.resuming = !start.channel_versions.empty() && (given.is_null() || cmd.has_value());
   state_ = algo::restore(g_, std::move(start));
-  not_extended_.clear();
-  for (const auto& [name, c] : state_.channels)
-    if (auto* t = dynamic_cast<const channels::topic*>(c.get()); t && !t->accumulate())
-      not_extended_.push_back(name);
   if (loaded_at) rebuild_delta_channels(state_, index_, saver_, *loaded_at);
   // Exit durability on a new thread: the id of the checkpoint the run's delta writes may need
   // as their parent, taken now so it sorts before the run's checkpoints.

@@ -372,7 +372,7 @@ void run_loop::put_checkpoint(const char* source, const algo::applied* applied,
   if (saver_) {
     if (applied) add_changes(unsaved_changes_, applied->new_versions, applied->seen_changed);
     changed = std::exchange(unsaved_changes_, {});
-    for (const auto& name : not_extended_)
+    for (const auto& name : index_.not_extended)
       if (changed.versions.count(name)) changed.not_extended.insert(name);
   }
   checkpoint& cp = state_.checkpoint;

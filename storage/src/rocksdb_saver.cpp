@@ -295,10 +295,10 @@ checkpoint_config rocksdb_saver::impl::put(
                                                   plan.depth ? &delta : nullptr);
   struct blob {
     std::string chain;  // the blob key without the version: the channel's blob_chains key
-    const std::string* channel = nullptr;
     std::string key;
     channel_version version = 0;
     const value* v = nullptr;  // nullptr: cleared
+    bool remember = false;     // kept by blob_chains after the write, for the next delta
     std::optional<blob_chains::delta> delta;
     std::string bytes;
     std::size_t size = 0;
@@ -309,7 +309,6 @@ checkpoint_config rocksdb_saver::impl::put(
   for (const auto& [channel, version] : new_versions) {
     blob& b = blobs.emplace_back();
     b.chain = prefix;
-    b.channel = &channel;
     keys::append_string(b.chain, channel);
     b.key = b.chain;
     keys::append_u64(b.key, version);
@@ -317,6 +316,7 @@ checkpoint_config rocksdb_saver::impl::put(
     // A channel with a new version but no value was cleared: no blob at that version.
     if (auto it = cp.channel_values.find(channel); it != cp.channel_values.end()) {
       b.v = &it->second;
+      b.remember = !(changes && changes->not_extended.count(channel));
       b.delta = d.db.chains.plan(b.chain, *b.v, b.version);
       if (b.delta) {
         const superstep::list& all = b.v->as_list();
@@ -365,7 +365,7 @@ checkpoint_config rocksdb_saver::impl::put(
   }
   d.write(batch, "writing " + describe(config.thread_id, config.checkpoint_ns, cp.id));
   for (const auto& b : blobs) {
-    if (b.v && !(changes && changes->not_extended.count(*b.channel)))
+    if (b.remember)
       d.db.chains.written(b.chain, b.version, *b.v, b.delta, b.size);
     else
       d.db.chains.forget(b.chain);

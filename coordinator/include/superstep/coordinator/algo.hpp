@@ -32,6 +32,9 @@ struct graph_index {
   std::vector<std::string> finishable;
   /// Channels whose checkpoints hold no value (delta_channel), sorted by name.
   std::vector<std::string> delta_channels;
+  /// Topics without accumulate: each step's value starts afresh, never extending the last
+  /// (checkpoint_changes::not_extended).
+  std::vector<std::string> not_extended;
   /// pregel_graph::delta_max_steps_since_snapshot.
   std::int64_t delta_max_steps_since_snapshot = 5000;
 
@@ -87,14 +90,14 @@ run_state restore(const pregel_graph& g, superstep::checkpoint cp);
 /// Plans the tasks of step `step` (LangGraph `prepare_next_tasks`): one PUSH task per pending
 /// Send in the tasks topic, then one PULL task per node whose triggers advanced. With
 /// `updated_channels`, only nodes those channels trigger are candidates; without, every node.
-/// With `sends`, the Sends released from the tasks topic (channels::topic::release): the PUSH
-/// tasks are planned from them, and when `sends` is their only copy each Send goes once its
-/// task is made (its argument stays, as the task's input).
+/// With `released`, the Sends released from the tasks topic (channels::topic::release): the
+/// PUSH tasks are planned from them, and when `released` is their only copy each Send goes once
+/// its task is made (its argument stays, as the task's input).
 std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
                                             const run_state& state,
                                             const std::unordered_set<std::string>* updated_channels,
                                             std::int64_t step, std::string_view checkpoint_ns,
-                                            value* sends = nullptr);
+                                            value* released = nullptr);
 
 /// The outcome of `apply_writes`.
 struct applied {
