@@ -24,6 +24,13 @@ void check(const rocksdb::Status& s, std::string_view what) {
                 "rocksdb_saver: " + std::string(what) + ": " + s.ToString());
 }
 
+namespace {
+
+// The name of a table_write's file in the database's folder, before it is added.
+constexpr std::string_view table_file_prefix = "superstep-table-";
+
+}  // namespace
+
 // RocksDB's lock is an fcntl lock on DIR/LOCK; F_GETLK names its holder when that is another
 // process.
 int rocksdb_lock_holder(const std::string& dir) {
@@ -187,6 +194,15 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
   // verify_clean_close ignores; from here on the files change.
   if ((closed_cleanly || open.salvage) && !read_only_) forget_clean_close(dir);
 
+  env_ = options.env ? options.env : rocksdb::Env::Default();
+  if (!read_only_) {
+    // A table_write's file left by a crash was never added: nothing reads it.
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().rfind(table_file_prefix, 0) == 0) {
+        std::error_code removed;
+        std::filesystem::remove(it->path(), removed);
+      }
+  }
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == "checkpoints") checkpoints = handles_[i];
     if (names[i] == "writes") writes = handles_[i];
@@ -248,6 +264,15 @@ void rocksdb_database::write(const rocksdb::WriteOptions& options, rocksdb::Writ
     if (batch.GetDataSize() >= big_write) flush_big_memtables();
     return;
   }
+  failed(s, what);
+}
+
+void rocksdb_database::failed(const rocksdb::Status& s, std::string_view what) {
+  const auto stopped = [&] {
+    std::lock_guard lock(stop_mutex_);
+    return error(error_code::storage_error,
+                 "rocksdb_saver: " + std::string(what) + ": " + stop_reason_);
+  };
   if (!s.IsIOError()) check(s, what);  // not about the files: nothing to stop
   {
     std::lock_guard lock(stop_mutex_);
@@ -259,6 +284,64 @@ void rocksdb_database::write(const rocksdb::WriteOptions& options, rocksdb::Writ
     }
   }
   throw stopped();
+}
+
+std::string rocksdb_database::table_file_path() {
+  return (std::filesystem::path(dir_) /
+          (std::string(table_file_prefix) + std::to_string(::getpid()) + "-" +
+           std::to_string(table_files_.fetch_add(1)) + ".tmp"))
+      .string();
+}
+
+void rocksdb_database::ingest(rocksdb::ColumnFamilyHandle* cf, const std::string& path,
+                              std::string_view what) {
+  if (read_only_)
+    throw error(error_code::storage_error,
+                "rocksdb_saver: " + std::string(what) + ": " + dir_ + " is open read-only");
+  if (stopped_.load(std::memory_order_acquire)) failed(rocksdb::Status::IOError(), what);
+  rocksdb::IngestExternalFileOptions options;
+  options.move_files = true;  // linked in, then the file here is removed
+  // Keys added after the file was written are not in it; a memtable holding keys of its
+  // range is flushed first, so that the file's keys are newer than theirs.
+  options.allow_blocking_flush = true;
+  options.write_global_seqno = false;
+  rocksdb::Status s = db_->IngestExternalFile(cf, {path}, options);
+  if (!s.ok()) failed(s, what);
+}
+
+table_write::table_write(rocksdb_database& db, rocksdb::ColumnFamilyHandle* cf, std::string what)
+    : db_(db), cf_(cf), what_(std::move(what)), path_(db.table_file_path()) {
+  rocksdb::Options options(rocksdb::DBOptions(), db.db().GetOptions(cf));
+  options.env = db.env();
+  writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, cf);
+}
+
+table_write::~table_write() {
+  if (added_) return;
+  writer_.reset();  // closes the file
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);  // nothing to do about a file that stays: open removes it
+}
+
+void table_write::put(std::string_view key, std::string_view value) {
+  if (added_) throw error(error_code::internal, "table_write::put after commit");
+  if (!any_) {
+    rocksdb::Status opened = writer_->Open(path_);
+    if (!opened.ok()) db_.failed(opened, what_);
+    any_ = true;
+  }
+  rocksdb::Status s = writer_->Put(rocksdb::Slice(key.data(), key.size()),
+                                   rocksdb::Slice(value.data(), value.size()));
+  if (!s.ok()) db_.failed(s, what_);
+}
+
+void table_write::commit() {
+  if (added_ || !any_) return;
+  rocksdb::Status s = writer_->Finish();
+  if (!s.ok()) db_.failed(s, what_);
+  writer_.reset();
+  db_.ingest(cf_, path_, what_);
+  added_ = true;
 }
 
 rocksdb_database::~rocksdb_database() {

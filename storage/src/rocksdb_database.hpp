@@ -5,9 +5,11 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/snapshot.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/write_batch.h>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -77,6 +79,12 @@ class rocksdb_database {
              std::string_view what);
   /// A write of this many bytes or more has the memtables it filled flushed at once.
   static constexpr std::size_t big_write = std::size_t{32} << 20;
+  /// Adds the table file at `path` (keys of `cf`, written by a `table_write`) to the
+  /// database, atomically, moving it in. Throws as `write` does.
+  void ingest(rocksdb::ColumnFamilyHandle* cf, const std::string& path, std::string_view what);
+  /// The path of a new file for a `table_write`, in the database's folder.
+  std::string table_file_path();
+  rocksdb::Env* env() const noexcept { return env_; }
 
   rocksdb::ColumnFamilyHandle* checkpoints = nullptr;
   rocksdb::ColumnFamilyHandle* writes = nullptr;
@@ -99,14 +107,47 @@ class rocksdb_database {
   thread_runs runs;
 
  private:
+  friend class table_write;
   std::string dir_;
   bool read_only_ = false;
   std::atomic<bool> stopped_{false};
   std::mutex stop_mutex_;
   std::string stop_reason_;  // under stop_mutex_, set once stopped_
   rocksdb::DB* db_ = nullptr;
+  rocksdb::Env* env_ = nullptr;
+  std::atomic<std::uint64_t> table_files_{0};
   void flush_big_memtables();
+  /// Throws the error of a failed write, stopping later writes when it is about the files.
+  [[noreturn]] void failed(const rocksdb::Status& s, std::string_view what);
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+};
+
+/// Keys of one column family, written in increasing order to a table file in the database's
+/// folder, then added to the database at once (RocksDB's ingestion): every key or none. For a
+/// write of many megabytes (a fan-out's pending Sends, a big list in parts), which a write batch
+/// and then the memtable would each hold whole while it is written and until it is flushed:
+/// here only a block of the file is held. The file is removed unless it was added; one left
+/// by a crash is removed when the database is next opened for writing.
+class table_write {
+ public:
+  table_write(rocksdb_database& db, rocksdb::ColumnFamilyHandle* cf, std::string what);
+  ~table_write();
+  table_write(const table_write&) = delete;
+  table_write& operator=(const table_write&) = delete;
+  /// Throws storage_error naming what is written when the file cannot be written or the key
+  /// is not after the last one.
+  void put(std::string_view key, std::string_view value);
+  /// Finishes the file and adds it; at most once. A table_write with no key adds nothing.
+  void commit();
+
+ private:
+  rocksdb_database& db_;
+  rocksdb::ColumnFamilyHandle* cf_;
+  std::string what_;
+  std::string path_;
+  std::unique_ptr<rocksdb::SstFileWriter> writer_;
+  bool any_ = false;
+  bool added_ = false;
 };
 
 /// An iterator over the keys in [lower, upper) of one column family, as seen by `base` (its

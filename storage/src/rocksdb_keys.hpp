@@ -6,7 +6,7 @@
 //
 //   checkpoints  S(thread) S(ns) checkpoint_id
 //   writes       S(thread) S(ns) S(checkpoint_id) S(task_id) I(index)
-//   blobs        S(thread) S(ns) S(channel) U(version) [d|c]
+//   blobs        S(thread) S(ns) S(channel) U(version) [d|c|p|p U32(part)]
 //   runs         'r' S(run_id) S(thread) S(ns) checkpoint_id   a checkpoint of the run
 //                't' S(thread) S(run_id)                       the thread has one of the run
 //
@@ -31,6 +31,11 @@ inline constexpr char delta_suffix = 'd';
 /// version is taken (no branch may store a value under it), though it has no value.
 inline constexpr char cleared_suffix = 'c';
 
+/// Ends the key of the header of a list stored in parts (a list too big to write as one
+/// value): its length and number of parts. Part k's key is the header's key and a big-endian
+/// u32 k; each part is a list of consecutive elements, as the serializer writes a value.
+inline constexpr char parts_suffix = 'p';
+
 inline void append_string(std::string& key, std::string_view part) {
   for (char c : part) {
     key.push_back(c);
@@ -42,6 +47,10 @@ inline void append_string(std::string& key, std::string_view part) {
 
 inline void append_u64(std::string& key, std::uint64_t v) {
   for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(v >> shift));
+}
+
+inline void append_u32(std::string& key, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(v >> shift));
 }
 
 inline void append_i32(std::string& key, std::int32_t v) {

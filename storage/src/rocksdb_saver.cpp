@@ -148,6 +148,11 @@ std::optional<value> rocksdb_saver::impl::read_delta(const rocksdb::ReadOptions&
       }
       if (!s.IsNotFound()) check(s, "reading version " + std::to_string(at));
     }
+    if (auto whole = read_parts(read, key)) {
+      if (deltas.empty()) return whole;
+      base = std::move(*whole);
+      break;
+    }
     key += keys::delta_suffix;
     bytes.Reset();
     auto s = db.db().Get(read, db.blobs, key, &bytes);
@@ -299,6 +304,7 @@ checkpoint_config rocksdb_saver::impl::put(
     channel_version version = 0;
     const value* v = nullptr;  // nullptr: cleared
     bool remember = false;     // kept by blob_chains after the write, for the next delta
+    bool in_parts = false;     // a list too big to write whole: write_parts
     std::optional<blob_chains::delta> delta;
     std::string bytes;
     std::size_t size = 0;
@@ -325,6 +331,9 @@ checkpoint_config rocksdb_saver::impl::put(
             all.begin() + static_cast<std::ptrdiff_t>(b.delta->base_length), all.end())));
         b.bytes = records::encode_list_delta(delta);
         b.key += keys::delta_suffix;
+      } else if (b.v->is_list() && b.v->as_list().size() >= parts_from_items) {
+        b.in_parts = true;
+        continue;
       } else {
         b.bytes = d.serde->dumps(*b.v);
       }
@@ -332,6 +341,19 @@ checkpoint_config rocksdb_saver::impl::put(
     }
     bytes += b.key.size() + b.size + 32;
   }
+  // Lists in parts go first, in a table file added on its own: nothing reads them until the
+  // checkpoint naming their versions is written (a crash in between leaves versions no
+  // checkpoint names, as a failed step does).
+  std::optional<table_write> parts;
+  for (auto& b : blobs) {
+    if (!b.in_parts) continue;
+    if (!parts)
+      parts.emplace(
+          d.db, d.db.blobs,
+          "writing a list in parts for " + describe(config.thread_id, config.checkpoint_ns, cp.id));
+    b.size = d.write_parts(*parts, b.key, b.v->as_list());
+  }
+  if (parts) parts->commit();
   // A delta's base must not go (a prune, delete or copy of the thread, by any saver on this
   // database) between the check that none happened since the plan and the write.
   std::unique_lock<std::mutex> maintenance;
@@ -357,6 +379,7 @@ checkpoint_config rocksdb_saver::impl::put(
     check(batch.Put(d.db.run_index, thread_run, rocksdb::Slice()), "batching a run index entry");
   }
   for (auto& b : blobs) {
+    if (b.in_parts) continue;
     // A cleared channel's version has no value, only a marker that the version is taken.
     check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes)
               : batch.Put(d.db.blobs, b.key + keys::cleared_suffix, rocksdb::Slice()),

@@ -75,11 +75,25 @@ struct rocksdb_saver::impl {
                               const std::string& ns, const std::string& id,
                               records::stored_checkpoint stored) const;
 
-  /// The value of a channel at a version whose whole blob is not stored: from its delta (and
-  /// the delta's bases), or nullopt when the version has no blob (the channel was cleared).
+  /// The value of a channel at a version whose whole blob is not stored under its key: a list in
+  /// parts, or from its delta (and the delta's bases), or nullopt when the version has no blob
+  /// (the channel was cleared).
   /// `channel_key` is the blob key without the version.
   std::optional<value> read_delta(const rocksdb::ReadOptions& read, const std::string& channel_key,
                                   channel_version version) const;
+
+  /// A list this long or longer is stored in parts, through a table file (table_write):
+  /// neither its encoding whole nor a write batch holding it is ever made.
+  static constexpr std::size_t parts_from_items = 65536;
+  /// The elements of each part but the last.
+  static constexpr std::size_t part_items = 16384;
+  /// Writes `items`, the value at blob key `key`, in parts to `table` (the header first);
+  /// returns the bytes written.
+  std::size_t write_parts(table_write& table, const std::string& key,
+                          const superstep::list& items) const;
+  /// The list stored in parts at blob key `key` (without a suffix), or nullopt when it has no
+  /// header there.
+  std::optional<value> read_parts(const rocksdb::ReadOptions& read, const std::string& key) const;
 
   /// The pending writes of checkpoint (thread, ns, id), in memory_saver's order (by task id,
   /// then index).

@@ -361,9 +361,12 @@ void rocksdb_saver::impl::drop_checkpoints(
     auto ns = keys::read_string(key, pos);
     auto channel = ns ? keys::read_string(key, pos) : std::nullopt;
     auto version = channel ? keys::read_u64(key, pos) : std::nullopt;
-    if (!version ||
-        !(pos == key.size() || (pos + 1 == key.size() && (key[pos] == keys::delta_suffix ||
-                                                          key[pos] == keys::cleared_suffix))))
+    const std::size_t suffix = version ? key.size() - pos : 0;
+    const char kind = suffix ? key[pos] : '\0';
+    if (!version || !(suffix == 0 ||
+                      (suffix == 1 && (kind == keys::delta_suffix || kind == keys::cleared_suffix ||
+                                       kind == keys::parts_suffix)) ||
+                      (suffix == 5 && kind == keys::parts_suffix)))
       damaged_key("blobs", key);
     if (!used.count({*ns, *channel, *version}))
       check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");

@@ -30,6 +30,8 @@ constexpr std::int32_t bundle_index = std::numeric_limits<std::int32_t>::max();
 // The writes of one record of a bundle, at most: a fan-out's 10^6 Sends are encoded a few
 // megabytes at a time.
 constexpr std::size_t bundle_writes = 16384;
+// A task with this many writes or more has them saved through a table file (table_write).
+constexpr std::size_t table_writes = 65536;
 
 std::string describe_write(std::string_view key, std::size_t prefix_size) {
   std::size_t pos = prefix_size;
@@ -180,6 +182,16 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
         static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
     std::size_t total = 0;
     for (const auto& t : tasks) total += t.writes.size();
+    const std::string what = "writing the pending writes of " + std::to_string(tasks.size()) +
+                             " tasks to " +
+                             describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id);
+    // One task's many writes (a node sending a fan-out's Sends) go through a table file: its
+    // records' keys increase (one task, one time, a count), and no write batch or memtable
+    // holds them all.
+    std::optional<table_write> table;
+    if (one_big_task && total >= table_writes) table.emplace(d.db, d.db.writes, what);
+    const std::uint64_t first_sequence = sequence.fetch_add(1);
+    std::uint32_t records_made = 0;
     std::optional<rocksdb::WriteBatch> batch;
     records::encode_write_bundles(
         tasks, *d.serde, bundle_writes,
@@ -188,14 +200,22 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
           keys::append_string(key, first_task);
           keys::append_i32(key, bundle_index);
           keys::append_u64(key, saved_at);
-          keys::append_u64(key, sequence.fetch_add(1));
+          if (table) {
+            keys::append_u64(key, first_sequence);
+            keys::append_u32(key, records_made++);
+            table->put(key, bytes);
+            return;
+          }
+          keys::append_u64(key, records_made++ == 0 ? first_sequence : sequence.fetch_add(1));
           if (!batch)  // sized once, from the first record
             batch.emplace(capnp_io::room_for_parts(key.size() + bytes.size() + 16,
                                                    (total + writes - 1) / writes));
           check(batch->Put(d.db.writes, key, bytes), "batching pending writes");
         });
-    d.write(*batch, "writing the pending writes of " + std::to_string(tasks.size()) + " tasks to " +
-                        describe(config.thread_id, config.checkpoint_ns, config.checkpoint_id));
+    if (table)
+      table->commit();
+    else
+      d.write(*batch, what);
     return;
   }
 

@@ -217,3 +217,41 @@ BOOST_AUTO_TEST_CASE(a_real_full_disk_is_an_error_and_the_thread_continues_once_
   last = put_step(*saver, written);
   BOOST_TEST(saver->list({"t", "", ""}, {}).size() == static_cast<std::size_t>(written + 1));
 }
+
+BOOST_FIXTURE_TEST_CASE(a_table_file_on_a_full_disk_is_an_error_and_leaves_nothing_behind,
+                        full_disk_fixture) {
+  // A big list and a task's many writes go through table files (rocksdb_big_values_test).
+  list many;
+  std::vector<std::pair<std::string, value>> writes;
+  for (int i = 0; i < 70'000; ++i) {
+    many.push_back(object{{"n", i}});
+    writes.emplace_back("n", i);
+  }
+  checkpoint_config last;
+  {
+    auto saver = rocksdb_saver::open(dir.str(), options());
+    last = put_step(*saver, last, 0);
+    d.full = true;
+    expect_error([&] { saver->put_writes(last, writes, "sender", "p"); }, error_code::storage_error,
+                 "no space left on " + dir.str());
+    expect_error(
+        [&] {
+          put_all(*saver, "t", "", last.checkpoint_id,
+                  b.make({{"sends", value(many)}}, {{"sends", 9}}), loop_metadata(1));
+        },
+        error_code::storage_error, "no space left on " + dir.str());
+    auto latest = saver->get_tuple({"t", "", ""});
+    BOOST_REQUIRE(latest);
+    BOOST_TEST(latest->checkpoint.id == last.checkpoint_id);
+    BOOST_TEST(latest->pending_writes.empty());
+  }
+  d.full = false;
+  auto saver = rocksdb_saver::open(dir.str(), options());
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path))
+    BOOST_TEST(entry.path().filename().string().rfind("superstep-table-", 0) != 0);
+  saver->put_writes(last, writes, "sender", "p");
+  auto next = put_all(*saver, "t", "", last.checkpoint_id,
+                      b.make({{"sends", value(many)}}, {{"sends", 9}}), loop_metadata(1));
+  BOOST_TEST(saver->get_tuple(last)->pending_writes.size() == writes.size());
+  BOOST_TEST(saver->get_tuple(next)->checkpoint.channel_values.at("sends") == value(many));
+}

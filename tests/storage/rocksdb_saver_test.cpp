@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "raw_db.hpp"
 #include "saver_conformance.hpp"
 #include "superstep/coordinator/state_graph.hpp"
 #include "support/temp_dir.hpp"
@@ -20,6 +21,7 @@
 using namespace superstep;
 using namespace superstep::conformance;
 using superstep::storage::rocksdb_saver;
+using superstep::test::raw_db;
 
 namespace {
 
@@ -35,51 +37,6 @@ std::shared_ptr<rocksdb_saver> make_rocksdb_saver() {
   rocksdb_saver* saver = rocksdb_saver::open(dir->str()).release();
   return std::shared_ptr<rocksdb_saver>(saver, [dir](rocksdb_saver* s) { delete s; });
 }
-
-// The database of a closed saver, opened directly with all its column families.
-class raw_db {
- public:
-  explicit raw_db(const std::string& dir) {
-    rocksdb::DBOptions options;
-    std::vector<std::string> names;
-    BOOST_REQUIRE(rocksdb::DB::ListColumnFamilies(options, dir, &names).ok());
-    std::vector<rocksdb::ColumnFamilyDescriptor> families;
-    for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
-    BOOST_REQUIRE(rocksdb::DB::Open(options, dir, families, &handles_, &db_).ok());
-    names_ = names;
-  }
-  ~raw_db() {
-    for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    db_->Close().PermitUncheckedError();
-    delete db_;
-  }
-  const std::vector<std::string>& names() const { return names_; }
-  rocksdb::ColumnFamilyHandle* family(const std::string& name) const {
-    for (std::size_t i = 0; i < names_.size(); ++i)
-      if (names_[i] == name) return handles_[i];
-    BOOST_FAIL("no column family " << name);
-    return nullptr;
-  }
-  std::vector<std::pair<std::string, std::string>> entries(const std::string& family) const {
-    std::vector<std::pair<std::string, std::string>> out;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator({}, this->family(family)));
-    for (it->SeekToFirst(); it->Valid(); it->Next())
-      out.emplace_back(it->key().ToString(), it->value().ToString());
-    BOOST_REQUIRE(it->status().ok());
-    return out;
-  }
-  void put(const std::string& family, const std::string& key, const std::string& v) {
-    BOOST_REQUIRE(db_->Put({}, this->family(family), key, v).ok());
-  }
-  void erase(const std::string& family, const std::string& key) {
-    BOOST_REQUIRE(db_->Delete({}, this->family(family), key).ok());
-  }
-
- private:
-  rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-  std::vector<std::string> names_;
-};
 
 // The key of `id`'s record among the checkpoints of a database: the one that ends with it.
 std::string checkpoint_key(const raw_db& db, const std::string& id) {

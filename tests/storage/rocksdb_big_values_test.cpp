@@ -1,0 +1,166 @@
+// rocksdb_saver with values too big to write through a write batch and the memtable (a
+// fan-out's 10^6 Sends: the tasks topic in the checkpoint, the pending writes of the task that
+// sent them): a big list is stored in parts and a task's many writes in bundles, each through
+// a table file added to the database at once. Every reader sees them whole: get_tuple after
+// reopening, a list delta based on a list in parts, copy_thread, prune.
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "raw_db.hpp"
+#include "saver_conformance.hpp"
+#include "superstep/storage/rocksdb_saver.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace superstep;
+using namespace superstep::conformance;
+using superstep::storage::rocksdb_saver;
+using superstep::test::raw_db;
+
+namespace {
+
+// More elements than rocksdb_saver stores whole (65,536).
+constexpr int big = 70'000;
+
+list numbers(int n, int from = 0) {
+  list out;
+  out.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out.push_back(object{{"n", from + i}});
+  return out;
+}
+
+// The files a table_write left in the database's folder.
+int table_files(const std::string& dir) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    n += entry.path().filename().string().rfind("superstep-table-", 0) == 0;
+  return n;
+}
+
+struct blob_keys {
+  int headers = 0, parts = 0, big_values = 0;
+};
+
+// The blobs of a list in parts: the header's key ends with 'p', a part's with 'p' and a u32.
+blob_keys count_blobs(const std::string& dir) {
+  blob_keys out;
+  raw_db db(dir);
+  for (const auto& [key, bytes] : db.entries("blobs")) {
+    out.headers += key.back() == 'p';
+    out.parts += key.size() > 5 && key[key.size() - 5] == 'p';
+    out.big_values += bytes.size() > 600'000;  // whole, the list is about 1 MB
+  }
+  return out;
+}
+
+storage::rocksdb_saver_options unsynced() {
+  storage::rocksdb_saver_options o;
+  o.sync = false;  // a clean close keeps unsynced writes too
+  return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_big_list_is_stored_in_parts_and_every_reader_sees_it_whole) {
+  test::temp_dir dir("superstep-big-values");
+  checkpoint_builder b;
+  const value first = value(numbers(big));
+  list longer_items = first.as_list();
+  for (int i = 0; i < 10; ++i) longer_items.push_back(object{{"n", -i}});
+  const value longer(longer_items);
+  checkpoint_config s1, s2, s3;
+  {
+    auto saver = rocksdb_saver::open(dir.str(), unsynced());
+    s1 = put_all(*saver, "t", "", "",
+                 b.make({{"sends", first}, {"n", 1}}, {{"sends", 1}, {"n", 1}}), loop_metadata(0));
+    // Extended: a list delta whose base is the list in parts.
+    s2 = saver->put(s1, b.make({{"sends", longer}, {"n", 2}}, {{"sends", 2}, {"n", 2}}),
+                    loop_metadata(1), {{"sends", 2}, {"n", 2}});
+    s3 = saver->put(s2, b.make({{"sends", longer}, {"n", 3}}, {{"sends", 2}, {"n", 3}}),
+                    loop_metadata(2), {{"n", 3}});
+    BOOST_TEST(values_of(saver->get_tuple(s1)).get("sends") == first);
+    BOOST_TEST(values_of(saver->get_tuple(s2)).get("sends") == longer);
+  }
+  BOOST_TEST(table_files(dir.str()) == 0);
+  const blob_keys stored = count_blobs(dir.str());
+  BOOST_TEST(stored.headers == 1);
+  BOOST_TEST(stored.parts == 5);  // 70,000 elements, 16,384 a part
+  BOOST_TEST(stored.big_values == 0);
+  // A file a crash left before it was added goes when the database is opened.
+  std::ofstream(dir.path / "superstep-table-1-0.tmp") << "half a table";
+  auto saver = rocksdb_saver::open(dir.str(), unsynced());
+  BOOST_TEST(table_files(dir.str()) == 0);
+  BOOST_TEST(values_of(saver->get_tuple(s1)).get("sends") == first);
+  BOOST_TEST(values_of(saver->get_tuple(s3)).get("sends") == longer);
+
+  saver->copy_thread("t", "copy");
+  BOOST_TEST(values_of(saver->get_tuple({"copy", "", s1.checkpoint_id})).get("sends") == first);
+  BOOST_TEST(values_of(saver->get_tuple({"copy", "", ""})).get("sends") == longer);
+  // The latest checkpoint reads the delta, and through it the list in parts: both stay.
+  saver->prune({"t"}, 1);
+  BOOST_TEST(values_of(saver->get_tuple({"t", "", ""})).get("sends") == longer);
+  // Written whole again (shorter than the list in parts): nothing reads the parts any more.
+  const value shorter(numbers(3));
+  auto s4 = saver->put(s3, b.make({{"sends", shorter}, {"n", 4}}, {{"sends", 3}, {"n", 4}}),
+                       loop_metadata(3), {{"sends", 3}, {"n", 4}});
+  saver->prune({"t", "copy"}, 1);
+  BOOST_TEST(values_of(saver->get_tuple(s4)).get("sends") == shorter);
+  saver.reset();
+  const blob_keys left = count_blobs(dir.str());
+  BOOST_TEST(left.headers == 1);  // the copy's latest checkpoint still reads its own
+  BOOST_TEST(left.parts == 5);
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_or_missing_part_is_an_error_naming_the_channel) {
+  test::temp_dir dir("superstep-big-values");
+  checkpoint_builder b;
+  checkpoint_config s1;
+  {
+    auto saver = rocksdb_saver::open(dir.str(), unsynced());
+    s1 = put_all(*saver, "t", "", "", b.make({{"sends", value(numbers(big))}}, {{"sends", 1}}),
+                 loop_metadata(0));
+  }
+  {
+    raw_db db(dir.str());
+    for (const auto& [key, bytes] : db.entries("blobs"))
+      if (key.size() > 5 && key[key.size() - 5] == 'p' && key.back() == '\x02') {
+        db.erase("blobs", key);
+      }
+  }
+  auto saver = rocksdb_saver::open(dir.str(), unsynced());
+  expect_error([&] { (void)saver->get_tuple(s1); }, error_code::storage_error,
+               "channel 'sends' at version 1");
+  expect_error([&] { (void)saver->get_tuple(s1); }, error_code::storage_error,
+               "part 2 of 5 of a list in parts is missing");
+}
+
+BOOST_AUTO_TEST_CASE(a_task_with_many_writes_saves_them_through_a_table_and_reads_them_back) {
+  test::temp_dir dir("superstep-big-values");
+  checkpoint_builder b;
+  std::vector<std::pair<std::string, value>> writes;
+  for (int i = 0; i < big; ++i) writes.emplace_back(i % 2 ? "a" : "b", object{{"n", i}});
+  checkpoint_config s1;
+  {
+    auto saver = rocksdb_saver::open(dir.str(), unsynced());
+    s1 = put_all(*saver, "t", "", "", b.make({{"n", 1}}, {{"n", 1}}), loop_metadata(0));
+    saver->put_writes(s1, writes, "sender", "p");
+    saver->put_writes(s1, {{"n", 2}}, "other", "p");
+    // Saved again (a retried task): the first copy stays, nothing is added.
+    saver->put_writes(s1, writes, "sender", "p");
+  }
+  BOOST_TEST(table_files(dir.str()) == 0);
+  auto saver = rocksdb_saver::open(dir.str(), unsynced());
+  auto tuple = saver->get_tuple(s1);
+  BOOST_REQUIRE(tuple);
+  BOOST_REQUIRE_EQUAL(tuple->pending_writes.size(), writes.size() + 1);
+  BOOST_TEST(tuple->pending_writes.front().task_id == "other");
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const pending_write& w = tuple->pending_writes[i + 1];
+    if (w.task_id != "sender" || w.channel != writes[i].first || w.v != writes[i].second) {
+      BOOST_ERROR("pending write " << i << " of the sender reads back as " << w.task_id << " "
+                                   << w.channel << " " << w.v.to_json());
+      break;
+    }
+  }
+}
