@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 
 #include "superstep/channels/step.hpp"
 #include "superstep/channels/topic.hpp"
@@ -222,11 +223,13 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     sends = it->second->get();
   }
   if (!sends.is_null()) {
-    list* sole = sends.sole_list();  // each Send let go once its task is made
     const list& items = sends.as_list();
-    std::optional<task_id_hasher> push_ids;  // Sends to one node share the id's prefix
-    std::uint32_t push_ids_node = 0;
-    tasks.reserve(tasks.size() + items.size());
+    // Each Send's node and own timeout; the Send itself, when this holds the only copy of
+    // the list, is replaced there by its argument before any task is made: a fan-out's 10^6
+    // Sends (about 250 bytes each) are not held beside its 10^6 tasks.
+    list* sole = sends.sole_list();
+    std::vector<std::uint32_t> nodes(items.size());
+    std::unordered_map<std::size_t, value> timeouts;
     for (std::size_t i = 0; i < items.size(); ++i) {
       auto s = as_send(items[i]);
       if (!s)
@@ -235,20 +238,29 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
       auto node = index.node_by_name.find(s->node);
       if (node == index.node_by_name.end())
         throw error(error_code::invalid_update, "Send to unknown node '" + s->node + "'");
+      nodes[i] = node->second;
+      if (s->timeout) timeouts.emplace(i, timeout_to_value(*s->timeout));
+      if (sole) (*sole)[i] = std::move(s->arg);
+    }
+    std::optional<task_id_hasher> push_ids;  // Sends to one node share the id's prefix
+    std::uint32_t push_ids_node = 0;
+    tasks.reserve(tasks.size() + items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
       pregel_task t;
-      t.node = node->second;
-      t.name = s->node;
+      t.node = nodes[i];
+      t.name = g.nodes[t.node].name;
       t.push = true;
       t.push_index = i;
-      t.input = std::move(s->arg);  // a PUSH task's trigger is implied: __pregel_push
-      if (s->timeout) t.timeout = timeout_to_value(*s->timeout);
+      // A PUSH task's trigger is implied: __pregel_push.
+      t.input = sole ? std::move((*sole)[i]) : as_send(items[i])->arg;
+      if (auto timeout = timeouts.find(i); timeout != timeouts.end())
+        t.timeout = std::move(timeout->second);
       if (!push_ids || push_ids_node != t.node) {
         push_ids.emplace(cp.id, checkpoint_ns, step, t.name, PUSH);
         push_ids_node = t.node;
       }
       t.id = push_ids->id(static_cast<std::uint64_t>(i));
       tasks.push_back(std::move(t));
-      if (sole) (*sole)[i] = value();
     }
   }
 
