@@ -2,7 +2,9 @@
 // 100 MB encoded. Written whole, the encoding, the write batch holding a copy of it and then
 // the memtable holding another were all in memory at once. In parts, each part is encoded
 // (two at a time) and written to a table file, which is added to the database before the
-// checkpoint that reads it (rocksdb_saver::impl::put).
+// checkpoint that reads it (rocksdb_saver::impl::put). The header, which says how many parts
+// there are, is written with the checkpoint: parts a crash left before it are never read, and
+// parts written again at the same version (the step run again) replace them.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,12 +35,12 @@ std::string part_key(const std::string& header_key, std::size_t k) {
 
 }  // namespace
 
-std::size_t rocksdb_saver::impl::write_parts(table_write& table, const std::string& key,
-                                             const superstep::list& items) const {
+std::string rocksdb_saver::impl::write_parts(table_write& table, const std::string& key,
+                                             const superstep::list& items,
+                                             std::size_t& bytes) const {
   const std::size_t parts = (items.size() + part_items - 1) / part_items;
   const std::string header_key = key + keys::parts_suffix;
-  table.put(header_key, encode_header(items.size(), parts));
-  std::size_t bytes = 0;
+  bytes = 0;
   superstep::detail::make_in_order_on_two_threads(
       parts,
       [&](std::size_t k) {
@@ -50,7 +52,7 @@ std::size_t rocksdb_saver::impl::write_parts(table_write& table, const std::stri
         table.put(part_key(header_key, k), part);
         bytes += part.size();
       });
-  return bytes;
+  return encode_header(items.size(), parts);
 }
 
 std::optional<value> rocksdb_saver::impl::read_parts(const rocksdb::ReadOptions& read,

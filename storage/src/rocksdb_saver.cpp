@@ -341,9 +341,8 @@ checkpoint_config rocksdb_saver::impl::put(
     }
     bytes += b.key.size() + b.size + 32;
   }
-  // Lists in parts go first, in a table file added on its own: nothing reads them until the
-  // checkpoint naming their versions is written (a crash in between leaves versions no
-  // checkpoint names, as a failed step does).
+  // Lists in parts go first, in a table file added on its own; each one's header goes in the
+  // batch below, with the checkpoint: a crash in between leaves parts that nothing reads.
   std::optional<table_write> parts;
   for (auto& b : blobs) {
     if (!b.in_parts) continue;
@@ -351,7 +350,8 @@ checkpoint_config rocksdb_saver::impl::put(
       parts.emplace(
           d.db, d.db.blobs,
           "writing a list in parts for " + describe(config.thread_id, config.checkpoint_ns, cp.id));
-    b.size = d.write_parts(*parts, b.key, b.v->as_list());
+    b.bytes = d.write_parts(*parts, b.key, b.v->as_list(), b.size);
+    b.key += keys::parts_suffix;  // the header's key
   }
   if (parts) parts->commit();
   // A delta's base must not go (a prune, delete or copy of the thread, by any saver on this
@@ -379,7 +379,6 @@ checkpoint_config rocksdb_saver::impl::put(
     check(batch.Put(d.db.run_index, thread_run, rocksdb::Slice()), "batching a run index entry");
   }
   for (auto& b : blobs) {
-    if (b.in_parts) continue;
     // A cleared channel's version has no value, only a marker that the version is taken.
     check(b.v ? batch.Put(d.db.blobs, b.key, b.bytes)
               : batch.Put(d.db.blobs, b.key + keys::cleared_suffix, rocksdb::Slice()),

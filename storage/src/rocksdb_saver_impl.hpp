@@ -87,10 +87,11 @@ struct rocksdb_saver::impl {
   static constexpr std::size_t parts_from_items = 65536;
   /// The elements of each part but the last.
   static constexpr std::size_t part_items = 16384;
-  /// Writes `items`, the value at blob key `key`, in parts to `table` (the header first);
-  /// returns the bytes written.
-  std::size_t write_parts(table_write& table, const std::string& key,
-                          const superstep::list& items) const;
+  /// Writes `items`, the value at blob key `key`, in parts to `table`, setting `bytes` to the
+  /// bytes written; returns the header, for the caller to write under `key` and
+  /// keys::parts_suffix with the checkpoint that reads it.
+  std::string write_parts(table_write& table, const std::string& key, const superstep::list& items,
+                          std::size_t& bytes) const;
   /// The list stored in parts at blob key `key` (without a suffix), or nullopt when it has no
   /// header there.
   std::optional<value> read_parts(const rocksdb::ReadOptions& read, const std::string& key) const;
