@@ -5,6 +5,7 @@
 // checkpoint that reads it (rocksdb_saver::impl::put). The header, which says how many parts
 // there are, is written with the checkpoint: parts a crash left before it are never read, and
 // parts written again at the same version (the step run again) replace them.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +69,17 @@ std::optional<value> rocksdb_saver::impl::read_parts(const rocksdb::ReadOptions&
   if (!parts || pos != header.size() || *parts > *length || *parts > UINT32_MAX ||
       (*length > 0 && *parts == 0))
     throw error(error_code::storage_error, "the header of a list in parts is damaged");
+  // Its last part must be there before anything is sized from the header: a damaged one
+  // may claim billions.
+  if (*parts > 0) {
+    rocksdb::PinnableSlice last;
+    auto found = db.db().Get(read, db.blobs, part_key(header_key, *parts - 1), &last);
+    if (found.IsNotFound())
+      throw error(error_code::storage_error, "part " + std::to_string(*parts - 1) + " of " +
+                                                 std::to_string(*parts) +
+                                                 " of a list in parts is missing");
+    check(found, "reading a part of a list in parts");
+  }
   std::vector<std::string> keys_of(*parts);
   for (std::size_t k = 0; k < *parts; ++k) keys_of[k] = part_key(header_key, k);
   std::vector<rocksdb::Slice> slices(keys_of.begin(), keys_of.end());
@@ -76,7 +88,7 @@ std::optional<value> rocksdb_saver::impl::read_parts(const rocksdb::ReadOptions&
   if (!slices.empty())
     db.db().MultiGet(read, db.blobs, slices.size(), slices.data(), bytes.data(), statuses.data());
   superstep::list out;
-  out.reserve(*length);
+  out.reserve(std::min<std::uint64_t>(*length, *parts * part_items));
   superstep::detail::make_in_order_on_two_threads(
       slices.size(),
       [&](std::size_t k) {

@@ -299,6 +299,9 @@ void rocksdb_database::ingest(rocksdb::ColumnFamilyHandle* cf, const std::string
     throw error(error_code::storage_error,
                 "rocksdb_saver: " + std::string(what) + ": " + dir_ + " is open read-only");
   if (stopped_.load(std::memory_order_acquire)) failed(rocksdb::Status::IOError(), what);
+  // (RocksDB's repair, the last resort of `superstep repair`, rebuilds the database from its
+  // tables and gives an added table's keys the oldest sequence number: a key deleted by a
+  // range deletion and then added this way would read as deleted after it.)
   rocksdb::IngestExternalFileOptions options;
   options.move_files = true;  // linked in, then the file here is removed
   // Keys added after the file was written are not in it; a memtable holding keys of its
@@ -311,6 +314,8 @@ void rocksdb_database::ingest(rocksdb::ColumnFamilyHandle* cf, const std::string
 
 table_write::table_write(rocksdb_database& db, rocksdb::ColumnFamilyHandle* cf, std::string what)
     : db_(db), cf_(cf), what_(std::move(what)), path_(db.table_file_path()) {
+  // Nothing is encoded for a database that takes no more writes.
+  if (db.stopped_.load(std::memory_order_acquire)) db.failed(rocksdb::Status::IOError(), what_);
   rocksdb::Options options(rocksdb::DBOptions(), db.db().GetOptions(cf));
   options.env = db.env();
   writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, cf);

@@ -353,17 +353,16 @@ checkpoint_config rocksdb_saver::impl::put(
     b.bytes = d.write_parts(*parts, b.key, b.v->as_list(), b.size);
     b.key += keys::parts_suffix;  // the header's key
   }
-  if (parts) parts->commit();
   // A delta's base must not go (a prune, delete or copy of the thread, by any saver on this
-  // database) between the check that none happened since the plan and the write.
+  // database) between the check that none happened since the plan and the write; nor may
+  // parts, which no checkpoint reads until the batch below writes their header.
   std::unique_lock<std::mutex> maintenance;
-  if (plan.depth > 0) {
-    maintenance = std::unique_lock<std::mutex>(d.db.maintenance);
-    if (d.db.versions.stale(plan)) {
-      plan.depth = 0;
-      record = records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
-      bytes += record.size();
-    }
+  if (plan.depth > 0 || parts) maintenance = std::unique_lock<std::mutex>(d.db.maintenance);
+  if (parts) parts->commit();
+  if (plan.depth > 0 && d.db.versions.stale(plan)) {
+    plan.depth = 0;
+    record = records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde);
+    bytes += record.size();
   }
   const std::string* run_id = d.db.run_index ? detail::run_of(metadata) : nullptr;
   if (run_id) bytes += 2 * (run_id->size() + config.thread_id.size()) + prefix.size() + 64;

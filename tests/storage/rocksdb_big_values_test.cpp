@@ -3,10 +3,13 @@
 // sent them): a big list is stored in parts and a task's many writes in bundles, each through
 // a table file added to the database at once. Every reader sees them whole: get_tuple after
 // reopening, a list delta based on a list in parts, copy_thread, prune.
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <thread>
 
 #include "raw_db.hpp"
 #include "saver_conformance.hpp"
@@ -58,6 +61,13 @@ storage::rocksdb_saver_options unsynced() {
   storage::rocksdb_saver_options o;
   o.sync = false;  // a clean close keeps unsynced writes too
   return o;
+}
+
+// A saver in `dir` puts one checkpoint whose channel "sends", at version 1, is `big` long.
+checkpoint_config put_big_list(const std::string& dir, checkpoint_builder& b) {
+  auto saver = rocksdb_saver::open(dir, unsynced());
+  return put_all(*saver, "t", "", "", b.make({{"sends", value(numbers(big))}}, {{"sends", 1}}),
+                 loop_metadata(0));
 }
 
 }  // namespace
@@ -115,12 +125,7 @@ BOOST_AUTO_TEST_CASE(a_big_list_is_stored_in_parts_and_every_reader_sees_it_whol
 BOOST_AUTO_TEST_CASE(a_damaged_or_missing_part_is_an_error_naming_the_channel) {
   test::temp_dir dir("superstep-big-values");
   checkpoint_builder b;
-  checkpoint_config s1;
-  {
-    auto saver = rocksdb_saver::open(dir.str(), unsynced());
-    s1 = put_all(*saver, "t", "", "", b.make({{"sends", value(numbers(big))}}, {{"sends", 1}}),
-                 loop_metadata(0));
-  }
+  const checkpoint_config s1 = put_big_list(dir.str(), b);
   {
     raw_db db(dir.str());
     for (const auto& [key, bytes] : db.entries("blobs"))
@@ -133,17 +138,25 @@ BOOST_AUTO_TEST_CASE(a_damaged_or_missing_part_is_an_error_naming_the_channel) {
                "channel 'sends' at version 1");
   expect_error([&] { (void)saver->get_tuple(s1); }, error_code::storage_error,
                "part 2 of 5 of a list in parts is missing");
+  saver.reset();
+  {
+    // A header claiming billions of parts is refused before anything is sized from it.
+    raw_db db(dir.str());
+    for (const auto& [key, bytes] : db.entries("blobs"))
+      if (key.back() == 'p') {
+        const std::string u32_max = std::string(4, '\0') + std::string(4, '\xff');  // as a u64
+        db.put("blobs", key, u32_max + u32_max);  // its length, and its number of parts
+      }
+  }
+  saver = rocksdb_saver::open(dir.str(), unsynced());
+  expect_error([&] { (void)saver->get_tuple(s1); }, error_code::storage_error,
+               "part 4294967294 of 4294967295 of a list in parts is missing");
 }
 
 BOOST_AUTO_TEST_CASE(parts_a_crash_left_before_their_checkpoint_are_never_read) {
   test::temp_dir dir("superstep-big-values");
   checkpoint_builder b;
-  checkpoint_config s1;
-  {
-    auto saver = rocksdb_saver::open(dir.str(), unsynced());
-    s1 = put_all(*saver, "t", "", "", b.make({{"sends", value(numbers(big))}}, {{"sends", 1}}),
-                 loop_metadata(0));
-  }
+  const checkpoint_config s1 = put_big_list(dir.str(), b);
   {
     // The parts of version 1, again as those of version 2, without a header: what a crash
     // after the table file was added and before the checkpoint was written leaves.
@@ -168,6 +181,44 @@ BOOST_AUTO_TEST_CASE(parts_a_crash_left_before_their_checkpoint_are_never_read) 
   BOOST_TEST(values_of(saver->get_tuple(s1)).get("sends") == value(numbers(big)));
 }
 
+BOOST_AUTO_TEST_CASE(a_prune_beside_a_put_of_a_list_in_parts_leaves_every_checkpoint_whole) {
+  // The parts are in the database before the checkpoint that reads them: a prune, delete or
+  // copy in between (another thread's, on any saver of the database) must not take them for
+  // unused.
+  test::temp_dir dir("superstep-big-values");
+  checkpoint_builder b;
+  auto saver = rocksdb_saver::open(dir.str(), unsynced());
+  list sends = numbers(big);
+  const value filler(std::string(std::size_t{4} << 20, 'x'));  // a longer write after the parts
+  checkpoint_config last =
+      put_all(*saver, "t", "", "", b.make({{"n", 0}}, {{"n", 1}}), loop_metadata(0));
+  std::atomic<bool> done{false};
+  std::atomic<int> prunes{0};
+  std::thread pruner([&] {
+    while (!done) {
+      saver->prune({"t"}, 1);
+      ++prunes;
+    }
+  });
+  int unreadable = 0;
+  for (int k = 1; k <= 8; ++k) {
+    sends[0] = object{{"n", -k}};
+    const auto v = static_cast<channel_version>(k + 1);
+    last =
+        saver->put(last, b.make({{"sends", value(sends)}, {"f", filler}}, {{"sends", v}, {"f", v}}),
+                   loop_metadata(k), {{"sends", v}, {"f", v}});
+    try {
+      if (values_of(saver->get_tuple(last)).get("sends") != value(sends)) ++unreadable;
+    } catch (const error& e) {
+      if (++unreadable == 1) BOOST_TEST_MESSAGE("checkpoint " << k << ": " << e.what());
+    }
+  }
+  done = true;
+  pruner.join();
+  BOOST_TEST(prunes > 0);
+  BOOST_TEST(unreadable == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_task_with_many_writes_saves_them_through_a_table_and_reads_them_back) {
   test::temp_dir dir("superstep-big-values");
   checkpoint_builder b;
@@ -181,15 +232,30 @@ BOOST_AUTO_TEST_CASE(a_task_with_many_writes_saves_them_through_a_table_and_read
     saver->put_writes(s1, {{"n", 2}}, "other", "p");
     // Saved again (a retried task): the first copy stays, nothing is added.
     saver->put_writes(s1, writes, "sender", "p");
+    // Two tasks' writes, bundled through a write batch, for the keys' shape below.
+    saver->put_writes_many(s1, {{"aaaaaa", "p", {{"n", 3}}}, {"bbbbbb", "p", {{"n", 4}}}});
+  }
+  {
+    // A bundle saved through a table file has a record number after its time and sequence:
+    // the sender's 5 records (70,000 writes, 16,384 a record), 4 bytes longer than the
+    // batch's bundle of two tasks whose first id is as long as the sender's.
+    raw_db db(dir.str());
+    std::map<std::size_t, int> lengths;
+    for (const auto& [key, bytes] : db.entries("writes")) ++lengths[key.size()];
+    BOOST_REQUIRE_EQUAL(lengths.size(), 3u);  // the other task's own record, and the bundles
+    auto longest = std::prev(lengths.end());
+    BOOST_TEST(longest->second == 5);
+    BOOST_TEST(lengths.count(longest->first - 4) == 1);
+    BOOST_TEST(lengths[longest->first - 4] == 1);
   }
   BOOST_TEST(table_files(dir.str()) == 0);
   auto saver = rocksdb_saver::open(dir.str(), unsynced());
   auto tuple = saver->get_tuple(s1);
   BOOST_REQUIRE(tuple);
-  BOOST_REQUIRE_EQUAL(tuple->pending_writes.size(), writes.size() + 1);
-  BOOST_TEST(tuple->pending_writes.front().task_id == "other");
+  BOOST_REQUIRE_EQUAL(tuple->pending_writes.size(), writes.size() + 3);
+  BOOST_TEST(tuple->pending_writes[2].task_id == "other");
   for (std::size_t i = 0; i < writes.size(); ++i) {
-    const pending_write& w = tuple->pending_writes[i + 1];
+    const pending_write& w = tuple->pending_writes[i + 3];
     if (w.task_id != "sender" || w.channel != writes[i].first || w.v != writes[i].second) {
       BOOST_ERROR("pending write " << i << " of the sender reads back as " << w.task_id << " "
                                    << w.channel << " " << w.v.to_json());

@@ -29,6 +29,8 @@ namespace {
 struct disk {
   std::atomic<bool> full{false};
   std::atomic<int> appends_while_full{0};
+  /// Files are still made, but nothing more fits in them.
+  std::atomic<bool> refuse_appends{false};
 };
 
 class file_on_disk final : public rocksdb::FSWritableFileOwnerWrapper {
@@ -38,7 +40,8 @@ class file_on_disk final : public rocksdb::FSWritableFileOwnerWrapper {
 
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
-    if (!disk_.full) return FSWritableFileOwnerWrapper::Append(data, options, dbg);
+    if (!disk_.full && !disk_.refuse_appends)
+      return FSWritableFileOwnerWrapper::Append(data, options, dbg);
     ++disk_.appends_while_full;
     // What fits goes in: half the bytes.
     FSWritableFileOwnerWrapper::Append(rocksdb::Slice(data.data(), data.size() / 2), options, dbg)
@@ -220,38 +223,53 @@ BOOST_AUTO_TEST_CASE(a_real_full_disk_is_an_error_and_the_thread_continues_once_
 
 BOOST_FIXTURE_TEST_CASE(a_table_file_on_a_full_disk_is_an_error_and_leaves_nothing_behind,
                         full_disk_fixture) {
-  // A big list and a task's many writes go through table files (rocksdb_big_values_test).
+  // A big list and a task's many writes go through table files (rocksdb_big_values_test),
+  // made in the database's folder: on a full disk the file cannot be made, or fills up half
+  // written.
   list many;
   std::vector<std::pair<std::string, value>> writes;
   for (int i = 0; i < 70'000; ++i) {
     many.push_back(object{{"n", i}});
     writes.emplace_back("n", i);
   }
+  const auto table_files = [&] {
+    int n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path))
+      n += entry.path().filename().string().rfind("superstep-table-", 0) == 0;
+    return n;
+  };
+  const auto put_many = [&](rocksdb_saver& saver, const checkpoint_config& parent) {
+    return put_all(saver, "t", "", parent.checkpoint_id,
+                   b.make({{"sends", value(many)}}, {{"sends", 9}}), loop_metadata(1));
+  };
   checkpoint_config last;
-  {
-    auto saver = rocksdb_saver::open(dir.str(), options());
-    last = put_step(*saver, last, 0);
-    d.full = true;
-    expect_error([&] { saver->put_writes(last, writes, "sender", "p"); }, error_code::storage_error,
-                 "no space left on " + dir.str());
-    expect_error(
-        [&] {
-          put_all(*saver, "t", "", last.checkpoint_id,
-                  b.make({{"sends", value(many)}}, {{"sends", 9}}), loop_metadata(1));
-        },
-        error_code::storage_error, "no space left on " + dir.str());
-    auto latest = saver->get_tuple({"t", "", ""});
-    BOOST_REQUIRE(latest);
-    BOOST_TEST(latest->checkpoint.id == last.checkpoint_id);
-    BOOST_TEST(latest->pending_writes.empty());
+  for (std::atomic<bool>* full : {&d.full, &d.refuse_appends}) {
+    {
+      auto saver = rocksdb_saver::open(dir.str(), options());
+      if (last.checkpoint_id.empty()) last = put_step(*saver, last, 0);
+      *full = true;
+      expect_error([&] { saver->put_writes(last, writes, "sender", "p"); },
+                   error_code::storage_error, "no space left on " + dir.str());
+      BOOST_TEST(table_files() == 0);
+      auto latest = saver->get_tuple({"t", "", ""});
+      BOOST_REQUIRE(latest);
+      BOOST_TEST(latest->checkpoint.id == last.checkpoint_id);
+      BOOST_TEST(latest->pending_writes.empty());
+      *full = false;
+    }
+    {
+      auto saver = rocksdb_saver::open(dir.str(), options());
+      *full = true;
+      expect_error([&] { put_many(*saver, last); }, error_code::storage_error,
+                   "no space left on " + dir.str());
+      BOOST_TEST(table_files() == 0);
+      BOOST_TEST(saver->get_tuple({"t", "", ""})->checkpoint.id == last.checkpoint_id);
+      *full = false;
+    }
   }
-  d.full = false;
   auto saver = rocksdb_saver::open(dir.str(), options());
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path))
-    BOOST_TEST(entry.path().filename().string().rfind("superstep-table-", 0) != 0);
   saver->put_writes(last, writes, "sender", "p");
-  auto next = put_all(*saver, "t", "", last.checkpoint_id,
-                      b.make({{"sends", value(many)}}, {{"sends", 9}}), loop_metadata(1));
+  auto next = put_many(*saver, last);
   BOOST_TEST(saver->get_tuple(last)->pending_writes.size() == writes.size());
   BOOST_TEST(saver->get_tuple(next)->checkpoint.channel_values.at("sends") == value(many));
 }
