@@ -94,22 +94,31 @@ inline std::optional<std::string> read_string(std::string_view key, std::size_t&
   return std::nullopt;
 }
 
+/// Reads a big-endian unsigned integer of type T at `pos` of `key`, moving `pos` past it.
+template <class T>
+std::optional<T> read_big_endian(std::string_view key, std::size_t& pos) {
+  if (key.size() < pos + sizeof(T)) return std::nullopt;
+  T v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    v = (v << 8) | static_cast<unsigned char>(key[pos + i]);
+  pos += sizeof(T);
+  return v;
+}
+
+inline std::optional<std::uint32_t> read_u32(std::string_view key, std::size_t& pos) {
+  return read_big_endian<std::uint32_t>(key, pos);
+}
+
 /// Reads U(v) at `pos`, moving `pos` past it.
 inline std::optional<std::uint64_t> read_u64(std::string_view key, std::size_t& pos) {
-  if (key.size() < pos + 8) return std::nullopt;
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(key[pos + i]);
-  pos += 8;
-  return v;
+  return read_big_endian<std::uint64_t>(key, pos);
 }
 
 /// Reads I(v) at `pos`, moving `pos` past it.
 inline std::optional<std::int32_t> read_i32(std::string_view key, std::size_t& pos) {
-  if (key.size() < pos + 4) return std::nullopt;
-  std::uint32_t u = 0;
-  for (int i = 0; i < 4; ++i) u = (u << 8) | static_cast<unsigned char>(key[pos + i]);
-  pos += 4;
-  return static_cast<std::int32_t>(u ^ 0x80000000u);
+  const auto u = read_big_endian<std::uint32_t>(key, pos);
+  if (!u) return std::nullopt;
+  return static_cast<std::int32_t>(*u ^ 0x80000000u);
 }
 
 /// 'r' S(run_id) S(thread): the run index entries of one run's checkpoints in one thread.

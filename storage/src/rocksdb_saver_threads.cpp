@@ -1,6 +1,7 @@
 // rocksdb_saver: deleting, copying and pruning whole threads, removing runs, and the index of
 // runs (column family `runs`) those keep up to date.
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -354,6 +355,11 @@ void rocksdb_saver::impl::drop_checkpoints(
     }
     if (used.emplace(ns, channel, base).second) bases.emplace_back(ns, channel, base);
   }
+  // A list's parts are read through its header, which sorts just before them, and only below
+  // the number of parts it names: parts a crash left without a header, or past the count (a
+  // longer list written at that version by a try that failed), are never read, and go too.
+  std::string header;  // the key of the last header kept
+  std::uint64_t header_parts = 0;
   range_scan blobs(d.db, d.db.blobs, read, thread, keys::successor(thread));
   for (blobs->SeekToFirst(); blobs->Valid(); blobs->Next()) {
     std::string_view key = blobs->key().ToStringView();
@@ -368,8 +374,18 @@ void rocksdb_saver::impl::drop_checkpoints(
                                        kind == keys::parts_suffix)) ||
                       (suffix == 5 && kind == keys::parts_suffix)))
       damaged_key("blobs", key);
-    if (!used.count({*ns, *channel, *version}))
-      check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
+    bool unused = !used.count({*ns, *channel, *version});
+    if (!unused && suffix == 1 && kind == keys::parts_suffix) {
+      header.assign(key);
+      std::size_t at = 8;  // the list's length, then its number of parts
+      const auto parts = keys::read_u64(blobs->value().ToStringView(), at);
+      header_parts = parts ? *parts : std::numeric_limits<std::uint64_t>::max();
+    } else if (!unused && suffix == 5) {
+      std::size_t at = pos + 1;
+      const std::uint64_t k = *keys::read_u32(key, at);
+      unused = key.substr(0, pos + 1) != header || k >= header_parts;
+    }
+    if (unused) check(batch.Delete(d.db.blobs, blobs->key()), "batching a deletion");
   }
   blobs.check_status("reading the blobs of thread '" + thread_id + "'");
   if (dropped.empty() || !d.db.run_index) return;
