@@ -45,17 +45,19 @@ inline void append_string(std::string& key, std::string_view part) {
   key.push_back('\x01');
 }
 
-inline void append_u64(std::string& key, std::uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(v >> shift));
+/// Appends an unsigned integer of type T, big-endian.
+template <class T>
+void append_big_endian(std::string& key, T v) {
+  for (int shift = 8 * (static_cast<int>(sizeof(T)) - 1); shift >= 0; shift -= 8)
+    key.push_back(static_cast<char>(v >> shift));
 }
 
-inline void append_u32(std::string& key, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(v >> shift));
-}
+inline void append_u64(std::string& key, std::uint64_t v) { append_big_endian(key, v); }
+
+inline void append_u32(std::string& key, std::uint32_t v) { append_big_endian(key, v); }
 
 inline void append_i32(std::string& key, std::int32_t v) {
-  const std::uint32_t u = static_cast<std::uint32_t>(v) ^ 0x80000000u;
-  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(u >> shift));
+  append_u32(key, static_cast<std::uint32_t>(v) ^ 0x80000000u);
 }
 
 /// S(a) S(b) ...

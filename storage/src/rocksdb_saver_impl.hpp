@@ -92,6 +92,13 @@ struct rocksdb_saver::impl {
   /// keys::parts_suffix with the checkpoint that reads it.
   std::string write_parts(table_write& table, const std::string& key, const superstep::list& items,
                           std::size_t& bytes) const;
+  /// The header of a list in parts: its length and number of parts.
+  struct parts_header {
+    std::uint64_t length = 0;
+    std::uint64_t parts = 0;
+  };
+  /// A header's bytes decoded; nullopt when they are not one.
+  static std::optional<parts_header> decode_parts_header(std::string_view bytes);
   /// The list stored in parts at blob key `key` (without a suffix), or nullopt when it has no
   /// header there.
   std::optional<value> read_parts(const rocksdb::ReadOptions& read, const std::string& key) const;

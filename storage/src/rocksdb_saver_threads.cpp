@@ -377,9 +377,8 @@ void rocksdb_saver::impl::drop_checkpoints(
     bool unused = !used.count({*ns, *channel, *version});
     if (!unused && suffix == 1 && kind == keys::parts_suffix) {
       header.assign(key);
-      std::size_t at = 8;  // the list's length, then its number of parts
-      const auto parts = keys::read_u64(blobs->value().ToStringView(), at);
-      header_parts = parts ? *parts : std::numeric_limits<std::uint64_t>::max();
+      const auto decoded = decode_parts_header(blobs->value().ToStringView());
+      header_parts = decoded ? decoded->parts : std::numeric_limits<std::uint64_t>::max();
     } else if (!unused && suffix == 5) {
       std::size_t at = pos + 1;
       const std::uint64_t k = *keys::read_u32(key, at);

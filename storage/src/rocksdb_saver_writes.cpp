@@ -190,8 +190,8 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
     // holds them all.
     std::optional<table_write> table;
     if (one_big_task && total >= table_writes) table.emplace(d.db, d.db.writes, what);
-    const std::uint64_t first_sequence = sequence.fetch_add(1);
-    std::uint32_t records_made = 0;
+    const std::uint64_t table_sequence = table ? sequence.fetch_add(1) : 0;
+    std::uint32_t records_made = 0;  // in the table file
     std::optional<rocksdb::WriteBatch> batch;
     records::encode_write_bundles(
         tasks, *d.serde, bundle_writes,
@@ -201,12 +201,12 @@ void rocksdb_saver::put_writes_many(const checkpoint_config& config,
           keys::append_i32(key, bundle_index);
           keys::append_u64(key, saved_at);
           if (table) {
-            keys::append_u64(key, first_sequence);
+            keys::append_u64(key, table_sequence);
             keys::append_u32(key, records_made++);
             table->put(key, bytes);
             return;
           }
-          keys::append_u64(key, records_made++ == 0 ? first_sequence : sequence.fetch_add(1));
+          keys::append_u64(key, sequence.fetch_add(1));
           if (!batch)  // sized once, from the first record
             batch.emplace(capnp_io::room_for_parts(key.size() + bytes.size() + 16,
                                                    (total + writes - 1) / writes));
