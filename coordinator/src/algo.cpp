@@ -142,12 +142,11 @@ std::optional<value> read_channels(const channel_map& channels,
   return value(object(std::move(entries), object::unique_keys));
 }
 
-std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
-                                            const run_state& state,
-                                            const std::unordered_set<std::string>* updated_channels,
-                                            std::int64_t step, std::string_view checkpoint_ns,
-                                            value* released) {
-  std::vector<pregel_task> tasks;
+task_list prepare_next_tasks(const pregel_graph& g, const graph_index& index,
+                             const run_state& state,
+                             const std::unordered_set<std::string>* updated_channels,
+                             std::int64_t step, std::string_view checkpoint_ns, value* released) {
+  task_list tasks;
   const checkpoint& cp = state.checkpoint;
 
   // PULL tasks first, by node name, then PUSH tasks by index: task-path order, so applying
@@ -226,7 +225,8 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     const list& items = sends.as_list();
     // Each Send's node and own timeout; the Send itself, when this holds the only copy of
     // the list, is replaced there by its argument before any task is made: a fan-out's 10^6
-    // Sends (about 250 bytes each) are not held beside its 10^6 tasks.
+    // Sends (about 250 bytes each) are not held beside its 10^6 tasks, which take the memory
+    // the Sends leave (a task_list is allocated a few tasks at a time).
     list* sole = sends.sole_list();
     std::vector<std::uint32_t> nodes(items.size());
     std::unordered_map<std::size_t, value> timeouts;
@@ -244,7 +244,6 @@ std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_i
     }
     std::optional<task_id_hasher> push_ids;  // Sends to one node share the id's prefix
     std::uint32_t push_ids_node = 0;
-    tasks.reserve(tasks.size() + items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
       pregel_task t;
       t.node = nodes[i];
@@ -336,13 +335,14 @@ bool known_channel(const run_state& state, const std::string& channel) {
 }
 
 step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
-                         const std::function<bool(const pregel_task&)>& sent) {
+                         const std::vector<bool>& sent) {
   step_writes w;
   w.bump_step = record_seen(state.checkpoint, tasks, out);
   w.consumed = consumed_by(tasks);
   std::size_t count = 0;  // only those collected: a fan-out's Sends went to their owner
-  for (const pregel_task* t : tasks)
-    if (!sent || !sent(*t)) count += t->writes.size();
+  const auto collected = [&](std::size_t at) { return at >= sent.size() || !sent[at]; };
+  for (std::size_t at = 0; at < tasks.size(); ++at)
+    if (collected(at)) count += tasks[at]->writes.size();
   w.writes.reserve(count);
   // Each channel written is checked once: a step's tasks write a few channels, many times over.
   struct checked {
@@ -360,14 +360,14 @@ step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, app
   };
   for (std::uint32_t order = 0; order < tasks.size(); ++order) {
     const pregel_task& t = *tasks[order];
-    const bool collect = !sent || !sent(t);
+    const bool collect = collected(order);
     for (const auto& [ch, v] : t.writes)
       if (!reserved(t, ch) && collect) w.writes.emplace_back(order, ch, v);
   }
   return w;
 }
 
-step_writes step_effects(const std::vector<pregel_task>& tasks) {
+step_writes step_effects(const task_list& tasks) {
   step_writes w;
   w.bump_step = std::any_of(tasks.begin(), tasks.end(),
                             [](const pregel_task& t) { return t.push || !t.triggers.empty(); });
@@ -375,7 +375,7 @@ step_writes step_effects(const std::vector<pregel_task>& tasks) {
   return w;
 }
 
-std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks) {
+std::vector<std::uint32_t> path_orders(const task_list& tasks) {
   std::vector<std::uint32_t> order(tasks.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   const auto path_less = [&](std::uint32_t a, std::uint32_t b) {
@@ -388,7 +388,7 @@ std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks) {
   return order;
 }
 
-step_writes all_step_writes(const std::vector<pregel_task>& tasks) {
+step_writes all_step_writes(const task_list& tasks) {
   step_writes w = step_effects(tasks);
   const auto orders = path_orders(tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i)
@@ -477,8 +477,7 @@ applied apply_writes(run_state& state, const graph_index& index, std::vector<pre
 }
 
 bool should_interrupt(const pregel_graph& g, const run_state& state,
-                      const std::vector<std::string>& interrupt_nodes,
-                      const std::vector<pregel_task>& tasks) {
+                      const std::vector<std::string>& interrupt_nodes, const task_list& tasks) {
   if (interrupt_nodes.empty()) return false;
   // Only interrupt when some channel changed since the last interrupt.
   const checkpoint& cp = state.checkpoint;

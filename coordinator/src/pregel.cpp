@@ -74,23 +74,22 @@ std::uint32_t mode_bits(const std::vector<stream_mode>& modes) {
 
 // Runs the tasks of one step on `executor`, reporting each to the loop as it finishes.
 value run_sync(detail::run_loop& loop, task_executor& executor, const value& input) {
-  return loop.run(
-      input, [&](std::vector<pregel_task>& tasks, const std::vector<std::uint32_t>& todo) {
-        // max_concurrency: the tasks past it wait for a place (LangGraph's
-        // semaphore), or until the run cancels them.
-        std::optional<detail::task_gate> gate;
-        if (loop.max_concurrency() && loop.max_concurrency() < todo.size())
-          gate.emplace(loop.max_concurrency());
-        executor.run_batch(todo.size(), [&](std::size_t i) {
-          pregel_task& t = tasks[todo[i]];
-          detail::task_context ctx(loop.shared(), t, loop.step(), loop.channels());
-          {
-            auto place = gate ? gate->enter(ctx.stop_token()) : detail::task_gate::place();
-            detail::run_task(loop.graph(), t, ctx);
-          }
-          loop.task_finished(t);
-        });
-      });
+  return loop.run(input, [&](task_list& tasks, const std::vector<std::uint32_t>& todo) {
+    // max_concurrency: the tasks past it wait for a place (LangGraph's
+    // semaphore), or until the run cancels them.
+    std::optional<detail::task_gate> gate;
+    if (loop.max_concurrency() && loop.max_concurrency() < todo.size())
+      gate.emplace(loop.max_concurrency());
+    executor.run_batch(todo.size(), [&](std::size_t i) {
+      pregel_task& t = tasks[todo[i]];
+      detail::task_context ctx(loop.shared(), t, loop.step(), loop.channels());
+      {
+        auto place = gate ? gate->enter(ctx.stop_token()) : detail::task_gate::place();
+        detail::run_task(loop.graph(), t, ctx);
+      }
+      loop.task_finished(t);
+    });
+  });
 }
 
 // The run's id: the config's "run_id", or a fresh uuid.

@@ -2,6 +2,7 @@
 
 // Internal: the node_context and write_scope the runtime hands to node code.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -165,6 +166,10 @@ class task_context final : public node_context, public write_scope {
 
   void write(std::string channel, value v) override {
     task_.writes.emplace_back(std::move(channel), std::move(v));
+  }
+  void expect_writes(std::size_t more) override {
+    auto& w = task_.writes;
+    if (w.size() + more > w.capacity()) w.reserve(std::max(w.size() + more, 2 * w.capacity()));
   }
   std::optional<value> fresh_read(const std::string& channel) override;
   node_context& context() override { return *this; }

@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -162,9 +163,7 @@ void run_loop::take_cached_writes() {
   // Tasks whose node caches its writes and whose input has a live entry do not run: their
   // writes come from the cache (LangGraph's match_cached_writes), reported by runnable().
   // The keys are kept for cache_writes: an executor may not give the inputs back.
-  cache_keys_.assign(tasks_.size(), std::nullopt);
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    pregel_task& t = tasks_[i];
+  for (pregel_task& t : tasks_) {
     const auto& policy = g_.nodes[t.node].cache;
     if (t.done || !policy) continue;
     std::string key = policy->key(t.input);
@@ -172,16 +171,16 @@ void run_loop::take_cached_writes() {
       t.writes = std::move(*hit);
       t.done = t.cached = true;
     } else {
-      cache_keys_[i] = std::move(key);
+      cache_keys_.emplace(t.id, std::move(key));
     }
   }
 }
 
 void run_loop::cache_writes(const pregel_task& t) {
   if (!shared_.cache || t.cached || t.error || t.handled_error || !t.interrupts.empty()) return;
-  const std::size_t i = static_cast<std::size_t>(&t - tasks_.data());
-  if (i >= cache_keys_.size() || !cache_keys_[i]) return;
-  shared_.cache->set(cache_namespace_of(t.name), *cache_keys_[i], t.writes,
+  auto key = cache_keys_.find(t.id);
+  if (key == cache_keys_.end()) return;
+  shared_.cache->set(cache_namespace_of(t.name), key->second, t.writes,
                      g_.nodes[t.node].cache->ttl);
 }
 
@@ -308,13 +307,27 @@ std::optional<algo::step_writes> run_loop::stage_step(const std::vector<bool>& s
   auto batch = step_batch();
   staged_ = {};
   staged_version_ = state_.max_version + 1;
-  std::function<bool(const pregel_task&)> sent_by_node;
-  if (!sent.empty())
-    sent_by_node = [&](const pregel_task& t) {
-      const auto i = static_cast<std::size_t>(&t - tasks_.data());
-      return i < sent.size() && sent[i];
-    };
-  auto writes = algo::stage_writes(state_, batch, staged_, sent_by_node);
+  // `sent` is by slot, as the batch comes; staging takes the tasks in task-path order.
+  // Planned in that order, they nearly always are in it already.
+  std::vector<bool> sent_in_order = sent;
+  const auto path_less = [](const pregel_task* a, const pregel_task* b) {
+    return task_path_less(*a, *b);
+  };
+  if (!sent.empty() && !std::is_sorted(batch.begin(), batch.end(), path_less)) {
+    std::vector<std::uint32_t> slots(batch.size());
+    std::iota(slots.begin(), slots.end(), 0u);
+    std::stable_sort(slots.begin(), slots.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return path_less(batch[a], batch[b]);
+    });
+    std::vector<pregel_task*> ordered(batch.size());
+    sent_in_order.assign(batch.size(), false);
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      ordered[k] = batch[slots[k]];
+      sent_in_order[k] = slots[k] < sent.size() && sent[slots[k]];
+    }
+    batch = std::move(ordered);
+  }
+  auto writes = algo::stage_writes(state_, batch, staged_, sent_in_order);
   staged_bump_ = writes.bump_step;
   return writes;
 }

@@ -74,7 +74,7 @@ class run_loop {
   /// interrupt_before node is next. Throws graph_recursion past the recursion limit.
   bool plan();
 
-  std::vector<pregel_task>& tasks() noexcept { return tasks_; }
+  task_list& tasks() noexcept { return tasks_; }
   std::int64_t step() const noexcept { return step_; }
   const algo::channel_map& channels() const noexcept { return state_.channels; }
   const run_shared& shared() const noexcept { return shared_; }
@@ -258,7 +258,7 @@ class run_loop {
   run_shared& shared_;
   checkpoint_config cp_config_;
   algo::run_state state_;
-  std::vector<pregel_task> tasks_;
+  task_list tasks_;
   std::unordered_set<std::string> updated_;
   bool have_updated_ = false;
   bool replaying_ = false;
@@ -296,7 +296,8 @@ class run_loop {
   std::string stream_parent_id_;
   std::exception_ptr failure_;
   std::vector<pending_write> resumed_writes_;
-  std::vector<std::optional<std::string>> cache_keys_;  // of the step's tasks, by index
+  // The cache keys of the step's tasks whose node caches and whose input missed, by task id.
+  std::unordered_map<std::string, std::string> cache_keys_;
   // The step being committed in halves (stage_step .. complete_step).
   algo::applied staged_;
   channel_version staged_version_ = 0;

@@ -202,7 +202,7 @@ void run_loop::begin(const value& given) {
   hold_exit_delta_writes(std::string(INPUT), in.writes);
   // The tasks the last checkpoint left to run are discarded: applied with no writes, they mark
   // their triggers seen, so only what the new input triggers runs (LangGraph's _first).
-  std::vector<pregel_task> discarded;
+  task_list discarded;
   if (!state_.checkpoint.channel_versions.empty())
     discarded = algo::prepare_next_tasks(g_, index_, state_, nullptr, step_, shared_.checkpoint_ns);
   std::vector<pregel_task*> batch;

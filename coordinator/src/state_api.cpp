@@ -310,7 +310,7 @@ value clear_tasks(const pregel_graph& graph, const algo::graph_index& index,
   algo::run_state state = algo::restore(graph, std::move(cp));
   detail::rebuild_delta_channels(state, index, &saver, saved.config);
   state.max_version = std::max(state.max_version, saver.latest_version(cfg));
-  std::vector<pregel_task> tasks =
+  task_list tasks =
       algo::prepare_next_tasks(graph, index, state, nullptr, step + 1, cfg.checkpoint_ns);
   pregel_task in;
   in.name = std::string(INPUT);

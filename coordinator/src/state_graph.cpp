@@ -71,6 +71,7 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
       throw error(error_code::parent_command, make_command(up).to_json());
     }
     write_update(topo, node, cmd->update, scope);
+    scope.expect_writes(cmd->go_to.size());
     for (const auto& g : cmd->go_to) write_goto(topo, "Command from node '" + node + "'", g, scope);
     return;
   }
@@ -345,9 +346,10 @@ std::shared_ptr<pregel> state_graph::compile(compile_options options) const {
             write_goto(*topo, who, r, s);
           }
         };
-        if (result.is_list())
+        if (result.is_list()) {
+          s.expect_writes(result.as_list().size());
           for (const auto& r : result.as_list()) route_one(r);
-        else if (!result.is_null())
+        } else if (!result.is_null())
           route_one(result);
       });
     }

@@ -3,10 +3,12 @@
 #include "superstep/coordinator/algo.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_set>
 #include <vector>
 
 #include "conformance.hpp"
+#include "superstep/channels/last_value.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;
@@ -43,4 +45,30 @@ BOOST_AUTO_TEST_CASE(test_tuple_str) {
   for (const auto& t : tasks)
     order.push_back(t.push ? "push " + std::to_string(t.push_index) : "pull " + t.name);
   BOOST_TEST((order == std::vector<std::string>{"pull abc", "push 1", "push 2", "push 10"}));
+}
+
+// Not a port: staging a step for channels owned elsewhere collects the writes of the tasks
+// whose writes did not go to their owners from where they ran; `sent` is by position in
+// task-path order, each collected write numbered by that position.
+BOOST_AUTO_TEST_CASE(stage_writes_collects_only_what_was_not_sent) {
+  pregel_graph g;
+  g.channels["a"] = std::make_shared<channels::last_value>("a");
+  const auto index = algo::graph_index::build(g);
+  algo::run_state state = algo::restore(g, checkpoint{});
+  std::vector<pregel_task> tasks(3);
+  for (std::uint64_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].push = true;
+    tasks[i].push_index = i;
+    tasks[i].name = "n";
+    tasks[i].writes.emplace_back("a", value(static_cast<std::int64_t>(10 * i)));
+  }
+  std::vector<pregel_task*> batch{&tasks[0], &tasks[1], &tasks[2]};
+  algo::applied out;
+  const auto w = algo::stage_writes(state, batch, out, {true, false});
+  BOOST_TEST_REQUIRE(w.writes.size() == 2u);
+  BOOST_TEST(w.writes[0].order == 1u);
+  BOOST_TEST(w.writes[0].v.as_int() == 10);
+  BOOST_TEST(w.writes[1].order == 2u);  // past the flags: not sent
+  BOOST_TEST(w.writes[1].v.as_int() == 20);
+  BOOST_TEST(w.bump_step);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -150,6 +151,12 @@ struct pregel_task {
   /// skipped and the handler runs again.
   boxed_optional<task_error> handled_error;
 };
+
+/// A step's tasks, as the run keeps them. A deque, not a vector: a fan-out's 10^6 tasks
+/// (184 bytes each) are allocated a few at a time, in the memory the step's freed Sends left
+/// (`algo::prepare_next_tasks`), where one 184 MB block would take new pages from the system.
+/// Batches of tasks sent to node actors stay vectors.
+using task_list = std::deque<pregel_task>;
 
 /// Orders tasks as LangGraph applies writes: PULL tasks by node name, then PUSH tasks by index.
 bool task_path_less(const pregel_task& a, const pregel_task& b) noexcept;

@@ -93,11 +93,11 @@ run_state restore(const pregel_graph& g, superstep::checkpoint cp);
 /// With `released`, the Sends released from the tasks topic (channels::topic::release): the
 /// PUSH tasks are planned from them, and when `released` is their only copy each Send goes once
 /// its task is made (its argument stays, as the task's input).
-std::vector<pregel_task> prepare_next_tasks(const pregel_graph& g, const graph_index& index,
-                                            const run_state& state,
-                                            const std::unordered_set<std::string>* updated_channels,
-                                            std::int64_t step, std::string_view checkpoint_ns,
-                                            value* released = nullptr);
+task_list prepare_next_tasks(const pregel_graph& g, const graph_index& index,
+                             const run_state& state,
+                             const std::unordered_set<std::string>* updated_channels,
+                             std::int64_t step, std::string_view checkpoint_ns,
+                             value* released = nullptr);
 
 /// The outcome of `apply_writes`.
 struct applied {
@@ -132,23 +132,24 @@ struct step_writes {
 /// an error, a Send's tasks topic...), which staging a step skips.
 bool known_channel(const run_state& state, const std::string& channel);
 
-/// The writes of tasks for which `sent` is true went to their owners from where the tasks
-/// ran: they are checked, not collected again. Throws `superstep::error` (invalid_update)
-/// for a write to a channel the graph lacks.
+/// The writes of the tasks for which `sent` is true (by position in `tasks`, which must then
+/// be in task-path order) went to their owners from where the tasks ran: they are checked,
+/// not collected again. Throws `superstep::error` (invalid_update) for a write to a channel
+/// the graph lacks.
 step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
-                         const std::function<bool(const pregel_task&)>& sent = nullptr);
+                         const std::vector<bool>& sent = {});
 
 /// What the owners need besides the writes to stage a step, known once it is planned (equal
 /// to what `stage_writes` returns then, without writes): the consumed channels, bump_step.
-step_writes step_effects(const std::vector<pregel_task>& tasks);
+step_writes step_effects(const task_list& tasks);
 
 /// Each task's position in task-path order (the `order` of its writes), by its index in
 /// `tasks`: the order `stage_writes` sorts them in. O(n) when they are in that order already.
-std::vector<std::uint32_t> path_orders(const std::vector<pregel_task>& tasks);
+std::vector<std::uint32_t> path_orders(const task_list& tasks);
 
 /// `step_effects` with every write of the step's tasks, ordered by `path_orders`: what an
 /// owner placed again mid-step needs to stage it. Touches no state.
-step_writes all_step_writes(const std::vector<pregel_task>& tasks);
+step_writes all_step_writes(const task_list& tasks);
 
 /// The second half, once per round of the owners' prepare (the step's, then the finish of a
 /// tentatively last step): each changed channel gets `version` (one per step), the checkpoint
@@ -165,8 +166,7 @@ bool tentatively_last(const graph_index& index, const applied& out, bool bump_st
 /// in `interrupt_nodes` (LangGraph `should_interrupt`); `{"*"}` names every node of `g` but
 /// the hidden ones (`__start__`).
 bool should_interrupt(const pregel_graph& g, const run_state& state,
-                      const std::vector<std::string>& interrupt_nodes,
-                      const std::vector<pregel_task>& tasks);
+                      const std::vector<std::string>& interrupt_nodes, const task_list& tasks);
 
 /// The value of `channels` as output: the single channel's value, or an object of the
 /// available ones. Returns nullopt for a single unavailable channel.

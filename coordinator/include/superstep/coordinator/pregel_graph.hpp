@@ -21,6 +21,9 @@ class write_scope {
  public:
   virtual ~write_scope() = default;
   virtual void write(std::string channel, value v) = 0;
+  /// A hint: about `more` writes follow (a router's list of 10^6 Sends), room for which is
+  /// made at once rather than by growing the task's writes step by step.
+  virtual void expect_writes(std::size_t more) { (void)more; }
   /// The value of `channel` as it would be after this task's writes so far, or nullopt when
   /// the channel would be empty.
   virtual std::optional<value> fresh_read(const std::string& channel) = 0;
