@@ -147,6 +147,15 @@ task_list prepare_next_tasks(const pregel_graph& g, const graph_index& index,
                              const std::unordered_set<std::string>* updated_channels,
                              std::int64_t step, std::string_view checkpoint_ns, value* released) {
   task_list tasks;
+  prepare_next_tasks(tasks, g, index, state, updated_channels, step, checkpoint_ns, released);
+  return tasks;
+}
+
+void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_index& index,
+                        const run_state& state,
+                        const std::unordered_set<std::string>* updated_channels, std::int64_t step,
+                        std::string_view checkpoint_ns, value* released) {
+  tasks.clear();
   const checkpoint& cp = state.checkpoint;
 
   // PULL tasks first, by node name, then PUSH tasks by index: task-path order, so applying
@@ -262,8 +271,6 @@ task_list prepare_next_tasks(const pregel_graph& g, const graph_index& index,
       tasks.push_back(std::move(t));
     }
   }
-
-  return tasks;
 }
 
 namespace {

@@ -110,12 +110,12 @@ bool run_loop::plan() {
                     " reached without hitting a stop condition. You can increase the limit by "
                     "setting the `recursion_limit` config key.");
   shared_.checkpoint_id = state_.checkpoint.id;
-  // The last step's tasks (and the writes they hold) go before the next ones are made.
+  // The last step's tasks (and the writes they hold) go before the next ones are made: the
+  // list keeps only its first block.
   tasks_.clear();
-  tasks_.shrink_to_fit();
   value sends = release_sends();
-  tasks_ = algo::prepare_next_tasks(g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
-                                    shared_.checkpoint_ns, sends.is_null() ? nullptr : &sends);
+  algo::prepare_next_tasks(tasks_, g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
+                           shared_.checkpoint_ns, sends.is_null() ? nullptr : &sends);
   emit_checkpoint_event();
   if (tasks_.empty()) return false;
   if (shared_.hooks && shared_.hooks->drain_requested()) {
@@ -309,7 +309,8 @@ std::optional<algo::step_writes> run_loop::stage_step(const std::vector<bool>& s
   staged_version_ = state_.max_version + 1;
   // `sent` is by slot, as the batch comes; staging takes the tasks in task-path order.
   // Planned in that order, they nearly always are in it already.
-  std::vector<bool> sent_in_order = sent;
+  const std::vector<bool>* sent_in_order = &sent;
+  std::vector<bool> reordered;
   const auto path_less = [](const pregel_task* a, const pregel_task* b) {
     return task_path_less(*a, *b);
   };
@@ -320,14 +321,15 @@ std::optional<algo::step_writes> run_loop::stage_step(const std::vector<bool>& s
       return path_less(batch[a], batch[b]);
     });
     std::vector<pregel_task*> ordered(batch.size());
-    sent_in_order.assign(batch.size(), false);
+    reordered.assign(batch.size(), false);
     for (std::size_t k = 0; k < slots.size(); ++k) {
       ordered[k] = batch[slots[k]];
-      sent_in_order[k] = slots[k] < sent.size() && sent[slots[k]];
+      reordered[k] = slots[k] < sent.size() && sent[slots[k]];
     }
     batch = std::move(ordered);
+    sent_in_order = &reordered;
   }
-  auto writes = algo::stage_writes(state_, batch, staged_, sent_in_order);
+  auto writes = algo::stage_writes(state_, batch, staged_, *sent_in_order);
   staged_bump_ = writes.bump_step;
   return writes;
 }

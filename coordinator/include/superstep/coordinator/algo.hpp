@@ -98,6 +98,12 @@ task_list prepare_next_tasks(const pregel_graph& g, const graph_index& index,
                              const std::unordered_set<std::string>* updated_channels,
                              std::int64_t step, std::string_view checkpoint_ns,
                              value* released = nullptr);
+/// The same, planned into `tasks`, which it clears first: a run keeps one list from step to
+/// step (a deque allocates its first block when made).
+void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_index& index,
+                        const run_state& state,
+                        const std::unordered_set<std::string>* updated_channels, std::int64_t step,
+                        std::string_view checkpoint_ns, value* released = nullptr);
 
 /// The outcome of `apply_writes`.
 struct applied {
