@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <unordered_map>
 
 #include "superstep/channels/step.hpp"
@@ -342,7 +343,30 @@ bool known_channel(const run_state& state, const std::string& channel) {
 }
 
 step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
-                         const std::vector<bool>& sent) {
+                         const std::vector<bool>& given_sent) {
+  // The flags are by position in `tasks` as given; recording what the tasks saw sorts them by
+  // path (planned in that order, they nearly always are in it already): the flags follow.
+  const std::vector<bool>* sent_at = &given_sent;
+  std::vector<bool> moved;
+  const auto path_less = [](const pregel_task* a, const pregel_task* b) {
+    return task_path_less(*a, *b);
+  };
+  if (!given_sent.empty() && !std::is_sorted(tasks.begin(), tasks.end(), path_less)) {
+    std::vector<std::uint32_t> from(tasks.size());
+    std::iota(from.begin(), from.end(), 0u);
+    std::stable_sort(from.begin(), from.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return path_less(tasks[a], tasks[b]);
+    });
+    std::vector<pregel_task*> sorted(tasks.size());
+    moved.assign(tasks.size(), false);
+    for (std::size_t k = 0; k < from.size(); ++k) {
+      sorted[k] = tasks[from[k]];
+      moved[k] = from[k] < given_sent.size() && given_sent[from[k]];
+    }
+    tasks = std::move(sorted);
+    sent_at = &moved;
+  }
+  const std::vector<bool>& sent = *sent_at;
   step_writes w;
   w.bump_step = record_seen(state.checkpoint, tasks, out);
   w.consumed = consumed_by(tasks);

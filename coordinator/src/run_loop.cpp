@@ -5,7 +5,6 @@
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -114,8 +113,13 @@ bool run_loop::plan() {
   // list keeps only its first block.
   tasks_.clear();
   value sends = release_sends();
-  algo::prepare_next_tasks(tasks_, g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
-                           shared_.checkpoint_ns, sends.is_null() ? nullptr : &sends);
+  try {
+    algo::prepare_next_tasks(tasks_, g_, index_, state_, have_updated_ ? &updated_ : nullptr, step_,
+                             shared_.checkpoint_ns, sends.is_null() ? nullptr : &sends);
+  } catch (...) {
+    tasks_.clear();  // no step half planned
+    throw;
+  }
   emit_checkpoint_event();
   if (tasks_.empty()) return false;
   if (shared_.hooks && shared_.hooks->drain_requested()) {
@@ -307,29 +311,7 @@ std::optional<algo::step_writes> run_loop::stage_step(const std::vector<bool>& s
   auto batch = step_batch();
   staged_ = {};
   staged_version_ = state_.max_version + 1;
-  // `sent` is by slot, as the batch comes; staging takes the tasks in task-path order.
-  // Planned in that order, they nearly always are in it already.
-  const std::vector<bool>* sent_in_order = &sent;
-  std::vector<bool> reordered;
-  const auto path_less = [](const pregel_task* a, const pregel_task* b) {
-    return task_path_less(*a, *b);
-  };
-  if (!sent.empty() && !std::is_sorted(batch.begin(), batch.end(), path_less)) {
-    std::vector<std::uint32_t> slots(batch.size());
-    std::iota(slots.begin(), slots.end(), 0u);
-    std::stable_sort(slots.begin(), slots.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return path_less(batch[a], batch[b]);
-    });
-    std::vector<pregel_task*> ordered(batch.size());
-    reordered.assign(batch.size(), false);
-    for (std::size_t k = 0; k < slots.size(); ++k) {
-      ordered[k] = batch[slots[k]];
-      reordered[k] = slots[k] < sent.size() && sent[slots[k]];
-    }
-    batch = std::move(ordered);
-    sent_in_order = &reordered;
-  }
-  auto writes = algo::stage_writes(state_, batch, staged_, *sent_in_order);
+  auto writes = algo::stage_writes(state_, batch, staged_, sent);
   staged_bump_ = writes.bump_step;
   return writes;
 }

@@ -47,14 +47,16 @@ BOOST_AUTO_TEST_CASE(test_tuple_str) {
   BOOST_TEST((order == std::vector<std::string>{"pull abc", "push 1", "push 2", "push 10"}));
 }
 
-// Not a port: staging a step for channels owned elsewhere collects the writes of the tasks
-// whose writes did not go to their owners from where they ran; `sent` is by position in
-// task-path order, each collected write numbered by that position.
-BOOST_AUTO_TEST_CASE(stage_writes_collects_only_what_was_not_sent) {
+namespace {
+
+// A graph of one channel, "a", and three PUSH tasks of node "n" writing 0, 10 and 20 to it.
+pregel_graph one_channel_graph() {
   pregel_graph g;
   g.channels["a"] = std::make_shared<channels::last_value>("a");
-  const auto index = algo::graph_index::build(g);
-  algo::run_state state = algo::restore(g, checkpoint{});
+  return g;
+}
+
+std::vector<pregel_task> three_sends() {
   std::vector<pregel_task> tasks(3);
   for (std::uint64_t i = 0; i < tasks.size(); ++i) {
     tasks[i].push = true;
@@ -62,6 +64,18 @@ BOOST_AUTO_TEST_CASE(stage_writes_collects_only_what_was_not_sent) {
     tasks[i].name = "n";
     tasks[i].writes.emplace_back("a", value(static_cast<std::int64_t>(10 * i)));
   }
+  return tasks;
+}
+
+}  // namespace
+
+// Not a port: staging a step for channels owned elsewhere collects the writes of the tasks
+// whose writes did not go to their owners from where they ran; `sent` is by position in
+// task-path order, each collected write numbered by that position.
+BOOST_AUTO_TEST_CASE(stage_writes_collects_only_what_was_not_sent) {
+  const pregel_graph g = one_channel_graph();
+  algo::run_state state = algo::restore(g, checkpoint{});
+  std::vector<pregel_task> tasks = three_sends();
   std::vector<pregel_task*> batch{&tasks[0], &tasks[1], &tasks[2]};
   algo::applied out;
   const auto w = algo::stage_writes(state, batch, out, {true, false});
@@ -71,4 +85,22 @@ BOOST_AUTO_TEST_CASE(stage_writes_collects_only_what_was_not_sent) {
   BOOST_TEST(w.writes[1].order == 2u);  // past the flags: not sent
   BOOST_TEST(w.writes[1].v.as_int() == 20);
   BOOST_TEST(w.bump_step);
+}
+
+// Not a port: the flags are by position in the tasks as given; a batch out of task-path order
+// is sorted, and its flags with it.
+BOOST_AUTO_TEST_CASE(stage_writes_keeps_sent_flags_with_their_tasks_when_it_sorts) {
+  const pregel_graph g = one_channel_graph();
+  algo::run_state state = algo::restore(g, checkpoint{});
+  std::vector<pregel_task> tasks = three_sends();
+  // Given as indices 2, 0, 1; the task of index 2 was sent.
+  std::vector<pregel_task*> batch{&tasks[2], &tasks[0], &tasks[1]};
+  algo::applied out;
+  const auto w = algo::stage_writes(state, batch, out, {true});
+  BOOST_TEST_REQUIRE(w.writes.size() == 2u);
+  BOOST_TEST(w.writes[0].order == 0u);
+  BOOST_TEST(w.writes[0].v.as_int() == 0);
+  BOOST_TEST(w.writes[1].order == 1u);
+  BOOST_TEST(w.writes[1].v.as_int() == 10);
+  BOOST_TEST(batch[0] == &tasks[0]);
 }

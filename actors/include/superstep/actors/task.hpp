@@ -153,8 +153,9 @@ struct pregel_task {
 };
 
 /// A step's tasks, as the run keeps them. A deque, not a vector: a fan-out's 10^6 tasks
-/// (184 bytes each) are allocated a few at a time, in the memory the step's freed Sends left
-/// (`algo::prepare_next_tasks`), where one 184 MB block would take new pages from the system.
+/// (184 bytes each) are allocated two at a time (libstdc++'s blocks), in the memory the
+/// step's freed Sends left (`algo::prepare_next_tasks`), where one 184 MB block would take
+/// new pages from the system.
 /// Batches of tasks sent to node actors stay vectors.
 using task_list = std::deque<pregel_task>;
 

@@ -138,10 +138,9 @@ struct step_writes {
 /// an error, a Send's tasks topic...), which staging a step skips.
 bool known_channel(const run_state& state, const std::string& channel);
 
-/// The writes of the tasks for which `sent` is true (by position in `tasks`, which must then
-/// be in task-path order) went to their owners from where the tasks ran: they are checked,
-/// not collected again. Throws `superstep::error` (invalid_update) for a write to a channel
-/// the graph lacks.
+/// The writes of the tasks for which `sent` is true (by position in `tasks` as given) went to
+/// their owners from where the tasks ran: they are checked, not collected again. Throws
+/// `superstep::error` (invalid_update) for a write to a channel the graph lacks.
 step_writes stage_writes(run_state& state, std::vector<pregel_task*>& tasks, applied& out,
                          const std::vector<bool>& sent = {});
 
