@@ -1,6 +1,9 @@
 // A process's replica of a run's channels: subscribed to the run's channel actors, it keeps
 // each channel's committed value at its version and answers node actors waiting for the
-// versions their tasks need.
+// versions their tasks need. A channel is read once the first time a task here needs it, and
+// subscribed to when a task needs a later version of it: a node run in one step only in this
+// process (the input node, whose routers read the state; a fan-out's fold) does not have every
+// later change of what it read pushed here (at a fan-out's commit, a list of 10^6 results).
 #include "superstep/actors/process_replica.hpp"
 
 #include <atomic>
@@ -27,6 +30,7 @@ struct replica_state {
   std::vector<caf::actor> groups;
   std::unordered_map<std::string, held> channels;
   std::unordered_set<std::string> subscribed;  // asked of their channel actor
+  std::unordered_set<std::string> read_once;   // read, not subscribed to (yet)
   std::vector<std::string> orphaned;           // asked of a group that went down
   std::vector<waiting> parked;
 };
@@ -77,13 +81,16 @@ void answer_parked(replica_self self) {
   }
 }
 
-// Subscribes to the channels not asked for yet, one request per channel actor.
+// Subscribes to `channels` (those not subscribed to yet), one request per channel actor.
 void subscribe(replica_self self, const std::vector<std::string>& channels) {
   auto& st = self->state;
   const std::size_t n = st.groups.size();
   std::vector<std::vector<std::string>> ask(n);
   for (const auto& ch : channels)
-    if (st.subscribed.insert(ch).second) ask[channel_owner(ch, n)].push_back(ch);
+    if (st.subscribed.insert(ch).second) {
+      st.read_once.erase(ch);
+      ask[channel_owner(ch, n)].push_back(ch);
+    }
   for (std::size_t g = 0; g < n; ++g) {
     if (ask[g].empty()) continue;
     auto asked = ask[g];
@@ -101,6 +108,58 @@ void subscribe(replica_self self, const std::vector<std::string>& channels) {
               if (st.groups[g] != to) return;
               for (const auto& ch : asked)
                 if (st.subscribed.erase(ch)) st.orphaned.push_back(ch);
+            });
+  }
+}
+
+// The channels a wait needs that are read once and not held at its version: a read's answer
+// came before the commit it waits for, which only a subscription gets pushed.
+std::vector<std::string> behind_after_read(const replica_state& st) {
+  std::vector<std::string> out;
+  for (const auto& p : st.parked)
+    for (std::size_t i = 0; i < p.wait.channels.size(); ++i) {
+      const auto& ch = p.wait.channels[i];
+      if (!st.read_once.count(ch)) continue;
+      auto it = st.channels.find(ch);
+      if (it != st.channels.end() && it->second.version >= p.wait.versions[i]) continue;
+      out.push_back(ch);
+    }
+  return out;
+}
+
+// What a wait not ready needs: a channel never asked for is read once; one read before (held
+// at an older version than wanted) is subscribed to, and so is one whose read answered before
+// the commit the wait needs.
+void ask(replica_self self, const std::vector<std::string>& channels) {
+  auto& st = self->state;
+  const std::size_t n = st.groups.size();
+  std::vector<std::string> again;
+  std::vector<std::vector<std::string>> reads(n);
+  for (const auto& ch : channels) {
+    if (st.subscribed.count(ch)) continue;
+    if (st.read_once.insert(ch).second)
+      reads[channel_owner(ch, n)].push_back(ch);
+    else
+      again.push_back(ch);
+  }
+  subscribe(self, again);
+  for (std::size_t g = 0; g < n; ++g) {
+    if (reads[g].empty()) continue;
+    auto asked = reads[g];
+    self->request(caf::actor_cast<channel_actor>(st.groups[g]), caf::infinite, read_atom::value,
+                  std::move(reads[g]))
+        .then(
+            [self](channel_push& p) {
+              take(self->state, p);
+              answer_parked(self);
+              subscribe(self, behind_after_read(self->state));
+            },
+            [self, asked](caf::error&) {
+              // The group went down with its process: asked again, by subscription, once the
+              // coordinator has placed its channels again (regroup).
+              auto& st = self->state;
+              for (const auto& ch : asked)
+                if (st.read_once.erase(ch)) st.orphaned.push_back(ch);
             });
   }
 }
@@ -147,8 +206,8 @@ process_replica::behavior_type replica_behavior(replica_self self, caf::actor co
   return {
       [self](await_atom, replica_wait& w) -> caf::result<channel_push> {
         auto& st = self->state;
-        subscribe(self, w.channels);
         if (auto out = ready(st, w)) return std::move(*out);
+        ask(self, w.channels);
         auto promise = self->make_response_promise<channel_push>();
         st.parked.push_back(waiting{std::move(w), promise});
         return promise;

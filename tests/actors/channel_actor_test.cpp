@@ -9,6 +9,7 @@
 #include <string>
 
 #include "superstep/actors/caf_runtime.hpp"
+#include "superstep/actors/process_replica.hpp"
 #include "superstep/channels/binary_operator_aggregate.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
@@ -462,4 +463,37 @@ BOOST_AUTO_TEST_CASE(channel_actor_messages_round_trip_through_the_wire_encoding
     return e.code() == error_code::protocol_error &&
            std::string(e.what()).find("channel writes") != std::string::npos;
   });
+}
+
+// A process's replica reads a channel once when a task here first needs it, and subscribes
+// when a task needs a later version (a node run once here, as the input node, has no later
+// change pushed to it). A read answered before the commit a wait needs subscribes too.
+BOOST_AUTO_TEST_CASE(a_replica_reads_a_channel_once_then_subscribes_for_a_later_version) {
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  auto ch = spawn_channel_actor(sys, sample_group());
+  caf::scoped_actor self{sys};
+  auto replica = replica_of_run(sys, caf::actor(self), {caf::actor_cast<caf::actor>(ch)});
+  const auto await = [&](std::vector<std::string> channels, std::vector<std::uint64_t> versions) {
+    channel_push out;
+    self->request(replica, wait, await_atom::value,
+                  replica_wait{std::move(channels), std::move(versions)})
+        .receive([&](channel_push& p) { out = std::move(p); },
+                 [&](caf::error& e) { BOOST_FAIL("the wait was not answered: " + to_string(e)); });
+    return out;
+  };
+  BOOST_TEST(find(await({"total"}, {0}).values, "total")->to_json() == "0");
+
+  // Step 0 staged, its commit (version 1) on its way: "total" was read before and is now
+  // subscribed to; "name" is read first, answered before the commit, then subscribed to.
+  step_prepare p0{0, 0, {}, true, false, {{0, "total", value(5)}, {0, "name", value("x")}}, -1};
+  auto v0 = request<step_vote>(self, ch, p0);
+  BOOST_REQUIRE(!v0.error.has_value());
+  self->delayed_send(ch, std::chrono::milliseconds(300), commit_atom::value, std::int64_t{0},
+                     std::uint64_t{1});
+  auto after = await({"total", "name"}, {1, 1});
+  BOOST_TEST(find(after.values, "total")->to_json() == "5");
+  BOOST_TEST(find(after.values, "name")->to_json() == "\"x\"");
+  BOOST_TEST(after.versions == (std::vector<std::uint64_t>{1, 1}));
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
