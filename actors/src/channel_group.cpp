@@ -131,6 +131,9 @@ group_changes channel_group::prepare(std::vector<std::vector<ordered_write>> par
         }
         group->values.push_back(std::move(w.v));
       }
+    // Their values moved to the groups: the writes go before the channels make their new
+    // values (a fan-out's 10^6 Sends: 64 MB of writes beside the tasks topic's new list).
+    std::vector<std::vector<ordered_write>>().swap(parts);
     channels::apply_step(live_, volatile_available_, consumed, groups.all, bump_step, observer);
   } catch (...) {
     abort();
