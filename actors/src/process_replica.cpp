@@ -31,6 +31,7 @@ struct replica_state {
   std::unordered_map<std::string, held> channels;
   std::unordered_set<std::string> subscribed;  // asked of their channel actor
   std::unordered_set<std::string> read_once;   // read, not subscribed to (yet)
+  std::unordered_set<std::string> reading;     // of those, the reads not answered yet
   std::vector<std::string> orphaned;           // asked of a group that went down
   std::vector<waiting> parked;
 };
@@ -89,6 +90,7 @@ void subscribe(replica_self self, const std::vector<std::string>& channels) {
   for (const auto& ch : channels)
     if (st.subscribed.insert(ch).second) {
       st.read_once.erase(ch);
+      st.reading.erase(ch);
       ask[channel_owner(ch, n)].push_back(ch);
     }
   for (std::size_t g = 0; g < n; ++g) {
@@ -112,54 +114,65 @@ void subscribe(replica_self self, const std::vector<std::string>& channels) {
   }
 }
 
-// The channels a wait needs that are read once and not held at its version: a read's answer
-// came before the commit it waits for, which only a subscription gets pushed.
-std::vector<std::string> behind_after_read(const replica_state& st) {
+// The channels of `w` read once, answered, and held at an older version than it wants: the
+// read's answer came before the commit the wait needs (only a subscription gets it pushed),
+// or the wait is for a later step.
+std::vector<std::string> behind(const replica_state& st, const replica_wait& w) {
   std::vector<std::string> out;
-  for (const auto& p : st.parked)
-    for (std::size_t i = 0; i < p.wait.channels.size(); ++i) {
-      const auto& ch = p.wait.channels[i];
-      if (!st.read_once.count(ch)) continue;
-      auto it = st.channels.find(ch);
-      if (it != st.channels.end() && it->second.version >= p.wait.versions[i]) continue;
-      out.push_back(ch);
-    }
+  for (std::size_t i = 0; i < w.channels.size(); ++i) {
+    const auto& ch = w.channels[i];
+    if (!st.read_once.count(ch) || st.reading.count(ch)) continue;
+    auto it = st.channels.find(ch);
+    if (it != st.channels.end() && it->second.version >= w.versions[i]) continue;
+    out.push_back(ch);
+  }
   return out;
 }
 
-// What a wait not ready needs: a channel never asked for is read once; one read before (held
-// at an older version than wanted) is subscribed to, and so is one whose read answered before
-// the commit the wait needs.
-void ask(replica_self self, const std::vector<std::string>& channels) {
+// `behind` for every parked wait.
+std::vector<std::string> behind_parked(const replica_state& st) {
+  std::vector<std::string> out;
+  for (const auto& p : st.parked) {
+    auto more = behind(st, p.wait);
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+// What a wait not ready needs: a channel never asked for is read once; one read before and
+// held at an older version than wanted is subscribed to (one whose read is not answered yet
+// is looked at again when it is).
+void ask(replica_self self, const replica_wait& w) {
   auto& st = self->state;
   const std::size_t n = st.groups.size();
-  std::vector<std::string> again;
   std::vector<std::vector<std::string>> reads(n);
-  for (const auto& ch : channels) {
-    if (st.subscribed.count(ch)) continue;
-    if (st.read_once.insert(ch).second)
+  for (const auto& ch : w.channels)
+    if (!st.subscribed.count(ch) && st.read_once.insert(ch).second) {
+      st.reading.insert(ch);
       reads[channel_owner(ch, n)].push_back(ch);
-    else
-      again.push_back(ch);
-  }
-  subscribe(self, again);
+    }
+  subscribe(self, behind(st, w));
   for (std::size_t g = 0; g < n; ++g) {
     if (reads[g].empty()) continue;
     auto asked = reads[g];
     self->request(caf::actor_cast<channel_actor>(st.groups[g]), caf::infinite, read_atom::value,
                   std::move(reads[g]))
         .then(
-            [self](channel_push& p) {
-              take(self->state, p);
+            [self, asked](channel_push& p) {
+              auto& st = self->state;
+              for (const auto& ch : asked) st.reading.erase(ch);
+              take(st, p);
               answer_parked(self);
-              subscribe(self, behind_after_read(self->state));
+              subscribe(self, behind_parked(st));
             },
             [self, asked](caf::error&) {
               // The group went down with its process: asked again, by subscription, once the
               // coordinator has placed its channels again (regroup).
               auto& st = self->state;
-              for (const auto& ch : asked)
+              for (const auto& ch : asked) {
+                st.reading.erase(ch);
                 if (st.read_once.erase(ch)) st.orphaned.push_back(ch);
+              }
             });
   }
 }
@@ -207,7 +220,7 @@ process_replica::behavior_type replica_behavior(replica_self self, caf::actor co
       [self](await_atom, replica_wait& w) -> caf::result<channel_push> {
         auto& st = self->state;
         if (auto out = ready(st, w)) return std::move(*out);
-        ask(self, w.channels);
+        ask(self, w);
         auto promise = self->make_response_promise<channel_push>();
         st.parked.push_back(waiting{std::move(w), promise});
         return promise;
