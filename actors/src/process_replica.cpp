@@ -246,6 +246,12 @@ process_replica replica_of_run(caf::actor_system& sys, const caf::actor& coordin
   return r;
 }
 
+void regroup_replica(const caf::actor& coordinator, std::vector<caf::actor> groups) {
+  std::lock_guard lock(registry_mutex);
+  auto it = registry.find(coordinator.address());
+  if (it != registry.end()) caf::anon_send(it->second, regroup_atom::value, std::move(groups));
+}
+
 std::uint64_t replicas_made() noexcept { return made.load(std::memory_order_relaxed); }
 
 }  // namespace superstep::actors

@@ -9,6 +9,7 @@
 
 #include "coordinator_state.hpp"
 #include "superstep/actors/fault_point.hpp"
+#include "superstep/actors/process_replica.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/core/error.hpp"
 
@@ -275,7 +276,8 @@ void prepare_early(coordinator_actor* self, std::uint32_t messages) {
 
 // Group `g` is placed again: the node actors in other processes pass the run's groups on to
 // their process's replica (which subscribes to the new one instead: a worker may not learn
-// that one in another worker died), and the group takes its part in the step.
+// that one in another worker died), this process's replica is told directly, and the group
+// takes its part in the step.
 void group_placed(coordinator_actor* self, std::uint32_t g) {
   auto& st = self->state;
   if (st.redo[g] && st.at_barrier) send_redo(self, g);
@@ -283,6 +285,7 @@ void group_placed(coordinator_actor* self, std::uint32_t g) {
   const auto groups = group_handles(st);
   for (const auto& [_, actor] : st.monitored)
     self->send(actor, actors::regroup_atom::value, groups);
+  actors::regroup_replica(caf::actor_cast<caf::actor>(self), groups);
   if (st.deferred) {
     auto prepares = std::move(*st.deferred);
     st.deferred.reset();

@@ -497,3 +497,29 @@ BOOST_AUTO_TEST_CASE(a_replica_reads_a_channel_once_then_subscribes_for_a_later_
   BOOST_TEST(after.versions == (std::vector<std::uint64_t>{1, 1}));
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
+
+// The coordinator's own process has no remote node actor to pass on where a lost group's
+// channels were placed again: its replica is told directly (regroup_replica), and a wait
+// for a later version is answered by the new group, not asked of the lost one.
+BOOST_AUTO_TEST_CASE(a_replica_told_of_a_group_placed_again_asks_the_new_one) {
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  auto lost = spawn_channel_actor(sys, sample_group());
+  caf::scoped_actor self{sys};
+  auto replica = replica_of_run(sys, caf::actor(self), {caf::actor_cast<caf::actor>(lost)});
+  const auto await = [&](std::uint64_t version) {
+    channel_push out;
+    self->request(replica, wait, await_atom::value, replica_wait{{"total"}, {version}})
+        .receive([&](channel_push& p) { out = std::move(p); },
+                 [&](caf::error& e) { BOOST_FAIL("the wait was not answered: " + to_string(e)); });
+    return out;
+  };
+  BOOST_TEST(find(await(0).values, "total")->to_json() == "0");
+  self->send_exit(lost, caf::exit_reason::kill);
+  // Placed again at the version of the last commit, 1.
+  auto placed = spawn_channel_actor(sys, sample_group(), caf::actor(), {{"total", 1}});
+  regroup_replica(caf::actor(self), {caf::actor_cast<caf::actor>(placed)});
+  auto after = await(1);
+  BOOST_TEST(after.versions == (std::vector<std::uint64_t>{1}));
+  self->send_exit(placed, caf::exit_reason::user_shutdown);
+}

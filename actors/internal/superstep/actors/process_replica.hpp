@@ -43,6 +43,11 @@ using process_replica =
 process_replica replica_of_run(caf::actor_system& sys, const caf::actor& coordinator,
                                const std::vector<caf::actor>& groups);
 
+/// Tells this process's replica of the run coordinated by `coordinator`, when it has one, the
+/// run's channel actors after a lost one's channels were placed again (`regroup_atom`): the
+/// coordinator's own process has no remote node actor to pass it on. Thread-safe.
+void regroup_replica(const caf::actor& coordinator, std::vector<caf::actor> groups);
+
 /// Runs this process has kept a replica of so far, for logs.
 std::uint64_t replicas_made() noexcept;
 
