@@ -27,7 +27,7 @@ bool all_owned(const channel_group& group, const std::vector<ordered_write>& wri
                     [&](const std::string* name) { return *name == w.channel; }))
       continue;
     if (!group.owns(w.channel)) return false;
-    if (known < owned.size()) owned[known++] = &w.channel;
+    if (known < owned.size()) owned[known++] = &w.channel.str();
   }
   return true;
 }

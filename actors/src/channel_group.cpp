@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_set>
 
 #include "superstep/channels/step.hpp"
 #include "superstep/channels/topic.hpp"
@@ -78,6 +82,67 @@ class channel_group::stager final : public channels::step_observer {
   std::vector<change> changes_;
 };
 
+namespace {
+
+constexpr std::size_t most_channel_names = 65536;
+
+struct name_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+
+// The process's channel names, never freed: a staged write points at its channel's.
+struct name_table {
+  std::mutex m;
+  std::unordered_set<std::string, name_hash, std::equal_to<>> names;
+};
+
+name_table& names() {
+  static name_table* table = new name_table;  // outlives every write, even at exit
+  return *table;
+}
+
+// The name's copy in the table, or null when the table is full and does not hold it.
+const std::string* intern(std::string_view name) {
+  // A step's writes name a few channels, over and over: each thread keeps the names it found
+  // in a small table of its own, looked up without the lock by a hash of a few characters
+  // (a chain's "branch:to:n1", "branch:to:n2"... differ in their last).
+  constexpr std::size_t slots = 64;
+  thread_local const std::string* found[slots] = {};
+  std::size_t h = name.size() * 31u;
+  if (!name.empty())
+    h += static_cast<unsigned char>(name.back()) * 7u +
+         static_cast<unsigned char>(name[name.size() / 2]) * 131u +
+         static_cast<unsigned char>(name.front());
+  const std::string*& slot = found[h & (slots - 1)];
+  if (slot && *slot == name) return slot;
+  name_table& t = names();
+  std::lock_guard lock(t.m);
+  auto it = t.names.find(name);
+  if (it == t.names.end()) {
+    if (t.names.size() >= most_channel_names) return nullptr;
+    it = t.names.emplace(name).first;
+  }
+  return slot = &*it;
+}
+
+}  // namespace
+
+channel_name::channel_name(std::string_view name) {
+  if (name.empty()) {
+    p_ = reinterpret_cast<std::uintptr_t>(&empty);
+    return;
+  }
+  const std::string* shared = intern(name);
+  p_ = shared ? reinterpret_cast<std::uintptr_t>(shared) : own(std::string(name));
+}
+
+std::uintptr_t channel_name::own(const std::string& name) {
+  return reinterpret_cast<std::uintptr_t>(new std::string(name)) | 1u;
+}
+
 group_changes channel_group::prepare(std::vector<ordered_write> writes,
                                      const std::vector<std::string>& consumed, bool bump_step) {
   std::vector<std::vector<ordered_write>> parts;
@@ -126,7 +191,7 @@ group_changes channel_group::prepare(std::vector<std::vector<ordered_write>> par
           auto it = live_.find(w.channel);
           if (it == live_.end())
             throw error(error_code::invalid_update,
-                        "channel '" + w.channel + "' is not owned by this channel group");
+                        "channel '" + w.channel.str() + "' is not owned by this channel group");
           group = &groups.add(it->first, *it->second);
         }
         group->values.push_back(std::move(w.v));

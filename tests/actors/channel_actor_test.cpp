@@ -523,3 +523,33 @@ BOOST_AUTO_TEST_CASE(a_replica_told_of_a_group_placed_again_asks_the_new_one) {
   BOOST_TEST(after.versions == (std::vector<std::uint64_t>{1}));
   self->send_exit(placed, caf::exit_reason::user_shutdown);
 }
+
+// A staged write names its channel by the process's one copy of that name: equal names are
+// one pointer. Past the names a process keeps, a new name is a copy of its own (names made up
+// without end cost only while they are used), equal to another copy of it. Keep this case last:
+// it fills the process's table.
+BOOST_AUTO_TEST_CASE(a_channel_name_is_one_shared_copy_up_to_a_bound) {
+  const std::string long_name = "branch:to:a_node_with_a_long_name";
+  const std::string_view view = long_name;
+  channel_name a(long_name), b(view), c("total");
+  BOOST_TEST(&a.str() == &b.str());
+  BOOST_TEST((a == b));
+  BOOST_TEST(!(a == c));
+  BOOST_TEST((c == "total"));
+  BOOST_TEST((a == long_name));
+  BOOST_TEST(channel_name().str().empty());
+  BOOST_TEST(sizeof(ordered_write) == 40u);
+  std::vector<channel_name> many;
+  for (int i = 0; i < 70000; ++i) many.emplace_back("generated_" + std::to_string(i));
+  channel_name late("generated_69999");
+  BOOST_TEST(late.str() == "generated_69999");
+  BOOST_TEST(&late.str() != &many.back().str());  // past the bound: a copy of its own
+  BOOST_TEST((late == many.back()));
+  channel_name copied = late;
+  BOOST_TEST((copied == late));
+  BOOST_TEST(&copied.str() != &late.str());
+  channel_name moved = std::move(copied);
+  BOOST_TEST(moved.str() == "generated_69999");
+  BOOST_TEST(&channel_name(long_name).str() == &a.str());  // known names are still shared
+  BOOST_TEST(&channel_name("generated_0").str() == &many.front().str());
+}
