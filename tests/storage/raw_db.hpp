@@ -6,6 +6,7 @@
 #include <rocksdb/db.h>
 
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -56,5 +57,14 @@ class raw_db {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::vector<std::string> names_;
 };
+
+// The files a table write (RocksDB's SstFileWriter, before the table is added) left in the
+// database's folder.
+inline int table_files(const std::string& dir) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    n += entry.path().filename().string().rfind("superstep-table-", 0) == 0;
+  return n;
+}
 
 }  // namespace superstep::test

@@ -22,6 +22,7 @@ using namespace superstep;
 using namespace superstep::conformance;
 using superstep::storage::rocksdb_saver;
 using superstep::test::raw_db;
+using superstep::test::table_files;
 
 namespace {
 
@@ -33,14 +34,6 @@ list numbers(int n, int from = 0) {
   out.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) out.push_back(object{{"n", from + i}});
   return out;
-}
-
-// The files a table_write left in the database's folder.
-int table_files(const std::string& dir) {
-  int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    n += entry.path().filename().string().rfind("superstep-table-", 0) == 0;
-  return n;
 }
 
 struct blob_keys {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 
+#include "raw_db.hpp"
 #include "saver_test_support.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/temp_dir.hpp"
@@ -232,12 +233,7 @@ BOOST_FIXTURE_TEST_CASE(a_table_file_on_a_full_disk_is_an_error_and_leaves_nothi
     many.push_back(object{{"n", i}});
     writes.emplace_back("n", i);
   }
-  const auto table_files = [&] {
-    int n = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(dir.path))
-      n += entry.path().filename().string().rfind("superstep-table-", 0) == 0;
-    return n;
-  };
+  const auto table_files = [&] { return test::table_files(dir.str()); };
   const auto put_many = [&](rocksdb_saver& saver, const checkpoint_config& parent) {
     return put_all(saver, "t", "", parent.checkpoint_id,
                    b.make({{"sends", value(many)}}, {{"sends", 9}}), loop_metadata(1));

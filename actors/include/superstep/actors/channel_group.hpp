@@ -48,7 +48,7 @@ class channel_name {
     return *this;
   }
   ~channel_name() {
-    if (owned()) delete reinterpret_cast<const std::string*>(p_ & ~std::uintptr_t{1});
+    if (owned()) delete &str();
   }
 
   const std::string& str() const noexcept {
