@@ -241,16 +241,26 @@ void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_ind
     std::vector<std::uint32_t> nodes(items.size());
     std::unordered_map<std::size_t, value> timeouts;
     for (std::size_t i = 0; i < items.size(); ++i) {
-      auto s = as_send(items[i]);
-      if (!s)
-        throw error(error_code::invalid_update,
-                    "the tasks channel holds a value that is not a Send: " + items[i].to_json());
-      auto node = index.node_by_name.find(s->node);
+      const value& item = items[i];
+      // A Send in its own kind is read in place; one in the object form (saved before Sends
+      // had a kind), or one with a timeout to check, is decoded.
+      std::optional<send> decoded;
+      if (!item.is_send() || !item.as_send().timeout().is_null()) {
+        decoded = as_send(item);
+        if (!decoded)
+          throw error(error_code::invalid_update,
+                      "the tasks channel holds a value that is not a Send: " + item.to_json());
+      }
+      const std::string& target = decoded ? decoded->node : item.as_send().node();
+      auto node = index.node_by_name.find(target);
       if (node == index.node_by_name.end())
-        throw error(error_code::invalid_update, "Send to unknown node '" + s->node + "'");
+        throw error(error_code::invalid_update, "Send to unknown node '" + target + "'");
       nodes[i] = node->second;
-      if (s->timeout) timeouts.emplace(i, timeout_to_value(*s->timeout));
-      if (sole) (*sole)[i] = std::move(s->arg);
+      if (decoded && decoded->timeout) timeouts.emplace(i, timeout_to_value(*decoded->timeout));
+      if (sole) {
+        value arg = decoded ? std::move(decoded->arg) : item.as_send().arg();
+        (*sole)[i] = std::move(arg);  // `item` is gone from here on
+      }
     }
     std::optional<task_id_hasher> push_ids;  // Sends to one node share the id's prefix
     std::uint32_t push_ids_node = 0;
@@ -261,7 +271,10 @@ void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_ind
       t.push = true;
       t.push_index = i;
       // A PUSH task's trigger is implied: __pregel_push.
-      t.input = sole ? std::move((*sole)[i]) : as_send(items[i])->arg;
+      if (sole)
+        t.input = std::move((*sole)[i]);
+      else
+        t.input = items[i].is_send() ? items[i].as_send().arg() : as_send(items[i])->arg;
       if (auto timeout = timeouts.find(i); timeout != timeouts.end())
         t.timeout = std::move(timeout->second);
       if (!push_ids || push_ids_node != t.node) {

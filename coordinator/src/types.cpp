@@ -25,27 +25,37 @@ value node_name(std::string node) {
 }  // namespace
 
 value make_send(std::string node, value arg) {
-  // One flat object, built from moved entries: a Send is made per task of a fan-out.
-  std::vector<object::entry> e;
-  e.reserve(2);
-  e.emplace_back("__send__", node_name(std::move(node)));
-  e.emplace_back("arg", std::move(arg));
-  return value(object(std::move(e), object::unique_keys));
+  return value::send(node_name(std::move(node)), std::move(arg));
 }
 
 value make_send(std::string node, value arg, const timeout_policy& timeout) {
   if (std::string problem = timeout.problem(); !problem.empty())
     throw error(error_code::invalid_argument,
                 "the timeout of a Send to '" + node + "': " + problem);
-  std::vector<object::entry> e;
-  e.reserve(3);
-  e.emplace_back("__send__", node_name(std::move(node)));
-  e.emplace_back("arg", std::move(arg));
-  e.emplace_back("timeout", timeout_to_value(timeout));
-  return value(object(std::move(e), object::unique_keys));
+  return value::send(node_name(std::move(node)), std::move(arg), timeout_to_value(timeout));
 }
 
+namespace {
+
+// A Send's own timeout, as timeout_to_value wrote it; error(invalid_update) naming the node.
+timeout_policy send_timeout(const std::string& node, const value& timeout) {
+  try {
+    return timeout_from_value(timeout);
+  } catch (const error& e) {
+    throw error(error_code::invalid_update, "the timeout of a Send to '" + node + "': " + e.what());
+  }
+}
+
+}  // namespace
+
 std::optional<send> as_send(const value& v) {
+  if (v.is_send()) {
+    const send_packet& p = v.as_send();
+    send out{p.node(), p.arg()};
+    if (!p.timeout().is_null()) out.timeout = send_timeout(p.node(), p.timeout());
+    return out;
+  }
+  // The object form: a Send saved before Sends had a kind of their own, or written as JSON.
   if (!v.is_object()) return std::nullopt;
   const object& o = v.as_object();
   if (o.size() != 2 && o.size() != 3) return std::nullopt;
@@ -57,12 +67,7 @@ std::optional<send> as_send(const value& v) {
   if (o.size() == 3) {
     auto third = std::next(second);
     if (third->first != "timeout") return std::nullopt;
-    try {
-      out.timeout = timeout_from_value(third->second);
-    } catch (const error& e) {
-      throw error(error_code::invalid_update,
-                  "the timeout of a Send to '" + out.node + "': " + e.what());
-    }
+    out.timeout = send_timeout(out.node, third->second);
   }
   return out;
 }

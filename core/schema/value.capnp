@@ -22,6 +22,13 @@ struct Value {
     bytes @5 :Data;
     list @6 :List(Value);
     object @7 :List(Entry);  # in insertion order, keys distinct
+    send @8 :Send;            # a Send (superstep::send_packet)
+  }
+
+  struct Send {
+    node @0 :Text;
+    arg @1 :Value;
+    timeout @2 :Value;  # null: the node's own time limits
   }
 
   struct Entry {

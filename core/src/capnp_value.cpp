@@ -60,6 +60,15 @@ void write(Value::Builder out, const value& v, int budget, error_code code) {
       }
       return;
     }
+    case value_kind::send: {
+      if (budget < object_cost) too_deep(code);
+      const send_packet& s = v.as_send();
+      auto out_send = out.initSend();
+      out_send.setNode(text(s.node()));
+      write(out_send.initArg(), s.arg(), budget - object_cost, code);
+      write(out_send.initTimeout(), s.timeout(), budget - object_cost, code);
+      return;
+    }
   }
   throw error(error_code::internal, "a value of an unknown kind");
 }
@@ -103,6 +112,11 @@ value read(Value::Reader in, error_code code) {
         members.emplace_back(text_of(entry.getKey()), read(entry.getValue(), code));
       // Not object::unique_keys: damaged bytes may repeat a key.
       return value(object(std::move(members)));
+    }
+    case Value::SEND: {
+      auto s = in.getSend();
+      return value::send(read_string(s.getNode()), read(s.getArg(), code),
+                         read(s.getTimeout(), code));
     }
   }
   throw error(code, "unknown value kind " + std::to_string(static_cast<unsigned>(in.which())) +

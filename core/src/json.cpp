@@ -389,6 +389,7 @@ void value::to_json(std::string& out) const {
       out += '}';
       return;
     }
+    case value_kind::send: as_send().object_form().to_json(out); return;
   }
 }
 

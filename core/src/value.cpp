@@ -17,6 +17,7 @@ std::string_view kind_name(value_kind k) noexcept {
     case value_kind::bytes: return "bytes";
     case value_kind::list: return "list";
     case value_kind::object: return "object";
+    case value_kind::send: return "send";
   }
   return "?";
 }
@@ -107,6 +108,35 @@ const object& value::as_object() const {
   kind_mismatch(value_kind::object, kind());
 }
 
+const send_packet& value::as_send() const {
+  if (auto* p = std::get_if<std::shared_ptr<const send_packet>>(&v_)) return **p;
+  kind_mismatch(value_kind::send, kind());
+}
+
+value value::send(const value& node, value arg, value timeout) {
+  auto* name = std::get_if<std::shared_ptr<const std::string>>(&node.v_);
+  if (!name) kind_mismatch(value_kind::string, node.kind());
+  value out;
+  out.v_ = std::make_shared<const send_packet>(*name, std::move(arg), std::move(timeout));
+  return out;
+}
+
+send_packet::send_packet(std::shared_ptr<const std::string> node, value arg, value timeout)
+    : node_(std::move(node)),
+      arg_(std::move(arg)),
+      timeout_(timeout.is_null() ? nullptr : std::make_unique<const value>(std::move(timeout))) {}
+
+const value& send_packet::timeout() const noexcept { return timeout_ ? *timeout_ : null_value; }
+
+value send_packet::object_form() const {
+  std::vector<object::entry> e;
+  e.reserve(timeout_ ? 3 : 2);
+  e.emplace_back("__send__", value(*node_));
+  e.emplace_back("arg", arg_);
+  if (timeout_) e.emplace_back("timeout", *timeout_);
+  return value(object(std::move(e), object::unique_keys));
+}
+
 const value* value::find(std::string_view key) const noexcept {
   if (auto* p = std::get_if<std::shared_ptr<const object>>(&v_)) return (*p)->find(key);
   return nullptr;
@@ -127,6 +157,7 @@ bool value::truthy() const noexcept {
     case value_kind::bytes: return !std::get<bytes_ptr>(v_).p->empty();
     case value_kind::list: return !std::get<std::shared_ptr<const list>>(v_)->empty();
     case value_kind::object: return !std::get<std::shared_ptr<const object>>(v_)->empty();
+    case value_kind::send: return true;
   }
   return false;
 }
@@ -138,6 +169,7 @@ bool value::same_instance(const value& other) const noexcept {
     case value_kind::bytes: return std::get<5>(v_).p == std::get<5>(other.v_).p;
     case value_kind::list: return std::get<6>(v_) == std::get<6>(other.v_);
     case value_kind::object: return std::get<7>(v_) == std::get<7>(other.v_);
+    case value_kind::send: return std::get<8>(v_) == std::get<8>(other.v_);
     // Scalars are compared directly: `operator==` calls this function, so deferring to it
     // here would recurse forever.
     case value_kind::null: return true;
@@ -150,6 +182,9 @@ bool value::same_instance(const value& other) const noexcept {
 
 bool operator==(const value& a, const value& b) noexcept {
   if (a.is_number() && b.is_number() && a.kind() != b.kind()) return a.as_double() == b.as_double();
+  // A Send equals the object it is shown as (a Send read from before Sends had a kind).
+  if (a.is_send() && b.is_object()) return a.as_send().object_form() == b;
+  if (a.is_object() && b.is_send()) return a == b.as_send().object_form();
   if (a.kind() != b.kind()) return false;
   if (a.same_instance(b)) return true;
   switch (a.kind()) {
@@ -161,6 +196,11 @@ bool operator==(const value& a, const value& b) noexcept {
     case value_kind::bytes: return a.as_bytes() == b.as_bytes();
     case value_kind::list: return a.as_list() == b.as_list();
     case value_kind::object: return a.as_object() == b.as_object();
+    case value_kind::send: {
+      const send_packet& x = a.as_send();
+      const send_packet& y = b.as_send();
+      return x.node() == y.node() && x.arg() == y.arg() && x.timeout() == y.timeout();
+    }
   }
   return false;
 }

@@ -90,3 +90,36 @@ BOOST_AUTO_TEST_CASE(test_send_sequences) {
   BOOST_TEST(graph->invoke(J(R"(["0"])")) ==
              value::array({"0", "1", "3.1", "2|" + cmd3, "2|" + cmd4, "3", "2|3", "2|4", "3"}));
 }
+
+// Not a LangGraph test: a Send in the object form that JSON shows ({"__send__": node, "arg":
+// arg}, as a Send saved before Sends had a kind of their own reads back) still starts its task,
+// beside Sends made by make_send, in the order given; one with a timeout that is not one is
+// refused naming the node.
+BOOST_AUTO_TEST_CASE(sends_in_their_object_form_start_tasks_too) {
+  state_graph builder;
+  builder.add_key(std::string(ROOT), "add");
+  for (const char* n : {"1", "2"}) builder.add_node(n, named(n));
+  builder.add_edge(std::string(START), "1");
+  builder.add_conditional_edges("1", [](const value&, node_context&) -> value {
+    return value::array({J(R"({"__send__":"2","arg":5})"), make_send("2", 6),
+                         J(R"({"__send__":"2","arg":7,"timeout":{"run_timeout_ms":60000}})")});
+  });
+  auto graph = builder.compile(opts());
+  BOOST_TEST(graph->invoke(J(R"(["0"])")) == J(R"(["0","1","2|5","2|6","2|7"])"));
+
+  state_graph bad;
+  bad.add_key(std::string(ROOT), "add");
+  for (const char* n : {"1", "2"}) bad.add_node(n, named(n));
+  bad.add_edge(std::string(START), "1");
+  bad.add_conditional_edges("1", [](const value&, node_context&) -> value {
+    return value::array({J(R"({"__send__":"2","arg":5,"timeout":{"run_timeout_ms":"soon"}})")});
+  });
+  auto refused = bad.compile(opts());
+  try {
+    (void)refused->invoke(J(R"(["0"])"));
+    BOOST_FAIL("a Send with a bad timeout ran");
+  } catch (const error& e) {
+    BOOST_TEST(std::string(e.what()).find("the timeout of a Send to '2'") != std::string::npos,
+               e.what());
+  }
+}

@@ -97,6 +97,40 @@ BOOST_AUTO_TEST_CASE(truthiness_follows_python) {
   BOOST_TEST(value(list{value()}).truthy());
 }
 
+// A Send held in its own kind: shown as JSON in the object form Sends had before, equal to
+// that object, a copy shares it, and the wrong kinds are named.
+BOOST_AUTO_TEST_CASE(a_send_is_its_own_kind_shown_as_its_object_form) {
+  value node("worker");
+  value s = value::send(node, object{{"item", 7}});
+  BOOST_TEST(s.is_send());
+  BOOST_TEST(!s.is_object());
+  BOOST_TEST(s.truthy());
+  BOOST_TEST(s.as_send().node() == "worker");
+  BOOST_TEST(s.as_send().arg() == value(object{{"item", 7}}));
+  BOOST_TEST(s.as_send().timeout().is_null());
+  BOOST_TEST(s.to_json() == R"({"__send__":"worker","arg":{"item":7}})");
+  const value form = value::parse_json(s.to_json());
+  BOOST_TEST(form.is_object());  // JSON reads back the object form
+  BOOST_TEST(s == form);
+  BOOST_TEST(form == s);
+  BOOST_TEST(s == value::send("worker", object{{"item", 7}}));
+  BOOST_TEST(s != value::send("worker", object{{"item", 8}}));
+  BOOST_TEST(s != value::send("other", object{{"item", 7}}));
+  BOOST_TEST(s != value::parse_json(R"({"__send__":"worker","arg":{"item":8}})"));
+  value copy = s;
+  BOOST_TEST(copy.same_instance(s));
+
+  value timed = value::send(node, 1, object{{"run_timeout_ms", 5}});
+  BOOST_TEST(timed.to_json() == R"({"__send__":"worker","arg":1,"timeout":{"run_timeout_ms":5}})");
+  BOOST_TEST(timed != value::send(node, 1));
+  BOOST_TEST(timed == value::parse_json(timed.to_json()));
+
+  superstep::test::expect_error([&] { (void)s.as_object(); }, error_code::type_error,
+                                "expected object, got send");
+  superstep::test::expect_error([] { (void)value::send(3, 1); }, error_code::type_error,
+                                "expected string, got int");
+}
+
 BOOST_AUTO_TEST_CASE(checkpoint_ids_sort_in_issue_order) {
   superstep::checkpoint_id_generator gen;
   std::string prev = gen.next();

@@ -46,6 +46,11 @@ bool identical(const value& a, const value& b) {
         if (i->first != j->first || !identical(i->second, j->second)) return false;
       return true;
     }
+    case value_kind::send: {
+      const send_packet &x = a.as_send(), &y = b.as_send();
+      return x.node() == y.node() && identical(x.arg(), y.arg()) &&
+             identical(x.timeout(), y.timeout());
+    }
   }
   return false;
 }
@@ -104,6 +109,9 @@ BOOST_AUTO_TEST_CASE(every_value_kind_round_trips_exactly) {
       value(object{}),
       value(object{{"z", 1}, {"a", 2}, {std::string("k\0", 2), object{{"", list{}}}}}),
       value(std::string(1 << 20, 'x')),
+      value::send("worker", object{{"item", 1}}),
+      value::send("", value()),
+      value::send("w", value::array({value::send("inner", 2.5)}), object{{"run_timeout_ms", 10}}),
   };
   for (const auto& v : values) {
     const value back = round_trip(v);
