@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <unordered_set>
 
@@ -132,7 +133,7 @@ const std::string* intern(std::string_view name) {
 
 channel_name::channel_name(std::string_view name) {
   if (name.empty()) {
-    p_ = reinterpret_cast<std::uintptr_t>(&empty);
+    p_ = reinterpret_cast<std::uintptr_t>(&none_);
     return;
   }
   const std::string* shared = intern(name);
@@ -142,6 +143,8 @@ channel_name::channel_name(std::string_view name) {
 std::uintptr_t channel_name::own(const std::string& name) {
   return reinterpret_cast<std::uintptr_t>(new std::string(name)) | 1u;
 }
+
+std::ostream& operator<<(std::ostream& os, const channel_name& n) { return os << n.str(); }
 
 group_changes channel_group::prepare(std::vector<ordered_write> writes,
                                      const std::vector<std::string>& consumed, bool bump_step) {

@@ -61,6 +61,8 @@ graph_index graph_index::build(const pregel_graph& g) {
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](auto a, auto b) { return g.nodes[a].name < g.nodes[b].name; });
+  idx.node_names.reserve(g.nodes.size());
+  for (const auto& n : g.nodes) idx.node_names.emplace_back(n.name);
   for (std::uint32_t i : order) {
     idx.node_by_name.emplace(g.nodes[i].name, i);
     for (const auto& t : g.nodes[i].triggers) idx.trigger_to_nodes[t].push_back(i);
@@ -215,7 +217,7 @@ void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_ind
     std::sort(triggered.begin(), triggered.end());
     pregel_task t;
     t.node = n;
-    t.name = node.name;
+    t.name = index.node_names[n];
     std::string joined;
     for (const auto& tr : triggered) joined.append(tr).append(1, ',');
     t.id = task_id(cp.id, checkpoint_ns, step, node.name, PULL, joined);
@@ -267,7 +269,6 @@ void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_ind
     for (std::size_t i = 0; i < items.size(); ++i) {
       pregel_task t;
       t.node = nodes[i];
-      t.name = g.nodes[t.node].name;
       t.push = true;
       t.push_index = i;
       // A PUSH task's trigger is implied: __pregel_push.
@@ -277,6 +278,7 @@ void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_ind
         t.input = items[i].is_send() ? items[i].as_send().arg() : as_send(items[i])->arg;
       if (auto timeout = timeouts.find(i); timeout != timeouts.end())
         t.timeout = std::move(timeout->second);
+      t.name = index.node_names[t.node];
       if (!push_ids || push_ids_node != t.node) {
         push_ids.emplace(cp.id, checkpoint_ns, step, t.name, PUSH);
         push_ids_node = t.node;

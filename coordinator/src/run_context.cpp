@@ -146,7 +146,7 @@ value task_context::message_metadata() const {
                             "assistant_id", "graph_id"})
       if (const value* v = conf->find(key)) meta.set(key, *v);
   meta.set("langgraph_step", step_);
-  meta.set("langgraph_node", task_.name);
+  meta.set("langgraph_node", task_.name.str());
   list triggers;
   if (task_.push) triggers.emplace_back(std::string(PUSH));
   for (const auto& t : task_.triggers) triggers.emplace_back(t);
@@ -156,7 +156,7 @@ value task_context::message_metadata() const {
   meta.set("langgraph_path",
            task_.push ? value::array(
                             {std::string(PUSH), static_cast<std::int64_t>(task_.push_index), false})
-                      : value::array({std::string(PULL), task_.name}));
+                      : value::array({std::string(PULL), task_.name.str()}));
   meta.set("langgraph_checkpoint_ns", (run_.checkpoint_ns.empty() ? "" : run_.checkpoint_ns + "|") +
                                           task_.name + ":" + task_.id);
   meta.set("ls_integration", "langgraph");

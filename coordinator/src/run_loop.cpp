@@ -231,13 +231,13 @@ void run_loop::report_finished(const pregel_task& t) {
     // a task of its own); writes not computed now (restored or from the cache) are marked, as
     // LangGraph's map_output_updates.
     object update{
-        {t.handled_error ? g_.nodes[t.node].error_handler : t.name,
+        {t.handled_error ? g_.nodes[t.node].error_handler : t.name.str(),
          g_.state_single ? single_update(g_.state_channels, t) : task_update(stream_set_, t)}};
     if (t.cached) update.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(update)));
   }
   if (shared_.hooks && !t.error && t.interrupts.empty() && !t.cached && !g_.nodes[t.node].hidden)
-    shared_.hooks->finished(t.handled_error ? g_.nodes[t.node].error_handler : t.name);
+    shared_.hooks->finished(t.handled_error ? g_.nodes[t.node].error_handler : t.name.str());
   emit_task_result(t);
 }
 
@@ -355,7 +355,7 @@ bool run_loop::end_step(algo::applied applied) {
     for (const auto& t : tasks_)
       if (g_.nodes[t.node].subgraph)
         (void)shared_.replay->first_visit(
-            shared_.checkpoint_ns.empty() ? t.name : shared_.checkpoint_ns + "|" + t.name);
+            shared_.checkpoint_ns.empty() ? t.name.str() : shared_.checkpoint_ns + "|" + t.name.str());
   }
   if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     stop_at_breakpoint(graph_lifecycle_status::interrupt_after);

@@ -69,7 +69,7 @@ void run_loop::emit_task_events() {
   const value metadata = task_metadata(shared_.config);
   for (const auto& t : tasks_) {
     if (g_.nodes[t.node].hidden) continue;  // the internal __start__ task
-    object p{{"id", t.id}, {"name", t.name}, {"input", t.input}, {"triggers", triggers_of(t)}};
+    object p{{"id", t.id}, {"name", t.name.str()}, {"input", t.input}, {"triggers", triggers_of(t)}};
     if (!metadata.is_null()) p.set("metadata", metadata);
     emit_debug_event(stream_mode::tasks, "task", step_, value(std::move(p)));
   }
@@ -96,7 +96,7 @@ void run_loop::emit_task_result(const pregel_task& t) {
     if (!i.is_null()) interrupts.push_back(i);  // null: a subgraph's breakpoint
   emit_debug_event(stream_mode::tasks, "task_result", step_,
                    object{{"id", t.id},
-                          {"name", t.name},
+                          {"name", t.name.str()},
                           {"error", t.error ? value(t.error->message) : value()},
                           {"result", value(std::move(result))},
                           {"interrupts", value(std::move(interrupts))}});
@@ -130,8 +130,8 @@ void run_loop::emit_checkpoint_event() {
   list tasks;
   for (const pregel_task* each : ordered) {
     const pregel_task& t = *each;
-    next.push_back(t.name);
-    object task{{"id", t.id}, {"name", t.name}};
+    next.push_back(t.name.str());
+    object task{{"id", t.id}, {"name", t.name.str()}};
     const auto it = outcomes.find(t.id);
     if (it != outcomes.end() && it->second.error) {
       task.set("error", *it->second.error);  // as LangGraph: no interrupts nor result then

@@ -256,7 +256,7 @@ task_writes saved_writes_of(const pregel_task& t) {
   if (t.handled_error && (t.error || !t.interrupts.empty()))
     // The node failed and its error handler did not finish: a resume runs the handler again.
     w.writes.emplace_back(std::string(ERROR_SOURCE_NODE),
-                          object{{"node", t.name},
+                          object{{"node", t.name.str()},
                                  {"code", static_cast<std::int64_t>(t.handled_error->code)},
                                  {"error", t.handled_error->message}});
   if (!t.interrupts.empty() || t.error) return w;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "superstep/actors/channel_name.hpp"
 #include "superstep/channels/channel.hpp"
 #include "superstep/core/value.hpp"
 
@@ -21,61 +22,6 @@ namespace superstep::actors {
 
 /// The tasks topic: LangGraph's TASKS channel, the Sends that the next step runs as PUSH tasks.
 inline constexpr std::string_view tasks_topic = "__pregel_tasks";
-
-/// A channel's name as a staged write carries it: a pointer to the process's one copy of that
-/// name (8 bytes a write, where a std::string takes 32, and a name past 15 characters a heap
-/// block more; a fan-out stages 10^6 writes, two per task beside the coordinator). Reads as a
-/// `const std::string&`. The process keeps at most 65,536 names; past that, a new name is a
-/// copy of its own, held by this object (as a std::string would be), so that names made up
-/// without end (a graph per run with fresh node names, or a peer's bad writes) cost only while
-/// they are used.
-class channel_name {
- public:
-  channel_name() noexcept : p_(reinterpret_cast<std::uintptr_t>(&empty)) {}
-  channel_name(std::string_view name);
-  channel_name(const std::string& name) : channel_name(std::string_view(name)) {}
-  channel_name(const char* name) : channel_name(std::string_view(name)) {}
-  channel_name(const channel_name& o) : p_(o.owned() ? own(o.str()) : o.p_) {}
-  channel_name(channel_name&& o) noexcept : p_(o.p_) {
-    o.p_ = reinterpret_cast<std::uintptr_t>(&empty);
-  }
-  channel_name& operator=(const channel_name& o) {
-    if (this != &o) *this = channel_name(o);
-    return *this;
-  }
-  channel_name& operator=(channel_name&& o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  ~channel_name() {
-    if (owned()) delete &str();
-  }
-
-  const std::string& str() const noexcept {
-    return *reinterpret_cast<const std::string*>(p_ & ~std::uintptr_t{1});
-  }
-  operator const std::string&() const noexcept { return str(); }
-  operator std::string_view() const noexcept { return str(); }
-
-  friend bool operator==(const channel_name& a, const channel_name& b) noexcept {
-    return a.p_ == b.p_ || ((a.owned() || b.owned()) && a.str() == b.str());
-  }
-  friend bool operator==(const channel_name& a, const std::string& b) noexcept {
-    return a.str() == b;
-  }
-  friend bool operator==(const channel_name& a, std::string_view b) noexcept {
-    return a.str() == b;
-  }
-  friend bool operator==(const channel_name& a, const char* b) noexcept { return a.str() == b; }
-
- private:
-  // The empty name (never in the table).
-  static inline const std::string empty{};
-  // The name's address, its lowest bit set when this object owns it (not in the table).
-  std::uintptr_t p_;
-  bool owned() const noexcept { return (p_ & 1u) != 0; }
-  static std::uintptr_t own(const std::string& name);
-};
 
 /// One write of a step: `order` is the writing task's position in the step's task-path order
 /// (LangGraph applies a step's writes in that order, whatever order they arrive in).

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "superstep/actors/channel_name.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"
 
@@ -130,7 +131,8 @@ struct pregel_task {
   bool done = false;       ///< filled in by execution
   /// Restored from writes saved before an interruption; not run again.
   bool cached = false;
-  std::string name;
+  /// Its node's name (the process's one copy of it).
+  actors::channel_name name;
   std::uint64_t push_index = 0;
   boxed<std::vector<std::string>> triggers;
   value input;

@@ -28,6 +28,8 @@ struct graph_index {
   /// channel -> nodes (indices) it triggers, sorted by node name.
   std::unordered_map<std::string, std::vector<std::uint32_t>> trigger_to_nodes;
   std::unordered_map<std::string, std::uint32_t> node_by_name;
+  /// Each node's name as its tasks carry it (by node index): a task takes it by copying.
+  std::vector<actors::channel_name> node_names;
   /// Channels whose finish() may change them (only the *_after_finish kinds).
   std::vector<std::string> finishable;
   /// Channels whose checkpoints hold no value (delta_channel), sorted by name.
