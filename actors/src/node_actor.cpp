@@ -74,9 +74,10 @@ void encode_for_remote(task_batch_done& done) {
     for (auto& t : done.tasks) {
       t.writes.clear();
       t.output = value();
-      t.interrupts.clear();
-      t.error = task_error{error_code::protocol_error,
-                           std::string("results cannot be sent to the coordinator: ") + e.what()};
+      t.set_interrupts({});
+      t.set_error(
+          task_error{error_code::protocol_error,
+                     std::string("results cannot be sent to the coordinator: ") + e.what()});
     }
   }
   done.encoded = wire_codec::encode(done);
@@ -199,7 +200,7 @@ std::optional<task_batch_done> run_batch(node_self self, task_batch& b,
     st.node->body(b.tasks, b.header, replica, local ? *b.header.local_forward : forward);
   } catch (const std::exception& e) {
     for (auto& t : b.tasks)
-      if (!t.done) t.error = task_error{error_code::internal, e.what()};
+      if (!t.done) t.set_error(task_error{error_code::internal, e.what()});
   }
   // The writes go straight to their owners (those in the coordinator's process get them
   // from there, from the result), which stage the step as soon as every batch's writes are
@@ -271,9 +272,9 @@ node_actor::behavior_type node_actor_behavior(node_self self,
                 },
                 [self, batch, sender, promise, answer](caf::error& e) mutable {
                   for (auto& t : batch->tasks)
-                    t.error = task_error{error_code::unavailable,
-                                         "the process's replica of the run's channels failed: " +
-                                             self->system().render(e)};
+                    t.set_error(task_error{error_code::unavailable,
+                                           "the process's replica of the run's channels failed: " +
+                                               self->system().render(e)});
                   answer(promise, finished(self, *batch, sender), sender);
                 });
         return promise;

@@ -68,26 +68,27 @@ void put_writes_of(Builder out, const pregel_task& t) {
 // The error, handled error and done fields, which Task and TaskOutcome share.
 template <class Builder>
 void put_outcome_flags(Builder out, const pregel_task& t) {
-  out.setHasError(t.error.has_value());
-  if (t.error) put_error(out.initError(), *t.error);
+  out.setHasError(t.rare->error.has_value());
+  if (t.rare->error) put_error(out.initError(), *t.rare->error);
   out.setDone(t.done);
-  out.setHasHandledError(t.handled_error.has_value());
-  if (t.handled_error) put_error(out.initHandledError(), *t.handled_error);
+  out.setHasHandledError(t.rare->handled_error.has_value());
+  if (t.rare->handled_error) put_error(out.initHandledError(), *t.rare->handled_error);
 }
 
 template <class Reader>
 void get_outcome(Reader in, pregel_task& t) {
   for (auto w : in.getWrites()) t.writes.emplace_back(text_of(w.getChannel()), get(w.getValue()));
-  for (auto i : in.getInterrupts()) t.interrupts.push_back(get(i));
-  if (in.getHasError()) t.error = get_error(in.getError());
+  for (auto i : in.getInterrupts()) t.rare.edit().interrupts.push_back(get(i));
+  if (in.getHasError()) t.set_error(get_error(in.getError()));
   t.done = in.getDone();
-  if (in.getHasHandledError()) t.handled_error = get_error(in.getHandledError());
+  if (in.getHasHandledError()) t.set_handled_error(get_error(in.getHandledError()));
 }
 
 void put_outcome(wire::TaskOutcome::Builder out, const pregel_task& t) {
   put_writes_of(out, t);
-  auto interrupts = out.initInterrupts(static_cast<unsigned>(t.interrupts.size()));
-  for (unsigned i = 0; i < t.interrupts.size(); ++i) put(interrupts[i], t.interrupts[i]);
+  auto interrupts = out.initInterrupts(static_cast<unsigned>(t.rare->interrupts.size()));
+  for (unsigned i = 0; i < t.rare->interrupts.size(); ++i)
+    put(interrupts[i], t.rare->interrupts[i]);
   put_outcome_flags(out, t);
 }
 
@@ -101,12 +102,13 @@ void put_task(wire::Task::Builder out, const pregel_task& t) {
   put(out.initInput(), t.input);
   put_writes_of(out, t);
   put(out.initOutput(), t.output);
-  auto resume = out.initResume(static_cast<unsigned>(t.resume.size()));
-  for (unsigned i = 0; i < t.resume.size(); ++i) put(resume[i], t.resume[i]);
-  auto interrupts = out.initInterrupts(static_cast<unsigned>(t.interrupts.size()));
-  for (unsigned i = 0; i < t.interrupts.size(); ++i) put(interrupts[i], t.interrupts[i]);
+  auto resume = out.initResume(static_cast<unsigned>(t.rare->resume.size()));
+  for (unsigned i = 0; i < t.rare->resume.size(); ++i) put(resume[i], t.rare->resume[i]);
+  auto interrupts = out.initInterrupts(static_cast<unsigned>(t.rare->interrupts.size()));
+  for (unsigned i = 0; i < t.rare->interrupts.size(); ++i)
+    put(interrupts[i], t.rare->interrupts[i]);
   put_outcome_flags(out, t);
-  if (!t.timeout.is_null()) put(out.initTimeout(), t.timeout);
+  if (!t.rare->timeout.is_null()) put(out.initTimeout(), t.rare->timeout);
 }
 
 pregel_task get_task(wire::Task::Reader in) {
@@ -119,9 +121,9 @@ pregel_task get_task(wire::Task::Reader in) {
   t.triggers = get_strings(in.getTriggers());
   t.input = get(in.getInput());
   t.output = get(in.getOutput());
-  for (auto r : in.getResume()) t.resume.push_back(get(r));
+  for (auto r : in.getResume()) t.rare.edit().resume.push_back(get(r));
   get_outcome(in, t);
-  if (in.hasTimeout()) t.timeout = get(in.getTimeout());
+  if (in.hasTimeout()) t.set_timeout(get(in.getTimeout()));
   return t;
 }
 
@@ -144,8 +146,9 @@ bool push_only(const std::vector<pregel_task>& tasks) {
   if (tasks.empty()) return false;
   for (const auto& t : tasks)
     if (!t.push || t.node != tasks.front().node || t.name != tasks.front().name ||
-        !t.triggers.empty() || !t.writes.empty() || !t.output.is_null() || !t.resume.empty() ||
-        !t.interrupts.empty() || t.error || t.handled_error || t.done || t.cached)
+        !t.triggers.empty() || !t.writes.empty() || !t.output.is_null() ||
+        !t.rare->resume.empty() || !t.rare->interrupts.empty() || t.rare->error ||
+        t.rare->handled_error || t.done || t.cached)
       return false;
   return true;
 }
@@ -159,7 +162,7 @@ void put_pushes(wire::TaskBatch::Builder root, const std::vector<pregel_task>& t
     out[i].setId(text(tasks[i].id));
     out[i].setPushIndex(tasks[i].push_index);
     put(out[i].initInput(), tasks[i].input);
-    if (!tasks[i].timeout.is_null()) put(out[i].initTimeout(), tasks[i].timeout);
+    if (!tasks[i].rare->timeout.is_null()) put(out[i].initTimeout(), tasks[i].rare->timeout);
   }
 }
 
@@ -175,7 +178,7 @@ std::vector<pregel_task> get_pushes(wire::TaskBatch::Reader root) {
     t.push = true;
     t.push_index = p.getPushIndex();
     t.input = get(p.getInput());
-    if (p.hasTimeout()) t.timeout = get(p.getTimeout());
+    if (p.hasTimeout()) t.set_timeout(get(p.getTimeout()));
   }
   return out;
 }

@@ -277,7 +277,7 @@ void prepare_next_tasks(task_list& tasks, const pregel_graph& g, const graph_ind
       else
         t.input = items[i].is_send() ? items[i].as_send().arg() : as_send(items[i])->arg;
       if (auto timeout = timeouts.find(i); timeout != timeouts.end())
-        t.timeout = std::move(timeout->second);
+        t.set_timeout(std::move(timeout->second));
       t.name = index.node_names[t.node];
       if (!push_ids || push_ids_node != t.node) {
         push_ids.emplace(cp.id, checkpoint_ns, step, t.name, PUSH);

@@ -204,9 +204,9 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
     if (node) {
       // From another process: only the outcome is taken; what the task is stays ours.
       t.writes = std::move(r.writes);
-      t.interrupts = std::move(r.interrupts);
-      t.error = std::move(r.error);
-      t.handled_error = std::move(r.handled_error);
+      t.set_interrupts(std::move(r.rare->interrupts));
+      t.set_error(std::move(r.rare->error));
+      t.set_handled_error(std::move(r.rare->handled_error));
       t.done = r.done;
       // A Send's argument is needed no more once its task ran elsewhere.
       if (t.push) t.input = value();

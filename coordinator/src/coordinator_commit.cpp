@@ -226,7 +226,8 @@ void commit_and_continue(coordinator_actor* self) {
   // An interrupted step shows its finished tasks' writes: their values, if saved apart, come
   // back from the saver.
   const auto& tasks = st.loop->tasks();
-  if (std::any_of(tasks.begin(), tasks.end(), [](const auto& t) { return !t.interrupts.empty(); }))
+  if (std::any_of(tasks.begin(), tasks.end(),
+                  [](const auto& t) { return !t.rare->interrupts.empty(); }))
     restore_write_values(st);
   auto staged = st.loop->stage_step(st.early_prepare ? st.sent_direct : std::vector<bool>{});
   if (!staged) {

@@ -208,7 +208,7 @@ class call_ctx final : public call_context {
     own_task_.id = std::move(id);
     own_task_.name = std::move(name);
     own_task_.push = true;
-    own_task_.resume = std::move(resume);
+    own_task_.set_resume(std::move(resume));
     own_ctx_.emplace(reg.run(), own_task_, reg.root().step(), no_channels_);
     inner_ = &*own_ctx_;
   }
@@ -264,7 +264,7 @@ class call_ctx final : public call_context {
     own_ctx_->reset_attempt();
     own_ctx_->start_clock(timeout);
   }
-  const list& resume() const noexcept { return own_task_.resume; }
+  const list& resume() const noexcept { return own_task_.rare->resume; }
 
  private:
   call_registry& reg_;

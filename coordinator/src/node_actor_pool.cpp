@@ -25,8 +25,8 @@ bool input_from_replica(const pregel_graph& g, pregel_task& t, const actors::cha
     t.input = std::move(*input);
     return true;
   }
-  t.error = task_error{error_code::internal, "task '" + t.name + "': the node actor's replica " +
-                                                 "has no value in '" + node.reads.front() + "'"};
+  t.set_error(task_error{error_code::internal, "task '" + t.name + "': the node actor's replica " +
+                                                   "has no value in '" + node.reads.front() + "'"});
   t.done = true;
   return false;
 }

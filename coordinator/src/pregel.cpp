@@ -345,7 +345,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   shared.resuming = up.resuming;
   shared.parents = up.parents;
   shared.parents[up.checkpoint_ns] = up.checkpoint_id;
-  shared.resume = ctx->task().resume;
+  shared.resume = ctx->task().rare->resume;
   shared.replay = up.replay;
   shared.hooks = up.hooks;
   shared.cancel = up.cancel;  // cancelling the parent task cancels the subgraph's run

@@ -95,7 +95,7 @@ bool is_interrupt_id(std::string_view s) noexcept {
 
 value task_context::interrupt(value v) {
   const std::size_t call = interrupt_calls_++;
-  if (call < task_.resume.size()) return task_.resume[call];
+  if (call < task_.rare->resume.size()) return task_.rare->resume[call];
   throw error(
       error_code::interrupted,
       value(object{{"value", std::move(v)}, {"id", interrupt_id(run_.checkpoint_ns, task_.id)}})
@@ -113,8 +113,8 @@ void task_context::emit_tool_event(value event) {
 }
 
 const timeout_policy* task_context::timeout_of(const pregel_node& node) {
-  if (task_.timeout.is_null()) return node.timeout ? &*node.timeout : nullptr;
-  if (!send_timeout_) send_timeout_ = timeout_from_value(task_.timeout);
+  if (task_.rare->timeout.is_null()) return node.timeout ? &*node.timeout : nullptr;
+  if (!send_timeout_) send_timeout_ = timeout_from_value(task_.rare->timeout);
   return &*send_timeout_;
 }
 
@@ -323,11 +323,12 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
       // One interrupt from interrupt(), or a list: all those of a subgraph the task ran.
       value raised = value::parse_json(failure->what());
       if (raised.is_list())
-        task.interrupts.edit().insert(task.interrupts.edit().end(), raised.as_list().begin(),
-                                      raised.as_list().end());
+        task.rare.edit().interrupts.insert(task.rare.edit().interrupts.end(),
+                                           raised.as_list().begin(), raised.as_list().end());
       else
-        task.interrupts.push_back(std::move(raised));
-      if (!task.resume.empty()) task.writes.emplace_back(std::string(RESUME), value(task.resume));
+        task.rare.edit().interrupts.push_back(std::move(raised));
+      if (!task.rare->resume.empty())
+        task.writes.emplace_back(std::string(RESUME), value(task.rare->resume));
       return std::nullopt;
     }
     // A Command for the parent graph, and a subgraph's drain (LangGraph's GraphBubbleUp),
@@ -367,21 +368,21 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   // start; a pool here may start some late): one that watches its stop token stops at once,
   // as an asyncio task at its first await.
   std::optional<error> failure;
-  if (!task.handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
+  if (!task.rare->handled_error || !handler) failure = run_with_retry(g, node, task, ctx);
   const bool cancelled = failure && failure->code() == error_code::cancelled && ctx.cancelled();
   if (failure && handler && failure->code() != error_code::parent_command &&
       failure->code() != error_code::drained && !cancelled)
-    task.handled_error = task_error{failure->code(), failure->what()};
-  if (task.handled_error && handler) {
+    task.set_handled_error(task_error{failure->code(), failure->what()});
+  if (task.rare->handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):
     // its writes are the task's, its failure the task's failure.
     ctx.set_node_error(
-        node_failure{node.name, task.handled_error->code, task.handled_error->message});
+        node_failure{node.name, task.rare->handled_error->code, task.rare->handled_error->message});
     failure = run_with_retry(g, *handler, task, ctx);
   }
   if (failure) {
     task.writes.clear();
-    task.error = task_error{failure->code(), failure->what()};
+    task.set_error(task_error{failure->code(), failure->what()});
   }
   task.done = true;
 }

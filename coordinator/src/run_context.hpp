@@ -113,7 +113,7 @@ class task_context final : public node_context, public write_scope {
   std::size_t next_subgraph_call() noexcept { return subgraph_calls_++; }
   /// The values answering this task's interrupt() calls, before the node function runs (the
   /// functional API hands those meant for the tasks an entrypoint calls to those calls).
-  list& resume_values() { return task_.resume.edit(); }
+  list& resume_values() { return task_.rare.edit().resume; }
   void emit_custom(value data) override;
   void emit_tool_event(value event) override;
   bool streams(stream_mode m) const noexcept override { return run_.sink && run_.wants(m); }
@@ -137,7 +137,7 @@ class task_context final : public node_context, public write_scope {
   }
   std::vector<stream_mode> subgraph_stream_modes() const override;
   void emit_subgraph_event(stream_event event) override;
-  list resume_values_given() const override { return task_.resume; }
+  list resume_values_given() const override { return task_.rare->resume; }
   std::shared_ptr<run_control> control() const noexcept override {
     return run_.hooks ? run_.hooks->control : nullptr;
   }

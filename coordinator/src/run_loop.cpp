@@ -181,7 +181,9 @@ void run_loop::take_cached_writes() {
 }
 
 void run_loop::cache_writes(const pregel_task& t) {
-  if (!shared_.cache || t.cached || t.error || t.handled_error || !t.interrupts.empty()) return;
+  if (!shared_.cache || t.cached || t.rare->error || t.rare->handled_error ||
+      !t.rare->interrupts.empty())
+    return;
   auto key = cache_keys_.find(t.id);
   if (key == cache_keys_.end()) return;
   shared_.cache->set(cache_namespace_of(t.name), key->second, t.writes,
@@ -218,26 +220,28 @@ void run_loop::tasks_finished(const std::vector<const pregel_task*>& tasks, bool
   // The first failure cancels the step's other tasks; a task's cancellation, a Command for
   // the parent and a drain do not (LangGraph's GraphBubbleUp and CancelledError).
   for (const pregel_task* t : tasks)
-    if (t->error && t->error->code != error_code::cancelled &&
-        t->error->code != error_code::parent_command && t->error->code != error_code::drained)
+    if (t->rare->error && t->rare->error->code != error_code::cancelled &&
+        t->rare->error->code != error_code::parent_command &&
+        t->rare->error->code != error_code::drained)
       cancel_->cancel_for_failure();
 }
 
 void run_loop::report_finished(const pregel_task& t) {
-  if (!t.error && !t.interrupts.empty()) {
+  if (!t.rare->error && !t.rare->interrupts.empty()) {
     report_interrupts(t);
-  } else if (!t.error && shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
+  } else if (!t.rare->error && shared_.wants(stream_mode::updates) && !g_.nodes[t.node].hidden) {
     // A task its node's error handler took over reports as the handler (LangGraph runs it as
     // a task of its own); writes not computed now (restored or from the cache) are marked, as
     // LangGraph's map_output_updates.
     object update{
-        {t.handled_error ? g_.nodes[t.node].error_handler : t.name.str(),
+        {t.rare->handled_error ? g_.nodes[t.node].error_handler : t.name.str(),
          g_.state_single ? single_update(g_.state_channels, t) : task_update(stream_set_, t)}};
     if (t.cached) update.set("__metadata__", object{{"cached", true}});
     shared_.emit(stream_mode::updates, value(std::move(update)));
   }
-  if (shared_.hooks && !t.error && t.interrupts.empty() && !t.cached && !g_.nodes[t.node].hidden)
-    shared_.hooks->finished(t.handled_error ? g_.nodes[t.node].error_handler : t.name.str());
+  if (shared_.hooks && !t.rare->error && t.rare->interrupts.empty() && !t.cached &&
+      !g_.nodes[t.node].hidden)
+    shared_.hooks->finished(t.rare->handled_error ? g_.nodes[t.node].error_handler : t.name.str());
   emit_task_result(t);
 }
 
@@ -250,20 +254,20 @@ bool run_loop::check_step() {
   // that failure cancelled are not what failed (LangGraph skips cancelled futures).
   const pregel_task* failed = nullptr;
   const auto cancelled = [](const pregel_task& t) {
-    return t.error->code == error_code::cancelled;
+    return t.rare->error->code == error_code::cancelled;
   };
   for (const auto& t : tasks_)
-    if (t.error && (!failed || (cancelled(*failed) && !cancelled(t)) ||
-                    (cancelled(*failed) == cancelled(t) && task_path_less(t, *failed))))
+    if (t.rare->error && (!failed || (cancelled(*failed) && !cancelled(t)) ||
+                          (cancelled(*failed) == cancelled(t) && task_path_less(t, *failed))))
       failed = &t;
   if (failed) {
-    throw error(failed->error->code, failed->error->message);
+    throw error(failed->rare->error->code, failed->rare->error->message);
   }
   // A task that called interrupt(): the step does not commit; the others' writes are saved
   // and reused when the thread resumes.
   bool paused = false;  // a subgraph's breakpoint pauses its task with a null interrupt
   for (const auto& t : tasks_)
-    for (const auto& i : t.interrupts) {
+    for (const auto& i : t.rare->interrupts) {
       paused = true;
       if (!i.is_null()) interrupts_.push_back(i);
     }
@@ -354,8 +358,9 @@ bool run_loop::end_step(algo::applied applied) {
     // which tell no replay state back).
     for (const auto& t : tasks_)
       if (g_.nodes[t.node].subgraph)
-        (void)shared_.replay->first_visit(
-            shared_.checkpoint_ns.empty() ? t.name.str() : shared_.checkpoint_ns + "|" + t.name.str());
+        (void)shared_.replay->first_visit(shared_.checkpoint_ns.empty()
+                                              ? t.name.str()
+                                              : shared_.checkpoint_ns + "|" + t.name.str());
   }
   if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
     stop_at_breakpoint(graph_lifecycle_status::interrupt_after);
@@ -369,7 +374,7 @@ void run_loop::report_interrupts(const pregel_task& t) {
   // As LangGraph's output_writes: each interrupted task shows its own interrupts as it
   // finishes.
   list shown;
-  for (const auto& i : t.interrupts)
+  for (const auto& i : t.rare->interrupts)
     if (!i.is_null()) shown.push_back(i);
   // A subgraph's breakpoint writes no interrupt: the top level shows it when the run stops.
   if (shown.empty()) return;
@@ -444,7 +449,7 @@ void run_loop::show_finished_writes() {
   // the checkpoint keeps them as pending writes.
   std::vector<const pregel_task*> finished;
   for (const auto& t : tasks_)
-    if (!t.error && t.interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
+    if (!t.rare->error && t.rare->interrupts.empty() && !t.writes.empty()) finished.push_back(&t);
   std::sort(finished.begin(), finished.end(),
             [](const pregel_task* a, const pregel_task* b) { return task_path_less(*a, *b); });
   std::map<std::string, std::vector<value>> writes;

@@ -69,7 +69,8 @@ void run_loop::emit_task_events() {
   const value metadata = task_metadata(shared_.config);
   for (const auto& t : tasks_) {
     if (g_.nodes[t.node].hidden) continue;  // the internal __start__ task
-    object p{{"id", t.id}, {"name", t.name.str()}, {"input", t.input}, {"triggers", triggers_of(t)}};
+    object p{
+        {"id", t.id}, {"name", t.name.str()}, {"input", t.input}, {"triggers", triggers_of(t)}};
     if (!metadata.is_null()) p.set("metadata", metadata);
     emit_debug_event(stream_mode::tasks, "task", step_, value(std::move(p)));
   }
@@ -80,7 +81,7 @@ void run_loop::emit_task_result(const pregel_task& t) {
   // The task's writes to the stream channels, as its update: {channel: value}, or
   // {channel: {"$writes": [...]}} for a channel written more than once.
   std::vector<std::pair<std::string, list>> by_channel;  // in the order first written
-  if (!t.error && t.interrupts.empty())
+  if (!t.rare->error && t.rare->interrupts.empty())
     for (const auto& [ch, v] : t.writes) {
       if (!stream_set_.count(ch)) continue;
       auto it = std::find_if(by_channel.begin(), by_channel.end(),
@@ -92,12 +93,12 @@ void run_loop::emit_task_result(const pregel_task& t) {
   for (auto& [ch, vs] : by_channel)
     result.set(ch, vs.size() == 1 ? vs.front() : value(object{{"$writes", value(std::move(vs))}}));
   list interrupts;
-  for (const auto& i : t.interrupts)
+  for (const auto& i : t.rare->interrupts)
     if (!i.is_null()) interrupts.push_back(i);  // null: a subgraph's breakpoint
   emit_debug_event(stream_mode::tasks, "task_result", step_,
                    object{{"id", t.id},
                           {"name", t.name.str()},
-                          {"error", t.error ? value(t.error->message) : value()},
+                          {"error", t.rare->error ? value(t.rare->error->message) : value()},
                           {"result", value(std::move(result))},
                           {"interrupts", value(std::move(interrupts))}});
 }

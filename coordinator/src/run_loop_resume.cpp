@@ -149,13 +149,14 @@ void run_loop::attach_resumed_writes() {
     if (it == by_id.end()) continue;
     pregel_task& t = *it->second;
     if (w.channel == RESUME && w.v.is_list()) {
-      t.resume = w.v.as_list();
+      t.set_resume(w.v.as_list());
     } else if (w.channel == ERROR_SOURCE_NODE) {
       // Its node failed before and its error handler did not finish: the handler runs again.
-      t.handled_error = task_error{
-          static_cast<error_code>(w.v.get("code").is_int() ? w.v.get("code").as_int()
-                                                           : std::int64_t(0)),
-          w.v.get("error").is_string() ? w.v.get("error").as_string() : w.v.get("error").to_json()};
+      t.set_handled_error(
+          task_error{static_cast<error_code>(w.v.get("code").is_int() ? w.v.get("code").as_int()
+                                                                      : std::int64_t(0)),
+                     w.v.get("error").is_string() ? w.v.get("error").as_string()
+                                                  : w.v.get("error").to_json()});
     } else if (!rerun.count(w.task_id)) {
       t.done = t.cached = true;
       if (w.channel != NO_WRITES) t.writes.emplace_back(w.channel, w.v);
@@ -165,7 +166,7 @@ void run_loop::attach_resumed_writes() {
     // A null resume: every task of the step may ask for it (LangGraph hands it to the first
     // that does; each task here gets it, so the step stays deterministic on every executor).
     for (auto& t : tasks_)
-      if (!t.done) t.resume.push_back(*resume_);
+      if (!t.done) t.rare.edit().resume.push_back(*resume_);
     resume_.reset();
   }
   if (resume_) {
@@ -174,14 +175,14 @@ void run_loop::attach_resumed_writes() {
       auto it = by_id.find(w.task_id);
       if (it == by_id.end() || it->second->done) continue;
       if (!resume_by_id_) {
-        it->second->resume.push_back(*resume_);
+        it->second->rare.edit().resume.push_back(*resume_);
         continue;
       }
       // The ids are those the interrupts were raised with (a subgraph's, for a task that
       // runs one), so the caller's map answers them.
       for (const auto& i : w.v.is_list() ? w.v.as_list() : list{w.v})
         if (const value* v = resume_->find(i.get("id").is_string() ? i.get("id").as_string() : ""))
-          it->second->resume.push_back(*v);
+          it->second->rare.edit().resume.push_back(*v);
     }
     resume_.reset();
   }

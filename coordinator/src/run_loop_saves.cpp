@@ -239,7 +239,7 @@ std::string task_path_of(const pregel_task& t) {
 
 // Whether what `t` leaves in the saver is its writes as they are (saved_writes_of).
 bool lends_writes(const pregel_task& t) {
-  return t.interrupts.empty() && !t.error && !t.writes.empty();
+  return t.rare->interrupts.empty() && !t.rare->error && !t.writes.empty();
 }
 
 // What a finished task leaves in the saver: its writes, or why it has none.
@@ -247,19 +247,19 @@ task_writes saved_writes_of(const pregel_task& t) {
   task_writes w;
   w.task_id = t.id;
   w.task_path = task_path_of(t);
-  if (!t.interrupts.empty()) {
+  if (!t.rare->interrupts.empty()) {
     w.writes = t.writes;  // the resume values it was given
-    w.writes.emplace_back(std::string(INTERRUPT), value(t.interrupts));
-  } else if (t.error) {
-    w.writes = {{std::string(ERROR), value(t.error->message)}};
+    w.writes.emplace_back(std::string(INTERRUPT), value(t.rare->interrupts));
+  } else if (t.rare->error) {
+    w.writes = {{std::string(ERROR), value(t.rare->error->message)}};
   }
-  if (t.handled_error && (t.error || !t.interrupts.empty()))
+  if (t.rare->handled_error && (t.rare->error || !t.rare->interrupts.empty()))
     // The node failed and its error handler did not finish: a resume runs the handler again.
     w.writes.emplace_back(std::string(ERROR_SOURCE_NODE),
                           object{{"node", t.name.str()},
-                                 {"code", static_cast<std::int64_t>(t.handled_error->code)},
-                                 {"error", t.handled_error->message}});
-  if (!t.interrupts.empty() || t.error) return w;
+                                 {"code", static_cast<std::int64_t>(t.rare->handled_error->code)},
+                                 {"error", t.rare->handled_error->message}});
+  if (!t.rare->interrupts.empty() || t.rare->error) return w;
   if (t.writes.empty()) {  // still record that the task finished, so a resume skips it
     w.writes = {{std::string(NO_WRITES), value()}};
   } else {
@@ -327,7 +327,7 @@ void run_loop::restore_write_values(const std::vector<bool>& which) {
         writes.emplace_back(std::move(w.channel), std::move(w.v));
     }
   for (std::size_t i = 0; i < which.size() && i < tasks_.size(); ++i) {
-    if (!which[i] || tasks_[i].error) continue;
+    if (!which[i] || tasks_[i].rare->error) continue;
     auto it = by_task.find(tasks_[i].id);
     if (it == by_task.end())
       throw error(error_code::internal, "the saved writes of task " + tasks_[i].id +

@@ -77,9 +77,9 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
           failed.id = w.id;
           failed.tasks.resize(e.tasks.size());
           for (auto& t : failed.tasks)
-            t.error =
+            t.set_error(
                 task_error{error_code::protocol_error,
-                           std::string("the result of its batch cannot be read: ") + x.what()};
+                           std::string("the result of its batch cannot be read: ") + x.what()});
           return failed;
         }
         actors::task_batch_done done = std::move(w);
@@ -99,8 +99,8 @@ writes_saver::behavior_type saver_behavior(writes_saver::stateful_pointer<saver_
           } catch (const std::exception& e) {
             // Not durable: the tasks fail, and so does their step.
             for (auto& t : done.tasks)
-              t.error = task_error{error_code::unavailable,
-                                   std::string("cannot save the task's writes: ") + e.what()};
+              t.set_error(task_error{error_code::unavailable,
+                                     std::string("cannot save the task's writes: ") + e.what()});
             return done;
           }
         }

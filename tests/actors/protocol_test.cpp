@@ -38,9 +38,9 @@ pregel_task sample_task() {
   t.input = value::parse_json(R"({"i":7,"nested":[1,2.5,"x",null,{"b":true}]})");
   t.writes = {{"results", value::array({14})}, {"branch:to:sum", value()}};
   t.output = object{{"results", value::array({14})}};
-  t.error = task_error{error_code::invalid_update, "At key 'x': boom"};
+  t.set_error(task_error{error_code::invalid_update, "At key 'x': boom"});
   t.done = true;
-  t.timeout = object{{"idle_timeout_ms", 50.0}};
+  t.set_timeout(object{{"idle_timeout_ms", 50.0}});
   return t;
 }
 
@@ -84,12 +84,12 @@ BOOST_AUTO_TEST_CASE(task_batches_and_results_round_trip_through_caf_serializati
   BOOST_TEST(t.input == b.tasks[0].input);
   BOOST_TEST_REQUIRE(t.writes.size() == 2u);
   BOOST_TEST(t.writes[0].second.to_json() == "[14]");
-  BOOST_TEST_REQUIRE(t.error.has_value());
-  BOOST_TEST((t.error->code == error_code::invalid_update));
-  BOOST_TEST(t.error->message == "At key 'x': boom");
-  BOOST_TEST(!back.tasks[1].error.has_value());
-  BOOST_TEST(t.timeout->to_json() == R"({"idle_timeout_ms":50.0})");
-  BOOST_TEST(back.tasks[1].timeout.is_null());
+  BOOST_TEST_REQUIRE(t.rare->error.has_value());
+  BOOST_TEST((t.rare->error->code == error_code::invalid_update));
+  BOOST_TEST(t.rare->error->message == "At key 'x': boom");
+  BOOST_TEST(!back.tasks[1].rare->error.has_value());
+  BOOST_TEST(t.rare->timeout.to_json() == R"({"idle_timeout_ms":50.0})");
+  BOOST_TEST(back.tasks[1].rare->timeout.is_null());
 
   stream_chunk c{{"a:1", "b:2"}, 2, value::parse_json(R"({"progress":0.5})")};
   stream_chunk cb = round_trip(sys, c);
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(a_batch_of_sends_round_trips_whole) {
     t.input = object{{"item", static_cast<std::int64_t>(i)}};
     b.tasks.push_back(std::move(t));
   }
-  b.tasks[1].timeout = object{{"run_timeout_ms", 20.0}};
+  b.tasks[1].set_timeout(object{{"run_timeout_ms", 20.0}});
   const std::string lean = wire_codec::encode(b);
   // Each field the Sends' form leaves out sends the batch whole (a struct of every field per
   // task, over a hundred bytes more for two tasks).
@@ -124,9 +124,9 @@ BOOST_AUTO_TEST_CASE(a_batch_of_sends_round_trips_whole) {
   };
   BOOST_TEST(whole([](pregel_task& t) { t.push = false; }));
   BOOST_TEST(whole([](pregel_task& t) { t.node = 3; }));
-  BOOST_TEST(whole([](pregel_task& t) { t.interrupts = {value("asked")}; }));
+  BOOST_TEST(whole([](pregel_task& t) { t.set_interrupts({value("asked")}); }));
   BOOST_TEST(whole([](pregel_task& t) {
-    t.handled_error = task_error{error_code::node_error, "x"};
+    t.set_handled_error(task_error{error_code::node_error, "x"});
   }));
   BOOST_TEST(whole([](pregel_task& t) { t.triggers = {"branch:to:worker"}; }));
   task_batch back;
@@ -140,14 +140,14 @@ BOOST_AUTO_TEST_CASE(a_batch_of_sends_round_trips_whole) {
     BOOST_TEST(t.push);
     BOOST_TEST(t.push_index == b.tasks[i].push_index);
     BOOST_TEST(t.input == b.tasks[i].input);
-    BOOST_TEST(t.timeout == b.tasks[i].timeout);
+    BOOST_TEST(t.rare->timeout == b.tasks[i].rare->timeout);
   }
-  b.tasks[0].resume = {value("yes")};  // resumed: the full form, resume included
+  b.tasks[0].set_resume({value("yes")});  // resumed: the full form, resume included
   const std::string full = wire_codec::encode(b);
   BOOST_TEST(full.size() > lean.size());
   wire_codec::decode(full, back);
-  BOOST_TEST_REQUIRE(back.tasks.at(0).resume.size() == 1u);
-  BOOST_TEST(back.tasks[1].timeout == b.tasks[1].timeout);
+  BOOST_TEST_REQUIRE(back.tasks.at(0).rare->resume.size() == 1u);
+  BOOST_TEST(back.tasks[1].rare->timeout == b.tasks[1].rare->timeout);
 }
 
 // A result carries what running each task produced, in the batch's order, and not what the
@@ -157,9 +157,9 @@ BOOST_AUTO_TEST_CASE(a_result_carries_each_tasks_outcome_not_the_task) {
   d.id = 12;
   d.slots = {3, 8};
   d.tasks = {sample_task(), sample_task()};
-  d.tasks[0].interrupts = {object{{"value", "ask"}, {"id", "i1"}}};
-  d.tasks[1].error.reset();
-  d.tasks[1].handled_error = task_error{error_code::node_error, "first try failed"};
+  d.tasks[0].set_interrupts({object{{"value", "ask"}, {"id", "i1"}}});
+  d.tasks[1].set_error({});
+  d.tasks[1].set_handled_error(task_error{error_code::node_error, "first try failed"});
   d.tasks[1].writes = {{"results", value::array({15})}};
   task_batch_done back;
   wire_codec::decode(wire_codec::encode(d), back);
@@ -171,16 +171,16 @@ BOOST_AUTO_TEST_CASE(a_result_carries_each_tasks_outcome_not_the_task) {
   BOOST_TEST(a.writes[0].first == "results");
   BOOST_TEST(a.writes[0].second.to_json() == "[14]");
   BOOST_TEST(a.writes[1].second.is_null());
-  BOOST_TEST_REQUIRE(a.interrupts.size() == 1u);
-  BOOST_TEST(a.interrupts[0] == d.tasks[0].interrupts[0]);
-  BOOST_TEST_REQUIRE(a.error.has_value());
-  BOOST_TEST(a.error->message == "At key 'x': boom");
+  BOOST_TEST_REQUIRE(a.rare->interrupts.size() == 1u);
+  BOOST_TEST(a.rare->interrupts[0] == d.tasks[0].rare->interrupts[0]);
+  BOOST_TEST_REQUIRE(a.rare->error.has_value());
+  BOOST_TEST(a.rare->error->message == "At key 'x': boom");
   BOOST_TEST(a.done);
   const pregel_task& b = back.tasks[1];
-  BOOST_TEST(!b.error.has_value());
-  BOOST_TEST_REQUIRE(b.handled_error.has_value());
-  BOOST_TEST((b.handled_error->code == error_code::node_error));
-  BOOST_TEST(b.handled_error->message == "first try failed");
+  BOOST_TEST(!b.rare->error.has_value());
+  BOOST_TEST_REQUIRE(b.rare->handled_error.has_value());
+  BOOST_TEST((b.rare->handled_error->code == error_code::node_error));
+  BOOST_TEST(b.rare->handled_error->message == "first try failed");
   BOOST_TEST(b.writes.at(0).second.to_json() == "[15]");
   // What the task is stays with the coordinator.
   BOOST_TEST(a.id.empty());
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_result_carries_each_tasks_outcome_not_the_task) {
   BOOST_TEST(a.triggers.empty());
   BOOST_TEST(a.input.is_null());
   BOOST_TEST(a.output.is_null());
-  BOOST_TEST(a.timeout.is_null());
+  BOOST_TEST(a.rare->timeout.is_null());
   BOOST_TEST(a.push_index == 0u);
 }
 

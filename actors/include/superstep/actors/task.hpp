@@ -21,41 +21,6 @@ struct task_error {
   std::string message;
 };
 
-/// An optional kept behind a pointer, with std::optional's interface: 8 bytes where
-/// `std::optional<task_error>` takes 48. Most tasks never fail, and a step may hold 10^6.
-template <class T>
-class boxed_optional {
- public:
-  boxed_optional() noexcept = default;
-  boxed_optional(std::nullopt_t) noexcept {}
-  boxed_optional(T v) : p_(std::make_unique<T>(std::move(v))) {}
-  boxed_optional(const boxed_optional& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
-  boxed_optional(boxed_optional&&) noexcept = default;
-  boxed_optional& operator=(const boxed_optional& o) {
-    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
-    return *this;
-  }
-  boxed_optional& operator=(boxed_optional&&) noexcept = default;
-  boxed_optional& operator=(std::nullopt_t) noexcept {
-    p_.reset();
-    return *this;
-  }
-  boxed_optional& operator=(T v) {
-    p_ = std::make_unique<T>(std::move(v));
-    return *this;
-  }
-  bool has_value() const noexcept { return p_ != nullptr; }
-  explicit operator bool() const noexcept { return has_value(); }
-  T& operator*() noexcept { return *p_; }
-  const T& operator*() const noexcept { return *p_; }
-  T* operator->() noexcept { return p_.get(); }
-  const T* operator->() const noexcept { return p_.get(); }
-  void reset() noexcept { p_.reset(); }
-
- private:
-  std::unique_ptr<T> p_;
-};
-
 /// A field kept behind a pointer and allocated only when it holds something: 8 bytes where a
 /// `value` or a list takes 24. Most tasks leave these fields empty, and a step may hold 10^6
 /// tasks. It reads as a `T` (an empty one when unset); `edit()` gives a `T` to change in place.
@@ -121,9 +86,30 @@ class boxed {
   std::unique_ptr<T> p_;
 };
 
+/// What few tasks carry (a Send's own time limits, answers to interrupts, an interrupt, an
+/// error): in one block, allocated when one of them is set (`pregel_task::rare`).
+struct task_rare {
+  /// The time limits of a PUSH task whose Send gave its own (LangGraph `Send(timeout=...)`),
+  /// as `timeout_to_value` encodes them; null: the node's.
+  value timeout;
+  /// Values answering this task's interrupt() calls, in call order (from Command(resume=...)).
+  list resume;
+  /// The interrupts the task raised ({"value", "id"}), when it was interrupted.
+  list interrupts;
+  std::optional<task_error> error;
+  /// Set when the node failed (after its retries) and its error handler ran instead: the
+  /// node's error. Set before the task runs (a resume after the handler failed), the node is
+  /// skipped and the handler runs again.
+  std::optional<task_error> handled_error;
+
+  bool empty() const noexcept {
+    return timeout.is_null() && resume.empty() && interrupts.empty() && !error && !handled_error;
+  }
+};
+
 /// One unit of work in a superstep (LangGraph `PregelExecutableTask`), as plain data that can
 /// travel to whichever process runs it. (Its fields are ordered to leave no padding: a
-/// step of a big fan-out holds one per Send.)
+/// step of a big fan-out holds one per Send, 128 bytes each.)
 struct pregel_task {
   std::string id;
   std::uint32_t node = 0;  ///< index into pregel_graph::nodes
@@ -136,22 +122,34 @@ struct pregel_task {
   std::uint64_t push_index = 0;
   boxed<std::vector<std::string>> triggers;
   value input;
-  /// The time limits of a PUSH task whose Send gave its own (LangGraph `Send(timeout=...)`),
-  /// as `timeout_to_value` encodes them; null: the node's.
-  boxed<value> timeout;
 
   // Filled in by execution:
   std::vector<std::pair<std::string, value>> writes;
   boxed<value> output;  ///< what the node returned, for `updates` streams and metadata
-  /// Values answering this task's interrupt() calls, in call order (from Command(resume=...)).
-  boxed<list> resume;
-  /// The interrupts the task raised ({"value", "id"}), when it was interrupted.
-  boxed<list> interrupts;
-  boxed_optional<task_error> error;
-  /// Set when the node failed (after its retries) and its error handler ran instead: the
-  /// node's error. Set before the task runs (a resume after the handler failed), the node is
-  /// skipped and the handler runs again.
-  boxed_optional<task_error> handled_error;
+  /// The rarely set fields, read as `rare->timeout` (empty ones when none is set); set them
+  /// with the setters, which allocate the block only for a value that is not empty.
+  boxed<task_rare> rare;
+
+  void set_timeout(value v) { set(&task_rare::timeout, std::move(v)); }
+  void set_resume(list l) { set(&task_rare::resume, std::move(l)); }
+  void set_interrupts(list l) { set(&task_rare::interrupts, std::move(l)); }
+  void set_error(std::optional<task_error> e) { set(&task_rare::error, std::move(e)); }
+  void set_handled_error(std::optional<task_error> e) {
+    set(&task_rare::handled_error, std::move(e));
+  }
+
+ private:
+  template <class F>
+  void set(F task_rare::*field, F v) {
+    if (rare.empty()) {
+      task_rare r;
+      r.*field = std::move(v);
+      if (!r.empty()) rare = std::move(r);
+      return;
+    }
+    rare.edit().*field = std::move(v);
+    if (rare->empty()) rare.clear();
+  }
 };
 
 /// A step's tasks, as the run keeps them. A deque, not a vector: a fan-out's 10^6 tasks
