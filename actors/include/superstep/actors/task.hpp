@@ -152,9 +152,15 @@ struct pregel_task {
   }
 };
 
+// A fan-out holds one task per Send (10^6 on the head at once): what it costs is part of the
+// head's memory budget (docs/channel_actors.md). A field more belongs in `task_rare` unless
+// most tasks set it.
+static_assert(sizeof(void*) != 8 || sizeof(pregel_task) <= 128,
+              "pregel_task grew past 128 bytes: put a rarely set field in task_rare");
+
 /// A step's tasks, as the run keeps them. A deque, not a vector: a fan-out's 10^6 tasks
-/// (184 bytes each) are allocated two at a time (libstdc++'s blocks), in the memory the
-/// step's freed Sends left (`algo::prepare_next_tasks`), where one 184 MB block would take
+/// (128 bytes each) are allocated four at a time (libstdc++'s 512-byte blocks), in the memory
+/// the step's freed Sends left (`algo::prepare_next_tasks`), where one 128 MB block would take
 /// new pages from the system.
 /// Batches of tasks sent to node actors stay vectors.
 using task_list = std::deque<pregel_task>;
