@@ -127,8 +127,10 @@ void votes_in(coordinator_actor* self) {
     }
   for (const auto& v : votes) st.loop->take_votes(v.changes);
   // Gone before the next step is planned (from this call): a vote may carry the tasks
-  // topic's Sends, which the planning lets go of one by one.
-  std::vector<actors::step_vote>().swap(votes);
+  // topic's Sends, which the planning lets go of one by one. The list itself is kept for
+  // the next round's votes (st.votes, moved from above, is empty).
+  votes.clear();
+  st.votes.swap(votes);
   if (!st.finish_round && st.loop->finish_due()) {
     std::vector<actors::step_prepare> finish(st.groups.size());
     for (auto& f : finish) {
@@ -145,7 +147,8 @@ void votes_in(coordinator_actor* self) {
 // (a group that goes away instead is noticed by the down handler: every group is monitored).
 void expect_votes(coordinator_actor* self, bool finish_round) {
   auto& st = self->state;
-  st.votes.assign(st.groups.size(), actors::step_vote{});
+  st.votes.clear();  // made in place: no vote copied from a blank one
+  st.votes.resize(st.groups.size());
   st.voted.assign(st.groups.size(), false);
   st.votes_due = st.groups.size();
   st.round_open = true;
