@@ -69,6 +69,8 @@ void write(const value& v, std::string& out, Scalar scalar, String string) {
       write(item, out, scalar, string);
     }
     out += ']';
+  } else if (v.is_send()) {
+    write(v.as_send().object_form(), out, scalar, string);  // shown as its object form
   } else if (v.is_object()) {
     out += '{';
     bool first = true;

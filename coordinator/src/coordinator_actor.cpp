@@ -204,9 +204,16 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
     if (node) {
       // From another process: only the outcome is taken; what the task is stays ours.
       t.writes = std::move(r.writes);
-      t.set_interrupts(std::move(r.rare->interrupts));
-      t.set_error(std::move(r.rare->error));
-      t.set_handled_error(std::move(r.rare->handled_error));
+      if (!r.rare.empty()) {
+        task_rare& outcome = r.rare.edit();
+        t.set_interrupts(std::move(outcome.interrupts));
+        t.set_error(std::move(outcome.error));
+        t.set_handled_error(std::move(outcome.handled_error));
+      } else if (!t.rare.empty()) {
+        t.set_interrupts({});
+        t.set_error(std::nullopt);
+        t.set_handled_error(std::nullopt);
+      }
       t.done = r.done;
       // A Send's argument is needed no more once its task ran elsewhere.
       if (t.push) t.input = value();

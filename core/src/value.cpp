@@ -187,11 +187,30 @@ bool value::same_instance(const value& other) const noexcept {
   return false;
 }
 
+namespace {
+
+// Whether `o` is the object form of Send `s`, as `as_send` reads that form: "__send__",
+// "arg" and, when the Send gives one, "timeout", in that order.
+bool is_object_form(const send_packet& s, const object& o) noexcept {
+  const bool timed = !s.timeout().is_null();
+  if (o.size() != (timed ? 3u : 2u)) return false;
+  auto e = o.begin();
+  if (e->first != "__send__" || !e->second.is_string() || e->second.as_string() != s.node())
+    return false;
+  ++e;
+  if (e->first != "arg" || !(e->second == s.arg())) return false;
+  if (!timed) return true;
+  ++e;
+  return e->first == "timeout" && e->second == s.timeout();
+}
+
+}  // namespace
+
 bool operator==(const value& a, const value& b) noexcept {
   if (a.is_number() && b.is_number() && a.kind() != b.kind()) return a.as_double() == b.as_double();
   // A Send equals the object it is shown as (a Send read from before Sends had a kind).
-  if (a.is_send() && b.is_object()) return a.as_send().object_form() == b;
-  if (a.is_object() && b.is_send()) return a == b.as_send().object_form();
+  if (a.is_send() && b.is_object()) return is_object_form(a.as_send(), b.as_object());
+  if (a.is_object() && b.is_send()) return is_object_form(b.as_send(), a.as_object());
   if (a.kind() != b.kind()) return false;
   if (a.same_instance(b)) return true;
   switch (a.kind()) {

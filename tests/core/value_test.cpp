@@ -117,6 +117,9 @@ BOOST_AUTO_TEST_CASE(a_send_is_its_own_kind_shown_as_its_object_form) {
   BOOST_TEST(s != value::send("worker", object{{"item", 8}}));
   BOOST_TEST(s != value::send("other", object{{"item", 7}}));
   BOOST_TEST(s != value::parse_json(R"({"__send__":"worker","arg":{"item":8}})"));
+  // Equal only to the form as_send reads: its keys in that order, no others.
+  BOOST_TEST(s != value::parse_json(R"({"arg":{"item":7},"__send__":"worker"})"));
+  BOOST_TEST(s != value::parse_json(R"({"__send__":"worker","arg":{"item":7},"x":1})"));
   value copy = s;
   BOOST_TEST(copy.same_instance(s));
 
