@@ -322,11 +322,11 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
       // kept, so the re-run answers the same interrupt() calls the same way.
       // One interrupt from interrupt(), or a list: all those of a subgraph the task ran.
       value raised = value::parse_json(failure->what());
+      list& interrupts = task.rare.edit().interrupts;
       if (raised.is_list())
-        task.rare.edit().interrupts.insert(task.rare.edit().interrupts.end(),
-                                           raised.as_list().begin(), raised.as_list().end());
+        interrupts.insert(interrupts.end(), raised.as_list().begin(), raised.as_list().end());
       else
-        task.rare.edit().interrupts.push_back(std::move(raised));
+        interrupts.push_back(std::move(raised));
       if (!task.rare->resume.empty())
         task.writes.emplace_back(std::string(RESUME), value(task.rare->resume));
       return std::nullopt;
