@@ -127,6 +127,10 @@ step_vote prepare_now(channel_actor_state& st, step_prepare& req) {
   } catch (const std::exception& e) {
     st.staged.reset();
     vote.error = task_error{error_code::internal, e.what()};
+  } catch (...) {  // a reducer of a node library may throw anything
+    st.staged.reset();
+    vote.error = task_error{error_code::internal,
+                            "a reducer threw an exception that is not a std::exception"};
   }
   return vote;
 }
@@ -235,7 +239,9 @@ channel_actor::behavior_type channel_actor_behavior(
           hand_on_results(self);
           return;
         }
-        // The step's prepare rides with every batch's writes: the first one counts.
+        // The step's prepare rides with the writes of the step's first batch (chunk 0, again
+        // when that batch is sent again) and with the coordinator's share: the first counts.
+        // Other chunks' writes may come before it; they wait in the inbox.
         if (m.prepare && st.voted != m.step &&
             !(st.waiting && st.waiting->request.step == m.step)) {
           commit_carried(st, *m.prepare);

@@ -201,6 +201,11 @@ std::optional<task_batch_done> run_batch(node_self self, task_batch& b,
   } catch (const std::exception& e) {
     for (auto& t : b.tasks)
       if (!t.done) t.set_error(task_error{error_code::internal, e.what()});
+  } catch (...) {
+    for (auto& t : b.tasks)
+      if (!t.done)
+        t.set_error(task_error{error_code::internal,
+                               "the node threw an exception that is not a std::exception"});
   }
   // The writes go straight to their owners (those in the coordinator's process get them
   // from there, from the result), which stage the step as soon as every batch's writes are

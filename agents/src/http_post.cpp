@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <exception>
 #include <random>
@@ -30,6 +31,7 @@ struct transfer {
   const std::function<void(std::string_view)>* on_data = nullptr;
   std::exception_ptr failure;  // thrown by on_data
   bool too_large = false;
+  std::size_t streamed_bytes = 0;  // of a streamed answer, so far
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -38,6 +40,12 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   long status = 0;
   curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
   if (status == 200 && *t->on_data) {
+    // A streamed answer is capped as a whole one: a server streaming without end stops here.
+    t->streamed_bytes += n;
+    if (t->streamed_bytes > max_body_bytes) {
+      t->too_large = true;
+      return 0;
+    }
     try {
       t->answer->streamed = true;
       (*t->on_data)(std::string_view(data, n));
@@ -67,15 +75,17 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     if (match) {
       std::string_view v = line.substr(name.size());
       while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-      double seconds = 0;
+      // Held at a day: a longer wait is no use to a caller, and 10^20 seconds in milliseconds
+      // overflows (the wait is capped by max_backoff afterwards in any case).
+      constexpr long long longest = 24LL * 3600;
+      long long seconds = 0;
       std::size_t digits = 0;
       while (digits < v.size() && std::isdigit(static_cast<unsigned char>(v[digits]))) {
-        seconds = seconds * 10 + (v[digits] - '0');
+        seconds = std::min(longest, seconds * 10 + (v[digits] - '0'));
         ++digits;
       }
       // An HTTP date instead of seconds is not honoured: the back-off applies.
-      if (digits > 0)
-        t->answer->retry_after = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+      if (digits > 0) t->answer->retry_after = std::chrono::milliseconds(seconds * 1000);
     }
   }
   return n;
@@ -138,7 +148,7 @@ http_answer http_post(handle_pool& pool, const std::string& url,
     header_list.reset(l);
   }
   CURL* c = static_cast<CURL*>(pool.take());
-  transfer t{c, &answer, &on_data, nullptr, false};
+  transfer t{c, &answer, &on_data, nullptr, false, 0};
   char detail[CURL_ERROR_SIZE] = {0};
   const long timeout_ms = static_cast<long>(timeout.count());
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());

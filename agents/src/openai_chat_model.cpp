@@ -100,18 +100,24 @@ class openai_chat_model final : public chat_model {
     const std::string body = request(messages, options, true).to_json();
     stream_assembly all;
     all.id = "run-" + detail::random_uuid();
-    std::string pending;  // bytes of an event not yet complete
-    std::string raw;      // the answer's start, until an event shows it is a stream
+    std::string pending;   // bytes of an event not yet complete
+    std::size_t scan = 0;  // no event of `pending` ends before this: each byte is scanned once
+    std::string raw;       // the answer's start, until an event shows it is a stream
     bool done = false;
     const auto on_data = [&](std::string_view data) {
       if (all.events == 0 && raw.size() < (std::size_t(1) << 20)) raw.append(data);
+      pending.reserve(pending.size() + data.size());
       for (char c : data)
         if (c != '\r') pending += c;  // events may end in CRLF pairs
-      for (std::size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
-        std::string event = pending.substr(0, end);
-        pending.erase(0, end + 2);
-        if (!done) read_event(event, all, on_chunk, done);
+      std::size_t begin = 0;
+      for (std::size_t end;
+           (end = pending.find("\n\n", std::max(scan, begin))) != std::string::npos;) {
+        if (!done)
+          read_event(std::string_view(pending).substr(begin, end - begin), all, on_chunk, done);
+        begin = end + 2;
       }
+      pending.erase(0, begin);  // once per piece received, not once per event
+      scan = pending.empty() ? 0 : pending.size() - 1;  // a '\n' may end it, the next one's start
     };
     post_with_retries(body, on_data);
     if (!pending.empty() && !done && all.events > 0) {
@@ -248,7 +254,7 @@ class openai_chat_model final : public chat_model {
     }
   }
 
-  void read_event(const std::string& event, stream_assembly& all, const chunk_callback& on_chunk,
+  void read_event(std::string_view event, stream_assembly& all, const chunk_callback& on_chunk,
                   bool& done) const {
     std::string data;
     std::size_t at = 0;

@@ -5,6 +5,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <typeinfo>
@@ -244,9 +245,17 @@ value tool_node::invoke(const value& input, const tool_node_call& call) const {
     }
   };
   if (options_.parallel && requests.size() > 1) {
+    // A few threads take the calls in turn: a model asking for 3,000 calls costs 16 threads,
+    // not 3,000 (as LangGraph's ToolNode maps them over a bounded executor).
+    constexpr std::size_t max_threads = 16;
+    std::atomic<std::size_t> next{0};
+    const auto drain = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < requests.size();) run(i);
+    };
     std::vector<std::jthread> threads;
-    for (std::size_t i = 1; i < requests.size(); ++i) threads.emplace_back(run, i);
-    run(0);
+    for (std::size_t i = 1; i < std::min(requests.size(), max_threads); ++i)
+      threads.emplace_back(drain);
+    drain();
   } else {
     for (std::size_t i = 0; i < requests.size(); ++i) run(i);
   }

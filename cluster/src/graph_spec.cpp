@@ -29,6 +29,9 @@ auto call_factory(const spec_node& owner, const char* fn_key, Make make) {
     fail_at(owner.path_of("params"), e.what(), e.code());
   } catch (const std::exception& e) {
     fail_at(owner.path_of("params"), e.what(), error_code::invalid_spec);
+  } catch (...) {
+    fail_at(owner.path_of(fn_key), "the factory threw an exception that is not a std::exception",
+            error_code::invalid_spec);
   }
 }
 

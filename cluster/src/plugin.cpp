@@ -32,7 +32,15 @@ void load_plugin(const std::string& path, function_registry& registry) {
   char message[512] = {0};
   const auto nodes = registry.node_names();
   const auto routers = registry.router_names();
-  switch (entry(&registry, SUPERSTEP_PLUGIN_ABI, message, sizeof message)) {
+  int filled = -1;
+  try {  // an entry point not made by SUPERSTEP_PLUGIN may let anything out
+    filled = entry(&registry, SUPERSTEP_PLUGIN_ABI, message, sizeof message);
+  } catch (const std::exception& e) {
+    fail(path, std::string("its entry point threw: ") + e.what());
+  } catch (...) {
+    fail(path, "its entry point threw an exception that is not a std::exception");
+  }
+  switch (filled) {
     case 0: break;
     case 1: fail(path, "built for another version of superstep (plugin ABI mismatch)");
     case 2: fail(path, message);

@@ -116,6 +116,10 @@ net::graph_hosts load(host_state& st, const net::graph_load& req) {
     out = net::graph_hosts{};
     out.error = e.what();
     st.log(worker_log_level::error, "cannot load graph " + req.key + ": " + e.what());
+  } catch (...) {
+    out = net::graph_hosts{};
+    out.error = "loading it threw an exception that is not a std::exception";
+    st.log(worker_log_level::error, "cannot load graph " + req.key + ": " + out.error);
   }
   return out;
 }
@@ -182,6 +186,10 @@ caf::behavior host(host_actor* self, host_state init) {
           return ch;
         } catch (const std::exception& e) {
           return caf::make_error(caf::sec::runtime_error, std::string(e.what()));
+        } catch (...) {
+          return caf::make_error(caf::sec::runtime_error,
+                                 std::string("placing the channels threw an exception that is "
+                                             "not a std::exception"));
         }
       },
       // The worker stops: the node actors to stop before the graphs they run go.

@@ -44,13 +44,20 @@ std::vector<actors::step_prepare> prepares_of(coordinator_state& st, algo::step_
 }
 
 // With the step's prepare out, the batch's tasks send their writes to the groups themselves.
+// The step's prepares ride with the writes of its first batch (chunk 0) only, also when that
+// batch is sent again: a group votes only once every chunk's writes are in, chunk 0's among
+// them, so one copy is enough. (A copy in every batch would make the step O(batches x
+// consumed channels): 5,000 parallel nodes, each triggered by a channel of its own, would be
+// 25 million names on the head.)
 void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c, bool last_use) {
   if (!st.early_prepare) return;
   b.groups = group_handles(st);
-  if (last_use)
-    b.prepares = std::move(st.prepares);
-  else
-    b.prepares = st.prepares;
+  if (c.index == 0) {
+    if (last_use)
+      b.prepares = std::move(st.prepares);
+    else
+      b.prepares = st.prepares;
+  }
   b.chunk = c.index;
   b.orders.reserve(c.slots.size());
   for (auto s : c.slots) {

@@ -199,7 +199,7 @@ struct coordinator_state {
   // itself; those for a group in this process come with its result, and the writes saver (or
   // the coordinator, without one) hands them on. `spread`: the groups are on the workers.
   bool spread = false;
-  std::vector<actors::step_prepare> prepares;  // by group, riding with the writes
+  std::vector<actors::step_prepare> prepares;  // by group, riding with chunk 0's writes
   std::vector<bool> sent_direct;
   std::vector<std::uint32_t> orders;
   bool early_prepare = false;
@@ -242,7 +242,8 @@ std::size_t remote_batch_size(const coordinator_state& st, std::size_t tasks, st
 // coordinator_commit.cpp
 /// The step's prepare for each group, to ride with the writes of `messages` chunks.
 void prepare_early(coordinator_actor* self, std::uint32_t messages);
-/// Gives a batch the route of its tasks' writes to the groups (when the prepare is out);
+/// Gives a batch the route of its tasks' writes to the groups (when the prepare is out), and
+/// the step's prepares when it is the step's chunk 0 (no other batch carries them);
 /// `last_use`: no other batch of the step needs the step's prepares (they move).
 void route_writes(coordinator_state& st, actors::task_batch& b, const chunk& c, bool last_use);
 /// The groups' handles as a task batch carries them.

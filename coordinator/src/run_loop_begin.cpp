@@ -101,6 +101,14 @@ void run_loop::begin(const value& given) {
       if (tuple->parent_config) stream_parent_id_ = tuple->parent_config->checkpoint_id;
       resumed_writes_ = std::move(tuple->pending_writes);
       cp_config_.checkpoint_id = start.id;
+      // The run's checkpoints sort after the thread's latest whatever the clock says (set back,
+      // or another machine's): the latest is the one loaded, unless this run travels in time.
+      ids_.after(start.id);
+      if (time_travel) {
+        checkpoint_config latest = cp_config_;
+        latest.checkpoint_id.clear();
+        if (auto head = saver_->get_tuple(latest)) ids_.after(head->config.checkpoint_id);
+      }
       // Versions this run issues must be new to the thread: from an earlier checkpoint the run
       // forks, and the head of a branch that forked before may have lower versions than the
       // branch it left, which stored values under the versions that follow the head's.

@@ -267,8 +267,13 @@ checkpoint_config put_update(checkpoint_saver& saver, const checkpoint_config& c
                              const std::string& parent_id, checkpoint_metadata meta,
                              const std::map<std::string, channel_version>& new_versions) {
   checkpoint_id_generator ids;
+  ids.after(parent_id);
+  if (!parent_id.empty()) {  // after the thread's latest too (a fork of an older checkpoint)
+    checkpoint_config latest = cfg;
+    latest.checkpoint_id.clear();
+    if (auto head = saver.get_tuple(latest)) ids.after(head->config.checkpoint_id);
+  }
   cp.id = ids.next();
-  while (!parent_id.empty() && cp.id <= parent_id) cp.id = ids.next();
   cp.ts = now_iso8601();
   checkpoint_config parent = cfg;
   parent.checkpoint_id = parent_id;

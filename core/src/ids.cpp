@@ -1,5 +1,6 @@
 #include "superstep/core/ids.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -60,6 +61,27 @@ std::string checkpoint_id_generator::next() {
   std::uint64_t hi = ((t >> 12) << 16) | (0x6ULL << 12) | (t & 0xFFF);
   std::uint64_t lo = (static_cast<std::uint64_t>(0x8000 | clock_seq_) << 48) | node_;
   return format_uuid(hi, lo);
+}
+
+void checkpoint_id_generator::after(std::string_view id) {
+  // "tttttttt-tttt-6ttt-...": the 60 bits of time are the first 16 hex digits but the version.
+  if (id.size() != 36 || id[8] != '-' || id[13] != '-' || id[14] != '6') return;
+  std::uint64_t hi = 0;
+  for (std::size_t i = 0; i < 18; ++i) {
+    if (i == 8 || i == 13) continue;
+    const char c = id[i];
+    unsigned digit;
+    if (c >= '0' && c <= '9')
+      digit = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      digit = static_cast<unsigned>(c - 'a' + 10);
+    else
+      return;
+    hi = (hi << 4) | digit;
+  }
+  const std::uint64_t ticks = ((hi >> 16) << 12) | (hi & 0xFFF);
+  // Ids of the same tick with a higher clock sequence or node would sort after ours.
+  last_ticks_ = std::max(last_ticks_, ticks);
 }
 
 std::uint64_t stable_hash(std::string_view data, std::uint64_t seed) noexcept {

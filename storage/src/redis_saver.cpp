@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "redis_saver_impl.hpp"
 
 namespace superstep::storage {
@@ -28,18 +30,25 @@ checkpoint_config redis_saver::put(const checkpoint_config& config, const checkp
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
   std::vector<redis_command> cmds;
+  // A checkpoint that keeps versions its parent's line stored relies on their blobs: the blob
+  // hash must still hold the marker they wrote, checked in the same transaction.
+  const bool relies =
+      !config.checkpoint_id.empty() &&
+      std::any_of(cp.channel_versions.begin(), cp.channel_versions.end(), [&](const auto& cv) {
+        auto it = new_versions.find(cv.first);
+        return it == new_versions.end() || it->second != cv.second;
+      });
+  if (relies) cmds.push_back({"HEXISTS", d.blobs(t, ns), redis_detail::blobs_marker});
   channel_version top = 0;
-  if (!new_versions.empty()) {
-    redis_command hset{"HSET", d.blobs(t, ns)};
-    for (const auto& [channel, version] : new_versions) {
-      hset.push_back(redis_detail::blob_field(channel, version));
-      auto it = cp.channel_values.find(channel);
-      // A cleared channel's version holds empty bytes: taken, without a value.
-      hset.push_back(it == cp.channel_values.end() ? std::string() : d.serde->dumps(it->second));
-      top = std::max(top, version);
-    }
-    cmds.push_back(std::move(hset));
+  redis_command hset{"HSET", d.blobs(t, ns), redis_detail::blobs_marker, std::string()};
+  for (const auto& [channel, version] : new_versions) {
+    hset.push_back(redis_detail::blob_field(channel, version));
+    auto it = cp.channel_values.find(channel);
+    // A cleared channel's version holds empty bytes: taken, without a value.
+    hset.push_back(it == cp.channel_values.end() ? std::string() : d.serde->dumps(it->second));
+    top = std::max(top, version);
   }
+  cmds.push_back(std::move(hset));
   for (const auto& [_, version] : cp.channel_versions) top = std::max(top, version);
   cmds.push_back({"HSET", d.records(t, ns), cp.id,
                   records::encode_checkpoint(cp, metadata, config.checkpoint_id, *d.serde)});
@@ -53,7 +62,18 @@ checkpoint_config redis_saver::put(const checkpoint_config& config, const checkp
     cmds.push_back({"SADD", d.thread_runs(t), *run_id});
     cmds.push_back({"SADD", d.run(*run_id), t});
   }
-  d.conn.transaction(cmds);
+  auto replies = d.conn.transaction(cmds);
+  if (relies && (replies.empty() || replies.front().integer != 1)) {
+    // The blobs it relies on went with the key (a FLUSHALL, an eviction, a DEL mid-run): the
+    // checkpoint just written would read without them, so it goes again, and the run fails.
+    d.conn.transaction({{"HDEL", d.records(t, ns), cp.id}, {"ZREM", d.ids(t, ns), cp.id}});
+    throw error(error_code::storage_error,
+                std::string(redis_detail::saver_name) + ": cannot save " +
+                    redis_detail::describe(t, ns, cp.id) + ": the hash of the blobs it keeps, " +
+                    d.blobs(t, ns) +
+                    ", is missing (the server lost the key: evicted, expired, deleted or "
+                    "flushed)");
+  }
   return checkpoint_config{t, ns, cp.id};
 }
 

@@ -29,6 +29,11 @@ inline std::string blob_field(const std::string& channel, channel_version versio
   return std::to_string(version) + ":" + channel;
 }
 
+// A field every put writes into a thread's blob hash (no blob field starts with '-'): a
+// checkpoint read without it lost its blobs with the key (an eviction policy, a TTL, a DEL or a
+// FLUSHALL on a shared server), where a field alone missing is a version never stored.
+inline constexpr const char* blobs_marker = "-";
+
 // The field of a pending write: task id and index, so that the byte order of fields is
 // memory_saver's order of writes (by task id, then index, special writes first).
 inline std::string write_field(const std::string& task_id, int index) {
@@ -144,7 +149,7 @@ struct redis_saver::impl {
   // The commands that read what a tuple needs besides its record: the blobs of its versions.
   redis_command blobs_command(const std::string& t, const std::string& ns,
                               const records::stored_checkpoint& stored) const {
-    redis_command cmd{"HMGET", blobs(t, ns)};
+    redis_command cmd{"HMGET", blobs(t, ns), redis_detail::blobs_marker};
     for (const auto& [channel, version] : stored.cp.channel_versions)
       cmd.push_back(redis_detail::blob_field(channel, version));
     return cmd;
@@ -161,7 +166,13 @@ struct redis_saver::impl {
     };
     checkpoint_tuple tuple;
     tuple.config = checkpoint_config{t, ns, id};
-    std::size_t i = 0;
+    if (!stored.cp.channel_versions.empty() &&
+        (blob_reply.elements.empty() || blob_reply.elements.front().is_nil()))
+      throw fail("channel '" + stored.cp.channel_versions.begin()->first + "' and every other",
+                 "the hash of its blobs, " + blobs(t, ns) +
+                     ", is missing (the server lost the key: evicted, expired, deleted or "
+                     "flushed)");
+    std::size_t i = 1;  // after the marker
     for (const auto& [channel, version] : stored.cp.channel_versions) {
       const redis_reply* blob = i < blob_reply.elements.size() ? &blob_reply.elements[i] : nullptr;
       ++i;
@@ -360,6 +371,7 @@ struct redis_saver::impl {
         for (const auto& [channel, version] : stored.cp.channel_versions)
           used.insert(redis_detail::blob_field(channel, version));
       }
+      used.insert(redis_detail::blobs_marker);
       if (hdel_cp.size() == 2) continue;  // nothing dropped here
       redis_command hdel_blobs{"HDEL", blobs(t, ns)};
       for (const auto& field : redis_detail::strings_of(replies[2 * n + 1]))

@@ -283,6 +283,35 @@ BOOST_AUTO_TEST_CASE(a_prepare_riding_with_writes_votes_to_the_coordinator) {
   self->send_exit(ch, caf::exit_reason::user_shutdown);
 }
 
+BOOST_AUTO_TEST_CASE(only_chunk_0_carries_the_prepare_and_later_chunks_may_come_first) {
+  // The coordinator puts the step's prepare in its first batch only (one copy per step, not
+  // per batch): the other chunks' writes come without it, before or after, and wait for it.
+  runtime rt(runtime_options{2});
+  auto& sys = rt.internals().system;
+  caf::scoped_actor self{sys};
+  auto ch = spawn_channel_actor(sys, sample_group(), caf::actor(self));
+  step_prepare p{0, 3, {}, true, false, {}, -1};
+  self->send(ch, cw(0, {{2, "total", value(std::int64_t{100})}}, 2));
+  self->send(ch, cw(0, {{1, "total", value(std::int64_t{10})}}, 1));
+  bool early = false;
+  self->receive([&](step_vote&) { early = true; },
+                caf::after(std::chrono::milliseconds(50)) >> [] {});
+  BOOST_TEST(!early);  // no prepare yet: no vote, whatever came
+  self->send(ch, cw(0, {{0, "total", value(std::int64_t{1})}}, 0, p));
+  self->receive([&](step_vote& v) {
+    BOOST_TEST(v.step == 0);
+    BOOST_REQUIRE(!v.error.has_value());
+    BOOST_TEST(find(v.changes.changed, "total")->to_json() == "111");
+  });
+  // Chunk 0 sent again (its node actor was lost) brings the prepare again: not taken twice.
+  self->send(ch, cw(0, {{0, "total", value(std::int64_t{1})}}, 0, p));
+  bool again = false;
+  self->receive([&](step_vote&) { again = true; },
+                caf::after(std::chrono::milliseconds(100)) >> [] {});
+  BOOST_TEST(!again);
+  self->send_exit(ch, caf::exit_reason::user_shutdown);
+}
+
 BOOST_AUTO_TEST_CASE(a_result_riding_with_writes_comes_back_with_the_vote_they_complete) {
   runtime rt(runtime_options{2});
   auto& sys = rt.internals().system;

@@ -221,6 +221,34 @@ BOOST_AUTO_TEST_CASE(retries_429_and_5xx_with_back_off_honouring_retry_after) {
               error_code::unavailable, {"HTTP 429: rate limited"});
 }
 
+BOOST_AUTO_TEST_CASE(a_retry_after_too_large_to_count_waits_the_longest_back_off) {
+  // 10^23 seconds overflowed to a negative wait: three tries at once.
+  scripted_openai_server server;
+  for (int i = 0; i < 3; ++i)
+    server.append(
+        object{{"status", 429}, {"error", "later"}, {"retry_after", "99999999999999999999999"}});
+  openai_chat_options o = options_for(server);
+  o.max_retries = 2;
+  o.max_backoff = std::chrono::milliseconds(300);
+  const auto start = std::chrono::steady_clock::now();
+  check_error([&] { make_openai_chat_model(o)->invoke({human_message("x")}); },
+              error_code::unavailable, {"HTTP 429: later (after 3 attempts)"});
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(600)));
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_without_end_is_cut_at_the_answer_cap_in_linear_time) {
+  // 80 MiB of one event that never ends: refused at 64 MiB, as a whole answer is; scanned once
+  // (rescanning the growing event for its end on each piece took hours).
+  scripted_openai_server server({object{{"flood", std::int64_t(80) << 20}}});
+  openai_chat_options o = options_for(server);
+  o.max_retries = 0;
+  o.timeout = std::chrono::milliseconds(60000);
+  const auto start = std::chrono::steady_clock::now();
+  check_error([&] { make_openai_chat_model(o)->stream({human_message("x")}, {}, nullptr); },
+              error_code::unavailable, {"larger than 64 MiB"});
+  BOOST_TEST((std::chrono::steady_clock::now() - start < std::chrono::seconds(20)));
+}
+
 BOOST_AUTO_TEST_CASE(times_out_a_stalled_connection_and_retries_it) {
   scripted_openai_server server({object{{"stall", true}}, object{{"content", "awake"}}});
   openai_chat_options o = options_for(server);

@@ -239,6 +239,18 @@ scripted_openai_server::reply_outcome scripted_openai_server::answer(
     return sent(
         send_all(fd, http_response(static_cast<int>(status.as_int()), err.to_json(), headers)));
   }
+  if (const value& flood = reply.get("flood"); flood.is_int()) {
+    // A stream that never ends its first event: `flood` bytes of one data line, 1 MiB at a
+    // time, or until the client hangs up.
+    if (!send_all(fd,
+                  "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: "
+                  "close\r\n\r\ndata: "))
+      return reply_outcome::close;
+    const std::string piece(std::size_t(1) << 20, 'x');
+    for (std::int64_t left = flood.as_int(); left > 0; left -= std::int64_t(piece.size()))
+      if (!send_all(fd, piece)) break;
+    return reply_outcome::close;
+  }
   if (reply.get("raw").is_string())
     return sent(send_all(fd, http_response(200, reply.get("raw").as_string(), "")));
 

@@ -13,7 +13,8 @@
 //      "crlf": true ends the events' lines in CRLF;
 //   {"status": 429, "error": "message", "retry_after": "0"}  an error answer;
 //   {"raw": "text"}  a 200 answer with that body (a malformed answer);
-//   {"stall": true}  reads the request and never answers (until the client hangs up).
+//   {"stall": true}  reads the request and never answers (until the client hangs up);
+//   {"flood": N}  a 200 event stream whose first event never ends: N bytes of one data line.
 // A request past the end of the script gets HTTP 500 "script exhausted".
 
 #include <atomic>

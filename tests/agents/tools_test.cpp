@@ -1,5 +1,8 @@
 // Tools by name, and how the tool node checks a model's arguments against a tool's schema.
+#include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <thread>
 
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/tool.hpp"
@@ -114,4 +117,30 @@ BOOST_AUTO_TEST_CASE(tools_condition_routes_on_the_last_ai_message) {
         tools_condition(object{{"messages", list{}}});
       },
       error_code::invalid_argument, "no messages found in input state under 'messages'");
+}
+
+BOOST_AUTO_TEST_CASE(thousands_of_parallel_calls_share_a_few_threads) {
+  // One thread per call was 3,000 threads ("Resource temporarily unavailable"); a few threads
+  // take the calls in turn, and every answer comes back in the calls' order.
+  std::atomic<int> running{0}, most{0};
+  tool slow = echo("slow");
+  slow.function = [&](const value& args, tool_runtime&) {
+    const int now = ++running;
+    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    --running;
+    return args;
+  };
+  list calls;
+  for (int i = 0; i < 3000; ++i)
+    calls.push_back(tool_call{"slow", object{{"i", i}}, "c" + std::to_string(i)}.to_value());
+  const value result = tool_node({slow}).invoke(std::move(calls));
+  const list& messages = result.get("messages").as_list();
+  BOOST_TEST_REQUIRE(messages.size() == 3000u);
+  for (int i = 0; i < 3000; i += 999)
+    BOOST_TEST(messages.at(std::size_t(i)).get("tool_call_id").as_string() ==
+               "c" + std::to_string(i));
+  BOOST_TEST(most.load() > 1);
+  BOOST_TEST(most.load() <= 16);
 }

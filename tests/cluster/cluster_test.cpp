@@ -83,6 +83,40 @@ BOOST_AUTO_TEST_CASE(nodes_run_where_their_library_is_loaded) {
   BOOST_TEST(bad.err.find("cannot load node library") != std::string::npos, bad.err);
 }
 
+// A node factory that throws what is not a std::exception fails the run that loads its spec,
+// naming it; the worker stays in the cluster serving other runs, and stops when told. A
+// library that throws so while registering is refused by the program that loads it.
+BOOST_AUTO_TEST_CASE(a_factory_throwing_a_non_std_exception_leaves_the_worker_serving) {
+  scratch s;
+  cluster c(s, {"--worker-wait", "2"});
+  child& w =
+      c.add_worker("texts", {"--plugin", SUPERSTEP_PLUGIN_LIB, "--plugin", SUPERSTEP_THROWING_LIB});
+  const std::string poisoned = s.write("poisoned.json", R"({"spec": "superstep.graph/1",
+    "state": {"x": {}}, "nodes": {"b": {"fn": "bad.factory"}},
+    "edges": [["__start__", "b"], ["b", "__end__"]]})");
+  for (int i = 0; i < 2; ++i) {
+    cli_result bad = c.client({"submit", poisoned, "--input", "{}"});
+    BOOST_TEST(bad.status == 1);
+    BOOST_TEST(bad.err.find("not a std::exception") != std::string::npos, bad.err);
+  }
+  const std::string input = R"({"words": ["hey"]})";
+  cli_result r = c.client({"submit", spec("shout"), "--input", input});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").to_json() == R"({"loud":["HEY"]})");
+  ::kill(w.pid(), SIGTERM);
+  BOOST_TEST(w.wait(10s), w.err_text());
+
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"worker", "--join", c.address(), "--plugin",
+                                 SUPERSTEP_THROWING_REGISTRATION_LIB},
+        std::vector<std::string>{"run", spec("shout"), "--input", input, "--plugin",
+                                 SUPERSTEP_THROWING_REGISTRATION_LIB}}) {
+    cli_result refused = run_to_end(args, s);
+    BOOST_TEST(refused.status == 1, refused.err);
+    BOOST_TEST(refused.err.find("not a std::exception") != std::string::npos, refused.err);
+  }
+}
+
 // A Send's own timeout (LangGraph Send(timeout=...)) travels with its task to the worker that
 // runs it: the worker's task stops at it, and the run fails naming the node.
 BOOST_AUTO_TEST_CASE(a_sends_timeout_reaches_the_worker_running_its_task) {

@@ -11,6 +11,7 @@
 #include "superstep/coordinator/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/memory_saver.hpp"
+#include "superstep/storage/redis_client.hpp"
 #include "superstep/storage/redis_saver.hpp"
 #include "support/expect_error.hpp"
 #include "support/redis_server.hpp"
@@ -115,4 +116,64 @@ BOOST_AUTO_TEST_CASE(a_server_down_fails_the_run_clearly_and_resuming_gives_the_
   BOOST_TEST(before.size() < expected_history.size());
   BOOST_TEST(g->invoke(value(), thread("t")) == expected);
   BOOST_TEST(history_of(*saver) == expected_history);
+}
+
+// Keys a shared server lost (an eviction policy, a TTL, a DEL, a FLUSHALL) are an error naming
+// what is missing, never a state without it.
+BOOST_AUTO_TEST_CASE(a_deleted_blob_hash_is_an_error_naming_thread_checkpoint_and_channel) {
+  test::redis_server server(/*aof=*/false);
+  storage::redis_saver_options o;
+  o.prefix = test::fresh_redis_prefix("lost");
+  std::shared_ptr<checkpoint_saver> saver = storage::redis_saver::open(server.url(), o);
+  chain c;
+  auto g = c.compile(saver);
+  g->invoke(input, thread("t"));
+  const std::string latest = saver->get_tuple({"t", "", ""})->config.checkpoint_id;
+  storage::redis_connection raw({storage::redis_url::parse(server.url())});
+  BOOST_TEST(raw.command({"DEL", o.prefix + ":t:t::blobs"}).integer == 1);
+  for (const auto& read :
+       std::vector<std::function<void()>>{[&] { g->get_state(thread("t")); },
+                                          [&] {
+                                            saver->get_tuple({"t", "", ""});
+                                          },
+                                          [&] {
+                                            saver->list({"t", "", ""}, {});
+                                          },
+                                          [&] { g->invoke(value(), thread("t")); }}) {
+    try {
+      read();
+      BOOST_FAIL("a checkpoint whose blobs are gone was read without an error");
+    } catch (const error& e) {
+      const std::string said = e.what();
+      BOOST_TEST((e.code() == error_code::storage_error), said);
+      BOOST_TEST(said.find("thread 't'") != std::string::npos, said);
+      BOOST_TEST(said.find("channel '") != std::string::npos, said);
+      BOOST_TEST(said.find("is missing") != std::string::npos, said);
+    }
+  }
+  try {
+    g->get_state(thread("t"));
+  } catch (const error& e) {
+    BOOST_TEST(std::string(e.what()).find(latest) != std::string::npos, e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_flushall_during_a_run_fails_the_run_and_every_later_read) {
+  test::redis_server server(/*aof=*/false);
+  auto saver = saver_on(server);
+  storage::redis_connection raw({storage::redis_url::parse(server.url())});
+  chain c;
+  c.hook = [&] { raw.command({"FLUSHALL"}); };
+  auto g = c.compile(saver);
+  test::expect_error([&] { g->invoke(input, thread("t")); }, error_code::storage_error,
+                     "is missing (the server lost");
+  // What the run saved after the flush names blobs that went with it: reading it is an error
+  // too (or, had the run saved nothing after the flush, the thread is simply empty).
+  try {
+    const auto latest = saver->get_tuple({"t", "", ""});
+    BOOST_TEST(!latest.has_value(), "a checkpoint read without the blobs it names");
+  } catch (const error& e) {
+    BOOST_TEST(std::string(e.what()).find("is missing (the server lost") != std::string::npos,
+               e.what());
+  }
 }

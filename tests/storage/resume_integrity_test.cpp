@@ -3,6 +3,8 @@
 // both savers and both execution modes (tests/CMakeLists.txt).
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -110,3 +112,48 @@ BOOST_AUTO_TEST_CASE(an_update_to_a_replayed_fork_leaves_the_old_branch_as_it_wa
                s.values.to_json());
 }
 
+namespace {
+
+// `id` an hour later: the first eight hex digits are the time in units of 2^28 * 100 ns.
+std::string an_hour_later(const std::string& id) {
+  const unsigned long high = std::stoul(id.substr(0, 8), nullptr, 16) + 0x86;  // 3,600 s
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08lx", high);
+  return buf + id.substr(8);
+}
+
+}  // namespace
+
+// A thread whose latest checkpoint a machine with a clock an hour ahead made (or made before
+// this machine's clock was set back an hour): a run here still makes the thread's latest
+// checkpoints, and the next run builds on them.
+BOOST_AUTO_TEST_CASE(runs_continue_after_the_latest_checkpoint_whatever_the_clock) {
+  auto saver = test::make_saver();
+  state_graph g;
+  g.add_key("trail", "append");
+  g.add_node("a", [](const value& s, node_context&) {
+    return object{{"trail", value::array({"a" + std::to_string(s.get("trail").as_list().size())})}};
+  });
+  g.add_edge("__start__", "a");
+  g.add_edge("a", "__end__");
+  auto graph = g.compile(with_saver(saver));
+  graph->invoke(object{{"trail", value::array({"in"})}}, thread("t"));
+  // The latest checkpoint again, as the child of itself, with an id an hour ahead.
+  auto latest = saver->get_tuple({"t", "", ""});
+  BOOST_TEST_REQUIRE(latest.has_value());
+  checkpoint ahead = latest->checkpoint;
+  ahead.id = an_hour_later(latest->config.checkpoint_id);
+  std::map<std::string, channel_version> versions;
+  for (const auto& [channel, version] : ahead.channel_versions) versions.emplace(channel, version);
+  saver->put(latest->config, ahead, latest->metadata, versions);
+  BOOST_TEST_REQUIRE(saver->get_tuple({"t", "", ""})->config.checkpoint_id == ahead.id);
+
+  const value second = graph->invoke(object{{"trail", value::array({"again"})}}, thread("t"));
+  BOOST_TEST(second.get("trail") == value::array({"in", "a1", "again", "a3"}));
+  const state_snapshot now = graph->get_state(thread("t"));
+  BOOST_TEST(now.values.get("trail") == second.get("trail"));
+  BOOST_TEST(now.config.checkpoint_id > ahead.id);
+  // An update made here sorts after them too.
+  graph->update_state(thread("t"), object{{"trail", value::array({"u"})}});
+  BOOST_TEST(graph->get_state(thread("t")).values.get("trail").as_list().size() == 5u);
+}

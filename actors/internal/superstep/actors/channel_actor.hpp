@@ -28,7 +28,8 @@ namespace superstep::actors {
 /// writes of its first run. The coordinator's own share of a step's writes comes as chunk
 /// `coordinator_chunk`. Writes to channels the actor does not own are not staged: the
 /// coordinator checks every write's channel.
-/// With `prepare`, the step's prepare rides with the writes (it would otherwise come as a
+/// With `prepare`, the step's prepare rides with the writes (chunk 0's and the coordinator's
+/// share only: the other chunks' come without it; it would otherwise come as a
 /// message of its own): the actor takes the first that arrives for the step.
 struct channel_writes {
   std::int64_t step = 0;

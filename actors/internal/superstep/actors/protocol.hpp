@@ -163,7 +163,9 @@ struct task_batch {
   std::vector<caf::actor> groups;
   std::vector<std::uint32_t> orders;
   std::uint32_t chunk = 0;
-  /// The step's prepare for each of `groups`, riding with the writes (or empty).
+  /// The step's prepare for each of `groups`, riding with the writes: only in the step's
+  /// chunk 0 (empty in the others, and without channel actors). One copy per step, not per
+  /// batch: a prepare names every channel the step consumes, as many as its tasks.
   std::vector<step_prepare> prepares;
   /// With the run's channels on channel actors in other processes: the channels the node
   /// reads, at the versions the step saw. The node actor builds its replica from its

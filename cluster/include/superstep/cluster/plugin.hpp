@@ -31,23 +31,29 @@
 
 /// Defines the entry point; the block that follows fills `registry_name`. Returns 0 when
 /// filled, 1 on an ABI mismatch, 2 when filling threw (its message in `message`).
-#define SUPERSTEP_PLUGIN(registry_name)                                                      \
-  static void superstep_plugin_fill(::superstep::cluster::function_registry& registry_name); \
-  extern "C" __attribute__((visibility("default"))) int superstep_plugin_register(           \
-      ::superstep::cluster::function_registry* registry, unsigned abi, char* message,        \
-      std::size_t size) {                                                                    \
-    if (abi != SUPERSTEP_PLUGIN_ABI) return 1;                                               \
-    try {                                                                                    \
-      superstep_plugin_fill(*registry);                                                      \
-    } catch (const std::exception& e) {                                                      \
-      if (size) {                                                                            \
-        std::strncpy(message, e.what(), size - 1);                                           \
-        message[size - 1] = 0;                                                               \
-      }                                                                                      \
-      return 2;                                                                              \
-    }                                                                                        \
-    return 0;                                                                                \
-  }                                                                                          \
+#define SUPERSTEP_PLUGIN(registry_name)                                                        \
+  static void superstep_plugin_fill(::superstep::cluster::function_registry& registry_name);   \
+  extern "C" __attribute__((visibility("default"))) int superstep_plugin_register(             \
+      ::superstep::cluster::function_registry* registry, unsigned abi, char* message,          \
+      std::size_t size) {                                                                      \
+    if (abi != SUPERSTEP_PLUGIN_ABI) return 1;                                                 \
+    try {                                                                                      \
+      superstep_plugin_fill(*registry);                                                        \
+    } catch (const std::exception& e) {                                                        \
+      if (size) {                                                                              \
+        std::strncpy(message, e.what(), size - 1);                                             \
+        message[size - 1] = 0;                                                                 \
+      }                                                                                        \
+      return 2;                                                                                \
+    } catch (...) {                                                                            \
+      if (size) {                                                                              \
+        std::strncpy(message, "it threw an exception that is not a std::exception", size - 1); \
+        message[size - 1] = 0;                                                                 \
+      }                                                                                        \
+      return 2;                                                                                \
+    }                                                                                          \
+    return 0;                                                                                  \
+  }                                                                                            \
   static void superstep_plugin_fill(::superstep::cluster::function_registry& registry_name)
 
 namespace superstep::cluster {

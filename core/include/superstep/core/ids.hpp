@@ -13,6 +13,9 @@ class checkpoint_id_generator {
  public:
   checkpoint_id_generator();
   std::string next();
+  /// The ids issued from now on sort after `id` (a thread's latest checkpoint, issued by any
+  /// process at any time), whatever the clock says. An id not in uuid6 form is ignored.
+  void after(std::string_view id);
 
  private:
   std::uint64_t last_ticks_ = 0;
