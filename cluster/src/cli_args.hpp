@@ -101,6 +101,7 @@ struct link_limits {
   unsigned max_pending = 64;              ///< --max-pending: links still in their handshake
   unsigned handshake_timeout_ms = 10000;  ///< --handshake-timeout (given in seconds)
   unsigned max_frame_mb = 1024;           ///< --max-frame: the largest message, in MiB
+  unsigned client_backlog_mb = 64;        ///< --client-backlog: a client's unsent MiB (0: any)
 };
 
 struct head_args {
@@ -120,6 +121,10 @@ struct head_args {
   unsigned request_threads = 8;
   /// --request-queue: commands waiting for a thread; past that a client is told "head busy".
   unsigned request_queue = 16;
+  /// --command-threads, --command-queue: the same for clients' commands other than runs
+  /// (state, history, threads, graph, update, delete), on threads of their own.
+  unsigned command_threads = 4;
+  unsigned command_queue = 64;
   /// --max-graphs: distinct specs kept loaded (here and on workers) while no run uses them.
   unsigned max_graphs = 32;
   /// --spread-channels: runs keep their channels in channel actors on the workers (one group

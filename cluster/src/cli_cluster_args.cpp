@@ -128,12 +128,21 @@ subcommand head_command(CLI::App& root) {
   add_number(*app, "--threads", "N", "scheduler threads (default: one per core)", h.threads, 1024);
   add_switch(*app, "--fsync", "flush every database write to disk before going on",
              [&h] { h.fsync = true; });
-  add_number(*app, "--request-threads", "N", "clients' commands run at once (default 8)",
+  add_number(*app, "--request-threads", "N", "clients' runs going at once (default 8)",
              h.request_threads, 1024, 1);
   add_number(*app, "--request-queue", "N",
-             "commands that may wait for one of those threads (default 16);\n"
+             "runs that may wait for one of those threads (default 16);\n"
              "past that a client is refused at once with 'head busy'",
              h.request_queue, 1u << 20);
+  add_number(*app, "--command-threads", "N",
+             "clients' other commands (state, history, threads, graph,\n"
+             "update, delete) run at once, on threads of their own, so that\n"
+             "long runs do not hold them up (default 4)",
+             h.command_threads, 1024, 1);
+  add_number(*app, "--command-queue", "N",
+             "those commands that may wait for one of those threads\n"
+             "(default 64); past that 'head busy'",
+             h.command_queue, 1u << 20);
   add_number(*app, "--max-graphs", "N",
              "distinct graph specs kept loaded here and on the workers\n"
              "(default 32); the least recently used one no run uses goes\n"
@@ -168,6 +177,12 @@ subcommand head_command(CLI::App& root) {
             });
   add_number(*app, "--max-frame", "MB", "the largest message a peer may send (default 1024)",
              h.limits.max_frame_mb, 4095, 1);
+  add_number(*app, "--client-backlog", "MB",
+             "what may wait unsent for a client that does not read its\n"
+             "command's lines (a stream): more, with nothing read for 10 s,\n"
+             "or four times as much, and its link is closed, its run going\n"
+             "on (default 64; 0: no bound; workers' links are not bounded)",
+             h.limits.client_backlog_mb, 1u << 20);
   add_value(*app, "--serve", "NAME=GRAPH.json",
             "serve the graph under NAME to clients that name it instead of\n"
             "sending a spec (superstep::remote_graph; repeatable)",

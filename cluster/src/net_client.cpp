@@ -48,6 +48,14 @@ struct head_connection {
     links.log = [](const std::string& text) { spdlog::warn(text); };
     transport = std::make_unique<link_transport>(sys, std::move(links));
     auto linked = transport->connect(host, port, connect_timeout);
+    // A head under a flood of connections may let a handshake time out: ask again, twice,
+    // before giving up (not when it refused us, nor when nobody listens).
+    for (int attempt = 1; !linked.actor && !linked.refused && attempt < 3 &&
+                          linked.error.find("timeout") != std::string::npos;
+         ++attempt) {
+      spdlog::warn("connecting to the head again: " + linked.error);
+      linked = transport->connect(host, port, connect_timeout);
+    }
     if (!linked.actor)
       throw error(linked.refused ? error_code::unauthorized : error_code::unavailable,
                   "cannot reach the head at " + address + ": " + linked.error);

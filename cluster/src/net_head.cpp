@@ -5,6 +5,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <caf/io/middleman.hpp>
 #include <chrono>
@@ -236,6 +237,8 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   links.max_frame = std::uint64_t{args.limits.max_frame_mb} << 20;
   link_transport transport(sys, std::move(links));
   h.sys = &sys;
+  h.transport = &transport;
+  h.client_backlog = std::size_t{args.limits.client_backlog_mb} << 20;
   h.store_queued = std::make_unique<std::atomic<int>[]>(store_threads);
   for (std::size_t i = 0; i < store_threads; ++i) {
     h.store_queued[i] = 0;
@@ -247,6 +250,8 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
     for (auto& r : h.store_ops) self->wait_for(r);
   };
   h.requests = std::make_unique<request_pool>(args.request_threads, args.request_queue);
+  h.commands =
+      std::make_unique<request_pool>(args.command_threads, args.command_queue, "other commands");
   auto g = sys.spawn(gate, &h);
   auto port = transport.publish(g, args.host, args.port);
   if (!port) {
@@ -268,7 +273,14 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
                std::to_string(args.shutdown_wait) + " s for running commands");
   h.stopping = true;
   h.requests->stop("head shutting down");
-  const bool drained = h.requests->wait_idle(std::chrono::seconds(args.shutdown_wait));
+  h.commands->stop("head shutting down");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(args.shutdown_wait);
+  const auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::max(until - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration{}));
+  };
+  bool drained = h.requests->wait_idle(left());
+  drained = h.commands->wait_idle(left()) && drained;
   {
     // Once the gate is gone no store call can start; then the running ones are counted.
     caf::scoped_actor self{sys};
@@ -290,7 +302,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
         std::lock_guard lock(h.runs_m);
         for (const auto& t : h.runs) threads += (threads.empty() ? "" : ", ") + t;
       }
-      spdlog::warn(std::to_string(h.requests->running()) +
+      spdlog::warn(std::to_string(h.requests->running() + h.commands->running()) +
                    " commands still running were interrupted" +
                    (threads.empty() ? "" : " (runs of threads " + threads + ")") +
                    "; each thread resumes from its last checkpoint when run again");
@@ -301,6 +313,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
     std::_Exit(0);
   }
   h.requests.reset();
+  h.commands.reset();
   spdlog::info("stopped");
   stop_store_runners();
   return 0;

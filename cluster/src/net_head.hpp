@@ -22,6 +22,8 @@
 
 namespace superstep::net {
 
+class link_transport;
+
 /// The answer to a cancel request: the run is cancelled (or, with wait, has ended).
 void answer_cancel(const caf::actor& client, const std::string& thread, const std::string& run);
 
@@ -33,8 +35,11 @@ struct head_context {
   const cluster::function_registry* registry = nullptr;  // allows missing node code
   worker_registry workers;
   actors::dispatch_policy policy;
-  /// Clients' commands run on its threads (created in run_head).
+  /// Clients' runs run on its threads (created in run_head); their other commands (state,
+  /// history, threads, graph, update, delete: short ones) on `commands`' own, so that long
+  /// runs filling every thread of the first leave them answered. Cancel is on the gate.
   std::unique_ptr<request_pool> requests;
+  std::unique_ptr<request_pool> commands;
   /// Distinct specs kept loaded while no run uses them (--max-graphs).
   std::size_t max_graphs = 32;
   /// Runs place their channels on the workers (--spread-channels).
@@ -58,6 +63,10 @@ struct head_context {
   /// The graphs served by name (--serve), read when the head starts.
   std::map<std::string, value> served;
   bool log_requests = false;
+  /// The head's links, and the bytes a client's link may hold unsent (--client-backlog; 0:
+  /// no bound): serve_request bounds each client's link before its first line goes.
+  link_transport* transport = nullptr;
+  std::size_t client_backlog = 0;
 };
 
 /// What a request asks, for the log of --log-requests: its kind, thread, graph and the fields

@@ -289,6 +289,12 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
     std::lock_guard lock(h.runs_m);
     h.runs.insert(thread);
   }
+  // What the command prints goes back over the client's link: a client that stops reading
+  // has its link closed once too much waits for it (--client-backlog), and the command goes
+  // on without it (as when a client goes away), instead of the head holding every line.
+  // Not a worker's link: those carry task batches.
+  if (h.transport && h.client_backlog > 0 && !h.workers.on_process(client.node()))
+    h.transport->limit_backlog(client.node(), h.client_backlog);
   if (is_run)
     spdlog::info("run of thread {} started ({})", thread,
                  !req.graph.empty() ? "graph '" + req.graph + "'"
@@ -388,9 +394,11 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
 std::optional<std::string> queue_request(head_context& h, caf::actor client, client_request req) {
   if (!req.malformed.empty()) return req.malformed;
   if (h.stopping) return std::string("head shutting down");
+  const bool is_run = std::holds_alternative<cli::run_args>(req.cmd);
   auto shared =
       std::make_shared<std::pair<caf::actor, client_request>>(std::move(client), std::move(req));
-  return h.requests->submit(request_pool::job{
+  request_pool& pool = is_run || !h.commands ? *h.requests : *h.commands;
+  return pool.submit(request_pool::job{
       [&h, shared] {
         serve_request(h, shared->first, shared->second);
         shared->first = caf::actor();  // released before the head may shut its system down

@@ -123,6 +123,12 @@ class frame_guard {
 
 // The transport's state, shared with every link and the accepting thread.
 
+class link;
+
+/// How long a client link over its bound of unsent bytes may go without its socket taking a
+/// byte before it is closed (link::over_backlog); over four times the bound closes it at once.
+constexpr std::chrono::seconds backlog_grace{10};
+
 struct link_state {
   link_options options;
   security mode = security::plain;
@@ -139,6 +145,9 @@ struct link_state {
     clock_type::time_point deadline;
   };
   std::map<native_socket, watched> unproven;
+  // Accepted links by peer ("ip:port", as peer_of writes it), for a bound set once the peer
+  // is known to be a client (link_transport::limit_backlog).
+  std::map<std::string, link*> peers;
 
   std::mutex log_m;
   clock_type::time_point log_second{};
@@ -152,6 +161,12 @@ struct link_state {
   // At most 20 lines a second: a flood of connections must not flood the log too; what is
   // left out is counted in the next line logged.
   void log(const std::string& text) {
+    log_lazily([&] { return text; });
+  }
+  // As log, with the line made by `make()` only if it is logged: a flood of refusals costs no
+  // formatting (nor the peer's address looked up) beyond the lines logged.
+  template <class Make>
+  void log_lazily(Make&& make) {
     if (!options.log) return;
     std::string line;
     {
@@ -169,7 +184,7 @@ struct link_state {
         return;
       }
     }
-    options.log(line + text);
+    options.log(line + make());
   }
   std::size_t unproven_count() {
     std::lock_guard lock(m);
@@ -183,6 +198,17 @@ struct link_state {
     std::lock_guard lock(m);
     unproven.erase(fd);
   }
+  void add_peer(const std::string& peer, link* l) {
+    std::lock_guard lock(m);
+    peers[peer] = l;
+  }
+  void remove_peer(const std::string& peer, link* l) {
+    std::lock_guard lock(m);
+    auto it = peers.find(peer);
+    if (it != peers.end() && it->second == l) peers.erase(it);
+  }
+  /// Bounds the unsent bytes of the accepted link from `peer`; whether there is one.
+  bool limit_peer(const std::string& peer, std::size_t bytes);
   // Shuts down the links past their deadline (their reads then fail and CAF closes them).
   void expire(clock_type::time_point now) {
     std::vector<std::string> closed;
@@ -219,10 +245,13 @@ class link {
         ssl_(ssl),
         peer_(std::move(peer)),
         accepted_(accepted),
-        guard_(accepted ? 1 : 0, st_->options.max_handshake_frame, st_->options.max_frame) {}
+        guard_(accepted ? 1 : 0, st_->options.max_handshake_frame, st_->options.max_frame) {
+    if (accepted_) st_->add_peer(peer_, this);
+  }
   ~link() {
     if (ssl_) SSL_free(ssl_);
     if (accepted_) {
+      st_->remove_peer(peer_, this);
       st_->unwatch(fd_);
       --st_->open;
     }
@@ -271,11 +300,13 @@ class link {
         return rw_state::failure;
       }
       result = static_cast<std::size_t>(r);
+      wrote_at_ = clock_type::now();
       return rw_state::success;
     }
     long n = ::send(fd, buf, len, MSG_NOSIGNAL);
     if (n < 0) return would_block(errno) ? rw_state::success : rw_state::failure;
     result = static_cast<std::size_t>(n);
+    if (n > 0) wrote_at_ = clock_type::now();
     return rw_state::success;
   }
 
@@ -285,6 +316,33 @@ class link {
     return ssl_ && (SSL_pending(ssl_) > 0 || SSL_has_pending(ssl_) == 1);
   }
 
+  // The bytes CAF may hold for this link unsent (0: no bound), set from any thread once its
+  // peer is known to be a client: what a client that stops reading leaves the head with.
+  // Workers' links carry task batches of up to --max-frame and are never bounded.
+  void limit_backlog(std::size_t bytes) { backlog_cap_.store(bytes, std::memory_order_relaxed); }
+  bool closing() const noexcept { return closing_; }
+
+  // On CAF's multiplexer thread, after each flush: `queued` bytes wait behind the write in
+  // progress (the socket takes no more). Over the bound with the socket taking nothing for
+  // backlog_grace (the peer stopped reading), or over four times the bound (it reads far
+  // slower than it asked), the link is shut down: its reads then fail and CAF closes it, the
+  // peer's actors are down for the head and what the head sends them is dropped. True then.
+  bool over_backlog(std::size_t queued) {
+    const std::size_t cap = backlog_cap_.load(std::memory_order_relaxed);
+    if (cap == 0 || closing_ || queued <= cap) return false;
+    const bool stalled = clock_type::now() - wrote_at_ >= backlog_grace;
+    if (!stalled && queued <= 4 * cap) return false;
+    closing_ = true;
+    st_->log("closed " + peer_ + ": " + std::to_string(queued >> 20) +
+             " MiB wait unsent for it, more than --client-backlog " + std::to_string(cap >> 20) +
+             " MiB" +
+             (stalled ? ", and it read nothing for " + std::to_string(backlog_grace.count()) + " s"
+                      : "") +
+             "; what it asked for goes on without it");
+    ::shutdown(fd_, SHUT_RDWR);
+    return true;
+  }
+
  private:
   state_ptr st_;
   native_socket fd_;
@@ -292,7 +350,18 @@ class link {
   std::string peer_;
   bool accepted_;
   frame_guard guard_;
+  std::atomic<std::size_t> backlog_cap_{0};
+  clock_type::time_point wrote_at_ = clock_type::now();  // multiplexer thread only
+  bool closing_ = false;                                 // multiplexer thread only
 };
+
+inline bool link_state::limit_peer(const std::string& peer, std::size_t bytes) {
+  std::lock_guard lock(m);
+  auto it = peers.find(peer);
+  if (it == peers.end()) return false;
+  it->second->limit_backlog(bytes);  // removed under `m` before it is destroyed
+  return true;
+}
 
 // CAF's stream policy over a link.
 struct link_policy {
@@ -314,6 +383,7 @@ class link_scribe final : public caf::io::scribe {
  public:
   link_scribe(default_mpx& mpx, native_socket fd, std::unique_ptr<link> l)
       : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)),
+        link_(l.get()),
         stream_(mpx, fd, std::move(l)) {}
 
   void configure_read(caf::io::receive_policy::config config) override {
@@ -330,7 +400,16 @@ class link_scribe final : public caf::io::scribe {
     stream_.graceful_shutdown();
     detach(&stream_.backend(), false);
   }
-  void flush() override { stream_.flush(this); }
+  // BASP writes each message into wr_buf() and flushes: what the socket does not take waits
+  // there (CAF bounds it nowhere). A bounded link over its bound drops it and every later one.
+  void flush() override {
+    if (link_->closing()) {
+      std::vector<char>().swap(stream_.wr_buf());
+      return;
+    }
+    stream_.flush(this);
+    if (link_->over_backlog(stream_.wr_buf().size())) std::vector<char>().swap(stream_.wr_buf());
+  }
   std::string addr() const override {
     auto x = caf::io::network::remote_addr_of_fd(stream_.fd());
     return x ? *x : std::string();
@@ -344,6 +423,7 @@ class link_scribe final : public caf::io::scribe {
 
  private:
   bool launched_ = false;
+  link* link_;  // owned by stream_'s policy
   caf::io::network::stream_impl<link_policy> stream_;
 };
 

@@ -26,8 +26,10 @@ class request_pool {
     std::function<void(const std::string& why)> refuse;
   };
 
-  /// `threads` threads (at least one), at most `queue` jobs waiting for one.
-  request_pool(unsigned threads, unsigned queue) : queue_bound_(queue) {
+  /// `threads` threads (at least one), at most `queue` jobs waiting for one; `what` the jobs
+  /// are, for the refusal ("head busy: 8 runs running, ...").
+  request_pool(unsigned threads, unsigned queue, std::string what = "requests")
+      : queue_bound_(queue), what_(std::move(what)) {
     if (threads == 0) threads = 1;
     for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
   }
@@ -55,7 +57,7 @@ class request_pool {
       std::lock_guard lock(m_);
       if (stopped_) return stop_reason_;
       if (running_ + queue_.size() >= threads_.size() + queue_bound_)
-        return "head busy: " + std::to_string(running_) + " requests running, " +
+        return "head busy: " + std::to_string(running_) + " " + what_ + " running, " +
                std::to_string(queue_.size()) + " queued; try again";
       queue_.push_back(std::move(j));
     }
@@ -114,6 +116,7 @@ class request_pool {
   std::deque<job> queue_;
   std::vector<std::thread> threads_;
   std::size_t queue_bound_;
+  std::string what_;
   std::size_t running_ = 0;
   bool stopped_ = false;
   bool closing_ = false;

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <caf/io/basp_broker.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/io/middleman_actor_impl.hpp>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "net_gatekeeper.hpp"
@@ -49,10 +51,27 @@ class link_manager final : public caf::io::middleman_actor_impl {
     std::string why;
     SSL* ssl = nullptr;
     bool refused = false;
-    native_socket fd = connect_by(host, port, deadline, why);
-    if (fd >= 0 && !handshake(fd, deadline, ssl, why, refused)) {
-      ::close(fd);
-      fd = -1;
+    native_socket fd = -1;
+    // A head short of room for connections in their handshake resets the newest: while time
+    // remains, try again after a pause growing from 10 to 200 ms -- not when it refused us,
+    // nor when nobody listens.
+    for (auto pause = std::chrono::milliseconds(10);;
+         pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::milliseconds(200))) {
+      bool reached = false;
+      const std::string first = opening(ssl, why);
+      if (!first.empty()) {
+        fd = connect_by(host, port, deadline, why);
+        reached = fd >= 0;
+        if (fd >= 0 && !handshake(fd, deadline, first, ssl, why, refused)) {
+          ::close(fd);
+          fd = -1;
+        }
+      }
+      if (fd >= 0) break;
+      if (ssl) SSL_free(ssl);
+      ssl = nullptr;
+      if (refused || !reached || clock_type::now() + pause >= deadline) break;
+      std::this_thread::sleep_for(pause);
     }
     // The text and whether trying again is pointless travel in the error's context.
     if (fd < 0) return caf::make_error(caf::sec::cannot_connect_to_node, why, refused);
@@ -131,12 +150,56 @@ class link_manager final : public caf::io::middleman_actor_impl {
     return out;
   }
 
-  // Hellos, then TLS, bounded by `deadline`.
-  bool handshake(native_socket fd, clock_type::time_point deadline, SSL*& ssl, std::string& why,
-                 bool& refused) {
-    auto wait = [&](short events) { return wait_for(fd, events, deadline); };
+  // What a connection says first: our hello and, on a secured link, the TLS ClientHello right
+  // behind it, in one write. The ClientHello is made into memory before connecting (the head's
+  // hello comes first on the socket, so the socket takes over once that is read). With the
+  // cluster key it carries the proof of the key (its binder): a head short of room keeps the
+  // connections that proved it, and sees this proof in our first bytes. Empty, with `why`:
+  // TLS cannot start.
+  std::string opening(SSL*& ssl, std::string& why) {
     auto hello = make_hello(st_->mode);
-    if (::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) != static_cast<long>(hello.size())) {
+    std::string out(hello.begin(), hello.end());
+    if (st_->mode == security::plain) return out;
+    ssl = SSL_new(st_->client_ctx);
+    BIO* in = BIO_new(BIO_s_mem());
+    BIO* written = BIO_new(BIO_s_mem());
+    if (!ssl || !in || !written) {
+      why = "cannot start TLS: " + ssl_errors();
+      BIO_free(in);
+      BIO_free(written);
+      if (ssl) SSL_free(ssl);
+      ssl = nullptr;
+      return "";
+    }
+    BIO_set_mem_eof_return(in, -1);  // nothing to read yet: "try again", not the end
+    SSL_set_bio(ssl, in, written);   // the SSL owns both
+    SSL_set_connect_state(ssl);
+    ERR_clear_error();
+    int r = SSL_do_handshake(ssl);
+    char* bytes = nullptr;
+    long n = BIO_get_mem_data(written, &bytes);
+    if (r == 1 || SSL_get_error(ssl, r) != SSL_ERROR_WANT_READ || n <= 0) {
+      why = "cannot start TLS: " + ssl_errors();
+      SSL_free(ssl);
+      ssl = nullptr;
+      return "";
+    }
+    out.append(bytes, static_cast<std::size_t>(n));
+    return out;
+  }
+
+  // Says `opened` (opening), reads the head's hello, then finishes TLS (begun by opening on
+  // `ssl`), bounded by `deadline`. On failure `ssl` is the caller's to free.
+  bool handshake(native_socket fd, clock_type::time_point deadline, const std::string& opened,
+                 SSL* ssl, std::string& why, bool& refused) {
+    auto wait = [&](short events) { return wait_for(fd, events, deadline); };
+    for (std::size_t sent = 0; sent < opened.size();) {
+      long n = ::send(fd, opened.data() + sent, opened.size() - sent, MSG_NOSIGNAL);
+      if (n > 0) {
+        sent += static_cast<std::size_t>(n);
+        continue;
+      }
+      if (n < 0 && would_block(errno) && wait(POLLOUT)) continue;
       why = "the head closed the connection";
       return false;
     }
@@ -162,14 +225,10 @@ class link_manager final : public caf::io::middleman_actor_impl {
       return false;
     }
     if (st_->mode == security::plain) return true;
-    ssl = SSL_new(st_->client_ctx);
-    if (!ssl || SSL_set_fd(ssl, fd) != 1) {
+    if (SSL_set_fd(ssl, fd) != 1) {  // replaces (and frees) the memory BIOs
       why = "cannot start TLS: " + ssl_errors();
-      if (ssl) SSL_free(ssl);
-      ssl = nullptr;
       return false;
     }
-    SSL_set_connect_state(ssl);
     for (;;) {
       ERR_clear_error();
       int r = SSL_do_handshake(ssl);
@@ -202,8 +261,6 @@ class link_manager final : public caf::io::middleman_actor_impl {
         else
           why = "TLS handshake failed: " + ssl_errors();
       }
-      SSL_free(ssl);
-      ssl = nullptr;
       return false;
     }
   }
@@ -403,5 +460,24 @@ link_connect_result link_transport::connect(const std::string& host, std::uint16
 }
 
 std::string link_transport::describe() const { return describe_security(impl_->st->mode); }
+
+bool link_transport::limit_backlog(const caf::node_id& peer, std::size_t bytes) {
+  if (peer == caf::node_id{} || peer == impl_->sys.node()) return false;
+  // The BASP broker knows the peer's connection; its scribe (link_scribe::addr/port) names
+  // the socket's peer as the link's own peer_of did when it was accepted.
+  std::string host;
+  std::uint16_t port = 0;
+  caf::scoped_actor self{impl_->sys};
+  self->request(impl_->manager, std::chrono::seconds(5), caf::get_atom::value, peer)
+      .receive(
+          [&](const caf::node_id&, std::string& addr, std::uint16_t p) {
+            host = std::move(addr);
+            port = p;
+          },
+          [&](caf::error&) {});
+  if (host.empty()) return false;
+  const bool v6 = host.find(':') != std::string::npos;
+  return impl_->st->limit_peer((v6 ? "[" + host + "]" : host) + ":" + std::to_string(port), bytes);
+}
 
 }  // namespace superstep::net

@@ -15,12 +15,17 @@
 // On every link a BASP frame may not exceed a bound, a far smaller one for the peer's first
 // frame (its BASP handshake). A listening process accepts on a thread of its own: it caps the
 // connections waiting for their handshake and all connections, closes those that do not
-// finish their handshakes in time, and backs off when out of file descriptors. Every refusal
-// is logged with the peer's address. Include only from actor translation units.
+// finish their handshakes in time, and backs off when out of file descriptors. Short of room,
+// it keeps the connections that have shown more of their handshake -- a peer with the key
+// proves it with its first bytes (the ClientHello goes with its hello) and is never pushed
+// out -- and turns a newcomer away (a reset, which the connecting side retries) rather than
+// cut a handshake under way. Every refusal is logged with the peer's address. Include only
+// from actor translation units.
 
 #include <caf/actor.hpp>
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
+#include <caf/node_id.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -45,7 +50,8 @@ struct link_options {
   std::uint64_t max_frame = std::uint64_t{1} << 30;
   /// Time a new link has for its hellos, TLS and BASP handshakes.
   std::chrono::milliseconds handshake_timeout{10000};
-  /// Links accepted that have not finished their handshakes, at most.
+  /// Links accepted that said their hello and have not finished their handshakes, at most
+  /// (as many again that have not said hello are kept apart).
   std::size_t max_pending = 64;
   /// Links accepted and open, at most.
   std::size_t max_connections = 1024;
@@ -81,6 +87,13 @@ class link_transport {
 
   /// How the links are secured, for a log line ("TLS with the cluster key", ...).
   std::string describe() const;
+
+  /// Bounds the bytes held unsent for the link this process accepted from `peer` (a client):
+  /// over `bytes` with nothing taken by its socket for links::backlog_grace, or over four
+  /// times `bytes`, the link is closed instead of the bytes piling up in memory. Blocks for
+  /// the middleman's answer (where the peer's link is): call it off the actors' threads.
+  /// Whether there is such a link.
+  bool limit_backlog(const caf::node_id& peer, std::size_t bytes);
 
   struct impl;
 

@@ -43,6 +43,12 @@ class worker_registry {
     workers_.erase(it);
     return name;
   }
+  // Whether a worker runs in process `n` (a node of one may be a client of the head too).
+  bool on_process(const caf::node_id& n) {
+    std::lock_guard lock(m_);
+    return std::any_of(workers_.begin(), workers_.end(),
+                       [&](const auto& w) { return w.second.host.node() == n; });
+  }
   void set_hosts(const caf::actor_addr& id, const std::string& key, const graph_hosts& h) {
     std::lock_guard lock(m_);
     auto it = workers_.find(id);

@@ -5,6 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,14 @@ namespace superstep::test {
 /// The example spec NAME (examples/specs/NAME.json).
 inline std::string example_spec(const std::string& name) {
   return std::string(SUPERSTEP_EXAMPLE_SPECS) + "/" + name + ".json";
+}
+
+/// The peak resident memory of a process (VmHWM), in MiB.
+inline std::uint64_t peak_mib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) / 1024;
+  return 0;
 }
 
 class test_cluster {

@@ -366,12 +366,16 @@ BOOST_AUTO_TEST_CASE(a_full_head_answers_busy_at_once) {
       {"submit", chain, "--input", R"({"trace": []})", "--thread", "slow", "--stream", "updates"});
   BOOST_REQUIRE_MESSAGE(slow->wait_for_out("\"updates\"", 30s), slow->err_text());
   const auto start = std::chrono::steady_clock::now();
-  cli_result busy = c.client({"state", "--thread", "slow"});
+  cli_result busy =
+      c.client({"submit", chain, "--input", R"({"trace": []})", "--thread", "second"});
   BOOST_TEST(busy.status == 1);
   BOOST_TEST(
       busy.err.find("head busy: 1 requests running, 0 queued; try again") != std::string::npos,
       busy.err);
   BOOST_TEST(ms_since(start) < 5000);
+  // The other commands have threads of their own: a run on every run thread holds none up.
+  cli_result state = c.client({"state", "--thread", "slow"});
+  BOOST_TEST(state.status == 0, state.err);
   BOOST_REQUIRE(slow->wait(30s));
   BOOST_TEST(slow->result().status == 0, slow->result().err);
   cli_result after = c.client({"state", "--thread", "slow"});
@@ -597,4 +601,34 @@ BOOST_AUTO_TEST_CASE(a_run_cancelled_while_it_waits_for_its_thread_never_runs) {
   value trace = state.last().get("values").get("trace");
   BOOST_TEST(trace.as_list().front() == value("first"), trace.to_json());
   BOOST_TEST(trace.to_json().find("second") == std::string::npos, trace.to_json());
+}
+
+// A client that stops reading its values stream (stopped, here) costs the head a bounded
+// buffer: past --client-backlog its link is closed, the run goes on and ends, and the head
+// serves the next client.
+BOOST_AUTO_TEST_CASE(a_client_that_stops_reading_its_stream_costs_the_head_a_bounded_buffer) {
+  scratch s;
+  cluster c(s, {"--client-backlog", "16"});
+  c.add_worker("w");
+  // 300 steps over a 1 MB key: 300 MB of values for the client.
+  const std::string big = s.write("big_values.json", R"({"spec": "superstep.graph/1",
+    "state": {"doc": {}, "n": {"default": 0}},
+    "nodes": {"inc": {"fn": "std.increment", "params": {"key": "n"}}},
+    "edges": [["__start__", "inc"]],
+    "conditional_edges": [{"from": "inc", "router": "std.route",
+      "params": {"key": "n", "less_than": 300, "then": "inc", "else": "__end__"}}]})");
+  const std::string input =
+      s.write("doc.json", R"({"doc": ")" + std::string(1 << 20, 'x') + R"("})");
+  auto stuck = c.start_client({"submit", big, "--input", "@" + input, "--thread", "big", "--stream",
+                               "values", "--config", R"({"recursion_limit": 1000})"});
+  BOOST_REQUIRE(c.head().wait_for_err("run of thread big started", 20s));
+  ::kill(stuck->pid(), SIGSTOP);
+  BOOST_TEST(c.head().wait_for_err("--client-backlog", 60s), c.head().err_text());
+  BOOST_TEST(c.head().wait_for_err("run of thread big ended", 60s), c.head().err_text());
+  ::kill(stuck->pid(), SIGKILL);
+  const std::uint64_t peak = test::peak_mib(c.head().pid());
+  BOOST_TEST(peak < 250u, "head peak " << peak << " MiB");
+  cli_result state = c.client({"state", "--thread", "big"});
+  BOOST_REQUIRE_MESSAGE(state.status == 0, state.err);
+  BOOST_TEST(state.last().get("values").get("n").as_int() == 300);
 }

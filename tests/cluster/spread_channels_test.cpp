@@ -3,7 +3,6 @@
 // commits over them in two phases. Real processes on loopback, bounded in time, killed.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -488,14 +487,6 @@ std::string wide_spec(scratch& s, int n) {
                      "}, \"edges\": [" + edges + "]}");
 }
 
-// The peak resident memory of a process (VmHWM), in MiB.
-std::uint64_t peak_mib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) / 1024;
-  return 0;
-}
-
 }  // namespace
 
 // One step of 4,000 parallel nodes: the step's prepare names the 4,000 channels it consumes,
@@ -513,7 +504,7 @@ BOOST_AUTO_TEST_CASE(a_wide_step_costs_the_head_o_tasks_in_every_placement) {
       cli_result r = c.client({"submit", wide_spec(s, n), "--input", "{}"});
       BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
       BOOST_TEST(r.last().get("data").get("k").as_list().size() == std::size_t(n));
-      const std::uint64_t peak = peak_mib(c.head().pid());
+      const std::uint64_t peak = test::peak_mib(c.head().pid());
       BOOST_TEST_MESSAGE(placement << ": head peak " << peak << " MiB");
       BOOST_TEST(peak < 250u, "head peak " << peak << " MiB");
     }
