@@ -289,6 +289,10 @@ struct cancel_args {
 struct maintenance_args {
   bool repair = false;  ///< repair; otherwise check
   std::string data_dir = default_data_dir;
+  /// --plugin LIB: node libraries the saved graph specs need, to load them as `state` does.
+  std::vector<std::string> plugins;
+  /// repair --from-tables: let RocksDB's repair rebuild a database that does not open.
+  bool from_tables = false;
 };
 
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,

@@ -71,10 +71,10 @@ int run_store(const store_args& args, const cluster::function_registry& registry
 int run_store_with(storage::store& store, const store_args& args,
                    const std::function<void(const value&)>& print);
 
-/// Verifies (or repairs) the database of the data folder and prints what it found as one JSON
-/// line; exit_done when it is sound (after repairing), exit_failed otherwise
-/// (cli_maintenance.cpp).
-int run_maintenance(const maintenance_args& args);
+/// Verifies (or repairs) the database of the data folder, and loads each saved graph spec with
+/// `registry` as `state` loads it, and prints what it found as one JSON line; exit_done when
+/// it is sound (after repairing), exit_failed otherwise (cli_maintenance.cpp).
+int run_maintenance(const maintenance_args& args, const cluster::function_registry& registry);
 
 /// `superstep threads`: one line per thread of the folder, with its last checkpoint's step,
 /// id and time, and its status (done, interrupted, pending; unknown when its graph cannot be

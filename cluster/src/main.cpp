@@ -88,7 +88,10 @@ int main(int argc, char** argv) {
       for (const auto& p : graph->plugins) cluster::load_plugin(p, registry);
       return cli::draw_graph(*graph, registry);
     }
-    if (auto* m = std::get_if<cli::maintenance_args>(&cmd)) return cli::run_maintenance(*m);
+    if (auto* m = std::get_if<cli::maintenance_args>(&cmd)) {
+      for (const auto& p : m->plugins) cluster::load_plugin(p, registry);
+      return cli::run_maintenance(*m, registry);
+    }
     if (auto* st = std::get_if<cli::store_args>(&cmd)) {
       if (!st->head.empty()) return net::run_store_on_head(*st);
       for (const auto& p : st->plugins) cluster::load_plugin(p, registry);

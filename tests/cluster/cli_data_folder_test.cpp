@@ -161,3 +161,46 @@ BOOST_AUTO_TEST_CASE(a_damaged_folder_is_an_error_pointing_to_check_and_repair_s
   BOOST_TEST(missing.status == 1);
   BOOST_TEST(missing.out.find("has no database") != std::string::npos, missing.out);
 }
+
+// A thread's saved spec (data/graphs/) truncated or edited breaks state, history and run:
+// check reads every saved spec as they do and names the thread and file of one that fails.
+BOOST_AUTO_TEST_CASE(check_reads_the_saved_graph_specs) {
+  scratch s;
+  const std::string data = s.path("data");
+  const std::string pregel = std::string(SUPERSTEP_EXAMPLE_SPECS) + "/pregel_single_node.json";
+  cli_result done =
+      run_to_end({"run", pregel, "--input", R"({"a": "foo"})", "--thread", "t", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(done.status == 0, done.err);
+  cli_result sound = run_to_end({"check", "--data", data}, s);
+  BOOST_TEST(sound.status == 0, sound.out << sound.err);
+  std::filesystem::path saved;
+  for (const auto& e : std::filesystem::directory_iterator(data + "/graphs")) saved = e.path();
+  BOOST_REQUIRE(!saved.empty());
+  for (const std::string& damage : {std::string("half"), std::string("edited")}) {
+    BOOST_TEST_CONTEXT(damage) {
+      std::string text;
+      {
+        std::ifstream in(saved);
+        text.assign(std::istreambuf_iterator<char>(in), {});
+      }
+      const std::string kept = text;
+      if (damage == "half")
+        text.resize(text.size() / 2);
+      else
+        text.replace(text.find("\"nodes\""), 7, "\"nodez\"");
+      {
+        std::ofstream out(saved, std::ios::trunc);
+        out << text;
+      }
+      cli_result state = run_to_end({"state", "--thread", "t", "--data", data}, s);
+      BOOST_TEST(state.status != 0);
+      cli_result check = run_to_end({"check", "--data", data}, s);
+      BOOST_TEST(check.status == 1, check.out << check.err);
+      const std::string said = check.out + check.err;
+      BOOST_TEST(said.find("thread 't'") != std::string::npos, said);
+      BOOST_TEST(said.find(saved.filename().string()) != std::string::npos, said);
+      std::ofstream(saved, std::ios::trunc) << kept;
+    }
+  }
+  BOOST_TEST(run_to_end({"check", "--data", data}, s).status == 0);
+}
