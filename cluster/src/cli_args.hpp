@@ -114,6 +114,9 @@ struct head_args {
   std::vector<std::string> plugins;
   /// --worker-wait: how long a step waits for a worker that can run a node (seconds).
   unsigned worker_wait = 30;
+  /// --task-loss-limit: workers a task may see go away while it runs on them before it fails
+  /// as one that crashes its worker (0: never).
+  unsigned task_loss_limit = 2;
   /// --threads: scheduler threads of the head's actor system (0: one per core).
   unsigned threads = 0;
   bool fsync = false;

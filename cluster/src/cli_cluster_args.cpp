@@ -125,6 +125,13 @@ subcommand head_command(CLI::App& root) {
              "how long a step waits for a worker able to run a node before\n"
              "the run fails (default 30)",
              h.worker_wait, 86400);
+  add_number(*app, "--task-loss-limit", "N",
+             "a task whose worker went away while it ran there N times, the\n"
+             "last time alone on it, fails the run as a task that crashes its\n"
+             "worker instead of going to the next one (after a loss, each lost\n"
+             "batch goes again alone on a worker; default 2; 1: at the first\n"
+             "loss of a task alone on its worker; 0: never)",
+             h.task_loss_limit, 255);
   add_number(*app, "--threads", "N", "scheduler threads (default: one per core)", h.threads, 1024);
   add_switch(*app, "--fsync", "flush every database write to disk before going on",
              [&h] { h.fsync = true; });

@@ -208,6 +208,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   head_registry.allow_missing(true);
   h.registry = &head_registry;
   h.policy.wait = std::chrono::seconds(args.worker_wait);
+  h.policy.task_loss_limit = args.task_loss_limit;
   h.max_graphs = args.max_graphs;
   h.spread_channels = args.spread_channels;
   h.coordinator_channels = args.coordinator_channels;

@@ -74,6 +74,9 @@ class cluster_directory final : public actors::node_directory {
   }
   std::string graph_key() const override { return key_; }
 
+  bool claim_host(const caf::node_id& host) override { return workers_.claim_host(host); }
+  void release_host(const caf::node_id& host) override { workers_.release_host(host); }
+
  private:
   worker_registry& workers_;
   std::string key_;

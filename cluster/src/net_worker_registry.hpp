@@ -132,6 +132,17 @@ class worker_registry {
     std::lock_guard lock(m_);
     return workers_.size();
   }
+  // A run's suspect task (one in flight on a worker that went away) holds worker process
+  // `host` alone while it runs there (actors::node_directory::claim_host): false when another
+  // run's suspect holds it.
+  bool claim_host(const caf::node_id& host) {
+    std::lock_guard lock(m_);
+    return suspects_on_.insert(host).second;
+  }
+  void release_host(const caf::node_id& host) {
+    std::lock_guard lock(m_);
+    suspects_on_.erase(host);
+  }
 
  private:
   // A spec the head knows: loaded on the workers while it is known.
@@ -143,6 +154,7 @@ class worker_registry {
   std::mutex m_;
   std::map<caf::actor_addr, worker_record> workers_;
   std::map<std::string, spec_entry> specs_;
+  std::set<caf::node_id> suspects_on_;
   std::uint64_t clock_ = 0;
 };
 

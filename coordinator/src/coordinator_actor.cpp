@@ -32,6 +32,8 @@ void end_run(coordinator_actor* self, bool ok) {
       return;
     }
   }
+  for (const auto& host : st.claimed) st.directory->release_host(host);
+  st.claimed.clear();
   if (st.line) {
     std::lock_guard lock(st.line->m);  // a save in progress ends first
     st.line->loop = nullptr;
@@ -89,6 +91,9 @@ void next_step(coordinator_actor* self) {
   st.starved_since.reset();
   st.parts.clear();  // of the last step's batches that never closed
   st.dead.clear();   // a worker that went away may be back (same actor addresses)
+  st.dead_nodes.clear();
+  st.losses.clear();
+  st.isolating = false;
   st.cap = st.loop->max_concurrency();
   const bool capped = st.cap && runnable.size() > st.cap;
   if (!capped) st.cap = 0;
@@ -236,6 +241,25 @@ std::optional<std::uint32_t> take_results(coordinator_actor* self, actors::task_
   return node;
 }
 
+// One more batch of the step is answered (`returned` tasks, from remote `node`): the next ones
+// go, or the step reaches its barrier.
+void batch_answered(coordinator_actor* self, std::optional<std::uint32_t> node,
+                    std::size_t returned) {
+  auto& st = self->state;
+  if (--st.pending > 0) {
+    if (st.isolating)
+      pump_all(self);  // a suspect of any node may wait for the process this batch held
+    else if (node)
+      pump(self, *node);
+    if (st.cap) {
+      st.capped_out -= std::min(st.capped_out, returned);
+      release_capped(self);
+    }
+    return;
+  }
+  commit_and_continue(self);
+}
+
 // A batch's result, from the node actor that ran it (or, for a batch in another process, the
 // run's writes saver in its stead), or from the run's group, with which it came
 // (task_batch::result_with_writes).
@@ -268,37 +292,102 @@ void take_batch_result(coordinator_actor* self, actors::task_batch_done& done) {
           from != (st.saver ? st.saver.address() : it->second.to.address()))
         return;
       st.parts.complete(done);  // when it came in parts
+      release_isolated(st, it->second);
       hand_on_writes(self, it->second.hand_on, done.tasks);
     }
     const std::size_t returned = done.tasks.size();
     auto node = take_results(self, done);
-    if (--st.pending > 0) {
-      if (node) pump(self, *node);
-      if (st.cap) {
-        st.capped_out -= std::min(st.capped_out, returned);
-        release_capped(self);
-      }
-      return;
-    }
-    commit_and_continue(self);
+    batch_answered(self, node, returned);
   } catch (...) {
     fail(self, std::current_exception());
   }
 }
 
-// The batches still in flight to `gone`, a lost node actor, go back to the front of their
-// queues and on to other actors.
-void send_again(coordinator_actor* self, const caf::actor_addr& gone) {
+// Fails the run with the tasks of `c`, lost with their worker `losses` times, the last time
+// alone on it (`why` it went): taken for tasks that crash their process, they are not sent to
+// another one. The tasks fail as a node's would (their error saved as their pending write,
+// the step's other tasks cancelled); the run ends at once, not when the step's other batches
+// are back: those still waiting may have no worker left to go to (every one the task reached
+// is gone), and the run would fail "no connected worker can run node ..." after
+// policy.wait instead. What finished before is saved as pending writes already.
+void quarantine(coordinator_actor* self, const chunk& c, const std::string& why) {
+  auto& st = self->state;
+  auto& tasks = st.loop->tasks();
+  const std::string& node = st.loop->graph().nodes[c.node].name;
+  std::string which;
+  for (std::size_t i = 0; i < c.slots.size() && i < 5; ++i) {
+    const pregel_task& t = tasks[c.slots[i]];
+    which += (which.empty() ? "'" : ", '") + t.id + "'" +
+             (t.push ? " (Send #" + std::to_string(t.push_index) + ")" : std::string());
+  }
+  if (c.slots.size() > 5) which += " and " + std::to_string(c.slots.size() - 5) + " more";
+  const std::string message =
+      "node '" + node + "': " + (c.slots.size() == 1 ? "task " : "one of the tasks ") + which +
+      " was running on " + std::to_string(st.losses[c.slots.front()]) +
+      " workers that went away, the last time alone on it (" + why +
+      "): taken for a task that crashes its worker, it is not sent to another one";
+  std::vector<const pregel_task*> finished;
+  for (auto s : c.slots) {
+    pregel_task& t = tasks[s];
+    t.writes.clear();
+    t.set_interrupts({});
+    t.set_handled_error(std::nullopt);
+    t.set_error(task_error{error_code::node_error, message});
+    t.done = true;
+    finished.push_back(&t);
+  }
+  st.loop->tasks_finished(finished, false);
+  fail(self, std::make_exception_ptr(error(error_code::node_error, message)));
+}
+
+// The batches still in flight to `gone`, a lost node actor (`why`), go back to the front of
+// their queues and on to other actors. With policy.task_loss_limit, each of their tasks counts
+// the loss, and its batch becomes a suspect: it goes again whole (the groups take a batch's
+// writes in one message), alone on its process (pump_isolating), so that the next loss is its
+// own. A batch lost alone on its process whose tasks reached the limit fails the run instead
+// (quarantine): one task that segfaults its worker no longer takes down every worker it is
+// sent to, and the error names its node and task (the batch's first five tasks, when it holds
+// more than one: Sends of one node go in batches).
+void send_again(coordinator_actor* self, const caf::actor_addr& gone, const std::string& why) {
   auto& st = self->state;
   if (st.failing || self->getf(caf::abstract_actor::is_terminated_flag)) return;
   std::vector<std::uint64_t> ids;
   for (const auto& [id, f] : st.flight)
     if (f.to.address() == gone) ids.push_back(id);
   std::sort(ids.rbegin(), ids.rend());  // newest first, so the oldest ends up in front
+  const std::uint32_t limit = st.policy.task_loss_limit;
+  auto lost_with = st.dead_nodes.find(gone.node());
+  const bool only_one = lost_with != st.dead_nodes.end() && lost_with->second == 1;
+  std::vector<chunk> poisoned;
   for (auto id : ids) {
     auto it = st.flight.find(id);
-    st.waiting[it->second.work.node].push_front(std::move(it->second.work));
+    in_flight f = std::move(it->second);
     st.flight.erase(it);
+    release_isolated(st, f);
+    chunk c = std::move(f.work);
+    if (limit == 0) {
+      st.waiting[c.node].push_front(std::move(c));
+      continue;
+    }
+    if (st.losses.empty()) st.losses.assign(st.loop->tasks().size(), 0);
+    st.isolating = true;
+    std::uint8_t most = 0;
+    for (auto s : c.slots) {
+      if (st.losses[s] < 255) ++st.losses[s];
+      most = std::max(most, st.losses[s]);
+    }
+    // Alone on its process (sent so, or the only batch of the run there): the loss is its.
+    // It goes again whole (its writes reach the groups as one message), alone on a process.
+    const bool alone = f.isolated || only_one;
+    if (alone && most >= limit) {
+      poisoned.push_back(std::move(c));
+      continue;
+    }
+    st.waiting[c.node].push_front(std::move(c));
+  }
+  if (!poisoned.empty()) {
+    quarantine(self, poisoned.front(), why);  // one names the task; the run ends with it
+    return;
   }
   if (!ids.empty()) pump_all(self);
 }
@@ -310,9 +399,16 @@ void send_again(coordinator_actor* self, const caf::actor_addr& gone) {
 // came go again and no task of theirs runs twice. (A result still on its way through this
 // process's network layer when the saver answers is not waited for: its batch goes again,
 // and the late result is ignored.)
-void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
+void actor_lost(coordinator_actor* self, const caf::actor_addr& gone, const std::string& why) {
   auto& st = self->state;
   st.dead.insert(gone);
+  // Its process's other actors go down with it (their downs may come later): nothing goes to
+  // them meanwhile. Whether a batch was alone there is known from the first down.
+  if (st.policy.task_loss_limit > 0 && !st.dead_nodes.count(gone.node())) {
+    std::size_t out = 0;
+    for (const auto& [id, f] : st.flight) out += f.to.node() == gone.node() ? 1 : 0;
+    st.dead_nodes.emplace(gone.node(), out);
+  }
   st.monitored.erase(gone);
   st.load.erase(gone);
   st.synced.erase(gone);
@@ -321,14 +417,14 @@ void actor_lost(coordinator_actor* self, const caf::actor_addr& gone) {
   });
   if (!answers_due) return;
   if (!st.saver) {
-    send_again(self, gone);
+    send_again(self, gone, why);
     return;
   }
   self->request(st.saver, caf::infinite, flush_atom::value)
       .then(
-          [self, gone](bool) {
+          [self, gone, why](bool) {
             try {
-              send_again(self, gone);
+              send_again(self, gone, why);
             } catch (...) {
               fail(self, std::current_exception());
             }
@@ -382,7 +478,7 @@ coordinator_protocol::behavior_type coordinator(
                             self->system().render(msg.reason));
           return;
         }
-      actor_lost(self, msg.source);
+      actor_lost(self, msg.source, self->system().render(msg.reason));
     } catch (...) {
       fail(self, std::current_exception());
     }

@@ -2,6 +2,8 @@
 // (the tasks move), or in others (copied and tracked, sent again if their process dies), fed
 // to each remote actor as its window allows, and under max_concurrency a few at a time.
 #include <algorithm>
+#include <map>
+#include <set>
 #include <utility>
 
 #include "coordinator_state.hpp"
@@ -85,7 +87,8 @@ namespace {
 // be sent again if the actor's process dies before answering. PULL tasks go without their
 // input: the actor builds it from its replica, which the batch's deltas bring up to date, so
 // a step sends the channels that changed, not every task's whole input.
-void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c) {
+void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c,
+                 bool isolated = false) {
   auto& st = self->state;
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
@@ -128,7 +131,7 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
     e.chunk = b.chunk;
     e.orders = b.orders;
   }
-  in_flight f{to, {}, {}};
+  in_flight f{to, {}, {}, isolated};
   if (st.saver) {
     // Its result comes through the writes saver, which learns the batch's tasks first and
     // hands those writes on.
@@ -151,6 +154,69 @@ void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c)
   self->send(to, std::move(b));
 }
 
+// After a worker went away in this step: a suspect chunk (one of its tasks was in flight
+// there) goes only to a process with nothing else of the run out, which no other run's
+// suspect holds, and nothing else goes to a process while a suspect is out there: the next
+// loss is that batch's own (send_again). Other chunks pass a suspect that cannot go yet.
+void pump_isolating(coordinator_actor* self, std::deque<chunk>& queue,
+                    const std::vector<actors::node_actor>& live, std::size_t window) {
+  auto& st = self->state;
+  std::map<caf::node_id, std::pair<std::size_t, bool>> busy;  // batches out, a suspect's among
+  for (const auto& [id, f] : st.flight) {
+    auto& b = busy[f.to.node()];
+    ++b.first;
+    b.second = b.second || f.isolated;
+  }
+  std::set<caf::node_id> held;  // by another run's suspect
+  for (auto it = queue.begin(); it != queue.end();) {
+    const bool alone = suspect(st, *it);
+    const actors::node_actor* best = nullptr;
+    for (;;) {
+      best = nullptr;
+      std::size_t best_load = window;
+      for (const auto& a : live) {
+        auto b = busy.find(a.node());
+        if (b != busy.end() && (alone ? b->second.first > 0 : b->second.second)) continue;
+        if (alone && held.count(a.node())) continue;
+        std::size_t l = st.load[a.address()];
+        if (l < best_load) best = &a, best_load = l;
+      }
+      if (!best || !alone || st.directory->claim_host(best->node())) break;
+      held.insert(best->node());
+    }
+    if (!best) {
+      if (alone) {
+        ++it;
+        continue;
+      }
+      break;  // no process takes more: answers pump again
+    }
+    auto& b = busy[best->node()];
+    ++b.first;
+    b.second = b.second || alone;
+    if (alone) st.claimed.insert(best->node());
+    chunk c = std::move(*it);
+    it = queue.erase(it);
+    send_remote(self, *best, std::move(c), alone);
+  }
+}
+
+// For the error of a step that waited in vain for a worker: the waiting task lost with the
+// most workers, when one was (its workers may have gone because of it).
+std::string most_lost(const coordinator_state& st, const std::deque<chunk>& queue) {
+  if (st.losses.empty()) return {};
+  const pregel_task* worst = nullptr;
+  std::uint8_t most = 0;
+  for (const auto& c : queue)
+    for (auto s : c.slots)
+      if (st.losses[s] > most) most = st.losses[s], worst = &st.loop->tasks()[s];
+  if (!worst) return {};
+  return "; task '" + worst->id + "'" +
+         (worst->push ? " (Send #" + std::to_string(worst->push_index) + ")" : std::string()) +
+         " was running on " + std::to_string(most) + " worker" + (most == 1 ? "" : "s") +
+         " that went away: it may crash its worker";
+}
+
 }  // namespace
 
 // Sends waiting chunks of remote `node` to its least loaded live actors while their windows
@@ -163,9 +229,11 @@ void pump(coordinator_actor* self, std::uint32_t node) {
   std::vector<actors::node_actor> live;
   if (auto found = st.directory->instances(node))
     for (auto& a : *found)
-      if (!st.dead.count(a.address())) live.push_back(std::move(a));
+      if (!st.dead.count(a.address()) && !st.dead_nodes.count(a.node()))
+        live.push_back(std::move(a));
   const std::size_t window = std::max<std::size_t>(1, st.policy.window);
-  while (!queue.empty() && !live.empty()) {
+  if (st.isolating && !live.empty()) pump_isolating(self, queue, live, window);
+  while (!st.isolating && !queue.empty() && !live.empty()) {
     const actors::node_actor* best = nullptr;
     std::size_t best_load = window;
     for (const auto& a : live) {
@@ -182,13 +250,21 @@ void pump(coordinator_actor* self, std::uint32_t node) {
     st.waiting.erase(w);
     return;
   }
-  if (!live.empty()) return;
+  if (!live.empty()) {
+    // A suspect waits for a process to itself, which another run's may hold: look again soon.
+    if (st.isolating && !st.retry_scheduled) {
+      st.retry_scheduled = true;
+      self->delayed_send(self, std::chrono::milliseconds(50), retry_atom::value);
+    }
+    return;
+  }
   auto now = std::chrono::steady_clock::now();
   if (!st.starved_since) st.starved_since = now;
   if (now - *st.starved_since > st.policy.wait) {
-    fail(self, std::make_exception_ptr(error(error_code::unavailable,
-                                             st.directory->unavailable(node) + " (waited " +
-                                                 std::to_string(st.policy.wait.count()) + " ms)")));
+    fail(self, std::make_exception_ptr(
+                   error(error_code::unavailable, st.directory->unavailable(node) + " (waited " +
+                                                      std::to_string(st.policy.wait.count()) +
+                                                      " ms" + most_lost(st, queue) + ")")));
     return;
   }
   if (!st.retry_scheduled) {

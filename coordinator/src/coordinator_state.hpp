@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -102,6 +103,7 @@ struct in_flight {
   actors::node_actor to;
   chunk work;
   batch_expected hand_on;  // without a writes saver: the writes its result brings for groups here
+  bool isolated = false;   // a suspect, sent to a process with nothing else of the run out
 };
 
 struct coordinator_state {
@@ -127,6 +129,15 @@ struct coordinator_state {
   std::unordered_map<caf::actor_addr, std::size_t> load;
   std::unordered_map<caf::actor_addr, actors::node_actor> monitored;  // remote node actors
   std::unordered_set<caf::actor_addr> dead;
+  // Lost workers in this step (policy.task_loss_limit): by slot, the workers that went away
+  // while the task was in flight (allocated at the first loss); the processes they were, with
+  // the batches of the run in flight there then (one actor's down stands for its process's,
+  // whose other actors' downs may come later); the processes this run's suspects hold alone
+  // (node_directory::claim_host). `isolating` from the first loss.
+  std::vector<std::uint8_t> losses;
+  std::map<caf::node_id, std::size_t> dead_nodes;
+  std::set<caf::node_id> claimed;
+  bool isolating = false;
   bool retry_scheduled = false;
   std::optional<std::chrono::steady_clock::time_point> starved_since;
   // Per node actor: the channel versions its replica holds, in this run.
@@ -217,6 +228,20 @@ using coordinator_protocol =
                      caf::reacts_to<retry_atom>, caf::reacts_to<actors::stream_chunk>,
                      caf::reacts_to<actors::result_part>, caf::reacts_to<actors::step_vote>>;
 using coordinator_actor = coordinator_protocol::stateful_base<coordinator_state>;
+
+/// Whether chunk `c` holds a task that was in flight on a worker that went away in this step.
+inline bool suspect(const coordinator_state& st, const chunk& c) {
+  if (st.losses.empty()) return false;
+  for (auto s : c.slots)
+    if (st.losses[s] > 0) return true;
+  return false;
+}
+
+/// A suspect's batch is back or lost: the process it held alone is free for another.
+inline void release_isolated(coordinator_state& st, const in_flight& f) {
+  if (!f.isolated) return;
+  if (st.claimed.erase(f.to.node()) > 0 && st.directory) st.directory->release_host(f.to.node());
+}
 
 // coordinator_actor.cpp
 /// Plans the next step and dispatches it; finishes the run when there is nothing to do.

@@ -117,6 +117,41 @@ BOOST_AUTO_TEST_CASE(a_factory_throwing_a_non_std_exception_leaves_the_worker_se
   }
 }
 
+// A task that crashes every worker it runs on is quarantined after two (--task-loss-limit):
+// the run fails naming its node and task, the third worker stays up, and serves the next run.
+// The crashing task runs among others (a fan-out's Sends, in batches): after the first loss
+// its batch goes again one task per batch, each alone on a worker, so the next loss names it.
+BOOST_AUTO_TEST_CASE(a_task_that_crashes_its_workers_is_quarantined_and_the_cluster_serves_on) {
+  scratch s;
+  cluster c(s, {"--worker-wait", "5"});
+  std::vector<child*> workers;
+  for (const char* name : {"w1", "w2", "w3"})
+    workers.push_back(&c.add_worker(
+        name, {"--plugin", SUPERSTEP_PLUGIN_LIB, "--plugin", SUPERSTEP_THROWING_LIB}));
+  // The crashing task is one of 21 in its step: node b, run beside 20 Sends.
+  const std::string mixed = s.write("mixed.json", R"({"spec": "superstep.graph/1",
+    "state": {"results": {"reducer": "append"}, "item": {}},
+    "nodes": {"work": {"fn": "std.map", "params": {"from": "item", "to": "results", "wrap": "list"}},
+              "b": {"fn": "bad.crash"}},
+    "edges": [["__start__", "b"], ["work", "__end__"], ["b", "__end__"]],
+    "conditional_edges": [
+      {"from": "__start__", "router": "std.send_each",
+       "params": {"items": 20, "node": "work", "as": "item"}}]})");
+  const auto started = std::chrono::steady_clock::now();
+  cli_result bad = c.client({"submit", mixed, "--input", "{}"});
+  BOOST_TEST(bad.status == 1);
+  BOOST_TEST(bad.err.find("node 'b'") != std::string::npos, bad.err);
+  BOOST_TEST(bad.err.find("task '") != std::string::npos, bad.err);
+  BOOST_TEST(bad.err.find("crashes its worker") != std::string::npos, bad.err);
+  BOOST_TEST((std::chrono::steady_clock::now() - started < 20s));
+  int alive = 0;
+  for (child* w : workers) alive += w->running() ? 1 : 0;
+  BOOST_TEST(alive >= 1);
+  cli_result r = c.client({"submit", spec("shout"), "--input", R"({"words": ["hey"]})"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(r.last().get("data").to_json() == R"({"loud":["HEY"]})");
+}
+
 // A Send's own timeout (LangGraph Send(timeout=...)) travels with its task to the worker that
 // runs it: the worker's task stops at it, and the run fails naming the node.
 BOOST_AUTO_TEST_CASE(a_sends_timeout_reaches_the_worker_running_its_task) {

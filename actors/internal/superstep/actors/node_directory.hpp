@@ -16,11 +16,16 @@ namespace superstep::actors {
 
 /// How a coordinator feeds remote node actors: batches of at most `max_batch` tasks, at most
 /// `window` batches in flight per actor (backpressure), and how long a step waits for an actor
-/// of a node when none is left (its workers died) before the run fails.
+/// of a node when none is left (its workers died) before the run fails. A task in flight on
+/// `task_loss_limit` workers that went away, the last time alone on its worker, is taken for
+/// one that crashes its process: the run fails with a node error naming it instead of sending
+/// it to another worker (0: never). After a first loss the batch goes again alone on a worker,
+/// so that the next loss is its own.
 struct dispatch_policy {
   std::size_t max_batch = 1024;
   std::size_t window = 4;
   std::chrono::milliseconds wait{30000};
+  std::uint32_t task_loss_limit = 2;
 };
 
 /// The node actors of one graph that other processes (workers) host. A coordinator asks it at
@@ -47,6 +52,13 @@ class node_directory {
   virtual std::vector<caf::actor> channel_hosts() { return {}; }
   /// The key the channel hosts know the graph by (channel_placement::graph).
   virtual std::string graph_key() const { return {}; }
+
+  /// A suspect task (in flight on a worker that went away) runs alone on process `host`: no
+  /// run's suspect goes there while one is (runs of every graph share the claims), so that the
+  /// next loss names one task. False: another run's suspect holds it.
+  virtual bool claim_host(const caf::node_id& /*host*/) { return true; }
+  /// The suspect is back (or lost, or its run ended).
+  virtual void release_host(const caf::node_id& /*host*/) {}
 };
 
 }  // namespace superstep::actors
