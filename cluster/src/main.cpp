@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "cli_args.hpp"
@@ -39,6 +40,18 @@ void return_freed_memory_soon() {
 #endif
 }
 
+// What an allocation that cannot be served throws (the program's operator new calls the
+// new_handler, operator_new.cpp): the run whose task or step asked for the memory fails with
+// this (its node's error, or the run's), instead of the process dying unheard.
+struct out_of_memory : std::bad_alloc {
+  const char* what() const noexcept override {
+    return "out of memory: an allocation failed (the process reached its memory limit or the "
+           "machine's memory)";
+  }
+};
+
+void throw_out_of_memory() { throw out_of_memory(); }
+
 int fail(const std::string& message, int status) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return status;
@@ -48,6 +61,7 @@ int fail(const std::string& message, int status) {
 
 int main(int argc, char** argv) {
   using namespace superstep;
+  std::set_new_handler(throw_out_of_memory);
   cli::command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);

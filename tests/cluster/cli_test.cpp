@@ -1,5 +1,8 @@
 // The `superstep` program, run as a child process on the example specs.
+#include <sys/wait.h>
+
 #include <cstdlib>
+#include <fstream>
 
 #include "cluster/cli_support.hpp"
 #include "support/embeddings_server.hpp"
@@ -410,4 +413,28 @@ BOOST_AUTO_TEST_CASE(store_commands_use_an_embedder_from_a_plugin) {
   result missing = store("search --query zzz --embedder text.letters --dims 26");
   BOOST_TEST(missing.status == 1);
   BOOST_TEST(missing.err.find("unknown embedder 'text.letters'") != std::string::npos, missing.err);
+}
+
+// Out of memory (here a 3 GB address-space limit, and 6,000 tasks each making a distinct
+// 1 MB string): the run fails with an error saying so, exit status 1, instead of the process
+// aborting without a word (mimalloc's own operator new aborts).
+BOOST_AUTO_TEST_CASE(running_out_of_memory_fails_the_run_with_an_error) {
+  scratch s;
+  const std::string spec = s.write("oom.json", R"({"spec": "superstep.graph/1",
+    "state": {"item": {}, "docs": {"reducer": "append"}},
+    "nodes": {"w": {"fn": "std.template", "params": {"text": ")" +
+                                                   std::string(1 << 20, 'x') +
+                                                   R"({item}", "to": "docs", "wrap": "list"}}},
+    "edges": [["w", "__end__"]],
+    "conditional_edges": [{"from": "__start__", "router": "std.send_each",
+      "params": {"items": 6000, "node": "w", "as": "item"}}]})");
+  const std::string err = s.path("oom.err");
+  const std::string command = "ulimit -v 3000000 && exec " + quote(test::superstep_bin()) +
+                              " run " + quote(spec) + " --input '{}' > /dev/null 2> " + quote(err);
+  const int status = std::system(("sh -c " + quote(command)).c_str());
+  BOOST_TEST_REQUIRE(WIFEXITED(status), "ended by a signal: " << status);
+  BOOST_TEST(WEXITSTATUS(status) == 1);
+  std::ifstream in(err);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(said.find("out of memory") != std::string::npos, said);
 }
