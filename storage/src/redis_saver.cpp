@@ -110,7 +110,17 @@ std::optional<checkpoint_tuple> redis_saver::get_tuple(const checkpoint_config& 
   const std::string& ns = config.checkpoint_ns;
   auto found = d.conn.command({"EVAL", redis_detail::get_script, "2", d.ids(t, ns),
                                d.records(t, ns), config.checkpoint_id, d.writes_prefix(t, ns)});
-  if (found.type != redis_reply::kind::array || found.elements.size() != 3) return std::nullopt;
+  if (found.type != redis_reply::kind::array || found.elements.size() != 3) {
+    // No checkpoint, in a namespace every put registers: its ids or records are gone.
+    if (config.checkpoint_id.empty() && !d.conn.command({"ZSCORE", d.namespaces(t), ns}).is_nil())
+      throw error(error_code::storage_error,
+                  std::string(redis_detail::saver_name) + ": thread '" + t + "'" +
+                      (ns.empty() ? "" : " namespace '" + ns + "'") +
+                      " has no checkpoint left in " + d.ids(t, ns) + " and " + d.records(t, ns) +
+                      ", yet " + d.namespaces(t) +
+                      " names it (the server lost keys: evicted, expired, deleted or flushed)");
+    return std::nullopt;
+  }
   const std::string id = found.elements[0].str;
   auto stored = d.decode(t, ns, id, found.elements[1].str);
   redis_reply blobs;
@@ -120,8 +130,21 @@ std::optional<checkpoint_tuple> redis_saver::get_tuple(const checkpoint_config& 
 
 channel_version redis_saver::latest_version(const checkpoint_config& config) {
   require_thread(config.thread_id, redis_detail::saver_name, "latest_version");
-  auto r = impl_->conn.command({"GET", impl_->top(config.thread_id, config.checkpoint_ns)});
-  if (r.is_nil()) return 0;
+  impl& d = *impl_;
+  const std::string& t = config.thread_id;
+  const std::string& ns = config.checkpoint_ns;
+  auto r = d.conn.command({"GET", d.top(t, ns)});
+  if (r.is_nil()) {
+    // Versions issued (blobs stored besides the marker) but no highest one: the key is gone,
+    // and versions issued again from 1 would overwrite the blobs of older checkpoints.
+    if (d.conn.command({"HLEN", d.blobs(t, ns)}).integer > 1)
+      throw error(error_code::storage_error,
+                  std::string(redis_detail::saver_name) + ": the highest version of thread '" + t +
+                      "', " + d.top(t, ns) +
+                      ", is missing (the server lost the key: evicted, expired, deleted or "
+                      "flushed)");
+    return 0;
+  }
   try {
     return static_cast<channel_version>(std::stoull(r.str));
   } catch (const std::exception&) {
