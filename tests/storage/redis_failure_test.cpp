@@ -77,6 +77,31 @@ std::shared_ptr<checkpoint_saver> saver_on(const test::redis_server& server) {
   return storage::redis_saver::open(server.url(), o);
 }
 
+// A thread run to its end on a server of its own, and a raw connection to that server to take
+// keys away as an eviction, a TTL or an operator would.
+struct finished_thread {
+  test::redis_server server{/*aof=*/false};
+  std::string prefix = test::fresh_redis_prefix("lost");
+  std::shared_ptr<checkpoint_saver> saver;
+  chain c;
+  std::shared_ptr<pregel> g;
+  std::unique_ptr<storage::redis_connection> raw;
+
+  finished_thread() {
+    storage::redis_saver_options o;
+    o.prefix = prefix;
+    saver = storage::redis_saver::open(server.url(), o);
+    g = c.compile(saver);
+    g->invoke(input, thread("t"));
+    raw = std::make_unique<storage::redis_connection>(
+        storage::redis_options{storage::redis_url::parse(server.url())});
+  }
+  // Deletes thread t's key ending in `suffix` (":blobs", ":ids", ...).
+  void lose(const std::string& suffix) {
+    BOOST_TEST(raw->command({"DEL", prefix + ":t:t:" + suffix}).integer == 1);
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_server_restarted_during_a_run_is_reconnected_to_and_the_run_ends_well) {
@@ -121,16 +146,11 @@ BOOST_AUTO_TEST_CASE(a_server_down_fails_the_run_clearly_and_resuming_gives_the_
 // Keys a shared server lost (an eviction policy, a TTL, a DEL, a FLUSHALL) are an error naming
 // what is missing, never a state without it.
 BOOST_AUTO_TEST_CASE(a_deleted_blob_hash_is_an_error_naming_thread_checkpoint_and_channel) {
-  test::redis_server server(/*aof=*/false);
-  storage::redis_saver_options o;
-  o.prefix = test::fresh_redis_prefix("lost");
-  std::shared_ptr<checkpoint_saver> saver = storage::redis_saver::open(server.url(), o);
-  chain c;
-  auto g = c.compile(saver);
-  g->invoke(input, thread("t"));
+  finished_thread f;
+  auto& g = f.g;
+  auto& saver = f.saver;
   const std::string latest = saver->get_tuple({"t", "", ""})->config.checkpoint_id;
-  storage::redis_connection raw({storage::redis_url::parse(server.url())});
-  BOOST_TEST(raw.command({"DEL", o.prefix + ":t:t::blobs"}).integer == 1);
+  f.lose(":blobs");
   for (const auto& read :
        std::vector<std::function<void()>>{[&] { g->get_state(thread("t")); },
                                           [&] {
@@ -169,22 +189,19 @@ BOOST_AUTO_TEST_CASE(a_flushall_during_a_run_fails_the_run_and_every_later_read)
                      "is missing (the server lost");
   // The thread is not read as a new one either: what the run registered after the flush names
   // a namespace whose checkpoints are gone.
-  test::expect_error([&] { saver->get_tuple({"t", "", ""}); }, error_code::storage_error,
-                     "(the server lost");
+  test::expect_error(
+      [&] {
+        saver->get_tuple({"t", "", ""});
+      },
+      error_code::storage_error, "(the server lost");
 }
 
 BOOST_AUTO_TEST_CASE(a_thread_whose_ids_records_or_top_version_are_gone_is_an_error_not_new) {
   for (const std::string key : {":ids", ":cp", ":top"}) {
     BOOST_TEST_CONTEXT(key) {
-      test::redis_server server(/*aof=*/false);
-      storage::redis_saver_options o;
-      o.prefix = test::fresh_redis_prefix("lost");
-      std::shared_ptr<checkpoint_saver> saver = storage::redis_saver::open(server.url(), o);
-      chain c;
-      auto g = c.compile(saver);
-      g->invoke(input, thread("t"));
-      storage::redis_connection raw({storage::redis_url::parse(server.url())});
-      BOOST_TEST(raw.command({"DEL", o.prefix + ":t:t:" + key}).integer == 1);
+      finished_thread f;
+      auto& g = f.g;
+      f.lose(key);
       // Neither read as a new thread, nor run again from nothing (nor, without the highest
       // version, run on with versions that overwrite older checkpoints' blobs).
       test::expect_error([&] { g->invoke(input, thread("t")); }, error_code::storage_error,
