@@ -51,28 +51,17 @@ struct head_connection {
     // A head that took the connection but did not finish its handshake (a burst of clients,
     // a flood of connections, a machine short of CPU) is busy, not gone: ask again, twice,
     // then say so (not when it refused us, nor when nobody listens).
-    const auto busy = [&linked] {
-      return !linked.actor && !linked.refused &&
-             (linked.error.find("timeout") != std::string::npos ||
-              linked.error.find("during_handshake") != std::string::npos ||
-              linked.error.find("cut off") != std::string::npos ||
-              linked.error.find("did not say hello within") != std::string::npos ||
-              linked.error.find("did not finish within") != std::string::npos ||
-              linked.error.find("the head closed the connection") != std::string::npos);
-    };
-    for (int attempt = 1; busy() && attempt < 3; ++attempt) {
+    using cut = link_connect_result::handshake_cut;
+    for (int attempt = 1; !linked.actor && linked.cut != cut::none && attempt < 3; ++attempt) {
       spdlog::warn("connecting to the head again: " + linked.error);
       linked = transport->connect(host, port, connect_timeout);
     }
-    // A handshake the head let time out is a busy head; one it closed may also be a refusal
-    // of this client's certificate, which the client cannot tell apart (TLS 1.3 has it done
-    // before the head checks the certificate).
-    if (busy() && linked.error.find("during_handshake") == std::string::npos)
+    if (!linked.actor && linked.cut == cut::busy)
       throw error(error_code::unavailable, "head busy: the head at " + address +
                                                " took the connection but did not finish its "
                                                "handshake (" +
                                                linked.error + "); try again");
-    if (busy())
+    if (!linked.actor && linked.cut == cut::closed)
       throw error(error_code::unavailable,
                   "cannot reach the head at " + address + ": " + linked.error +
                       " (it closed the link in its handshake: it is busy, try again, or it "

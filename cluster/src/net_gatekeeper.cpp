@@ -169,6 +169,14 @@ class gatekeeper {
     auto ms = d.count();
     return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
   }
+  // Logs (at most once a second) that `fd` is refused: `w` others wait, none stuck.
+  void log_no_room(native_socket fd, std::size_t w) {
+    st_->log_lazily([&] {
+      return "refused " + peer_of(fd) + ": " + std::to_string(w) +
+             " connections already wait for their handshake (--max-pending), none stuck for " +
+             text_of(stall_limit());
+    });
+  }
 
   void add(native_socket fd, std::uint32_t events) {
     epoll_event ev{};
@@ -292,12 +300,7 @@ class gatekeeper {
       if (shown(p) > 0) {
         std::size_t w = waiting();
         if (w >= o.max_pending && !make_room(shown(p), w, now, -1)) {
-          st_->log_lazily([&] {
-            return "refused " + peer_of(fd) + ": " + std::to_string(w) +
-                   " connections already wait for their handshake (--max-pending), none "
-                   "stuck for " +
-                   text_of(stall_limit());
-          });
+          log_no_room(fd, w);
           drop(p, true);
           continue;
         }
@@ -462,12 +465,7 @@ class gatekeeper {
       p.placed = true;
       std::size_t w = waiting() - 1;  // the others
       if (w >= st_->options.max_pending && !make_room(shown(p), w, now, fd)) {
-        st_->log_lazily([&] {
-          return "refused " + peer_of(fd) + ": " + std::to_string(w) +
-                 " connections already wait for their handshake (--max-pending), none "
-                 "stuck for " +
-                 text_of(stall_limit());
-        });
+        log_no_room(fd, w);
         close_pending(fd, true);
         return;
       }

@@ -51,13 +51,14 @@ class link_manager final : public caf::io::middleman_actor_impl {
     std::string why;
     SSL* ssl = nullptr;
     bool refused = false;
+    bool reached = false;  // by the last attempt: the head took the connection
     native_socket fd = -1;
     // A head short of room for connections in their handshake resets the newest: while time
     // remains, try again after a pause growing from 10 to 200 ms -- not when it refused us,
     // nor when nobody listens.
     for (auto pause = std::chrono::milliseconds(10);;
          pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::milliseconds(200))) {
-      bool reached = false;
+      reached = false;
       const std::string first = opening(ssl, why);
       if (!first.empty()) {
         fd = connect_by(host, port, deadline, why);
@@ -73,8 +74,10 @@ class link_manager final : public caf::io::middleman_actor_impl {
       if (refused || !reached || clock_type::now() + pause >= deadline) break;
       std::this_thread::sleep_for(pause);
     }
-    // The text and whether trying again is pointless travel in the error's context.
-    if (fd < 0) return caf::make_error(caf::sec::cannot_connect_to_node, why, refused);
+    // The text, whether trying again is pointless, and whether the head took the connection
+    // and cut it off (it is busy) travel in the error's context.
+    if (fd < 0)
+      return caf::make_error(caf::sec::cannot_connect_to_node, why, refused, reached && !refused);
     auto l = std::make_unique<link>(st_, fd, ssl, host + ":" + std::to_string(port), false);
     return caf::make_counted<link_scribe>(mpx(), fd, std::move(l));
   }
@@ -447,13 +450,19 @@ link_connect_result link_transport::connect(const std::string& host, std::uint16
               out.error = "nothing is published on port " + std::to_string(port);
           },
           [&](caf::error& e) {
-            // The link manager's own failures carry their text and whether they are final.
+            // The link manager's own failures carry their text, whether they are final and
+            // whether the head cut the connection off; CAF's handshake comes after.
+            using cut = link_connect_result::handshake_cut;
             const auto& context = e.context();
-            if (context.match_elements<std::string, bool>()) {
+            if (context.match_elements<std::string, bool, bool>()) {
               out.error = context.get_as<std::string>(0);
               out.refused = context.get_as<bool>(1);
+              if (context.get_as<bool>(2)) out.cut = cut::busy;
             } else {
               out.error = impl_->sys.render(e);
+              if (e == caf::sec::connection_timeout || e == caf::sec::request_timeout)
+                out.cut = cut::busy;
+              if (e == caf::sec::disconnect_during_handshake) out.cut = cut::closed;
             }
           });
   return out;

@@ -59,11 +59,16 @@ struct link_options {
 
 /// What connecting gave: the actor, or why not. `refused`: the other side answered and the
 /// two do not agree on security (a key or certificates on one side only, another key), which
-/// trying again will not change.
+/// trying again will not change. `cut`: the other side took the connection but did not finish
+/// its handshake: `busy` when it cut it off or let it time out (short of room or CPU: trying
+/// again may do), `closed` when it closed the link in CAF's handshake (busy too, or it refused
+/// this side's certificate, which TLS 1.3 lets it do after this side finished).
 struct link_connect_result {
+  enum class handshake_cut { none, busy, closed };
   caf::actor actor;
   std::string error;
   bool refused = false;
+  handshake_cut cut = handshake_cut::none;
 };
 
 /// The transport of one actor system. Create it after the system and destroy it before;

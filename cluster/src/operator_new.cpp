@@ -8,24 +8,35 @@
 
 namespace {
 
-void* allocate(std::size_t n) {
-  if (n == 0) n = 1;
+// Asks `get` for the memory until it gives some, calling the new_handler in between (which
+// throws, main.cpp): operator new's contract.
+template <class Get>
+void* with_handler(Get get) {
   for (;;) {
-    if (void* p = std::malloc(n)) return p;
+    if (void* p = get()) return p;
     std::new_handler h = std::get_new_handler();
     if (!h) throw std::bad_alloc();
     h();
   }
 }
 
+void* allocate(std::size_t n) {
+  return with_handler([n] { return std::malloc(n == 0 ? 1 : n); });
+}
+
 void* allocate_aligned(std::size_t n, std::align_val_t al) {
   const auto a = static_cast<std::size_t>(al);
   const std::size_t size = n == 0 ? a : (n + a - 1) / a * a;  // aligned_alloc's rule
-  for (;;) {
-    if (void* p = std::aligned_alloc(a, size)) return p;
-    std::new_handler h = std::get_new_handler();
-    if (!h) throw std::bad_alloc();
-    h();
+  return with_handler([a, size] { return std::aligned_alloc(a, size); });
+}
+
+// The nothrow forms: the same, null instead of the exception.
+template <class Allocate>
+void* or_null(Allocate allocate) noexcept {
+  try {
+    return allocate();
+  } catch (...) {
+    return nullptr;
   }
 }
 
@@ -34,34 +45,18 @@ void* allocate_aligned(std::size_t n, std::align_val_t al) {
 void* operator new(std::size_t n) { return allocate(n); }
 void* operator new[](std::size_t n) { return allocate(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(n);
-  } catch (...) {
-    return nullptr;
-  }
+  return or_null([n] { return allocate(n); });
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(n);
-  } catch (...) {
-    return nullptr;
-  }
+  return or_null([n] { return allocate(n); });
 }
 void* operator new(std::size_t n, std::align_val_t al) { return allocate_aligned(n, al); }
 void* operator new[](std::size_t n, std::align_val_t al) { return allocate_aligned(n, al); }
 void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  try {
-    return allocate_aligned(n, al);
-  } catch (...) {
-    return nullptr;
-  }
+  return or_null([n, al] { return allocate_aligned(n, al); });
 }
 void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  try {
-    return allocate_aligned(n, al);
-  } catch (...) {
-    return nullptr;
-  }
+  return or_null([n, al] { return allocate_aligned(n, al); });
 }
 
 void operator delete(void* p) noexcept { std::free(p); }

@@ -103,12 +103,10 @@ void run_loop::begin(const value& given) {
       cp_config_.checkpoint_id = start.id;
       // The run's checkpoints sort after the thread's latest whatever the clock says (set back,
       // or another machine's): the latest is the one loaded, unless this run travels in time.
-      ids_.after(start.id);
-      if (time_travel) {
-        checkpoint_config latest = cp_config_;
-        latest.checkpoint_id.clear();
-        if (auto head = saver_->get_tuple(latest)) ids_.after(head->config.checkpoint_id);
-      }
+      if (time_travel)
+        detail::ids_after_latest(ids_, *saver_, cp_config_);
+      else
+        ids_.after(start.id);
       // Versions this run issues must be new to the thread: from an earlier checkpoint the run
       // forks, and the head of a branch that forked before may have lower versions than the
       // branch it left, which stored values under the versions that follow the head's.

@@ -36,6 +36,15 @@ checkpoint_config checkpoint_config_of(const value& config, bool need_thread) {
   return c;
 }
 
+void ids_after_latest(checkpoint_id_generator& ids, checkpoint_saver& saver,
+                      const checkpoint_config& at) {
+  ids.after(at.checkpoint_id);
+  if (at.checkpoint_id.empty()) return;
+  checkpoint_config latest = at;
+  latest.checkpoint_id.clear();
+  if (auto head = saver.get_tuple(latest)) ids.after(head->config.checkpoint_id);
+}
+
 value checkpoint_config_value(const checkpoint_config& c) {
   return object{{"configurable", object{{"thread_id", c.thread_id},
                                         {"checkpoint_ns", c.checkpoint_ns},
@@ -266,17 +275,12 @@ namespace {
 checkpoint_config put_update(checkpoint_saver& saver, const checkpoint_config& cfg, checkpoint cp,
                              const std::string& parent_id, checkpoint_metadata meta,
                              const std::map<std::string, channel_version>& new_versions) {
-  checkpoint_id_generator ids;
-  ids.after(parent_id);
-  if (!parent_id.empty()) {  // after the thread's latest too (a fork of an older checkpoint)
-    checkpoint_config latest = cfg;
-    latest.checkpoint_id.clear();
-    if (auto head = saver.get_tuple(latest)) ids.after(head->config.checkpoint_id);
-  }
-  cp.id = ids.next();
-  cp.ts = now_iso8601();
   checkpoint_config parent = cfg;
   parent.checkpoint_id = parent_id;
+  checkpoint_id_generator ids;
+  detail::ids_after_latest(ids, saver, parent);
+  cp.id = ids.next();
+  cp.ts = now_iso8601();
   checkpoint_config stored = saver.put(parent, cp, meta, new_versions);
   saver.runs().saved_checkpoint(stored);
   return stored;

@@ -70,9 +70,7 @@ checkpoint_config redis_saver::put(const checkpoint_config& config, const checkp
     throw error(error_code::storage_error,
                 std::string(redis_detail::saver_name) + ": cannot save " +
                     redis_detail::describe(t, ns, cp.id) + ": the hash of the blobs it keeps, " +
-                    d.blobs(t, ns) +
-                    ", is missing (the server lost the key: evicted, expired, deleted or "
-                    "flushed)");
+                    d.blobs(t, ns) + ", is missing " + redis_detail::lost_keys);
   }
   return checkpoint_config{t, ns, cp.id};
 }
@@ -117,8 +115,7 @@ std::optional<checkpoint_tuple> redis_saver::get_tuple(const checkpoint_config& 
                   std::string(redis_detail::saver_name) + ": thread '" + t + "'" +
                       (ns.empty() ? "" : " namespace '" + ns + "'") +
                       " has no checkpoint left in " + d.ids(t, ns) + " and " + d.records(t, ns) +
-                      ", yet " + d.namespaces(t) +
-                      " names it (the server lost keys: evicted, expired, deleted or flushed)");
+                      ", yet " + d.namespaces(t) + " names it " + redis_detail::lost_keys);
     return std::nullopt;
   }
   const std::string id = found.elements[0].str;
@@ -140,9 +137,7 @@ channel_version redis_saver::latest_version(const checkpoint_config& config) {
     if (d.conn.command({"HLEN", d.blobs(t, ns)}).integer > 1)
       throw error(error_code::storage_error,
                   std::string(redis_detail::saver_name) + ": the highest version of thread '" + t +
-                      "', " + d.top(t, ns) +
-                      ", is missing (the server lost the key: evicted, expired, deleted or "
-                      "flushed)");
+                      "', " + d.top(t, ns) + ", is missing " + redis_detail::lost_keys);
     return 0;
   }
   try {

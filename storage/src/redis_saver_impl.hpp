@@ -34,6 +34,10 @@ inline std::string blob_field(const std::string& channel, channel_version versio
 // FLUSHALL on a shared server), where a field alone missing is a version never stored.
 inline constexpr const char* blobs_marker = "-";
 
+// Why a key the saver wrote is missing, in its errors.
+inline constexpr const char* lost_keys =
+    "(the server lost keys: evicted, expired, deleted or flushed)";
+
 // The field of a pending write: task id and index, so that the byte order of fields is
 // memory_saver's order of writes (by task id, then index, special writes first).
 inline std::string write_field(const std::string& task_id, int index) {
@@ -168,10 +172,9 @@ struct redis_saver::impl {
     tuple.config = checkpoint_config{t, ns, id};
     if (!stored.cp.channel_versions.empty() &&
         (blob_reply.elements.empty() || blob_reply.elements.front().is_nil()))
-      throw fail("channel '" + stored.cp.channel_versions.begin()->first + "' and every other",
-                 "the hash of its blobs, " + blobs(t, ns) +
-                     ", is missing (the server lost the key: evicted, expired, deleted or "
-                     "flushed)");
+      throw fail(
+          "channel '" + stored.cp.channel_versions.begin()->first + "' and every other",
+          "the hash of its blobs, " + blobs(t, ns) + ", is missing " + redis_detail::lost_keys);
     std::size_t i = 1;  // after the marker
     for (const auto& [channel, version] : stored.cp.channel_versions) {
       const redis_reply* blob = i < blob_reply.elements.size() ? &blob_reply.elements[i] : nullptr;

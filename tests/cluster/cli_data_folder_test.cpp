@@ -33,6 +33,14 @@ const char* const slow_spec = R"({
   "edges": [["__start__", "first"], ["first", "wait"], ["wait", "__end__"]]
 })";
 
+// Runs thread t of pregel_single_node into `data`.
+void run_thread_t(scratch& s, const std::string& data) {
+  const std::string pregel = std::string(SUPERSTEP_EXAMPLE_SPECS) + "/pregel_single_node.json";
+  cli_result done =
+      run_to_end({"run", pregel, "--input", R"({"a": "foo"})", "--thread", "t", "--data", data}, s);
+  BOOST_REQUIRE_MESSAGE(done.status == 0, done.err);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(readers_work_beside_a_running_writer_and_a_second_writer_is_told_what_to_do) {
@@ -102,10 +110,7 @@ BOOST_AUTO_TEST_CASE(readers_work_beside_a_running_writer_and_a_second_writer_is
 BOOST_AUTO_TEST_CASE(a_damaged_folder_is_an_error_pointing_to_check_and_repair_salvages_the_rest) {
   scratch s;
   const std::string data = s.path("data");
-  const std::string pregel = std::string(SUPERSTEP_EXAMPLE_SPECS) + "/pregel_single_node.json";
-  cli_result done =
-      run_to_end({"run", pregel, "--input", R"({"a": "foo"})", "--thread", "t", "--data", data}, s);
-  BOOST_REQUIRE_MESSAGE(done.status == 0, done.err);
+  run_thread_t(s, data);
   // The store item is the last write: it is in the write-ahead log (each open moves what the
   // log held before into tables).
   cli_result put = run_to_end({"store", "put", "--data", data, "--ns", "u.m", "--key", "k",
@@ -167,10 +172,7 @@ BOOST_AUTO_TEST_CASE(a_damaged_folder_is_an_error_pointing_to_check_and_repair_s
 BOOST_AUTO_TEST_CASE(check_reads_the_saved_graph_specs) {
   scratch s;
   const std::string data = s.path("data");
-  const std::string pregel = std::string(SUPERSTEP_EXAMPLE_SPECS) + "/pregel_single_node.json";
-  cli_result done =
-      run_to_end({"run", pregel, "--input", R"({"a": "foo"})", "--thread", "t", "--data", data}, s);
-  BOOST_REQUIRE_MESSAGE(done.status == 0, done.err);
+  run_thread_t(s, data);
   cli_result sound = run_to_end({"check", "--data", data}, s);
   BOOST_TEST(sound.status == 0, sound.out << sound.err);
   std::filesystem::path saved;
