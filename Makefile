@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
            libboost-test-dev libssl-dev libmimalloc-dev libhnswlib-dev \
            libcurl4-openssl-dev libhiredis-dev libcli11-dev libspdlog-dev libfmt-dev \
-           redis-server dpkg-dev file graphviz
+           redis-server dpkg-dev file graphviz mold
 DEMO_ARGS ?=
 
 .PHONY: deps build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean

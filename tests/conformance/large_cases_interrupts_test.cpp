@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
 }
 
 // libs/langgraph/tests/test_large_cases.py::test_partial_pending_checkpoint
-// (the tracer's run left out; tasks' `result` and `path` are not in our snapshots)
+// (the tracer's run left out; tasks' `path` is not in our snapshots)
 BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   auto count = std::make_shared<std::atomic<int>>(0);
   auto one_streamed = std::make_shared<latch>();
@@ -196,8 +196,14 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   BOOST_TEST_REQUIRE(paused.tasks.size() == 2u);
   BOOST_TEST(paused.tasks[0].name == "tool_one");
   BOOST_TEST(paused.tasks[0].interrupts.empty());
+  BOOST_TEST(!paused.tasks[0].error.has_value());
+  BOOST_TEST(paused.tasks[0].result.to_json() == R"({"my_key":" one"})");
+  BOOST_TEST(!paused.tasks[0].state);
   BOOST_TEST(paused.tasks[1].name == "tool_two");
   BOOST_TEST(json(object{{"__interrupt__", paused.tasks[1].interrupts}}) == interrupted);
+  BOOST_TEST(!paused.tasks[1].error.has_value());
+  BOOST_TEST(paused.tasks[1].result.is_null());
+  BOOST_TEST(!paused.tasks[1].state);
   BOOST_TEST(paused.metadata.to_json() == R"({"source":"loop","step":0,"parents":{}})");
   BOOST_TEST(!paused.parent_config.has_value());
 
@@ -212,8 +218,7 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
 }
 
 // libs/langgraph/tests/test_large_cases.py::test_dynamic_interrupt_subgraph
-// (the tracer's run left out; the task's `state`, its subgraph's config, is not in our
-// snapshots)
+// (the tracer's run left out)
 BOOST_AUTO_TEST_CASE(test_dynamic_interrupt_subgraph) {
   auto count = std::make_shared<std::atomic<int>>(0);
   state_graph sub;
@@ -257,6 +262,12 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt_subgraph) {
   BOOST_TEST(paused.next == strings{"tool_two"}, boost::test_tools::per_element());
   BOOST_TEST_REQUIRE(paused.tasks.size() == 1u);
   BOOST_TEST(json(object{{"__interrupt__", paused.tasks[0].interrupts}}) == interrupted);
+  // The task's `state`: its subgraph's config, {"thread_id": "1", "checkpoint_ns": "tool_two:*"}.
+  BOOST_TEST(!paused.tasks[0].state);
+  BOOST_TEST_REQUIRE(paused.tasks[0].state_config.has_value());
+  BOOST_TEST(paused.tasks[0].state_config->thread_id == "1");
+  BOOST_TEST(paused.tasks[0].state_config->checkpoint_ns.starts_with("tool_two:"));
+  BOOST_TEST(paused.tasks[0].result.is_null());
   BOOST_TEST(paused.metadata.to_json() == R"({"source":"loop","step":0,"parents":{}})");
 
   tool_two->update_state(thread1, value(), std::string("__end__"));

@@ -121,6 +121,8 @@ void run_shared_flows(const state_graph& builder, std::atomic<int>& called) {
   BOOST_TEST(pending.tasks[0].name == "foo");
   BOOST_TEST(!pending.tasks[0].error.has_value());
   BOOST_TEST(pending.tasks[0].interrupts.empty());
+  BOOST_TEST(pending.tasks[0].result.is_null());
+  BOOST_TEST(!pending.tasks[0].state);
 
   // Removing the tool call clears the pending task.
   graph->update_state(thread2, object{{"messages", ai_message("Bye now", list{})}});
@@ -140,7 +142,7 @@ void run_shared_flows(const state_graph& builder, std::atomic<int>& called) {
 }  // namespace
 
 // libs/langgraph/tests/test_large_cases.py::test_send_react_interrupt
-// (task `path`, `state` and `result` are not in our snapshots)
+// (task `path` is not in our snapshots)
 BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
   auto called = std::make_shared<std::atomic<int>>(0);
   state_graph builder;
@@ -170,6 +172,10 @@ BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
   state_snapshot pending = graph->get_state(thread3);
   BOOST_TEST(pending.next == strings{"foo"}, boost::test_tools::per_element());
   BOOST_TEST_REQUIRE(pending.tasks.size() == 1u);
+  BOOST_TEST(pending.tasks[0].name == "foo");
+  BOOST_TEST(pending.tasks[0].interrupts.empty());
+  BOOST_TEST(pending.tasks[0].result.is_null());
+  BOOST_TEST(!pending.tasks[0].state);
 
   // Replacing the tool call clears the previous Send and makes a new one.
   const value replaced = ai_message("", list{tool_call(object{{"hi", list{4, 5, 6}}}, "tool1")});
@@ -186,6 +192,10 @@ BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
   BOOST_TEST_REQUIRE(updated.tasks.size() == 1u);
   BOOST_TEST(updated.tasks[0].name == "foo");
   BOOST_TEST(updated.tasks[0].id != pending.tasks[0].id);
+  BOOST_TEST(!updated.tasks[0].error.has_value());
+  BOOST_TEST(updated.tasks[0].interrupts.empty());
+  BOOST_TEST(updated.tasks[0].result.is_null());
+  BOOST_TEST(!updated.tasks[0].state);
 
   value out = graph->invoke(value(), thread3);
   BOOST_TEST(without_ids(out) ==
@@ -198,8 +208,7 @@ BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
 }
 
 // libs/langgraph/tests/test_large_cases.py::test_send_react_interrupt_control
-// (the drawing's syrupy snapshot left out; task `path`, `state` and `result` are not in our
-// snapshots)
+// (the drawing's syrupy snapshot left out; task `path` is not in our snapshots)
 BOOST_AUTO_TEST_CASE(test_send_react_interrupt_control) {
   auto called = std::make_shared<std::atomic<int>>(0);
   state_graph builder;
