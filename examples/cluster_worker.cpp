@@ -21,7 +21,7 @@
 #include "superstep/cluster/graph_export.hpp"
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/cluster/worker.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 
 using namespace superstep;
 

@@ -1,8 +1,8 @@
 // The README's example: a map-reduce with Send, folded by an append reducer.
 #include <iostream>
 
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/superstep.hpp"
 
 using namespace superstep;
 

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "http_post.hpp"
-#include "superstep/coordinator/message_events.hpp"
-#include "superstep/coordinator/node_context.hpp"
+#include "superstep/stream/message_events.hpp"
+#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::agents {

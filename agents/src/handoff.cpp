@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "superstep/agents/messages.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::agents {
@@ -52,7 +52,7 @@ std::shared_ptr<pregel> create_supervisor(std::vector<supervised_agent> agents,
   o.name = options.name;
   // The supervisor runs inside the graph built here: its checkpoints are the graph's.
   o.compile.mode = options.compile.mode;
-  o.compile.runtime = options.compile.runtime;
+  o.compile.driver = options.compile.driver;
   o.compile.executor = options.compile.executor;
   std::shared_ptr<const pregel> supervisor =
       create_react_agent(std::move(model), std::move(handoffs), o);

@@ -8,8 +8,8 @@
 
 #include "superstep/agents/messages.hpp"
 #include "superstep/channels/reducer.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::agents {

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "python_format.hpp"
-#include "superstep/coordinator/node_context.hpp"
+#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::agents {

@@ -14,8 +14,8 @@
 #include "argument_check.hpp"
 #include "python_format.hpp"
 #include "superstep/agents/messages.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::agents {

@@ -7,8 +7,9 @@
 #include <memory>
 
 #include "bench.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/ids.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 
@@ -168,7 +169,7 @@ measurement big_state_step(const options& opts, const std::string& mode, std::si
   compile_options c;
   c.checkpointer = saver;
   c.mode = mode == "threads" ? execution::threads : execution::actors;
-  c.channel_actors = mode == "actors";
+  c.driver = make_actor_driver({.channel_actors = mode == "actors"});
   auto graph = b.compile(c);
   const value input = object{{"big", std::string(big_bytes, 'b')}, {"n", 0}, {"limit", 1}};
   command more;
@@ -231,7 +232,7 @@ measurement messages_append(const options& opts, const std::string& mode, int st
   compile_options c;
   c.checkpointer = saver;
   c.mode = mode == "threads" ? execution::threads : execution::actors;
-  c.channel_actors = mode == "actors";
+  c.driver = make_actor_driver({.channel_actors = mode == "actors"});
   auto graph = b.compile(c);
   int run = 0;
   return measure(mode + "+rocksdb", name, "step", steps, opts.runs, [&] {

@@ -7,6 +7,7 @@
 
 #include "bench.hpp"
 #include "superstep/storage/memory_saver.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
 #include "superstep/storage/redis_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/redis_server.hpp"
@@ -90,7 +91,7 @@ graph_setup::~graph_setup() {
 compile_options graph_setup::compile() const {
   compile_options o;
   o.mode = exec_;
-  o.channel_actors = channel_actors_;
+  o.driver = make_actor_driver({.channel_actors = channel_actors_});
   o.checkpointer = saver_;
   return o;
 }

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "bench.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::bench {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::bench {
 

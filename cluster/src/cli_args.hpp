@@ -10,9 +10,9 @@
 #include <variant>
 #include <vector>
 
-#include "superstep/coordinator/stream.hpp"
+#include "superstep/pregel/stream.hpp"
 #include "superstep/core/value.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::cli {
 

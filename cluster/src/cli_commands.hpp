@@ -12,7 +12,7 @@
 #include "cli_data_dir.hpp"
 #include "superstep/cluster/function_registry.hpp"
 #include "superstep/cluster/graph_spec.hpp"
-#include "superstep/coordinator/run_control.hpp"
+#include "superstep/pregel/run_control.hpp"
 
 namespace superstep::storage {
 class store;

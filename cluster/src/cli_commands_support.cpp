@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cli::detail {

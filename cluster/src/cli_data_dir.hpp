@@ -10,9 +10,9 @@
 
 #include "cli_args.hpp"
 #include "superstep/cluster/function_registry.hpp"
-#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::cli {
 

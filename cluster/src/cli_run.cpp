@@ -10,7 +10,7 @@
 
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::cli {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "superstep/cluster/named_function.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cluster {

@@ -55,7 +55,7 @@ std::shared_ptr<pregel> load_subgraph_at(const spec_node& node, const function_r
     fail_at(node.path_of("params"), "a subgraph node takes no params", error_code::invalid_spec);
   runtime_options options = parent;
   options.checkpointer = nullptr;  // subgraph checkpoints come with persistence
-  options.directory = nullptr;     // subgraphs run inside their parent's task
+  options.driver = nullptr;        // subgraphs run inside their parent's task
   return load_spec_at(node.field("graph"), registry, options).graph;
 }
 

@@ -25,7 +25,7 @@
 #include "spdlog/spdlog.h"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
-#include "superstep/coordinator/run_counters.hpp"
+#include "superstep/pregel/run_counters.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::net {

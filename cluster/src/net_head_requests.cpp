@@ -11,10 +11,11 @@
 #include "net_transport.hpp"
 #include "spdlog/spdlog.h"
 #include "superstep/actors/node_directory.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
 #include "superstep/cluster/function_registry.hpp"
 #include "superstep/cluster/std_library.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/run_counters.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/run_counters.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::net {
@@ -128,9 +129,7 @@ cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_opt
   std::string text = spec.to_json();
   std::string key = spec_key(text);
   auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy, h.spread_channels);
-  options.runtime = h.rt;
-  options.directory = dir;
-  options.channel_actors = !h.coordinator_channels;
+  options.driver = make_actor_driver({h.rt, dir, !h.coordinator_channels});
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
   dir->bind(spec, g.graph->graph(), *h.registry);
   held.push_back(key);

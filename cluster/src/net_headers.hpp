@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "superstep/coordinator/trace_context.hpp"
+#include "superstep/pregel/trace_context.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep::net {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/coordinator/run_control.hpp"
+#include "superstep/pregel/run_control.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::net {

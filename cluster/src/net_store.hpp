@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::net {
 

@@ -11,7 +11,7 @@
 #include "superstep/channels/named_barrier_value.hpp"
 #include "superstep/channels/topic.hpp"
 #include "superstep/channels/untracked_value.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 
 namespace superstep::cluster::detail {
 

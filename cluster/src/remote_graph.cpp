@@ -3,7 +3,7 @@
 #include "superstep/cluster/remote_graph.hpp"
 
 #include "remote_graph_impl.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/coordinator/graph_description.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/pregel/graph_description.hpp"
+#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep::remote_detail {

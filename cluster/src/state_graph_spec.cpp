@@ -2,8 +2,8 @@
 #include <set>
 
 #include "graph_spec_support.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::cluster::detail {
 
@@ -33,11 +33,9 @@ class state_graph_loader {
     compile_options options;
     options.checkpointer = runtime.checkpointer;
     options.mode = runtime.mode;
-    options.runtime = runtime.runtime;
+    options.driver = runtime.driver;
     options.executor = runtime.executor;
-    options.directory = runtime.directory;
     options.store = runtime.store;
-    options.channel_actors = runtime.channel_actors;
     if (root_.has("name")) options.name = root_.field("name").expect_string();
     load_state();
     if (root_.has("title")) builder_.set_schema_title(root_.field("title").expect_string());

@@ -11,7 +11,7 @@
 #include "superstep/agents/openai_chat_model.hpp"
 #include "superstep/agents/tool_node.hpp"
 #include "superstep/core/ids.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::cluster::detail {
 

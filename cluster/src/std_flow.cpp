@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "std_support.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::cluster::detail {
 

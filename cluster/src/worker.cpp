@@ -27,6 +27,7 @@
 #include "superstep/actors/process_replica.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/cluster/graph_spec.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
 #include "superstep/coordinator/node_actors.hpp"
 #include "superstep/core/error.hpp"
 
@@ -93,7 +94,7 @@ net::graph_hosts load(host_state& st, const net::graph_load& req) {
   try {
     const value& spec = req.spec;
     runtime_options options;
-    options.runtime = st.rt;
+    options.driver = make_actor_driver({.runtime = st.rt});
     options.store = st.store;
     auto loaded = load_graph(spec, *st.registry, options);
     auto code = functions_by_node(spec);

@@ -7,16 +7,15 @@
 #include <functional>
 #include <memory>
 
-#include "run_loop.hpp"
+#include "superstep/pregel/run_loop.hpp"
 #include "superstep/actors/runtime.hpp"
+#include "superstep/pregel/execution_driver.hpp"
 
 namespace superstep::actors {
 class node_directory;
 }
 
 namespace superstep::detail {
-
-using progress_fn = std::function<void(std::int64_t step, std::size_t done, std::size_t total)>;
 
 /// The node actors of one compiled graph in one runtime: a few instances per node, spawned
 /// when the node first runs, stopped when the pool is destroyed. Thread-safe.

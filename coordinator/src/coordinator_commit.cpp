@@ -10,7 +10,7 @@
 #include "coordinator_state.hpp"
 #include "superstep/actors/fault_point.hpp"
 #include "superstep/actors/process_replica.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail::coord {

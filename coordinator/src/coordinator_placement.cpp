@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "coordinator_state.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::detail::coord {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "superstep/actors/caf_runtime.hpp"
-#include "superstep/coordinator/algo.hpp"
+#include "superstep/pregel/algo.hpp"
 #include "superstep/coordinator/node_actors.hpp"
 #include "superstep/core/error.hpp"
 
@@ -59,7 +59,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
       shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
     shared.sink = &sink;
     shared.sink_mutex = &m;
-    shared.hooks = std::static_pointer_cast<const run_hooks>(h.local_hooks);
+    shared.hooks = h.local_hooks;
     shared.cancel = h.local_stop;
     for (auto& t : tasks) {
       if (h.inputs_from_replica && !t.push && !input_from_replica(*g, t, replica)) continue;

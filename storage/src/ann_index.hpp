@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::storage {
 

@@ -25,7 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/checkpoint/checkpoint.hpp"
 
 namespace superstep::storage {
 

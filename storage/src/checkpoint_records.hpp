@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "superstep/coordinator/checkpoint.hpp"
-#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/checkpoint/checkpoint.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
 #include "superstep/storage/serializer.hpp"
 
 namespace superstep::storage::records {

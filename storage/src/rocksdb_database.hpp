@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "blob_chains.hpp"
-#include "superstep/coordinator/thread_runs.hpp"
+#include "superstep/checkpoint/thread_runs.hpp"
 #include "version_chains.hpp"
 
 namespace superstep::storage {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "superstep/coordinator/checkpoint.hpp"
+#include "superstep/checkpoint/checkpoint.hpp"
 
 namespace superstep::storage {
 

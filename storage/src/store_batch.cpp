@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "superstep/core/error.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 #include "superstep/storage/store_support.hpp"
 
 namespace superstep::storage {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "superstep/core/error.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 #include "superstep/storage/store_support.hpp"
 
 namespace superstep::storage {

@@ -12,7 +12,7 @@
 
 #include "rocksdb_database.hpp"
 #include "superstep/storage/serializer.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::storage {
 

@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
 
 namespace superstep::storage {
 

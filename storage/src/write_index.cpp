@@ -1,6 +1,6 @@
 #include "superstep/storage/write_index.hpp"
 
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 
 namespace superstep::storage {
 

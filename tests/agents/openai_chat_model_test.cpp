@@ -9,8 +9,8 @@
 
 #include "agents/scripted_openai_server.hpp"
 #include "superstep/agents/messages.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

@@ -9,7 +9,7 @@
 #include "agents/scripted_openai_server.hpp"
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/openai_chat_model.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/memory_saver.hpp"
 

@@ -8,10 +8,10 @@
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/tool.hpp"
 #include "superstep/agents/tool_node.hpp"
-#include "superstep/coordinator/graph_run_stream.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
-#include "superstep/coordinator/stream_transformers.hpp"
+#include "superstep/stream/graph_run_stream.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/stream/stream_transformers.hpp"
 
 using namespace superstep;
 using namespace superstep::agents;

@@ -10,8 +10,8 @@
 #include "superstep/cluster/named_function.hpp"
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/cluster/worker.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

@@ -11,7 +11,7 @@
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/cluster/named_function.hpp"
 #include "superstep/cluster/std_library.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

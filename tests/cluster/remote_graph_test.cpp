@@ -4,9 +4,9 @@
 #include "superstep/cluster/remote_graph.hpp"
 
 #include "cluster/cluster_support.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/state_graph.hpp"
-#include "superstep/coordinator/trace_context.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/trace_context.hpp"
 #include "support/loopback_port.hpp"
 
 using namespace superstep;

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "superstep/cluster/function_params.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

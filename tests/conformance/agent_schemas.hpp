@@ -3,7 +3,7 @@
 // The JSON schemas of LangChain's AgentAction and AgentFinish, for the ports whose states hold
 // them (LangGraph's syrupy snapshots of get_input_jsonschema show them under "$defs").
 
-#include "superstep/coordinator/json_schema.hpp"
+#include "superstep/pregel/json_schema.hpp"
 
 namespace superstep::conformance {
 

@@ -1,6 +1,6 @@
 // LangGraph's libs/langgraph/tests/test_algo.py: the pure superstep algorithm
-// (superstep/coordinator/algo.hpp, LangGraph's _algo.py); see conformance.hpp.
-#include "superstep/coordinator/algo.hpp"
+// (superstep/pregel/algo.hpp, LangGraph's _algo.py); see conformance.hpp.
+#include "superstep/pregel/algo.hpp"
 
 #include <algorithm>
 #include <memory>

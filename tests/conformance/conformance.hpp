@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/store_memory.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::conformance::fanout {
 

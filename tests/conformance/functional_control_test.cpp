@@ -12,7 +12,7 @@
 #include <stop_token>
 
 #include "functional_support.hpp"
-#include "superstep/coordinator/run_control.hpp"
+#include "superstep/pregel/run_control.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/functional.hpp"
+#include "superstep/func/functional.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::conformance {

@@ -5,7 +5,7 @@
 
 #include "prebuilt_support.hpp"
 #include "superstep/agents/react_agent.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

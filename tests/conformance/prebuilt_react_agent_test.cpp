@@ -4,7 +4,7 @@
 // "v2" are parameters of one case, as in LangGraph.
 #include "prebuilt_support.hpp"
 #include "superstep/agents/react_agent.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "prebuilt_support.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

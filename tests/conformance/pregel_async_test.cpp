@@ -11,9 +11,10 @@
 #include "fanout.hpp"
 #include "interrupts_helpers.hpp"
 #include "superstep/actors/runtime.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
 #include "superstep/channels/last_value.hpp"
-#include "superstep/coordinator/pregel_graph.hpp"
-#include "superstep/coordinator/task_executor.hpp"
+#include "superstep/pregel/pregel_graph.hpp"
+#include "superstep/pregel/task_executor.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"
@@ -307,7 +308,7 @@ BOOST_AUTO_TEST_CASE(test_in_one_fan_out_state_graph_waiting_edge_plus_regular) 
   auto runtime = std::make_shared<actors::runtime>(four);
   auto executor = make_thread_pool_executor(4);
   auto with_threads = [&](compile_options o) {
-    o.runtime = runtime;
+    o.driver = make_actor_driver({.runtime = runtime});
     o.executor = executor;
     return o;
   };

@@ -21,8 +21,9 @@
 #include "conformance.hpp"
 #include "fanout.hpp"
 #include "superstep/actors/runtime.hpp"
-#include "superstep/coordinator/run_control.hpp"
-#include "superstep/coordinator/task_executor.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/pregel/run_control.hpp"
+#include "superstep/pregel/task_executor.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 
@@ -37,7 +38,7 @@ namespace {
 compile_options with_threads(compile_options o, unsigned threads) {
   actors::runtime_options ro;
   ro.threads = threads;
-  o.runtime = std::make_shared<actors::runtime>(ro);
+  o.driver = make_actor_driver({.runtime = std::make_shared<actors::runtime>(ro)});
   o.executor = make_thread_pool_executor(threads);
   return o;
 }

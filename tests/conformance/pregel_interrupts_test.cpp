@@ -7,7 +7,7 @@
 #include "interrupts_helpers.hpp"
 #include "superstep/channels/last_value.hpp"
 #include "superstep/channels/topic.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

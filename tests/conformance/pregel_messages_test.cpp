@@ -6,7 +6,7 @@
 #include <set>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

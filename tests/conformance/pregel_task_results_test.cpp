@@ -4,7 +4,7 @@
 
 #include "functional_support.hpp"
 #include "stream_support.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/pregel/send.hpp"
 #include "time_travel.hpp"
 
 using namespace superstep;

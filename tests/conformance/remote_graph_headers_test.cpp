@@ -7,7 +7,7 @@
 #include <future>
 
 #include "remote_graph_support.hpp"
-#include "superstep/coordinator/trace_context.hpp"
+#include "superstep/pregel/trace_context.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

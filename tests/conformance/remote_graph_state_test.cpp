@@ -8,7 +8,7 @@
 #include <future>
 
 #include "remote_graph_support.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

@@ -6,7 +6,7 @@
 #include <future>
 
 #include "remote_graph_support.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/pregel/send.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/ids.hpp"
 #include "support/expect_error.hpp"
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/run_control.hpp"
+#include "superstep/pregel/run_control.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

@@ -1,5 +1,5 @@
 // LangGraph's libs/langgraph/tests/test_runtime.py, the Runtime, ExecutionInfo and ServerInfo
-// values (superstep/coordinator/runtime.hpp): built by hand, combined with override and merge,
+// values (superstep/pregel/runtime.hpp): built by hand, combined with override and merge,
 // and as a node reads them through node_context::runtime(); see conformance.hpp. The run's
 // context and execution info in graphs: runtime_context_test.cpp; draining:
 // runtime_drain_test.cpp.
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/run_control.hpp"
-#include "superstep/coordinator/runtime.hpp"
+#include "superstep/pregel/run_control.hpp"
+#include "superstep/pregel/runtime.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

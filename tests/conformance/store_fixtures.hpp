@@ -19,7 +19,7 @@
 
 #include "conformance.hpp"
 #include "superstep/core/error.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::conformance {
 

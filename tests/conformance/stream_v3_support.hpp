@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "superstep/coordinator/graph_run_stream.hpp"
-#include "superstep/coordinator/pregel.hpp"
-#include "superstep/coordinator/stream_mux.hpp"
-#include "superstep/coordinator/stream_transformers.hpp"
+#include "superstep/stream/graph_run_stream.hpp"
+#include "superstep/pregel/pregel.hpp"
+#include "superstep/stream/stream_mux.hpp"
+#include "superstep/stream/stream_transformers.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::conformance {

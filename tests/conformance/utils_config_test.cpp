@@ -1,10 +1,10 @@
 // LangGraph's libs/langgraph/tests/test_utils.py, its config merging (merge_configs and the
 // merge of explicit configs in ensure_config): superstep's merge_configs
-// (superstep/coordinator/config.hpp), which `pregel::with_config` uses; see conformance.hpp.
+// (superstep/pregel/config.hpp), which `pregel::with_config` uses; see conformance.hpp.
 // LangGraph merges any number of configs at once; ours merges two, chained for more. What
 // ensure_config adds, the ambient config of a context variable and the defaults, is Python's.
 #include "conformance.hpp"
-#include "superstep/coordinator/config.hpp"
+#include "superstep/pregel/config.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

@@ -1,14 +1,14 @@
 // Node caching beyond LangGraph's own tests (those are in tests/conformance/cache_test.cpp):
 // the cache policy's key function and TTL, which tasks are cached, and clear_cache by node.
 
-#include "superstep/coordinator/node_cache.hpp"
+#include "superstep/pregel/node_cache.hpp"
 
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <stdexcept>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"

@@ -5,7 +5,7 @@
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
 #include "superstep/channels/topic.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

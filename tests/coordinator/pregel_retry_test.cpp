@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "superstep/channels/last_value.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"

@@ -12,11 +12,12 @@
 #include <thread>
 
 #include "superstep/actors/runtime.hpp"
-#include "superstep/coordinator/functional.hpp"
-#include "superstep/coordinator/run_control.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
-#include "superstep/coordinator/task_executor.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/func/functional.hpp"
+#include "superstep/pregel/run_control.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/task_executor.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;
@@ -32,7 +33,7 @@ compile_options opts(execution mode) {
   o.mode = mode;
   actors::runtime_options ro;
   ro.threads = 8;
-  o.runtime = std::make_shared<actors::runtime>(ro);
+  o.driver = make_actor_driver({.runtime = std::make_shared<actors::runtime>(ro)});
   o.executor = make_thread_pool_executor(8);
   return o;
 }

@@ -6,9 +6,9 @@
 #include <mutex>
 #include <thread>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"

@@ -1,5 +1,5 @@
 // StateGraph behaviour from LangGraph's graph-API guides (shared/seeds/003_*).
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 #include <atomic>
 #include <boost/test/unit_test.hpp>
@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"

@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::test {
 

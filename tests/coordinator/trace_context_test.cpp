@@ -1,10 +1,10 @@
 // superstep::trace_context: a run's place in a trace, its headers, and the trace a run carries.
-#include "superstep/coordinator/trace_context.hpp"
+#include "superstep/pregel/trace_context.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

@@ -1,7 +1,7 @@
 // Users' own structs as graph state.
 #include <boost/test/unit_test.hpp>
 
-#include "superstep/coordinator/typed_node.hpp"
+#include "superstep/graph/typed_node.hpp"
 #include "superstep/core/error.hpp"
 #include "test_execution.hpp"
 

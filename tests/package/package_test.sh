@@ -24,7 +24,7 @@ dpkg -x "$deb" "$work/root"
 root="$work/root/usr"
 for f in bin/superstep lib/libsuperstep.so lib/cmake/superstep/superstepConfig.cmake \
          lib/pkgconfig/superstep.pc include/superstep/version.hpp \
-         include/superstep/coordinator/state_graph.hpp share/man/man1/superstep.1; do
+         include/superstep/graph/state_graph.hpp share/man/man1/superstep.1; do
   [ -e "$root/$f" ] || fail "the package has no /usr/$f"
 done
 # Public headers pull in none of what superstep links privately (nor the program's CLI11 and

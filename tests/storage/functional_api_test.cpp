@@ -1,4 +1,4 @@
-// The functional API (superstep/coordinator/functional.hpp) beyond LangGraph's own tests
+// The functional API (superstep/func/functional.hpp) beyond LangGraph's own tests
 // (those are in tests/conformance/functional_*_test.cpp): an entrypoint as a StateGraph node,
 // snapshots and history of an entrypoint's thread, custom streams from tasks, parallel calls,
 // retries, errors and bad arguments. Every case runs on both execution modes.
@@ -9,10 +9,10 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/functional.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/func/functional.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "support/expect_error.hpp"

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "support/recording_graph_handler.hpp"

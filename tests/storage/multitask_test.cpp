@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/coordinator/state_graph.hpp"
-#include "superstep/coordinator/thread_runs.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/checkpoint/thread_runs.hpp"
 #include "superstep/core/error.hpp"
 #include "test_saver.hpp"
 

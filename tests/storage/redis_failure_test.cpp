@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/redis_client.hpp"

@@ -15,7 +15,7 @@
 
 #include "raw_db.hpp"
 #include "saver_conformance.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace superstep;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"

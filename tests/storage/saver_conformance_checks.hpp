@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "saver_test_support.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/storage/write_index.hpp"
 
 namespace superstep::conformance {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 #include "support/expect_error.hpp"

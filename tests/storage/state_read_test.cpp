@@ -8,9 +8,9 @@
 #include <boost/test/unit_test.hpp>
 #include <map>
 
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;

@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"
@@ -102,7 +103,7 @@ run_record run(execution mode, bool channel_actors) {
   auto saver = test::make_saver();
   compile_options o;
   o.mode = mode;
-  o.channel_actors = channel_actors;
+  o.driver = make_actor_driver({.channel_actors = channel_actors});
   o.checkpointer = saver;
   auto graph = every_channel_kind().compile(o);
   run_record r;
@@ -158,7 +159,7 @@ BOOST_AUTO_TEST_CASE(a_run_over_a_channel_actor_stopped_mid_way_resumes_as_the_c
       std::vector<state_snapshot> histories[2];
       for (bool channel_actors : {true, false}) {
         compile_options o;
-        o.channel_actors = channel_actors;
+        o.driver = make_actor_driver({.channel_actors = channel_actors});
         o.checkpointer = test::make_saver();
         o.interrupt_before = {"join"};
         auto graph = every_channel_kind().compile(o);
@@ -192,7 +193,7 @@ BOOST_AUTO_TEST_CASE(a_write_the_owner_refuses_fails_the_run_with_the_channels_e
   std::string messages[2];
   for (bool channel_actors : {true, false}) {
     compile_options o;
-    o.channel_actors = channel_actors;
+    o.driver = make_actor_driver({.channel_actors = channel_actors});
     o.checkpointer = test::make_saver();
     auto graph = b.compile(o);
     try {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "superstep/core/error.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::store_conformance {
 

@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/coordinator/constants.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/embedder.hpp"
 #include "superstep/storage/store_memory.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
 #include "test_saver.hpp"
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "superstep/coordinator/send.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/temp_dir.hpp"

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "superstep/coordinator/graph_callbacks.hpp"
+#include "superstep/pregel/graph_callbacks.hpp"
 
 namespace superstep::test {
 

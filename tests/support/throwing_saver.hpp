@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::test {

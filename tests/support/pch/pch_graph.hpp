@@ -1,6 +1,6 @@
 // Precompiled for the suites that build graphs (coordinator, storage, agents, cluster).
 #pragma once
 #include "pch_common.hpp"
-#include "superstep/coordinator/constants.hpp"
-#include "superstep/coordinator/send.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/graph/state_graph.hpp"

@@ -8,13 +8,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "superstep/actors/task.hpp"
+#include "superstep/pregel/channel_group.hpp"
+#include "superstep/pregel/task.hpp"
 #include "superstep/channels/channel.hpp"
 
-namespace superstep::actors {
+namespace superstep::detail {
+struct run_hooks;  // superstep/pregel/run_context.hpp
+}
 
-/// Channels by name: a node actor's replica of the channels its node reads.
-using channel_map = std::unordered_map<std::string, std::unique_ptr<channels::channel>>;
+namespace superstep::actors {
 
 /// Sends a stream event (custom, messages, or a subgraph's) to the run that asked for it.
 using stream_forward =
@@ -48,7 +50,7 @@ struct batch_header {
   /// Set only for node actors in the coordinator's process, never sent: what the run's owner
   /// gave it for its tasks and subgraphs (the coordinator's run hooks: a drain request, a
   /// node-finished callback). Null: none, or a batch from another process.
-  std::shared_ptr<const void> local_hooks;
+  std::shared_ptr<const detail::run_hooks> local_hooks;
   /// Set only for node actors in the coordinator's process, never sent: the run's
   /// cancellation, which its tasks see as `node_context::stop_token()`. A batch from another
   /// process has a never-stopping token: its tasks cannot be cancelled.

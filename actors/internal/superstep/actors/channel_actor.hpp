@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "superstep/actors/channel_group.hpp"
+#include "superstep/pregel/channel_group.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {

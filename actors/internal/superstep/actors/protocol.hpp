@@ -12,9 +12,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "superstep/actors/channel_group.hpp"
+#include "superstep/pregel/channel_group.hpp"
 #include "superstep/actors/node_host.hpp"
-#include "superstep/actors/task.hpp"
+#include "superstep/pregel/task.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep {

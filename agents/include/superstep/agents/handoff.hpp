@@ -11,7 +11,7 @@
 #include "superstep/agents/chat_model.hpp"
 #include "superstep/agents/react_agent.hpp"
 #include "superstep/agents/tool.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::agents {
 

@@ -13,7 +13,7 @@
 #include "superstep/agents/chat_model.hpp"
 #include "superstep/agents/tool.hpp"
 #include "superstep/agents/tool_node.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::agents {
 

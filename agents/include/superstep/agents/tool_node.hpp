@@ -11,7 +11,7 @@
 
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/tool.hpp"
-#include "superstep/coordinator/node_context.hpp"
+#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep::agents {

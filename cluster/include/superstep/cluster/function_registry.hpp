@@ -8,7 +8,7 @@
 
 #include "superstep/agents/tool.hpp"
 #include "superstep/channels/reducer.hpp"
-#include "superstep/coordinator/node_context.hpp"
+#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/value.hpp"
 #include "superstep/storage/embedder.hpp"
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "superstep/coordinator/pregel.hpp"
-#include "superstep/coordinator/state_graph.hpp"
+#include "superstep/pregel/pregel.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep::cluster {

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "superstep/cluster/function_registry.hpp"
-#include "superstep/coordinator/checkpoint_saver.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 namespace superstep::cluster {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "superstep/coordinator/node_context.hpp"
+#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep::cluster {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "superstep/cluster/remote_run_stream.hpp"
-#include "superstep/coordinator/checkpoint_saver.hpp"
-#include "superstep/coordinator/graph_description.hpp"
-#include "superstep/coordinator/node_context.hpp"
-#include "superstep/coordinator/pregel.hpp"
-#include "superstep/coordinator/stream.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/pregel/graph_description.hpp"
+#include "superstep/pregel/node_context.hpp"
+#include "superstep/pregel/pregel.hpp"
+#include "superstep/pregel/stream.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "superstep/coordinator/stream.hpp"
+#include "superstep/pregel/stream.hpp"
 #include "superstep/core/value.hpp"
 
 namespace superstep {

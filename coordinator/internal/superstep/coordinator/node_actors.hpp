@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "superstep/actors/protocol.hpp"
-#include "superstep/coordinator/pregel.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 namespace superstep {
 

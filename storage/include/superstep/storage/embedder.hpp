@@ -8,10 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace superstep::storage {
+#include "superstep/checkpoint/store.hpp"
 
-/// Turns texts into one vector each, in order. May throw; the store then stores nothing.
-using embed_fn = std::function<std::vector<std::vector<float>>(const std::vector<std::string>&)>;
+namespace superstep::storage {
 
 /// A deterministic, offline embedder for tests and for use without a model.
 ///

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
 
 namespace superstep::storage {
 

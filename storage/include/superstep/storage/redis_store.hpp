@@ -8,7 +8,7 @@
 
 #include "superstep/storage/redis_client.hpp"
 #include "superstep/storage/serializer.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::storage {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/coordinator/checkpoint_saver.hpp"
+#include "superstep/checkpoint/checkpoint_saver.hpp"
 #include "superstep/storage/serializer.hpp"
 
 namespace rocksdb {

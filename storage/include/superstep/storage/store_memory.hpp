@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::storage {
 

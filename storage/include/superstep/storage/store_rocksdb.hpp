@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "superstep/storage/serializer.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace rocksdb {
 class Env;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "superstep/core/value.hpp"
-#include "superstep/storage/store.hpp"
+#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::storage::store_support {
 

@@ -1,8 +1,0 @@
-// Mermaid drawing of a compiled graph: LangGraph's `get_graph().draw_mermaid()`.
-#include "superstep/coordinator/pregel.hpp"
-
-namespace superstep {
-
-std::string pregel::draw_mermaid() const { return get_graph().draw_mermaid(); }
-
-}  // namespace superstep
