@@ -260,9 +260,7 @@ bool run_loop::check_step() {
     if (t.rare->error && (!failed || (cancelled(*failed) && !cancelled(t)) ||
                           (cancelled(*failed) == cancelled(t) && task_path_less(t, *failed))))
       failed = &t;
-  if (failed) {
-    throw error(failed->rare->error->code, failed->rare->error->message);
-  }
+  if (failed) throw failed->rare->error->to_error();
   // A task that called interrupt(): the step does not commit; the others' writes are saved
   // and reused when the thread resumes.
   bool paused = false;  // a subgraph's breakpoint pauses its task with a null interrupt
