@@ -10,7 +10,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "superstep/channels/topic.hpp"
 #include "superstep/coordinator/constants.hpp"
 #include "superstep/coordinator/send.hpp"
 #include "superstep/core/error.hpp"
@@ -156,9 +155,7 @@ value run_loop::release_sends() {
     return value();
   auto it = state_.channels.find(std::string(TASKS));
   if (it == state_.channels.end() || !it->second->is_available()) return value();
-  auto* topic = dynamic_cast<channels::topic*>(it->second.get());
-  if (!topic) return value();
-  value sends = topic->release();
+  value sends = it->second->release();
   if (!sends.is_null()) state_.checkpoint.channel_values.erase(std::string(TASKS));
   return sends;
 }
