@@ -43,8 +43,8 @@ storage::embed_fn openai(const value& params, const key_source& keys) {
 }
 
 const std::map<std::string, builtin_embedder_factory, std::less<>>& builtins() {
-  static const std::map<std::string, builtin_embedder_factory, std::less<>> all{{"hashing", hashing},
-                                                                        {"openai", openai}};
+  static const std::map<std::string, builtin_embedder_factory, std::less<>> all{
+      {"hashing", hashing}, {"openai", openai}};
   return all;
 }
 

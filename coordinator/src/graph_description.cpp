@@ -301,8 +301,7 @@ graph_description pregel::get_graph(int xray) const {
   // of them gets a conditional edge to it, as LangGraph's.
   std::set<std::string> deferred;
   for (const auto& [name, ch] : g.channels)
-    if (ch->holds_last_write_until_finish())
-      deferred.insert(name.substr(name.rfind(':') + 1));
+    if (ch->holds_last_write_until_finish()) deferred.insert(name.substr(name.rfind(':') + 1));
   std::set<std::string> last_step;
   bool has_start = std::any_of(raw.begin(), raw.end(),
                                [](const raw_edge& e) { return std::get<0>(e) == START; });

@@ -361,8 +361,7 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   // the task, and the subgraph continues from its own checkpoint with the resume value.
   // Every interrupt the subgraph's step raised (parallel tasks, nested subgraphs) is its
   // parent task's, each answered by id when resumed.
-  if (!loop.interrupts().empty())
-    throw error::interrupt(value(loop.interrupts()));
+  if (!loop.interrupts().empty()) throw error::interrupt(value(loop.interrupts()));
   // A breakpoint (interrupt_before/after) inside the subgraph pauses its parent task too, with
   // no interrupt value (LangGraph's empty GraphInterrupt): the null the task records is not
   // shown among the run's interrupts.

@@ -228,9 +228,9 @@ std::shared_ptr<const serializer> serializer_with_key(std::shared_ptr<const seri
   std::string key;
   if (!decode_key(key_text, key)) {
     OPENSSL_cleanse(key.data(), key.size());
-    throw error(error_code::invalid_argument,
-                std::string(source) +
-                    " must be 64 hex digits or 44 base64 characters (a 32-byte key)");
+    throw error(
+        error_code::invalid_argument,
+        std::string(source) + " must be 64 hex digits or 44 base64 characters (a 32-byte key)");
   }
   return make_encrypting_serializer(std::move(inner), std::move(key));
 }

@@ -73,7 +73,6 @@ class version_chains {
   std::uint64_t generation_ = 0;
 };
 
-
 /// Throws `superstep::error` (internal) naming the first entry where `stored` differs from
 /// `cp`'s maps: a caller of put_changes that left a change out.
 void compare_versions(const checkpoint& cp, const checkpoint& stored, const char* saver);
