@@ -12,6 +12,7 @@ using Value = import "/value.capnp".Value;
 struct TaskError {
   code @0 :UInt16;
   message @1 :Text;
+  payload @2 :Value;  # the value the error carries (a parent_command's Command), when it has one
 }
 
 struct Write {

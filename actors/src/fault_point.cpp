@@ -1,6 +1,12 @@
-// SUPERSTEP_FAULT, read once when the process starts: the fault point, if any, at which this
-// process dies.
+// The fault point, if any, at which this process dies: armed by the program
+// (arm_fault_point), compiled only in builds with SUPERSTEP_FAULT_POINTS.
 #include "superstep/actors/fault_point.hpp"
+
+#include <string>
+
+#include "superstep/core/error.hpp"
+
+#ifdef SUPERSTEP_FAULT_POINTS
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,9 +16,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
-#include <cstdlib>
 #include <optional>
-#include <string>
 #include <thread>
 
 namespace superstep::actors {
@@ -37,46 +41,48 @@ void say(const std::string& line) {
   (void)!::write(2, text.data(), text.size());
 }
 
-// `WHERE@STEP`, or nothing when the variable is unset or empty; anything else ends the
-// process, so that a mistyped fault never lets a test pass without its fault.
-std::optional<armed_point> read_fault() {
-  const char* spec = std::getenv("SUPERSTEP_FAULT");
-  if (!spec || !*spec) return std::nullopt;
-  const std::string_view text(spec);
+// `WHERE@STEP` or `WHERE@STEP~MS`; nullopt for anything else.
+std::optional<armed_point> parse_point(std::string_view text) {
   const auto at = text.rfind('@');
+  if (at == std::string_view::npos) return std::nullopt;
   armed_point p;
   const auto number = [](std::string_view n, std::int64_t& out) {
     const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), out);
     return ec == std::errc() && end == n.data() + n.size() && !n.empty();
   };
-  if (at != std::string_view::npos) {
-    p.where = std::string(text.substr(0, at));
-    std::string_view n = text.substr(at + 1);
-    bool ok = true;
-    if (const auto tilde = n.find('~'); tilde != std::string_view::npos) {
-      std::int64_t ms = 0;
-      ok = number(n.substr(tilde + 1), ms) && ms >= 0;
-      p.pause_ms = ms;
-      n = n.substr(0, tilde);
-    }
-    if (ok && number(n, p.step) &&
-        std::find(known_points.begin(), known_points.end(), p.where) != known_points.end())
-      return p;
+  p.where = std::string(text.substr(0, at));
+  std::string_view n = text.substr(at + 1);
+  if (const auto tilde = n.find('~'); tilde != std::string_view::npos) {
+    std::int64_t ms = 0;
+    if (!number(n.substr(tilde + 1), ms) || ms < 0) return std::nullopt;
+    p.pause_ms = ms;
+    n = n.substr(0, tilde);
   }
-  say("SUPERSTEP_FAULT: expected POINT@STEP (or POINT@STEP~MS to pause MS milliseconds there) "
-      "with POINT one of channel.before_vote, channel.before_finish, channel.after_vote, "
-      "channel.after_commit, "
-      "channel.before_placement, channel.after_placement, coordinator.after_votes, "
-      "coordinator.after_checkpoint, saver.before_save, channel.stop_on_writes, not '" +
-      std::string(text) + "'");
-  std::_Exit(2);
+  if (!number(n, p.step) ||
+      std::find(known_points.begin(), known_points.end(), p.where) == known_points.end())
+    return std::nullopt;
+  return p;
 }
 
-const std::optional<armed_point> armed = read_fault();
+std::optional<armed_point> armed;
 
 }  // namespace
 
-const bool detail::fault_armed = armed.has_value();
+bool detail::fault_armed = false;
+
+void arm_fault_point(std::string_view spec) {
+  if (spec.empty()) return;
+  armed = parse_point(spec);
+  detail::fault_armed = armed.has_value();
+  if (!armed)
+    throw error(error_code::invalid_argument,
+                "expected POINT@STEP (or POINT@STEP~MS to pause MS milliseconds there) with "
+                "POINT one of channel.before_vote, channel.before_finish, channel.after_vote, "
+                "channel.after_commit, channel.before_placement, channel.after_placement, "
+                "coordinator.after_votes, coordinator.after_checkpoint, saver.before_save, "
+                "channel.stop_on_writes, not '" +
+                    std::string(spec) + "'");
+}
 
 bool fault_armed_at(std::string_view where, std::int64_t step) noexcept {
   return armed && step == armed->step && where == armed->where;
@@ -99,3 +105,19 @@ void detail::fault_reached(std::string_view where, std::int64_t step) noexcept {
 }
 
 }  // namespace superstep::actors
+
+#else
+
+namespace superstep::actors {
+
+void arm_fault_point(std::string_view spec) {
+  if (!spec.empty())
+    throw error(error_code::invalid_argument,
+                "this build has no fault points (configure it with -DSUPERSTEP_FAULT_POINTS=ON), "
+                "not arming '" +
+                    std::string(spec) + "'");
+}
+
+}  // namespace superstep::actors
+
+#endif

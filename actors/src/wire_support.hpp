@@ -55,10 +55,13 @@ std::vector<std::string> get_strings(List in) {
 inline void put_error(wire::TaskError::Builder out, const task_error& e) {
   out.setCode(static_cast<std::uint16_t>(e.code));
   out.setMessage(text(e.message));
+  if (e.payload) put(out.initPayload(), *e.payload);
 }
 
 inline task_error get_error(wire::TaskError::Reader in) {
-  return task_error{static_cast<error_code>(in.getCode()), text_of(in.getMessage())};
+  return task_error{
+      static_cast<error_code>(in.getCode()), text_of(in.getMessage()),
+      in.hasPayload() ? std::make_shared<const value>(get(in.getPayload())) : nullptr};
 }
 
 inline void check_format(std::uint16_t found, const char* what, std::uint16_t expected = format) {

@@ -81,8 +81,8 @@ class openai_chat_model final : public chat_model {
     url_ = o_.base_url + "/chat/completions";
     if (o_.api_key) {
       key_ = *o_.api_key;
-    } else if (!o_.key_env.empty()) {
-      if (const char* k = std::getenv(o_.key_env.c_str()); k && *k) key_ = k;
+    } else if (!o_.key_env.empty() && o_.keys) {
+      if (auto k = o_.keys(o_.key_env)) key_ = std::move(*k);
     }
     where_ = "openai chat model (" + o_.base_url + ", model " + o_.model + ")";
   }

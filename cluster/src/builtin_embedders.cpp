@@ -17,12 +17,12 @@ std::size_t at_least_one(const function_params& p, std::string_view name, std::i
 
 std::size_t dims_of(const function_params& p) { return at_least_one(p, "dims", p.integer("dims")); }
 
-storage::embed_fn hashing(const value& params) {
+storage::embed_fn hashing(const value& params, const key_source&) {
   function_params p(params, {"dims"});
   return storage::make_hashing_embedder(dims_of(p));
 }
 
-storage::embed_fn openai(const value& params) {
+storage::embed_fn openai(const value& params, const key_source& keys) {
   function_params p(params,
                     {"dims", "model", "url", "key_env", "batch", "timeout_ms", "send_dims"});
   storage::openai_embedder_options o;
@@ -30,6 +30,7 @@ storage::embed_fn openai(const value& params) {
   o.model = p.string("model");
   o.url = p.string_or("url", o.url);
   o.key_env = p.string_or("key_env", "");
+  o.keys = keys;
   o.batch = at_least_one(p, "batch", p.integer_or("batch", static_cast<std::int64_t>(o.batch)));
   o.timeout = std::chrono::milliseconds(
       at_least_one(p, "timeout_ms", p.integer_or("timeout_ms", o.timeout.count())));
@@ -41,15 +42,15 @@ storage::embed_fn openai(const value& params) {
   return storage::make_openai_embedder(std::move(o));
 }
 
-const std::map<std::string, embedder_factory, std::less<>>& builtins() {
-  static const std::map<std::string, embedder_factory, std::less<>> all{{"hashing", hashing},
-                                                                        {"openai", openai}};
+const std::map<std::string, builtin_embedder_factory, std::less<>>& builtins() {
+  static const std::map<std::string, builtin_embedder_factory, std::less<>> all{
+      {"hashing", hashing}, {"openai", openai}};
   return all;
 }
 
 }  // namespace
 
-const embedder_factory* builtin_embedder(std::string_view name) noexcept {
+const builtin_embedder_factory* builtin_embedder(std::string_view name) noexcept {
   auto it = builtins().find(name);
   return it == builtins().end() ? nullptr : &it->second;
 }

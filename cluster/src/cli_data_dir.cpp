@@ -13,6 +13,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "cli_env.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 #include "superstep/storage/embedder.hpp"
@@ -117,7 +118,7 @@ data_dir::data_dir(std::string path, bool fsync, std::optional<storage::index_co
       place_(path_) {
   if (!saver_url.empty()) {
     storage::redis_saver_options options;
-    options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
+    options.serde = serializer_from_env(storage::make_capnp_serializer());
     auto saver = storage::redis_saver::open(saver_url, std::move(options));
     place_ = "redis at " + saver->server();
     saver_ = std::move(saver);
@@ -126,7 +127,7 @@ data_dir::data_dir(std::string path, bool fsync, std::optional<storage::index_co
   storage::rocksdb_saver_options options;
   options.sync = fsync;
   options.read_only = read_only_;
-  options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
+  options.serde = serializer_from_env(storage::make_capnp_serializer());
   saver_ = open_folder(path_, read_only_,
                        [&] { return storage::rocksdb_saver::open(path_, std::move(options)); });
 }
@@ -143,7 +144,7 @@ std::shared_ptr<storage::store> open_store(const std::string& dir, storage::inde
   options.index = std::move(index);
   options.sync = fsync;
   options.read_only = read_only && has_database(dir);
-  options.serde = storage::serializer_from_env(storage::make_capnp_serializer());
+  options.serde = serializer_from_env(storage::make_capnp_serializer());
   const bool ro = options.read_only;
   return open_folder(dir, ro, [&]() -> std::shared_ptr<storage::store> {
     return storage::rocksdb_store::open(dir, std::move(options));

@@ -7,6 +7,7 @@
 #include "cli_args_support.hpp"
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
+#include "cli_env.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_check.hpp"
@@ -159,7 +160,7 @@ value check_json(const std::string& dir, const storage::database_check& c,
 }  // namespace
 
 int run_maintenance(const maintenance_args& args, const cluster::function_registry& registry) {
-  auto serde = storage::serializer_from_env(storage::make_capnp_serializer());
+  auto serde = serializer_from_env(storage::make_capnp_serializer());
   if (!args.repair) {
     const auto c = storage::check_rocksdb_database(args.data_dir, serde);
     std::vector<std::string> spec_problems;

@@ -132,16 +132,17 @@ bool function_registry::has_embedder(std::string_view name) const noexcept {
 
 storage::embed_fn function_registry::make_embedder(std::string_view name,
                                                    const value& params) const {
-  const embedder_factory* factory = builtin_embedder(name);
-  if (auto it = embedders_.find(name); !factory && it != embedders_.end()) factory = &it->second;
-  if (!factory) {
+  const builtin_embedder_factory* builtin = builtin_embedder(name);
+  const embedder_factory* factory = nullptr;
+  if (auto it = embedders_.find(name); !builtin && it != embedders_.end()) factory = &it->second;
+  if (!builtin && !factory) {
     std::string known;
     for (const auto& n : embedder_names()) known += (known.empty() ? "" : ", ") + n;
     throw error(error_code::unknown_function,
                 "unknown embedder '" + std::string(name) + "' (known: " + known + ")");
   }
   try {
-    return (*factory)(params);
+    return builtin ? (*builtin)(params, keys_) : (*factory)(params);
   } catch (const invalid_param& e) {
     throw error(error_code::invalid_argument,
                 "embedder '" + std::string(name) + "': " + std::string(e.what()));

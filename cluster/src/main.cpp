@@ -16,6 +16,7 @@
 #include "cli_args.hpp"
 #include "cli_commands.hpp"
 #include "cli_commands_support.hpp"
+#include "cli_env.hpp"
 #include "cli_log.hpp"
 #include "net.hpp"
 #include "superstep/cluster/plugin.hpp"
@@ -62,6 +63,10 @@ int fail(const std::string& message, int status) {
 int main(int argc, char** argv) {
   using namespace superstep;
   std::set_new_handler(throw_out_of_memory);
+  // The program alone reads the environment (cli_env.hpp): first the fault point a failure
+  // test arms (docs/channel_actors.md), before anything could reach it.
+  if (const int status = cli::arm_fault_point_from_env()) return status;
+  cli::check_version_deltas_from_env();
   cli::command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);
@@ -83,6 +88,7 @@ int main(int argc, char** argv) {
                    level);
   try {
     cluster::function_registry registry;
+    registry.set_key_source(cli::environment_keys());
     cluster::register_std_library(registry);
     // A command on a head's thread runs there.
     if (const cli::thread_args* where = cli::where_of(cmd); where && !where->head.empty())

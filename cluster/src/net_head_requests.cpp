@@ -252,7 +252,7 @@ void serve_cancel(head_context& h, const caf::actor& client, const client_reques
                             "' in progress on this head (it ended, or never started here)";
     if (req.typed_errors)
       caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(error_code::not_found),
-                     why);
+                     why, std::string());
     caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(cli::exit_failed), why);
     return;
   }
@@ -278,6 +278,7 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
   int status = cli::exit_failed;
   std::string failure;
   error_code failure_code = error_code::internal;
+  std::string failure_payload;  // the JSON of what the error carries, if it carries something
   std::vector<std::string> held;
   const cli::thread_args* where = cli::where_of(req.cmd);
   const std::string thread = where ? where->thread : std::string();
@@ -359,7 +360,10 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
   } catch (const std::exception& e) {
     status = cli::exit_failed;
     failure = e.what();
-    if (const auto* se = dynamic_cast<const error*>(&e)) failure_code = se->code();
+    if (const auto* se = dynamic_cast<const error*>(&e)) {
+      failure_code = se->code();
+      if (se->payload()) failure_payload = se->payload()->to_json();
+    }
     if (is_run && h.stopping) {
       failure = "head shutting down: " + failure + " ('superstep submit --thread " + thread +
                 "' continues it once a head is back)";
@@ -387,7 +391,8 @@ void serve_request(head_context& h, const caf::actor& client, const client_reque
   }
   release_graphs(h, held);
   if (req.typed_errors && !failure.empty())
-    caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(failure_code), failure);
+    caf::anon_send(client, failure_atom::value, static_cast<std::uint16_t>(failure_code), failure,
+                   failure_payload);
   caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(status), failure);
 }
 

@@ -30,7 +30,8 @@ using finished_atom = caf::atom_constant<caf::atom("finished")>;  // (status, er
 using store_atom = caf::atom_constant<caf::atom("store")>;        // (op, args) -> value
 using unload_atom = caf::atom_constant<caf::atom("unload")>;      // (graph key): head -> worker
 using note_atom = caf::atom_constant<caf::atom("note")>;          // (text): head -> client
-// (code, text): head -> a client that asked for typed errors, before `finished`.
+// (code, text, payload): head -> a client that asked for typed errors, before `finished`;
+// the payload is the JSON of the value the error carries (error::payload), empty if none.
 using failure_atom = caf::atom_constant<caf::atom("failure")>;
 
 /// Worker -> head, once it is let in: the actor to send graphs to, and what it can run.

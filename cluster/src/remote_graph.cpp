@@ -135,7 +135,7 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
       }
     if (has(requested, ev.mode) && sink) sink(ev);
   });
-  if (raised) throw error(error_code::interrupted, raised->to_json());
+  if (raised) throw error::interrupt(std::move(*raised));
   return output;
 }
 

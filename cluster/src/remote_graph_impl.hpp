@@ -187,8 +187,16 @@ struct remote_graph::impl {
           },
           [&](net::note_atom, const std::string&) {},
           [&](net::progress_atom, std::int64_t, std::uint64_t, std::uint64_t) {},
-          [&](net::failure_atom, std::uint16_t code, const std::string& why) {
-            failed = error(static_cast<error_code>(code), why);
+          [&](net::failure_atom, std::uint16_t code, const std::string& why,
+              const std::string& payload) {
+            // The payload (a Command for this side's graph) comes as a field of its own; one
+            // that does not parse leaves the error without it.
+            std::shared_ptr<const value> carried;
+            if (!payload.empty()) try {
+                carried = std::make_shared<const value>(value::parse_json(payload));
+              } catch (const error&) {
+              }
+            failed = error(static_cast<error_code>(code), why, std::move(carried));
           },
           [&](net::finished_atom, std::int32_t s, const std::string& why) {
             status = s;

@@ -85,11 +85,12 @@ std::shared_ptr<const agents::chat_model> make_model(const function_params& p,
   agents::openai_chat_options o;
   o.model = m.string("name");
   if (m.has("url")) o.base_url = m.string("url");
+  o.keys = registry.keys();
   if (m.has("key_env")) {
     o.key_env = m.string("key_env");
   } else {
-    const char* own = std::getenv("SUPERSTEP_MODEL_KEY");
-    o.key_env = own && *own ? "SUPERSTEP_MODEL_KEY" : "OPENAI_API_KEY";
+    const auto own = o.keys ? o.keys("SUPERSTEP_MODEL_KEY") : std::nullopt;
+    o.key_env = own && !own->empty() ? "SUPERSTEP_MODEL_KEY" : "OPENAI_API_KEY";
   }
   if (m.has("timeout_ms")) o.timeout = std::chrono::milliseconds(m.integer("timeout_ms"));
   if (m.has("max_retries")) o.max_retries = static_cast<int>(m.integer("max_retries"));

@@ -130,7 +130,7 @@ void votes_in(coordinator_actor* self) {
   for (const auto& v : votes)
     if (v.error) {
       to_groups(self, actors::abort_atom::value, step);
-      throw error(v.error->code, v.error->message);
+      throw v.error->to_error();
     }
   for (const auto& v : votes) st.loop->take_votes(v.changes);
   // Gone before the next step is planned (from this call): a vote may carry the tasks

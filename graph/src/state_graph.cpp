@@ -73,10 +73,10 @@ void write_update(const compiled_topology& topo, const std::string& node, const 
     if (cmd->graph == command::parent) {
       // Ends the subgraph's run; the parent's subgraph node (or the node function that
       // invoked this graph) applies it as its own Command. At the top level the run fails
-      // with this error (LangGraph's ParentCommand), the Command as JSON its message.
+      // with this error (LangGraph's ParentCommand), which carries the Command.
       command up = *cmd;
       up.graph.clear();
-      throw error(error_code::parent_command, make_command(up).to_json());
+      throw error::parent_command(make_command(up));
     }
     write_update(topo, node, cmd->update, scope);
     scope.expect_writes(cmd->go_to.size());

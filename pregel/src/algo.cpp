@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "superstep/channels/step.hpp"
-#include "superstep/channels/topic.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
@@ -65,8 +64,7 @@ graph_index graph_index::build(const pregel_graph& g) {
   for (const auto& [name, proto] : g.channels) {
     if (proto->finishes_deferred()) idx.finishable.push_back(name);
     if (proto->keeps_deltas()) idx.delta_channels.push_back(name);
-    if (auto* t = dynamic_cast<const channels::topic*>(proto.get()); t && !t->accumulate())
-      idx.not_extended.push_back(name);
+    if (proto->never_extends_last_value()) idx.not_extended.push_back(name);
   }
   return idx;
 }

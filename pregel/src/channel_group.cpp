@@ -10,7 +10,6 @@
 #include <unordered_set>
 
 #include "superstep/channels/step.hpp"
-#include "superstep/channels/topic.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::actors {
@@ -24,7 +23,7 @@ namespace {
 void release_sends(channels::channel_map& live) {
   auto it = live.find(std::string(tasks_topic));
   if (it == live.end()) return;
-  if (auto* sends = dynamic_cast<channels::topic*>(it->second.get())) sends->release();
+  it->second->release();  // the Sends: the coordinator plans from its own copy
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include <set>
 #include <tuple>
 
-#include "superstep/channels/last_value_after_finish.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/pregel/pregel.hpp"
 
@@ -302,8 +301,7 @@ graph_description pregel::get_graph(int xray) const {
   // of them gets a conditional edge to it, as LangGraph's.
   std::set<std::string> deferred;
   for (const auto& [name, ch] : g.channels)
-    if (dynamic_cast<const channels::last_value_after_finish*>(ch.get()))
-      deferred.insert(name.substr(name.rfind(':') + 1));
+    if (ch->holds_last_write_until_finish()) deferred.insert(name.substr(name.rfind(':') + 1));
   std::set<std::string> last_step;
   bool has_start = std::any_of(raw.begin(), raw.end(),
                                [](const raw_edge& e) { return std::get<0>(e) == START; });

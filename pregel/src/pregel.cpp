@@ -199,7 +199,7 @@ value pregel::stream(const value& input, const value& given, const stream_option
     if (detail::task_context* parent = detail::current_task();
         parent && (given.is_null() || given == parent->config())) {
       value out = run_nested(input, *parent);
-      if (as_command(out)) throw error(error_code::parent_command, out.to_json());
+      if (as_command(out)) throw error::parent_command(std::move(out));
       return out;
     }
   const value config = bound_config(given);
@@ -363,19 +363,18 @@ value pregel::run_nested(const value& input, node_context& parent) const {
   try {
     out = run_sync(loop, impl_->thread_pool(options_), input);
   } catch (const error& e) {
-    if (e.code() != error_code::parent_command) throw;
-    return value::parse_json(e.what());  // the subgraph node returns the Command upwards
+    if (e.code() != error_code::parent_command || !e.payload()) throw;
+    return *e.payload();  // the subgraph node returns the Command upwards
   }
   // An interrupt inside the subgraph pauses its parent task too; resuming the parent re-runs
   // the task, and the subgraph continues from its own checkpoint with the resume value.
   // Every interrupt the subgraph's step raised (parallel tasks, nested subgraphs) is its
   // parent task's, each answered by id when resumed.
-  if (!loop.interrupts().empty())
-    throw error(error_code::interrupted, value(loop.interrupts()).to_json());
+  if (!loop.interrupts().empty()) throw error::interrupt(value(loop.interrupts()));
   // A breakpoint (interrupt_before/after) inside the subgraph pauses its parent task too, with
   // no interrupt value (LangGraph's empty GraphInterrupt): the null the task records is not
   // shown among the run's interrupts.
-  if (loop.interrupted()) throw error(error_code::interrupted, "null");
+  if (loop.interrupted()) throw error::interrupt(value());
   return out;
 }
 

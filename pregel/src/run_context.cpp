@@ -96,10 +96,8 @@ bool is_interrupt_id(std::string_view s) noexcept {
 value task_context::interrupt(value v) {
   const std::size_t call = interrupt_calls_++;
   if (call < task_.rare->resume.size()) return task_.rare->resume[call];
-  throw error(
-      error_code::interrupted,
-      value(object{{"value", std::move(v)}, {"id", interrupt_id(run_.checkpoint_ns, task_.id)}})
-          .to_json());
+  throw error::interrupt(
+      value(object{{"value", std::move(v)}, {"id", interrupt_id(run_.checkpoint_ns, task_.id)}}));
 }
 
 void task_context::emit_custom(value data) {
@@ -278,8 +276,8 @@ void attempt(const pregel_node& node, pregel_task& task, task_context& ctx) {
     // this node's, applied to this graph (LangGraph's ParentCommand caught by the runner).
     // A Command.PARENT this node returns itself is thrown by its writers below and leaves
     // this graph.
-    if (e.code() != error_code::parent_command) throw;
-    out = value::parse_json(e.what());
+    if (e.code() != error_code::parent_command || !e.payload()) throw;
+    out = *e.payload();
     from_child = true;
   }
   task.output = out;
@@ -320,8 +318,9 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
     if (failure->code() == error_code::interrupted) {
       // Not a failure: the task waits for a resume value. The values it was given so far are
       // kept, so the re-run answers the same interrupt() calls the same way.
-      // One interrupt from interrupt(), or a list: all those of a subgraph the task ran.
-      value raised = value::parse_json(failure->what());
+      // One interrupt from interrupt(), or a list: all those of a subgraph the task ran; null
+      // (or no payload) a pause without one, as a subgraph's breakpoint.
+      value raised = failure->payload() ? *failure->payload() : value();
       list& interrupts = task.rare.edit().interrupts;
       if (raised.is_list())
         interrupts.insert(interrupts.end(), raised.as_list().begin(), raised.as_list().end());
@@ -372,7 +371,7 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   const bool cancelled = failure && failure->code() == error_code::cancelled && ctx.cancelled();
   if (failure && handler && failure->code() != error_code::parent_command &&
       failure->code() != error_code::drained && !cancelled)
-    task.set_handled_error(task_error{failure->code(), failure->what()});
+    task.set_handled_error(task_error::of(*failure));
   if (task.rare->handled_error && handler) {
     // The node's error handler takes over the task (LangGraph's node_error_handler task):
     // its writes are the task's, its failure the task's failure.
@@ -382,7 +381,7 @@ void run_task(const pregel_graph& g, pregel_task& task, task_context& ctx) noexc
   }
   if (failure) {
     task.writes.clear();
-    task.set_error(task_error{failure->code(), failure->what()});
+    task.set_error(task_error::of(*failure));
   }
   task.done = true;
 }

@@ -10,7 +10,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "superstep/channels/topic.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
@@ -156,9 +155,7 @@ value run_loop::release_sends() {
     return value();
   auto it = state_.channels.find(std::string(TASKS));
   if (it == state_.channels.end() || !it->second->is_available()) return value();
-  auto* topic = dynamic_cast<channels::topic*>(it->second.get());
-  if (!topic) return value();
-  value sends = topic->release();
+  value sends = it->second->release();
   if (!sends.is_null()) state_.checkpoint.channel_values.erase(std::string(TASKS));
   return sends;
 }
@@ -260,9 +257,7 @@ bool run_loop::check_step() {
     if (t.rare->error && (!failed || (cancelled(*failed) && !cancelled(t)) ||
                           (cancelled(*failed) == cancelled(t) && task_path_less(t, *failed))))
       failed = &t;
-  if (failed) {
-    throw error(failed->rare->error->code, failed->rare->error->message);
-  }
+  if (failed) throw failed->rare->error->to_error();
   // A task that called interrupt(): the step does not commit; the others' writes are saved
   // and reused when the thread resumes.
   bool paused = false;  // a subgraph's breakpoint pauses its task with a null interrupt

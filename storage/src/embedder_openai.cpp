@@ -87,17 +87,23 @@ std::size_t append_body(char* data, std::size_t size, std::size_t count, void* u
   return n;
 }
 
-std::string key_from_environment(const std::string& key_env) {
+// The key `keys` has by `name`, or empty.
+std::string key_named(const key_source& keys, const std::string& name) {
+  if (!keys) return {};
+  return keys(name).value_or(std::string());
+}
+
+std::string key_by_name(const key_source& keys, const std::string& key_env) {
   if (!key_env.empty()) {
-    const char* key = std::getenv(key_env.c_str());
-    if (!key || !*key)
+    std::string key = key_named(keys, key_env);
+    if (key.empty())
       throw error(error_code::invalid_argument,
                   "openai embedder: the environment variable " + key_env +
                       " (key_env) that should hold the API key is not set");
     return key;
   }
   for (const char* name : {"SUPERSTEP_EMBEDDINGS_KEY", "OPENAI_API_KEY"})
-    if (const char* key = std::getenv(name); key && *key) return key;
+    if (std::string key = key_named(keys, name); !key.empty()) return key;
   return {};
 }
 
@@ -112,7 +118,7 @@ class openai_embedder {
     if (o_.batch == 0) invalid("batch must be at least 1");
     if (o_.timeout.count() <= 0) invalid("the timeout must be positive");
     if (o_.send_dims && o_.dims == 0) invalid("send_dims needs dims");
-    key_ = o_.api_key ? *o_.api_key : key_from_environment(o_.key_env);
+    key_ = o_.api_key ? *o_.api_key : key_by_name(o_.keys, o_.key_env);
     where_ = "openai embedder (" + o_.url + ", model " + o_.model + ")";
   }
 

@@ -221,14 +221,16 @@ std::shared_ptr<const serializer> make_encrypting_serializer(
   return std::make_shared<encrypting_serializer>(std::move(inner), std::move(key));
 }
 
-std::shared_ptr<const serializer> serializer_from_env(std::shared_ptr<const serializer> inner) {
-  const char* text = std::getenv("SUPERSTEP_AES_KEY");
-  if (text == nullptr || *text == '\0') return inner;
+std::shared_ptr<const serializer> serializer_with_key(std::shared_ptr<const serializer> inner,
+                                                      std::string_view key_text,
+                                                      std::string_view source) {
+  if (key_text.empty()) return inner;
   std::string key;
-  if (!decode_key(text, key)) {
+  if (!decode_key(key_text, key)) {
     OPENSSL_cleanse(key.data(), key.size());
-    throw error(error_code::invalid_argument,
-                "SUPERSTEP_AES_KEY must be 64 hex digits or 44 base64 characters (a 32-byte key)");
+    throw error(
+        error_code::invalid_argument,
+        std::string(source) + " must be 64 hex digits or 44 base64 characters (a 32-byte key)");
   }
   return make_encrypting_serializer(std::move(inner), std::move(key));
 }

@@ -94,7 +94,7 @@ checkpoint_config memory_saver::store(const checkpoint_config& config, const che
     // The base went away since the plan (the thread was pruned or deleted): whole after all.
     if (plan.depth > 0 && !checkpoints.count(plan.base_id)) store_whole();
     auto it = checkpoints.insert_or_assign(cp.id, std::move(stored)).first;
-    if (plan.depth > 0 && check_version_deltas()) {
+    if (plan.depth > 0 && version_deltas_checked()) {
       checkpoint back;
       resolve_versions(checkpoints, it->second, back);
       compare_versions(cp, back, "memory_saver");

@@ -392,7 +392,7 @@ checkpoint_config rocksdb_saver::impl::put(
       d.db.chains.forget(b.chain);
   }
   d.db.versions.written(prefix, cp.id, plan, changes);
-  if (plan.depth > 0 && check_version_deltas()) {
+  if (plan.depth > 0 && version_deltas_checked()) {
     auto back = decode(config.thread_id, config.checkpoint_ns, cp.id, record);
     resolve(rocksdb::ReadOptions(), config.thread_id, config.checkpoint_ns, back);
     compare_versions(cp, back.cp, "rocksdb_saver");

@@ -1,7 +1,7 @@
 #include "version_chains.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <atomic>
 #include <string_view>
 
 #include "superstep/core/error.hpp"
@@ -29,7 +29,7 @@ version_chains::plan version_chains::plan_put(const std::string& line, const std
   p.generation = generation_;
   const std::size_t whole = cp.channel_versions.size() + cp.versions_seen.size();
   // Checking (the test suite) stores small maps as deltas too, so every graph's are checked.
-  const std::size_t min_whole = check_version_deltas() ? 1 : min_whole_entries;
+  const std::size_t min_whole = version_deltas_checked() ? 1 : min_whole_entries;
   if (!changes || parent_id.empty() || whole < min_whole) return p;
   // A delta can only add or replace entries: a change naming an entry the checkpoint does not
   // have (a removal) is stored whole.
@@ -102,12 +102,16 @@ bool version_chains::stale(const plan& p) {
   return p.generation != generation_;
 }
 
-bool check_version_deltas() {
-  static const bool on = [] {
-    const char* v = std::getenv("SUPERSTEP_CHECK_VERSION_DELTAS");
-    return v && *v && std::string(v) != "0";
-  }();
-  return on;
+namespace {
+std::atomic<bool> checking_version_deltas{false};
+}  // namespace
+
+void check_version_deltas(bool on) noexcept {
+  checking_version_deltas.store(on, std::memory_order_relaxed);
+}
+
+bool version_deltas_checked() noexcept {
+  return checking_version_deltas.load(std::memory_order_relaxed);
 }
 
 void compare_versions(const checkpoint& cp, const checkpoint& stored, const char* saver) {

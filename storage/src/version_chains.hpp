@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/storage/version_delta_check.hpp"  // version_deltas_checked
 
 namespace superstep::storage {
 
@@ -71,10 +72,6 @@ class version_chains {
   std::unordered_map<std::string, line_state> lines_;
   std::uint64_t generation_ = 0;
 };
-
-/// Whether savers check each checkpoint they store as a delta by reading its maps back
-/// (environment SUPERSTEP_CHECK_VERSION_DELTAS=1; the test suite sets it).
-bool check_version_deltas();
 
 /// Throws `superstep::error` (internal) naming the first entry where `stored` differs from
 /// `cp`'s maps: a caller of put_changes that left a change out.

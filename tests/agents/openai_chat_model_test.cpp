@@ -12,6 +12,7 @@
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "support/environment_keys.hpp"
 
 using namespace superstep;
 using namespace superstep::agents;
@@ -292,6 +293,7 @@ BOOST_AUTO_TEST_CASE(checks_its_options_and_reads_the_key_from_the_environment) 
   o = options_for(server);
   o.api_key.reset();
   o.key_env = "SUPERSTEP_AGENTS_TEST_KEY";
+  o.keys = test::environment_keys();  // the library reads no environment: the caller's source
   ::setenv("SUPERSTEP_AGENTS_TEST_KEY", "k-from-env", 1);
   make_openai_chat_model(o)->invoke({human_message("x")});
   ::unsetenv("SUPERSTEP_AGENTS_TEST_KEY");

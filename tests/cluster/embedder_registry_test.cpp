@@ -4,6 +4,7 @@
 
 #include "superstep/cluster/function_registry.hpp"
 #include "support/embeddings_server.hpp"
+#include "support/environment_keys.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;
@@ -60,6 +61,7 @@ BOOST_AUTO_TEST_CASE(openai_params_reach_the_http_request) {
   test::embeddings_server s(8);
   ::setenv("SUPERSTEP_REGISTRY_TEST_KEY", "sk-registry", 1);
   cluster::function_registry r;
+  r.set_key_source(test::environment_keys());  // as the program's, from its environment
   auto embed = r.make_embedder("openai", object{{"dims", 4},
                                                 {"model", "m1"},
                                                 {"url", s.url()},

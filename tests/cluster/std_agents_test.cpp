@@ -10,6 +10,7 @@
 #include "superstep/cluster/function_params.hpp"
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/core/error.hpp"
+#include "support/environment_keys.hpp"
 
 using namespace superstep;
 using namespace superstep::cluster;
@@ -39,6 +40,7 @@ value json(const std::string& text) { return value::parse_json(text); }
 struct fixture {
   fixture() {
     register_std_library(registry);
+    registry.set_key_source(test::environment_keys());  // as the program's, from its environment
     registry.set_model_settings(object{{"name", "demo"},
                                        {"url", server.base_url()},
                                        {"key_env", "STD_AGENTS_TEST_KEY"},

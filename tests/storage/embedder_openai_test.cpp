@@ -9,6 +9,7 @@
 
 #include "superstep/storage/store_rocksdb.hpp"
 #include "support/embeddings_server.hpp"
+#include "support/environment_keys.hpp"
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
@@ -47,6 +48,7 @@ storage::openai_embedder_options options_for(const server& s, std::size_t n = di
   o.model = "test-model";
   o.dims = n;
   o.timeout = std::chrono::milliseconds(5000);
+  o.keys = superstep::test::environment_keys();  // the library reads no environment
   return o;
 }
 

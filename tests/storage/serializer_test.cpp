@@ -17,9 +17,15 @@
 using namespace superstep;
 using superstep::storage::make_encrypting_serializer;
 using superstep::storage::serializer;
-using superstep::storage::serializer_from_env;
 
 namespace {
+
+// The `superstep` program's SUPERSTEP_AES_KEY, read as cluster/src/cli_env.cpp reads it: the
+// library takes the key's text from its caller.
+std::shared_ptr<const serializer> serializer_from_env(std::shared_ptr<const serializer> inner) {
+  const char* text = std::getenv("SUPERSTEP_AES_KEY");
+  return storage::serializer_with_key(std::move(inner), text ? text : "", "SUPERSTEP_AES_KEY");
+}
 
 // Values as JSON text, under a chosen name: two of these with different names write identical
 // bytes, so only the name bound as AAD tells their records apart.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "superstep/agents/chat_model.hpp"
+#include "superstep/core/key_source.hpp"
 
 namespace superstep::agents {
 
@@ -18,11 +19,16 @@ struct openai_chat_options {
   std::string base_url = "https://api.openai.com/v1";
   /// The request's "model".
   std::string model;
-  /// The API key; nullopt: read from the environment variable `key_env` when the model is made.
+  /// The API key; nullopt: the key `keys` has by the name `key_env`, asked when the model is
+  /// made. The caller supplies the key: this library reads no environment variable (the
+  /// `superstep` program passes `keys` reading its environment).
   std::optional<std::string> api_key;
-  /// The environment variable holding the key. Unset or empty variable: no key is sent (servers
-  /// on a private network often need none). Empty name: no key.
+  /// The name of the key in `keys` (an environment variable's, for the program). No such key,
+  /// or an empty one: no key is sent (servers on a private network often need none). Empty
+  /// name: no key.
   std::string key_env = "OPENAI_API_KEY";
+  /// Where the key named `key_env` is found (none: no key by name).
+  key_source keys;
   /// The time limit of one attempt, connecting and the whole answer included.
   std::chrono::milliseconds timeout{60000};
   /// Attempts after the first on HTTP 408, 409, 429, 5xx, a connection that fails or an

@@ -43,6 +43,18 @@ class channel {
   /// Whether it keeps its value out of checkpoints, which hold its writes (delta_channel).
   [[nodiscard]] virtual bool keeps_deltas() const noexcept = 0;
 
+  // What the runtime asks of a few kinds only; the default is the answer of every other kind.
+
+  /// Whether its next value never starts with this one's elements, so that a saver that
+  /// writes a list as what was added to the last one need not keep it
+  /// (checkpoint_changes::not_extended): a topic without accumulate. False, the safe answer,
+  /// unless a kind promises it.
+  [[nodiscard]] virtual bool never_extends_last_value() const noexcept { return false; }
+  /// Whether it holds the last value written and shows it only once the run is about to
+  /// finish (LangGraph `LastValueAfterFinish`): the trigger a deferred node's edges and
+  /// branches write. The graph drawing finds deferred nodes by it.
+  [[nodiscard]] virtual bool holds_last_write_until_finish() const noexcept { return false; }
+
   /// A new channel of the same type and configuration, restored from `checkpoint` (the result
   /// of `checkpoint()`), or empty when `checkpoint` is nullopt.
   [[nodiscard]] virtual std::unique_ptr<channel> from_checkpoint(
@@ -84,6 +96,11 @@ class channel {
 
   /// Called when the graph is about to finish (no more tasks). Returns whether it changed.
   virtual bool finish() { return false; }
+
+  /// Lets go of values that the caller holds elsewhere, keeping only that there are some,
+  /// and returns them: the tasks topic's Sends (see topic::release). Null when it did
+  /// nothing, as every kind but a topic does.
+  virtual value release() { return value(); }
 
   /// Whether an update since the last `take_overwritten()` replaced the value instead of
   /// folding into it, so that a checkpoint must hold a snapshot of it (only delta_channel keeps

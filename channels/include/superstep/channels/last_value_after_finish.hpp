@@ -29,6 +29,7 @@ class last_value_after_finish final : public channel {
   bool finishes_deferred() const noexcept override { return true; }
   bool stays_until_written() const noexcept override { return false; }
   bool keeps_deltas() const noexcept override { return false; }
+  bool holds_last_write_until_finish() const noexcept override { return true; }
 
   /// Restores from [value, finished]. Like LangGraph, any other checkpoint is taken as a bare
   /// value that is already finished (written by a channel that was not yet deferred).

@@ -35,6 +35,8 @@ class topic final : public channel {
 
   /// Whether values are kept across steps.
   bool accumulate() const noexcept { return accumulate_; }
+  /// Without accumulate, each step's list starts afresh.
+  bool never_extends_last_value() const noexcept override { return !accumulate_; }
 
   /// Restores from a list checkpoint; throws error(invalid_argument) for anything else.
   [[nodiscard]] std::unique_ptr<channel> from_checkpoint(
@@ -58,7 +60,7 @@ class topic final : public channel {
   /// them, saved), its PUSH tasks planned from what it returns. The next update clears it as
   /// it would the values, and reports the change; until then `get` and `checkpoint` are an
   /// internal error.
-  value release();
+  value release() override;
 
  private:
   bool accumulate_;

@@ -9,6 +9,7 @@
 #include "superstep/agents/tool.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/pregel/node_context.hpp"
+#include "superstep/core/key_source.hpp"
 #include "superstep/core/value.hpp"
 #include "superstep/storage/embedder.hpp"
 
@@ -70,6 +71,12 @@ class function_registry {
   /// nodes take these fields over their own "model" params.
   void set_model_settings(value settings) { model_settings_ = std::move(settings); }
   const value& model_settings() const noexcept { return model_settings_; }
+  /// Where the API keys that models and embedders name (`key_env`, SUPERSTEP_MODEL_KEY,
+  /// OPENAI_API_KEY, ...) are found: none by default, so that no key is sent unless the caller
+  /// gives one. The library reads no environment variable; the `superstep` program passes a
+  /// source that reads its environment.
+  void set_key_source(key_source keys) { keys_ = std::move(keys); }
+  const key_source& keys() const noexcept { return keys_; }
 
   /// True for nodes of `add_node` and of `add_registry_node`.
   bool has_node(std::string_view name) const noexcept;
@@ -128,6 +135,7 @@ class function_registry {
   std::map<std::string, registry_node_factory, std::less<>> registry_nodes_;
   agents::tool_registry tools_;
   value model_settings_;
+  key_source keys_;
 };
 
 }  // namespace superstep::cluster

@@ -115,7 +115,7 @@ class remote_graph {
   /// goto go to the head. Besides the modes asked for, `updates` is always streamed from the
   /// head (not to the sink) to see interrupts: called with a config whose configurable has a
   /// checkpoint_ns (as a node, or as LangGraph's test pretends), an interrupt ends the stream
-  /// there with error(interrupted) carrying the interrupts ([{"value", "id"}] as JSON), as
+  /// there with error::interrupt carrying the interrupts ([{"value", "id"}] its payload), as
   /// a local subgraph's interrupt pauses its parent.
   value stream(const value& input, const value& config, const remote_run_options& options,
                const stream_sink& sink) const;

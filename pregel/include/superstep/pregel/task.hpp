@@ -15,10 +15,21 @@
 
 namespace superstep {
 
-/// The error a task ended with: a code and the node's message.
+/// The error a task ended with: a code and the node's message, and the value the error
+/// carries (the Command of a parent_command error), as `superstep::error`.
 struct task_error {
   error_code code = error_code::node_error;
   std::string message;
+  std::shared_ptr<const value> payload;  ///< shared with the error's: it is immutable
+
+  task_error() = default;
+  task_error(error_code c, std::string m, std::shared_ptr<const value> p = nullptr)
+      : code(c), message(std::move(m)), payload(std::move(p)) {}
+  /// The task error of `e`, its payload kept.
+  static task_error of(const error& e) { return {e.code(), e.what(), e.shared_payload()}; }
+  /// The error again, to throw: the one `of` was given, as far as its code, message and
+  /// payload go.
+  error to_error() const { return error(code, message, payload); }
 };
 
 /// A field kept behind a pointer and allocated only when it holds something: 8 bytes where a

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "superstep/core/key_source.hpp"
 #include "superstep/storage/embedder.hpp"
 
 namespace superstep::storage {
@@ -23,12 +24,16 @@ struct openai_embedder_options {
   /// Ask for `dims` in the request ("dimensions": text-embedding-3 models shorten their
   /// vectors on request; older models and many servers refuse the field). Needs `dims`.
   bool send_dims = false;
-  /// The API key; nullopt: read from the environment when the embedder is made (key_env).
+  /// The API key; nullopt: the key `keys` has by name (key_env), asked when the embedder is
+  /// made. The caller supplies the key: this library reads no environment variable (the
+  /// `superstep` program passes `keys` reading its environment).
   std::optional<std::string> api_key;
-  /// The environment variable holding the key. Empty: SUPERSTEP_EMBEDDINGS_KEY, or else
-  /// OPENAI_API_KEY, or else no key (servers on a private network often need none).
-  /// Named: that variable must be set and not empty.
+  /// The name of the key in `keys` (an environment variable's, for the program). Empty:
+  /// SUPERSTEP_EMBEDDINGS_KEY, or else OPENAI_API_KEY, or else no key (servers on a private
+  /// network often need none). Named: `keys` must have that key, not empty.
   std::string key_env;
+  /// Where keys are found by name (none: no key by name).
+  key_source keys;
   /// Texts per request: more texts are sent in several requests, in order.
   std::size_t batch = 256;
   /// The time limit of one request, connecting included.
@@ -40,7 +45,7 @@ struct openai_embedder_options {
 /// returns `data[i].embedding` ordered by `data[i].index`.
 ///
 /// Throws `superstep::error` with invalid_argument when made with bad options (empty url or
-/// model, batch or timeout 0, send_dims without dims, a named key_env that is not set).
+/// model, batch or timeout 0, send_dims without dims, a named key_env that `keys` lacks).
 /// Calls throw `superstep::error` naming the endpoint and what went wrong, never the key:
 ///  - unavailable: the endpoint cannot be reached (connection refused, no such host, no
 ///    answer within the timeout), or answered HTTP 408, 429 or 5xx;

@@ -30,9 +30,13 @@ std::shared_ptr<const serializer> make_capnp_serializer();
 std::shared_ptr<const serializer> make_encrypting_serializer(
     std::shared_ptr<const serializer> inner, std::string key);
 
-/// The encrypting serializer with the key from the environment variable SUPERSTEP_AES_KEY
-/// (64 hex digits or 44 base64 characters), or `inner` unchanged when it is not set.
-/// Throws `superstep::error` (invalid_argument) naming the variable when its value is malformed.
-std::shared_ptr<const serializer> serializer_from_env(std::shared_ptr<const serializer> inner);
+/// The encrypting serializer with the key `key_text` spells (64 hex digits or 44 base64
+/// characters: 32 bytes), or `inner` unchanged when `key_text` is empty. Throws
+/// `superstep::error` (invalid_argument) naming `source`, where the text came from (the
+/// `superstep` program's SUPERSTEP_AES_KEY variable), when it is malformed; the message never
+/// shows the text. The caller supplies the key: this library reads no environment variable.
+std::shared_ptr<const serializer> serializer_with_key(std::shared_ptr<const serializer> inner,
+                                                      std::string_view key_text,
+                                                      std::string_view source);
 
 }  // namespace superstep::storage
