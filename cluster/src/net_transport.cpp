@@ -61,8 +61,9 @@ class link_manager final : public caf::io::middleman_actor_impl {
       reached = false;
       const std::string first = opening(ssl, why);
       if (!first.empty()) {
-        fd = connect_by(host, port, deadline, why);
-        reached = fd >= 0;
+        bool reset = false;
+        fd = connect_by(host, port, deadline, why, reset);
+        reached = fd >= 0 || reset;
         if (fd >= 0 && !handshake(fd, deadline, first, ssl, why, refused)) {
           ::close(fd);
           fd = -1;
@@ -114,9 +115,11 @@ class link_manager final : public caf::io::middleman_actor_impl {
   }
 
   // A TCP connection to host:port made before `deadline` (the name resolved first), or -1
-  // with `why`.
+  // with `why`; `reset`: the head took the connection and reset it before the connect
+  // completed here (a head short of room does that), so trying again may succeed.
   static native_socket connect_by(const std::string& host, std::uint16_t port,
-                                  clock_type::time_point deadline, std::string& why) {
+                                  clock_type::time_point deadline, std::string& why,
+                                  bool& reset) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -146,6 +149,7 @@ class link_manager final : public caf::io::middleman_actor_impl {
         out = fd;
       } else {
         why = std::string("cannot connect: ") + std::strerror(err);
+        if (err == ECONNRESET) reset = true;
         ::close(fd);
       }
     }
