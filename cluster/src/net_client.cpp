@@ -29,7 +29,7 @@ namespace {
 struct head_connection {
   std::unique_ptr<actors::runtime> rt;
   std::unique_ptr<link_transport> transport;
-  caf::actor gate;
+  gate_actor gate;
   std::unique_ptr<caf::scoped_actor> self;
 
   head_connection(const std::string& address, const std::string& key_file,
@@ -69,7 +69,7 @@ struct head_connection {
     if (!linked.actor)
       throw error(linked.refused ? error_code::unauthorized : error_code::unavailable,
                   "cannot reach the head at " + address + ": " + linked.error);
-    gate = linked.actor;
+    gate = gate_of(linked.actor);
     self = std::make_unique<caf::scoped_actor>(sys);
     // The link is up, so the head is there: a hello unanswered within join_gate's short
     // timeout means a busy machine (many clients starting at once on few cores), not a dead
@@ -86,7 +86,7 @@ struct head_connection {
   }
   ~head_connection() {
     self.reset();  // before its actor system
-    gate = caf::actor();
+    gate = gate_actor();
     transport.reset();
   }
   caf::actor_system& system() { return rt->internals().system; }
@@ -112,7 +112,7 @@ int run_on_head(const cli::command& cmd) {
   head_connection head(where.head, where.key_file, where.tls);
   auto& sys = head.system();
   auto& self = *head.self;
-  const caf::actor& gate = head.gate;
+  const gate_actor& gate = head.gate;
   std::optional<std::string> refusal;
   std::string failure;
   self->request(gate, answer_timeout, request_atom::value, req)
@@ -163,7 +163,7 @@ int run_store_on_head(const cli::store_args& args) {
   head_connection head(args.head, args.key_file, args.tls);
   auto& sys = head.system();
   auto& self = *head.self;
-  const caf::actor& gate = head.gate;
+  const gate_actor& gate = head.gate;
   remote_store store([&](const std::string& op, const value& a) -> value {
     value answer;
     std::string failure;

@@ -35,7 +35,8 @@ namespace {
 constexpr std::size_t store_threads = 4;
 
 // Runs store operations for the gate (detached: blocking here holds up no other actor).
-caf::behavior store_op_runner(caf::event_based_actor*, head_context* h, std::size_t index) {
+store_runner_actor::behavior_type store_op_runner(store_runner_actor::pointer, head_context* h,
+                                                  std::size_t index) {
   return {
       [h, index](store_atom, const std::string& op, const value& args) -> value {
         struct done {
@@ -52,7 +53,7 @@ caf::behavior store_op_runner(caf::event_based_actor*, head_context* h, std::siz
 }
 
 // The store runner with the fewest operations waiting, counted as given one more.
-const caf::actor& least_busy_store_runner(head_context& h) {
+const store_runner_actor& least_busy_store_runner(head_context& h) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < h.store_ops.size(); ++i)
     if (h.store_queued[i].load() < h.store_queued[best].load()) best = i;
@@ -68,23 +69,23 @@ struct gate_state {
   std::set<caf::node_id> admitted;
 };
 
-using gate_actor = caf::stateful_actor<gate_state>;
+using gate_self = gate_actor::stateful_pointer<gate_state>;
 
 // Whether the current message comes from a process that proved it has the key.
-bool admitted(gate_actor* self) {
+bool admitted(gate_self self) {
   const auto& sender = self->current_sender();
   if (!sender) return false;
   if (!self->state.h->key || sender->node() == self->node()) return true;
   return self->state.admitted.count(sender->node()) > 0;
 }
 
-caf::node_id sender_node(gate_actor* self) {
+caf::node_id sender_node(gate_self self) {
   const auto& sender = self->current_sender();
   return sender ? sender->node() : caf::node_id{};
 }
 
 // Sends every graph the head knows to a worker that just joined.
-void load_all(gate_actor* self, const caf::actor& host, const std::string& name) {
+void load_all(gate_self self, const host_actor& host, const std::string& name) {
   head_context& h = *self->state.h;
   for (auto& [key, spec] : h.workers.specs()) {
     auto id = host.address();
@@ -100,7 +101,7 @@ void load_all(gate_actor* self, const caf::actor& host, const std::string& name)
   }
 }
 
-caf::behavior gate(gate_actor* self, head_context* h) {
+gate_actor::behavior_type gate(gate_self self, head_context* h) {
   self->state.h = h;
   self->set_down_handler([self](caf::down_msg& msg) {
     if (auto name = self->state.h->workers.remove(msg.source))
@@ -142,17 +143,16 @@ caf::behavior gate(gate_actor* self, head_context* h) {
           spdlog::warn("ignored a worker that did not prove the key");
           return false;
         }
-        if (!offer.host) return false;
-        self->monitor(offer.host);
+        host_actor host = host_of(offer);
+        if (!host) return false;
+        self->monitor(host);
         std::string name = offer.name.empty() ? peer_name(sender_node(self)) : offer.name;
         spdlog::info("worker " + name + " joined (" + std::to_string(offer.functions.size()) +
                      " functions, " + std::to_string(offer.threads) + " threads)");
-        worker_record w{name,
-                        offer.host,
-                        std::set<std::string>(offer.functions.begin(), offer.functions.end()),
-                        {}};
-        self->state.h->workers.add(offer.host.address(), std::move(w));
-        load_all(self, offer.host, name);
+        worker_record w{
+            name, host, std::set<std::string>(offer.functions.begin(), offer.functions.end()), {}};
+        self->state.h->workers.add(host.address(), std::move(w));
+        load_all(self, host, name);
         return true;
       },
       // A node on a worker using the store: run on the head's (the data folder's) store.
@@ -160,8 +160,7 @@ caf::behavior gate(gate_actor* self, head_context* h) {
       [self](store_atom, const std::string& op, const value& args) -> caf::result<value> {
         if (!admitted(self))
           return store_error_answer(error(error_code::unauthorized, "not admitted"));
-        self->delegate(least_busy_store_runner(*self->state.h), store_atom::value, op, args);
-        return caf::delegated<value>{};
+        return self->delegate(least_busy_store_runner(*self->state.h), store_atom::value, op, args);
       },
       // The answer is empty when the command was taken, else why not.
       [self](request_atom, client_request& req) -> std::string {
@@ -254,7 +253,7 @@ int run_head(const cli::head_args& args, const cluster::function_registry& regis
   h.commands =
       std::make_unique<request_pool>(args.command_threads, args.command_queue, "other commands");
   auto g = sys.spawn(gate, &h);
-  auto port = transport.publish(g, args.host, args.port);
+  auto port = transport.publish(caf::actor_cast<caf::actor>(g), args.host, args.port);
   if (!port) {
     caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
     stop_store_runners();

@@ -58,7 +58,7 @@ struct head_context {
   /// Store operations of workers and clients run on these actors, each on a thread of its own
   /// (an embedder may wait on an HTTP endpoint for seconds): never on the gate, which must keep
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
-  std::vector<caf::actor> store_ops;
+  std::vector<store_runner_actor> store_ops;
   std::unique_ptr<std::atomic<int>[]> store_queued;
   /// The graphs served by name (--serve), read when the head starts.
   std::map<std::string, value> served;

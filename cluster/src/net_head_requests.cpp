@@ -69,9 +69,10 @@ class cluster_directory final : public actors::node_directory {
 
   actors::dispatch_policy policy() const override { return policy_; }
 
-  std::vector<caf::actor> channel_hosts() override {
+  std::vector<actors::channel_host> channel_hosts() override {
     if (!spread_) return {};
-    return workers_.hosts_of(key_);
+    auto hosts = workers_.hosts_of(key_);
+    return std::vector<actors::channel_host>(hosts.begin(), hosts.end());
   }
   std::string graph_key() const override { return key_; }
 

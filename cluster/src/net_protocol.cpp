@@ -42,7 +42,7 @@ void install_stop_handlers() {
 bool stop_requested() noexcept { return stop_flag.load(); }
 
 // Proves the key to the gate (when there is one); throws error(unauthorized) when refused.
-void join_gate(caf::scoped_actor& self, const caf::actor& gate,
+void join_gate(caf::scoped_actor& self, const gate_actor& gate,
                const std::optional<std::string>& key) {
   std::string nonce;
   std::optional<std::string> failure;

@@ -2,8 +2,10 @@
 
 // The messages between a cluster's processes besides the task protocol of
 // superstep/actors/protocol.hpp: joining (proof of the key), workers offering node code,
-// graphs loaded onto workers, and clients' requests with their answers. Every process
-// registers them with register_cluster_types. Include only from actor translation units.
+// graphs loaded onto workers, and clients' requests with their answers; and the typed
+// interfaces of the cluster's actors that receive them (the head's gate and store runners, a
+// worker's host). Every process registers the messages with register_cluster_types. Include
+// only from actor translation units.
 
 #include <caf/all.hpp>
 #include <chrono>
@@ -14,6 +16,7 @@
 
 #include "cli_args.hpp"
 #include "net_request.hpp"
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/actors/runtime.hpp"
 
@@ -33,6 +36,8 @@ using note_atom = caf::atom_constant<caf::atom("note")>;          // (text): hea
 // (code, text, payload): head -> a client that asked for typed errors, before `finished`;
 // the payload is the JSON of the value the error carries (error::payload), empty if none.
 using failure_atom = caf::atom_constant<caf::atom("failure")>;
+// A worker asks its own host for every actor it hosts, before it is stopped (local only).
+using hosted_atom = caf::atom_constant<caf::atom("hosted")>;
 
 /// Worker -> head, once it is let in: the actor to send graphs to, and what it can run.
 struct worker_offer {
@@ -99,6 +104,50 @@ typename Inspector::result_type inspect(Inspector& f, client_request& x) {
   }
 }
 
+/// A store runner of the head (net_head.cpp): runs a store operation on a thread of its own.
+/// - `store_atom, op, args` → the operation's answer; an operation that throws answers with
+///   a store error value (store_error_answer).
+using store_runner_actor =
+    caf::typed_actor<caf::replies_to<store_atom, std::string, value>::with<value>>;
+
+/// The head's gate (net_head.cpp), published for workers and clients; checked by the
+/// compiler here, matched by type at run time for what remote peers send it (they hold the
+/// untyped handle a link gives them until gate_of). Messages of other types are dropped.
+/// - `hello_atom` → a nonce for the sender's process.
+/// - `prove_atom, proof` → whether the proof of that nonce shows the cluster's key (true
+///   without a key); the process is then admitted.
+/// - `offer_atom, worker_offer` → whether the worker is taken (an admitted one with a host).
+/// - `store_atom, op, args` → the answer, from a store runner the gate delegates to.
+/// - `request_atom, client_request` → empty when the command is taken, else why not; the
+///   command's lines, progress and end go to the sender as line_atom, progress_atom, note_atom,
+///   failure_atom and finished_atom messages.
+using gate_actor =
+    caf::typed_actor<caf::replies_to<hello_atom>::with<std::string>,
+                     caf::replies_to<prove_atom, std::string>::with<bool>,
+                     caf::replies_to<offer_atom, worker_offer>::with<bool>,
+                     caf::replies_to<store_atom, std::string, value>::with<value>,
+                     caf::replies_to<request_atom, client_request>::with<std::string>>;
+
+/// A worker's host (worker.cpp): the channel host of actors::channel_host, and
+/// - `load_atom, graph_load` → the node actors it spawned for the graph (graph_hosts; the
+///   same ones for a key it has loaded already), or why it could not load it.
+/// - `unload_atom, key`: the graph's node actors are stopped and the graph goes.
+/// - `hosted_atom` → every node and channel actor it hosts (local only: the worker stopping;
+///   no new node actors from then on).
+using host_actor =
+    actors::channel_host::extend<caf::replies_to<load_atom, graph_load>::with<graph_hosts>,
+                                 caf::reacts_to<unload_atom, std::string>,
+                                 caf::replies_to<hosted_atom>::with<std::vector<caf::actor>>>;
+
+/// The gate behind the untyped handle a link gives (link_transport::connect): the one place
+/// a cluster process takes a remote actor for the head's gate.
+inline gate_actor gate_of(const caf::actor& linked) { return caf::actor_cast<gate_actor>(linked); }
+
+/// The host a worker offers (worker_offer::host travels untyped, as it always has).
+inline host_actor host_of(const worker_offer& offer) {
+  return caf::actor_cast<host_actor>(offer.host);
+}
+
 /// Registers the cluster's message types (and the task protocol's).
 void register_cluster_types(caf::actor_system_config& cfg);
 
@@ -109,7 +158,7 @@ actors::runtime_options cluster_runtime(unsigned threads);
 
 /// Proves the key to a head's gate (an empty proof without a key). Throws
 /// error(unauthorized) when refused, error(unavailable) when the head does not answer.
-void join_gate(caf::scoped_actor& self, const caf::actor& gate,
+void join_gate(caf::scoped_actor& self, const gate_actor& gate,
                const std::optional<std::string>& key);
 
 /// How long a process waits for an answer from another one.

@@ -21,7 +21,7 @@ namespace superstep::net {
 /// A worker as the head knows it: what it can run and, per loaded graph, its node actors.
 struct worker_record {
   std::string name;
-  caf::actor host;
+  host_actor host;
   std::set<std::string> functions;
   std::map<std::string, std::map<std::uint32_t, std::vector<actors::node_actor>>> graphs;
 };
@@ -70,14 +70,14 @@ class worker_registry {
     return out;
   }
   // The hosts of the workers that loaded `key`, in a stable order (by worker name).
-  std::vector<caf::actor> hosts_of(const std::string& key) {
+  std::vector<host_actor> hosts_of(const std::string& key) {
     std::lock_guard lock(m_);
-    std::vector<std::pair<std::string, caf::actor>> found;
+    std::vector<std::pair<std::string, host_actor>> found;
     for (auto& [id, w] : workers_)
       if (w.graphs.count(key)) found.emplace_back(w.name, w.host);
     std::sort(found.begin(), found.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<caf::actor> out;
+    std::vector<host_actor> out;
     out.reserve(found.size());
     for (auto& [_, host] : found) out.push_back(std::move(host));
     return out;
@@ -103,7 +103,7 @@ class worker_registry {
   }
   // Forgets the least recently used specs that no run uses while more than `bound` are
   // known; returns their keys and the workers to tell.
-  std::pair<std::vector<std::string>, std::vector<caf::actor>> evict(std::size_t bound) {
+  std::pair<std::vector<std::string>, std::vector<host_actor>> evict(std::size_t bound) {
     std::lock_guard lock(m_);
     std::vector<std::string> gone;
     while (specs_.size() > bound) {
@@ -117,7 +117,7 @@ class worker_registry {
       gone.push_back(oldest->first);
       specs_.erase(oldest);
     }
-    std::vector<caf::actor> hosts;
+    std::vector<host_actor> hosts;
     if (!gone.empty())
       for (auto& [id, w] : workers_) hosts.push_back(w.host);
     return {std::move(gone), std::move(hosts)};

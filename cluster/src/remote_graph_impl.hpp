@@ -32,10 +32,10 @@ namespace remote_detail {
 struct connection {
   std::unique_ptr<actors::runtime> rt;
   std::unique_ptr<net::link_transport> transport;
-  caf::actor gate;
+  net::gate_actor gate;
 
   ~connection() {
-    gate = caf::actor();
+    gate = net::gate_actor();
     transport.reset();  // before its actor system
   }
   caf::actor_system& system() { return rt->internals().system; }
@@ -127,7 +127,7 @@ struct remote_graph::impl {
     if (!linked.actor)
       throw error(linked.refused ? error_code::unauthorized : error_code::unavailable,
                   "cannot reach the head at " + options.head + ": " + linked.error);
-    c->gate = linked.actor;
+    c->gate = net::gate_of(linked.actor);
     {
       caf::scoped_actor self{c->system()};
       net::join_gate(self, c->gate, key);

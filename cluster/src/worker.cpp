@@ -35,18 +35,15 @@ namespace superstep::cluster {
 
 namespace {
 
-// Asks the host for every node actor it spawned, before it is stopped (local only).
-using hosted_atom = caf::atom_constant<caf::atom("hosted")>;
-
 // The head this worker is joined to, for the store calls of its nodes.
 struct head_link {
   std::mutex m;
-  caf::actor gate;
-  caf::actor get() {
+  net::gate_actor gate;
+  net::gate_actor get() {
     std::lock_guard lock(m);
     return gate;
   }
-  void set(caf::actor g) {
+  void set(net::gate_actor g) {
     std::lock_guard lock(m);
     gate = std::move(g);
   }
@@ -72,7 +69,7 @@ struct host_state {
   bool closing = false;                          // the worker stops: no new node actors
 };
 
-using host_actor = caf::stateful_actor<host_state>;
+using host_self = net::host_actor::stateful_pointer<host_state>;
 
 // Whether this worker has all the code `node` runs (and the node is no subgraph).
 bool can_host(const host_state& st, const std::set<std::string>& code) {
@@ -125,7 +122,7 @@ net::graph_hosts load(host_state& st, const net::graph_load& req) {
   return out;
 }
 
-caf::behavior host(host_actor* self, host_state init) {
+net::host_actor::behavior_type host(host_self self, host_state init) {
   self->state = std::move(init);
   self->set_default_handler(caf::drop);
   self->set_down_handler([self](caf::down_msg& m) {
@@ -194,7 +191,7 @@ caf::behavior host(host_actor* self, host_state init) {
         }
       },
       // The worker stops: the node actors to stop before the graphs they run go.
-      [self](hosted_atom) {
+      [self](net::hosted_atom) {
         self->state.closing = true;
         std::vector<caf::actor> out;
         for (const auto& [key, g] : self->state.graphs)
@@ -248,9 +245,10 @@ struct worker::impl {
     return changed.wait_for(lock, d, [&] { return stopping.load(); });
   }
 
-  void serve(caf::actor_system& sys, net::link_transport& transport, const caf::actor& host_handle,
-             const std::shared_ptr<head_link>& link, unsigned threads);
-  void stop_hosted(caf::actor_system& sys, const caf::actor& host_handle);
+  void serve(caf::actor_system& sys, net::link_transport& transport,
+             const net::host_actor& host_handle, const std::shared_ptr<head_link>& link,
+             unsigned threads);
+  void stop_hosted(caf::actor_system& sys, const net::host_actor& host_handle);
 };
 
 worker::worker(const function_registry& registry, worker_options options)
@@ -282,7 +280,7 @@ bool worker::joined() const noexcept { return impl_->joined; }
 const std::string& worker::name() const noexcept { return impl_->name; }
 
 void worker::impl::serve(caf::actor_system& sys, net::link_transport& transport,
-                         const caf::actor& host_handle, const std::shared_ptr<head_link>& link,
+                         const net::host_actor& host_handle, const std::shared_ptr<head_link>& link,
                          unsigned threads) {
   std::vector<std::string> functions = own.node_names();
   for (auto& r : own.router_names()) functions.push_back(r);
@@ -302,7 +300,7 @@ void worker::impl::serve(caf::actor_system& sys, net::link_transport& transport,
       continue;
     }
     said_waiting = false;
-    caf::actor gate = linked.actor;
+    net::gate_actor gate = net::gate_of(linked.actor);
     caf::scoped_actor self{sys};
     try {
       net::join_gate(self, gate, key);
@@ -313,8 +311,9 @@ void worker::impl::serve(caf::actor_system& sys, net::link_transport& transport,
       continue;
     }
     bool accepted = false;
-    self->request(gate, net::handshake_timeout, net::offer_atom::value,
-                  net::worker_offer{host_handle, name, functions, threads})
+    self->request(
+            gate, net::handshake_timeout, net::offer_atom::value,
+            net::worker_offer{caf::actor_cast<caf::actor>(host_handle), name, functions, threads})
         .receive([&](bool ok) { accepted = ok; }, [&](caf::error&) {});
     if (!accepted) {
       say(worker_log_level::warning, "the head did not accept this worker; retrying");
@@ -354,16 +353,16 @@ void worker::impl::serve(caf::actor_system& sys, net::link_transport& transport,
       }
     }
     joined = false;
-    link->set(caf::actor());
+    link->set(net::gate_actor());
     if (lost) say(worker_log_level::warning, "lost the head; joining again");
   }
 }
 
 // Stops the node actors (each finishing the task it runs), then the host and its graphs.
-void worker::impl::stop_hosted(caf::actor_system& sys, const caf::actor& host_handle) {
+void worker::impl::stop_hosted(caf::actor_system& sys, const net::host_actor& host_handle) {
   caf::scoped_actor self{sys};
   std::vector<caf::actor> hosted;
-  self->request(host_handle, caf::infinite, hosted_atom::value)
+  self->request(host_handle, caf::infinite, net::hosted_atom::value)
       .receive([&](std::vector<caf::actor>& a) { hosted = std::move(a); }, [&](caf::error&) {});
   for (const auto& a : hosted) {
     self->monitor(a);
@@ -400,7 +399,7 @@ void worker::run() {
   host_state init;
   init.store = std::make_shared<net::remote_store>(
       [link, system](const std::string& op, const value& args) -> value {
-        caf::actor gate = link->get();
+        net::gate_actor gate = link->get();
         if (!gate)
           throw error(error_code::unavailable, "store: this worker is not joined to a head");
         caf::scoped_actor self{*system};
@@ -431,7 +430,7 @@ void worker::run() {
   };
   auto transport = std::make_unique<net::link_transport>(sys, std::move(links));
   const unsigned threads = rt->threads();
-  caf::actor host_handle = sys.spawn(host, std::move(init));
+  net::host_actor host_handle = sys.spawn(host, std::move(init));
   std::exception_ptr failure;
   try {
     impl_->serve(sys, *transport, host_handle, link, threads);
@@ -439,9 +438,9 @@ void worker::run() {
     failure = std::current_exception();
   }
   impl_->joined = false;
-  link->set(caf::actor());
+  link->set(net::gate_actor());
   impl_->stop_hosted(sys, host_handle);
-  host_handle = caf::actor();
+  host_handle = net::host_actor();
   transport.reset();
   if (failure) std::rethrow_exception(failure);
 }

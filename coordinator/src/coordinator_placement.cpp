@@ -18,7 +18,7 @@ namespace {
 
 // `host` answered one placement (or refused it): it is no longer watched for those it has
 // answered, and not at all once none is left.
-void done_asking(coordinator_actor* self, const caf::actor& host) {
+void done_asking(coordinator_actor* self, const actors::channel_host& host) {
   auto& placing = self->state.placing;
   auto it = placing.find(host.address());
   if (it == placing.end()) return;
@@ -29,14 +29,14 @@ void done_asking(coordinator_actor* self, const caf::actor& host) {
       asked.end());
   if (!asked.empty()) return;
   placing.erase(it);
-  self->demonitor(host);
+  self->demonitor(host.address());
 }
 
 // Asks `host` to own group `g` of the run's channels (`p`). Once it answers, the group is the
 // run's (monitored) and `then` goes on (its failure fails the run); a refusal goes to
 // `refused`.
 template <class Refused, class Then>
-void place_group(coordinator_actor* self, const caf::actor& host, std::uint32_t g,
+void place_group(coordinator_actor* self, const actors::channel_host& host, std::uint32_t g,
                  actors::channel_placement p, Refused refused, Then then) {
   // A host that dies before it answers refuses (a request to it would wait out its timeout):
   // the first of the answer, an error and the host's down settles the placement.
@@ -150,8 +150,8 @@ void start_when_placed(coordinator_actor* self) {
 // does, the run fails with `none` and the last refusal.
 template <class Placed>
 void place_on_one_of(coordinator_actor* self, std::uint32_t g, actors::channel_placement p,
-                     std::vector<caf::actor> hosts, std::string none, Placed placed) {
-  const caf::actor host = hosts.front();
+                     std::vector<actors::channel_host> hosts, std::string none, Placed placed) {
+  const actors::channel_host host = hosts.front();
   hosts.erase(hosts.begin());
   place_group(
       self, host, g, p,
@@ -170,7 +170,7 @@ void place_on_one_of(coordinator_actor* self, std::uint32_t g, actors::channel_p
 
 // Places lost group `g` (`p`) on the first of `hosts` that takes it.
 void place_again(coordinator_actor* self, std::uint32_t g, actors::channel_placement p,
-                 std::vector<caf::actor> hosts, const std::string& why) {
+                 std::vector<actors::channel_host> hosts, const std::string& why) {
   place_on_one_of(
       self, g, std::move(p), std::move(hosts),
       "lost a channel actor of the run (" + why + ") and no other worker took its channels",
@@ -214,7 +214,7 @@ void replace_group(coordinator_actor* self, std::uint32_t g, const caf::node_id&
     }
   }
   st.lost_nodes.push_back(node);
-  std::vector<caf::actor> hosts;
+  std::vector<actors::channel_host> hosts;
   for (auto& h : st.directory->channel_hosts())
     if (std::find(st.lost_nodes.begin(), st.lost_nodes.end(), h.node()) == st.lost_nodes.end())
       hosts.push_back(std::move(h));
@@ -321,7 +321,7 @@ actors::channel_actor spawn_beside(coordinator_actor* self, std::uint32_t g, std
 void place_channels(coordinator_actor* self) {
   static_assert(TASKS == actors::tasks_topic);
   auto& st = self->state;
-  std::vector<caf::actor> hosts;
+  std::vector<actors::channel_host> hosts;
   if (st.directory) hosts = st.directory->channel_hosts();
   const std::size_t n = hosts.empty() ? 1 : hosts.size() + 1;
   st.groups.resize(n);
@@ -341,7 +341,7 @@ void place_channels(coordinator_actor* self) {
   st.placements_due = hosts.size();
   // Group g on host g; a host that refuses it or dies first passes it on to the next one.
   for (std::uint32_t g = 0; g < hosts.size(); ++g) {
-    std::vector<caf::actor> order = hosts;
+    std::vector<actors::channel_host> order = hosts;
     std::rotate(order.begin(), order.begin() + g, order.end());
     place_on_one_of(self, g, std::move(placements[g]), std::move(order),
                     "cannot place the run's channels on a worker", [self] {

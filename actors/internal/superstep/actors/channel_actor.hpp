@@ -111,6 +111,12 @@ using subscribe_atom = caf::atom_constant<caf::atom("ch_sub")>;
 using read_atom = caf::atom_constant<caf::atom("ch_read")>;
 using place_atom = caf::atom_constant<caf::atom("ch_place")>;
 
+/// Where a coordinator places a group of its run's channels (a worker's host actor, whose
+/// interface extends this one): `place_atom, channel_placement` → the channel actor that owns
+/// them, spawned in the host's process.
+using channel_host =
+    caf::typed_actor<caf::replies_to<place_atom, channel_placement>::with<caf::actor>>;
+
 /// Where a channel actor sends the votes of prepares that rode with writes: its coordinator.
 using vote_receiver = caf::typed_actor<caf::reacts_to<step_vote>>;
 /// Where a channel actor sends a batch's result that came with writes and that no vote took

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"
 
 namespace superstep::actors {
@@ -48,8 +49,9 @@ class node_directory {
 
   /// The channel hosts (workers' host actors) a run of this graph places its channel groups
   /// on, one group each, in a stable order; empty (the default): the channels stay beside the
-  /// coordinator. A host answers `place_atom, channel_placement` with a channel actor.
-  virtual std::vector<caf::actor> channel_hosts() { return {}; }
+  /// coordinator. A host answers `place_atom, channel_placement` with a channel actor
+  /// (channel_host).
+  virtual std::vector<channel_host> channel_hosts() { return {}; }
   /// The key the channel hosts know the graph by (channel_placement::graph).
   virtual std::string graph_key() const { return {}; }
 
