@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <caf/io/middleman.hpp>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "cli_args_support.hpp"
 #include "cli_commands.hpp"
@@ -49,11 +51,15 @@ struct head_connection {
     transport = std::make_unique<link_transport>(sys, std::move(links));
     auto linked = transport->connect(host, port, connect_timeout);
     // A head that took the connection but did not finish its handshake (a burst of clients,
-    // a flood of connections, a machine short of CPU) is busy, not gone: ask again, twice,
-    // then say so (not when it refused us, nor when nobody listens).
+    // a flood of connections, a machine short of CPU) is busy, not gone: ask again three
+    // times, 0.1, 0.3 and 0.9 s later, then say so (not when it refused us, nor when nobody
+    // listens).
     using cut = link_connect_result::handshake_cut;
-    for (int attempt = 1; !linked.actor && linked.cut != cut::none && attempt < 3; ++attempt) {
+    auto pause = std::chrono::milliseconds(100);
+    for (int attempt = 1; !linked.actor && linked.cut != cut::none && attempt < 4;
+         ++attempt, pause *= 3) {
       spdlog::warn("connecting to the head again: " + linked.error);
+      std::this_thread::sleep_for(pause);
       linked = transport->connect(host, port, connect_timeout);
     }
     if (!linked.actor && linked.cut == cut::busy)
