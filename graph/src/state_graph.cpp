@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "invalid_graph.hpp"
 #include "superstep/channels/binary_operator_aggregate.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
@@ -20,7 +21,7 @@ namespace superstep {
 
 namespace {
 
-[[noreturn]] void invalid(const std::string& msg) { throw error(error_code::invalid_graph, msg); }
+using graph_detail::invalid;
 
 std::string branch_channel(const std::string& node) { return "branch:to:" + node; }
 

@@ -2,6 +2,7 @@
 // as they are added; compiling it is state_graph.cpp's.
 #include <set>
 
+#include "invalid_graph.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
@@ -10,7 +11,7 @@ namespace superstep {
 
 namespace {
 
-[[noreturn]] void invalid(const std::string& msg) { throw error(error_code::invalid_graph, msg); }
+using graph_detail::invalid;
 
 }  // namespace
 
