@@ -16,7 +16,7 @@ namespace superstep::agents {
 
 namespace {
 
-[[noreturn]] void invalid(const std::string& why) {
+[[noreturn]] void invalid_agent(const std::string& why) {
   throw error(error_code::invalid_argument, "create_react_agent: " + why);
 }
 
@@ -26,7 +26,7 @@ bool should_bind_tools(const chat_model& model, const std::vector<tool>& tools) 
   const std::vector<tool_spec>* bound = model.bound_tools();
   if (!bound) return true;
   if (bound->size() != tools.size())
-    invalid(
+    invalid_agent(
         "Number of tools in the model.bind_tools() and tools passed to create_react_agent "
         "must match. Got " +
         std::to_string(tools.size()) + " tools, expected " + std::to_string(bound->size()));
@@ -35,7 +35,7 @@ bool should_bind_tools(const chat_model& model, const std::vector<tool>& tools) 
   std::string missing;
   for (const tool& t : tools)
     if (!bound_names.count(t.name)) missing += (missing.empty() ? "" : ", ") + t.name;
-  if (!missing.empty()) invalid("Missing tools '" + missing + "' in the model.bind_tools()");
+  if (!missing.empty()) invalid_agent("Missing tools '" + missing + "' in the model.bind_tools()");
   return false;
 }
 
@@ -48,7 +48,7 @@ struct agent_setup {
   std::shared_ptr<const chat_model> resolve(const value& state, node_context& ctx) const {
     if (!options.model_selector) return model;
     std::shared_ptr<const chat_model> chosen = options.model_selector(state, ctx);
-    if (!chosen) invalid("the model selector returned no model");
+    if (!chosen) invalid_agent("the model selector returned no model");
     return chosen;
   }
 
@@ -87,7 +87,7 @@ struct agent_setup {
       if (chosen.is_list() && !chosen.as_list().empty()) history = chosen;
     }
     if (!history.is_list())
-      invalid("expected the agent's input to have a 'messages' list, got " +
+      invalid_agent("expected the agent's input to have a 'messages' list, got " +
               state.to_json().substr(0, 300));
     const list input_messages = to_messages(history);
     validate_chat_history(input_messages);
@@ -206,11 +206,11 @@ void validate_chat_history(const list& messages) {
 
 std::shared_ptr<pregel> create_react_agent(std::shared_ptr<const chat_model> model,
                                            std::vector<tool> tools, react_agent_options options) {
-  if (!model && !options.model_selector) invalid("no model and no model_selector");
+  if (!model && !options.model_selector) invalid_agent("no model and no model_selector");
   if (options.version != "v1" && options.version != "v2")
-    invalid("version must be v1 or v2, not '" + options.version + "'");
+    invalid_agent("version must be v1 or v2, not '" + options.version + "'");
   if (options.tools.messages_key != "messages")
-    invalid("the tool node's messages_key must be 'messages'");
+    invalid_agent("the tool node's messages_key must be 'messages'");
   auto setup = std::make_shared<agent_setup>();
   setup->tool_calling = !tools.empty();
   for (const tool& t : tools)
