@@ -50,7 +50,7 @@ struct batch_header {
   /// Set only for node actors in the coordinator's process, never sent: what the run's owner
   /// gave it for its tasks and subgraphs (the coordinator's run hooks: a drain request, a
   /// node-finished callback). Null: none, or a batch from another process.
-  std::shared_ptr<const detail::run_hooks> local_hooks;
+  std::shared_ptr<const superstep::detail::run_hooks> local_hooks;
   /// Set only for node actors in the coordinator's process, never sent: the run's
   /// cancellation, which its tasks see as `node_context::stop_token()`. A batch from another
   /// process has a never-stopping token: its tasks cannot be cancelled.
