@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
            libboost-test-dev libssl-dev libmimalloc-dev libhnswlib-dev \
            libcurl4-openssl-dev libhiredis-dev libcli11-dev libspdlog-dev libfmt-dev \
-           redis-server dpkg-dev file graphviz mold
+           redis-server dpkg-dev file graphviz mold ninja-build
 DEMO_ARGS ?=
 
 .PHONY: deps build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean
@@ -21,8 +21,10 @@ deps:
 	  fi; \
 	fi
 
+# Ninja where installed (deps installs it): it starts a library's sources before the libraries
+# below it are archived, which keeps both cores busy in a cold build.
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $$(command -v ninja >/dev/null && echo -G Ninja)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
