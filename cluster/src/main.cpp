@@ -1,5 +1,5 @@
-// The `superstep` program. Builds the function registry (the std library for now; node
-// libraries given as plugins later) and dispatches to a subcommand.
+// The `superstep` program. Builds the function registry (the std library and the node
+// libraries given with --plugin) and dispatches to a subcommand.
 //
 // Exit statuses: 0 done, 1 failed (graph, spec or database), 2 usage error, 3 interrupted
 // (cli::exit_status).
