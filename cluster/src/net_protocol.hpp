@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_args.hpp"
+#include "net_command.hpp"
 #include "net_request.hpp"
 #include "superstep/actors/channel_actor.hpp"
 #include "superstep/actors/protocol.hpp"

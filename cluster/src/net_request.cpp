@@ -29,7 +29,7 @@ void put(schema::Value::Builder out, const value& v) {
 value get(schema::Value::Reader in) { return capnp_value::read(in, code); }
 
 // The fields of a run; `where` is left for the caller.
-void put_run(wire::ClientRequest::Builder out, const cli::run_args& a) {
+void put_run(wire::ClientRequest::Builder out, const net::run_args& a) {
   out.setKind(Kind::RUN);
   if (a.input) {
     out.setHasInput(true);
@@ -55,8 +55,8 @@ void put_run(wire::ClientRequest::Builder out, const cli::run_args& a) {
   out.setRunId(text(a.run_id));
 }
 
-cli::run_args get_run(wire::ClientRequest::Reader in) {
-  cli::run_args a;
+net::run_args get_run(wire::ClientRequest::Reader in) {
+  net::run_args a;
   if (in.getHasInput()) a.input = get(in.getInput());
   if (in.getHasResume()) a.resume = get(in.getResume());
   if (in.getHasUpdate()) {
@@ -87,31 +87,31 @@ cli::run_args get_run(wire::ClientRequest::Reader in) {
 const char* const kinds_run = "run, state, history, update, delete, graph, cancel and threads";
 
 // The commands that name no thread.
-bool threadless(const cli::command& cmd) {
-  return std::holds_alternative<cli::graph_args>(cmd) ||
-         std::holds_alternative<cli::threads_args>(cmd);
+bool threadless(const net::command& cmd) {
+  return std::holds_alternative<net::graph_args>(cmd) ||
+         std::holds_alternative<net::threads_args>(cmd);
 }
 
-const cli::thread_args& where_or_throw(const cli::command& cmd) {
-  const cli::thread_args* where = std::visit(
-      [](const auto& a) -> const cli::thread_args* {
+const net::thread_args& where_or_throw(const net::command& cmd) {
+  const net::thread_args* where = std::visit(
+      [](const auto& a) -> const net::thread_args* {
         if constexpr (requires { a.where; })
           return &a.where;
         else
           return nullptr;
       },
       cmd);
-  if (!where) throw cli::usage_error(std::string("a head runs ") + kinds_run);
+  if (!where) throw net::usage_error(std::string("a head runs ") + kinds_run);
   return *where;
 }
 
 }  // namespace
 
-client_request make_client_request(const cli::command& cmd, std::optional<value> spec) {
+client_request make_client_request(const net::command& cmd, std::optional<value> spec) {
   if (!threadless(cmd) && where_or_throw(cmd).thread.empty())
-    throw cli::usage_error("a request to a head needs a thread");
-  if (const auto* c = std::get_if<cli::cancel_args>(&cmd); c && c->run_id.empty())
-    throw cli::usage_error("a cancel request needs the run's id");
+    throw net::usage_error("a request to a head needs a thread");
+  if (const auto* c = std::get_if<net::cancel_args>(&cmd); c && c->run_id.empty())
+    throw net::usage_error("a cancel request needs the run's id");
   client_request r;
   r.cmd = cmd;
   r.spec = std::move(spec);
@@ -120,7 +120,7 @@ client_request make_client_request(const cli::command& cmd, std::optional<value>
       [&](auto& a) {
         if constexpr (requires { a.where; }) {
           std::string thread = a.where.thread;
-          a.where = cli::thread_args{};
+          a.where = net::thread_args{};
           a.where.thread = std::move(thread);
         }
       },
@@ -132,7 +132,7 @@ std::string encode_request(const client_request& r) {
   capnp_io::bounded_message_builder builder(128);
   auto out = builder.initRoot<wire::ClientRequest>();
   out.setFormat(format);
-  if (!std::holds_alternative<cli::graph_args>(r.cmd))
+  if (!std::holds_alternative<net::graph_args>(r.cmd))
     out.setThread(text(where_or_throw(r.cmd).thread));  // threads: empty
   if (r.spec) {
     out.setHasSpec(true);
@@ -149,17 +149,17 @@ std::string encode_request(const client_request& r) {
   }
   std::visit(
       overloaded{
-          [&](const cli::run_args& a) { put_run(out, a); },
-          [&](const cli::state_args& a) {
+          [&](const net::run_args& a) { put_run(out, a); },
+          [&](const net::state_args& a) {
             out.setKind(Kind::STATE);
             out.setCheckpoint(text(a.checkpoint));
             out.setSubgraphState(a.subgraphs);
           },
-          [&](const cli::graph_args& a) {
+          [&](const net::graph_args& a) {
             out.setKind(Kind::GRAPH);
             out.setXray(a.xray);
           },
-          [&](const cli::history_args& a) {
+          [&](const net::history_args& a) {
             out.setKind(Kind::HISTORY);
             if (a.limit) {
               out.setHasLimit(true);
@@ -168,7 +168,7 @@ std::string encode_request(const client_request& r) {
             out.setBefore(text(a.before));
             put(out.initFilter(), value(a.filter));
           },
-          [&](const cli::update_args& a) {
+          [&](const net::update_args& a) {
             out.setKind(Kind::UPDATE);
             put(out.initValues(), a.values);
             if (a.as_node) {
@@ -177,14 +177,14 @@ std::string encode_request(const client_request& r) {
             }
             out.setCheckpoint(text(a.checkpoint));
           },
-          [&](const cli::delete_args&) { out.setKind(Kind::DELETE); },
-          [&](const cli::cancel_args& a) {
+          [&](const net::delete_args&) { out.setKind(Kind::DELETE); },
+          [&](const net::cancel_args& a) {
             out.setKind(Kind::CANCEL);
             out.setRunId(text(a.run_id));
             out.setCancelWait(a.wait);
           },
-          [&](const cli::threads_args&) { out.setKind(Kind::THREADS); },
-          [&](const auto&) { throw cli::usage_error(std::string("a head runs ") + kinds_run); },
+          [&](const net::threads_args&) { out.setKind(Kind::THREADS); },
+          [&](const auto&) { throw net::usage_error(std::string("a head runs ") + kinds_run); },
       },
       r.cmd);
   return capnp_io::message_bytes_for_size(builder, capnp_io::pack_from_bytes);
@@ -200,7 +200,7 @@ client_request decode_request(std::string_view bytes) {
     if (in.getFormat() != format)
       throw error(code, "format " + std::to_string(in.getFormat()) + " (this head reads format " +
                             std::to_string(format) + ")");
-    cli::thread_args where;
+    net::thread_args where;
     where.thread = text_of(in.getThread());
     if (where.thread.empty() && in.getKind() != Kind::GRAPH && in.getKind() != Kind::THREADS)
       throw error(code, "no thread");
@@ -215,25 +215,25 @@ client_request decode_request(std::string_view bytes) {
     }
     switch (in.getKind()) {
       case Kind::RUN: {
-        cli::run_args a = get_run(in);
+        net::run_args a = get_run(in);
         a.where = where;
         r.cmd = std::move(a);
         break;
       }
       case Kind::STATE: {
-        cli::state_args a{where, text_of(in.getCheckpoint())};
+        net::state_args a{where, text_of(in.getCheckpoint())};
         a.subgraphs = in.getSubgraphState();
         r.cmd = std::move(a);
         break;
       }
       case Kind::GRAPH: {
-        cli::graph_args a;
+        net::graph_args a;
         a.xray = in.getXray();
         r.cmd = std::move(a);
         break;
       }
       case Kind::HISTORY: {
-        cli::history_args a;
+        net::history_args a;
         a.where = where;
         if (in.getHasLimit()) a.limit = static_cast<std::size_t>(in.getLimit());
         a.before = text_of(in.getBefore());
@@ -245,7 +245,7 @@ client_request decode_request(std::string_view bytes) {
         break;
       }
       case Kind::UPDATE: {
-        cli::update_args a;
+        net::update_args a;
         a.where = where;
         a.values = get(in.getValues());
         if (in.getHasAsNode()) a.as_node = text_of(in.getAsNode());
@@ -253,16 +253,16 @@ client_request decode_request(std::string_view bytes) {
         r.cmd = std::move(a);
         break;
       }
-      case Kind::DELETE: r.cmd = cli::delete_args{where}; break;
+      case Kind::DELETE: r.cmd = net::delete_args{where}; break;
       case Kind::CANCEL: {
-        cli::cancel_args a{where, text_of(in.getRunId()), in.getCancelWait()};
+        net::cancel_args a{where, text_of(in.getRunId()), in.getCancelWait()};
         if (a.run_id.empty()) throw error(code, "a cancel request that names no run");
         r.cmd = std::move(a);
         break;
       }
       case Kind::THREADS: {
         if (!where.thread.empty()) throw error(code, "a threads request that names a thread");
-        r.cmd = cli::threads_args{};
+        r.cmd = net::threads_args{};
         break;
       }
       default:

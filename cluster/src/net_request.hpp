@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli_args.hpp"
+#include "net_command.hpp"
 
 namespace superstep::net {
 
@@ -18,10 +18,10 @@ namespace superstep::net {
 /// command runs
 /// (--data, GRAPH.json's path, --plugin, --head, --key-file, TLS) is never sent.
 ///
-/// To carry a new option: add it to the command's struct in cli_args.hpp, a field at the end
+/// To carry a new option: add it to the operation's struct in net_command.hpp, a field at the end
 /// of ClientRequest in request.capnp, and one line each to encode_request and decode_request.
 struct client_request {
-  cli::command cmd;
+  net::command cmd;
   std::optional<value> spec;
   /// A graph the head serves by name (`superstep head --serve`), in place of `spec`
   /// (remote_graph). Empty: none.
@@ -42,7 +42,7 @@ struct client_request {
 /// `cmd`'s thread must be set (a run without one gets a fresh id from the caller); a
 /// graph_args (remote_graph::get_graph) and a threads_args have none; a cancel_args names its
 /// run. Throws usage_error for a command a head does not run.
-client_request make_client_request(const cli::command& cmd, std::optional<value> spec);
+client_request make_client_request(const net::command& cmd, std::optional<value> spec);
 
 /// The request as Cap'n Proto bytes. Throws error(protocol_error) for a value that cannot be
 /// encoded (nested too deeply) and usage_error for a command a head does not run.

@@ -33,7 +33,7 @@
 #include <optional>
 #include <string>
 
-#include "cli_args.hpp"
+#include "net_command.hpp"
 
 namespace superstep::net {
 
@@ -41,7 +41,7 @@ namespace superstep::net {
 struct link_options {
   /// The cluster key (the bytes of --key-file); nullopt: none.
   std::optional<std::string> key;
-  cli::tls_args tls;
+  net::tls_args tls;
   /// Where refusals are logged (the process's log: head, worker NAME, client).
   std::function<void(const std::string&)> log;
   /// The largest BASP payload of the peer's first frame, its handshake (bytes).

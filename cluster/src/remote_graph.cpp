@@ -11,11 +11,11 @@ using namespace remote_detail;
 
 namespace remote_detail {
 
-cli::run_args run_request(const value& input, const value& sent_config,
+net::run_args run_request(const value& input, const value& sent_config,
                           const remote_run_options& options,
                           const std::vector<stream_mode>& requested,
                           const std::vector<stream_mode>& parent_modes, std::string thread) {
-  cli::run_args a;
+  net::run_args a;
   a.where.thread = std::move(thread);
   a.config = sent_config;
   a.context = options.context;
@@ -105,7 +105,7 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
   const std::vector<stream_mode> requested = requested_modes(options);
   const std::vector<stream_mode> parent_modes =
       parent ? parent->subgraph_stream_modes() : std::vector<stream_mode>{};
-  cli::run_args a = run_request(input, sent, options, requested, parent_modes, std::move(thread));
+  net::run_args a = run_request(input, sent, options, requested, parent_modes, std::move(thread));
 
   // The caller's namespace (as a node: its task's), put before the remote namespaces of
   // what goes to the parent's stream; with one, an interrupt raises.
@@ -114,7 +114,7 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
   const auto has = has_mode;
   value output;
   std::optional<value> raised;  // the interrupts that end the stream
-  net::client_request req = net::make_client_request(cli::command(a), std::nullopt);
+  net::client_request req = net::make_client_request(net::command(a), std::nullopt);
   req.headers = run_headers(impl_->options, options, merged);
   impl_->exchange(std::move(req), [&](value line) {
     if (raised) return;
@@ -194,12 +194,12 @@ node_function remote_graph::as_node() const {
 
 state_snapshot remote_graph::get_state(const value& config, bool subgraphs) const {
   value sent = impl_->merged(config);
-  cli::state_args a;
+  net::state_args a;
   a.where.thread = impl::take_thread(sent, false, "get_state");
   a.checkpoint = string_at(sent.get("configurable"), "checkpoint_id");
   a.subgraphs = subgraphs;
   std::optional<state_snapshot> out;
-  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt),
+  impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
                   [&](value line) { out = snapshot_of(line); });
   if (!out) throw error(error_code::protocol_error, "the head sent no state");
   return std::move(*out);
@@ -208,13 +208,13 @@ state_snapshot remote_graph::get_state(const value& config, bool subgraphs) cons
 std::vector<state_snapshot> remote_graph::get_state_history(const value& config,
                                                             const list_options& options) const {
   value sent = impl_->merged(config);
-  cli::history_args a;
+  net::history_args a;
   a.where.thread = impl::take_thread(sent, false, "get_state_history");
   a.limit = options.limit ? options.limit : std::optional<std::size_t>(10);
   if (options.before) a.before = options.before->checkpoint_id;
   a.filter = options.filter;
   std::vector<state_snapshot> out;
-  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt),
+  impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
                   [&](value line) { out.push_back(snapshot_of(line)); });
   return out;
 }
@@ -222,13 +222,13 @@ std::vector<state_snapshot> remote_graph::get_state_history(const value& config,
 value remote_graph::update_state(const value& config, const value& values,
                                  const std::optional<std::string>& as_node) const {
   value sent = impl_->merged(config);
-  cli::update_args a;
+  net::update_args a;
   a.where.thread = impl::take_thread(sent, false, "update_state");
   a.checkpoint = string_at(sent.get("configurable"), "checkpoint_id");
   a.values = values;
   a.as_node = as_node;
   value out;
-  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt),
+  impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
                   [&](value line) { out = std::move(line); });
   // LangGraph's _get_config: the checkpoint's coordinates and its checkpoint_map.
   checkpoint_config c = config_of(out);
@@ -239,10 +239,10 @@ value remote_graph::update_state(const value& config, const value& values,
 }
 
 graph_description remote_graph::get_graph(int xray) const {
-  cli::graph_args a;
+  net::graph_args a;
   a.xray = xray;
   std::optional<graph_description> out;
-  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt),
+  impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
                   [&](value line) { out = description_of(line); });
   if (!out) throw error(error_code::protocol_error, "the head sent no graph");
   return std::move(*out);
@@ -252,11 +252,11 @@ void remote_graph::cancel(const std::string& thread_id, const std::string& run_i
                           bool wait) const {
   if (thread_id.empty()) throw error(error_code::invalid_argument, "cancel: no thread id");
   if (run_id.empty()) throw error(error_code::invalid_argument, "cancel: no run id");
-  cli::cancel_args a;
+  net::cancel_args a;
   a.where.thread = thread_id;
   a.run_id = run_id;
   a.wait = wait;
-  impl_->exchange(net::make_client_request(cli::command(a), std::nullopt), [](value) {});
+  impl_->exchange(net::make_client_request(net::command(a), std::nullopt), [](value) {});
 }
 
 }  // namespace superstep

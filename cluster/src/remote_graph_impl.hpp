@@ -79,7 +79,7 @@ inline bool has_mode(const std::vector<stream_mode>& ms, stream_mode m) {
 // The run request of a stream: the fields of `input` and `config` as a remote run sends them,
 // the modes asked for (`requested`) and those the parent's stream needs (`parent_modes`).
 // Throws error(invalid_argument) for a Command a remote run does not take.
-cli::run_args run_request(const value& input, const value& sent_config,
+net::run_args run_request(const value& input, const value& sent_config,
                           const remote_run_options& options,
                           const std::vector<stream_mode>& requested,
                           const std::vector<stream_mode>& parent_modes, std::string thread);
@@ -120,7 +120,7 @@ struct remote_graph::impl {
     c->rt = std::make_unique<actors::runtime>(net::cluster_runtime(1));
     net::link_options links;
     links.key = key;
-    links.tls = cli::tls_args{options.tls || !options.tls_cert.empty(), options.tls_cert,
+    links.tls = net::tls_args{options.tls || !options.tls_cert.empty(), options.tls_cert,
                               options.tls_key, options.tls_ca};
     c->transport = std::make_unique<net::link_transport>(c->system(), std::move(links));
     auto linked = c->transport->connect(host, port, options.connect_timeout);
@@ -200,16 +200,16 @@ struct remote_graph::impl {
           },
           [&](net::finished_atom, std::int32_t s, const std::string& why) {
             status = s;
-            if (status != cli::exit_done && status != cli::exit_interrupted && !failed)
+            if (status != net::exit_done && status != net::exit_interrupted && !failed)
               failed = error(error_code::node_error, why);
           },
           [&](caf::down_msg&) {
-            status = cli::exit_failed;
+            status = net::exit_failed;
             failed = error(error_code::unavailable,
                            "lost the head at " + options.head + " before the request ended");
           },
           [&](close_atom) {
-            status = cli::exit_failed;
+            status = net::exit_failed;
             closed = true;
           });
     }

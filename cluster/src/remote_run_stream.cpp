@@ -207,11 +207,11 @@ remote_run_stream remote_graph::stream_events(const value& input, const value& c
   std::string thread = impl::take_thread(sent, true, "stream_events");
   auto st = std::make_shared<remote_run_stream::state>(*this);
   st->requested = requested_modes(options);
-  cli::run_args a = run_request(input, sent, options, st->requested, {}, thread);
+  net::run_args a = run_request(input, sent, options, st->requested, {}, thread);
   a.run_id = fresh_thread_id();
   st->thread = std::move(thread);
   st->run_id = a.run_id;
-  st->request = net::make_client_request(cli::command(a), std::nullopt);
+  st->request = net::make_client_request(net::command(a), std::nullopt);
   st->request.headers = run_headers(impl_->options, options, merged);
   (void)net::encode_request(st->request);  // what cannot be sent fails here, before enter
   return remote_run_stream(std::move(st));

@@ -423,7 +423,7 @@ void worker::run() {
   };
   net::link_options links;
   links.key = impl_->key;
-  links.tls = cli::tls_args{impl_->options.tls, impl_->options.tls_cert, impl_->options.tls_key,
+  links.tls = net::tls_args{impl_->options.tls, impl_->options.tls_cert, impl_->options.tls_key,
                             impl_->options.tls_ca};
   links.log = [w = impl_.get()](const std::string& text) {
     w->say(worker_log_level::warning, text);

@@ -154,7 +154,7 @@ int occurrences(const std::string& text, const std::string& what) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
-  cli::run_args run;
+  net::run_args run;
   run.where.thread = "t";
   run.where.data_dir = "/elsewhere";
   run.where.graph_path = "/client/graph.json";
@@ -170,9 +170,9 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
   req.headers = {{"X-Team", "a"}, {"langsmith-trace", "t"}};
   auto back = net::decode_request(net::encode_request(req));
   BOOST_TEST((back.headers == req.headers));
-  const auto& r = std::get<cli::run_args>(back.cmd);
+  const auto& r = std::get<net::run_args>(back.cmd);
   BOOST_TEST(r.where.thread == "t");
-  BOOST_TEST(r.where.data_dir == cli::default_data_dir);  // never sent
+  BOOST_TEST(r.where.data_dir == net::default_data_dir);  // never sent
   BOOST_TEST(r.where.graph_path.empty());
   BOOST_TEST(r.where.plugins.empty());
   BOOST_TEST(*r.input == value("@/etc/hostname"));
@@ -185,43 +185,43 @@ BOOST_AUTO_TEST_CASE(a_request_travels_as_typed_values_that_name_no_path) {
   BOOST_TEST(r.run_id == "r1");
   BOOST_TEST(*back.spec == *req.spec);
 
-  cli::history_args history;
+  net::history_args history;
   history.where.thread = "h";
   history.limit = 3;
   history.before = "c1";
   history.filter = object{{"source", "loop"}};
-  auto h = std::get<cli::history_args>(
+  auto h = std::get<net::history_args>(
       net::decode_request(net::encode_request(net::make_client_request(history, {}))).cmd);
   BOOST_TEST(*h.limit == 3u);
   BOOST_TEST(h.before == "c1");
   BOOST_TEST(value(h.filter) == value(history.filter));
 
-  cli::update_args update;
+  net::update_args update;
   update.where.thread = "u";
   update.values = object{{"x", 1}};
   update.as_node = "pick";
-  auto u = std::get<cli::update_args>(
+  auto u = std::get<net::update_args>(
       net::decode_request(net::encode_request(net::make_client_request(update, {}))).cmd);
   BOOST_TEST(u.values == update.values);
   BOOST_TEST(*u.as_node == "pick");
 
-  cli::cancel_args cancel;
+  net::cancel_args cancel;
   cancel.where.thread = "c";
   cancel.run_id = "r1";
   cancel.wait = true;
-  auto k = std::get<cli::cancel_args>(
+  auto k = std::get<net::cancel_args>(
       net::decode_request(net::encode_request(net::make_client_request(cancel, {}))).cmd);
   BOOST_TEST(k.where.thread == "c");
   BOOST_TEST(k.run_id == "r1");
   BOOST_TEST(k.wait);
   cancel.run_id.clear();
-  BOOST_CHECK_THROW((void)net::make_client_request(cancel, {}), cli::usage_error);
+  BOOST_CHECK_THROW((void)net::make_client_request(cancel, {}), net::usage_error);
 
-  cli::threads_args threads;  // names no thread
+  net::threads_args threads;  // names no thread
   threads.where.data_dir = "/elsewhere";
   auto l = net::decode_request(net::encode_request(net::make_client_request(threads, {})));
-  BOOST_TEST(std::holds_alternative<cli::threads_args>(l.cmd));
-  BOOST_TEST(std::get<cli::threads_args>(l.cmd).where.data_dir == cli::default_data_dir);
+  BOOST_TEST(std::holds_alternative<net::threads_args>(l.cmd));
+  BOOST_TEST(std::get<net::threads_args>(l.cmd).where.data_dir == net::default_data_dir);
 }
 
 BOOST_AUTO_TEST_CASE(a_run_sees_its_x_headers_in_configurable_and_the_callers_trace) {
