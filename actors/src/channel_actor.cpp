@@ -123,7 +123,7 @@ step_vote prepare_now(channel_actor_state& st, step_prepare& req) {
     for (const auto& c : vote.changes.changed) st.staged_changed.push_back(c.channel);
   } catch (const error& e) {
     st.staged.reset();
-    vote.error = task_error{e.code(), e.what()};
+    vote.error = task_error::of(e);
   } catch (const std::exception& e) {
     st.staged.reset();
     vote.error = task_error{error_code::internal, e.what()};

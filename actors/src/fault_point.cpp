@@ -74,14 +74,14 @@ void arm_fault_point(std::string_view spec) {
   if (spec.empty()) return;
   armed = parse_point(spec);
   detail::fault_armed = armed.has_value();
-  if (!armed)
+  if (!armed) {
+    std::string points;
+    for (std::string_view p : known_points) (points += points.empty() ? "" : ", ") += p;
     throw error(error_code::invalid_argument,
                 "expected POINT@STEP (or POINT@STEP~MS to pause MS milliseconds there) with "
-                "POINT one of channel.before_vote, channel.before_finish, channel.after_vote, "
-                "channel.after_commit, channel.before_placement, channel.after_placement, "
-                "coordinator.after_votes, coordinator.after_checkpoint, saver.before_save, "
-                "channel.stop_on_writes, not '" +
-                    std::string(spec) + "'");
+                "POINT one of " +
+                    points + ", not '" + std::string(spec) + "'");
+  }
 }
 
 bool fault_armed_at(std::string_view where, std::int64_t step) noexcept {
