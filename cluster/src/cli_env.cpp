@@ -34,8 +34,7 @@ int arm_fault_point_from_env() {
 }
 
 void check_version_deltas_from_env() {
-  const std::string_view v = variable("SUPERSTEP_CHECK_VERSION_DELTAS");
-  if (!v.empty() && v != "0") storage::check_version_deltas(true);
+  storage::check_version_deltas_if(variable("SUPERSTEP_CHECK_VERSION_DELTAS"));
 }
 
 key_source environment_keys() {

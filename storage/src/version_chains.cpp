@@ -110,6 +110,10 @@ void check_version_deltas(bool on) noexcept {
   checking_version_deltas.store(on, std::memory_order_relaxed);
 }
 
+void check_version_deltas_if(std::string_view setting) noexcept {
+  if (!setting.empty() && setting != "0") check_version_deltas(true);
+}
+
 bool version_deltas_checked() noexcept {
   return checking_version_deltas.load(std::memory_order_relaxed);
 }

@@ -2,6 +2,8 @@
 
 // A switch for tests: savers check what they store as deltas of version maps.
 
+#include <string_view>
+
 namespace superstep::storage {
 
 /// Turns on (or off) a check in every saver of this process that stores version maps as
@@ -12,6 +14,11 @@ namespace superstep::storage {
 /// default; for tests (the test programs turn it on, and the `superstep` program when its
 /// environment has SUPERSTEP_CHECK_VERSION_DELTAS). Thread-safe; set it before savers run.
 void check_version_deltas(bool on) noexcept;
+
+/// Turns the check on when `setting` (the value of the variable the test suites set,
+/// SUPERSTEP_CHECK_VERSION_DELTAS, as its reader found it) is neither empty nor "0"; leaves it
+/// as it is otherwise.
+void check_version_deltas_if(std::string_view setting) noexcept;
 
 /// Whether `check_version_deltas` turned the check on.
 [[nodiscard]] bool version_deltas_checked() noexcept;
