@@ -5,7 +5,7 @@
 #include <sstream>
 #include <thread>
 
-#include "cli_data_dir.hpp"
+#include "ops/data_dir.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace superstep;
@@ -14,7 +14,7 @@ BOOST_AUTO_TEST_CASE(two_writers_of_one_threads_spec_both_succeed_and_leave_one_
   // A head serves requests on threads of one process: two saving the same thread's spec at
   // once must not share a temporary file (one rename then finds it gone, or a mix of both).
   test::temp_dir dir("superstep-data-dir");
-  cli::data_dir data(dir.str());
+  ops::data_dir data(dir.str());
   const std::string a(4096, 'a'), b(4096, 'b');
   std::vector<std::string> failures(2);
   auto writer = [&](const std::string& text, std::string& failure) {

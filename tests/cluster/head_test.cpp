@@ -10,11 +10,11 @@
 #include <regex>
 
 #include "cluster/cluster_support.hpp"
-#include "net_headers.hpp"
-#include "net_request.hpp"
-#include "net_request_pool.hpp"
-#include "net_transport.hpp"
-#include "request.capnp.h"
+#include "net/headers.hpp"
+#include "net/request.hpp"
+#include "head/request_pool.hpp"
+#include "net/transport.hpp"
+#include "net/schema/request.capnp.h"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/capnp_message.hpp"
 #include "superstep/core/error.hpp"

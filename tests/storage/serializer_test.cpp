@@ -20,7 +20,7 @@ using superstep::storage::serializer;
 
 namespace {
 
-// The `superstep` program's SUPERSTEP_AES_KEY, read as cluster/src/cli_env.cpp reads it: the
+// The `superstep` program's SUPERSTEP_AES_KEY, read as cluster/cli/env.cpp reads it: the
 // library takes the key's text from its caller.
 std::shared_ptr<const serializer> serializer_from_env(std::shared_ptr<const serializer> inner) {
   const char* text = std::getenv("SUPERSTEP_AES_KEY");

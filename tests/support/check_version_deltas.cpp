@@ -4,7 +4,7 @@
 // runs: each checkpoint a saver stores as a delta has its version maps read back, so that a
 // change the run loop forgot to report fails the test that made it. The child `superstep`
 // processes of the cluster and CLI suites inherit the variable; the program's main turns the
-// check on from it the same way (cluster/src/cli_env.cpp).
+// check on from it the same way (cluster/cli/env.cpp).
 #undef BOOST_TEST_MODULE  // the suite's own file makes the module
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 
 // The environment as a key source, for tests of what reads keys by name: the libraries read
 // no environment variable, so a test that keeps its keys in variables passes this, as the
-// `superstep` program passes its own (cluster/src/cli_env.cpp).
+// `superstep` program passes its own (cluster/cli/env.cpp).
 
 #include <cstdlib>
 #include <optional>

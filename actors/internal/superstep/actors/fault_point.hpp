@@ -5,7 +5,7 @@
 // (RocksDB's sync points). Compiled only when the build has SUPERSTEP_FAULT_POINTS (CMake
 // option of that name, on in builds with tests); otherwise every point is an empty inline
 // function. Nothing here reads the environment: the `superstep` program arms a point from
-// its SUPERSTEP_FAULT variable (cluster/src/main.cpp).
+// its SUPERSTEP_FAULT variable (cluster/cli/main.cpp).
 
 #include <cstdint>
 #include <string_view>

@@ -1,7 +1,7 @@
 #pragma once
 
 // A remote run read event by event (remote_graph::stream_events, LangGraph's v3 run stream):
-// started, read, closed or aborted (cancelled on the head). CAF-free: remote_run_stream.cpp
+// started, read, closed or aborted (cancelled on the head). CAF-free: client/remote_run_stream.cpp
 // holds the connection.
 
 #include <memory>

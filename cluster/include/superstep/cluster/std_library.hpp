@@ -29,7 +29,7 @@ namespace superstep::cluster {
 /// - std.interrupt validates its params but raises invalid_argument when run: interrupt()
 ///   needs a checkpointer and arrives with persistence.
 ///
-/// Agents (std_agents.cpp; examples/specs/README.md documents their params): the nodes
+/// Agents (nodes/std_agents.cpp; examples/specs/README.md documents their params): the nodes
 /// llm.chat (a chat-model call over the state's messages: model settings under the registry's
 /// `model_settings`, system and prompt templates, tools by name, structured output by JSON
 /// schema) and tools.run (runs the last AI message's tool calls with the registry's tools);
