@@ -61,6 +61,23 @@ void drain_after_failure(coordinator_actor* self) {
   if (self->state.local_out == 0) end_run(self, false);
 }
 
+// The run as this step has it, for this process's node actors (batch_header::local_run):
+// a copy, since the loop moves on to the next step while a task of this one may still run
+// (after a failure), whose stream events go through the line the run cuts when it ends.
+std::shared_ptr<const run_shared> local_run_of(coordinator_state& st) {
+  struct holder {
+    run_shared run;
+    std::shared_ptr<const stream_sink> sink;
+    std::mutex sink_mutex;
+  };
+  auto h = std::make_shared<holder>();
+  h->run = st.loop->shared();
+  h->sink = st.local_sink;
+  h->run.sink = h->sink.get();
+  h->run.sink_mutex = &h->sink_mutex;
+  return std::shared_ptr<const run_shared>(h, &h->run);
+}
+
 // Plans the next step and dispatches it; finishes the run when there is nothing to do.
 void next_step(coordinator_actor* self) {
   auto& st = self->state;
@@ -68,26 +85,16 @@ void next_step(coordinator_actor* self) {
     end_run(self, true);
     return;
   }
-  const run_shared& shared = st.loop->shared();
-  auto& header = st.header;
-  header.step = st.loop->step();
-  header.stop = shared.stop;
-  header.checkpoint_id = shared.checkpoint_id;
-  header.resuming = shared.resuming;
-  header.config = shared.config;
-  header.ns = shared.ns;
-  header.modes = shared.modes;
-  header.subgraphs = shared.subgraphs;
-  header.message_events = shared.message_events;
-  header.replay_checkpoint_id = shared.replay ? shared.replay->checkpoint_id() : std::string();
-  header.replay_visited = shared.replay ? shared.replay->visited() : std::vector<std::string>{};
+  st.header.step = st.loop->step();
+  st.header.local_run = local_run_of(st);
+  st.wire_step = -1;  // the run's description for other processes: when a batch goes to one
 
   std::map<std::uint32_t, std::vector<std::uint32_t>> by_node;
   auto runnable = st.loop->runnable();
   for (std::uint32_t i : runnable) by_node[st.loop->tasks()[i].node].push_back(i);
   st.step_tasks = runnable.size();
   st.step_finished = 0;
-  if (st.progress && st.step_tasks > 1) (*st.progress)(header.step, 0, st.step_tasks);
+  if (st.progress && st.step_tasks > 1) (*st.progress)(st.header.step, 0, st.step_tasks);
   st.starved_since.reset();
   st.parts.clear();  // of the last step's batches that never closed
   st.dead.clear();   // a worker that went away may be back (same actor addresses)
@@ -441,9 +448,11 @@ coordinator_protocol::behavior_type coordinator(
     std::shared_ptr<const actors::stream_forward> local_forward) {
   auto& st = self->state;
   st.loop = loop;
-  st.header.local_forward = std::move(local_forward);
-  st.header.local_hooks = loop->shared().hooks;
-  st.header.local_stop = loop->shared().cancel;
+  st.header.local_forward = local_forward;
+  st.local_sink = std::make_shared<const stream_sink>(
+      [forward = std::move(local_forward)](const stream_event& e) {
+        (*forward)(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
+      });
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;

@@ -83,6 +83,24 @@ void send_local(coordinator_actor* self, const actors::node_actor& to, chunk c) 
 
 namespace {
 
+// The run, as a batch to another process describes it (batch_header), once per step.
+void describe_run(coordinator_state& st) {
+  auto& header = st.header;
+  if (st.wire_step == header.step) return;
+  st.wire_step = header.step;
+  const run_shared& shared = st.loop->shared();
+  header.stop = shared.stop;
+  header.checkpoint_id = shared.checkpoint_id;
+  header.resuming = shared.resuming;
+  header.config = shared.config;
+  header.ns = shared.ns;
+  header.modes = shared.modes;
+  header.subgraphs = shared.subgraphs;
+  header.message_events = shared.message_events;
+  header.replay_checkpoint_id = shared.replay ? shared.replay->checkpoint_id() : std::string();
+  header.replay_visited = shared.replay ? shared.replay->visited() : std::vector<std::string>{};
+}
+
 // Sends a chunk to a remote node actor: the tasks are copied and the batch tracked, so it can
 // be sent again if the actor's process dies before answering. PULL tasks go without their
 // input: the actor builds it from its replica, which the batch's deltas bring up to date, so
@@ -90,6 +108,7 @@ namespace {
 void send_remote(coordinator_actor* self, const actors::node_actor& to, chunk c,
                  bool isolated = false) {
   auto& st = self->state;
+  describe_run(st);
   auto& tasks = st.loop->tasks();
   actors::task_batch b;
   b.id = ++st.last_batch;

@@ -114,6 +114,10 @@ struct coordinator_state {
   actors::dispatch_policy policy;
   std::promise<bool>* done = nullptr;  // the caller waits on its future
   actors::batch_header header;         // of the current step
+  std::int64_t wire_step = -1;         // the step whose run description `header` holds
+  // This process's node actors' tasks stream through it (batch_header::local_run): to the
+  // run's sink while the run lasts, to nothing after.
+  std::shared_ptr<const stream_sink> local_sink;
   std::uint32_t pending = 0;           // chunks of the step not finished yet
   std::uint32_t local_out = 0;         // batches at this process's node actors, unanswered
   // The node actor of the step's batch whose result comes with the group's vote

@@ -32,12 +32,25 @@ bool input_from_replica(const pregel_graph& g, pregel_task& t, const actors::cha
 }
 
 // The body a node actor runs: each task of the batch through the node's function and
-// writers, with stream events forwarded to the coordinator.
+// writers. In the coordinator's process with the run itself (batch_header::local_run);
+// from another process's coordinator with the run the batch describes, stream events
+// forwarded to it.
 actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, storage::store* store,
                             node_cache* cache) {
   return [g, saver, store, cache](std::vector<pregel_task>& tasks, const actors::batch_header& h,
                                   const actors::channel_map& replica,
                                   const actors::stream_forward& forward) {
+    const auto run_all = [&](const run_shared& run) {
+      for (auto& t : tasks) {
+        if (h.inputs_from_replica && !t.push && !input_from_replica(*g, t, replica)) continue;
+        task_context ctx(run, t, h.step, replica);
+        run_task(*g, t, ctx);
+      }
+    };
+    if (h.local_run) {
+      run_all(*h.local_run);
+      return;
+    }
     std::mutex m;
     stream_sink sink = [&](const stream_event& e) {
       forward(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
@@ -59,13 +72,7 @@ actors::task_body make_body(const pregel_graph* g, checkpoint_saver* saver, stor
       shared.replay = std::make_shared<replay_state>(h.replay_checkpoint_id, h.replay_visited);
     shared.sink = &sink;
     shared.sink_mutex = &m;
-    shared.hooks = h.local_hooks;
-    shared.cancel = h.local_stop;
-    for (auto& t : tasks) {
-      if (h.inputs_from_replica && !t.push && !input_from_replica(*g, t, replica)) continue;
-      task_context ctx(shared, t, h.step, replica);
-      run_task(*g, t, ctx);
-    }
+    run_all(shared);
   };
 }
 

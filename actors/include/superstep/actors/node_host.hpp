@@ -13,7 +13,7 @@
 #include "superstep/channels/channel.hpp"
 
 namespace superstep::detail {
-struct run_hooks;  // superstep/pregel/run_context.hpp
+struct run_shared;  // superstep/pregel/run_context.hpp
 }
 
 namespace superstep::actors {
@@ -25,6 +25,7 @@ using stream_forward =
 /// What a task batch says about the run it belongs to.
 struct batch_header {
   std::int64_t step = 0;
+  // The run, for a batch to another process (in this one: local_run).
   std::int64_t stop = 0;      ///< the step past which the recursion limit ends the run
   std::string checkpoint_id;  ///< the checkpoint the step started from
   bool resuming = false;      ///< the run continues a thread
@@ -47,14 +48,13 @@ struct batch_header {
   /// caller while the task runs (LangGraph streams subgraph events live), not when the
   /// coordinator next gets a scheduler thread. Null: events go to the coordinator as messages.
   std::shared_ptr<const stream_forward> local_forward;
-  /// Set only for node actors in the coordinator's process, never sent: what the run's owner
-  /// gave it for its tasks and subgraphs (the coordinator's run hooks: a drain request, a
-  /// node-finished callback). Null: none, or a batch from another process.
-  std::shared_ptr<const superstep::detail::run_hooks> local_hooks;
-  /// Set only for node actors in the coordinator's process, never sent: the run's
-  /// cancellation, which its tasks see as `node_context::stop_token()`. A batch from another
-  /// process has a never-stopping token: its tasks cannot be cancelled.
-  std::stop_token local_stop;
+  /// Set only for node actors in the coordinator's process, never sent: the run itself as
+  /// this step has it (config, namespace, persistence, stream modes and sink, replay, the
+  /// owner's hooks, the cancellation), which its tasks run with as they do in threads mode.
+  /// The fields above but `step` and `inputs_from_replica` are then left unset: they are the
+  /// run's description for another process, filled only for batches that go to one. Null:
+  /// a batch from another process, whose tasks run with those fields and cannot be cancelled.
+  std::shared_ptr<const superstep::detail::run_shared> local_run;
 };
 
 /// Runs a batch of tasks of one node against the replica; fills each task's writes, output
