@@ -1,6 +1,10 @@
 # superstep — the two entry points: `make demo` and `make test`.
 BUILD ?= build
-JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CORES := $(shell nproc 2>/dev/null || echo 2)
+# Compile jobs: one more than cores, so a core idles less while a job reads its headers and
+# the last batches of a library run beside the next one's. The tests run one per core.
+JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
+TEST_JOBS ?= $(CORES)
 PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
            libboost-test-dev libssl-dev libmimalloc-dev libhnswlib-dev \
            libcurl4-openssl-dev libhiredis-dev libcli11-dev libspdlog-dev libfmt-dev \
@@ -35,7 +39,7 @@ demo: deps $(BUILD)/CMakeCache.txt
 	./examples/demo.sh $(BUILD)
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 
 # The Debian package: $(BUILD)/superstep_<version>_amd64.deb (library, headers, program, CMake
 # package, pkg-config file, man page). Install it with `apt-get install ./$(BUILD)/superstep_*.deb`.
