@@ -102,7 +102,7 @@ bench-peers: deps $(BUILD)/CMakeCache.txt
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERSTEP_SANITIZE=address
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS)
 
 # TSan build; runs the suites that exercise threads and actors. hnswlib (the stores' ANN index)
 # takes its node locks in orders TSan's deadlock detector cannot prove safe (a point is linked
@@ -112,8 +112,8 @@ TSAN_OPTS = halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERSTEP_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS="$(TSAN_OPTS)" ctest --output-on-failure -j $(JOBS) -R "coordinator"
-	cd build-tsan && TSAN_OPTIONS="$(TSAN_OPTS) detect_deadlocks=0" ctest --output-on-failure -j $(JOBS) \
+	cd build-tsan && TSAN_OPTIONS="$(TSAN_OPTS)" ctest --output-on-failure -j $(TEST_JOBS) -R "coordinator"
+	cd build-tsan && TSAN_OPTIONS="$(TSAN_OPTS) detect_deadlocks=0" ctest --output-on-failure -j $(TEST_JOBS) \
 	  -R "storage|cluster"
 
 clean:
