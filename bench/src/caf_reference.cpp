@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include "bench.hpp"
+#include "caf_echo.hpp"
 #include "caf_remote.hpp"
 
 namespace superstep::bench {
@@ -11,17 +12,6 @@ namespace superstep::bench {
 namespace {
 
 constexpr int round_trips = 20000;
-
-// Answers every int with the same int. Class-based: a function-based actor spawned without
-// arguments trips a benign UBSan report inside CAF 0.17.
-class echo_actor : public caf::event_based_actor {
- public:
-  explicit echo_actor(caf::actor_config& cfg) : caf::event_based_actor(cfg) {}
-
-  caf::behavior make_behavior() override {
-    return {[](int x) { return x; }};
-  }
-};
 
 }  // namespace
 
@@ -35,7 +25,7 @@ measurement caf_round_trip(const options& opts, bool busy_poll) {
     cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{100000});
   }
   caf::actor_system system{cfg};
-  auto echo = system.spawn<echo_actor>();
+  auto echo = system.spawn<echo_impl>();
   measurement m;
   {
     caf::scoped_actor self{system};

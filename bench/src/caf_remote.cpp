@@ -6,17 +6,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "caf_echo.hpp"
+
 namespace superstep::bench {
 
 namespace {
-
-class echo_actor : public caf::event_based_actor {
- public:
-  explicit echo_actor(caf::actor_config& cfg) : caf::event_based_actor(cfg) {}
-  caf::behavior make_behavior() override {
-    return {[](int x) { return x; }};
-  }
-};
 
 caf::actor_system_config with_middleman() {
   caf::actor_system_config cfg;
@@ -29,14 +23,14 @@ caf::actor_system_config with_middleman() {
 struct remote_echo::impl {
   caf::actor_system_config server_cfg = with_middleman(), client_cfg = with_middleman();
   caf::actor_system server{server_cfg}, client{client_cfg};
-  caf::actor echo = server.spawn<echo_actor>();
-  caf::actor remote;
+  echo_actor echo = server.spawn<echo_impl>();
+  echo_actor remote;
 
   impl() {
     auto port = server.middleman().publish(echo, 0, "127.0.0.1");
     if (!port)
       throw std::runtime_error("cannot publish the echo actor: " + server.render(port.error()));
-    auto found = client.middleman().remote_actor("127.0.0.1", *port);
+    auto found = client.middleman().remote_actor<echo_actor>("127.0.0.1", *port);
     if (!found)
       throw std::runtime_error("cannot reach the echo actor: " + client.render(found.error()));
     remote = *found;
