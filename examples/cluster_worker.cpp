@@ -17,11 +17,11 @@
 #include <string>
 #include <thread>
 
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/cluster/function_params.hpp"
 #include "superstep/cluster/graph_export.hpp"
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/cluster/worker.hpp"
-#include "superstep/checkpoint/constants.hpp"
 
 using namespace superstep;
 

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "http_post.hpp"
-#include "superstep/stream/message_events.hpp"
-#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/node_context.hpp"
+#include "superstep/stream/message_events.hpp"
 
 namespace superstep::agents {
 

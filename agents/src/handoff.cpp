@@ -5,8 +5,8 @@
 
 #include "superstep/agents/messages.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::agents {
 

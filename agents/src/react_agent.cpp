@@ -9,8 +9,8 @@
 #include "superstep/agents/messages.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::agents {
 
@@ -88,7 +88,7 @@ struct agent_setup {
     }
     if (!history.is_list())
       invalid_agent("expected the agent's input to have a 'messages' list, got " +
-              state.to_json().substr(0, 300));
+                    state.to_json().substr(0, 300));
     const list input_messages = to_messages(history);
     validate_chat_history(input_messages);
     object model_input = state.as_object();

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "python_format.hpp"
-#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/node_context.hpp"
 
 namespace superstep::agents {
 

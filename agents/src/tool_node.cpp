@@ -15,8 +15,8 @@
 #include "python_format.hpp"
 #include "superstep/agents/messages.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::agents {
 

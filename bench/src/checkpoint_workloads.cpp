@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "bench.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/coordinator/actor_driver.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 
 namespace superstep::bench {

@@ -6,8 +6,8 @@
 #include <system_error>
 
 #include "bench.hpp"
-#include "superstep/storage/memory_saver.hpp"
 #include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/redis_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/redis_server.hpp"

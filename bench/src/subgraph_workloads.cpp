@@ -8,8 +8,8 @@
 
 #include "bench.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::bench {
 

@@ -1,11 +1,12 @@
 // What the checkpoint types define out of line: metadata as data, and the reserved channels.
 
+#include "superstep/checkpoint/checkpoint.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <string>
 #include <string_view>
 
-#include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/checkpoint/constants.hpp"
 
 namespace superstep {

@@ -11,31 +11,31 @@ namespace superstep::cli {
 
 // The operations and their options are the cluster's (net/command.hpp); the command line
 // parses into them.
-using net::exit_status;
+using net::cancel_args;
+using net::command;
+using net::default_data_dir;
+using net::delete_args;
+using net::embedder_args;
 using net::exit_done;
 using net::exit_failed;
-using net::exit_usage;
 using net::exit_interrupted;
-using net::usage_error;
-using net::help_request;
-using net::default_data_dir;
-using net::tls_args;
-using net::embedder_args;
-using net::thread_args;
-using net::link_limits;
-using net::head_args;
-using net::worker_args;
-using net::run_args;
+using net::exit_status;
+using net::exit_usage;
 using net::graph_args;
-using net::state_args;
+using net::head_args;
+using net::help_request;
 using net::history_args;
-using net::update_args;
-using net::delete_args;
-using net::store_args;
-using net::threads_args;
-using net::cancel_args;
+using net::link_limits;
 using net::maintenance_args;
-using net::command;
+using net::run_args;
+using net::state_args;
+using net::store_args;
+using net::thread_args;
+using net::threads_args;
+using net::tls_args;
+using net::update_args;
+using net::usage_error;
+using net::worker_args;
 
 using net::where_of;
 

@@ -105,11 +105,14 @@ int main(int argc, char** argv) {
       registry.set_model_settings(head->model);
       for (const auto& p : head->plugins) cluster::load_plugin(p, registry);
       return net::run_head(*head, registry,
-                            {serde(), [](net::log_level level, const std::string& line) {
-                               if (level == net::log_level::info) cli::log_info(line);
-                               else if (level == net::log_level::warning) cli::log_warning(line);
-                               else cli::log_error(line);
-                             }});
+                           {serde(), [](net::log_level level, const std::string& line) {
+                              if (level == net::log_level::info)
+                                cli::log_info(line);
+                              else if (level == net::log_level::warning)
+                                cli::log_warning(line);
+                              else
+                                cli::log_error(line);
+                            }});
     }
     if (auto* worker = std::get_if<cli::worker_args>(&cmd)) {
       registry.set_model_settings(worker->model);

@@ -11,15 +11,15 @@
 
 #include "cli/args_support.hpp"
 #include "cli/log.hpp"
-#include "cli/progress_line.hpp"
-#include "ops/operations.hpp"
-#include "ops/support.hpp"
-#include "ops/data_dir.hpp"
 #include "cli/processes.hpp"
+#include "cli/progress_line.hpp"
 #include "net/auth.hpp"
 #include "net/protocol.hpp"
 #include "net/remote_store.hpp"
 #include "net/transport.hpp"
+#include "ops/data_dir.hpp"
+#include "ops/operations.hpp"
+#include "ops/support.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/core/error.hpp"
@@ -37,8 +37,7 @@ struct head_connection {
   gate_actor gate;
   std::unique_ptr<caf::scoped_actor> self;
 
-  head_connection(const std::string& address, const std::string& key_file,
-                  const tls_args& tls) {
+  head_connection(const std::string& address, const std::string& key_file, const tls_args& tls) {
     std::string host;
     std::uint16_t port = 0;
     detail::parse_address("--head", address, host, port);

@@ -1,5 +1,7 @@
 // `superstep worker`: a cluster::worker (superstep/cluster/worker.hpp) with the command
 // line's options, stopped by SIGINT or SIGTERM.
+#include "superstep/cluster/worker.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -8,7 +10,6 @@
 #include "cli/processes.hpp"
 #include "net/protocol.hpp"
 #include "superstep/actors/protocol.hpp"
-#include "superstep/cluster/worker.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cli {
@@ -40,7 +41,8 @@ int run_worker(const worker_args& args, const cluster::function_registry& regist
   // The signal handlers only set a flag: this thread turns it into stop().
   std::atomic<bool> done{false};
   std::thread watcher([&] {
-    while (!done && !net::stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (!done && !net::stop_requested())
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     w.stop();
   });
   int status = 0;

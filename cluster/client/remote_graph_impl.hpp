@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "client/remote_graph_values.hpp"
 #include "net/auth.hpp"
 #include "net/headers.hpp"
 #include "net/protocol.hpp"
 #include "net/request.hpp"
 #include "net/transport.hpp"
-#include "client/remote_graph_values.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/cluster/remote_graph.hpp"
 #include "superstep/core/error.hpp"

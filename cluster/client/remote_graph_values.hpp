@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "superstep/core/value.hpp"
 #include "superstep/pregel/graph_description.hpp"
 #include "superstep/pregel/pregel.hpp"
-#include "superstep/core/value.hpp"
 
 namespace superstep::remote_detail {
 

@@ -1,8 +1,6 @@
 // `superstep head`: the gate actor that workers and clients talk to, the store operations it
 // hands to their own threads, and the head's start and shutdown. Clients' commands are served
 // in head/requests.cpp.
-#include "head/head_context.hpp"
-
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -14,18 +12,19 @@
 #include <set>
 #include <thread>
 
+#include "head/head_context.hpp"
+#include "head/request_pool.hpp"
+#include "head/run_registry.hpp"
+#include "head/worker_registry.hpp"
 #include "net/auth.hpp"
 #include "net/headers.hpp"
 #include "net/protocol.hpp"
-#include "head/request_pool.hpp"
-#include "head/run_registry.hpp"
 #include "net/remote_store.hpp"
 #include "net/transport.hpp"
-#include "head/worker_registry.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
-#include "superstep/pregel/run_counters.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/run_counters.hpp"
 
 namespace superstep::net {
 
@@ -104,7 +103,8 @@ gate_actor::behavior_type gate(gate_self self, head_context* h) {
   self->state.h = h;
   self->set_down_handler([self](caf::down_msg& msg) {
     if (auto name = self->state.h->workers.remove(msg.source))
-      self->state.h->log.info("worker " + *name + " left (" + self->system().render(msg.reason) + ")");
+      self->state.h->log.info("worker " + *name + " left (" + self->system().render(msg.reason) +
+                              ")");
   });
   // Messages of unknown types (or from a newer protocol) are dropped, not fatal.
   self->set_default_handler(caf::drop);
@@ -115,7 +115,8 @@ gate_actor::behavior_type gate(gate_self self, head_context* h) {
       self->quit(msg.reason);
       return;
     }
-    self->state.h->log.warn("the gate ignored an exit message (" + self->system().render(msg.reason) + ")");
+    self->state.h->log.warn("the gate ignored an exit message (" +
+                            self->system().render(msg.reason) + ")");
   });
   return {
       [self](hello_atom) -> std::string {
@@ -133,7 +134,8 @@ gate_actor::behavior_type gate(gate_self self, head_context* h) {
         if (ok) {
           st.admitted.insert(node);
         } else {
-          self->state.h->log.warn("refused " + peer_name(node) + ": it does not have the cluster's key");
+          self->state.h->log.warn("refused " + peer_name(node) +
+                                  ": it does not have the cluster's key");
         }
         return ok;
       },
@@ -146,8 +148,9 @@ gate_actor::behavior_type gate(gate_self self, head_context* h) {
         if (!host) return false;
         self->monitor(host);
         std::string name = offer.name.empty() ? peer_name(sender_node(self)) : offer.name;
-        self->state.h->log.info("worker " + name + " joined (" + std::to_string(offer.functions.size()) +
-                     " functions, " + std::to_string(offer.threads) + " threads)");
+        self->state.h->log.info("worker " + name + " joined (" +
+                                std::to_string(offer.functions.size()) + " functions, " +
+                                std::to_string(offer.threads) + " threads)");
         worker_record w{
             name, host, std::set<std::string>(offer.functions.begin(), offer.functions.end()), {}};
         self->state.h->workers.add(host.address(), std::move(w));
@@ -264,16 +267,15 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
                                                   std::to_string(args.port) + ": " +
                                                   sys.render(port.error()));
   }
-  h.log.info("listening on " + args.host + ":" + std::to_string(*port) + " (data " +
-               args.data_dir +
-               (args.saver.empty() ? "" : ", checkpoints " + data.checkpoints_place()) +
-               ", links: " + transport.describe() +
-               (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
+  h.log.info("listening on " + args.host + ":" + std::to_string(*port) + " (data " + args.data_dir +
+             (args.saver.empty() ? "" : ", checkpoints " + data.checkpoints_place()) +
+             ", links: " + transport.describe() +
+             (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Stopping: the gate stays up (workers' store calls and clients' answers go on) but takes
   // no new command; waiting ones are refused; runs stop once their current step is saved.
   h.log.info("stopping: new commands are refused; waiting up to " +
-               std::to_string(args.shutdown_wait) + " s for running commands");
+             std::to_string(args.shutdown_wait) + " s for running commands");
   h.stopping = true;
   h.requests->stop("head shutting down");
   h.commands->stop("head shutting down");
@@ -306,9 +308,9 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
         for (const auto& t : h.runs) threads += (threads.empty() ? "" : ", ") + t;
       }
       h.log.warn(std::to_string(h.requests->running() + h.commands->running()) +
-                   " commands still running were interrupted" +
-                   (threads.empty() ? "" : " (runs of threads " + threads + ")") +
-                   "; each thread resumes from its last checkpoint when run again");
+                 " commands still running were interrupted" +
+                 (threads.empty() ? "" : " (runs of threads " + threads + ")") +
+                 "; each thread resumes from its last checkpoint when run again");
     }
     if (store_busy() > 0)
       h.log.warn(std::to_string(store_busy()) + " store operations interrupted");

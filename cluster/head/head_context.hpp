@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "head/head.hpp"
-#include "ops/operations.hpp"
-#include "net/protocol.hpp"
 #include "head/request_pool.hpp"
 #include "head/run_registry.hpp"
 #include "head/worker_registry.hpp"
+#include "net/protocol.hpp"
+#include "ops/operations.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 

@@ -4,19 +4,19 @@
 #include <chrono>
 #include <set>
 
-#include "net/auth.hpp"
+#include "fmt/format.h"
 #include "head/head_context.hpp"
+#include "net/auth.hpp"
 #include "net/headers.hpp"
 #include "net/remote_store.hpp"
 #include "net/transport.hpp"
-#include "fmt/format.h"
 #include "superstep/actors/node_directory.hpp"
-#include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/cluster/function_registry.hpp"
 #include "superstep/cluster/std_library.hpp"
-#include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/run_counters.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/run_counters.hpp"
 
 namespace superstep::net {
 
@@ -96,7 +96,7 @@ void evict_graphs(head_context& h, caf::scoped_actor& self) {
   auto [gone, hosts] = h.workers.evict(h.max_graphs);
   for (const auto& key : gone) {
     h.log.info("unloaded graph " + key + " (the least recently used beyond --max-graphs " +
-                 std::to_string(h.max_graphs) + ")");
+               std::to_string(h.max_graphs) + ")");
     for (const auto& host : hosts) self->send(host, unload_atom::value, key);
   }
 }
@@ -412,8 +412,8 @@ std::optional<std::string> queue_request(head_context& h, caf::actor client, cli
         shared->first = caf::actor();  // released before the head may shut its system down
       },
       [shared](const std::string& why) {
-        caf::anon_send(shared->first, finished_atom::value,
-                       static_cast<std::int32_t>(exit_failed), why);
+        caf::anon_send(shared->first, finished_atom::value, static_cast<std::int32_t>(exit_failed),
+                       why);
         shared->first = caf::actor();
       }});
 }
@@ -421,8 +421,7 @@ std::optional<std::string> queue_request(head_context& h, caf::actor client, cli
 void answer_cancel(const caf::actor& client, const std::string& thread, const std::string& run) {
   caf::anon_send(client, line_atom::value,
                  value(object{{"thread", thread}, {"run", run}, {"cancelled", true}}).to_json());
-  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(exit_done),
-                 std::string());
+  caf::anon_send(client, finished_atom::value, static_cast<std::int32_t>(exit_done), std::string());
 }
 
 }  // namespace superstep::net

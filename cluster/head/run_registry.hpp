@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/pregel/run_control.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/run_control.hpp"
 
 namespace superstep::net {
 

@@ -3,7 +3,8 @@
 // What a client asks of a head, one struct per operation (run a graph, read a thread's state,
 // its history, update it, delete it, list threads, cancel a run, the store), with where it runs
 // and how it is secured: the cluster's request contract. The program's command line parses
-// into these (cli/args.hpp); the head decodes requests into them (net/request.hpp); ops/ carries them out.
+// into these (cli/args.hpp); the head decodes requests into them (net/request.hpp); ops/ carries
+// them out.
 
 #include <cstddef>
 #include <cstdint>

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "superstep/pregel/trace_context.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/trace_context.hpp"
 
 namespace superstep::net {
 

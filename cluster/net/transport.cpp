@@ -118,8 +118,7 @@ class link_manager final : public caf::io::middleman_actor_impl {
   // with `why`; `reset`: the head took the connection and reset it before the connect
   // completed here (a head short of room does that), so trying again may succeed.
   static native_socket connect_by(const std::string& host, std::uint16_t port,
-                                  clock_type::time_point deadline, std::string& why,
-                                  bool& reset) {
+                                  clock_type::time_point deadline, std::string& why, bool& reset) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;

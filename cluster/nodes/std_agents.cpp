@@ -10,8 +10,8 @@
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/openai_chat_model.hpp"
 #include "superstep/agents/tool_node.hpp"
-#include "superstep/core/ids.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/ids.hpp"
 
 namespace superstep::cluster::detail {
 

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "nodes/std_support.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::cluster::detail {
 

@@ -27,7 +27,8 @@ bool wrap_in_list(const function_params& p);
 /// Registers the std nodes with effects or routing and the std routers (nodes/std_flow.cpp).
 void register_std_flow(function_registry& registry);
 
-/// Registers llm.chat, tools.run, tools.route, std.route_by and the std tools (nodes/std_agents.cpp).
+/// Registers llm.chat, tools.run, tools.route, std.route_by and the std tools
+/// (nodes/std_agents.cpp).
 void register_std_agents(function_registry& registry);
 
 }  // namespace superstep::cluster::detail

@@ -9,11 +9,11 @@
 #include <string>
 
 #include "net/command.hpp"
-#include "superstep/cluster/function_registry.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
+#include "superstep/checkpoint/store.hpp"
+#include "superstep/cluster/function_registry.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/serializer.hpp"
-#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::ops {
 

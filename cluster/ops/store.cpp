@@ -3,10 +3,10 @@
 // --embedder names (hashing by default).
 #include <memory>
 
+#include "net/remote_store.hpp"
+#include "ops/data_dir.hpp"
 #include "ops/operations.hpp"
 #include "ops/support.hpp"
-#include "ops/data_dir.hpp"
-#include "net/remote_store.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::ops {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "ops/operations.hpp"
 #include "ops/data_dir.hpp"
+#include "ops/operations.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 
 namespace superstep::ops::detail {
@@ -27,6 +27,5 @@ cluster::loaded_graph load_thread_graph(const command_env& env, const thread_arg
 /// when it has not finished. `pending` are the checkpoint's saved writes.
 value snapshot_json(const state_snapshot& snapshot, const pregel_graph& graph,
                     const std::vector<pending_write>& pending);
-
 
 }  // namespace superstep::ops::detail

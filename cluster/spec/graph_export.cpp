@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "superstep/cluster/named_function.hpp"
 #include "superstep/checkpoint/constants.hpp"
+#include "superstep/cluster/named_function.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::cluster {

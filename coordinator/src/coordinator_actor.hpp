@@ -7,9 +7,9 @@
 #include <functional>
 #include <memory>
 
-#include "superstep/pregel/run_loop.hpp"
 #include "superstep/actors/runtime.hpp"
 #include "superstep/pregel/execution_driver.hpp"
+#include "superstep/pregel/run_loop.hpp"
 
 namespace superstep::actors {
 class node_directory;

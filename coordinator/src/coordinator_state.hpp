@@ -118,8 +118,8 @@ struct coordinator_state {
   // This process's node actors' tasks stream through it (batch_header::local_run): to the
   // run's sink while the run lasts, to nothing after.
   std::shared_ptr<const stream_sink> local_sink;
-  std::uint32_t pending = 0;           // chunks of the step not finished yet
-  std::uint32_t local_out = 0;         // batches at this process's node actors, unanswered
+  std::uint32_t pending = 0;    // chunks of the step not finished yet
+  std::uint32_t local_out = 0;  // batches at this process's node actors, unanswered
   // The node actor of the step's batch whose result comes with the group's vote
   // (task_batch::result_with_writes), until it came: a group lost before then loses it too.
   std::optional<actors::node_actor> routed_to;

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "superstep/actors/caf_runtime.hpp"
-#include "superstep/pregel/algo.hpp"
 #include "superstep/coordinator/node_actors.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/algo.hpp"
 
 namespace superstep::detail {
 

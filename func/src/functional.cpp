@@ -15,14 +15,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "superstep/pregel/run_cancel.hpp"
-#include "superstep/pregel/run_config.hpp"
-#include "superstep/pregel/run_context.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/run_cancel.hpp"
+#include "superstep/pregel/run_config.hpp"
+#include "superstep/pregel/run_context.hpp"
 
 namespace superstep::functional {
 

@@ -14,8 +14,8 @@
 #include "superstep/channels/topic.hpp"
 #include "superstep/channels/untracked_value.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep {
 

@@ -4,8 +4,8 @@
 
 #include "invalid_graph.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep {
 

@@ -1,8 +1,8 @@
 // The input and output JSON schemas of a compiled state_graph (LangGraph's
 // `CompiledStateGraph.get_input_jsonschema` and `_get_json_schema`).
-#include "superstep/pregel/json_schema.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/json_schema.hpp"
 
 namespace superstep {
 

@@ -7,9 +7,9 @@
 
 #include "superstep/channels/step.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep {
 

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 namespace superstep {
 

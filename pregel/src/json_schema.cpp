@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 namespace superstep {
 

@@ -5,17 +5,17 @@
 #include <set>
 
 #include "pregel_impl.hpp"
-#include "superstep/pregel/run_context.hpp"
-#include "superstep/pregel/run_loop.hpp"
 #include "run_rollback.hpp"
 #include "stream_messages.hpp"
-#include "superstep/pregel/algo.hpp"
-#include "superstep/pregel/config.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/task_executor.hpp"
-#include "superstep/pregel/trace_context.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/algo.hpp"
+#include "superstep/pregel/config.hpp"
+#include "superstep/pregel/run_context.hpp"
+#include "superstep/pregel/run_loop.hpp"
+#include "superstep/pregel/task_executor.hpp"
+#include "superstep/pregel/trace_context.hpp"
 
 namespace superstep {
 

@@ -14,9 +14,9 @@
 #include "stream_messages.hpp"
 #include "superstep/channels/reducer.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep {
 

@@ -11,8 +11,8 @@
 #include <unordered_set>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::detail {
 

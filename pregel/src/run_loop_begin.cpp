@@ -6,10 +6,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "superstep/pregel/run_loop.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/run_loop.hpp"
+#include "superstep/pregel/send.hpp"
 
 namespace superstep::detail {
 

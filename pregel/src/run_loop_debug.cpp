@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/pregel/run_config.hpp"
 #include "superstep/pregel/run_loop.hpp"
-#include "superstep/checkpoint/constants.hpp"
 #include "task_outcomes.hpp"
 
 namespace superstep::detail {

@@ -5,10 +5,10 @@
 #include <atomic>
 #include <set>
 
-#include "superstep/pregel/run_loop.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/run_counters.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/run_counters.hpp"
+#include "superstep/pregel/run_loop.hpp"
 
 namespace superstep {
 namespace {

@@ -5,11 +5,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "superstep/checkpoint/constants.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/pregel/run_context.hpp"
 #include "superstep/pregel/run_loop.hpp"
-#include "superstep/checkpoint/constants.hpp"
 #include "superstep/pregel/send.hpp"
-#include "superstep/core/error.hpp"
 
 namespace superstep::detail {
 

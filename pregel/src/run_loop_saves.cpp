@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "superstep/pregel/run_loop.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/run_loop.hpp"
 
 namespace superstep::detail {
 

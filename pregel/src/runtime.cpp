@@ -1,8 +1,8 @@
 #include "superstep/pregel/runtime.hpp"
 
+#include "superstep/core/error.hpp"
 #include "superstep/pregel/node_context.hpp"
 #include "superstep/pregel/run_control.hpp"
-#include "superstep/core/error.hpp"
 
 namespace superstep {
 

@@ -6,13 +6,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "superstep/pregel/delta_channels.hpp"
 #include "pregel_impl.hpp"
-#include "superstep/pregel/run_config.hpp"
-#include "superstep/pregel/run_context.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/delta_channels.hpp"
+#include "superstep/pregel/run_config.hpp"
+#include "superstep/pregel/run_context.hpp"
 #include "task_outcomes.hpp"
 
 namespace superstep {

@@ -4,10 +4,10 @@
 
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/checkpoint/constants.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/pregel/pregel_graph.hpp"
 #include "superstep/pregel/send.hpp"
 #include "superstep/pregel/stream.hpp"
-#include "superstep/core/error.hpp"
 
 namespace superstep {
 

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
-#include "superstep/core/error.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/storage/store_support.hpp"
 
 namespace superstep::storage {

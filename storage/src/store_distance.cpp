@@ -4,8 +4,8 @@
 #include <iterator>
 #include <string>
 
-#include "superstep/core/error.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/storage/store_support.hpp"
 
 namespace superstep::storage {

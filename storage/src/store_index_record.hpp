@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "rocksdb_database.hpp"
-#include "superstep/storage/serializer.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/storage/serializer.hpp"
 
 namespace superstep::storage {
 

@@ -10,8 +10,8 @@
 #include "agents/scripted_openai_server.hpp"
 #include "superstep/agents/messages.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "support/environment_keys.hpp"
 
 using namespace superstep;

@@ -8,8 +8,8 @@
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/openai_chat_model.hpp"
 #include "superstep/agents/tool_node.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/storage/memory_saver.hpp"
 
 using namespace superstep;

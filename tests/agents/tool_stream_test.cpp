@@ -8,9 +8,9 @@
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/tool.hpp"
 #include "superstep/agents/tool_node.hpp"
-#include "superstep/stream/graph_run_stream.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
+#include "superstep/stream/graph_run_stream.hpp"
 #include "superstep/stream/stream_transformers.hpp"
 
 using namespace superstep;

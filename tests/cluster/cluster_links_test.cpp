@@ -445,10 +445,10 @@ BOOST_AUTO_TEST_CASE(a_flood_of_connections_without_the_key_keeps_no_keyed_clien
                                << " connections");
   BOOST_TEST(through == 8, failures);
   BOOST_TEST(opened.load() > 1000, opened.load() << " connections: no flood");
-  BOOST_TEST(head_ms < flood_ms, "the flood took " << head_ms << " ms of the head's CPU (beyond the "
-                                                   << runs_ms << " of the runs), its senders "
-                                                   << flood_ms << " ms for " << opened.load()
-                                                   << " connections");
+  BOOST_TEST(head_ms < flood_ms, "the flood took "
+                                     << head_ms << " ms of the head's CPU (beyond the " << runs_ms
+                                     << " of the runs), its senders " << flood_ms << " ms for "
+                                     << opened.load() << " connections");
   BOOST_REQUIRE(c.head().running());
   // The silent ones made room among themselves (logged at most once a second; on a loaded
   // machine the flood may not fill the room at all).

@@ -6,13 +6,13 @@
 #include <thread>
 
 #include "cluster/cluster_support.hpp"
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/cluster/graph_export.hpp"
 #include "superstep/cluster/named_function.hpp"
 #include "superstep/cluster/std_library.hpp"
 #include "superstep/cluster/worker.hpp"
-#include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 using namespace superstep;
 using namespace std::chrono_literals;

@@ -1,11 +1,12 @@
 // The data folder of the `superstep` program: thread specs kept beside the database.
+#include "ops/data_dir.hpp"
+
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
-#include "ops/data_dir.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace superstep;

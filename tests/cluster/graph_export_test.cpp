@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "superstep/checkpoint/constants.hpp"
 #include "superstep/cluster/graph_spec.hpp"
 #include "superstep/cluster/named_function.hpp"
 #include "superstep/cluster/std_library.hpp"
-#include "superstep/checkpoint/constants.hpp"
 #include "superstep/core/error.hpp"
 
 using namespace superstep;

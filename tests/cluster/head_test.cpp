@@ -10,11 +10,11 @@
 #include <regex>
 
 #include "cluster/cluster_support.hpp"
+#include "head/request_pool.hpp"
 #include "net/headers.hpp"
 #include "net/request.hpp"
-#include "head/request_pool.hpp"
-#include "net/transport.hpp"
 #include "net/schema/request.capnp.h"
+#include "net/transport.hpp"
 #include "superstep/actors/protocol.hpp"
 #include "superstep/core/capnp_message.hpp"
 #include "superstep/core/error.hpp"

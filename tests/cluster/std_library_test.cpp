@@ -5,8 +5,8 @@
 #include <chrono>
 
 #include "superstep/cluster/function_params.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 
 using namespace superstep;
 using namespace superstep::cluster;

@@ -21,8 +21,8 @@
 #include <string_view>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/store_memory.hpp"

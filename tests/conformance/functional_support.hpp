@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "superstep/func/functional.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/func/functional.hpp"
 
 namespace superstep::conformance {
 

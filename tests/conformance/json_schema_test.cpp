@@ -8,8 +8,8 @@
 #include "superstep/channels/binary_operator_aggregate.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
-#include "superstep/func/functional.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/func/functional.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

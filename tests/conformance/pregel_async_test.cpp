@@ -11,11 +11,11 @@
 #include "fanout.hpp"
 #include "interrupts_helpers.hpp"
 #include "superstep/actors/runtime.hpp"
-#include "superstep/coordinator/actor_driver.hpp"
 #include "superstep/channels/last_value.hpp"
+#include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/pregel/pregel_graph.hpp"
 #include "superstep/pregel/task_executor.hpp"
-#include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"
 

@@ -22,9 +22,9 @@
 #include "fanout.hpp"
 #include "superstep/actors/runtime.hpp"
 #include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/pregel/run_control.hpp"
 #include "superstep/pregel/task_executor.hpp"
-#include "superstep/core/error.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

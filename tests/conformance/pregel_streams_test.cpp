@@ -6,9 +6,9 @@
 #include "stream_support.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
-#include "superstep/pregel/pregel.hpp"
-#include "superstep/core/error.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 using namespace superstep;
 using namespace superstep::conformance;

@@ -94,11 +94,10 @@ BOOST_AUTO_TEST_CASE(test_multiple_writes_same_channel_from_same_node) {
     for (const auto& t : task_results(s)) line += " " + t;
     history.push_back(line);
   }
-  const strings expected_history{
-      R"({"foo":"input, one.0, one.1, two"})",
-      R"({"foo":"input, one.0, one.1"} two={"foo":"two"})",
-      R"({"foo":"input"} one={"foo":{"$writes":["one.0","one.1"]}})",
-      R"({"foo":""} __start__={"foo":"input"})"};
+  const strings expected_history{R"({"foo":"input, one.0, one.1, two"})",
+                                 R"({"foo":"input, one.0, one.1"} two={"foo":"two"})",
+                                 R"({"foo":"input"} one={"foo":{"$writes":["one.0","one.1"]}})",
+                                 R"({"foo":""} __start__={"foo":"input"})"};
   BOOST_TEST(history == expected_history, boost::test_tools::per_element());
 }
 
@@ -192,15 +191,14 @@ BOOST_AUTO_TEST_CASE(test_update_as_input) {
 BOOST_AUTO_TEST_CASE(test_multiple_updates_root) {
   state_graph b;
   b.add_key(std::string(ROOT), "add");
-  b.add_sequence(
-      {{"node_a",
-        [](const value&, node_context&) -> value {
-          command a1, a2;
-          a1.update = value("a1");
-          a2.update = value("a2");
-          return value::array({make_command(a1), make_command(a2)});
-        }},
-       {"node_b", [](const value&, node_context&) -> value { return value("b"); }}});
+  b.add_sequence({{"node_a",
+                   [](const value&, node_context&) -> value {
+                     command a1, a2;
+                     a1.update = value("a1");
+                     a2.update = value("a2");
+                     return value::array({make_command(a1), make_command(a2)});
+                   }},
+                  {"node_b", [](const value&, node_context&) -> value { return value("b"); }}});
   b.add_edge("__start__", "node_a");
   auto graph = b.compile(opts());
 
@@ -284,10 +282,10 @@ BOOST_AUTO_TEST_CASE(test_fork_and_update_task_results) {
   // Initial run
   graph->invoke(named("start"), config);
   auto history = graph->get_state_history(config);
-  const value first_run = seq({cp(""), task("__start__", "start"), cp("start"), task("one", "one"),
-                               cp("start > one"), task("two", "two"), task("two", "two"),
-                               cp("start > one > two > two"), task("three", "three"),
-                               cp("start > one > two > two > three")});
+  const value first_run =
+      seq({cp(""), task("__start__", "start"), cp("start"), task("one", "one"), cp("start > one"),
+           task("two", "two"), task("two", "two"), cp("start > one > two > two"),
+           task("three", "three"), cp("start > one > two > two > three")});
   BOOST_TEST(history_tree(history) == first_run);
 
   // Update the start state
@@ -295,31 +293,31 @@ BOOST_AUTO_TEST_CASE(test_fork_and_update_task_results) {
                                              value::array({update("__start__", named("start*"))}),
                                              "__copy__"));
   history = graph->get_state_history(config);
-  BOOST_TEST(history_tree(history) ==
-             seq({first_run,
-                  seq({cp(""), task("__start__", "start*"), cp("start*"), task("one", "one"),
-                       cp("start* > one"), task("two", "two"), task("two", "two"),
-                       cp("start* > one > two > two"), task("three", "three"),
-                       cp("start* > one > two > two > three")})}));
+  BOOST_TEST(
+      history_tree(history) ==
+      seq({first_run, seq({cp(""), task("__start__", "start*"), cp("start*"), task("one", "one"),
+                           cp("start* > one"), task("two", "two"), task("two", "two"),
+                           cp("start* > one > two > two"), task("three", "three"),
+                           cp("start* > one > two > two > three")})}));
 
   // Fork from task "one"
   BOOST_TEST(history[3].values == named("start*"));
   BOOST_TEST_REQUIRE(history[3].tasks.size() == 1u);
   BOOST_TEST(history[3].tasks[0].name == "one");
-  graph->invoke(value(), graph->update_state(config_of(history[3]),
-                                             value::array({update("one", named("one*"))}),
-                                             "__copy__"));
+  graph->invoke(value(),
+                graph->update_state(config_of(history[3]),
+                                    value::array({update("one", named("one*"))}), "__copy__"));
   history = graph->get_state_history(config);
-  BOOST_TEST(history_tree(history) ==
-             seq({first_run,
-                  seq({cp(""), task("__start__", "start*"),
-                       seq({seq({cp("start*"), task("one", "one"), cp("start* > one"),
-                                 task("two", "two"), task("two", "two"),
-                                 cp("start* > one > two > two"), task("three", "three"),
-                                 cp("start* > one > two > two > three")}),
-                            seq({cp("start*"), task("one", "one*"), cp("start* > one*"),
-                                 task("two", "two"), cp("start* > one* > two"),
-                                 task("three", "three"), cp("start* > one* > two > three")})})})}));
+  BOOST_TEST(
+      history_tree(history) ==
+      seq({first_run,
+           seq({cp(""), task("__start__", "start*"),
+                seq({seq({cp("start*"), task("one", "one"), cp("start* > one"), task("two", "two"),
+                          task("two", "two"), cp("start* > one > two > two"),
+                          task("three", "three"), cp("start* > one > two > two > three")}),
+                     seq({cp("start*"), task("one", "one*"), cp("start* > one*"),
+                          task("two", "two"), cp("start* > one* > two"), task("three", "three"),
+                          cp("start* > one* > two > three")})})})}));
 
   config = thread("2");
   // Initialize the thread once again
@@ -327,14 +325,15 @@ BOOST_AUTO_TEST_CASE(test_fork_and_update_task_results) {
   history = graph->get_state_history(config);
   // Fork from task "two"
   BOOST_TEST(history[2].values == named("start > one"));
-  graph->invoke(value(), graph->update_state(config_of(history[2]),
-                                             value::array({update("two", named("two")),
-                                                           update("two", named("two"))}),
-                                             "__copy__"));
+  graph->invoke(
+      value(),
+      graph->update_state(config_of(history[2]),
+                          value::array({update("two", named("two")), update("two", named("two"))}),
+                          "__copy__"));
   history = graph->get_state_history(config);
-  const value two_branch = seq({cp("start > one"), task("two", "two"), task("two", "two"),
-                                cp("start > one > two > two"), task("three", "three"),
-                                cp("start > one > two > two > three")});
+  const value two_branch =
+      seq({cp("start > one"), task("two", "two"), task("two", "two"), cp("start > one > two > two"),
+           task("three", "three"), cp("start > one > two > two > three")});
   const value head = seq({cp(""), task("__start__", "start"), cp("start"), task("one", "one")});
   auto with_head = [&](const value& branches) {
     list l = head.as_list();
@@ -347,9 +346,9 @@ BOOST_AUTO_TEST_CASE(test_fork_and_update_task_results) {
   BOOST_TEST(history[1].values == named("start > one > two > two"));
   BOOST_TEST_REQUIRE(history[1].tasks.size() == 1u);
   BOOST_TEST(history[1].tasks[0].name == "three");
-  graph->invoke(value(), graph->update_state(config_of(history[1]),
-                                             value::array({update("three", named("three*"))}),
-                                             "__copy__"));
+  graph->invoke(value(),
+                graph->update_state(config_of(history[1]),
+                                    value::array({update("three", named("three*"))}), "__copy__"));
   history = graph->get_state_history(config);
   auto three = [&](const char* result, const char* end) {
     return seq({cp("start > one > two > two"), task("three", result), cp(end)});
@@ -368,8 +367,7 @@ BOOST_AUTO_TEST_CASE(test_fork_and_update_task_results) {
   BOOST_TEST(history[3].tasks[0].name == "three");
   graph->invoke(value(), graph->update_state(config_of(history[3]), value(), "__copy__"));
   history = graph->get_state_history(config);
-  BOOST_TEST(history_tree(history) ==
-             forked({three("three", "start > one > two > two > three"),
-                     three("three*", "start > one > two > two > three*"),
-                     three("three", "start > one > two > two > three")}));
+  BOOST_TEST(history_tree(history) == forked({three("three", "start > one > two > two > three"),
+                                              three("three*", "start > one > two > two > three*"),
+                                              three("three", "start > one > two > two > three")}));
 }

@@ -8,8 +8,8 @@
 
 #include "conformance.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/ids.hpp"
+#include "superstep/pregel/send.hpp"
 #include "support/expect_error.hpp"
 
 using namespace superstep;

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "superstep/core/error.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/error.hpp"
 
 namespace superstep::conformance {
 

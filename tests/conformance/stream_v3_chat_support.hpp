@@ -16,9 +16,9 @@
 #include "stream_v3_support.hpp"
 #include "superstep/agents/chat_model.hpp"
 #include "superstep/agents/messages.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/stream/chat_model_stream.hpp"
 #include "superstep/stream/message_events.hpp"
-#include "superstep/graph/state_graph.hpp"
 
 namespace superstep::conformance {
 

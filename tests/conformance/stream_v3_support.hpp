@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "superstep/stream/graph_run_stream.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/pregel/pregel.hpp"
+#include "superstep/stream/graph_run_stream.hpp"
 #include "superstep/stream/stream_mux.hpp"
 #include "superstep/stream/stream_transformers.hpp"
-#include "superstep/core/error.hpp"
 
 namespace superstep::conformance {
 

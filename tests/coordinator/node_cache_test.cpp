@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"
 

@@ -5,8 +5,8 @@
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
 #include "superstep/channels/topic.hpp"
-#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 using namespace superstep;
 namespace ch = superstep::channels;

@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "superstep/channels/last_value.hpp"
-#include "superstep/pregel/pregel.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/pregel.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"
 

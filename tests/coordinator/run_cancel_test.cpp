@@ -13,12 +13,12 @@
 
 #include "superstep/actors/runtime.hpp"
 #include "superstep/coordinator/actor_driver.hpp"
+#include "superstep/core/error.hpp"
 #include "superstep/func/functional.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/pregel/run_control.hpp"
 #include "superstep/pregel/send.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/pregel/task_executor.hpp"
-#include "superstep/core/error.hpp"
 
 using namespace superstep;
 using namespace std::chrono_literals;

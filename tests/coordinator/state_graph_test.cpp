@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/pregel/send.hpp"
 #include "support/expect_error.hpp"
 #include "test_execution.hpp"
 

@@ -1,8 +1,8 @@
 // Users' own structs as graph state.
 #include <boost/test/unit_test.hpp>
 
-#include "superstep/graph/typed_node.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/typed_node.hpp"
 #include "test_execution.hpp"
 
 namespace {

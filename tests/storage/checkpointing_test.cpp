@@ -8,9 +8,9 @@
 #include <stdexcept>
 
 #include "saver_test_support.hpp"
-#include "superstep/pregel/algo.hpp"
 #include "superstep/checkpoint/constants.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/algo.hpp"
 #include "superstep/storage/memory_saver.hpp"
 
 using namespace superstep;

@@ -10,10 +10,10 @@
 #include <mutex>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/func/functional.hpp"
-#include "superstep/pregel/send.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/func/functional.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "support/expect_error.hpp"
 
@@ -322,10 +322,9 @@ BOOST_AUTO_TEST_CASE(an_entrypoint_with_a_cache_policy_is_cached_by_input) {
       };
       BOOST_TEST(updates(1) == std::vector<value>{value(object{{"graph", 2}})},
                  boost::test_tools::per_element());
-      BOOST_TEST(
-          updates(1) ==
-              std::vector<value>{value(object{{"graph", 2}, {"__metadata__", object{{"cached", true}}}})},
-          boost::test_tools::per_element());
+      BOOST_TEST(updates(1) == std::vector<value>{value(object{
+                                   {"graph", 2}, {"__metadata__", object{{"cached", true}}}})},
+                 boost::test_tools::per_element());
       BOOST_TEST(graph->invoke(2, value()) == value(4));
       BOOST_TEST(runs == 2);
       graph->clear_cache();

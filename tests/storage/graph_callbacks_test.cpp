@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "support/expect_error.hpp"
 #include "support/recording_graph_handler.hpp"
 #include "test_saver.hpp"

@@ -3,8 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "support/expect_error.hpp"
 #include "test_saver.hpp"
 

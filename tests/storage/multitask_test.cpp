@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/checkpoint/thread_runs.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;

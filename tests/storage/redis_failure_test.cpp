@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "superstep/storage/memory_saver.hpp"
 #include "superstep/storage/redis_client.hpp"
 #include "superstep/storage/redis_saver.hpp"

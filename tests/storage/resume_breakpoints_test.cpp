@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/pregel/send.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;

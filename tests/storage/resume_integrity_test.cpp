@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;

@@ -13,8 +13,8 @@
 
 #include "raw_db.hpp"
 #include "saver_conformance.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "support/temp_dir.hpp"
 

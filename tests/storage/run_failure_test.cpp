@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"
 #include "test_saver.hpp"

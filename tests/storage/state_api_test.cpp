@@ -2,8 +2,8 @@
 // with `bar` folded by an append reducer.
 #include <boost/test/unit_test.hpp>
 
-#include "superstep/pregel/pregel.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/pregel.hpp"
 #include "support/expect_error.hpp"
 #include "test_saver.hpp"
 

@@ -9,8 +9,8 @@
 #include <map>
 
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "superstep/pregel/send.hpp"
 #include "superstep/coordinator/actor_driver.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/error.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "support/expect_error.hpp"
 #include "support/throwing_saver.hpp"
 #include "test_saver.hpp"

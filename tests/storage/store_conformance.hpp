@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/core/error.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/error.hpp"
 
 namespace superstep::store_conformance {
 

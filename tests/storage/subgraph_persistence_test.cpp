@@ -4,8 +4,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "coordinator/test_execution.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"
 #include "test_saver.hpp"
 
 using namespace superstep;

@@ -2,9 +2,9 @@
 // the standard headers most suites include. Only headers whose meaning no suite's own macros
 // change belong here.
 #pragma once
-#include <boost/test/unit_test.hpp>
 #include <algorithm>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -20,5 +20,6 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
 #include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"

@@ -2,5 +2,5 @@
 #pragma once
 #include "pch_common.hpp"
 #include "superstep/checkpoint/constants.hpp"
-#include "superstep/pregel/send.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/send.hpp"

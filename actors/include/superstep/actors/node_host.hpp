@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "superstep/channels/channel.hpp"
 #include "superstep/pregel/channel_group.hpp"
 #include "superstep/pregel/task.hpp"
-#include "superstep/channels/channel.hpp"
 
 namespace superstep::detail {
 struct run_shared;  // superstep/pregel/run_context.hpp

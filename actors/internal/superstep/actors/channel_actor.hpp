@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "superstep/pregel/channel_group.hpp"
 #include "superstep/actors/protocol.hpp"
+#include "superstep/pregel/channel_group.hpp"
 
 namespace superstep::actors {
 

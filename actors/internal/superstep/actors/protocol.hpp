@@ -12,10 +12,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "superstep/pregel/channel_group.hpp"
 #include "superstep/actors/node_host.hpp"
-#include "superstep/pregel/task.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/channel_group.hpp"
+#include "superstep/pregel/task.hpp"
 
 namespace superstep {
 

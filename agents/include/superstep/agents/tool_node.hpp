@@ -11,8 +11,8 @@
 
 #include "superstep/agents/messages.hpp"
 #include "superstep/agents/tool.hpp"
-#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/node_context.hpp"
 
 namespace superstep::agents {
 

@@ -8,9 +8,9 @@
 
 #include "superstep/agents/tool.hpp"
 #include "superstep/channels/reducer.hpp"
-#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/key_source.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/node_context.hpp"
 #include "superstep/storage/embedder.hpp"
 
 namespace superstep::cluster {

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "superstep/pregel/pregel.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/pregel/pregel.hpp"
 
 namespace superstep::cluster {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "superstep/cluster/function_registry.hpp"
 #include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/cluster/function_registry.hpp"
 #include "superstep/pregel/pregel.hpp"
 
 namespace superstep::cluster {

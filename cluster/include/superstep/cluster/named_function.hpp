@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/node_context.hpp"
 
 namespace superstep::cluster {
 

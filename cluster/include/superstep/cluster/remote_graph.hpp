@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "superstep/cluster/remote_run_stream.hpp"
 #include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/cluster/remote_run_stream.hpp"
+#include "superstep/core/value.hpp"
 #include "superstep/pregel/graph_description.hpp"
 #include "superstep/pregel/node_context.hpp"
 #include "superstep/pregel/pregel.hpp"
 #include "superstep/pregel/stream.hpp"
-#include "superstep/core/value.hpp"
 
 namespace superstep {
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "superstep/pregel/stream.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/stream.hpp"
 
 namespace superstep {
 

@@ -68,10 +68,10 @@
 #include <utility>
 
 #include "superstep/checkpoint/constants.hpp"
+#include "superstep/core/typed.hpp"
 #include "superstep/pregel/node_cache.hpp"
 #include "superstep/pregel/node_context.hpp"
 #include "superstep/pregel/pregel.hpp"
-#include "superstep/core/typed.hpp"
 
 namespace superstep::functional {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <type_traits>
 
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/core/typed.hpp"
+#include "superstep/graph/state_graph.hpp"
 
 namespace superstep {
 

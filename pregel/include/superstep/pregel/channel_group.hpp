@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/pregel/channel_name.hpp"
 #include "superstep/channels/channel.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/channel_name.hpp"
 
 namespace superstep::actors {
 

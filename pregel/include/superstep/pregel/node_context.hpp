@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "superstep/checkpoint/store.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/core/value.hpp"
 #include "superstep/pregel/runtime.hpp"
 #include "superstep/pregel/stream.hpp"
-#include "superstep/core/error.hpp"
-#include "superstep/checkpoint/store.hpp"
-#include "superstep/core/value.hpp"
 
 namespace superstep {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/pregel/node_context.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/node_context.hpp"
 
 namespace superstep {
 

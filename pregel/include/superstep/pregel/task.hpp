@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/pregel/channel_name.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/channel_name.hpp"
 
 namespace superstep {
 

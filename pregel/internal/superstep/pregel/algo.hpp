@@ -9,11 +9,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "superstep/pregel/channel_group.hpp"
-#include "superstep/pregel/task.hpp"
 #include "superstep/channels/channel.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
+#include "superstep/pregel/channel_group.hpp"
 #include "superstep/pregel/pregel_graph.hpp"
+#include "superstep/pregel/task.hpp"
 
 /// The superstep algorithm as pure functions over plain data (LangGraph's `_algo.py`): no
 /// actors, threads or I/O. The coordinator actor and the synchronous runner both call these.

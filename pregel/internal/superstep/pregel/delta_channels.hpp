@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "superstep/pregel/algo.hpp"
 #include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/pregel/algo.hpp"
 
 namespace superstep::detail {
 

@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "superstep/pregel/replay_state.hpp"
-#include "superstep/pregel/task.hpp"
-#include "superstep/pregel/algo.hpp"
 #include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/checkpoint/thread_runs.hpp"
+#include "superstep/pregel/algo.hpp"
 #include "superstep/pregel/graph_callbacks.hpp"
 #include "superstep/pregel/node_context.hpp"
 #include "superstep/pregel/pregel_graph.hpp"
+#include "superstep/pregel/replay_state.hpp"
 #include "superstep/pregel/run_control.hpp"
 #include "superstep/pregel/stream.hpp"
-#include "superstep/checkpoint/thread_runs.hpp"
+#include "superstep/pregel/task.hpp"
 
 namespace superstep::detail {
 

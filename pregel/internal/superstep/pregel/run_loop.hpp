@@ -15,15 +15,15 @@
 #include <unordered_set>
 #include <vector>
 
+#include "superstep/checkpoint/checkpoint_saver.hpp"
+#include "superstep/core/ids.hpp"
+#include "superstep/pregel/algo.hpp"
+#include "superstep/pregel/config.hpp"
 #include "superstep/pregel/delta_channels.hpp"
 #include "superstep/pregel/run_cancel.hpp"
 #include "superstep/pregel/run_config.hpp"
 #include "superstep/pregel/run_context.hpp"
-#include "superstep/pregel/algo.hpp"
-#include "superstep/checkpoint/checkpoint_saver.hpp"
-#include "superstep/pregel/config.hpp"
 #include "superstep/pregel/send.hpp"
-#include "superstep/core/ids.hpp"
 
 namespace superstep {
 class pregel;

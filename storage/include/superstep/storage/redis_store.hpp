@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "superstep/checkpoint/store.hpp"
 #include "superstep/storage/redis_client.hpp"
 #include "superstep/storage/serializer.hpp"
-#include "superstep/checkpoint/store.hpp"
 
 namespace superstep::storage {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/storage/serializer.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/storage/serializer.hpp"
 
 namespace rocksdb {
 class Env;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/core/value.hpp"
 #include "superstep/checkpoint/store.hpp"
+#include "superstep/core/value.hpp"
 
 namespace superstep::storage::store_support {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/stream/stream_channel.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/stream/stream_channel.hpp"
 
 namespace superstep {
 

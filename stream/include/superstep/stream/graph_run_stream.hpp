@@ -32,8 +32,8 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/stream/protocol_event.hpp"
 #include "superstep/pregel/stream.hpp"
+#include "superstep/stream/protocol_event.hpp"
 #include "superstep/stream/stream_channel.hpp"
 #include "superstep/stream/stream_mux.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/pregel/stream.hpp"
 #include "superstep/core/value.hpp"
+#include "superstep/pregel/stream.hpp"
 
 namespace superstep {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "superstep/stream/protocol_event.hpp"
 #include "superstep/pregel/stream.hpp"
+#include "superstep/stream/protocol_event.hpp"
 #include "superstep/stream/stream_channel.hpp"
 
 namespace superstep {
