@@ -195,9 +195,8 @@ std::optional<task_batch_done> run_batch(node_self self, task_batch& b,
     if (!coordinator) coordinator = caf::actor_cast<caf::actor>(sender);
     caf::anon_send(coordinator, stream_chunk{ns, mode, std::move(data)});
   };
-  const bool local = b.header.local_forward && sender && sender->node() == self->node();
   try {
-    st.node->body(b.tasks, b.header, replica, local ? *b.header.local_forward : forward);
+    st.node->body(b.tasks, b.header, replica, forward);
   } catch (const std::exception& e) {
     for (auto& t : b.tasks)
       if (!t.done) t.set_error(task_error{error_code::internal, e.what()});

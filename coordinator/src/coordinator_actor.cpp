@@ -445,14 +445,10 @@ void actor_lost(coordinator_actor* self, const caf::actor_addr& gone, const std:
 
 coordinator_protocol::behavior_type coordinator(
     coordinator_actor* self, run_loop* loop, actor_run run, std::promise<bool>* done,
-    std::shared_ptr<const actors::stream_forward> local_forward) {
+    std::shared_ptr<const stream_sink> local_sink) {
   auto& st = self->state;
   st.loop = loop;
-  st.header.local_forward = local_forward;
-  st.local_sink = std::make_shared<const stream_sink>(
-      [forward = std::move(local_forward)](const stream_event& e) {
-        (*forward)(e.ns, static_cast<std::uint8_t>(e.mode), e.data);
-      });
+  st.local_sink = std::move(local_sink);
   st.pool = &run.pool;
   st.directory = run.directory;
   st.progress = run.progress;
@@ -581,15 +577,13 @@ value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
   };
   auto line = std::make_shared<direct_line>();
   line->shared = &loop.shared();
-  auto local_forward = std::make_shared<const actors::stream_forward>(
-      [line](const std::vector<std::string>& ns, std::uint8_t mode, value data) {
-        std::lock_guard lock(line->m);
-        const run_shared* shared = line->shared;
-        if (!shared || !shared->sink) return;
-        stream_event ev{ns, static_cast<stream_mode>(mode), std::move(data)};
-        std::lock_guard sink_lock(*shared->sink_mutex);
-        (*shared->sink)(ev);
-      });
+  auto local_sink = std::make_shared<const stream_sink>([line](const stream_event& e) {
+    std::lock_guard lock(line->m);
+    const run_shared* shared = line->shared;
+    if (!shared || !shared->sink) return;
+    std::lock_guard sink_lock(*shared->sink_mutex);
+    (*shared->sink)(e);
+  });
   struct cut_line {
     direct_line& l;
     ~cut_line() {
@@ -597,7 +591,7 @@ value run_on_actors(run_loop& loop, const actor_run& run, const value& input) {
       l.shared = nullptr;
     }
   } cut{*line};
-  auto coordinator = sys.spawn(coord::coordinator, &loop, run, &done, std::move(local_forward));
+  auto coordinator = sys.spawn(coord::coordinator, &loop, run, &done, std::move(local_sink));
   caf::anon_send(coordinator, coord::start_atom::value, input);
   // Short runs end within microseconds: spin a little before sleeping, since waking a
   // sleeping thread costs tens of microseconds on a VM.

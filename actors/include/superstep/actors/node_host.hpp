@@ -43,17 +43,16 @@ struct batch_header {
   /// node's input channels, which the batch's deltas bring up to date (so a step sends what
   /// changed, not every task's whole input). Set for batches to other processes.
   bool inputs_from_replica = false;
-  /// Set only for node actors in the coordinator's process, never sent: delivers stream
-  /// events straight to the run's sink from the thread running the task, so they reach the
-  /// caller while the task runs (LangGraph streams subgraph events live), not when the
-  /// coordinator next gets a scheduler thread. Null: events go to the coordinator as messages.
-  std::shared_ptr<const stream_forward> local_forward;
   /// Set only for node actors in the coordinator's process, never sent: the run itself as
-  /// this step has it (config, namespace, persistence, stream modes and sink, replay, the
-  /// owner's hooks, the cancellation), which its tasks run with as they do in threads mode.
-  /// The fields above but `step` and `inputs_from_replica` are then left unset: they are the
-  /// run's description for another process, filled only for batches that go to one. Null:
-  /// a batch from another process, whose tasks run with those fields and cannot be cancelled.
+  /// this step has it (config, namespace, persistence, stream modes, replay, the owner's
+  /// hooks, the cancellation), which its tasks run with as they do in threads mode. Its sink
+  /// delivers stream events straight to the run's from the thread running the task, so they
+  /// reach the caller while the task runs (LangGraph streams subgraph events live), not when
+  /// the coordinator next gets a scheduler thread. The fields above but `step` and
+  /// `inputs_from_replica` are then left unset: they are the run's description for another
+  /// process, filled only for batches that go to one. Null: a batch from another process,
+  /// whose tasks run with those fields, stream to the coordinator as messages and cannot be
+  /// cancelled.
   std::shared_ptr<const superstep::detail::run_shared> local_run;
 };
 
