@@ -5,17 +5,23 @@ CORES := $(shell nproc 2>/dev/null || echo 2)
 # the last batches of a library run beside the next one's. The tests run one per core.
 JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
 TEST_JOBS ?= $(CORES)
-PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
-           libboost-test-dev libssl-dev libmimalloc-dev libhnswlib-dev \
-           libcurl4-openssl-dev libhiredis-dev libcli11-dev libspdlog-dev libfmt-dev \
-           redis-server dpkg-dev file graphviz mold ninja-build
+# What the libraries and the program build with (all that `make demo` installs), and what the
+# tests need besides: Boost.Test, the Redis server, the Debian package's tools, Graphviz.
+BUILD_PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
+                 libssl-dev libmimalloc-dev libhnswlib-dev libcurl4-openssl-dev libhiredis-dev \
+                 libcli11-dev libspdlog-dev libfmt-dev mold ninja-build
+TEST_PACKAGES = libboost-test-dev redis-server dpkg-dev file graphviz
+PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 DEMO_ARGS ?=
 
-.PHONY: deps build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean
+.PHONY: deps deps-build build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean
 
-# Installs the Debian packages that are missing (only when run as root).
-deps:
-	@missing=$$(for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# Installs the Debian packages that are missing (only when run as root): deps all of them,
+# deps-build those the program needs.
+deps: INSTALL = $(PACKAGES)
+deps-build: INSTALL = $(BUILD_PACKAGES)
+deps deps-build:
+	@missing=$$(for p in $(INSTALL); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
@@ -30,11 +36,15 @@ deps:
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $$(command -v ninja >/dev/null && echo -G Ninja)
 
+# A build folder configured before Boost.Test was installed (by `make demo`) has no tests yet:
+# configure it again.
 build: deps $(BUILD)/CMakeCache.txt
+	@test -f $(BUILD)/CTestTestfile.cmake || cmake $(BUILD) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The demo needs only the program: a cold `make demo` builds no test or benchmark.
-demo: deps $(BUILD)/CMakeCache.txt
+# The demo needs only the program: a cold `make demo` installs no test package and builds no
+# test or benchmark.
+demo: deps-build $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target superstep
 	./examples/demo.sh $(BUILD)
 

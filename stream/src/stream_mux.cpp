@@ -2,8 +2,11 @@
 // (langgraph/stream/_convert.py, stream_channel.py, _mux.py).
 #include "superstep/stream/stream_mux.hpp"
 
-#include <boost/core/demangle.hpp>
+#include <cxxabi.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <memory>
 #include <typeinfo>
 
 #include "superstep/checkpoint/constants.hpp"
@@ -36,7 +39,13 @@ std::uint64_t stream_channel_base::next_stamp() noexcept {
   return mux_ ? mux_->next_push_stamp() : 0;
 }
 
-std::string stream_transformer::name() const { return boost::core::demangle(typeid(*this).name()); }
+std::string stream_transformer::name() const {
+  const char* mangled = typeid(*this).name();
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> readable(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  return status == 0 && readable ? std::string(readable.get()) : std::string(mangled);
+}
 
 stream_mux::stream_mux(std::vector<transformer_factory> factories, std::vector<std::string> scope,
                        std::vector<std::shared_ptr<stream_transformer>> transformers,

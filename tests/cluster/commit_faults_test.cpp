@@ -164,6 +164,15 @@ cli_result run_until_fault(cluster& c, child& dying, const std::string& point,
   return failed;
 }
 
+// Whether `a` or `b` writes `text` to its stderr within `timeout` (both watched at once).
+bool either_says(child& a, child& b, const std::string& text, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  do {
+    if (a.wait_for_err(text, 50ms) || b.wait_for_err(text, 50ms)) return true;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
+}
+
 value uninterrupted_run(scratch& s) {
   return test::embedded_run(s, {test::example_spec("slow_steps"), "--input", input});
 }
@@ -335,8 +344,7 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_after_its_placement_while_others_are_placed_i
   died_at(doomed, "channel.after_placement", -1);
   BOOST_TEST(slow.err_text().find("pausing 1500 ms") != std::string::npos, slow.err_text());
   // The doomed worker's group was placed again on one of the others before the first step.
-  BOOST_TEST((stays.wait_for_err("owned channel groups of 2", 10s) ||
-              slow.wait_for_err("owned channel groups of 2", 10s)),
+  BOOST_TEST(either_says(stays, slow, "owned channel groups of 2", 10s),
              stays.err_text() + slow.err_text());
 }
 
