@@ -9,7 +9,7 @@ TEST_JOBS ?= $(CORES)
 # tests need besides: Boost.Test, the Redis server, the Debian package's tools, Graphviz.
 BUILD_PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
                  libssl-dev libmimalloc-dev libhnswlib-dev libcurl4-openssl-dev libhiredis-dev \
-                 libcli11-dev libspdlog-dev libfmt-dev mold ninja-build
+                 libcli11-dev libspdlog-dev libfmt-dev libevent-dev mold ninja-build
 TEST_PACKAGES = libboost-test-dev redis-server dpkg-dev file graphviz
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 DEMO_ARGS ?=
@@ -17,18 +17,23 @@ DEMO_ARGS ?=
 .PHONY: deps deps-build build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root): deps all of them,
-# deps-build those the program needs.
+# deps-build those the program needs. deps also installs the server API tests' node packages
+# (the JS SDK) from npm, as tests/server/package-lock.json pins them.
 deps: INSTALL = $(PACKAGES)
 deps-build: INSTALL = $(BUILD_PACKAGES)
 deps deps-build:
 	@missing=$$(for p in $(INSTALL); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:$$missing"; \
+	    echo "installing:" $$missing; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	  else \
 	    echo "missing packages (run as root or install them):$$missing"; exit 1; \
 	  fi; \
+	fi
+	@if [ "$@" = deps ] && command -v npm >/dev/null && \
+	    [ ! tests/server/node_modules/.package-lock.json -nt tests/server/package-lock.json ]; then \
+	  echo "npm ci (tests/server)"; cd tests/server && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
 # Ninja where installed (deps installs it): it starts a library's sources before the libraries

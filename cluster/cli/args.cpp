@@ -400,6 +400,7 @@ std::string main_usage() {
          "a cluster:\n"
          "  head --listen HOST:PORT           start a head: coordinators and the database\n"
          "  worker --join HOST:PORT           start a worker: runs the tasks of the head's runs\n"
+         "  serve --config superstep.json     serve the LangGraph Server API (SDKs, Studio)\n"
          "  submit --head HOST:PORT GRAPH.json --input JSON\n"
          "                                    run a graph on a cluster\n"
          "  state|history|update|delete --head HOST:PORT --thread ID\n"
@@ -436,6 +437,7 @@ command parse_command_line(int argc, const char* const* argv) {
   commands.push_back(detail::maintenance_command(root, true));
   commands.push_back(detail::head_command(root));
   commands.push_back(detail::worker_command(root));
+  commands.push_back(detail::serve_command(root));
   commands.push_back(schema_command(root));
   commands.push_back(help_command(root));
   commands.push_back(version_command(root));
@@ -467,6 +469,7 @@ command parse_command_line(int argc, const char* const* argv) {
 std::string log_level_of(const command& cmd) {
   if (const auto* h = std::get_if<head_args>(&cmd)) return h->log_level;
   if (const auto* w = std::get_if<worker_args>(&cmd)) return w->log_level;
+  if (const auto* s = std::get_if<serve_args>(&cmd)) return s->log_level;
   if (const auto* s = std::get_if<store_args>(&cmd)) return s->head.empty() ? "" : s->log_level;
   if (const thread_args* where = where_of(cmd); where && !where->head.empty())
     return where->log_level;

@@ -28,6 +28,7 @@ using net::history_args;
 using net::link_limits;
 using net::maintenance_args;
 using net::run_args;
+using net::serve_args;
 using net::state_args;
 using net::store_args;
 using net::thread_args;

@@ -104,6 +104,7 @@ subcommand graph_command(CLI::App& root);                     // cli/run_args.cp
 std::vector<subcommand> thread_commands(CLI::App& root);      // cli/thread_args.cpp
 subcommand head_command(CLI::App& root);                      // cli/cluster_args.cpp
 subcommand worker_command(CLI::App& root);                    // cli/cluster_args.cpp
+subcommand serve_command(CLI::App& root);                     // cli/serve_args.cpp
 subcommand store_command(CLI::App& root);                     // ops/store.cpp
 subcommand maintenance_command(CLI::App& root, bool repair);  // ops/maintenance.cpp
 

@@ -21,6 +21,7 @@
 #include "head/head.hpp"
 #include "ops/operations.hpp"
 #include "ops/support.hpp"
+#include "server/serve.hpp"
 #include "superstep/cluster/plugin.hpp"
 #include "superstep/cluster/std_library.hpp"
 
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
   if (const std::string level = cli::log_level_of(cmd); !level.empty())
     cli::start_log(std::holds_alternative<cli::head_args>(cmd)     ? "head"
                    : std::holds_alternative<cli::worker_args>(cmd) ? "worker"
+                   : std::holds_alternative<cli::serve_args>(cmd)  ? "server"
                                                                    : "client",
                    level);
   try {
@@ -113,6 +115,12 @@ int main(int argc, char** argv) {
                               else
                                 cli::log_error(line);
                             }});
+    }
+    if (auto* serve = std::get_if<cli::serve_args>(&cmd)) {
+      registry.set_model_settings(serve->model);
+      for (const auto& p : serve->plugins) cluster::load_plugin(p, registry);
+      return server::serve(*serve, registry,
+                           {serde(), [](const std::string& line) { cli::log_info(line); }});
     }
     if (auto* worker = std::get_if<cli::worker_args>(&cmd)) {
       registry.set_model_settings(worker->model);

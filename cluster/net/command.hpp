@@ -159,6 +159,28 @@ struct head_args {
   value model;
 };
 
+/// `superstep serve [--config superstep.json] [--listen HOST:PORT] [--data DIR | --saver URL]`:
+/// the LangGraph Server API over this process's runtime (server/serve.hpp).
+struct serve_args {
+  /// --config: superstep.json (graphs, plugins, http); empty: the graphs of --graph.
+  std::string config_path;
+  /// --graph NAME=GRAPH.json, in the order given (besides or instead of --config).
+  std::vector<std::pair<std::string, std::string>> graphs;
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8123;
+  std::string data_dir = default_data_dir;
+  /// --saver redis://...: as thread_args::saver.
+  std::string saver;
+  std::vector<std::string> plugins;
+  /// --run-threads: runs carried out at once (others wait their turn).
+  unsigned run_threads = 16;
+  bool fsync = false;
+  std::string log_level = "info";
+  embedder_args embedder;
+  /// --model, --model-url, --model-key-env: the chat model of llm.chat nodes, or null.
+  value model;
+};
+
 /// `superstep worker --join HOST:PORT [--plugin LIB]... [--threads N] [--key-file F]`.
 struct worker_args {
   std::string host;
@@ -184,6 +206,9 @@ struct run_args {
   std::optional<value> resume;
   /// --update (with --resume): a state update sent with the answer, Command(update=...).
   std::optional<value> update;
+  /// Nodes (names) or Sends to run next, Command(goto=...): set by the server API's
+  /// `command.goto`, not on the command line.
+  std::vector<value> go_to;
   /// --checkpoint: replay or fork from this checkpoint of the thread.
   std::string checkpoint;
   /// --durability: sync, async or exit; empty: the engine's default (sync).
@@ -304,7 +329,7 @@ struct maintenance_args {
 
 using command = std::variant<help_request, run_args, graph_args, state_args, history_args,
                              update_args, delete_args, head_args, worker_args, store_args,
-                             maintenance_args, threads_args, cancel_args>;
+                             maintenance_args, threads_args, cancel_args, serve_args>;
 
 /// The options of `cmd` about where it runs (--head, --key-file, --progress), if it has them
 /// (net/request.cpp).

@@ -37,10 +37,11 @@ value run_config(const run_args& args, const std::string& thread_id,
 // What the graph is invoked with: the input, Command(resume=...), or null to continue.
 value run_input(const run_args& args) {
   if (args.input) return *args.input;
-  if (!args.resume) return value();
+  if (!args.resume && !args.update && args.go_to.empty()) return value();
   superstep::command c;  // LangGraph Command, not the command line
-  c.resume = *args.resume;
+  c.resume = args.resume;
   if (args.update) c.update = *args.update;
+  c.go_to = args.go_to;
   return make_command(c);
 }
 

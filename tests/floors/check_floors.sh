@@ -2,7 +2,7 @@
 # The floors, read from the code (docs/architecture.md):
 # 1. each library includes headers only of itself and of the floors below it;
 # 2. cluster/'s roles include only their own folder's and lower roles' headers
-#    (cli -> {client, head, worker} -> ops -> net -> {spec, nodes}), and only cli/ reaches
+#    (cli -> {client, head, worker, server} -> ops -> net -> {spec, nodes}), and only cli/ reaches
 #    CLI11 or spdlog;
 # 3. the engine's floors (checkpoint, pregel, graph, func, stream) reach no header of CAF,
 #    Cap'n Proto or RocksDB, through any include: every translation unit of theirs is run
@@ -47,7 +47,8 @@ declare -A role_below=(
   [head]="ops net spec nodes"
   [worker]="net spec nodes"
   [client]="net spec nodes"
-  [cli]="head worker client ops net spec nodes"
+  [server]="ops net spec nodes"
+  [cli]="head worker client server ops net spec nodes"
 )
 declare -A public_role=(
   [graph_spec]=spec [graph_export]=spec

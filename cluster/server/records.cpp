@@ -1,0 +1,226 @@
+// The server's records in the data folder (server/records.hpp).
+#include "server/records.hpp"
+
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "superstep/core/error.hpp"
+
+namespace superstep::server {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Record ids become file names: hex of their bytes, so that any id is a safe name.
+std::string hex_name(const std::string& id) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(id.size() * 2);
+  for (unsigned char c : id) {
+    out.push_back(digits[c >> 4]);
+    out.push_back(digits[c & 15]);
+  }
+  return out;
+}
+
+[[noreturn]] void fail_io(const std::string& what, const std::string& path) {
+  throw error(error_code::storage_error, what + " '" + path + "': " + std::strerror(errno));
+}
+
+std::string format_uuid(const unsigned char* b) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    out.push_back(digits[b[i] >> 4]);
+    out.push_back(digits[b[i] & 15]);
+  }
+  return out;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+record_set::record_set(const std::string& data_dir, const std::string& kind,
+                       const std::function<void(const std::string&)>& warn)
+    : dir_((fs::path(data_dir) / "api" / kind).string()) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw error(error_code::storage_error, "cannot create '" + dir_ + "': " + ec.message());
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() != ".json") {
+      if (path.find(".tmp") != std::string::npos) fs::remove(entry.path(), ec);  // a crash's
+      continue;
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      value record = value::parse_json(text.str());
+      const value& id = record.get("id");
+      if (!record.is_object() || !id.is_string())
+        throw error(error_code::invalid_argument, "not a record (no \"id\")");
+      records_[id.as_string()] = record.get("record");
+    } catch (const std::exception& e) {
+      warn("skipping the record " + path + ": " + e.what());
+    }
+  }
+}
+
+std::string record_set::file(const std::string& id) const {
+  return (fs::path(dir_) / (hex_name(id) + ".json")).string();
+}
+
+std::optional<value> record_set::get(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = records_.find(id);
+  if (it == records_.end()) return std::nullopt;
+  return it->second;
+}
+
+void record_set::put(const std::string& id, const value& record) {
+  const std::string text = value(object{{"id", id}, {"record", record}}).to_json();
+  const std::string target = file(id);
+  static std::atomic<std::uint64_t> writes{0};
+  const std::string temp =
+      target + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(writes.fetch_add(1));
+  std::lock_guard lock(mutex_);
+  {
+    std::FILE* f = std::fopen(temp.c_str(), "wb");
+    if (!f) fail_io("cannot write", temp);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) {
+      std::remove(temp.c_str());
+      fail_io("cannot write", temp);
+    }
+  }
+  if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    const int saved = errno;
+    std::remove(temp.c_str());
+    errno = saved;
+    fail_io("cannot write", target);
+  }
+  records_[id] = record;
+}
+
+bool record_set::erase(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  if (!records_.erase(id)) return false;
+  std::error_code ec;
+  fs::remove(file(id), ec);
+  return true;
+}
+
+std::vector<value> record_set::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<value> out;
+  out.reserve(records_.size());
+  for (const auto& [id, record] : records_) out.push_back(record);
+  return out;
+}
+
+std::vector<value> record_set::where(const std::function<bool(const value&)>& keep) const {
+  std::lock_guard lock(mutex_);
+  std::vector<value> out;
+  for (const auto& [id, record] : records_)
+    if (keep(record)) out.push_back(record);
+  return out;
+}
+
+std::size_t record_set::size() const {
+  std::lock_guard lock(mutex_);
+  return records_.size();
+}
+
+void record_set::clear() {
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
+  for (const auto& [id, record] : records_) fs::remove(file(id), ec);
+  records_.clear();
+}
+
+std::string now_iso() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lld+00:00", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(micros));
+  return buf;
+}
+
+std::string uuid4() {
+  thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                   (std::uint64_t(std::random_device{}()) << 32)};
+  unsigned char b[16];
+  const std::uint64_t hi = rng(), lo = rng();
+  std::memcpy(b, &hi, 8);
+  std::memcpy(b + 8, &lo, 8);
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
+  return format_uuid(b);
+}
+
+bool is_uuid(const std::string& text) {
+  if (text.size() != 36) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (text[i] != '-') return false;
+    } else if (hex_digit(text[i]) < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string uuid5(const std::string& ns, const std::string& name) {
+  unsigned char input[16];
+  for (std::size_t i = 0, j = 0; i < ns.size() && j < 16; ++i) {
+    if (ns[i] == '-') continue;
+    input[j++] = static_cast<unsigned char>(hex_digit(ns[i]) * 16 + hex_digit(ns[i + 1]));
+    ++i;
+  }
+  std::string data(reinterpret_cast<const char*>(input), 16);
+  data += name;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha1(), nullptr);
+  digest[6] = static_cast<unsigned char>((digest[6] & 0x0f) | 0x50);
+  digest[8] = static_cast<unsigned char>((digest[8] & 0x3f) | 0x80);
+  return format_uuid(digest);
+}
+
+bool metadata_matches(const value& metadata, const value& filter) {
+  if (!filter.is_object()) return true;
+  for (const auto& [key, want] : filter.as_object()) {
+    const value* have = metadata.find(key);
+    if (!have || *have != want) return false;
+  }
+  return true;
+}
+
+}  // namespace superstep::server

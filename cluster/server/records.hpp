@@ -1,0 +1,66 @@
+#pragma once
+
+// What the server API creates besides checkpoints (assistants, threads' metadata and status,
+// runs), kept in the data folder: one JSON file per record under DIR/api/KIND/, written to a
+// temporary file and renamed over the old one, so that a crash leaves either record whole.
+// All are read into memory at start; writes go through to disk before they return.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "superstep/core/value.hpp"
+
+namespace superstep::server {
+
+/// One kind of record (a folder of JSON objects keyed by id). Thread-safe.
+class record_set {
+ public:
+  /// Reads every record of DIR/api/`kind` (creating the folder). A file that does not parse
+  /// is reported through `warn` and skipped (left in place).
+  record_set(const std::string& data_dir, const std::string& kind,
+             const std::function<void(const std::string&)>& warn);
+
+  std::optional<value> get(const std::string& id) const;
+  /// Writes the record (replacing one with the same id).
+  void put(const std::string& id, const value& record);
+  /// Removes it; false when there was none.
+  bool erase(const std::string& id);
+  /// Every record, in no particular order.
+  std::vector<value> all() const;
+  /// Records for which `keep` is true.
+  std::vector<value> where(const std::function<bool(const value&)>& keep) const;
+  std::size_t size() const;
+  /// Removes every record.
+  void clear();
+
+ private:
+  std::string file(const std::string& id) const;
+
+  std::string dir_;
+  mutable std::mutex mutex_;
+  std::map<std::string, value> records_;
+};
+
+/// The time now as LangGraph Server writes it (ISO 8601, UTC, microseconds, "+00:00").
+std::string now_iso();
+
+/// A random (version 4) UUID.
+std::string uuid4();
+
+/// The version 5 UUID of `name` in namespace `ns` (a UUID in its text form), as Python's
+/// uuid.uuid5: LangGraph Server's system assistant of a graph is uuid5(NAMESPACE, graph_id).
+std::string uuid5(const std::string& ns, const std::string& name);
+
+/// Whether `text` is a UUID in its text form (8-4-4-4-12 hex digits).
+bool is_uuid(const std::string& text);
+
+/// Whether every key of `filter` is in `metadata` with an equal value (LangGraph's metadata
+/// filters: `@>` containment, one level deep).
+bool metadata_matches(const value& metadata, const value& filter);
+
+}  // namespace superstep::server

@@ -1,0 +1,567 @@
+// The server API's runs: created in the background, streamed as server-sent events, or
+// waited for; joined, listed, cancelled (server/service.hpp). Each run is a `superstep run`
+// (ops::run_graph) on the run pool, whose JSON lines become the stream's events.
+#include <algorithm>
+#include <chrono>
+
+#include "ops/operations.hpp"
+#include "server/service.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/pregel/run_control.hpp"
+
+namespace superstep::server {
+
+/// A run this process is carrying out (or holding until after_seconds).
+struct active_run {
+  std::string run_id, thread_id, assistant_id, graph_id;
+  bool temporary = false;  // a stateless run's thread, deleted when it ends
+  ops::run_args args;
+  value spec;
+  std::chrono::steady_clock::time_point not_before;
+  std::shared_ptr<run_control> control = std::make_shared<run_control>();
+  bool cancel_on_disconnect = false;
+
+  std::mutex mutex;
+  std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)
+  std::vector<std::shared_ptr<http_exchange>> streams;
+  std::vector<std::function<void(const value&)>> waiters;
+  bool started = false, done = false;
+  std::string status = "pending";
+  std::string cancel_action;  // interrupt or rollback, once cancelled
+  value result;               // what runs/wait and join answer
+};
+
+namespace {
+
+std::string sse_frame(const std::string& event, const value& data, std::size_t id) {
+  std::string out = "event: " + event + "\ndata: ";
+  data.to_json(out);
+  out += "\nid: " + std::to_string(id) + "\n\n";
+  return out;
+}
+
+header_list sse_headers(const std::string& location) {
+  return {{"Content-Type", "text/event-stream"},
+          {"Cache-Control", "no-cache"},
+          {"Connection", "keep-alive"},
+          {"X-Accel-Buffering", "no"},
+          {"Content-Location", location},
+          {"Location", location + "/stream"}};
+}
+
+std::string run_location(const active_run& run) {
+  return run.temporary ? "/runs/" + run.run_id
+                       : "/threads/" + run.thread_id + "/runs/" + run.run_id;
+}
+
+// The engine's name of an API stream mode, and the event name the API gives its events.
+std::pair<stream_mode, std::string> api_mode(const std::string& name) {
+  if (name == "messages-tuple" || name == "messages") return {stream_mode::messages, "messages"};
+  if (name == "values") return {stream_mode::values, "values"};
+  if (name == "updates") return {stream_mode::updates, "updates"};
+  if (name == "custom") return {stream_mode::custom, "custom"};
+  if (name == "debug") return {stream_mode::debug, "debug"};
+  if (name == "tasks") return {stream_mode::tasks, "tasks"};
+  if (name == "checkpoints") return {stream_mode::checkpoints, "checkpoints"};
+  throw api_error{422, "stream_mode: unknown mode '" + name +
+                           "' (values, updates, messages-tuple, custom, debug, tasks, "
+                           "checkpoints)"};
+}
+
+// LangGraph's name of the exception class behind an error.
+std::string error_class(const error& e) {
+  switch (e.code()) {
+    case error_code::graph_recursion: return "GraphRecursionError";
+    case error_code::invalid_update: return "InvalidUpdateError";
+    case error_code::empty_channel: return "EmptyChannelError";
+    case error_code::node_timeout: return "NodeTimeoutError";
+    case error_code::step_timeout: return "TimeoutError";
+    case error_code::cancelled:
+    case error_code::run_cancelled: return "CancelledError";
+    case error_code::invalid_argument:
+    case error_code::invalid_spec:
+    case error_code::invalid_graph: return "ValueError";
+    default: return "Error";
+  }
+}
+
+value run_record(const active_run& run, const value& body, const std::string& status,
+                 const std::string& created) {
+  object kwargs;
+  for (const char* k : {"input", "command", "config", "context", "stream_mode", "interrupt_before",
+                        "interrupt_after", "webhook", "checkpoint", "checkpoint_id"})
+    kwargs.set(k, body.get(k));
+  return value(object{{"run_id", run.run_id},
+                      {"thread_id", run.thread_id},
+                      {"assistant_id", run.assistant_id},
+                      {"created_at", created},
+                      {"updated_at", created},
+                      {"status", status},
+                      {"metadata", body.get("metadata").is_object() ? body.get("metadata")
+                                                                    : value(object{})},
+                      {"kwargs", value(std::move(kwargs))},
+                      {"multitask_strategy", body.get("multitask_strategy").is_string()
+                                                 ? body.get("multitask_strategy")
+                                                 : value("reject")}});
+}
+
+// Merges config objects as LangGraph Server does: keys of `over` win, and `configurable`
+// merges key by key.
+value merge_config(const value& base, const value& over) {
+  object out = base.is_object() ? base.as_object() : object{};
+  if (!over.is_object()) return value(std::move(out));
+  for (const auto& [k, v] : over.as_object()) {
+    if (k == "configurable" && v.is_object() && out.find(k) && out.find(k)->is_object()) {
+      object c = out.find(k)->as_object();
+      for (const auto& [ck, cv] : v.as_object()) c.set(ck, cv);
+      out.set(k, value(std::move(c)));
+    } else {
+      out.set(k, v);
+    }
+  }
+  return value(std::move(out));
+}
+
+}  // namespace
+
+std::shared_ptr<active_run> service::running(const std::string& run_id) const {
+  std::lock_guard lock(runs_mutex_);
+  auto it = active_.find(run_id);
+  return it == active_.end() ? nullptr : it->second;
+}
+
+api_response service::create_run(const std::string& thread_in, const value& body,
+                                 const std::string& mode, const std::shared_ptr<http_exchange>& x,
+                                 bool& answered) {
+  const std::string wanted =
+      body.get("assistant_id").is_string() ? body.get("assistant_id").as_string() : "";
+  if (wanted.empty()) throw api_error{422, "assistant_id: required"};
+  value assistant;
+  try {
+    assistant = find_assistant(wanted);
+  } catch (const api_error&) {
+    throw api_error{404, "No assistant found for \"" + wanted +
+                             "\". Make sure the assistant ID is for a valid assistant or a valid "
+                             "graph ID."};
+  }
+  auto run = std::make_shared<active_run>();
+  run->run_id = uuid4();
+  run->assistant_id = assistant.get("assistant_id").as_string();
+  run->graph_id = assistant.get("graph_id").as_string();
+  run->spec = config_.graphs.at(run->graph_id);
+  const std::string strategy = body.get("multitask_strategy").is_string()
+                                   ? body.get("multitask_strategy").as_string()
+                                   : "reject";
+  if (strategy != "reject" && strategy != "interrupt" && strategy != "rollback" &&
+      strategy != "enqueue")
+    throw api_error{422, "multitask_strategy: reject, interrupt, rollback or enqueue, not '" +
+                             strategy + "'"};
+  const std::string now = now_iso();
+  if (thread_in.empty()) {
+    run->temporary = body.get("on_completion") != "keep";
+    run->thread_id = uuid4();
+    create_thread(value(object{{"thread_id", run->thread_id}}));
+  } else {
+    run->thread_id = thread_in;
+    if (!threads_.get(thread_in)) {
+      if (body.get("if_not_exists") != "create")
+        throw api_error{404, "Thread with ID " + thread_in + " not found"};
+      create_thread(value(object{{"thread_id", thread_in}}));
+    }
+  }
+  const value thread = find_thread(run->thread_id);
+  if (strategy == "reject" && thread.get("status") == "busy")
+    throw api_error{409,
+                    "Thread is already running a task. Wait for it to finish or choose a "
+                    "different multitask strategy."};
+
+  // What the run does: ops::run_graph's arguments.
+  ops::run_args& a = run->args;
+  a.where.thread = run->thread_id;
+  a.run_id = run->run_id;
+  a.multitask = strategy;
+  const value& command = body.get("command");
+  if (command.is_object()) {
+    if (command.find("resume")) a.resume = command.get("resume");
+    if (command.find("update") && !command.get("update").is_null()) a.update = command.get("update");
+    const value& go = command.get("goto");
+    if (go.is_list())
+      a.go_to.assign(go.as_list().begin(), go.as_list().end());
+    else if (!go.is_null())
+      a.go_to.push_back(go);
+  } else if (!body.get("input").is_null()) {
+    a.input = body.get("input");
+  } else if (!data_.saved_graph(run->thread_id)) {
+    a.input = value(object{});  // a first run without input starts from an empty state
+  }
+  const value& cp = body.get("checkpoint");
+  if (cp.is_object() && cp.get("checkpoint_id").is_string())
+    a.checkpoint = cp.get("checkpoint_id").as_string();
+  if (body.get("checkpoint_id").is_string()) a.checkpoint = body.get("checkpoint_id").as_string();
+  if (body.get("durability").is_string()) a.durability = body.get("durability").as_string();
+  value config = merge_config(merge_config(assistant.get("config"), body.get("config")),
+                              value(object{{"configurable",
+                                            object{{"run_id", run->run_id},
+                                                   {"thread_id", run->thread_id},
+                                                   {"assistant_id", run->assistant_id},
+                                                   {"graph_id", run->graph_id}}}}));
+  // The run's metadata goes into its checkpoints' (LangGraph's config["metadata"]).
+  if (body.get("metadata").is_object()) {
+    object c = config.as_object();
+    c.set("metadata", merge_config(config.get("metadata"), body.get("metadata")));
+    config = value(std::move(c));
+  }
+  a.config = config;
+  a.context = merge_config(assistant.get("context"), body.get("context"));
+  if (a.context.is_object() && a.context.as_object().empty()) a.context = value();
+  a.subgraphs = body.get("stream_subgraphs").truthy();
+  std::vector<std::string> modes;
+  const value& sm = body.get("stream_mode");
+  if (sm.is_string())
+    modes.push_back(sm.as_string());
+  else if (sm.is_list())
+    for (const value& m : sm.as_list())
+      if (m.is_string()) modes.push_back(m.as_string());
+  if (modes.empty()) modes.push_back("values");
+  for (const std::string& m : modes) {
+    if (m == "events") continue;  // LangChain's callback events: not produced here
+    const stream_mode engine = api_mode(m).first;
+    if (std::find(a.modes.begin(), a.modes.end(), engine) == a.modes.end()) a.modes.push_back(engine);
+  }
+  if (mode != "stream" && std::find(a.modes.begin(), a.modes.end(), stream_mode::values) ==
+                              a.modes.end())
+    a.modes.push_back(stream_mode::values);  // joined streams see the run's values
+  run->cancel_on_disconnect = body.get("on_disconnect") == "cancel";
+  const value& after = body.get("after_seconds");
+  run->not_before = std::chrono::steady_clock::now();
+  if (after.is_number())
+    run->not_before += std::chrono::milliseconds(static_cast<long long>(after.as_double() * 1000));
+
+  runs_.put(run->run_id, run_record(*run, body, "pending", now));
+  set_thread(run->thread_id, [&](object& t) {
+    object metadata = t.find("metadata") && t.find("metadata")->is_object()
+                          ? t.find("metadata")->as_object()
+                          : object{};
+    metadata.set("graph_id", run->graph_id);
+    metadata.set("assistant_id", run->assistant_id);
+    t.set("metadata", value(std::move(metadata)));
+    t.set("status", "busy");
+  });
+  {
+    std::lock_guard lock(runs_mutex_);
+    if (stopping_) throw api_error{503, "The server is shutting down"};
+    active_[run->run_id] = run;
+  }
+
+  const std::string location = run_location(*run);
+  // Every stream of the run, joined now or later, begins with its metadata (event 0).
+  run->frames.push_back(
+      sse_frame("metadata", value(object{{"run_id", run->run_id}, {"attempt", 1}}), 0));
+  if (mode == "stream") {
+    answered = true;
+    std::lock_guard lock(run->mutex);
+    x->start(200, sse_headers(location));
+    x->write(run->frames.front());
+    run->streams.push_back(x);
+    if (run->cancel_on_disconnect)
+      x->on_gone([weak = std::weak_ptr<active_run>(run)] {
+        if (auto r = weak.lock()) r->control->request_cancel("the client went away");
+      });
+  } else if (mode == "wait") {
+    answered = true;
+    std::lock_guard lock(run->mutex);
+    run->waiters.push_back([x, location](const value& result) {  // runs/wait's answer
+      x->send(200, {{"Content-Type", "application/json"}, {"Content-Location", location}},
+              result.to_json());
+    });
+    if (run->cancel_on_disconnect)
+      x->on_gone([weak = std::weak_ptr<active_run>(run)] {
+        if (auto r = weak.lock()) r->control->request_cancel("the client went away");
+      });
+  }
+  if (run->not_before <= std::chrono::steady_clock::now()) {
+    run_pool_.post([this, run] { execute(run); });
+  } else {
+    std::lock_guard lock(runs_mutex_);
+    scheduled_.emplace(run->not_before, run);
+    scheduled_changed_.notify_one();
+  }
+  if (mode == "background")
+    return {200, *runs_.get(run->run_id), {{"Content-Location", location}}};
+  return {};
+}
+
+void service::start_scheduled() {
+  std::unique_lock lock(runs_mutex_);
+  while (!stopping_) {
+    if (scheduled_.empty()) {
+      scheduled_changed_.wait(lock);
+      continue;
+    }
+    const auto due = scheduled_.begin()->first;
+    if (std::chrono::steady_clock::now() < due) {
+      scheduled_changed_.wait_until(lock, due);
+      continue;
+    }
+    std::shared_ptr<active_run> run = scheduled_.begin()->second;
+    scheduled_.erase(scheduled_.begin());
+    run_pool_.post([this, run] { execute(run); });
+  }
+}
+
+void service::shutdown() {
+  std::vector<std::shared_ptr<active_run>> runs;
+  {
+    std::lock_guard lock(runs_mutex_);
+    stopping_ = true;
+    for (const auto& [id, run] : active_) runs.push_back(run);
+    scheduled_changed_.notify_all();
+  }
+  // Each stops once its current step is saved; the thread goes on from there next time.
+  for (const auto& run : runs) run->control->request_drain("the server is stopping");
+}
+
+void service::execute(const std::shared_ptr<active_run>& run) {
+  {
+    std::lock_guard lock(run->mutex);
+    if (run->done || run->started) return;  // cancelled while pending
+    run->started = true;
+    run->status = "running";
+  }
+  if (auto rec = runs_.get(run->run_id)) {
+    object r = rec->as_object();
+    r.set("status", "running");
+    r.set("updated_at", now_iso());
+    runs_.put(run->run_id, value(std::move(r)));
+  }
+  std::size_t next_id = 1;
+  ops::command_env env{data_, registry_, nullptr};
+  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
+  env.spec_text = run->spec.to_json();
+  env.control = run->control;
+  env.note = [this](const std::string& text) { log_("note: " + text); };
+  value final_line;
+  env.print = [&](const value& line) {
+    const std::string type = line.get("type").is_string() ? line.get("type").as_string() : "";
+    if (type == "output" || type == "interrupt") {
+      final_line = line;
+      return;
+    }
+    std::string event = type;
+    if (const value& ns = line.get("ns"); ns.is_list() && !ns.as_list().empty())
+      for (const value& part : ns.as_list()) event += "|" + part.as_string();
+    std::lock_guard lock(run->mutex);
+    const std::string frame = sse_frame(event, line.get("data"), next_id++);
+    run->frames.push_back(frame);
+    for (const auto& s : run->streams) s->write(frame);
+  };
+  std::string status = "success";
+  value result;
+  try {
+    const int code = ops::run_graph(env, run->args);
+    status = code == ops::exit_interrupted ? "interrupted" : "success";
+    object values = final_line.get("data").is_object() ? final_line.get("data").as_object() : object{};
+    if (status == "interrupted" && final_line.get("interrupts").is_list() &&
+        !final_line.get("interrupts").as_list().empty())
+      values.set("__interrupt__", final_line.get("interrupts"));
+    result = value(std::move(values));
+    status = "success";  // a run that stops at an interrupt succeeded; its thread is interrupted
+  } catch (const error& e) {
+    const bool cancelled =
+        e.code() == error_code::cancelled || e.code() == error_code::run_cancelled;
+    status = cancelled ? "interrupted" : "error";
+    result = value(object{{"__error__", object{{"error", error_class(e)},
+                                                {"message", std::string(e.what())}}}});
+  } catch (const std::exception& e) {
+    status = "error";
+    result = value(object{{"__error__", object{{"error", "Error"},
+                                                {"message", std::string(e.what())}}}});
+  }
+  {
+    std::lock_guard lock(run->mutex);
+    run->status = status;
+    run->result = result;
+    if (status == "error" || (status == "interrupted" && result.find("__error__"))) {
+      const value& e = result.get("__error__");
+      const std::string frame = sse_frame("error", e, next_id++);
+      run->frames.push_back(frame);
+      for (const auto& s : run->streams) s->write(frame);
+    }
+  }
+  finish_run(run);
+}
+
+void service::finish_run(const std::shared_ptr<active_run>& run) {
+  std::string status;
+  value result;
+  {
+    std::lock_guard lock(run->mutex);
+    status = run->status;
+    result = run->result;
+  }
+  // The run's record and its thread are final before anyone is told it ended: a client that
+  // joins or reads the thread next sees what the run left.
+  if (auto rec = runs_.get(run->run_id)) {
+    object r = rec->as_object();
+    r.set("status", status);
+    r.set("updated_at", now_iso());
+    runs_.put(run->run_id, value(std::move(r)));
+  }
+  // The thread as its last checkpoint leaves it.
+  std::optional<value> state;
+  try {
+    state = read_state(run->thread_id, "", false);
+  } catch (const std::exception&) {
+  }
+  set_thread(run->thread_id, [&](object& t) {
+    std::string thread_status = status == "error" ? "error" : "idle";
+    object interrupts;
+    if (state) {
+      t.set("values", state->get("values"));
+      for (const value& task : state->get("tasks").as_list())
+        if (!task.get("interrupts").as_list().empty())
+          interrupts.set(task.get("id").as_string(), task.get("interrupts"));
+      if (status != "error" && !state->get("next").as_list().empty()) thread_status = "interrupted";
+    }
+    t.set("interrupts", value(std::move(interrupts)));
+    t.set("status", thread_status);
+  });
+  if (run->temporary) {
+    try {
+      delete_thread(run->thread_id);
+    } catch (const std::exception&) {
+    }
+  }
+  std::vector<std::shared_ptr<http_exchange>> streams;
+  std::vector<std::function<void(const value&)>> waiters;
+  {
+    std::lock_guard lock(run->mutex);
+    run->done = true;
+    streams.swap(run->streams);
+    waiters.swap(run->waiters);
+  }
+  for (const auto& s : streams) s->end();
+  for (const auto& w : waiters) w(result);
+  std::lock_guard lock(runs_mutex_);
+  active_.erase(run->run_id);
+}
+
+api_response service::list_runs(const std::string& thread_id, const http_request& r) {
+  find_thread(thread_id);
+  const std::string status = r.query_value("status");
+  std::vector<value> found = runs_.where([&](const value& run) {
+    return run.get("thread_id") == thread_id && (status.empty() || run.get("status") == status);
+  });
+  std::stable_sort(found.begin(), found.end(), [](const value& a, const value& b) {
+    return a.get("created_at").as_string() > b.get("created_at").as_string();
+  });
+  std::size_t offset = 0, limit = 10;
+  if (r.has_query("offset")) offset = std::stoul(r.query_value("offset"));
+  if (r.has_query("limit")) limit = std::stoul(r.query_value("limit"));
+  list out;
+  for (std::size_t i = offset; i < found.size() && out.size() < limit; ++i)
+    out.push_back(found[i]);
+  return {200, value(std::move(out))};
+}
+
+api_response service::get_run(const std::string& thread_id, const std::string& run_id) {
+  auto rec = runs_.get(run_id);
+  if (!rec || rec->get("thread_id") != thread_id) throw api_error{404, "Run not found"};
+  return {200, *rec};
+}
+
+api_response service::delete_run(const std::string& thread_id, const std::string& run_id) {
+  get_run(thread_id, run_id);
+  if (auto run = running(run_id)) {
+    std::lock_guard lock(run->mutex);
+    if (run->started && !run->done) throw api_error{409, "Run " + run_id + " is still running"};
+  }
+  runs_.erase(run_id);
+  return {204, value()};
+}
+
+api_response service::cancel_run(const std::string& thread_id, const std::string& run_id,
+                                 const http_request& r, const std::shared_ptr<http_exchange>& x,
+                                 bool& answered) {
+  get_run(thread_id, run_id);
+  const std::string action = r.has_query("action") ? r.query_value("action") : "interrupt";
+  if (action != "interrupt" && action != "rollback")
+    throw api_error{422, "action: interrupt or rollback, not '" + action + "'"};
+  const bool wait = r.query_value("wait") == "true" || r.query_value("wait") == "1";
+  auto run = running(run_id);
+  if (!run) return {wait ? 204 : 202, value()};
+  bool pending = false;
+  {
+    std::lock_guard lock(run->mutex);
+    run->cancel_action = action;
+    if (!run->started && !run->done) {
+      pending = true;
+      run->started = true;  // claimed: execute() will not start it
+      run->status = "interrupted";
+      run->result = value(object{{"__error__", object{{"error", "CancelledError"},
+                                                       {"message", "the run was cancelled"}}}});
+    } else if (wait && !run->done) {
+      answered = true;
+      run->waiters.push_back([x](const value&) { x->send(204, {}, ""); });
+    }
+  }
+  if (pending) {
+    finish_run(run);
+    if (action == "rollback") runs_.erase(run_id);
+  } else {
+    run->control->request_cancel("cancelled through the API");
+  }
+  if (answered) return {};
+  return {wait ? 204 : 202, value()};
+}
+
+api_response service::join_run(const std::string& thread_id, const std::string& run_id,
+                               const std::shared_ptr<http_exchange>& x, bool& answered) {
+  get_run(thread_id, run_id);
+  if (auto run = running(run_id)) {
+    std::lock_guard lock(run->mutex);
+    if (!run->done) {
+      answered = true;
+      run->waiters.push_back([x](const value& result) {
+        x->send(200, {{"Content-Type", "application/json"}}, result.to_json());
+      });
+      return {};
+    }
+  }
+  const value t = find_thread(thread_id);
+  return {200, t.get("values").is_null() ? value(object{}) : t.get("values")};
+}
+
+api_response service::join_stream(const std::string& thread_id, const std::string& run_id,
+                                  const http_request& r, const std::shared_ptr<http_exchange>& x,
+                                  bool& answered) {
+  get_run(thread_id, run_id);
+  const std::string location = "/threads/" + thread_id + "/runs/" + run_id;
+  std::size_t after = 0;
+  bool resume = false;
+  if (const std::string last = r.header("Last-Event-ID"); !last.empty()) {
+    try {
+      after = std::stoul(last);
+      resume = true;
+    } catch (const std::exception&) {
+    }
+  }
+  answered = true;
+  auto run = running(run_id);
+  x->start(200, sse_headers(location));
+  if (!run) {
+    x->end();
+    return {};
+  }
+  std::lock_guard lock(run->mutex);
+  // Frames are numbered from 0 (metadata): a client that saw frame N gets N+1 onwards.
+  for (std::size_t i = resume ? after + 1 : 0; i < run->frames.size(); ++i) x->write(run->frames[i]);
+  if (run->done) {
+    x->end();
+    return {};
+  }
+  run->streams.push_back(x);
+  return {};
+}
+
+}  // namespace superstep::server

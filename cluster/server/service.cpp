@@ -1,0 +1,806 @@
+// The LangGraph Server API: routing, meta, assistants and threads (server/service.hpp).
+#include "server/service.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "ops/operations.hpp"
+#include "ops/support.hpp"
+#include "superstep/core/error.hpp"
+#include "superstep/version.hpp"
+
+namespace superstep::server {
+
+namespace {
+
+// LangGraph Server's namespace of system assistants' ids: uuid5(this, graph_id).
+constexpr const char* assistant_namespace = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash > start) parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+std::string string_field(const value& body, std::string_view key, const std::string& fallback = "") {
+  const value& v = body.get(key);
+  if (v.is_null()) return fallback;
+  if (!v.is_string()) throw api_error{422, std::string(key) + ": expected a string"};
+  return v.as_string();
+}
+
+value object_field(const value& body, std::string_view key) {
+  const value& v = body.get(key);
+  if (v.is_null()) return value(object{});
+  if (!v.is_object()) throw api_error{422, std::string(key) + ": expected an object"};
+  return v;
+}
+
+std::size_t count_field(const value& body, std::string_view key, std::size_t fallback) {
+  const value& v = body.get(key);
+  if (v.is_null()) return fallback;
+  if (!v.is_int() || v.as_int() < 0)
+    throw api_error{422, std::string(key) + ": expected a number of 0 or more"};
+  return static_cast<std::size_t>(v.as_int());
+}
+
+std::size_t query_count(const http_request& r, std::string_view key, std::size_t fallback) {
+  if (!r.has_query(key)) return fallback;
+  const std::string text = r.query_value(key);
+  try {
+    std::size_t used = 0;
+    const long long n = std::stoll(text, &used);
+    if (used == text.size() && n >= 0) return static_cast<std::size_t>(n);
+  } catch (const std::exception&) {
+  }
+  throw api_error{422, std::string(key) + ": expected a number of 0 or more, not '" + text + "'"};
+}
+
+value merged(const value& base, const value& over) {
+  object out = base.is_object() ? base.as_object() : object{};
+  if (over.is_object())
+    for (const auto& [k, v] : over.as_object()) out.set(k, v);
+  return value(std::move(out));
+}
+
+// Sorts records by `sort_by` (a timestamp or id field), newest first unless "asc".
+void sort_records(std::vector<value>& records, const std::string& sort_by, const std::string& order,
+                  const std::string& fallback) {
+  const std::string key = sort_by.empty() ? fallback : sort_by;
+  const bool asc = order == "asc";
+  std::stable_sort(records.begin(), records.end(), [&](const value& a, const value& b) {
+    const value& x = a.get(key);
+    const value& y = b.get(key);
+    const std::string xs = x.is_string() ? x.as_string() : x.to_json();
+    const std::string ys = y.is_string() ? y.as_string() : y.to_json();
+    return asc ? xs < ys : xs > ys;
+  });
+}
+
+std::vector<value> page(std::vector<value> records, std::size_t offset, std::size_t limit) {
+  if (offset >= records.size()) return {};
+  const std::size_t end = std::min(records.size(), offset + limit);
+  return std::vector<value>(records.begin() + static_cast<std::ptrdiff_t>(offset),
+                            records.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+value to_list(std::vector<value> items) { return value(list(items.begin(), items.end())); }
+
+// Keeps only the fields of `select` (all when it is empty or absent).
+value selected(const value& record, const value& select) {
+  if (!select.is_list() || select.as_list().empty()) return record;
+  object out;
+  for (const value& f : select.as_list())
+    if (f.is_string())
+      if (const value* v = record.find(f.as_string())) out.set(f.as_string(), *v);
+  return value(std::move(out));
+}
+
+// The ThreadState of a snapshot as ops::show_state prints it (state_snapshot::to_value with
+// each task's result).
+value thread_state_of(const value& snap) {
+  auto checkpoint_of = [](const value& config) -> value {
+    const value& c = config.get("configurable");
+    if (!c.is_object()) return value();
+    object out;
+    out.set("thread_id", c.get("thread_id"));
+    out.set("checkpoint_ns", c.get("checkpoint_ns").is_null() ? value("") : c.get("checkpoint_ns"));
+    out.set("checkpoint_id", c.get("checkpoint_id"));
+    out.set("checkpoint_map", value());
+    return value(std::move(out));
+  };
+  list tasks;
+  for (const value& t : snap.get("tasks").as_list()) {
+    object task;
+    task.set("id", t.get("id"));
+    task.set("name", t.get("name"));
+    task.set("error", t.get("error"));
+    task.set("interrupts", t.get("interrupts").is_list() ? t.get("interrupts") : value(list{}));
+    const value& state = t.get("state");
+    task.set("checkpoint", state.is_object() && state.find("configurable") ? checkpoint_of(state)
+                                                                          : value());
+    task.set("state", state.is_object() && state.find("values") ? thread_state_of(state) : value());
+    task.set("result", t.get("result"));
+    tasks.push_back(value(std::move(task)));
+  }
+  object out;
+  out.set("values", snap.get("values"));
+  out.set("next", snap.get("next"));
+  out.set("tasks", value(std::move(tasks)));
+  out.set("metadata", snap.get("metadata"));
+  out.set("created_at", snap.get("created_at"));
+  out.set("checkpoint", checkpoint_of(snap.get("config")));
+  out.set("parent_checkpoint", checkpoint_of(snap.get("parent_config")));
+  return value(std::move(out));
+}
+
+}  // namespace
+
+value parse_body(const std::string& body, bool any) {
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return value(object{});
+  value v;
+  try {
+    v = value::parse_json(body);
+  } catch (const std::exception& e) {
+    throw api_error{422, std::string("the body is not JSON: ") + e.what()};
+  }
+  if (!any && !v.is_object()) throw api_error{422, "the body must be a JSON object"};
+  return v;
+}
+
+job_pool::job_pool(unsigned threads) {
+  for (unsigned i = 0; i < std::max(1u, threads); ++i)
+    threads_.emplace_back([this] {
+      for (;;) {
+        std::function<void()> job;
+        {
+          std::unique_lock lock(mutex_);
+          ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+          if (jobs_.empty()) return;
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
+        }
+        job();
+      }
+    });
+}
+
+job_pool::~job_pool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void job_pool::post(std::function<void()> job) {
+  {
+    std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(job));
+  }
+  ready_.notify_one();
+}
+
+service::service(server_config config, ops::data_dir& data,
+                 const cluster::function_registry& registry,
+                 std::function<void(const std::string&)> log, unsigned run_threads)
+    : config_(std::move(config)),
+      data_(data),
+      registry_(registry),
+      log_(std::move(log)),
+      assistants_(data.path(), "assistants", log_),
+      threads_(data.path(), "threads", log_),
+      runs_(data.path(), "runs", log_),
+      requests_(4),
+      run_pool_(run_threads) {
+  for (const auto& [name, spec] : config_.graphs) graph_of(name);  // fails at start, not later
+  make_system_assistants();
+  // Runs a killed server left pending or running never finish: as LangGraph Server marks
+  // them, they ended in error, and their threads are not busy any more.
+  for (const value& run : runs_.where([](const value& r) {
+         const value& s = r.get("status");
+         return s == "pending" || s == "running";
+       })) {
+    object changed = run.as_object();
+    changed.set("status", "error");
+    changed.set("updated_at", now_iso());
+    runs_.put(run.get("run_id").as_string(), value(changed));
+    set_thread(run.get("thread_id").as_string(), [](object& t) {
+      if (t.find("status") && t.find("status")->is_string() &&
+          t.find("status")->as_string() == "busy")
+        t.set("status", "error");
+    });
+  }
+  timer_ = std::thread([this] { start_scheduled(); });
+}
+
+service::~service() {
+  shutdown();
+  if (timer_.joinable()) timer_.join();
+}
+
+// ---- graphs -------------------------------------------------------------------------------
+
+cluster::loaded_graph service::load_cached(const value& spec, runtime_options options) const {
+  const std::string key = spec.to_json();
+  std::lock_guard lock(graphs_mutex_);
+  auto it = graphs_.find(key);
+  if (it != graphs_.end()) return it->second;
+  cluster::loaded_graph g = cluster::load_graph(spec, registry_, std::move(options));
+  graphs_.emplace(key, g);
+  return g;
+}
+
+cluster::loaded_graph service::graph_of(const std::string& graph_id) const {
+  auto it = config_.graphs.find(graph_id);
+  if (it == config_.graphs.end()) throw api_error{404, "Graph '" + graph_id + "' not found"};
+  runtime_options options;
+  options.checkpointer = data_.saver();
+  options.store = data_.store();
+  return load_cached(it->second, std::move(options));
+}
+
+// ---- requests -----------------------------------------------------------------------------
+
+header_list service::cors_headers(const http_request& r) const {
+  const std::string origin = r.header("Origin");
+  if (origin.empty()) return {};
+  bool allowed = false;
+  for (const auto& o : config_.cors_origins) allowed = allowed || o == "*" || o == origin;
+  if (!allowed) return {};
+  return {{"Access-Control-Allow-Origin", origin},
+          {"Access-Control-Allow-Credentials", "true"},
+          {"Vary", "Origin"},
+          {"Access-Control-Expose-Headers",
+           "Content-Location, Location, X-Pagination-Total, X-Pagination-Next"}};
+}
+
+void service::reply(const http_request& r, const std::shared_ptr<http_exchange>& x,
+                    api_response res) {
+  header_list headers = cors_headers(r);
+  for (auto& h : res.headers) headers.push_back(std::move(h));
+  if (res.status == 204 || (res.body.is_null() && res.status == 202)) {
+    x->send(res.status, std::move(headers), "");
+    return;
+  }
+  // Errors carry their message as plain text, as LangGraph Server's do (its SDK shows them as
+  // "HTTP 404: Assistant not found").
+  const bool failed = res.status >= 400 && res.body.is_string();
+  headers.emplace_back("Content-Type", failed ? "text/plain;charset=UTF-8" : "application/json");
+  std::string text = failed ? res.body.as_string() : res.body.to_json();
+  x->send(res.status, std::move(headers), r.method == "HEAD" ? "" : std::move(text));
+}
+
+void service::handle(http_request request, std::shared_ptr<http_exchange> exchange) {
+  if (request.method == "OPTIONS") {  // a browser's preflight
+    header_list headers = cors_headers(request);
+    if (!headers.empty()) {
+      headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS");
+      const std::string asked = request.header("Access-Control-Request-Headers");
+      headers.emplace_back("Access-Control-Allow-Headers", asked.empty() ? "*" : asked);
+      headers.emplace_back("Access-Control-Max-Age", "600");
+      if (request.header("Access-Control-Request-Private-Network") == "true")
+        headers.emplace_back("Access-Control-Allow-Private-Network", "true");
+    }
+    exchange->send(204, std::move(headers), "");
+    return;
+  }
+  requests_.post([this, r = std::move(request), x = std::move(exchange)] { dispatch(r, x); });
+}
+
+void service::dispatch(const http_request& r, const std::shared_ptr<http_exchange>& x) {
+  bool answered = false;
+  api_response res;
+  try {
+    res = route(r, split_path(r.path), x, answered);
+  } catch (const api_error& e) {
+    res = {e.status, value(e.message)};
+  } catch (const error& e) {
+    const int status = e.code() == error_code::not_found          ? 404
+                       : e.code() == error_code::invalid_argument ? 422
+                       : e.code() == error_code::thread_busy      ? 409
+                                                                  : 500;
+    res = {status, value(std::string(e.what()))};
+  } catch (const std::exception& e) {
+    res = {500, value(std::string(e.what()))};
+  }
+  if (!answered) reply(r, x, std::move(res));
+}
+
+api_response service::route(const http_request& r, const std::vector<std::string>& p,
+                            const std::shared_ptr<http_exchange>& x, bool& answered) {
+  const std::string& m = r.method;
+  const bool get = m == "GET" || m == "HEAD", post = m == "POST", patch = m == "PATCH",
+             del = m == "DELETE", put = m == "PUT";
+  const std::size_t n = p.size();
+  auto body = [&] { return parse_body(r.body); };
+  auto not_allowed = [&]() -> api_response {
+    throw api_error{405, "Method " + m + " not allowed on " + r.path};
+  };
+  if (n == 0) {
+    if (get) return {200, value(object{{"ok", true}})};
+    return not_allowed();
+  }
+  const std::string& root = p[0];
+  if (n == 1 && root == "ok") return {200, value(object{{"ok", true}})};
+  if (n == 1 && root == "info")
+    return {200, value(object{{"version", superstep::version()},
+                              {"server", "superstep"},
+                              {"flags", object{{"assistants", true},
+                                               {"crons", false},
+                                               {"langsmith", false},
+                                               {"langsmith_tracing_replicas", false}}},
+                              {"host", object{{"kind", "self-hosted"}}}})};
+  if (root == "internal" && n == 2 && p[1] == "truncate" && post) return truncate(body());
+
+  if (root == "assistants") {
+    if (n == 1 && post) return create_assistant(body());
+    if (n == 2 && p[1] == "search" && post) return search_assistants(body(), false);
+    if (n == 2 && p[1] == "count" && post) return search_assistants(body(), true);
+    if (n == 2) {
+      if (get) return {200, find_assistant(p[1])};
+      if (patch) return patch_assistant(p[1], body());
+      if (del) return delete_assistant(p[1], r.query_value("delete_threads") == "true");
+      return not_allowed();
+    }
+    if (n == 3 && p[2] == "graph" && get) return assistant_graph(p[1], r);
+    if (n == 3 && p[2] == "schemas" && get) return assistant_schemas(p[1]);
+    if (n >= 3 && p[2] == "subgraphs" && get) {
+      find_assistant(p[1]);
+      return {200, value(object{})};
+    }
+    if (n == 3 && p[2] == "versions" && post) return assistant_versions(p[1], body());
+    if (n == 3 && p[2] == "latest" && post) return set_latest(p[1], body());
+  }
+
+  if (root == "threads") {
+    if (n == 1 && post) return create_thread(body());
+    if (n == 2 && p[1] == "search" && post) return search_threads(body(), false);
+    if (n == 2 && p[1] == "count" && post) return search_threads(body(), true);
+    if (n == 2) {
+      if (get) return {200, find_thread(p[1])};
+      if (patch) return patch_thread(p[1], body());
+      if (del) return delete_thread(p[1]);
+      return not_allowed();
+    }
+    const std::string& id = p[1];
+    if (n == 3 && p[2] == "copy" && post) return copy_thread(id);
+    if (n == 3 && p[2] == "state") {
+      if (get) return thread_state(id, "", r.query_value("subgraphs") == "true");
+      if (post) return update_thread_state(id, body());
+      return not_allowed();
+    }
+    if (n == 4 && p[2] == "state" && p[3] == "checkpoint" && post) {
+      const value b = body();
+      const value cp = b.get("checkpoint");
+      return thread_state(id, cp.is_object() ? string_field(cp, "checkpoint_id") : "",
+                          b.get("subgraphs").truthy());
+    }
+    if (n == 4 && p[2] == "state" && get)
+      return thread_state(id, p[3], r.query_value("subgraphs") == "true");
+    if (n == 3 && p[2] == "history") {
+      if (post) return thread_history(id, body());
+      if (get) {
+        object b;
+        if (r.has_query("limit")) b.set("limit", static_cast<std::int64_t>(query_count(r, "limit", 10)));
+        if (r.has_query("before"))
+          b.set("before", object{{"configurable", object{{"checkpoint_id", r.query_value("before")}}}});
+        return thread_history(id, value(std::move(b)));
+      }
+      return not_allowed();
+    }
+    if (n >= 3 && p[2] == "runs") {
+      if (n == 3 && post) return create_run(id, body(), "background", x, answered);
+      if (n == 3 && get) return list_runs(id, r);
+      if (n == 4 && p[3] == "stream" && post) return create_run(id, body(), "stream", x, answered);
+      if (n == 4 && p[3] == "wait" && post) return create_run(id, body(), "wait", x, answered);
+      if (n == 4 && get) return get_run(id, p[3]);
+      if (n == 4 && del) return delete_run(id, p[3]);
+      if (n == 5 && p[4] == "join" && get) return join_run(id, p[3], x, answered);
+      if (n == 5 && p[4] == "stream" && get) return join_stream(id, p[3], r, x, answered);
+      if (n == 5 && p[4] == "cancel" && post) return cancel_run(id, p[3], r, x, answered);
+    }
+  }
+
+  if (root == "runs") {
+    if (n == 1 && post) return create_run("", body(), "background", x, answered);
+    if (n == 2 && p[1] == "stream" && post) return create_run("", body(), "stream", x, answered);
+    if (n == 2 && p[1] == "wait" && post) return create_run("", body(), "wait", x, answered);
+  }
+
+  if (root == "store") return store_route(r, p, put || del || get ? parse_body(r.body) : body());
+
+  throw api_error{404, "404 Not Found"};
+}
+
+api_response service::truncate(const value& body) {
+  if (body.get("runs").truthy()) runs_.clear();
+  if (body.get("threads").truthy() || body.get("checkpointer").truthy() ||
+      body.get("checkpoint").truthy()) {
+    for (const value& t : threads_.all()) {
+      const std::string id = t.get("thread_id").as_string();
+      try {
+        data_.saver()->delete_thread(id);
+      } catch (const std::exception&) {
+      }
+      data_.forget_graph(id);
+    }
+    threads_.clear();
+  }
+  if (body.get("assistants").truthy()) {
+    assistants_.clear();
+    make_system_assistants();
+  }
+  return {200, value(object{{"ok", true}})};
+}
+
+// ---- assistants ---------------------------------------------------------------------------
+
+void service::make_system_assistants() {
+  for (const auto& [graph_id, spec] : config_.graphs) {
+    const std::string id = uuid5(assistant_namespace, graph_id);
+    if (assistants_.get(id)) continue;
+    const std::string now = now_iso();
+    assistants_.put(id, value(object{{"assistant_id", id},
+                                     {"graph_id", graph_id},
+                                     {"config", object{}},
+                                     {"context", object{}},
+                                     {"metadata", object{{"created_by", "system"}}},
+                                     {"name", graph_id},
+                                     {"description", value()},
+                                     {"version", 1},
+                                     {"created_at", now},
+                                     {"updated_at", now},
+                                     {"versions", list{}}}));
+  }
+}
+
+namespace {
+
+// An assistant as the API shows it (its versions kept apart).
+value public_assistant(const value& a) {
+  object out = a.as_object();
+  out.erase("versions");
+  return value(std::move(out));
+}
+
+}  // namespace
+
+value service::find_assistant(const std::string& id_or_graph) const {
+  if (auto a = assistants_.get(id_or_graph)) return public_assistant(*a);
+  if (config_.graphs.count(id_or_graph))
+    if (auto a = assistants_.get(uuid5(assistant_namespace, id_or_graph)))
+      return public_assistant(*a);
+  throw api_error{404, "Assistant not found"};
+}
+
+api_response service::create_assistant(const value& body) {
+  const std::string graph_id = string_field(body, "graph_id");
+  if (graph_id.empty()) throw api_error{422, "graph_id: required"};
+  if (!config_.graphs.count(graph_id)) throw api_error{404, "Graph '" + graph_id + "' not found"};
+  std::string id = string_field(body, "assistant_id");
+  if (id.empty()) id = uuid4();
+  if (auto existing = assistants_.get(id)) {
+    if (string_field(body, "if_exists") == "do_nothing") return {200, public_assistant(*existing)};
+    throw api_error{409, "Assistant already exists"};
+  }
+  const std::string now = now_iso();
+  object a{{"assistant_id", id},
+           {"graph_id", graph_id},
+           {"config", object_field(body, "config")},
+           {"context", object_field(body, "context")},
+           {"metadata", object_field(body, "metadata")},
+           {"name", body.get("name").is_string() ? body.get("name") : value("Untitled")},
+           {"description", body.get("description")},
+           {"version", 1},
+           {"created_at", now},
+           {"updated_at", now}};
+  value record(a);
+  a.set("versions", list{record});
+  assistants_.put(id, value(a));
+  return {200, record};
+}
+
+api_response service::search_assistants(const value& body, bool count_only) {
+  const value metadata = object_field(body, "metadata");
+  const std::string graph_id = string_field(body, "graph_id");
+  const std::string name = string_field(body, "name");
+  std::vector<value> found = assistants_.where([&](const value& a) {
+    return metadata_matches(a.get("metadata"), metadata) &&
+           (graph_id.empty() || a.get("graph_id") == graph_id) &&
+           (name.empty() || (a.get("name").is_string() &&
+                             a.get("name").as_string().find(name) != std::string::npos));
+  });
+  if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
+  sort_records(found, string_field(body, "sort_by"), string_field(body, "sort_order"), "created_at");
+  const std::size_t offset = count_field(body, "offset", 0), limit = count_field(body, "limit", 10);
+  const std::size_t total = found.size();
+  list out;
+  for (const value& a : page(std::move(found), offset, limit))
+    out.push_back(selected(public_assistant(a), body.get("select")));
+  header_list headers{{"X-Pagination-Total", std::to_string(total)}};
+  if (offset + out.size() < total)
+    headers.emplace_back("X-Pagination-Next", std::to_string(offset + out.size()));
+  return {200, value(std::move(out)), std::move(headers)};
+}
+
+api_response service::patch_assistant(const std::string& id, const value& body) {
+  const value current = find_assistant(id);
+  const std::string real = current.get("assistant_id").as_string();
+  object stored = assistants_.get(real)->as_object();
+  object a = current.as_object();
+  if (body.find("graph_id")) {
+    const std::string g = string_field(body, "graph_id");
+    if (!config_.graphs.count(g)) throw api_error{404, "Graph '" + g + "' not found"};
+    a.set("graph_id", g);
+  }
+  if (body.find("config")) a.set("config", object_field(body, "config"));
+  if (body.find("context")) a.set("context", object_field(body, "context"));
+  if (body.find("metadata")) a.set("metadata", merged(a.find("metadata") ? *a.find("metadata") : value(), object_field(body, "metadata")));
+  if (body.find("name")) a.set("name", body.get("name"));
+  if (body.find("description")) a.set("description", body.get("description"));
+  const value* versions = stored.find("versions");
+  list all = versions && versions->is_list() ? versions->as_list() : list{};
+  std::int64_t newest = 0;
+  for (const value& v : all) newest = std::max(newest, v.get("version").as_int());
+  a.set("version", std::max<std::int64_t>(newest, current.get("version").as_int()) + 1);
+  a.set("updated_at", now_iso());
+  value record(a);
+  all.push_back(record);
+  object to_store = a;
+  to_store.set("versions", value(std::move(all)));
+  assistants_.put(real, value(std::move(to_store)));
+  return {200, record};
+}
+
+api_response service::delete_assistant(const std::string& id, bool delete_threads) {
+  const value a = find_assistant(id);
+  const std::string real = a.get("assistant_id").as_string();
+  assistants_.erase(real);
+  if (delete_threads)
+    for (const value& t : threads_.where([&](const value& t) {
+           return t.get("metadata").get("assistant_id") == real;
+         }))
+      delete_thread(t.get("thread_id").as_string());
+  return {204, value()};
+}
+
+api_response service::assistant_graph(const std::string& id, const http_request& r) {
+  const value a = find_assistant(id);
+  cluster::loaded_graph g = graph_of(a.get("graph_id").as_string());
+  const std::string xray = r.query_value("xray");
+  int depth = 0;
+  if (xray == "true")
+    depth = 1000;
+  else if (!xray.empty() && xray != "false")
+    depth = static_cast<int>(query_count(r, "xray", 0));
+  return {200, g.graph->get_graph(depth).to_json()};
+}
+
+api_response service::assistant_schemas(const std::string& id) {
+  const value a = find_assistant(id);
+  cluster::loaded_graph g = graph_of(a.get("graph_id").as_string());
+  return {200, value(object{{"graph_id", a.get("graph_id")},
+                            {"input_schema", g.graph->input_json_schema()},
+                            {"output_schema", g.graph->output_json_schema()},
+                            {"state_schema", g.graph->output_json_schema()},
+                            {"config_schema", value()},
+                            {"context_schema", value()}})};
+}
+
+api_response service::assistant_versions(const std::string& id, const value& body) {
+  const value a = find_assistant(id);
+  const value stored = *assistants_.get(a.get("assistant_id").as_string());
+  const value metadata = object_field(body, "metadata");
+  std::vector<value> versions;
+  if (const value* v = stored.find("versions"); v && v->is_list())
+    for (const value& ver : v->as_list())
+      if (metadata_matches(ver.get("metadata"), metadata)) versions.push_back(ver);
+  std::stable_sort(versions.begin(), versions.end(), [](const value& x, const value& y) {
+    return x.get("version").as_int() > y.get("version").as_int();
+  });
+  return {200, to_list(page(std::move(versions), count_field(body, "offset", 0),
+                            count_field(body, "limit", 10)))};
+}
+
+api_response service::set_latest(const std::string& id, const value& body) {
+  const value a = find_assistant(id);
+  const std::string real = a.get("assistant_id").as_string();
+  object stored = assistants_.get(real)->as_object();
+  const value& want = body.get("version");
+  if (!want.is_int()) throw api_error{422, "version: expected a number"};
+  const value* versions = stored.find("versions");
+  if (versions && versions->is_list())
+    for (const value& v : versions->as_list())
+      if (v.get("version") == want) {
+        object now = v.as_object();
+        now.set("versions", *versions);
+        assistants_.put(real, value(std::move(now)));
+        return {200, v};
+      }
+  throw api_error{404, "Assistant version not found"};
+}
+
+// ---- threads ------------------------------------------------------------------------------
+
+value service::find_thread(const std::string& id) const {
+  if (auto t = threads_.get(id)) return *t;
+  throw api_error{404, "Thread with ID " + id + " not found"};
+}
+
+void service::set_thread(const std::string& id, const std::function<void(object&)>& change) {
+  auto t = threads_.get(id);
+  if (!t) return;
+  object o = t->as_object();
+  change(o);
+  o.set("updated_at", now_iso());
+  threads_.put(id, value(std::move(o)));
+}
+
+api_response service::create_thread(const value& body) {
+  std::string id = string_field(body, "thread_id");
+  if (id.empty()) id = uuid4();
+  if (auto existing = threads_.get(id)) {
+    if (string_field(body, "if_exists") == "do_nothing") return {200, *existing};
+    throw api_error{409, "Thread already exists"};
+  }
+  const std::string now = now_iso();
+  value t(object{{"thread_id", id},
+                 {"created_at", now},
+                 {"updated_at", now},
+                 {"metadata", object_field(body, "metadata")},
+                 {"status", "idle"},
+                 {"config", object{}}});
+  threads_.put(id, t);
+  return {200, t};
+}
+
+api_response service::search_threads(const value& body, bool count_only) {
+  const value metadata = object_field(body, "metadata");
+  const value values = object_field(body, "values");
+  const std::string status = string_field(body, "status");
+  const value& ids = body.get("ids");
+  std::set<std::string> wanted;
+  if (ids.is_list())
+    for (const value& i : ids.as_list())
+      if (i.is_string()) wanted.insert(i.as_string());
+  std::vector<value> found = threads_.where([&](const value& t) {
+    return metadata_matches(t.get("metadata"), metadata) &&
+           metadata_matches(t.get("values"), values) &&
+           (status.empty() || t.get("status") == status) &&
+           (wanted.empty() || wanted.count(t.get("thread_id").as_string()));
+  });
+  if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
+  sort_records(found, string_field(body, "sort_by"), string_field(body, "sort_order"), "created_at");
+  const std::size_t offset = count_field(body, "offset", 0), limit = count_field(body, "limit", 10);
+  const std::size_t total = found.size();
+  list out;
+  for (const value& t : page(std::move(found), offset, limit))
+    out.push_back(selected(t, body.get("select")));
+  header_list headers{{"X-Pagination-Total", std::to_string(total)}};
+  if (offset + out.size() < total)
+    headers.emplace_back("X-Pagination-Next", std::to_string(offset + out.size()));
+  return {200, value(std::move(out)), std::move(headers)};
+}
+
+api_response service::patch_thread(const std::string& id, const value& body) {
+  find_thread(id);
+  const value metadata = object_field(body, "metadata");
+  set_thread(id, [&](object& t) {
+    t.set("metadata", merged(t.find("metadata") ? *t.find("metadata") : value(), metadata));
+  });
+  return {200, find_thread(id)};
+}
+
+api_response service::delete_thread(const std::string& id) {
+  find_thread(id);
+  threads_.erase(id);
+  for (const value& run : runs_.where([&](const value& r) { return r.get("thread_id") == id; }))
+    runs_.erase(run.get("run_id").as_string());
+  data_.saver()->delete_thread(id);
+  data_.forget_graph(id);
+  return {204, value()};
+}
+
+api_response service::copy_thread(const std::string& id) {
+  find_thread(id);
+  throw api_error{501, "Copying a thread is not supported by this server yet"};
+}
+
+std::optional<value> service::read_state(const std::string& thread_id,
+                                         const std::string& checkpoint_id, bool subgraphs) const {
+  if (!data_.saved_graph(thread_id)) return std::nullopt;
+  ops::command_env env{data_, registry_, nullptr};
+  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
+  value line;
+  env.print = [&](const value& v) { line = v; };
+  ops::state_args args;
+  args.where.thread = thread_id;
+  args.checkpoint = checkpoint_id;
+  args.subgraphs = subgraphs;
+  try {
+    ops::show_state(env, args);
+  } catch (const error& e) {
+    if (e.code() == error_code::not_found && checkpoint_id.empty()) return std::nullopt;
+    throw;
+  }
+  return thread_state_of(line);
+}
+
+api_response service::thread_state(const std::string& id, const std::string& checkpoint_id,
+                                   bool subgraphs) {
+  find_thread(id);
+  if (auto state = read_state(id, checkpoint_id, subgraphs)) return {200, *state};
+  if (!checkpoint_id.empty()) throw api_error{404, "Checkpoint " + checkpoint_id + " not found"};
+  return {200, value(object{{"values", object{}},
+                            {"next", list{}},
+                            {"tasks", list{}},
+                            {"metadata", object{}},
+                            {"created_at", value()},
+                            {"checkpoint", value()},
+                            {"parent_checkpoint", value()}})};
+}
+
+api_response service::update_thread_state(const std::string& id, const value& body) {
+  const value t = find_thread(id);
+  if (!data_.saved_graph(id)) {
+    // A thread that never ran takes the graph of the assistant its metadata names, if any.
+    const value& graph_id = t.get("metadata").get("graph_id");
+    if (!graph_id.is_string())
+      throw api_error{409, "Thread " + id + " has no graph yet: run it once before updating its state"};
+    data_.save_graph_text(id, config_.graphs.at(graph_id.as_string()).to_json());
+  }
+  ops::command_env env{data_, registry_, nullptr};
+  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
+  value line;
+  env.print = [&](const value& v) { line = v; };
+  ops::update_args args;
+  args.where.thread = id;
+  args.values = body.get("values");
+  if (body.get("as_node").is_string()) args.as_node = body.get("as_node").as_string();
+  const value& cp = body.get("checkpoint");
+  if (cp.is_object()) args.checkpoint = string_field(cp, "checkpoint_id");
+  if (body.get("checkpoint_id").is_string()) args.checkpoint = body.get("checkpoint_id").as_string();
+  ops::update_state(env, args);
+  if (auto state = read_state(id, "", false))
+    set_thread(id, [&](object& o) {
+      o.set("values", state->get("values"));
+      o.set("status", state->get("next").as_list().empty() ? "idle" : "interrupted");
+    });
+  const value& c = line.get("config").get("configurable");
+  return {200, value(object{{"checkpoint", object{{"thread_id", id},
+                                                  {"checkpoint_ns", ""},
+                                                  {"checkpoint_id", c.get("checkpoint_id")}}}})};
+}
+
+api_response service::thread_history(const std::string& id, const value& body) {
+  find_thread(id);
+  if (!data_.saved_graph(id)) return {200, value(list{})};
+  ops::command_env env{data_, registry_, nullptr};
+  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
+  list states;
+  env.print = [&](const value& v) { states.push_back(thread_state_of(v)); };
+  ops::history_args args;
+  args.where.thread = id;
+  args.limit = count_field(body, "limit", 10);
+  const value& before = body.get("before");
+  if (before.is_object()) args.before = string_field(before.get("configurable"), "checkpoint_id");
+  if (before.is_string()) args.before = before.as_string();
+  const value filter = object_field(body, "metadata");
+  args.filter = filter.as_object();
+  try {
+    ops::show_history(env, args);
+  } catch (const error& e) {
+    if (e.code() != error_code::not_found) throw;
+  }
+  return {200, value(std::move(states))};
+}
+
+}  // namespace superstep::server

@@ -1,0 +1,160 @@
+#pragma once
+
+// The LangGraph Server API over a data folder (server/service.cpp: meta, assistants, threads;
+// server/runs.cpp: runs and their streams; server/store_routes.cpp: the long-term store). The
+// HTTP layer hands each request over on its loop thread; the service answers from its own
+// threads: requests on a small pool, runs on a pool of their own.
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ops/data_dir.hpp"
+#include "server/config.hpp"
+#include "server/http.hpp"
+#include "server/records.hpp"
+#include "superstep/cluster/function_registry.hpp"
+#include "superstep/cluster/graph_spec.hpp"
+#include "superstep/core/value.hpp"
+
+namespace superstep::server {
+
+/// Threads that run queued jobs, in order.
+class job_pool {
+ public:
+  explicit job_pool(unsigned threads);
+  ~job_pool();
+  void post(std::function<void()> job);
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+/// An error answer: the status and the message (sent as {"detail": message}).
+struct api_error {
+  int status;
+  std::string message;
+};
+
+/// What a route answers: a JSON body with a status and headers.
+struct api_response {
+  int status = 200;
+  value body;
+  header_list headers = {};
+};
+
+struct active_run;  // server/runs.cpp
+
+class service {
+ public:
+  service(server_config config, ops::data_dir& data, const cluster::function_registry& registry,
+          std::function<void(const std::string&)> log, unsigned run_threads);
+  ~service();
+
+  /// Called on the HTTP loop thread for each request.
+  void handle(http_request request, std::shared_ptr<http_exchange> exchange);
+
+  /// Stops taking runs and waits for those in progress to stop at a step boundary.
+  void shutdown();
+
+ private:
+  // Routing (service.cpp).
+  void dispatch(const http_request& r, const std::shared_ptr<http_exchange>& x);
+  api_response route(const http_request& r, const std::vector<std::string>& parts,
+                     const std::shared_ptr<http_exchange>& x, bool& answered);
+  header_list cors_headers(const http_request& r) const;
+  void reply(const http_request& r, const std::shared_ptr<http_exchange>& x, api_response res);
+
+  // Assistants (service.cpp).
+  void make_system_assistants();
+  value find_assistant(const std::string& id_or_graph) const;  // throws api_error 404
+  api_response create_assistant(const value& body);
+  api_response search_assistants(const value& body, bool count_only);
+  api_response patch_assistant(const std::string& id, const value& body);
+  api_response delete_assistant(const std::string& id, bool delete_threads);
+  api_response assistant_graph(const std::string& id, const http_request& r);
+  api_response assistant_schemas(const std::string& id);
+  api_response assistant_versions(const std::string& id, const value& body);
+  api_response set_latest(const std::string& id, const value& body);
+
+  // Threads (service.cpp).
+  value find_thread(const std::string& id) const;  // throws api_error 404
+  api_response create_thread(const value& body);
+  api_response search_threads(const value& body, bool count_only);
+  api_response patch_thread(const std::string& id, const value& body);
+  api_response delete_thread(const std::string& id);
+  api_response copy_thread(const std::string& id);
+  api_response thread_state(const std::string& id, const std::string& checkpoint_id,
+                            bool subgraphs);
+  api_response update_thread_state(const std::string& id, const value& body);
+  api_response thread_history(const std::string& id, const value& body);
+  api_response truncate(const value& body);
+
+ public:  // for server/runs.cpp and server/store_routes.cpp
+  // The state of a thread at a checkpoint as ThreadState, nullopt when it has none.
+  std::optional<value> read_state(const std::string& thread_id, const std::string& checkpoint_id,
+                                  bool subgraphs) const;
+  // The graph `graph_id`, loaded once with the folder's saver and store.
+  cluster::loaded_graph graph_of(const std::string& graph_id) const;
+  // The loader of ops' command_env: graphs by spec, loaded once.
+  cluster::loaded_graph load_cached(const value& spec, runtime_options options) const;
+  void set_thread(const std::string& id, const std::function<void(object&)>& change);
+
+  // Runs (runs.cpp).
+  api_response create_run(const std::string& thread_id, const value& body, const std::string& mode,
+                          const std::shared_ptr<http_exchange>& x, bool& answered);
+  api_response list_runs(const std::string& thread_id, const http_request& r);
+  api_response get_run(const std::string& thread_id, const std::string& run_id);
+  api_response delete_run(const std::string& thread_id, const std::string& run_id);
+  api_response cancel_run(const std::string& thread_id, const std::string& run_id,
+                          const http_request& r, const std::shared_ptr<http_exchange>& x,
+                          bool& answered);
+  api_response join_run(const std::string& thread_id, const std::string& run_id,
+                        const std::shared_ptr<http_exchange>& x, bool& answered);
+  api_response join_stream(const std::string& thread_id, const std::string& run_id,
+                           const http_request& r, const std::shared_ptr<http_exchange>& x,
+                           bool& answered);
+  void execute(const std::shared_ptr<active_run>& run);
+  void start_scheduled();  // the timer thread
+  void finish_run(const std::shared_ptr<active_run>& run);
+  std::shared_ptr<active_run> running(const std::string& run_id) const;
+
+  // The store (store_routes.cpp).
+  api_response store_route(const http_request& r, const std::vector<std::string>& parts,
+                           const value& body);
+
+  server_config config_;
+  ops::data_dir& data_;
+  const cluster::function_registry& registry_;
+  std::function<void(const std::string&)> log_;
+  record_set assistants_, threads_, runs_;
+  mutable std::mutex graphs_mutex_;
+  mutable std::map<std::string, cluster::loaded_graph> graphs_;  // by spec JSON
+  mutable std::mutex runs_mutex_;
+  std::map<std::string, std::shared_ptr<active_run>> active_;  // by run id
+  std::map<std::string, std::deque<std::shared_ptr<active_run>>> waiting_;  // by thread
+  bool stopping_ = false;
+  // Runs waiting for their after_seconds, by when they may start (under runs_mutex_).
+  std::multimap<std::chrono::steady_clock::time_point, std::shared_ptr<active_run>> scheduled_;
+  std::condition_variable scheduled_changed_;
+  job_pool requests_;
+  job_pool run_pool_;
+  std::thread timer_;  // starts the scheduled runs
+};
+
+/// Reads a JSON body: {} when empty; api_error 422 naming the problem when it is not an
+/// object (or, with `any`, not JSON).
+value parse_body(const std::string& body, bool any = false);
+
+}  // namespace superstep::server
