@@ -209,6 +209,9 @@ struct run_args {
   /// Nodes (names) or Sends to run next, Command(goto=...): set by the server API's
   /// `command.goto`, not on the command line.
   std::vector<value> go_to;
+  /// The run's breakpoints instead of the spec's (the server API's interrupt_before/after):
+  /// node names or "*"; nullopt: the spec's. Not on the command line.
+  std::optional<std::vector<std::string>> interrupt_before, interrupt_after;
   /// --checkpoint: replay or fork from this checkpoint of the thread.
   std::string checkpoint;
   /// --durability: sync, async or exit; empty: the engine's default (sync).

@@ -94,6 +94,8 @@ int run_graph(command_env& env, const run_args& args) {
   options.stop = env.stop;
   if (!args.multitask.empty()) options.multitask = parse_multitask_strategy(args.multitask);
   options.control = env.control;
+  options.interrupt_before = args.interrupt_before;
+  options.interrupt_after = args.interrupt_after;
   // What concerns the thread's files is done once the run holds the thread: a run refused or
   // cancelled while another runs leaves that run's spec and records in place.
   options.started = [&] {

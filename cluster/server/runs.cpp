@@ -3,6 +3,7 @@
 // (ops::run_graph) on the run pool, whose JSON lines become the stream's events.
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 
 #include "ops/operations.hpp"
 #include "server/service.hpp"
@@ -21,7 +22,11 @@ struct active_run {
   std::shared_ptr<run_control> control = std::make_shared<run_control>();
   bool cancel_on_disconnect = false;
 
+  // Runs this one replaced (multitask interrupt or rollback): it starts once they ended.
+  std::vector<std::shared_ptr<active_run>> after;
+
   std::mutex mutex;
+  std::condition_variable ended;  // done became true
   std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)
   std::vector<std::shared_ptr<http_exchange>> streams;
   std::vector<std::function<void(const value&)>> waiters;
@@ -215,6 +220,25 @@ api_response service::create_run(const std::string& thread_in, const value& body
   a.context = merge_config(assistant.get("context"), body.get("context"));
   if (a.context.is_object() && a.context.as_object().empty()) a.context = value();
   a.subgraphs = body.get("stream_subgraphs").truthy();
+  for (const char* key : {"interrupt_before", "interrupt_after"}) {
+    const value& v = body.get(key);
+    if (v.is_null()) continue;
+    std::vector<std::string> nodes;
+    if (v.is_string()) {
+      if (v.as_string() != "*")
+        throw api_error{422, std::string(key) + ": \"*\" or a list of node names"};
+      nodes.push_back("*");
+    } else if (v.is_list()) {
+      for (const value& n : v.as_list()) {
+        if (!n.is_string()) throw api_error{422, std::string(key) + ": node names are strings"};
+        nodes.push_back(n.as_string());
+      }
+    } else {
+      throw api_error{422, std::string(key) + ": \"*\" or a list of node names"};
+    }
+    (std::string(key) == "interrupt_before" ? a.interrupt_before : a.interrupt_after) =
+        std::move(nodes);
+  }
   std::vector<std::string> modes;
   const value& sm = body.get("stream_mode");
   if (sm.is_string())
@@ -247,10 +271,37 @@ api_response service::create_run(const std::string& thread_in, const value& body
     t.set("metadata", value(std::move(metadata)));
     t.set("status", "busy");
   });
+  std::vector<std::shared_ptr<active_run>> replaced;  // runs this one interrupts or rolls back
   {
     std::lock_guard lock(runs_mutex_);
     if (stopping_) throw api_error{503, "The server is shutting down"};
+    if (strategy == "interrupt" || strategy == "rollback")
+      for (const auto& [id, other] : active_)
+        if (other->thread_id == run->thread_id) replaced.push_back(other);
     active_[run->run_id] = run;
+  }
+  // As LangGraph Server does, a run replaced is cancelled at once (its running tasks are told
+  // through their stop token), and this one starts when it has ended; one still pending ends
+  // now. Rolled back, its record and its checkpoints go (finish_run).
+  for (const auto& other : replaced) {
+    bool pending = false;
+    {
+      std::lock_guard lock(other->mutex);
+      if (other->done) continue;
+      other->cancel_action = strategy;
+      if (other->started) {
+        run->after.push_back(other);
+        other->control->request_cancel("replaced by run " + run->run_id + " (multitask " +
+                                       strategy + ")");
+      }
+      if (!other->started) {
+        pending = other->started = true;
+        other->status = "interrupted";
+        other->result = value(object{{"__error__", object{{"error", "CancelledError"},
+                                                           {"message", "the run was replaced"}}}});
+      }
+    }
+    if (pending) finish_run(other);
   }
 
   const std::string location = run_location(*run);
@@ -322,6 +373,11 @@ void service::shutdown() {
 }
 
 void service::execute(const std::shared_ptr<active_run>& run) {
+  for (const auto& before : run->after) {
+    std::unique_lock lock(before->mutex);
+    before->ended.wait(lock, [&] { return before->done; });
+  }
+  run->after.clear();
   {
     std::lock_guard lock(run->mutex);
     if (run->done || run->started) return;  // cancelled while pending
@@ -407,21 +463,47 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     r.set("updated_at", now_iso());
     runs_.put(run->run_id, value(std::move(r)));
   }
+  bool rolled_back = false;
+  {
+    std::lock_guard lock(run->mutex);
+    rolled_back = run->cancel_action == "rollback";
+  }
+  if (rolled_back) {  // as if it never ran: its record and what it saved go
+    runs_.erase(run->run_id);
+    try {  // the run's checkpoints, found in its thread alone
+      list_options o;
+      o.every_namespace = true;
+      o.filter = object{{"run_id", run->run_id}};
+      std::vector<checkpoint_config> saved;
+      for (auto& tuple : data_.saver()->list(checkpoint_config{run->thread_id, "", ""}, o))
+        saved.push_back(std::move(tuple.config));
+      if (!saved.empty()) data_.saver()->delete_checkpoints(run->thread_id, saved);
+    } catch (const std::exception& e) {
+      log_("rollback of run " + run->run_id + ": its checkpoints stay: " + e.what());
+    }
+  }
   // The thread as its last checkpoint leaves it.
   std::optional<value> state;
   try {
     state = read_state(run->thread_id, "", false);
   } catch (const std::exception&) {
   }
+  bool others = false;  // another run waits for the thread or holds it
+  {
+    std::lock_guard lock(runs_mutex_);
+    for (const auto& [id, other] : active_)
+      others = others || (other != run && other->thread_id == run->thread_id);
+  }
   set_thread(run->thread_id, [&](object& t) {
-    std::string thread_status = status == "error" ? "error" : "idle";
+    std::string thread_status = others ? "busy" : status == "error" ? "error" : "idle";
     object interrupts;
     if (state) {
       t.set("values", state->get("values"));
       for (const value& task : state->get("tasks").as_list())
         if (!task.get("interrupts").as_list().empty())
           interrupts.set(task.get("id").as_string(), task.get("interrupts"));
-      if (status != "error" && !state->get("next").as_list().empty()) thread_status = "interrupted";
+      if (!others && status != "error" && !state->get("next").as_list().empty())
+        thread_status = "interrupted";
     }
     t.set("interrupts", value(std::move(interrupts)));
     t.set("status", thread_status);
@@ -440,6 +522,7 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     streams.swap(run->streams);
     waiters.swap(run->waiters);
   }
+  run->ended.notify_all();
   for (const auto& s : streams) s->end();
   for (const auto& w : waiters) w(result);
   std::lock_guard lock(runs_mutex_);

@@ -286,6 +286,8 @@ value pregel::run_unguarded(const value& input, const value& config, const strea
   shared.cache = options_.cache.get();
   shared.run_slot = slot;
   shared.stop_asked = options.stop ? &options.stop : nullptr;
+  if (options.interrupt_before) shared.interrupt_before = &*options.interrupt_before;
+  if (options.interrupt_after) shared.interrupt_after = &*options.interrupt_after;
   if (options.control || options.node_finished || !options.callbacks.empty()) {
     auto hooks = std::make_shared<detail::run_hooks>();
     hooks->control = options.control;

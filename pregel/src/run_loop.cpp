@@ -130,7 +130,9 @@ bool run_loop::plan() {
                     (saver_ ? "; its thread resumes from the checkpoint saved before it)" : ")"));
   }
   if (!resumed_writes_.empty() || resume_) attach_resumed_writes();
-  if (algo::should_interrupt(g_, state_, g_.interrupt_before, tasks_)) {
+  if (algo::should_interrupt(g_, state_,
+                             shared_.interrupt_before ? *shared_.interrupt_before : g_.interrupt_before,
+                             tasks_)) {
     stop_at_breakpoint(graph_lifecycle_status::interrupt_before);
     return false;
   }
@@ -357,7 +359,9 @@ bool run_loop::end_step(algo::applied applied) {
                                               ? t.name.str()
                                               : shared_.checkpoint_ns + "|" + t.name.str());
   }
-  if (algo::should_interrupt(g_, state_, g_.interrupt_after, tasks_)) {
+  if (algo::should_interrupt(g_, state_,
+                             shared_.interrupt_after ? *shared_.interrupt_after : g_.interrupt_after,
+                             tasks_)) {
     stop_at_breakpoint(graph_lifecycle_status::interrupt_after);
     return false;
   }

@@ -386,6 +386,89 @@ describe("runs", () => {
     assert.equal(state.checkpoint.thread_id, thread.thread_id);
   });
 
+  it("human in the loop - no modification", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    let chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input,
+        interruptBefore: ["tool"],
+        config: globalConfig,
+      }),
+    );
+    assert.equal(chunks.filter((c) => c.event === "error").length, 0);
+    let messages = chunks.filter((c) => c.event === "values" && c.data.messages).at(-1).data.messages;
+    assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
+    assert.equal(messages.at(-1).content, "begin");
+    assert.deepEqual((await client.threads.getState(thread.thread_id)).next, ["tool"]);
+
+    chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, { input: null, config: globalConfig }),
+    );
+    assert.equal(chunks.filter((c) => c.event === "error").length, 0);
+    messages = chunks.filter((c) => c.event === "values").at(-1).data.messages;
+    assert.equal(messages.length, 4);
+    assert.equal(messages[2].content, "tool_call__begin");
+    assert.equal(messages.at(-1).content, "end");
+    assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
+  });
+
+  it("human in the loop - modification", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    let chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input,
+        interruptBefore: ["tool"],
+        config: globalConfig,
+      }),
+    );
+    assert.equal(chunks.filter((c) => c.event === "error").length, 0);
+    const last = chunks.filter((c) => c.event === "values" && c.data.messages).at(-1).data.messages.at(-1);
+    last.content = "modified";
+    await client.threads.updateState(thread.thread_id, { values: { messages: [last] } });
+    await client.threads.update(thread.thread_id, { metadata: { modified: true } });
+    const modified = await client.threads.get(thread.thread_id);
+    assert.equal(modified.status, "interrupted");
+    assert.equal(modified.metadata.modified, true);
+    const state = await client.threads.getState(thread.thread_id);
+    assert.equal(state.values.messages.at(-1).content, "modified");
+    assert.deepEqual(state.next, ["tool"]);
+    assert.equal(state.tasks.length, 1);
+    assert.equal(state.tasks[0].name, "tool");
+    assert.equal(state.tasks[0].error, null);
+    assert.deepEqual(state.tasks[0].interrupts, []);
+    assert.equal(typeof state.tasks[0].id, "string");
+
+    chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, { input: null, config: globalConfig }),
+    );
+    assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
+    assert.equal(chunks.filter((c) => c.event === "error").length, 0);
+    const messages = chunks.filter((c) => c.event === "values").at(-1).data.messages;
+    assert.equal(messages.length, 4);
+    assert.equal(messages[2].content, "tool_call__modified");
+    assert.equal(messages.at(-1).content, "end");
+    const history = await client.threads.getHistory(thread.thread_id);
+    assert.equal(history.length, 6);
+    assert.equal(history[0].next.length, 0);
+    assert.equal(history[0].values.messages.length, 4);
+    assert.deepEqual(history.at(-1).next, ["__start__"]);
+  });
+
+  it("interrupt before", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ type: "human", content: "foo", id: "initial-message" }] },
+      interruptBefore: ["agent"],
+      config: globalConfig,
+    });
+    assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
+  });
+
   it("non-existent graph id", async () => {
     const thread = await client.threads.create();
     const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
@@ -394,6 +477,94 @@ describe("runs", () => {
       gather(client.runs.stream(thread.thread_id, "non-existent", { input })),
       /No assistant found for/,
     );
+  });
+});
+
+describe("multitasking", () => {
+  const pollRun = async (threadId, runId) => {
+    for (let i = 0; i < 600; ++i) {
+      const run = await client.runs.get(threadId, runId);
+      if (run.status !== "pending" && run.status !== "running") return run.status;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("Max iterations reached");
+  };
+
+  it("multitasking reject", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ role: "human", content: "foo", id: "initial-message" }], sleep: 1 };
+    const run = await client.runs.create(thread.thread_id, assistant.assistant_id, { input, config: globalConfig });
+    await assert.rejects(
+      client.runs.create(thread.thread_id, assistant.assistant_id, {
+        input,
+        multitaskStrategy: "reject",
+        config: globalConfig,
+      }),
+    );
+    assert.equal(await pollRun(thread.thread_id, run.run_id), "success");
+  });
+
+  it("multitasking interrupt", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const run1 = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "foo", id: "initial-message-1" }], sleep: 2 },
+      config: globalConfig,
+    });
+    const run2 = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "bar", id: "initial-message-2" }], sleep: 0 },
+      multitaskStrategy: "interrupt",
+      config: globalConfig,
+    });
+    assert.equal(await pollRun(thread.thread_id, run1.run_id), "interrupted");
+    assert.equal(await pollRun(thread.thread_id, run2.run_id), "success");
+    const state = await client.threads.getState(thread.thread_id);
+    if (state.values.messages.length === 4) {
+      assert.equal(state.values.messages[0].content, "bar");
+    } else {
+      assert.ok(state.values.messages.length >= 5 && state.values.messages.length <= 8);
+      assert.equal(state.values.messages[0].content, "foo");
+    }
+  });
+
+  it("multitasking rollback", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const run1 = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "foo", id: "initial-message-1" }], sleep: 4 },
+      config: globalConfig,
+    });
+    const run2 = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "bar", id: "initial-message-2" }] },
+      multitaskStrategy: "rollback",
+      config: globalConfig,
+    });
+    await assert.rejects(pollRun(thread.thread_id, run1.run_id));  // deleted
+    assert.equal(await pollRun(thread.thread_id, run2.run_id), "success");
+    const state = await client.threads.getState(thread.thread_id);
+    assert.equal(state.values.messages.length, 4);
+    assert.equal(state.values.messages[0].content, "bar");
+  });
+
+  it("multitasking enqueue", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const run1 = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "foo", id: "initial-message-1" }], sleep: 2 },
+      config: globalConfig,
+    });
+    const run2 = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "bar", id: "initial-message-2" }], sleep: 0 },
+      multitaskStrategy: "enqueue",
+      config: globalConfig,
+    });
+    assert.equal(await pollRun(thread.thread_id, run1.run_id), "success");
+    assert.equal(await pollRun(thread.thread_id, run2.run_id), "success");
+    const state = await client.threads.getState(thread.thread_id);
+    assert.equal(state.values.messages.length, 8);
+    assert.equal(state.values.messages[0].content, "foo");
+    assert.equal(state.values.messages.at(-4).content, "bar");
   });
 });
 

@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export async function startServer(extraArgs = []) {
+export async function startServer(extraArgs = [], { config: configFile, data: dataDir } = {}) {
   const bin = process.env.SUPERSTEP_BIN;
   const plugin = process.env.SUPERSTEP_TEST_PLUGIN;
-  const config = process.env.SUPERSTEP_SERVER_CONFIG;
+  const config = configFile ?? process.env.SUPERSTEP_SERVER_CONFIG;
   if (!bin || !plugin || !config)
     throw new Error("SUPERSTEP_BIN, SUPERSTEP_TEST_PLUGIN and SUPERSTEP_SERVER_CONFIG must be set");
-  const data = mkdtempSync(join(tmpdir(), "superstep-server-"));
+  const data = dataDir ?? mkdtempSync(join(tmpdir(), "superstep-server-"));
   const args = ["serve", "--config", config, "--plugin", plugin, "--listen", "127.0.0.1:0",
                 "--data", data, ...extraArgs];
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });

@@ -1,10 +1,12 @@
 // The node functions of the server tests' graphs (tests/server/graphs/*.json), ports of
 // LangGraph.js's API test graphs (libs/langgraph-api/tests/graphs in langchain-ai/langgraphjs):
 // the `agent` graph's scripted model, its tool and its router.
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "superstep/cluster/plugin.hpp"
 
@@ -52,9 +54,15 @@ SUPERSTEP_PLUGIN(registry) {
     return [](const value& state, node_context& ctx) -> value {
       if (state.get("interrupt").truthy()) ctx.interrupt(value("i want to interrupt"));
       const value& sleep = state.get("sleep");
-      if (sleep.is_number() && last_message(state).get("type") == value("human"))
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(static_cast<long long>(sleep.as_double() * 1000)));
+      // The sleep ends early when the run is cancelled, and the model is not called then: the
+      // JS graph's model call takes the run's abort signal.
+      if (sleep.is_number() && last_message(state).get("type") == value("human")) {
+        const auto until = std::chrono::steady_clock::now() +
+                           std::chrono::milliseconds(static_cast<long long>(sleep.as_double() * 1000));
+        while (std::chrono::steady_clock::now() < until && !ctx.cancelled())
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      ctx.throw_if_cancelled();
       const value& thread = ctx.configurable("thread_id");
       const std::string answer = next_answer(thread.is_string() ? thread.as_string() : "$");
       return object{{"interrupt", false},

@@ -175,6 +175,10 @@ struct stream_options {
   /// the one the run left, not a later run's. When the run failed, an error thrown here is
   /// dropped for the run's own.
   std::function<void()> finished = nullptr;
+  /// The run's breakpoints instead of the graph's (LangGraph's stream(interrupt_before=...,
+  /// interrupt_after=...)): node names, or "*" for every node; nullopt: the graph's.
+  std::optional<std::vector<std::string>> interrupt_before = std::nullopt;
+  std::optional<std::vector<std::string>> interrupt_after = std::nullopt;
   /// Told when the run pauses at interrupts and when it, or a subgraph of it run in this
   /// process, resumes from a checkpoint (LangGraph's GraphCallbackHandler in the config's
   /// "callbacks"), in this order: graph_callbacks.hpp. Both execution modes.

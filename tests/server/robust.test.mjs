@@ -1,0 +1,223 @@
+// The server under bad input, clients that go away, many clients at once, and a SIGKILL: what
+// LangGraph Server's users count on beyond the API's happy paths.
+import { Client } from "@langchain/langgraph-sdk";
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { connect } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, it } from "node:test";
+
+import { gather, startServer } from "./support.mjs";
+
+const config = join(dirname(fileURLToPath(import.meta.url)), "graphs", "robust.json");
+const input = { messages: [{ type: "human", content: "foo" }] };
+let server;
+let client;
+
+before(async () => {
+  server = await startServer([], { config });
+  client = new Client({ apiUrl: server.url });
+});
+
+after(async () => {
+  await server?.stop();
+  server?.cleanup();
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Sends raw bytes and returns what came back before the server closed (or `ms` passed).
+function raw(url, bytes, ms = 3000) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let got = "";
+    const done = () => { socket.destroy(); resolve(got); };
+    socket.on("data", (d) => { got += d.toString(); });
+    socket.on("end", done);
+    socket.on("error", done);
+    setTimeout(done, ms);
+    socket.write(bytes);
+  });
+}
+
+describe("bad input", () => {
+  it("a body over the limit gets 413 and the server goes on", async () => {
+    const big = JSON.stringify({ metadata: { blob: "x".repeat(2 << 20) } });
+    const res = await fetch(`${server.url}/threads`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: big,
+    }).catch((e) => ({ status: "closed", e }));
+    if (res.status !== "closed") assert.equal(res.status, 413);
+    assert.deepEqual(await (await fetch(`${server.url}/ok`)).json(), { ok: true });
+  });
+
+  it("malformed requests get an error, not a crash", async () => {
+    const answers = await Promise.all([
+      raw(server.url, "GARBAGE\r\n\r\n"),
+      raw(server.url, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"),
+      raw(server.url, "POST /threads HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"a\":"),
+      raw(server.url, "GET /" + "a".repeat(100000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
+      raw(server.url, "POST /threads/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]"),
+    ]);
+    assert.match(answers[4], /^HTTP\/1\.1 422/);
+    const res = await fetch(`${server.url}/threads`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain" },  // browsers' way around a preflight
+      body: JSON.stringify({ metadata: { via: "text/plain" } }),
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.json()).metadata, { via: "text/plain" });
+    assert.deepEqual(await (await fetch(`${server.url}/ok`)).json(), { ok: true });
+  });
+
+  it("bad fields are named", async () => {
+    const thread = await client.threads.create();
+    const post = (path, body) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    let res = await post(`/threads/${thread.thread_id}/runs/wait`, { assistant_id: "agent", stream_mode: "bogus", input });
+    assert.equal(res.status, 422);
+    assert.match(await res.text(), /stream_mode/);
+    res = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "agent", multitask_strategy: "later", input });
+    assert.equal(res.status, 422);
+    assert.match(await res.text(), /multitask_strategy/);
+    res = await post("/store/items/search", { namespace_prefix: ["a.b"] });
+    assert.equal(res.status, 422);
+  });
+
+  it("a browser's preflight is answered", async () => {
+    const res = await fetch(`${server.url}/threads/search`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "http://localhost:5173",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+        "Access-Control-Request-Private-Network": "true",
+      },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get("access-control-allow-origin"), "http://localhost:5173");
+    assert.equal(res.headers.get("access-control-allow-private-network"), "true");
+    const get = await fetch(`${server.url}/ok`, { headers: { Origin: "http://localhost:5173" } });
+    assert.match(get.headers.get("access-control-expose-headers"), /Content-Location/);
+  });
+});
+
+describe("clients", () => {
+  it("a stream's client that goes away with on_disconnect=cancel cancels the run", async () => {
+    const thread = await client.threads.create();
+    const controller = new AbortController();
+    let runId;
+    try {
+      for await (const chunk of client.runs.stream(thread.thread_id, "slow", {
+        input: {},
+        onDisconnect: "cancel",
+        signal: controller.signal,
+      })) {
+        if (chunk.event === "metadata") {
+          runId = chunk.data.run_id;
+          controller.abort();
+        }
+      }
+    } catch {
+      // the abort
+    }
+    assert.ok(runId);
+    for (let i = 0; i < 50; ++i) {
+      const run = await client.runs.get(thread.thread_id, runId);
+      if (run.status !== "running" && run.status !== "pending") break;
+      await sleep(100);
+    }
+    assert.equal((await client.runs.get(thread.thread_id, runId)).status, "interrupted");
+  });
+
+  it("a stream's client that goes away leaves the run going by default", async () => {
+    const thread = await client.threads.create();
+    const controller = new AbortController();
+    let runId;
+    try {
+      for await (const chunk of client.runs.stream(thread.thread_id, "slow", {
+        input: {},
+        signal: controller.signal,
+      })) {
+        if (chunk.event === "metadata") {
+          runId = chunk.data.run_id;
+          controller.abort();
+        }
+      }
+    } catch {
+      // the abort
+    }
+    const values = await client.runs.join(thread.thread_id, runId);
+    assert.deepEqual(values.steps, ["one", "two", "three"]);
+  });
+
+  it("a stream joined midway gets the run's events from the start", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: {}, streamMode: "updates" });
+    await sleep(500);
+    const chunks = await gather(client.runs.joinStream(thread.thread_id, run.run_id));
+    assert.equal(chunks[0].event, "metadata");
+    assert.deepEqual(
+      chunks.filter((c) => c.event === "updates").map((c) => Object.keys(c.data)[0]),
+      ["one", "two", "three"],
+    );
+  });
+
+  it("a hundred clients at once each get their run", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const thread = await client.threads.create();
+        return client.runs.wait(thread.thread_id, "agent", { input });
+      }),
+    );
+    assert.ok(results.every((v) => v.messages.length === 4));
+  });
+
+  it("a second run on a busy thread is refused under reject", async () => {
+    const thread = await client.threads.create();
+    await client.runs.create(thread.thread_id, "slow", { input: {} });
+    await assert.rejects(
+      client.runs.create(thread.thread_id, "slow", { input: {} }),
+      /HTTP 409/,
+    );
+    await client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" });
+  });
+});
+
+describe("restart", () => {
+  it("a server killed with SIGKILL comes back with its assistants, threads and runs", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent", name: "kept" });
+    const thread = await client.threads.create({ metadata: { kept: true } });
+    await client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
+    const busy = await client.threads.create();
+    const running = await client.runs.create(busy.thread_id, "slow", { input: {} });
+    await sleep(200);
+    const data = server.data;
+    await server.stop("SIGKILL");
+    server = await startServer([], { config, data });
+    client = new Client({ apiUrl: server.url });
+
+    assert.equal((await client.assistants.get(assistant.assistant_id)).name, "kept");
+    const again = await client.threads.get(thread.thread_id);
+    assert.deepEqual(again.metadata.kept, true);
+    assert.equal(again.status, "idle");
+    assert.equal(again.values.messages.length, 4);
+    assert.equal((await client.threads.getHistory(thread.thread_id)).length, 5);
+    // The run the kill stopped is not running any more; its thread takes new runs.
+    const lost = await client.runs.get(busy.thread_id, running.run_id);
+    assert.notEqual(lost.status, "running");
+    assert.notEqual(lost.status, "pending");
+    const next = await client.runs.wait(busy.thread_id, "slow", { input: {} });
+    assert.ok(next.steps.includes("three"));
+    // The thread goes on: a second run appends to the first one's state.
+    const more = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
+    assert.equal(more.messages.length, 8);
+  });
+});
