@@ -26,8 +26,7 @@ std::string resolve(const fs::path& base, const std::string& path) {
 value spec_file(const std::string& file, const std::string& key, const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    throw error(error_code::not_found,
-                file + ": " + key + ": no graph spec at '" + path + "'");
+    throw error(error_code::not_found, file + ": " + key + ": no graph spec at '" + path + "'");
   return cluster::read_spec_file(path);
 }
 

@@ -277,8 +277,8 @@ http_server::http_server(http_options options, http_handler handler)
   evhttp_set_timeout(impl_->http, static_cast<int>(impl_->options.timeout_s));
   evhttp_set_default_content_type(impl_->http, "application/json");
   evhttp_set_gencb(impl_->http, &impl::on_request, impl_.get());
-  evhttp_bound_socket* bound = evhttp_bind_socket_with_handle(
-      impl_->http, impl_->options.host.c_str(), impl_->options.port);
+  evhttp_bound_socket* bound =
+      evhttp_bind_socket_with_handle(impl_->http, impl_->options.host.c_str(), impl_->options.port);
   if (!bound) {
     const std::string where = impl_->options.host + ":" + std::to_string(impl_->options.port);
     evhttp_free(impl_->http);

@@ -6,35 +6,12 @@
 #include <condition_variable>
 
 #include "ops/operations.hpp"
+#include "server/active_run.hpp"
 #include "server/service.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/pregel/run_control.hpp"
 
 namespace superstep::server {
-
-/// A run this process is carrying out (or holding until after_seconds).
-struct active_run {
-  std::string run_id, thread_id, assistant_id, graph_id;
-  bool temporary = false;  // a stateless run's thread, deleted when it ends
-  ops::run_args args;
-  value spec;
-  std::chrono::steady_clock::time_point not_before;
-  std::shared_ptr<run_control> control = std::make_shared<run_control>();
-  bool cancel_on_disconnect = false;
-
-  // Runs this one replaced (multitask interrupt or rollback): it starts once they ended.
-  std::vector<std::shared_ptr<active_run>> after;
-
-  std::mutex mutex;
-  std::condition_variable ended;  // done became true
-  std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)
-  std::vector<std::shared_ptr<http_exchange>> streams;
-  std::vector<std::function<void(const value&)>> waiters;
-  bool started = false, done = false;
-  std::string status = "pending";
-  std::string cancel_action;  // interrupt or rollback, once cancelled
-  value result;               // what runs/wait and join answer
-};
 
 namespace {
 
@@ -43,15 +20,6 @@ std::string sse_frame(const std::string& event, const value& data, std::size_t i
   data.to_json(out);
   out += "\nid: " + std::to_string(id) + "\n\n";
   return out;
-}
-
-header_list sse_headers(const std::string& location) {
-  return {{"Content-Type", "text/event-stream"},
-          {"Cache-Control", "no-cache"},
-          {"Connection", "keep-alive"},
-          {"X-Accel-Buffering", "no"},
-          {"Content-Location", location},
-          {"Location", location + "/stream"}};
 }
 
 std::string run_location(const active_run& run) {
@@ -96,18 +64,18 @@ value run_record(const active_run& run, const value& body, const std::string& st
   for (const char* k : {"input", "command", "config", "context", "stream_mode", "interrupt_before",
                         "interrupt_after", "webhook", "checkpoint", "checkpoint_id"})
     kwargs.set(k, body.get(k));
-  return value(object{{"run_id", run.run_id},
-                      {"thread_id", run.thread_id},
-                      {"assistant_id", run.assistant_id},
-                      {"created_at", created},
-                      {"updated_at", created},
-                      {"status", status},
-                      {"metadata", body.get("metadata").is_object() ? body.get("metadata")
-                                                                    : value(object{})},
-                      {"kwargs", value(std::move(kwargs))},
-                      {"multitask_strategy", body.get("multitask_strategy").is_string()
-                                                 ? body.get("multitask_strategy")
-                                                 : value("reject")}});
+  return value(object{
+      {"run_id", run.run_id},
+      {"thread_id", run.thread_id},
+      {"assistant_id", run.assistant_id},
+      {"created_at", created},
+      {"updated_at", created},
+      {"status", status},
+      {"metadata", body.get("metadata").is_object() ? body.get("metadata") : value(object{})},
+      {"kwargs", value(std::move(kwargs))},
+      {"multitask_strategy", body.get("multitask_strategy").is_string()
+                                 ? body.get("multitask_strategy")
+                                 : value("reject")}});
 }
 
 // Merges config objects as LangGraph Server does: keys of `over` win, and `configurable`
@@ -128,6 +96,12 @@ value merge_config(const value& base, const value& over) {
 }
 
 }  // namespace
+
+header_list detail::sse_headers(const std::string& location) {
+  return {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"},
+          {"Connection", "keep-alive"},          {"X-Accel-Buffering", "no"},
+          {"Content-Location", location},        {"Location", location + "/stream"}};
+}
 
 std::shared_ptr<active_run> service::running(const std::string& run_id) const {
   std::lock_guard lock(runs_mutex_);
@@ -159,8 +133,8 @@ api_response service::create_run(const std::string& thread_in, const value& body
                                    : "reject";
   if (strategy != "reject" && strategy != "interrupt" && strategy != "rollback" &&
       strategy != "enqueue")
-    throw api_error{422, "multitask_strategy: reject, interrupt, rollback or enqueue, not '" +
-                             strategy + "'"};
+    throw api_error{
+        422, "multitask_strategy: reject, interrupt, rollback or enqueue, not '" + strategy + "'"};
   const std::string now = now_iso();
   if (thread_in.empty()) {
     run->temporary = body.get("on_completion") != "keep";
@@ -188,7 +162,8 @@ api_response service::create_run(const std::string& thread_in, const value& body
   const value& command = body.get("command");
   if (command.is_object()) {
     if (command.find("resume")) a.resume = command.get("resume");
-    if (command.find("update") && !command.get("update").is_null()) a.update = command.get("update");
+    if (command.find("update") && !command.get("update").is_null())
+      a.update = command.get("update");
     const value& go = command.get("goto");
     if (go.is_list())
       a.go_to.assign(go.as_list().begin(), go.as_list().end());
@@ -204,12 +179,12 @@ api_response service::create_run(const std::string& thread_in, const value& body
     a.checkpoint = cp.get("checkpoint_id").as_string();
   if (body.get("checkpoint_id").is_string()) a.checkpoint = body.get("checkpoint_id").as_string();
   if (body.get("durability").is_string()) a.durability = body.get("durability").as_string();
-  value config = merge_config(merge_config(assistant.get("config"), body.get("config")),
-                              value(object{{"configurable",
-                                            object{{"run_id", run->run_id},
-                                                   {"thread_id", run->thread_id},
-                                                   {"assistant_id", run->assistant_id},
-                                                   {"graph_id", run->graph_id}}}}));
+  value config =
+      merge_config(merge_config(assistant.get("config"), body.get("config")),
+                   value(object{{"configurable", object{{"run_id", run->run_id},
+                                                        {"thread_id", run->thread_id},
+                                                        {"assistant_id", run->assistant_id},
+                                                        {"graph_id", run->graph_id}}}}));
   // The run's metadata goes into its checkpoints' (LangGraph's config["metadata"]).
   if (body.get("metadata").is_object()) {
     object c = config.as_object();
@@ -250,10 +225,11 @@ api_response service::create_run(const std::string& thread_in, const value& body
   for (const std::string& m : modes) {
     if (m == "events") continue;  // LangChain's callback events: not produced here
     const stream_mode engine = api_mode(m).first;
-    if (std::find(a.modes.begin(), a.modes.end(), engine) == a.modes.end()) a.modes.push_back(engine);
+    if (std::find(a.modes.begin(), a.modes.end(), engine) == a.modes.end())
+      a.modes.push_back(engine);
   }
-  if (mode != "stream" && std::find(a.modes.begin(), a.modes.end(), stream_mode::values) ==
-                              a.modes.end())
+  if (mode != "stream" &&
+      std::find(a.modes.begin(), a.modes.end(), stream_mode::values) == a.modes.end())
     a.modes.push_back(stream_mode::values);  // joined streams see the run's values
   run->cancel_on_disconnect = body.get("on_disconnect") == "cancel";
   const value& after = body.get("after_seconds");
@@ -298,7 +274,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
         pending = other->started = true;
         other->status = "interrupted";
         other->result = value(object{{"__error__", object{{"error", "CancelledError"},
-                                                           {"message", "the run was replaced"}}}});
+                                                          {"message", "the run was replaced"}}}});
       }
     }
     if (pending) finish_run(other);
@@ -311,7 +287,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
   if (mode == "stream") {
     answered = true;
     std::lock_guard lock(run->mutex);
-    x->start(200, sse_headers(location));
+    x->start(200, detail::sse_headers(location));
     x->write(run->frames.front());
     run->streams.push_back(x);
     if (run->cancel_on_disconnect)
@@ -337,8 +313,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
     scheduled_.emplace(run->not_before, run);
     scheduled_changed_.notify_one();
   }
-  if (mode == "background")
-    return {200, *runs_.get(run->run_id), {{"Content-Location", location}}};
+  if (mode == "background") return {200, *runs_.get(run->run_id), {{"Content-Location", location}}};
   return {};
 }
 
@@ -391,8 +366,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     runs_.put(run->run_id, value(std::move(r)));
   }
   std::size_t next_id = 1;
-  ops::command_env env{data_, registry_, nullptr};
-  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
+  ops::command_env env = ops_env();
   env.spec_text = run->spec.to_json();
   env.control = run->control;
   env.note = [this](const std::string& text) { log_("note: " + text); };
@@ -414,24 +388,24 @@ void service::execute(const std::shared_ptr<active_run>& run) {
   std::string status = "success";
   value result;
   try {
-    const int code = ops::run_graph(env, run->args);
-    status = code == ops::exit_interrupted ? "interrupted" : "success";
-    object values = final_line.get("data").is_object() ? final_line.get("data").as_object() : object{};
-    if (status == "interrupted" && final_line.get("interrupts").is_list() &&
+    // A run that stops at an interrupt succeeded; its thread is the one interrupted.
+    const bool interrupted = ops::run_graph(env, run->args) == ops::exit_interrupted;
+    object values =
+        final_line.get("data").is_object() ? final_line.get("data").as_object() : object{};
+    if (interrupted && final_line.get("interrupts").is_list() &&
         !final_line.get("interrupts").as_list().empty())
       values.set("__interrupt__", final_line.get("interrupts"));
     result = value(std::move(values));
-    status = "success";  // a run that stops at an interrupt succeeded; its thread is interrupted
   } catch (const error& e) {
     const bool cancelled =
         e.code() == error_code::cancelled || e.code() == error_code::run_cancelled;
     status = cancelled ? "interrupted" : "error";
-    result = value(object{{"__error__", object{{"error", error_class(e)},
-                                                {"message", std::string(e.what())}}}});
+    result = value(object{
+        {"__error__", object{{"error", error_class(e)}, {"message", std::string(e.what())}}}});
   } catch (const std::exception& e) {
     status = "error";
-    result = value(object{{"__error__", object{{"error", "Error"},
-                                                {"message", std::string(e.what())}}}});
+    result = value(
+        object{{"__error__", object{{"error", "Error"}, {"message", std::string(e.what())}}}});
   }
   {
     std::lock_guard lock(run->mutex);
@@ -527,124 +501,6 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
   for (const auto& w : waiters) w(result);
   std::lock_guard lock(runs_mutex_);
   active_.erase(run->run_id);
-}
-
-api_response service::list_runs(const std::string& thread_id, const http_request& r) {
-  find_thread(thread_id);
-  const std::string status = r.query_value("status");
-  std::vector<value> found = runs_.where([&](const value& run) {
-    return run.get("thread_id") == thread_id && (status.empty() || run.get("status") == status);
-  });
-  std::stable_sort(found.begin(), found.end(), [](const value& a, const value& b) {
-    return a.get("created_at").as_string() > b.get("created_at").as_string();
-  });
-  std::size_t offset = 0, limit = 10;
-  if (r.has_query("offset")) offset = std::stoul(r.query_value("offset"));
-  if (r.has_query("limit")) limit = std::stoul(r.query_value("limit"));
-  list out;
-  for (std::size_t i = offset; i < found.size() && out.size() < limit; ++i)
-    out.push_back(found[i]);
-  return {200, value(std::move(out))};
-}
-
-api_response service::get_run(const std::string& thread_id, const std::string& run_id) {
-  auto rec = runs_.get(run_id);
-  if (!rec || rec->get("thread_id") != thread_id) throw api_error{404, "Run not found"};
-  return {200, *rec};
-}
-
-api_response service::delete_run(const std::string& thread_id, const std::string& run_id) {
-  get_run(thread_id, run_id);
-  if (auto run = running(run_id)) {
-    std::lock_guard lock(run->mutex);
-    if (run->started && !run->done) throw api_error{409, "Run " + run_id + " is still running"};
-  }
-  runs_.erase(run_id);
-  return {204, value()};
-}
-
-api_response service::cancel_run(const std::string& thread_id, const std::string& run_id,
-                                 const http_request& r, const std::shared_ptr<http_exchange>& x,
-                                 bool& answered) {
-  get_run(thread_id, run_id);
-  const std::string action = r.has_query("action") ? r.query_value("action") : "interrupt";
-  if (action != "interrupt" && action != "rollback")
-    throw api_error{422, "action: interrupt or rollback, not '" + action + "'"};
-  const bool wait = r.query_value("wait") == "true" || r.query_value("wait") == "1";
-  auto run = running(run_id);
-  if (!run) return {wait ? 204 : 202, value()};
-  bool pending = false;
-  {
-    std::lock_guard lock(run->mutex);
-    run->cancel_action = action;
-    if (!run->started && !run->done) {
-      pending = true;
-      run->started = true;  // claimed: execute() will not start it
-      run->status = "interrupted";
-      run->result = value(object{{"__error__", object{{"error", "CancelledError"},
-                                                       {"message", "the run was cancelled"}}}});
-    } else if (wait && !run->done) {
-      answered = true;
-      run->waiters.push_back([x](const value&) { x->send(204, {}, ""); });
-    }
-  }
-  if (pending) {
-    finish_run(run);
-    if (action == "rollback") runs_.erase(run_id);
-  } else {
-    run->control->request_cancel("cancelled through the API");
-  }
-  if (answered) return {};
-  return {wait ? 204 : 202, value()};
-}
-
-api_response service::join_run(const std::string& thread_id, const std::string& run_id,
-                               const std::shared_ptr<http_exchange>& x, bool& answered) {
-  get_run(thread_id, run_id);
-  if (auto run = running(run_id)) {
-    std::lock_guard lock(run->mutex);
-    if (!run->done) {
-      answered = true;
-      run->waiters.push_back([x](const value& result) {
-        x->send(200, {{"Content-Type", "application/json"}}, result.to_json());
-      });
-      return {};
-    }
-  }
-  const value t = find_thread(thread_id);
-  return {200, t.get("values").is_null() ? value(object{}) : t.get("values")};
-}
-
-api_response service::join_stream(const std::string& thread_id, const std::string& run_id,
-                                  const http_request& r, const std::shared_ptr<http_exchange>& x,
-                                  bool& answered) {
-  get_run(thread_id, run_id);
-  const std::string location = "/threads/" + thread_id + "/runs/" + run_id;
-  std::size_t after = 0;
-  bool resume = false;
-  if (const std::string last = r.header("Last-Event-ID"); !last.empty()) {
-    try {
-      after = std::stoul(last);
-      resume = true;
-    } catch (const std::exception&) {
-    }
-  }
-  answered = true;
-  auto run = running(run_id);
-  x->start(200, sse_headers(location));
-  if (!run) {
-    x->end();
-    return {};
-  }
-  std::lock_guard lock(run->mutex);
-  // Frames are numbered from 0 (metadata): a client that saw frame N gets N+1 onwards.
-  for (std::size_t i = resume ? after + 1 : 0; i < run->frames.size(); ++i) x->write(run->frames[i]);
-  if (run->done) {
-    x->end();
-    return {};
-  }
-  run->streams.push_back(x);
-  return {};
 }
 
 }  // namespace superstep::server

@@ -14,7 +14,8 @@ namespace superstep::server {
 
 int serve(const net::serve_args& args, cluster::function_registry& registry,
           const serve_services& services) {
-  server_config config = args.config_path.empty() ? server_config{} : read_server_config(args.config_path);
+  server_config config =
+      args.config_path.empty() ? server_config{} : read_server_config(args.config_path);
   if (!args.graphs.empty()) {
     server_config more = config_of_graphs(args.graphs);
     for (auto& [name, spec] : more.graphs) {
@@ -25,8 +26,9 @@ int serve(const net::serve_args& args, cluster::function_registry& registry,
     }
   }
   if (config.graphs.empty())
-    throw error(error_code::invalid_argument,
-                "serve: no graphs to serve: give --config superstep.json or --graph NAME=SPEC.json");
+    throw error(
+        error_code::invalid_argument,
+        "serve: no graphs to serve: give --config superstep.json or --graph NAME=SPEC.json");
   for (const auto& p : config.plugins) cluster::load_plugin(p, registry);
 
   ops::data_dir data(args.data_dir, {.fsync = args.fsync,

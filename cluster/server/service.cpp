@@ -6,10 +6,18 @@
 
 #include "ops/operations.hpp"
 #include "ops/support.hpp"
+#include "server/api_support.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/version.hpp"
 
 namespace superstep::server {
+
+using detail::count_field;
+using detail::merged;
+using detail::object_field;
+using detail::page;
+using detail::query_count;
+using detail::string_field;
 
 namespace {
 
@@ -26,118 +34,6 @@ std::vector<std::string> split_path(const std::string& path) {
     start = slash + 1;
   }
   return parts;
-}
-
-std::string string_field(const value& body, std::string_view key, const std::string& fallback = "") {
-  const value& v = body.get(key);
-  if (v.is_null()) return fallback;
-  if (!v.is_string()) throw api_error{422, std::string(key) + ": expected a string"};
-  return v.as_string();
-}
-
-value object_field(const value& body, std::string_view key) {
-  const value& v = body.get(key);
-  if (v.is_null()) return value(object{});
-  if (!v.is_object()) throw api_error{422, std::string(key) + ": expected an object"};
-  return v;
-}
-
-std::size_t count_field(const value& body, std::string_view key, std::size_t fallback) {
-  const value& v = body.get(key);
-  if (v.is_null()) return fallback;
-  if (!v.is_int() || v.as_int() < 0)
-    throw api_error{422, std::string(key) + ": expected a number of 0 or more"};
-  return static_cast<std::size_t>(v.as_int());
-}
-
-std::size_t query_count(const http_request& r, std::string_view key, std::size_t fallback) {
-  if (!r.has_query(key)) return fallback;
-  const std::string text = r.query_value(key);
-  try {
-    std::size_t used = 0;
-    const long long n = std::stoll(text, &used);
-    if (used == text.size() && n >= 0) return static_cast<std::size_t>(n);
-  } catch (const std::exception&) {
-  }
-  throw api_error{422, std::string(key) + ": expected a number of 0 or more, not '" + text + "'"};
-}
-
-value merged(const value& base, const value& over) {
-  object out = base.is_object() ? base.as_object() : object{};
-  if (over.is_object())
-    for (const auto& [k, v] : over.as_object()) out.set(k, v);
-  return value(std::move(out));
-}
-
-// Sorts records by `sort_by` (a timestamp or id field), newest first unless "asc".
-void sort_records(std::vector<value>& records, const std::string& sort_by, const std::string& order,
-                  const std::string& fallback) {
-  const std::string key = sort_by.empty() ? fallback : sort_by;
-  const bool asc = order == "asc";
-  std::stable_sort(records.begin(), records.end(), [&](const value& a, const value& b) {
-    const value& x = a.get(key);
-    const value& y = b.get(key);
-    const std::string xs = x.is_string() ? x.as_string() : x.to_json();
-    const std::string ys = y.is_string() ? y.as_string() : y.to_json();
-    return asc ? xs < ys : xs > ys;
-  });
-}
-
-std::vector<value> page(std::vector<value> records, std::size_t offset, std::size_t limit) {
-  if (offset >= records.size()) return {};
-  const std::size_t end = std::min(records.size(), offset + limit);
-  return std::vector<value>(records.begin() + static_cast<std::ptrdiff_t>(offset),
-                            records.begin() + static_cast<std::ptrdiff_t>(end));
-}
-
-value to_list(std::vector<value> items) { return value(list(items.begin(), items.end())); }
-
-// Keeps only the fields of `select` (all when it is empty or absent).
-value selected(const value& record, const value& select) {
-  if (!select.is_list() || select.as_list().empty()) return record;
-  object out;
-  for (const value& f : select.as_list())
-    if (f.is_string())
-      if (const value* v = record.find(f.as_string())) out.set(f.as_string(), *v);
-  return value(std::move(out));
-}
-
-// The ThreadState of a snapshot as ops::show_state prints it (state_snapshot::to_value with
-// each task's result).
-value thread_state_of(const value& snap) {
-  auto checkpoint_of = [](const value& config) -> value {
-    const value& c = config.get("configurable");
-    if (!c.is_object()) return value();
-    object out;
-    out.set("thread_id", c.get("thread_id"));
-    out.set("checkpoint_ns", c.get("checkpoint_ns").is_null() ? value("") : c.get("checkpoint_ns"));
-    out.set("checkpoint_id", c.get("checkpoint_id"));
-    out.set("checkpoint_map", value());
-    return value(std::move(out));
-  };
-  list tasks;
-  for (const value& t : snap.get("tasks").as_list()) {
-    object task;
-    task.set("id", t.get("id"));
-    task.set("name", t.get("name"));
-    task.set("error", t.get("error"));
-    task.set("interrupts", t.get("interrupts").is_list() ? t.get("interrupts") : value(list{}));
-    const value& state = t.get("state");
-    task.set("checkpoint", state.is_object() && state.find("configurable") ? checkpoint_of(state)
-                                                                          : value());
-    task.set("state", state.is_object() && state.find("values") ? thread_state_of(state) : value());
-    task.set("result", t.get("result"));
-    tasks.push_back(value(std::move(task)));
-  }
-  object out;
-  out.set("values", snap.get("values"));
-  out.set("next", snap.get("next"));
-  out.set("tasks", value(std::move(tasks)));
-  out.set("metadata", snap.get("metadata"));
-  out.set("created_at", snap.get("created_at"));
-  out.set("checkpoint", checkpoint_of(snap.get("config")));
-  out.set("parent_checkpoint", checkpoint_of(snap.get("parent_config")));
-  return value(std::move(out));
 }
 
 }  // namespace
@@ -238,6 +134,14 @@ cluster::loaded_graph service::load_cached(const value& spec, runtime_options op
   return g;
 }
 
+ops::command_env service::ops_env() const {
+  ops::command_env env{data_, registry_, nullptr};
+  env.load = [this](const value& spec, runtime_options o) {
+    return load_cached(spec, std::move(o));
+  };
+  return env;
+}
+
 cluster::loaded_graph service::graph_of(const std::string& graph_id) const {
   auto it = config_.graphs.find(graph_id);
   if (it == config_.graphs.end()) throw api_error{404, "Graph '" + graph_id + "' not found"};
@@ -282,7 +186,8 @@ void service::handle(http_request request, std::shared_ptr<http_exchange> exchan
   if (request.method == "OPTIONS") {  // a browser's preflight
     header_list headers = cors_headers(request);
     if (!headers.empty()) {
-      headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS");
+      headers.emplace_back("Access-Control-Allow-Methods",
+                           "GET, POST, PUT, PATCH, DELETE, OPTIONS");
       const std::string asked = request.header("Access-Control-Request-Headers");
       headers.emplace_back("Access-Control-Allow-Headers", asked.empty() ? "*" : asked);
       headers.emplace_back("Access-Control-Max-Age", "600");
@@ -318,7 +223,7 @@ api_response service::route(const http_request& r, const std::vector<std::string
                             const std::shared_ptr<http_exchange>& x, bool& answered) {
   const std::string& m = r.method;
   const bool get = m == "GET" || m == "HEAD", post = m == "POST", patch = m == "PATCH",
-             del = m == "DELETE", put = m == "PUT";
+             del = m == "DELETE";
   const std::size_t n = p.size();
   auto body = [&] { return parse_body(r.body); };
   auto not_allowed = [&]() -> api_response {
@@ -389,9 +294,11 @@ api_response service::route(const http_request& r, const std::vector<std::string
       if (post) return thread_history(id, body());
       if (get) {
         object b;
-        if (r.has_query("limit")) b.set("limit", static_cast<std::int64_t>(query_count(r, "limit", 10)));
+        if (r.has_query("limit"))
+          b.set("limit", static_cast<std::int64_t>(query_count(r, "limit", 10)));
         if (r.has_query("before"))
-          b.set("before", object{{"configurable", object{{"checkpoint_id", r.query_value("before")}}}});
+          b.set("before",
+                object{{"configurable", object{{"checkpoint_id", r.query_value("before")}}}});
         return thread_history(id, value(std::move(b)));
       }
       return not_allowed();
@@ -415,7 +322,7 @@ api_response service::route(const http_request& r, const std::vector<std::string
     if (n == 2 && p[1] == "wait" && post) return create_run("", body(), "wait", x, answered);
   }
 
-  if (root == "store") return store_route(r, p, put || del || get ? parse_body(r.body) : body());
+  if (root == "store") return store_route(r, p, body());
 
   throw api_error{404, "404 Not Found"};
 }
@@ -519,16 +426,7 @@ api_response service::search_assistants(const value& body, bool count_only) {
                              a.get("name").as_string().find(name) != std::string::npos));
   });
   if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
-  sort_records(found, string_field(body, "sort_by"), string_field(body, "sort_order"), "created_at");
-  const std::size_t offset = count_field(body, "offset", 0), limit = count_field(body, "limit", 10);
-  const std::size_t total = found.size();
-  list out;
-  for (const value& a : page(std::move(found), offset, limit))
-    out.push_back(selected(public_assistant(a), body.get("select")));
-  header_list headers{{"X-Pagination-Total", std::to_string(total)}};
-  if (offset + out.size() < total)
-    headers.emplace_back("X-Pagination-Next", std::to_string(offset + out.size()));
-  return {200, value(std::move(out)), std::move(headers)};
+  return detail::search_page(std::move(found), body, "created_at", public_assistant);
 }
 
 api_response service::patch_assistant(const std::string& id, const value& body) {
@@ -543,7 +441,9 @@ api_response service::patch_assistant(const std::string& id, const value& body) 
   }
   if (body.find("config")) a.set("config", object_field(body, "config"));
   if (body.find("context")) a.set("context", object_field(body, "context"));
-  if (body.find("metadata")) a.set("metadata", merged(a.find("metadata") ? *a.find("metadata") : value(), object_field(body, "metadata")));
+  if (body.find("metadata"))
+    a.set("metadata", merged(a.find("metadata") ? *a.find("metadata") : value(),
+                             object_field(body, "metadata")));
   if (body.find("name")) a.set("name", body.get("name"));
   if (body.find("description")) a.set("description", body.get("description"));
   const value* versions = stored.find("versions");
@@ -565,9 +465,8 @@ api_response service::delete_assistant(const std::string& id, bool delete_thread
   const std::string real = a.get("assistant_id").as_string();
   assistants_.erase(real);
   if (delete_threads)
-    for (const value& t : threads_.where([&](const value& t) {
-           return t.get("metadata").get("assistant_id") == real;
-         }))
+    for (const value& t : threads_.where(
+             [&](const value& t) { return t.get("metadata").get("assistant_id") == real; }))
       delete_thread(t.get("thread_id").as_string());
   return {204, value()};
 }
@@ -606,8 +505,9 @@ api_response service::assistant_versions(const std::string& id, const value& bod
   std::stable_sort(versions.begin(), versions.end(), [](const value& x, const value& y) {
     return x.get("version").as_int() > y.get("version").as_int();
   });
-  return {200, to_list(page(std::move(versions), count_field(body, "offset", 0),
-                            count_field(body, "limit", 10)))};
+  versions =
+      page(std::move(versions), count_field(body, "offset", 0), count_field(body, "limit", 10));
+  return {200, value(list(versions.begin(), versions.end()))};
 }
 
 api_response service::set_latest(const std::string& id, const value& body) {
@@ -626,181 +526,6 @@ api_response service::set_latest(const std::string& id, const value& body) {
         return {200, v};
       }
   throw api_error{404, "Assistant version not found"};
-}
-
-// ---- threads ------------------------------------------------------------------------------
-
-value service::find_thread(const std::string& id) const {
-  if (auto t = threads_.get(id)) return *t;
-  throw api_error{404, "Thread with ID " + id + " not found"};
-}
-
-void service::set_thread(const std::string& id, const std::function<void(object&)>& change) {
-  auto t = threads_.get(id);
-  if (!t) return;
-  object o = t->as_object();
-  change(o);
-  o.set("updated_at", now_iso());
-  threads_.put(id, value(std::move(o)));
-}
-
-api_response service::create_thread(const value& body) {
-  std::string id = string_field(body, "thread_id");
-  if (id.empty()) id = uuid4();
-  if (auto existing = threads_.get(id)) {
-    if (string_field(body, "if_exists") == "do_nothing") return {200, *existing};
-    throw api_error{409, "Thread already exists"};
-  }
-  const std::string now = now_iso();
-  value t(object{{"thread_id", id},
-                 {"created_at", now},
-                 {"updated_at", now},
-                 {"metadata", object_field(body, "metadata")},
-                 {"status", "idle"},
-                 {"config", object{}}});
-  threads_.put(id, t);
-  return {200, t};
-}
-
-api_response service::search_threads(const value& body, bool count_only) {
-  const value metadata = object_field(body, "metadata");
-  const value values = object_field(body, "values");
-  const std::string status = string_field(body, "status");
-  const value& ids = body.get("ids");
-  std::set<std::string> wanted;
-  if (ids.is_list())
-    for (const value& i : ids.as_list())
-      if (i.is_string()) wanted.insert(i.as_string());
-  std::vector<value> found = threads_.where([&](const value& t) {
-    return metadata_matches(t.get("metadata"), metadata) &&
-           metadata_matches(t.get("values"), values) &&
-           (status.empty() || t.get("status") == status) &&
-           (wanted.empty() || wanted.count(t.get("thread_id").as_string()));
-  });
-  if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
-  sort_records(found, string_field(body, "sort_by"), string_field(body, "sort_order"), "created_at");
-  const std::size_t offset = count_field(body, "offset", 0), limit = count_field(body, "limit", 10);
-  const std::size_t total = found.size();
-  list out;
-  for (const value& t : page(std::move(found), offset, limit))
-    out.push_back(selected(t, body.get("select")));
-  header_list headers{{"X-Pagination-Total", std::to_string(total)}};
-  if (offset + out.size() < total)
-    headers.emplace_back("X-Pagination-Next", std::to_string(offset + out.size()));
-  return {200, value(std::move(out)), std::move(headers)};
-}
-
-api_response service::patch_thread(const std::string& id, const value& body) {
-  find_thread(id);
-  const value metadata = object_field(body, "metadata");
-  set_thread(id, [&](object& t) {
-    t.set("metadata", merged(t.find("metadata") ? *t.find("metadata") : value(), metadata));
-  });
-  return {200, find_thread(id)};
-}
-
-api_response service::delete_thread(const std::string& id) {
-  find_thread(id);
-  threads_.erase(id);
-  for (const value& run : runs_.where([&](const value& r) { return r.get("thread_id") == id; }))
-    runs_.erase(run.get("run_id").as_string());
-  data_.saver()->delete_thread(id);
-  data_.forget_graph(id);
-  return {204, value()};
-}
-
-api_response service::copy_thread(const std::string& id) {
-  find_thread(id);
-  throw api_error{501, "Copying a thread is not supported by this server yet"};
-}
-
-std::optional<value> service::read_state(const std::string& thread_id,
-                                         const std::string& checkpoint_id, bool subgraphs) const {
-  if (!data_.saved_graph(thread_id)) return std::nullopt;
-  ops::command_env env{data_, registry_, nullptr};
-  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
-  value line;
-  env.print = [&](const value& v) { line = v; };
-  ops::state_args args;
-  args.where.thread = thread_id;
-  args.checkpoint = checkpoint_id;
-  args.subgraphs = subgraphs;
-  try {
-    ops::show_state(env, args);
-  } catch (const error& e) {
-    if (e.code() == error_code::not_found && checkpoint_id.empty()) return std::nullopt;
-    throw;
-  }
-  return thread_state_of(line);
-}
-
-api_response service::thread_state(const std::string& id, const std::string& checkpoint_id,
-                                   bool subgraphs) {
-  find_thread(id);
-  if (auto state = read_state(id, checkpoint_id, subgraphs)) return {200, *state};
-  if (!checkpoint_id.empty()) throw api_error{404, "Checkpoint " + checkpoint_id + " not found"};
-  return {200, value(object{{"values", object{}},
-                            {"next", list{}},
-                            {"tasks", list{}},
-                            {"metadata", object{}},
-                            {"created_at", value()},
-                            {"checkpoint", value()},
-                            {"parent_checkpoint", value()}})};
-}
-
-api_response service::update_thread_state(const std::string& id, const value& body) {
-  const value t = find_thread(id);
-  if (!data_.saved_graph(id)) {
-    // A thread that never ran takes the graph of the assistant its metadata names, if any.
-    const value& graph_id = t.get("metadata").get("graph_id");
-    if (!graph_id.is_string())
-      throw api_error{409, "Thread " + id + " has no graph yet: run it once before updating its state"};
-    data_.save_graph_text(id, config_.graphs.at(graph_id.as_string()).to_json());
-  }
-  ops::command_env env{data_, registry_, nullptr};
-  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
-  value line;
-  env.print = [&](const value& v) { line = v; };
-  ops::update_args args;
-  args.where.thread = id;
-  args.values = body.get("values");
-  if (body.get("as_node").is_string()) args.as_node = body.get("as_node").as_string();
-  const value& cp = body.get("checkpoint");
-  if (cp.is_object()) args.checkpoint = string_field(cp, "checkpoint_id");
-  if (body.get("checkpoint_id").is_string()) args.checkpoint = body.get("checkpoint_id").as_string();
-  ops::update_state(env, args);
-  if (auto state = read_state(id, "", false))
-    set_thread(id, [&](object& o) {
-      o.set("values", state->get("values"));
-      o.set("status", state->get("next").as_list().empty() ? "idle" : "interrupted");
-    });
-  const value& c = line.get("config").get("configurable");
-  return {200, value(object{{"checkpoint", object{{"thread_id", id},
-                                                  {"checkpoint_ns", ""},
-                                                  {"checkpoint_id", c.get("checkpoint_id")}}}})};
-}
-
-api_response service::thread_history(const std::string& id, const value& body) {
-  find_thread(id);
-  if (!data_.saved_graph(id)) return {200, value(list{})};
-  ops::command_env env{data_, registry_, nullptr};
-  env.load = [this](const value& spec, runtime_options o) { return load_cached(spec, std::move(o)); };
-  list states;
-  env.print = [&](const value& v) { states.push_back(thread_state_of(v)); };
-  ops::history_args args;
-  args.where.thread = id;
-  args.limit = count_field(body, "limit", 10);
-  const value& before = body.get("before");
-  if (before.is_object()) args.before = string_field(before.get("configurable"), "checkpoint_id");
-  if (before.is_string()) args.before = before.as_string();
-  const value filter = object_field(body, "metadata");
-  args.filter = filter.as_object();
-  try {
-    ops::show_history(env, args);
-  } catch (const error& e) {
-    if (e.code() != error_code::not_found) throw;
-  }
-  return {200, value(std::move(states))};
 }
 
 }  // namespace superstep::server

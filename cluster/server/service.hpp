@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ops/data_dir.hpp"
+#include "ops/operations.hpp"
 #include "server/config.hpp"
 #include "server/http.hpp"
 #include "server/records.hpp"
@@ -109,6 +110,9 @@ class service {
   cluster::loaded_graph graph_of(const std::string& graph_id) const;
   // The loader of ops' command_env: graphs by spec, loaded once.
   cluster::loaded_graph load_cached(const value& spec, runtime_options options) const;
+  // An ops/ operation's environment on the data folder, graphs loaded through load_cached;
+  // its `print` is the caller's to set.
+  ops::command_env ops_env() const;
   void set_thread(const std::string& id, const std::function<void(object&)>& change);
 
   // Runs (runs.cpp).
@@ -142,7 +146,7 @@ class service {
   mutable std::mutex graphs_mutex_;
   mutable std::map<std::string, cluster::loaded_graph> graphs_;  // by spec JSON
   mutable std::mutex runs_mutex_;
-  std::map<std::string, std::shared_ptr<active_run>> active_;  // by run id
+  std::map<std::string, std::shared_ptr<active_run>> active_;               // by run id
   std::map<std::string, std::deque<std::shared_ptr<active_run>>> waiting_;  // by thread
   bool stopping_ = false;
   // Runs waiting for their after_seconds, by when they may start (under runs_mutex_).

@@ -1,10 +1,14 @@
 // The server API's long-term store: /store/items, /store/items/search, /store/namespaces
 // (server/service.hpp), on the data folder's store.
+#include "net/remote_store.hpp"
 #include "server/service.hpp"
 #include "superstep/checkpoint/store.hpp"
 #include "superstep/core/error.hpp"
 
 namespace superstep::server {
+
+using net::item_json;
+using net::namespace_json;
 
 namespace {
 
@@ -34,21 +38,12 @@ storage::namespace_path namespace_of_query(const std::string& text) {
     if (dot == std::string::npos) dot = text.size();
     const std::string label = text.substr(start, dot - start);
     if (label.empty())
-      throw api_error{422, "Namespace labels cannot be empty or contain periods. Received: " + text};
+      throw api_error{422,
+                      "Namespace labels cannot be empty or contain periods. Received: " + text};
     ns.push_back(label);
     start = dot + 1;
   }
   return ns;
-}
-
-value item_json(const storage::item& it) {
-  object o{{"namespace", value(list(it.ns.begin(), it.ns.end()))},
-           {"key", it.key},
-           {"value", it.v},
-           {"created_at", it.created_at},
-           {"updated_at", it.updated_at}};
-  if (it.score) o.set("score", *it.score);
-  return value(std::move(o));
 }
 
 std::size_t count(const value& body, const char* key, std::size_t fallback) {
@@ -121,7 +116,7 @@ api_response service::store_route(const http_request& r, const std::vector<std::
     o.limit = count(body, "limit", 100);
     o.offset = count(body, "offset", 0);
     list out;
-    for (const auto& ns : store.list_namespaces(o)) out.push_back(value(list(ns.begin(), ns.end())));
+    for (const auto& ns : store.list_namespaces(o)) out.push_back(namespace_json(ns));
     return {200, value(object{{"namespaces", value(std::move(out))}})};
   }
   throw api_error{404, "404 Not Found"};

@@ -77,7 +77,7 @@ struct run_shared {
   // stream_options::interrupt_before/after (top level only); null: the graph's.
   const std::vector<std::string>* interrupt_before = nullptr;
   const std::vector<std::string>* interrupt_after = nullptr;
-  std::shared_ptr<const run_hooks> hooks;             // null: the run's owner gave none
+  std::shared_ptr<const run_hooks> hooks;  // null: the run's owner gave none
   // Stopped when the run loop cancels its tasks (run_cancel.hpp); before the loop exists, the
   // token it links to (the parent run's, or run_control's).
   std::stop_token cancel;

@@ -1,0 +1,54 @@
+#pragma once
+
+// Internal to the server's runs (server/runs.cpp, run_queries.cpp): a run this process carries
+// out, and the headers of its event streams.
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ops/operations.hpp"
+#include "server/http.hpp"
+#include "superstep/core/value.hpp"
+#include "superstep/pregel/run_control.hpp"
+
+namespace superstep::server {
+
+class http_exchange;
+
+/// A run this process is carrying out (or holding until after_seconds).
+struct active_run {
+  std::string run_id, thread_id, assistant_id, graph_id;
+  bool temporary = false;  // a stateless run's thread, deleted when it ends
+  ops::run_args args;
+  value spec;
+  std::chrono::steady_clock::time_point not_before;
+  std::shared_ptr<run_control> control = std::make_shared<run_control>();
+  bool cancel_on_disconnect = false;
+
+  // Runs this one replaced (multitask interrupt or rollback): it starts once they ended.
+  std::vector<std::shared_ptr<active_run>> after;
+
+  std::mutex mutex;
+  std::condition_variable ended;    // done became true
+  std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)
+  std::vector<std::shared_ptr<http_exchange>> streams;
+  std::vector<std::function<void(const value&)>> waiters;
+  bool started = false, done = false;
+  std::string status = "pending";
+  std::string cancel_action;  // interrupt or rollback, once cancelled
+  value result;               // what runs/wait and join answer
+};
+
+namespace detail {
+
+/// The headers of a run's event stream, which clients rejoin at `location` + "/stream".
+header_list sse_headers(const std::string& location);
+
+}  // namespace detail
+
+}  // namespace superstep::server

@@ -1,0 +1,139 @@
+// What the server API's routes share (server/api_support.hpp).
+#include "server/api_support.hpp"
+
+#include <algorithm>
+
+namespace superstep::server::detail {
+
+namespace {
+
+// Sorts records by `sort_by` (a timestamp or id field), newest first unless "asc".
+void sort_records(std::vector<value>& records, const std::string& sort_by, const std::string& order,
+                  const std::string& fallback) {
+  const std::string key = sort_by.empty() ? fallback : sort_by;
+  const bool asc = order == "asc";
+  std::stable_sort(records.begin(), records.end(), [&](const value& a, const value& b) {
+    const value& x = a.get(key);
+    const value& y = b.get(key);
+    const std::string xs = x.is_string() ? x.as_string() : x.to_json();
+    const std::string ys = y.is_string() ? y.as_string() : y.to_json();
+    return asc ? xs < ys : xs > ys;
+  });
+}
+
+// Keeps only the fields of `select` (all when it is empty or absent).
+value selected(const value& record, const value& select) {
+  if (!select.is_list() || select.as_list().empty()) return record;
+  object out;
+  for (const value& f : select.as_list())
+    if (f.is_string())
+      if (const value* v = record.find(f.as_string())) out.set(f.as_string(), *v);
+  return value(std::move(out));
+}
+
+// The ThreadState of a snapshot as ops::show_state prints it (state_snapshot::to_value with
+
+}  // namespace
+
+std::string string_field(const value& body, std::string_view key, const std::string& fallback) {
+  const value& v = body.get(key);
+  if (v.is_null()) return fallback;
+  if (!v.is_string()) throw api_error{422, std::string(key) + ": expected a string"};
+  return v.as_string();
+}
+
+value object_field(const value& body, std::string_view key) {
+  const value& v = body.get(key);
+  if (v.is_null()) return value(object{});
+  if (!v.is_object()) throw api_error{422, std::string(key) + ": expected an object"};
+  return v;
+}
+
+std::size_t count_field(const value& body, std::string_view key, std::size_t fallback) {
+  const value& v = body.get(key);
+  if (v.is_null()) return fallback;
+  if (!v.is_int() || v.as_int() < 0)
+    throw api_error{422, std::string(key) + ": expected a number of 0 or more"};
+  return static_cast<std::size_t>(v.as_int());
+}
+
+std::size_t query_count(const http_request& r, std::string_view key, std::size_t fallback) {
+  if (!r.has_query(key)) return fallback;
+  const std::string text = r.query_value(key);
+  try {
+    std::size_t used = 0;
+    const long long n = std::stoll(text, &used);
+    if (used == text.size() && n >= 0) return static_cast<std::size_t>(n);
+  } catch (const std::exception&) {
+  }
+  throw api_error{422, std::string(key) + ": expected a number of 0 or more, not '" + text + "'"};
+}
+
+value merged(const value& base, const value& over) {
+  object out = base.is_object() ? base.as_object() : object{};
+  if (over.is_object())
+    for (const auto& [k, v] : over.as_object()) out.set(k, v);
+  return value(std::move(out));
+}
+
+std::vector<value> page(std::vector<value> records, std::size_t offset, std::size_t limit) {
+  if (offset >= records.size()) return {};
+  const std::size_t end = std::min(records.size(), offset + limit);
+  return std::vector<value>(records.begin() + static_cast<std::ptrdiff_t>(offset),
+                            records.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+api_response search_page(std::vector<value> found, const value& body,
+                         const std::string& fallback_sort,
+                         const std::function<value(const value&)>& shown) {
+  sort_records(found, string_field(body, "sort_by"), string_field(body, "sort_order"),
+               fallback_sort);
+  const std::size_t offset = count_field(body, "offset", 0), limit = count_field(body, "limit", 10);
+  const std::size_t total = found.size();
+  list out;
+  for (const value& record : page(std::move(found), offset, limit))
+    out.push_back(selected(shown(record), body.get("select")));
+  header_list headers{{"X-Pagination-Total", std::to_string(total)}};
+  if (offset + out.size() < total)
+    headers.emplace_back("X-Pagination-Next", std::to_string(offset + out.size()));
+  return {200, value(std::move(out)), std::move(headers)};
+}
+
+// each task's result).
+value thread_state_of(const value& snap) {
+  auto checkpoint_of = [](const value& config) -> value {
+    const value& c = config.get("configurable");
+    if (!c.is_object()) return value();
+    object out;
+    out.set("thread_id", c.get("thread_id"));
+    out.set("checkpoint_ns", c.get("checkpoint_ns").is_null() ? value("") : c.get("checkpoint_ns"));
+    out.set("checkpoint_id", c.get("checkpoint_id"));
+    out.set("checkpoint_map", value());
+    return value(std::move(out));
+  };
+  list tasks;
+  for (const value& t : snap.get("tasks").as_list()) {
+    object task;
+    task.set("id", t.get("id"));
+    task.set("name", t.get("name"));
+    task.set("error", t.get("error"));
+    task.set("interrupts", t.get("interrupts").is_list() ? t.get("interrupts") : value(list{}));
+    const value& state = t.get("state");
+    task.set("checkpoint",
+             state.is_object() && state.find("configurable") ? checkpoint_of(state) : value());
+    task.set("state", state.is_object() && state.find("values") ? thread_state_of(state) : value());
+    task.set("result", t.get("result"));
+    tasks.push_back(value(std::move(task)));
+  }
+  object out;
+  out.set("values", snap.get("values"));
+  out.set("next", snap.get("next"));
+  out.set("tasks", value(std::move(tasks)));
+  out.set("metadata", snap.get("metadata"));
+  out.set("created_at", snap.get("created_at"));
+  out.set("checkpoint", checkpoint_of(snap.get("config")));
+  out.set("parent_checkpoint", checkpoint_of(snap.get("parent_config")));
+  return value(std::move(out));
+}
+
+}  // namespace superstep::server::detail

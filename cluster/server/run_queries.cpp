@@ -1,0 +1,128 @@
+// The server API's runs once made: listed, read, deleted, cancelled, joined (whole or as
+// their event stream) (server/service.hpp).
+#include <algorithm>
+
+#include "server/active_run.hpp"
+#include "server/service.hpp"
+
+namespace superstep::server {
+
+api_response service::list_runs(const std::string& thread_id, const http_request& r) {
+  find_thread(thread_id);
+  const std::string status = r.query_value("status");
+  std::vector<value> found = runs_.where([&](const value& run) {
+    return run.get("thread_id") == thread_id && (status.empty() || run.get("status") == status);
+  });
+  std::stable_sort(found.begin(), found.end(), [](const value& a, const value& b) {
+    return a.get("created_at").as_string() > b.get("created_at").as_string();
+  });
+  std::size_t offset = 0, limit = 10;
+  if (r.has_query("offset")) offset = std::stoul(r.query_value("offset"));
+  if (r.has_query("limit")) limit = std::stoul(r.query_value("limit"));
+  list out;
+  for (std::size_t i = offset; i < found.size() && out.size() < limit; ++i) out.push_back(found[i]);
+  return {200, value(std::move(out))};
+}
+
+api_response service::get_run(const std::string& thread_id, const std::string& run_id) {
+  auto rec = runs_.get(run_id);
+  if (!rec || rec->get("thread_id") != thread_id) throw api_error{404, "Run not found"};
+  return {200, *rec};
+}
+
+api_response service::delete_run(const std::string& thread_id, const std::string& run_id) {
+  get_run(thread_id, run_id);
+  if (auto run = running(run_id)) {
+    std::lock_guard lock(run->mutex);
+    if (run->started && !run->done) throw api_error{409, "Run " + run_id + " is still running"};
+  }
+  runs_.erase(run_id);
+  return {204, value()};
+}
+
+api_response service::cancel_run(const std::string& thread_id, const std::string& run_id,
+                                 const http_request& r, const std::shared_ptr<http_exchange>& x,
+                                 bool& answered) {
+  get_run(thread_id, run_id);
+  const std::string action = r.has_query("action") ? r.query_value("action") : "interrupt";
+  if (action != "interrupt" && action != "rollback")
+    throw api_error{422, "action: interrupt or rollback, not '" + action + "'"};
+  const bool wait = r.query_value("wait") == "true" || r.query_value("wait") == "1";
+  auto run = running(run_id);
+  if (!run) return {wait ? 204 : 202, value()};
+  bool pending = false;
+  {
+    std::lock_guard lock(run->mutex);
+    run->cancel_action = action;
+    if (!run->started && !run->done) {
+      pending = true;
+      run->started = true;  // claimed: execute() will not start it
+      run->status = "interrupted";
+      run->result = value(object{{"__error__", object{{"error", "CancelledError"},
+                                                      {"message", "the run was cancelled"}}}});
+    } else if (wait && !run->done) {
+      answered = true;
+      run->waiters.push_back([x](const value&) { x->send(204, {}, ""); });
+    }
+  }
+  if (pending) {
+    finish_run(run);
+    if (action == "rollback") runs_.erase(run_id);
+  } else {
+    run->control->request_cancel("cancelled through the API");
+  }
+  if (answered) return {};
+  return {wait ? 204 : 202, value()};
+}
+
+api_response service::join_run(const std::string& thread_id, const std::string& run_id,
+                               const std::shared_ptr<http_exchange>& x, bool& answered) {
+  get_run(thread_id, run_id);
+  if (auto run = running(run_id)) {
+    std::lock_guard lock(run->mutex);
+    if (!run->done) {
+      answered = true;
+      run->waiters.push_back([x](const value& result) {
+        x->send(200, {{"Content-Type", "application/json"}}, result.to_json());
+      });
+      return {};
+    }
+  }
+  const value t = find_thread(thread_id);
+  return {200, t.get("values").is_null() ? value(object{}) : t.get("values")};
+}
+
+api_response service::join_stream(const std::string& thread_id, const std::string& run_id,
+                                  const http_request& r, const std::shared_ptr<http_exchange>& x,
+                                  bool& answered) {
+  get_run(thread_id, run_id);
+  const std::string location = "/threads/" + thread_id + "/runs/" + run_id;
+  std::size_t after = 0;
+  bool resume = false;
+  if (const std::string last = r.header("Last-Event-ID"); !last.empty()) {
+    try {
+      after = std::stoul(last);
+      resume = true;
+    } catch (const std::exception&) {
+    }
+  }
+  answered = true;
+  auto run = running(run_id);
+  x->start(200, detail::sse_headers(location));
+  if (!run) {
+    x->end();
+    return {};
+  }
+  std::lock_guard lock(run->mutex);
+  // Frames are numbered from 0 (metadata): a client that saw frame N gets N+1 onwards.
+  for (std::size_t i = resume ? after + 1 : 0; i < run->frames.size(); ++i)
+    x->write(run->frames[i]);
+  if (run->done) {
+    x->end();
+    return {};
+  }
+  run->streams.push_back(x);
+  return {};
+}
+
+}  // namespace superstep::server

@@ -1,0 +1,185 @@
+// The server API's threads: create, search, read, change, delete; their state and history
+// through ops/ (server/service.hpp).
+#include <set>
+
+#include "ops/operations.hpp"
+#include "ops/support.hpp"
+#include "server/api_support.hpp"
+#include "server/service.hpp"
+#include "superstep/core/error.hpp"
+
+namespace superstep::server {
+
+using detail::count_field;
+using detail::merged;
+using detail::object_field;
+using detail::string_field;
+using detail::thread_state_of;
+
+// ---- threads ------------------------------------------------------------------------------
+
+value service::find_thread(const std::string& id) const {
+  if (auto t = threads_.get(id)) return *t;
+  throw api_error{404, "Thread with ID " + id + " not found"};
+}
+
+void service::set_thread(const std::string& id, const std::function<void(object&)>& change) {
+  auto t = threads_.get(id);
+  if (!t) return;
+  object o = t->as_object();
+  change(o);
+  o.set("updated_at", now_iso());
+  threads_.put(id, value(std::move(o)));
+}
+
+api_response service::create_thread(const value& body) {
+  std::string id = string_field(body, "thread_id");
+  if (id.empty()) id = uuid4();
+  if (auto existing = threads_.get(id)) {
+    if (string_field(body, "if_exists") == "do_nothing") return {200, *existing};
+    throw api_error{409, "Thread already exists"};
+  }
+  const std::string now = now_iso();
+  value t(object{{"thread_id", id},
+                 {"created_at", now},
+                 {"updated_at", now},
+                 {"metadata", object_field(body, "metadata")},
+                 {"status", "idle"},
+                 {"config", object{}}});
+  threads_.put(id, t);
+  return {200, t};
+}
+
+api_response service::search_threads(const value& body, bool count_only) {
+  const value metadata = object_field(body, "metadata");
+  const value values = object_field(body, "values");
+  const std::string status = string_field(body, "status");
+  const value& ids = body.get("ids");
+  std::set<std::string> wanted;
+  if (ids.is_list())
+    for (const value& i : ids.as_list())
+      if (i.is_string()) wanted.insert(i.as_string());
+  std::vector<value> found = threads_.where([&](const value& t) {
+    return metadata_matches(t.get("metadata"), metadata) &&
+           metadata_matches(t.get("values"), values) &&
+           (status.empty() || t.get("status") == status) &&
+           (wanted.empty() || wanted.count(t.get("thread_id").as_string()));
+  });
+  if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
+  return detail::search_page(std::move(found), body, "created_at",
+                             [](const value& t) { return t; });
+}
+
+api_response service::patch_thread(const std::string& id, const value& body) {
+  find_thread(id);
+  const value metadata = object_field(body, "metadata");
+  set_thread(id, [&](object& t) {
+    t.set("metadata", merged(t.find("metadata") ? *t.find("metadata") : value(), metadata));
+  });
+  return {200, find_thread(id)};
+}
+
+api_response service::delete_thread(const std::string& id) {
+  find_thread(id);
+  threads_.erase(id);
+  for (const value& run : runs_.where([&](const value& r) { return r.get("thread_id") == id; }))
+    runs_.erase(run.get("run_id").as_string());
+  data_.saver()->delete_thread(id);
+  data_.forget_graph(id);
+  return {204, value()};
+}
+
+api_response service::copy_thread(const std::string& id) {
+  find_thread(id);
+  throw api_error{501, "Copying a thread is not supported by this server yet"};
+}
+
+std::optional<value> service::read_state(const std::string& thread_id,
+                                         const std::string& checkpoint_id, bool subgraphs) const {
+  if (!data_.saved_graph(thread_id)) return std::nullopt;
+  ops::command_env env = ops_env();
+  value line;
+  env.print = [&](const value& v) { line = v; };
+  ops::state_args args;
+  args.where.thread = thread_id;
+  args.checkpoint = checkpoint_id;
+  args.subgraphs = subgraphs;
+  try {
+    ops::show_state(env, args);
+  } catch (const error& e) {
+    if (e.code() == error_code::not_found && checkpoint_id.empty()) return std::nullopt;
+    throw;
+  }
+  return thread_state_of(line);
+}
+
+api_response service::thread_state(const std::string& id, const std::string& checkpoint_id,
+                                   bool subgraphs) {
+  find_thread(id);
+  if (auto state = read_state(id, checkpoint_id, subgraphs)) return {200, *state};
+  if (!checkpoint_id.empty()) throw api_error{404, "Checkpoint " + checkpoint_id + " not found"};
+  return {200, value(object{{"values", object{}},
+                            {"next", list{}},
+                            {"tasks", list{}},
+                            {"metadata", object{}},
+                            {"created_at", value()},
+                            {"checkpoint", value()},
+                            {"parent_checkpoint", value()}})};
+}
+
+api_response service::update_thread_state(const std::string& id, const value& body) {
+  const value t = find_thread(id);
+  if (!data_.saved_graph(id)) {
+    // A thread that never ran takes the graph of the assistant its metadata names, if any.
+    const value& graph_id = t.get("metadata").get("graph_id");
+    if (!graph_id.is_string())
+      throw api_error{409,
+                      "Thread " + id + " has no graph yet: run it once before updating its state"};
+    data_.save_graph_text(id, config_.graphs.at(graph_id.as_string()).to_json());
+  }
+  ops::command_env env = ops_env();
+  value line;
+  env.print = [&](const value& v) { line = v; };
+  ops::update_args args;
+  args.where.thread = id;
+  args.values = body.get("values");
+  if (body.get("as_node").is_string()) args.as_node = body.get("as_node").as_string();
+  const value& cp = body.get("checkpoint");
+  if (cp.is_object()) args.checkpoint = string_field(cp, "checkpoint_id");
+  if (body.get("checkpoint_id").is_string())
+    args.checkpoint = body.get("checkpoint_id").as_string();
+  ops::update_state(env, args);
+  if (auto state = read_state(id, "", false))
+    set_thread(id, [&](object& o) {
+      o.set("values", state->get("values"));
+      o.set("status", state->get("next").as_list().empty() ? "idle" : "interrupted");
+    });
+  const value& c = line.get("config").get("configurable");
+  return {200, value(object{{"checkpoint", object{{"thread_id", id},
+                                                  {"checkpoint_ns", ""},
+                                                  {"checkpoint_id", c.get("checkpoint_id")}}}})};
+}
+
+api_response service::thread_history(const std::string& id, const value& body) {
+  find_thread(id);
+  if (!data_.saved_graph(id)) return {200, value(list{})};
+  ops::command_env env = ops_env();
+  list states;
+  env.print = [&](const value& v) { states.push_back(thread_state_of(v)); };
+  ops::history_args args;
+  args.where.thread = id;
+  args.limit = count_field(body, "limit", 10);
+  const value& before = body.get("before");
+  if (before.is_object()) args.before = string_field(before.get("configurable"), "checkpoint_id");
+  if (before.is_string()) args.before = before.as_string();
+  const value filter = object_field(body, "metadata");
+  args.filter = filter.as_object();
+  try {
+    ops::show_history(env, args);
+  } catch (const error& e) {
+    if (e.code() != error_code::not_found) throw;
+  }
+  return {200, value(std::move(states))};
+}
+
+}  // namespace superstep::server
