@@ -66,8 +66,7 @@ api_response service::cancel_run(const std::string& thread_id, const std::string
     }
   }
   if (pending) {
-    finish_run(run);
-    if (action == "rollback") runs_.erase(run_id);
+    finish_run(run);  // rolled back, it erases the run's record
   } else {
     run->control->request_cancel("cancelled through the API");
   }

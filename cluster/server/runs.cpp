@@ -431,16 +431,17 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
   }
   // The run's record and its thread are final before anyone is told it ended: a client that
   // joins or reads the thread next sees what the run left.
-  if (auto rec = runs_.get(run->run_id)) {
-    object r = rec->as_object();
-    r.set("status", status);
-    r.set("updated_at", now_iso());
-    runs_.put(run->run_id, value(std::move(r)));
-  }
   bool rolled_back = false;
   {
     std::lock_guard lock(run->mutex);
     rolled_back = run->cancel_action == "rollback";
+  }
+  // A run rolled back is never seen ended: its record goes without a final status.
+  if (auto rec = runs_.get(run->run_id); rec && !rolled_back) {
+    object r = rec->as_object();
+    r.set("status", status);
+    r.set("updated_at", now_iso());
+    runs_.put(run->run_id, value(std::move(r)));
   }
   if (rolled_back) {  // as if it never ran: its record and what it saved go
     runs_.erase(run->run_id);
