@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/active_run.hpp"
+#include "server/api_support.hpp"
 #include "server/service.hpp"
 
 namespace superstep::server {
@@ -16,12 +17,10 @@ api_response service::list_runs(const std::string& thread_id, const http_request
   std::stable_sort(found.begin(), found.end(), [](const value& a, const value& b) {
     return a.get("created_at").as_string() > b.get("created_at").as_string();
   });
-  std::size_t offset = 0, limit = 10;
-  if (r.has_query("offset")) offset = std::stoul(r.query_value("offset"));
-  if (r.has_query("limit")) limit = std::stoul(r.query_value("limit"));
-  list out;
-  for (std::size_t i = offset; i < found.size() && out.size() < limit; ++i) out.push_back(found[i]);
-  return {200, value(std::move(out))};
+  const std::size_t offset = detail::query_count(r, "offset", 0),
+                    limit = detail::query_count(r, "limit", 10);
+  found = detail::page(std::move(found), offset, limit);
+  return {200, value(list(found.begin(), found.end()))};
 }
 
 api_response service::get_run(const std::string& thread_id, const std::string& run_id) {

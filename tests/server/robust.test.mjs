@@ -89,6 +89,9 @@ describe("bad input", () => {
     assert.match(await res.text(), /multitask_strategy/);
     res = await post("/store/items/search", { namespace_prefix: ["a.b"] });
     assert.equal(res.status, 422);
+    res = await fetch(`${server.url}/threads/${thread.thread_id}/runs?limit=many`);
+    assert.equal(res.status, 422);
+    assert.match(await res.text(), /limit/);
   });
 
   it("a browser's preflight is answered", async () => {
