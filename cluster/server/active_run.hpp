@@ -30,9 +30,6 @@ struct active_run {
   std::shared_ptr<run_control> control = std::make_shared<run_control>();
   bool cancel_on_disconnect = false;
 
-  // Runs this one replaced (multitask interrupt or rollback): it starts once they ended.
-  std::vector<std::shared_ptr<active_run>> after;
-
   std::mutex mutex;
   std::condition_variable ended;    // done became true
   std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)

@@ -2,10 +2,7 @@
 #include "server/records.hpp"
 
 #include <openssl/evp.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,22 +19,6 @@ namespace superstep::server {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Record ids become file names: hex of their bytes, so that any id is a safe name.
-std::string hex_name(const std::string& id) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(id.size() * 2);
-  for (unsigned char c : id) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
-
-[[noreturn]] void fail_io(const std::string& what, const std::string& path) {
-  throw error(error_code::storage_error, what + " '" + path + "': " + std::strerror(errno));
-}
 
 std::string format_uuid(const unsigned char* b) {
   static const char digits[] = "0123456789abcdef";
@@ -59,19 +40,26 @@ int hex_digit(char c) {
 
 }  // namespace
 
-record_set::record_set(const std::string& data_dir, const std::string& kind,
+record_set::record_set(storage::rocksdb_records& table,
+                       std::shared_ptr<const storage::serializer> serde,
+                       const std::string& data_dir, const std::string& kind,
                        const std::function<void(const std::string&)>& warn)
-    : dir_((fs::path(data_dir) / "api" / kind).string()) {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) throw error(error_code::storage_error, "cannot create '" + dir_ + "': " + ec.message());
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    const std::string path = entry.path().string();
-    if (entry.path().extension() != ".json") {
-      if (path.find(".tmp") != std::string::npos) fs::remove(entry.path(), ec);  // a crash's
-      continue;
+    : table_(table), serde_(std::move(serde)), kind_(kind) {
+  for (auto& [id, bytes] : table_.all(kind_)) {
+    try {
+      records_[id] = serde_->loads(bytes);
+    } catch (const std::exception& e) {
+      warn("skipping the " + kind_ + " record '" + id + "': " + e.what());
     }
-    std::ifstream in(path, std::ios::binary);
+  }
+  // The JSON files of DIR/api/KIND that builds before the database held records wrote: moved
+  // in, then removed.
+  const fs::path dir = fs::path(data_dir) / "api" / kind;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     try {
@@ -79,15 +67,13 @@ record_set::record_set(const std::string& data_dir, const std::string& kind,
       const value& id = record.get("id");
       if (!record.is_object() || !id.is_string())
         throw error(error_code::invalid_argument, "not a record (no \"id\")");
-      records_[id.as_string()] = record.get("record");
+      if (!records_.count(id.as_string())) put(id.as_string(), record.get("record"));
     } catch (const std::exception& e) {
-      warn("skipping the record " + path + ": " + e.what());
+      warn("skipping the record " + entry.path().string() + ": " + e.what());
     }
   }
-}
-
-std::string record_set::file(const std::string& id) const {
-  return (fs::path(dir_) / (hex_name(id) + ".json")).string();
+  fs::remove_all(dir, ec);
+  fs::remove(dir.parent_path(), ec);  // when it is empty
 }
 
 std::optional<value> record_set::get(const std::string& id) const {
@@ -98,35 +84,16 @@ std::optional<value> record_set::get(const std::string& id) const {
 }
 
 void record_set::put(const std::string& id, const value& record) {
-  const std::string text = value(object{{"id", id}, {"record", record}}).to_json();
-  const std::string target = file(id);
-  static std::atomic<std::uint64_t> writes{0};
-  const std::string temp =
-      target + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(writes.fetch_add(1));
+  const std::string bytes = serde_->dumps(record);
   std::lock_guard lock(mutex_);
-  {
-    std::FILE* f = std::fopen(temp.c_str(), "wb");
-    if (!f) fail_io("cannot write", temp);
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok) {
-      std::remove(temp.c_str());
-      fail_io("cannot write", temp);
-    }
-  }
-  if (std::rename(temp.c_str(), target.c_str()) != 0) {
-    const int saved = errno;
-    std::remove(temp.c_str());
-    errno = saved;
-    fail_io("cannot write", target);
-  }
+  table_.put(kind_, id, bytes);
   records_[id] = record;
 }
 
 bool record_set::erase(const std::string& id) {
   std::lock_guard lock(mutex_);
   if (!records_.erase(id)) return false;
-  std::error_code ec;
-  fs::remove(file(id), ec);
+  table_.erase(kind_, id);
   return true;
 }
 
@@ -153,8 +120,7 @@ std::size_t record_set::size() const {
 
 void record_set::clear() {
   std::lock_guard lock(mutex_);
-  std::error_code ec;
-  for (const auto& [id, record] : records_) fs::remove(file(id), ec);
+  table_.clear(kind_);
   records_.clear();
 }
 

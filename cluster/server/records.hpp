@@ -1,9 +1,10 @@
 #pragma once
 
 // What the server API creates besides checkpoints (assistants, threads' metadata and status,
-// runs), kept in the data folder: one JSON file per record under DIR/api/KIND/, written to a
-// temporary file and renamed over the old one, so that a crash leaves either record whole.
-// All are read into memory at start; writes go through to disk before they return.
+// runs, crons), kept in the data folder's database (the `records` column family, one table per
+// kind, each record a value encoded by the folder's serializer: Cap'n Proto, encrypted with
+// SUPERSTEP_AES_KEY when it is set). All are read into memory at start; writes go to the
+// database (its write-ahead log: a killed process loses none) before they return.
 
 #include <cstddef>
 #include <functional>
@@ -14,15 +15,19 @@
 #include <vector>
 
 #include "superstep/core/value.hpp"
+#include "superstep/storage/rocksdb_records.hpp"
+#include "superstep/storage/serializer.hpp"
 
 namespace superstep::server {
 
-/// One kind of record (a folder of JSON objects keyed by id). Thread-safe.
+/// One kind of record (a table of objects keyed by id). Thread-safe.
 class record_set {
  public:
-  /// Reads every record of DIR/api/`kind` (creating the folder). A file that does not parse
-  /// is reported through `warn` and skipped (left in place).
-  record_set(const std::string& data_dir, const std::string& kind,
+  /// Reads every record of table `kind`. A record that does not decode is reported through
+  /// `warn` and skipped (left in place). The JSON files an older build kept in
+  /// `data_dir`/api/`kind` are moved into the table.
+  record_set(storage::rocksdb_records& table, std::shared_ptr<const storage::serializer> serde,
+             const std::string& data_dir, const std::string& kind,
              const std::function<void(const std::string&)>& warn);
 
   std::optional<value> get(const std::string& id) const;
@@ -39,9 +44,9 @@ class record_set {
   void clear();
 
  private:
-  std::string file(const std::string& id) const;
-
-  std::string dir_;
+  storage::rocksdb_records& table_;
+  std::shared_ptr<const storage::serializer> serde_;
+  std::string kind_;
   mutable std::mutex mutex_;
   std::map<std::string, value> records_;
 };

@@ -39,29 +39,18 @@ api_response service::delete_run(const std::string& thread_id, const std::string
   return {204, value()};
 }
 
-api_response service::cancel_run(const std::string& thread_id, const std::string& run_id,
-                                 const http_request& r, const std::shared_ptr<http_exchange>& x,
-                                 bool& answered) {
-  get_run(thread_id, run_id);
-  const std::string action = r.has_query("action") ? r.query_value("action") : "interrupt";
-  if (action != "interrupt" && action != "rollback")
-    throw api_error{422, "action: interrupt or rollback, not '" + action + "'"};
-  const bool wait = r.query_value("wait") == "true" || r.query_value("wait") == "1";
-  auto run = running(run_id);
-  if (!run) return {wait ? 204 : 202, value()};
+bool service::cancel_active(const std::shared_ptr<active_run>& run, const std::string& action) {
   bool pending = false;
   {
     std::lock_guard lock(run->mutex);
+    if (run->done) return false;
     run->cancel_action = action;
-    if (!run->started && !run->done) {
+    if (!run->started) {
       pending = true;
       run->started = true;  // claimed: execute() will not start it
       run->status = "interrupted";
       run->result = value(object{{"__error__", object{{"error", "CancelledError"},
                                                       {"message", "the run was cancelled"}}}});
-    } else if (wait && !run->done) {
-      answered = true;
-      run->waiters.push_back([x](const value&) { x->send(204, {}, ""); });
     }
   }
   if (pending) {
@@ -69,8 +58,91 @@ api_response service::cancel_run(const std::string& thread_id, const std::string
   } else {
     run->control->request_cancel("cancelled through the API");
   }
+  return true;
+}
+
+namespace {
+
+std::string cancel_action_of(const http_request& r) {
+  const std::string action = r.has_query("action") ? r.query_value("action") : "interrupt";
+  if (action != "interrupt" && action != "rollback")
+    throw api_error{422, "action: interrupt or rollback, not '" + action + "'"};
+  return action;
+}
+
+}  // namespace
+
+api_response service::cancel_run(const std::string& thread_id, const std::string& run_id,
+                                 const http_request& r, const std::shared_ptr<http_exchange>& x,
+                                 bool& answered) {
+  get_run(thread_id, run_id);
+  const std::string action = cancel_action_of(r);
+  const bool wait = r.query_value("wait") == "true" || r.query_value("wait") == "1";
+  auto run = running(run_id);
+  if (!run) return {wait ? 204 : 202, value()};
+  if (wait) {
+    std::lock_guard lock(run->mutex);
+    if (run->started && !run->done) {
+      answered = true;
+      run->waiters.push_back([x](const value&) { x->send(204, {}, ""); });
+    }
+  }
+  cancel_active(run, action);
   if (answered) return {};
   return {wait ? 204 : 202, value()};
+}
+
+api_response service::cancel_runs(const value& body, const http_request& r) {
+  const std::string action = cancel_action_of(r);
+  const std::string thread_id = detail::string_field(body, "thread_id");
+  const std::string status = detail::string_field(body, "status");
+  const value& ids = body.get("run_ids");
+  if (!ids.is_null() && !ids.is_list()) throw api_error{422, "run_ids: a list of run ids"};
+  if (!status.empty() && status != "pending" && status != "running" && status != "all")
+    throw api_error{422, "status: pending, running or all, not '" + status + "'"};
+  if (ids.is_null() && thread_id.empty() && status.empty())
+    throw api_error{422, "run_ids, thread_id or status: say which runs to cancel"};
+  std::vector<std::shared_ptr<active_run>> chosen;
+  if (ids.is_list()) {
+    for (const value& id : ids.as_list()) {
+      if (!id.is_string()) throw api_error{422, "run_ids: each id is a string"};
+      auto rec = runs_.get(id.as_string());
+      if (!rec || (!thread_id.empty() && rec->get("thread_id") != thread_id))
+        throw api_error{404, "Run " + id.as_string() + " not found"};
+      if (auto run = running(id.as_string())) chosen.push_back(run);
+    }
+  } else {
+    if (!thread_id.empty()) find_thread(thread_id);
+    std::lock_guard lock(runs_mutex_);
+    for (const auto& [id, run] : active_) {
+      if (!thread_id.empty() && run->thread_id != thread_id) continue;
+      std::lock_guard run_lock(run->mutex);
+      const bool started = run->started;
+      if (status == "pending" && started) continue;
+      if (status == "running" && !started) continue;
+      chosen.push_back(run);
+    }
+  }
+  for (const auto& run : chosen) cancel_active(run, action);
+  return {204, value()};
+}
+
+api_response service::create_batch(const std::string& text) {
+  const value payloads = parse_body(text, true);
+  if (!payloads.is_list()) throw api_error{422, "the body: a list of run payloads"};
+  list created;
+  for (std::size_t i = 0; i < payloads.as_list().size(); ++i) {
+    const value& one = payloads.as_list()[i];
+    if (!one.is_object())
+      throw api_error{422, "[" + std::to_string(i) + "]: a run payload is an object"};
+    bool answered = false;
+    try {
+      created.push_back(create_run("", one, "background", nullptr, answered).body);
+    } catch (const api_error& e) {
+      throw api_error{e.status, "[" + std::to_string(i) + "]: " + e.message};
+    }
+  }
+  return {200, value(std::move(created))};
 }
 
 api_response service::join_run(const std::string& thread_id, const std::string& run_id,

@@ -62,8 +62,10 @@ value run_record(const active_run& run, const value& body, const std::string& st
                  const std::string& created) {
   object kwargs;
   for (const char* k : {"input", "command", "config", "context", "stream_mode", "interrupt_before",
-                        "interrupt_after", "webhook", "checkpoint", "checkpoint_id"})
+                        "interrupt_after", "webhook", "checkpoint", "checkpoint_id", "durability",
+                        "stream_subgraphs", "after_seconds"})
     kwargs.set(k, body.get(k));
+  if (run.temporary) kwargs.set("temporary", true);
   return value(object{
       {"run_id", run.run_id},
       {"thread_id", run.thread_id},
@@ -111,7 +113,7 @@ std::shared_ptr<active_run> service::running(const std::string& run_id) const {
 
 api_response service::create_run(const std::string& thread_in, const value& body,
                                  const std::string& mode, const std::shared_ptr<http_exchange>& x,
-                                 bool& answered) {
+                                 bool& answered, const value* resumed) {
   const std::string wanted =
       body.get("assistant_id").is_string() ? body.get("assistant_id").as_string() : "";
   if (wanted.empty()) throw api_error{422, "assistant_id: required"};
@@ -124,7 +126,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
                              "graph ID."};
   }
   auto run = std::make_shared<active_run>();
-  run->run_id = uuid4();
+  run->run_id = resumed ? resumed->get("run_id").as_string() : uuid4();
   run->assistant_id = assistant.get("assistant_id").as_string();
   run->graph_id = assistant.get("graph_id").as_string();
   run->spec = config_.graphs.at(run->graph_id);
@@ -136,7 +138,11 @@ api_response service::create_run(const std::string& thread_in, const value& body
     throw api_error{
         422, "multitask_strategy: reject, interrupt, rollback or enqueue, not '" + strategy + "'"};
   const std::string now = now_iso();
-  if (thread_in.empty()) {
+  if (resumed) {
+    run->thread_id = thread_in;
+    run->temporary = resumed->get("kwargs").get("temporary").truthy();
+    if (!threads_.get(thread_in)) create_thread(value(object{{"thread_id", thread_in}}));
+  } else if (thread_in.empty()) {
     run->temporary = body.get("on_completion") != "keep";
     run->thread_id = uuid4();
     create_thread(value(object{{"thread_id", run->thread_id}}));
@@ -149,7 +155,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
     }
   }
   const value thread = find_thread(run->thread_id);
-  if (strategy == "reject" && thread.get("status") == "busy")
+  if (!resumed && strategy == "reject" && thread.get("status") == "busy")
     throw api_error{409,
                     "Thread is already running a task. Wait for it to finish or choose a "
                     "different multitask strategy."};
@@ -192,6 +198,15 @@ api_response service::create_run(const std::string& thread_in, const value& body
     config = value(std::move(c));
   }
   a.config = config;
+  // A run the server was carrying out when it stopped goes on from its last checkpoint; one
+  // that saved none starts again.
+  if (resumed && run_saved_checkpoint(run->thread_id, run->run_id)) {
+    a.input.reset();
+    a.resume.reset();
+    a.update.reset();
+    a.go_to.clear();
+    a.checkpoint.clear();
+  }
   a.context = merge_config(assistant.get("context"), body.get("context"));
   if (a.context.is_object() && a.context.as_object().empty()) a.context = value();
   a.subgraphs = body.get("stream_subgraphs").truthy();
@@ -237,7 +252,8 @@ api_response service::create_run(const std::string& thread_in, const value& body
   if (after.is_number())
     run->not_before += std::chrono::milliseconds(static_cast<long long>(after.as_double() * 1000));
 
-  runs_.put(run->run_id, run_record(*run, body, "pending", now));
+  runs_.put(run->run_id, run_record(*run, body, "pending",
+                                    resumed ? resumed->get("created_at").as_string() : now));
   set_thread(run->thread_id, [&](object& t) {
     object metadata = t.find("metadata") && t.find("metadata")->is_object()
                           ? t.find("metadata")->as_object()
@@ -266,7 +282,6 @@ api_response service::create_run(const std::string& thread_in, const value& body
       if (other->done) continue;
       other->cancel_action = strategy;
       if (other->started) {
-        run->after.push_back(other);
         other->control->request_cancel("replaced by run " + run->run_id + " (multitask " +
                                        strategy + ")");
       }
@@ -306,15 +321,70 @@ api_response service::create_run(const std::string& thread_in, const value& body
         if (auto r = weak.lock()) r->control->request_cancel("the client went away");
       });
   }
-  if (run->not_before <= std::chrono::steady_clock::now()) {
-    run_pool_.post([this, run] { execute(run); });
-  } else {
+  {
+    // One run at a time on a thread: the others wait in its queue, holding no thread.
     std::lock_guard lock(runs_mutex_);
-    scheduled_.emplace(run->not_before, run);
-    scheduled_changed_.notify_one();
+    bool busy = false;
+    for (const auto& [id, other] : active_)
+      busy = busy || (other != run && other->thread_id == run->thread_id);
+    if (busy)
+      waiting_[run->thread_id].push_back(run);
+    else
+      dispatch_locked(run);
   }
   if (mode == "background") return {200, *runs_.get(run->run_id), {{"Content-Location", location}}};
   return {};
+}
+
+bool service::run_saved_checkpoint(const std::string& thread_id, const std::string& run_id) const {
+  if (!data_.saved_graph(thread_id)) return false;
+  list_options o;
+  o.filter = object{{"run_id", run_id}};
+  o.limit = 1;
+  return !data_.saver()->list(checkpoint_config{thread_id, "", ""}, o).empty();
+}
+
+void service::resume_runs() {
+  std::vector<value> left = runs_.where([](const value& r) {
+    const value& s = r.get("status");
+    return s == "pending" || s == "running";
+  });
+  std::sort(left.begin(), left.end(), [](const value& a, const value& b) {
+    return a.get("created_at").as_string() < b.get("created_at").as_string();
+  });
+  for (const value& rec : left) {
+    const std::string run_id = rec.get("run_id").as_string();
+    object body = rec.get("kwargs").is_object() ? rec.get("kwargs").as_object() : object{};
+    body.erase("after_seconds");  // its time has come
+    body.set("assistant_id", rec.get("assistant_id"));
+    body.set("metadata", rec.get("metadata"));
+    body.set("multitask_strategy", "enqueue");  // after the runs before it, as they were queued
+    bool answered = false;
+    try {
+      create_run(rec.get("thread_id").as_string(), value(std::move(body)), "background", nullptr,
+                 answered, &rec);
+      log_("run " + run_id + " (left by a server that stopped) goes on");
+    } catch (...) {
+      std::string why;
+      try {
+        throw;
+      } catch (const api_error& e) {
+        why = e.message;
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      log_("run " + run_id + " (left by a server that stopped) cannot go on: " + why);
+      object changed = rec.as_object();
+      changed.set("status", "error");
+      changed.set("updated_at", now_iso());
+      runs_.put(run_id, value(std::move(changed)));
+      set_thread(rec.get("thread_id").as_string(), [](object& t) {
+        if (t.find("status") && t.find("status")->is_string() &&
+            t.find("status")->as_string() == "busy")
+          t.set("status", "error");
+      });
+    }
+  }
 }
 
 void service::start_scheduled() {
@@ -348,11 +418,6 @@ void service::shutdown() {
 }
 
 void service::execute(const std::shared_ptr<active_run>& run) {
-  for (const auto& before : run->after) {
-    std::unique_lock lock(before->mutex);
-    before->ended.wait(lock, [&] { return before->done; });
-  }
-  run->after.clear();
   {
     std::lock_guard lock(run->mutex);
     if (run->done || run->started) return;  // cancelled while pending
@@ -502,6 +567,27 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
   for (const auto& w : waiters) w(result);
   std::lock_guard lock(runs_mutex_);
   active_.erase(run->run_id);
+  // A run that waited its turn leaves the queue; the thread's run hands it to the next.
+  auto queue = waiting_.find(run->thread_id);
+  if (queue == waiting_.end()) return;
+  auto& q = queue->second;
+  if (auto it = std::find(q.begin(), q.end(), run); it != q.end()) {
+    q.erase(it);
+  } else if (!q.empty()) {
+    dispatch_locked(q.front());
+    q.pop_front();
+  }
+  if (q.empty()) waiting_.erase(queue);
+}
+
+void service::dispatch_locked(const std::shared_ptr<active_run>& run) {
+  if (stopping_) return;  // left pending: it goes on when the server starts again
+  if (run->not_before <= std::chrono::steady_clock::now()) {
+    run_pool_.post([this, run] { execute(run); });
+  } else {
+    scheduled_.emplace(run->not_before, run);
+    scheduled_changed_.notify_one();
+  }
 }
 
 }  // namespace superstep::server

@@ -49,7 +49,8 @@ int serve(const net::serve_args& args, cluster::function_registry& registry,
   options.port = args.port;
   options.max_body = config.max_body;
   // The service goes before the HTTP server: its threads answer exchanges of the server.
-  auto api = std::make_unique<service>(config, data, registry, services.log, args.run_threads);
+  auto api = std::make_unique<service>(config, data, registry, services.log, args.run_threads,
+                                       services.serde, args.fsync);
   http_server http(options, [&api](http_request r, std::shared_ptr<http_exchange> x) {
     api->handle(std::move(r), std::move(x));
   });

@@ -6,6 +6,7 @@
 
 #include "ops/operations.hpp"
 #include "ops/support.hpp"
+#include "server/api_documents.hpp"
 #include "server/api_support.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/version.hpp"
@@ -86,38 +87,32 @@ void job_pool::post(std::function<void()> job) {
 
 service::service(server_config config, ops::data_dir& data,
                  const cluster::function_registry& registry,
-                 std::function<void(const std::string&)> log, unsigned run_threads)
+                 std::function<void(const std::string&)> log, unsigned run_threads,
+                 std::shared_ptr<const storage::serializer> serde, bool fsync)
     : config_(std::move(config)),
       data_(data),
       registry_(registry),
       log_(std::move(log)),
-      assistants_(data.path(), "assistants", log_),
-      threads_(data.path(), "threads", log_),
-      runs_(data.path(), "runs", log_),
+      records_(storage::rocksdb_records::open(data.path(), fsync)),
+      assistants_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(),
+                  "assistants", log_),
+      threads_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(), "threads",
+               log_),
+      runs_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(), "runs", log_),
+      crons_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(), "crons",
+             log_),
       requests_(4),
       run_pool_(run_threads) {
   for (const auto& [name, spec] : config_.graphs) graph_of(name);  // fails at start, not later
   make_system_assistants();
-  // Runs a killed server left pending or running never finish: as LangGraph Server marks
-  // them, they ended in error, and their threads are not busy any more.
-  for (const value& run : runs_.where([](const value& r) {
-         const value& s = r.get("status");
-         return s == "pending" || s == "running";
-       })) {
-    object changed = run.as_object();
-    changed.set("status", "error");
-    changed.set("updated_at", now_iso());
-    runs_.put(run.get("run_id").as_string(), value(changed));
-    set_thread(run.get("thread_id").as_string(), [](object& t) {
-      if (t.find("status") && t.find("status")->is_string() &&
-          t.find("status")->as_string() == "busy")
-        t.set("status", "error");
-    });
-  }
+  // Runs a stopped server left pending or running go on (server/runs.cpp).
+  resume_runs();
   timer_ = std::thread([this] { start_scheduled(); });
+  cron_timer_ = std::thread([this] { run_crons(); });
 }
 
 service::~service() {
+  stop_crons();
   shutdown();
   if (timer_.joinable()) timer_.join();
 }
@@ -239,10 +234,19 @@ api_response service::route(const http_request& r, const std::vector<std::string
     return {200, value(object{{"version", superstep::version()},
                               {"server", "superstep"},
                               {"flags", object{{"assistants", true},
-                                               {"crons", false},
+                                               {"crons", true},
                                                {"langsmith", false},
                                                {"langsmith_tracing_replicas", false}}},
                               {"host", object{{"kind", "self-hosted"}}}})};
+  if (n == 1 && (root == "openapi.json" || root == "docs") && get) {
+    answered = true;
+    header_list headers = cors_headers(r);
+    headers.emplace_back("Content-Type",
+                         root == "docs" ? "text/html;charset=UTF-8" : "application/json");
+    const std::string_view text = root == "docs" ? docs_html() : openapi_json();
+    x->send(200, std::move(headers), r.method == "HEAD" ? "" : std::string(text));
+    return {};
+  }
   if (root == "internal" && n == 2 && p[1] == "truncate" && post) return truncate(body());
 
   if (root == "assistants") {
@@ -269,6 +273,7 @@ api_response service::route(const http_request& r, const std::vector<std::string
     if (n == 1 && post) return create_thread(body());
     if (n == 2 && p[1] == "search" && post) return search_threads(body(), false);
     if (n == 2 && p[1] == "count" && post) return search_threads(body(), true);
+    if (n == 2 && p[1] == "prune" && post) return prune_threads(body());
     if (n == 2) {
       if (get) return {200, find_thread(p[1])};
       if (patch) return patch_thread(p[1], body());
@@ -307,6 +312,7 @@ api_response service::route(const http_request& r, const std::vector<std::string
       if (n == 3 && post) return create_run(id, body(), "background", x, answered);
       if (n == 3 && get) return list_runs(id, r);
       if (n == 4 && p[3] == "stream" && post) return create_run(id, body(), "stream", x, answered);
+      if (n == 4 && p[3] == "crons" && post) return create_cron(id, body());
       if (n == 4 && p[3] == "wait" && post) return create_run(id, body(), "wait", x, answered);
       if (n == 4 && get) return get_run(id, p[3]);
       if (n == 4 && del) return delete_run(id, p[3]);
@@ -320,6 +326,23 @@ api_response service::route(const http_request& r, const std::vector<std::string
     if (n == 1 && post) return create_run("", body(), "background", x, answered);
     if (n == 2 && p[1] == "stream" && post) return create_run("", body(), "stream", x, answered);
     if (n == 2 && p[1] == "wait" && post) return create_run("", body(), "wait", x, answered);
+    if (n == 2 && p[1] == "batch" && post) return create_batch(r.body);
+    if (n >= 2 && p[1] == "crons") {
+      if (n == 2 && post) return create_cron("", body());
+      if (n == 3 && p[2] == "search" && post) return search_crons(body(), false);
+      if (n == 3 && p[2] == "count" && post) return search_crons(body(), true);
+      if (n == 3 && patch) return patch_cron(p[2], body());
+      if (n == 3 && del) return delete_cron(p[2]);
+    }
+    if (n == 2 && p[1] == "cancel" && post) return cancel_runs(body(), r);
+    // A stateless run, at the Content-Location its creation answered.
+    if ((n == 2 || (n == 3 && p[2] == "stream")) && get && p[1] != "crons") {
+      auto rec = runs_.get(p[1]);
+      if (!rec) throw api_error{404, "Run not found"};
+      const std::string thread = rec->get("thread_id").as_string();
+      if (n == 2) return get_run(thread, p[1]);
+      return join_stream(thread, p[1], r, x, answered);
+    }
   }
 
   if (root == "store") return store_route(r, p, body());
@@ -329,6 +352,10 @@ api_response service::route(const http_request& r, const std::vector<std::string
 
 api_response service::truncate(const value& body) {
   if (body.get("runs").truthy()) runs_.clear();
+  if (body.get("crons").truthy()) {
+    crons_.clear();
+    wake_crons();
+  }
   if (body.get("threads").truthy() || body.get("checkpointer").truthy() ||
       body.get("checkpoint").truthy()) {
     for (const value& t : threads_.all()) {
@@ -464,6 +491,8 @@ api_response service::delete_assistant(const std::string& id, bool delete_thread
   const value a = find_assistant(id);
   const std::string real = a.get("assistant_id").as_string();
   assistants_.erase(real);
+  for (const value& c : crons_.where([&](const value& c) { return c.get("assistant_id") == real; }))
+    crons_.erase(c.get("cron_id").as_string());
   if (delete_threads)
     for (const value& t : threads_.where(
              [&](const value& t) { return t.get("metadata").get("assistant_id") == real; }))

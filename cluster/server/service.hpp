@@ -59,8 +59,11 @@ struct active_run;  // server/runs.cpp
 
 class service {
  public:
+  /// The API on `data`: its records in the folder's database, encoded by `serde` (null: Cap'n
+  /// Proto), flushed to disk on each write with `fsync`.
   service(server_config config, ops::data_dir& data, const cluster::function_registry& registry,
-          std::function<void(const std::string&)> log, unsigned run_threads);
+          std::function<void(const std::string&)> log, unsigned run_threads,
+          std::shared_ptr<const storage::serializer> serde, bool fsync);
   ~service();
 
   /// Called on the HTTP loop thread for each request.
@@ -96,6 +99,10 @@ class service {
   api_response patch_thread(const std::string& id, const value& body);
   api_response delete_thread(const std::string& id);
   api_response copy_thread(const std::string& id);
+  api_response prune_threads(const value& body);
+  // A new thread's `supersteps`: applied with bulk_update_state on graph `graph_id`.
+  void apply_supersteps(const std::string& id, const std::string& graph_id,
+                        const value& supersteps);
   api_response thread_state(const std::string& id, const std::string& checkpoint_id,
                             bool subgraphs);
   api_response update_thread_state(const std::string& id, const value& body);
@@ -116,23 +123,47 @@ class service {
   void set_thread(const std::string& id, const std::function<void(object&)>& change);
 
   // Runs (runs.cpp).
+  // `resumed`: the record of a run a stopped server left pending or running, carried out again
+  // with its id on its thread (from its last checkpoint when it saved one).
   api_response create_run(const std::string& thread_id, const value& body, const std::string& mode,
-                          const std::shared_ptr<http_exchange>& x, bool& answered);
+                          const std::shared_ptr<http_exchange>& x, bool& answered,
+                          const value* resumed = nullptr);
+  bool run_saved_checkpoint(const std::string& thread_id, const std::string& run_id) const;
+  void resume_runs();  // at start
   api_response list_runs(const std::string& thread_id, const http_request& r);
   api_response get_run(const std::string& thread_id, const std::string& run_id);
   api_response delete_run(const std::string& thread_id, const std::string& run_id);
   api_response cancel_run(const std::string& thread_id, const std::string& run_id,
                           const http_request& r, const std::shared_ptr<http_exchange>& x,
                           bool& answered);
+  // POST /runs/cancel: the runs named, or those of a thread, or all with a status.
+  api_response cancel_runs(const value& body, const http_request& r);
+  // POST /runs/batch: stateless background runs.
+  api_response create_batch(const std::string& body);
+  // Cancels `run` (action interrupt or rollback); false when it had ended already. A run not
+  // started yet ends now; one running is told to stop and ends at its next step boundary.
+  bool cancel_active(const std::shared_ptr<active_run>& run, const std::string& action);
   api_response join_run(const std::string& thread_id, const std::string& run_id,
                         const std::shared_ptr<http_exchange>& x, bool& answered);
   api_response join_stream(const std::string& thread_id, const std::string& run_id,
                            const http_request& r, const std::shared_ptr<http_exchange>& x,
                            bool& answered);
   void execute(const std::shared_ptr<active_run>& run);
+  // Posts `run` to the run pool, or holds it until its after_seconds (under runs_mutex_).
+  void dispatch_locked(const std::shared_ptr<active_run>& run);
   void start_scheduled();  // the timer thread
   void finish_run(const std::shared_ptr<active_run>& run);
   std::shared_ptr<active_run> running(const std::string& run_id) const;
+
+  // Crons (crons.cpp).
+  api_response create_cron(const std::string& thread_id, const value& body);
+  api_response search_crons(const value& body, bool count_only);
+  api_response patch_cron(const std::string& id, const value& body);
+  api_response delete_cron(const std::string& id);
+  void fire_cron(const value& cron);  // creates its run
+  void run_crons();                   // the cron timer thread
+  void wake_crons();                  // after a cron record changed
+  void stop_crons();
 
   // The store (store_routes.cpp).
   api_response store_route(const http_request& r, const std::vector<std::string>& parts,
@@ -142,12 +173,14 @@ class service {
   ops::data_dir& data_;
   const cluster::function_registry& registry_;
   std::function<void(const std::string&)> log_;
-  record_set assistants_, threads_, runs_;
+  std::unique_ptr<storage::rocksdb_records> records_;  // before the sets that use it
+  record_set assistants_, threads_, runs_, crons_;
   mutable std::mutex graphs_mutex_;
   mutable std::map<std::string, cluster::loaded_graph> graphs_;  // by spec JSON
   mutable std::mutex runs_mutex_;
-  std::map<std::string, std::shared_ptr<active_run>> active_;               // by run id
-  std::map<std::string, std::deque<std::shared_ptr<active_run>>> waiting_;  // by thread
+  std::map<std::string, std::shared_ptr<active_run>> active_;  // by run id
+  // The runs waiting for their thread, by thread: each is dispatched when the one before ends.
+  std::map<std::string, std::deque<std::shared_ptr<active_run>>> waiting_;
   bool stopping_ = false;
   // Runs waiting for their after_seconds, by when they may start (under runs_mutex_).
   std::multimap<std::chrono::steady_clock::time_point, std::shared_ptr<active_run>> scheduled_;
@@ -155,6 +188,10 @@ class service {
   job_pool requests_;
   job_pool run_pool_;
   std::thread timer_;  // starts the scheduled runs
+  std::mutex crons_mutex_;
+  std::condition_variable crons_changed_;
+  bool stopping_crons_ = false;
+  std::thread cron_timer_;  // creates the crons' runs (run_crons)
 };
 
 /// Reads a JSON body: {} when empty; api_error 422 naming the problem when it is not an

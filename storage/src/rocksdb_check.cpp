@@ -320,7 +320,8 @@ std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>> families_of(
           {"writes", db.writes},
           {"blobs", db.blobs},
           {"store", db.store},
-          {"runs", db.run_index}};
+          {"runs", db.run_index},
+          {"records", db.records}};
 }
 
 // Calls `take(family, key, value)` with every record of `db` that reads (checksums verified,
@@ -421,7 +422,7 @@ void rebuild(rocksdb_database& from, const std::string& from_dir, bool read_only
           "listing the column families");
     for (const auto& name : names)
       if (name != rocksdb::kDefaultColumnFamilyName && name != "checkpoints" && name != "writes" &&
-          name != "blobs" && name != "store" && name != "runs")
+          name != "blobs" && name != "store" && name != "runs" && name != "records")
         refuse(folder, "it has a column family this build does not know ('" + name + "')");
   }
   std::vector<checkpoint_key> checkpoints;
@@ -499,7 +500,7 @@ void rebuild_from_tables(const fs::path& copy, const fs::path& folder,
   options.info_log = make_info_log(copy.string());
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
-  for (const char* name : {"checkpoints", "writes", "blobs", "store", "runs"})
+  for (const char* name : {"checkpoints", "writes", "blobs", "store", "runs", "records"})
     families.emplace_back(name, rocksdb::ColumnFamilyOptions());
   // RepairDB puts every table in level 0, ordered by its sequence numbers. Tables whose
   // numbers overlap (a log converted again although some families had flushed part of it, a

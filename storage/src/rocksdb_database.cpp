@@ -97,7 +97,7 @@ std::vector<std::string> family_names(const rocksdb::DBOptions& options, const s
     names = {rocksdb::kDefaultColumnFamilyName};  // a new database
   }
   if (!open.read_only)
-    for (const char* ours : {"checkpoints", "writes", "blobs", "store", "runs"})
+    for (const char* ours : {"checkpoints", "writes", "blobs", "store", "runs", "records"})
       if (std::find(names.begin(), names.end(), ours) == names.end()) names.emplace_back(ours);
   return names;
 }
@@ -213,6 +213,7 @@ rocksdb_database::rocksdb_database(const std::string& dir, database_options open
     if (names[i] == "blobs") blobs = handles_[i];
     if (names[i] == "store") store = handles_[i];
     if (names[i] == "runs") run_index = handles_[i];
+    if (names[i] == "records") records = handles_[i];
   }
 }
 

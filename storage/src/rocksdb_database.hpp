@@ -52,9 +52,9 @@ struct database_options {
 class rocksdb_database {
  public:
   /// Opens the database in `dir` with the column families `checkpoints`, `writes`, `blobs`,
-  /// `store` and `runs`, and any others it already has; unless read-only, creates the folder, the
-  /// database and missing families. Throws storage_error naming `dir`: "no space left on DIR",
-  /// "DIR is in use by another process (pid N)", or RocksDB's reason.
+  /// `store`, `runs` and `records`, and any others it already has; unless read-only, creates the
+  /// folder, the database and missing families. Throws storage_error naming `dir`: "no space left
+  /// on DIR", "DIR is in use by another process (pid N)", or RocksDB's reason.
   explicit rocksdb_database(const std::string& dir, database_options options = {});
   /// Releases the column-family handles, then closes the database (another order crashes).
   ~rocksdb_database();
@@ -93,6 +93,9 @@ class rocksdb_database {
   /// The family `runs`, the checkpoints of each run (rocksdb_keys.hpp); null in a database
   /// opened read-only that was written before the family existed.
   rocksdb::ColumnFamilyHandle* run_index = nullptr;
+  /// The family `records` (rocksdb_records: the server API's records); null in a database
+  /// opened read-only that was written before the family existed.
+  rocksdb::ColumnFamilyHandle* records = nullptr;
 
   /// Which list values savers write as deltas, for every saver on this database: a saver that
   /// deletes or prunes a thread clears it for the others too.

@@ -195,13 +195,14 @@ describe("clients", () => {
 });
 
 describe("restart", () => {
-  it("a server killed with SIGKILL comes back with its assistants, threads and runs", async () => {
+  it("a server killed with SIGKILL comes back with its assistants, threads, runs and crons", async () => {
     const assistant = await client.assistants.create({ graphId: "agent", name: "kept" });
     const thread = await client.threads.create({ metadata: { kept: true } });
     await client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
+    const cron = await client.crons.create("agent", { schedule: "0 0 1 1 *", input });
     const busy = await client.threads.create();
     const running = await client.runs.create(busy.thread_id, "slow", { input: {} });
-    await sleep(200);
+    await sleep(600);  // the first of its three steps saved, the second under way
     const data = server.data;
     await server.stop("SIGKILL");
     server = await startServer([], { config, data });
@@ -213,12 +214,18 @@ describe("restart", () => {
     assert.equal(again.status, "idle");
     assert.equal(again.values.messages.length, 4);
     assert.equal((await client.threads.getHistory(thread.thread_id)).length, 5);
-    // The run the kill stopped is not running any more; its thread takes new runs.
-    const lost = await client.runs.get(busy.thread_id, running.run_id);
-    assert.notEqual(lost.status, "running");
-    assert.notEqual(lost.status, "pending");
+    const crons = await client.crons.search({ assistantId: "agent" });
+    assert.deepEqual(crons.map((c) => c.cron_id), [cron.cron_id]);
+    assert.equal(crons[0].next_run_date, cron.next_run_date);
+    // The run the kill stopped goes on from its last checkpoint, and ends as one that was
+    // never stopped would have.
+    await client.runs.join(busy.thread_id, running.run_id);
+    assert.equal((await client.runs.get(busy.thread_id, running.run_id)).status, "success");
+    assert.deepEqual((await client.threads.getState(busy.thread_id)).values.steps,
+                     ["one", "two", "three"]);
+    assert.equal((await client.threads.get(busy.thread_id)).status, "idle");
     const next = await client.runs.wait(busy.thread_id, "slow", { input: {} });
-    assert.ok(next.steps.includes("three"));
+    assert.deepEqual(next.steps, ["one", "two", "three", "one", "two", "three"]);
     // The thread goes on: a second run appends to the first one's state.
     const more = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
     assert.equal(more.messages.length, 8);
