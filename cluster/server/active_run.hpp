@@ -34,6 +34,8 @@ struct active_run {
   std::condition_variable ended;    // done became true
   std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)
   std::vector<std::shared_ptr<http_exchange>> streams;
+  std::vector<std::shared_ptr<http_exchange>>
+      kept_alive;  // runs/wait and join, answered at the end
   std::vector<std::function<void(const value&)>> waiters;
   bool started = false, done = false;
   std::string status = "pending";

@@ -152,8 +152,11 @@ api_response service::join_run(const std::string& thread_id, const std::string& 
     std::lock_guard lock(run->mutex);
     if (!run->done) {
       answered = true;
+      x->start(200, {{"Content-Type", "application/json"}});
+      run->kept_alive.push_back(x);
       run->waiters.push_back([x](const value& result) {
-        x->send(200, {{"Content-Type", "application/json"}}, result.to_json());
+        x->write(result.to_json());
+        x->end();
       });
       return {};
     }

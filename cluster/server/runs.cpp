@@ -312,9 +312,13 @@ api_response service::create_run(const std::string& thread_in, const value& body
   } else if (mode == "wait") {
     answered = true;
     std::lock_guard lock(run->mutex);
-    run->waiters.push_back([x, location](const value& result) {  // runs/wait's answer
-      x->send(200, {{"Content-Type", "application/json"}, {"Content-Location", location}},
-              result.to_json());
+    // Answered at once and kept alive with a newline now and then (heartbeat) until the
+    // output comes, as LangGraph Server does: no proxy times the request out.
+    x->start(200, {{"Content-Type", "application/json"}, {"Content-Location", location}});
+    run->kept_alive.push_back(x);
+    run->waiters.push_back([x](const value& result) {  // runs/wait's answer
+      x->write(result.to_json());
+      x->end();
     });
     if (run->cancel_on_disconnect)
       x->on_gone([weak = std::weak_ptr<active_run>(run)] {
@@ -387,6 +391,26 @@ void service::resume_runs() {
   }
 }
 
+void service::heartbeat() {
+  std::unique_lock lock(runs_mutex_);
+  while (!stopping_) {
+    heartbeat_due_.wait_for(lock, heartbeat_every);
+    if (stopping_) break;
+    std::vector<std::shared_ptr<active_run>> runs;
+    for (const auto& [id, run] : active_) runs.push_back(run);
+    lock.unlock();
+    for (const auto& run : runs) {
+      std::lock_guard run_lock(run->mutex);
+      if (run->done) continue;
+      // An SSE comment, which the SDK reads as a heartbeat (and sizes its idle reconnect by);
+      // whitespace before a JSON answer.
+      for (const auto& s : run->streams) s->write(": heartbeat\n\n");
+      for (const auto& w : run->kept_alive) w->write("\n");
+    }
+    lock.lock();
+  }
+}
+
 void service::start_scheduled() {
   std::unique_lock lock(runs_mutex_);
   while (!stopping_) {
@@ -412,6 +436,7 @@ void service::shutdown() {
     stopping_ = true;
     for (const auto& [id, run] : active_) runs.push_back(run);
     scheduled_changed_.notify_all();
+    heartbeat_due_.notify_all();
   }
   // Each stops once its current step is saved; the thread goes on from there next time.
   for (const auto& run : runs) run->control->request_drain("the server is stopping");
@@ -560,6 +585,7 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     std::lock_guard lock(run->mutex);
     run->done = true;
     streams.swap(run->streams);
+    run->kept_alive.clear();
     waiters.swap(run->waiters);
   }
   run->ended.notify_all();

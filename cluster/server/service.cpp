@@ -109,12 +109,14 @@ service::service(server_config config, ops::data_dir& data,
   resume_runs();
   timer_ = std::thread([this] { start_scheduled(); });
   cron_timer_ = std::thread([this] { run_crons(); });
+  heartbeat_ = std::thread([this] { heartbeat(); });
 }
 
 service::~service() {
   stop_crons();
   shutdown();
   if (timer_.joinable()) timer_.join();
+  if (heartbeat_.joinable()) heartbeat_.join();
 }
 
 // ---- graphs -------------------------------------------------------------------------------

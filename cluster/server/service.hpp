@@ -152,6 +152,7 @@ class service {
   // Posts `run` to the run pool, or holds it until its after_seconds (under runs_mutex_).
   void dispatch_locked(const std::shared_ptr<active_run>& run);
   void start_scheduled();  // the timer thread
+  void heartbeat();        // the heartbeat thread: keeps idle streams and waits alive
   void finish_run(const std::shared_ptr<active_run>& run);
   std::shared_ptr<active_run> running(const std::string& run_id) const;
 
@@ -188,11 +189,16 @@ class service {
   job_pool requests_;
   job_pool run_pool_;
   std::thread timer_;  // starts the scheduled runs
+  std::condition_variable heartbeat_due_;
+  std::thread heartbeat_;
   std::mutex crons_mutex_;
   std::condition_variable crons_changed_;
   bool stopping_crons_ = false;
   std::thread cron_timer_;  // creates the crons' runs (run_crons)
 };
+
+/// How often streams get a heartbeat and waits a newline.
+inline constexpr std::chrono::seconds heartbeat_every{5};
 
 /// Reads a JSON body: {} when empty; api_error 422 naming the problem when it is not an
 /// object (or, with `any`, not JSON).

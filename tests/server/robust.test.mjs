@@ -194,6 +194,29 @@ describe("clients", () => {
   });
 });
 
+describe("keep-alive", () => {
+  it("idle streams get heartbeats and waits newlines, which the SDK reads past", async () => {
+    const thread = await client.threads.create();
+    const slow = { messages: [{ type: "human", content: "foo" }], sleep: 6 };
+    const post = (path, body) => fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.text());
+    const [streamed, waited, raw] = await Promise.all([
+      post(`/threads/${thread.thread_id}/runs/stream`,
+           { assistant_id: "agent", input: slow, stream_mode: "values" }),
+      client.runs.wait(null, "agent", { input: slow }),
+      post("/runs/wait", { assistant_id: "agent", input: slow }),
+    ]);
+    assert.match(streamed, /\n: heartbeat\n\n/);
+    assert.match(streamed, /event: values/);
+    assert.equal(waited.messages.at(-1).content, "end");
+    assert.match(raw, /^\n+\{/);
+    assert.equal(JSON.parse(raw).messages.at(-1).content, "end");
+  });
+});
+
 describe("restart", () => {
   it("a server killed with SIGKILL comes back with its assistants, threads, runs and crons", async () => {
     const assistant = await client.assistants.create({ graphId: "agent", name: "kept" });
