@@ -6,24 +6,13 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 
-import { gather, startServer } from "./support.mjs";
+import { gather, startServer, serveForFile } from "./support.mjs";
 
 const config = join(dirname(fileURLToPath(import.meta.url)), "graphs", "robust.json");
 const input = { messages: [{ type: "human", content: "foo" }] };
-let server;
-let client;
-
-before(async () => {
-  server = await startServer([], { config });
-  client = new Client({ apiUrl: server.url });
-});
-
-after(async () => {
-  await server?.stop();
-  server?.cleanup();
-});
+const served = serveForFile([], { config });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -45,38 +34,38 @@ function raw(url, bytes, ms = 3000) {
 describe("bad input", () => {
   it("a body over the limit gets 413 and the server goes on", async () => {
     const big = JSON.stringify({ metadata: { blob: "x".repeat(2 << 20) } });
-    const res = await fetch(`${server.url}/threads`, {
+    const res = await fetch(`${served.server.url}/threads`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: big,
     }).catch((e) => ({ status: "closed", e }));
     if (res.status !== "closed") assert.equal(res.status, 413);
-    assert.deepEqual(await (await fetch(`${server.url}/ok`)).json(), { ok: true });
+    assert.deepEqual(await (await fetch(`${served.server.url}/ok`)).json(), { ok: true });
   });
 
   it("malformed requests get an error, not a crash", async () => {
     const answers = await Promise.all([
-      raw(server.url, "GARBAGE\r\n\r\n"),
-      raw(server.url, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"),
-      raw(server.url, "POST /threads HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"a\":"),
-      raw(server.url, "GET /" + "a".repeat(100000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
-      raw(server.url, "POST /threads/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]"),
+      raw(served.server.url, "GARBAGE\r\n\r\n"),
+      raw(served.server.url, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"),
+      raw(served.server.url, "POST /threads HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"a\":"),
+      raw(served.server.url, "GET /" + "a".repeat(100000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
+      raw(served.server.url, "POST /threads/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]"),
     ]);
     assert.match(answers[4], /^HTTP\/1\.1 422/);
-    const res = await fetch(`${server.url}/threads`, {
+    const res = await fetch(`${served.server.url}/threads`, {
       method: "POST",
       headers: { "Content-Type": "text/plain" },  // browsers' way around a preflight
       body: JSON.stringify({ metadata: { via: "text/plain" } }),
     });
     assert.equal(res.status, 200);
     assert.deepEqual((await res.json()).metadata, { via: "text/plain" });
-    assert.deepEqual(await (await fetch(`${server.url}/ok`)).json(), { ok: true });
+    assert.deepEqual(await (await fetch(`${served.server.url}/ok`)).json(), { ok: true });
   });
 
   it("bad fields are named", async () => {
-    const thread = await client.threads.create();
+    const thread = await served.client.threads.create();
     const post = (path, body) =>
-      fetch(`${server.url}${path}`, {
+      fetch(`${served.server.url}${path}`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(body),
@@ -89,13 +78,13 @@ describe("bad input", () => {
     assert.match(await res.text(), /multitask_strategy/);
     res = await post("/store/items/search", { namespace_prefix: ["a.b"] });
     assert.equal(res.status, 422);
-    res = await fetch(`${server.url}/threads/${thread.thread_id}/runs?limit=many`);
+    res = await fetch(`${served.server.url}/threads/${thread.thread_id}/runs?limit=many`);
     assert.equal(res.status, 422);
     assert.match(await res.text(), /limit/);
   });
 
   it("a browser's preflight is answered", async () => {
-    const res = await fetch(`${server.url}/threads/search`, {
+    const res = await fetch(`${served.server.url}/threads/search`, {
       method: "OPTIONS",
       headers: {
         Origin: "http://localhost:5173",
@@ -107,18 +96,18 @@ describe("bad input", () => {
     assert.equal(res.status, 204);
     assert.equal(res.headers.get("access-control-allow-origin"), "http://localhost:5173");
     assert.equal(res.headers.get("access-control-allow-private-network"), "true");
-    const get = await fetch(`${server.url}/ok`, { headers: { Origin: "http://localhost:5173" } });
+    const get = await fetch(`${served.server.url}/ok`, { headers: { Origin: "http://localhost:5173" } });
     assert.match(get.headers.get("access-control-expose-headers"), /Content-Location/);
   });
 });
 
 describe("clients", () => {
   it("a stream's client that goes away with on_disconnect=cancel cancels the run", async () => {
-    const thread = await client.threads.create();
+    const thread = await served.client.threads.create();
     const controller = new AbortController();
     let runId;
     try {
-      for await (const chunk of client.runs.stream(thread.thread_id, "slow", {
+      for await (const chunk of served.client.runs.stream(thread.thread_id, "slow", {
         input: {},
         onDisconnect: "cancel",
         signal: controller.signal,
@@ -133,19 +122,19 @@ describe("clients", () => {
     }
     assert.ok(runId);
     for (let i = 0; i < 50; ++i) {
-      const run = await client.runs.get(thread.thread_id, runId);
+      const run = await served.client.runs.get(thread.thread_id, runId);
       if (run.status !== "running" && run.status !== "pending") break;
       await sleep(100);
     }
-    assert.equal((await client.runs.get(thread.thread_id, runId)).status, "interrupted");
+    assert.equal((await served.client.runs.get(thread.thread_id, runId)).status, "interrupted");
   });
 
   it("a stream's client that goes away leaves the run going by default", async () => {
-    const thread = await client.threads.create();
+    const thread = await served.client.threads.create();
     const controller = new AbortController();
     let runId;
     try {
-      for await (const chunk of client.runs.stream(thread.thread_id, "slow", {
+      for await (const chunk of served.client.runs.stream(thread.thread_id, "slow", {
         input: {},
         signal: controller.signal,
       })) {
@@ -157,15 +146,15 @@ describe("clients", () => {
     } catch {
       // the abort
     }
-    const values = await client.runs.join(thread.thread_id, runId);
+    const values = await served.client.runs.join(thread.thread_id, runId);
     assert.deepEqual(values.steps, ["one", "two", "three"]);
   });
 
   it("a stream joined midway gets the run's events from the start", async () => {
-    const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "slow", { input: {}, streamMode: "updates" });
+    const thread = await served.client.threads.create();
+    const run = await served.client.runs.create(thread.thread_id, "slow", { input: {}, streamMode: "updates" });
     await sleep(500);
-    const chunks = await gather(client.runs.joinStream(thread.thread_id, run.run_id));
+    const chunks = await gather(served.client.runs.joinStream(thread.thread_id, run.run_id));
     assert.equal(chunks[0].event, "metadata");
     assert.deepEqual(
       chunks.filter((c) => c.event === "updates").map((c) => Object.keys(c.data)[0]),
@@ -176,29 +165,29 @@ describe("clients", () => {
   it("a hundred clients at once each get their run", async () => {
     const results = await Promise.all(
       Array.from({ length: 100 }, async () => {
-        const thread = await client.threads.create();
-        return client.runs.wait(thread.thread_id, "agent", { input });
+        const thread = await served.client.threads.create();
+        return served.client.runs.wait(thread.thread_id, "agent", { input });
       }),
     );
     assert.ok(results.every((v) => v.messages.length === 4));
   });
 
   it("a second run on a busy thread is refused under reject", async () => {
-    const thread = await client.threads.create();
-    await client.runs.create(thread.thread_id, "slow", { input: {} });
+    const thread = await served.client.threads.create();
+    await served.client.runs.create(thread.thread_id, "slow", { input: {} });
     await assert.rejects(
-      client.runs.create(thread.thread_id, "slow", { input: {} }),
+      served.client.runs.create(thread.thread_id, "slow", { input: {} }),
       /HTTP 409/,
     );
-    await client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" });
+    await served.client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" });
   });
 });
 
 describe("keep-alive", () => {
   it("idle streams get heartbeats and waits newlines, which the SDK reads past", async () => {
-    const thread = await client.threads.create();
+    const thread = await served.client.threads.create();
     const slow = { messages: [{ type: "human", content: "foo" }], sleep: 6 };
-    const post = (path, body) => fetch(`${server.url}${path}`, {
+    const post = (path, body) => fetch(`${served.server.url}${path}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
@@ -206,7 +195,7 @@ describe("keep-alive", () => {
     const [streamed, waited, raw] = await Promise.all([
       post(`/threads/${thread.thread_id}/runs/stream`,
            { assistant_id: "agent", input: slow, stream_mode: "values" }),
-      client.runs.wait(null, "agent", { input: slow }),
+      served.client.runs.wait(null, "agent", { input: slow }),
       post("/runs/wait", { assistant_id: "agent", input: slow }),
     ]);
     assert.match(streamed, /\n: heartbeat\n\n/);
@@ -219,38 +208,38 @@ describe("keep-alive", () => {
 
 describe("restart", () => {
   it("a server killed with SIGKILL comes back with its assistants, threads, runs and crons", async () => {
-    const assistant = await client.assistants.create({ graphId: "agent", name: "kept" });
-    const thread = await client.threads.create({ metadata: { kept: true } });
-    await client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
-    const cron = await client.crons.create("agent", { schedule: "0 0 1 1 *", input });
-    const busy = await client.threads.create();
-    const running = await client.runs.create(busy.thread_id, "slow", { input: {} });
+    const assistant = await served.client.assistants.create({ graphId: "agent", name: "kept" });
+    const thread = await served.client.threads.create({ metadata: { kept: true } });
+    await served.client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
+    const cron = await served.client.crons.create("agent", { schedule: "0 0 1 1 *", input });
+    const busy = await served.client.threads.create();
+    const running = await served.client.runs.create(busy.thread_id, "slow", { input: {} });
     await sleep(600);  // the first of its three steps saved, the second under way
-    const data = server.data;
-    await server.stop("SIGKILL");
-    server = await startServer([], { config, data });
-    client = new Client({ apiUrl: server.url });
+    const data = served.server.data;
+    await served.server.stop("SIGKILL");
+    served.server = await startServer([], { config, data });
+    served.client = new Client({ apiUrl: served.server.url });
 
-    assert.equal((await client.assistants.get(assistant.assistant_id)).name, "kept");
-    const again = await client.threads.get(thread.thread_id);
+    assert.equal((await served.client.assistants.get(assistant.assistant_id)).name, "kept");
+    const again = await served.client.threads.get(thread.thread_id);
     assert.deepEqual(again.metadata.kept, true);
     assert.equal(again.status, "idle");
     assert.equal(again.values.messages.length, 4);
-    assert.equal((await client.threads.getHistory(thread.thread_id)).length, 5);
-    const crons = await client.crons.search({ assistantId: "agent" });
+    assert.equal((await served.client.threads.getHistory(thread.thread_id)).length, 5);
+    const crons = await served.client.crons.search({ assistantId: "agent" });
     assert.deepEqual(crons.map((c) => c.cron_id), [cron.cron_id]);
     assert.equal(crons[0].next_run_date, cron.next_run_date);
     // The run the kill stopped goes on from its last checkpoint, and ends as one that was
     // never stopped would have.
-    await client.runs.join(busy.thread_id, running.run_id);
-    assert.equal((await client.runs.get(busy.thread_id, running.run_id)).status, "success");
-    assert.deepEqual((await client.threads.getState(busy.thread_id)).values.steps,
+    await served.client.runs.join(busy.thread_id, running.run_id);
+    assert.equal((await served.client.runs.get(busy.thread_id, running.run_id)).status, "success");
+    assert.deepEqual((await served.client.threads.getState(busy.thread_id)).values.steps,
                      ["one", "two", "three"]);
-    assert.equal((await client.threads.get(busy.thread_id)).status, "idle");
-    const next = await client.runs.wait(busy.thread_id, "slow", { input: {} });
+    assert.equal((await served.client.threads.get(busy.thread_id)).status, "idle");
+    const next = await served.client.runs.wait(busy.thread_id, "slow", { input: {} });
     assert.deepEqual(next.steps, ["one", "two", "three", "one", "two", "three"]);
     // The thread goes on: a second run appends to the first one's state.
-    const more = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
+    const more = await served.client.runs.wait(thread.thread_id, assistant.assistant_id, { input });
     assert.equal(more.messages.length, 8);
   });
 });

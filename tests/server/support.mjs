@@ -1,10 +1,12 @@
 // Starts `superstep serve` for a test file: a fresh data folder, a free port (the server
 // binds port 0 and logs the one it got), stopped when the file's tests end. The program,
 // the node library of the test graphs and the config come from the environment CTest sets.
+import { Client } from "@langchain/langgraph-sdk";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 
 export async function startServer(extraArgs = [], { config: configFile, data: dataDir } = {}) {
   const bin = process.env.SUPERSTEP_BIN;
@@ -66,4 +68,20 @@ export async function truncate(apiUrl, flags) {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(flags),
   });
+}
+
+// A server for the test file that calls it: started before its tests, stopped (and its data
+// folder removed) after them. `served.server` is startServer's, `served.client` an SDK client
+// of it; a test that restarts the server sets both anew.
+export function serveForFile(extraArgs = [], options = {}) {
+  const served = {};
+  before(async () => {
+    served.server = await startServer(extraArgs, options);
+    served.client = new Client({ apiUrl: served.server.url });
+  });
+  after(async () => {
+    await served.server?.stop();
+    served.server?.cleanup();
+  });
+  return served;
 }

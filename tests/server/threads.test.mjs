@@ -2,30 +2,18 @@
 // created in a batch and cancelled in bulk: LangGraph's API test cases for these (threads copy,
 // update state while run in flight, batch update state, command update state), ported, and the
 // SDK's other calls on the same routes.
-import { Client } from "@langchain/langgraph-sdk";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 
-import { gather, startServer } from "./support.mjs";
+import { gather, serveForFile } from "./support.mjs";
 
 const config = join(dirname(fileURLToPath(import.meta.url)), "graphs", "robust.json");
 const globalConfig = { configurable: { user_id: "123" } };
 const input = { messages: [{ type: "human", content: "foo" }] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-let server;
-let client;
-
-before(async () => {
-  server = await startServer([], { config });
-  client = new Client({ apiUrl: server.url });
-});
-
-after(async () => {
-  await server?.stop();
-  server?.cleanup();
-});
+const served = serveForFile([], { config });
 
 // `state` with the thread id of its metadata and checkpoints replaced by `id`.
 function movedTo(state, id) {
@@ -38,90 +26,90 @@ function movedTo(state, id) {
 
 describe("threads copy", () => {
   it("copy", async () => {
-    const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
-    const state = await client.threads.getState(thread.thread_id);
-    const copied = await client.threads.copy(thread.thread_id);
+    const thread = await served.client.threads.create();
+    await served.client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
+    const state = await served.client.threads.getState(thread.thread_id);
+    const copied = await served.client.threads.copy(thread.thread_id);
     assert.notEqual(copied.thread_id, thread.thread_id);
     assert.equal(copied.status, "idle");
-    assert.deepEqual(await client.threads.getState(copied.thread_id),
+    assert.deepEqual(await served.client.threads.getState(copied.thread_id),
                      movedTo(state, copied.thread_id));
-    const history = await client.threads.getHistory(thread.thread_id);
-    const copiedHistory = await client.threads.getHistory(copied.thread_id);
+    const history = await served.client.threads.getHistory(thread.thread_id);
+    const copiedHistory = await served.client.threads.getHistory(copied.thread_id);
     assert.equal(copiedHistory.length, history.length);
     history.forEach((s, i) => assert.deepEqual(copiedHistory[i], movedTo(s, copied.thread_id)));
   });
 
   it("copy runs", async () => {
-    const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
-    const original = await client.threads.getState(thread.thread_id);
-    const copied = await client.threads.copy(thread.thread_id);
-    await client.runs.wait(copied.thread_id, "agent", {
+    const thread = await served.client.threads.create();
+    await served.client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
+    const original = await served.client.threads.getState(thread.thread_id);
+    const copied = await served.client.threads.copy(thread.thread_id);
+    await served.client.runs.wait(copied.thread_id, "agent", {
       input: { messages: [{ type: "human", content: "bar" }] },
       config: globalConfig,
     });
-    const state = await client.threads.getState(copied.thread_id);
+    const state = await served.client.threads.getState(copied.thread_id);
     assert.deepEqual(state.values.messages.map((m) => m.content), [
       "foo", "begin", "tool_call__begin", "end", "bar", "begin", "tool_call__begin", "end",
     ]);
-    assert.deepEqual(await client.threads.getState(thread.thread_id), original);
+    assert.deepEqual(await served.client.threads.getState(thread.thread_id), original);
   });
 
   it("copy update", async () => {
-    const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "agent", {
+    const thread = await served.client.threads.create();
+    await served.client.runs.wait(thread.thread_id, "agent", {
       input: { messages: [{ type: "human", content: "foo", id: "initial-message" }] },
       config: globalConfig,
     });
-    const original = await client.threads.getState(thread.thread_id);
-    const copied = await client.threads.copy(thread.thread_id);
-    const update = await client.threads.updateState(copied.thread_id, {
+    const original = await served.client.threads.getState(thread.thread_id);
+    const copied = await served.client.threads.copy(thread.thread_id);
+    const update = await served.client.threads.updateState(copied.thread_id, {
       values: { messages: [{ type: "human", content: "bar", id: "initial-message" }] },
     });
     assert.equal(update.checkpoint.thread_id, copied.thread_id);
     assert.ok(update.checkpoint.checkpoint_id);
-    const state = await client.threads.getState(copied.thread_id);
+    const state = await served.client.threads.getState(copied.thread_id);
     assert.equal(state.values.messages[0].content, "bar");
     assert.equal(state.checkpoint.checkpoint_id, update.checkpoint.checkpoint_id);
-    assert.deepEqual(await client.threads.getState(thread.thread_id), original);
+    assert.deepEqual(await served.client.threads.getState(thread.thread_id), original);
   });
 
   it("a thread that never ran is copied with its metadata", async () => {
-    const thread = await client.threads.create({ metadata: { owner: "me" } });
-    const copied = await client.threads.copy(thread.thread_id);
+    const thread = await served.client.threads.create({ metadata: { owner: "me" } });
+    const copied = await served.client.threads.copy(thread.thread_id);
     assert.equal(copied.metadata.owner, "me");
-    assert.equal((await client.threads.get(copied.thread_id)).metadata.owner, "me");
-    await assert.rejects(client.threads.copy("00000000-0000-4000-8000-000000000000"), /HTTP 404/);
+    assert.equal((await served.client.threads.get(copied.thread_id)).metadata.owner, "me");
+    await assert.rejects(served.client.threads.copy("00000000-0000-4000-8000-000000000000"), /HTTP 404/);
   });
 });
 
 describe("thread state", () => {
   it("update state while run in flight", async () => {
-    const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "agent", { input, afterSeconds: 5 });
+    const thread = await served.client.threads.create();
+    const run = await served.client.runs.create(thread.thread_id, "agent", { input, afterSeconds: 5 });
     await sleep(300);
     const sisyphus = {
       values: { messages: [{ type: "ai", content: "One must imagine Sisyphus happy." }] },
       asNode: "agent",
     };
-    await assert.rejects(client.threads.updateState(thread.thread_id, sisyphus), /HTTP 409/);
-    await client.runs.cancel(thread.thread_id, run.run_id);
-    assert.ok(!JSON.stringify(await client.threads.getState(thread.thread_id)).includes("Sisyphus"));
-    await client.runs.join(thread.thread_id, run.run_id);
-    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, "interrupted");
-    assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
-    await client.threads.updateState(thread.thread_id, sisyphus);
-    assert.ok(JSON.stringify(await client.threads.getState(thread.thread_id)).includes("Sisyphus"));
+    await assert.rejects(served.client.threads.updateState(thread.thread_id, sisyphus), /HTTP 409/);
+    await served.client.runs.cancel(thread.thread_id, run.run_id);
+    assert.ok(!JSON.stringify(await served.client.threads.getState(thread.thread_id)).includes("Sisyphus"));
+    await served.client.runs.join(thread.thread_id, run.run_id);
+    assert.equal((await served.client.runs.get(thread.thread_id, run.run_id)).status, "interrupted");
+    assert.equal((await served.client.threads.get(thread.thread_id)).status, "idle");
+    await served.client.threads.updateState(thread.thread_id, sisyphus);
+    assert.ok(JSON.stringify(await served.client.threads.getState(thread.thread_id)).includes("Sisyphus"));
   });
 
   it("batch update state: a thread made from supersteps has the history of the run", async () => {
-    const thread = await client.threads.create();
-    const stream = await gather(client.runs.stream(thread.thread_id, "agent", {
+    const thread = await served.client.threads.create();
+    const stream = await gather(served.client.runs.stream(thread.thread_id, "agent", {
       input, config: globalConfig, streamMode: ["updates"],
     }));
-    const history = await client.threads.getHistory(thread.thread_id);
-    const clone = await client.threads.create({
+    const history = await served.client.threads.getHistory(thread.thread_id);
+    const clone = await served.client.threads.create({
       graphId: "agent",
       supersteps: [
         { updates: [{ asNode: "__input__", values: history.at(-2).values }] },
@@ -131,21 +119,21 @@ describe("thread state", () => {
         })),
       ],
     });
-    const cloned = await client.threads.getHistory(clone.thread_id);
+    const cloned = await served.client.threads.getHistory(clone.thread_id);
     assert.deepEqual(cloned.map(({ next, values }) => ({ next, values })),
                      history.map(({ next, values }) => ({ next, values })));
     await assert.rejects(
-      client.threads.create({ supersteps: [{ updates: [{ values: {} }] }] }), /HTTP 422: supersteps/);
+      served.client.threads.create({ supersteps: [{ updates: [{ values: {} }] }] }), /HTTP 422: supersteps/);
   });
 
   it("command update state", async () => {
-    const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
-    const stream = await gather(client.runs.stream(thread.thread_id, "agent", {
+    const thread = await served.client.threads.create();
+    await served.client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
+    const stream = await gather(served.client.runs.stream(thread.thread_id, "agent", {
       command: { update: { keyOne: "value3", keyTwo: "value4" } }, config: globalConfig,
     }));
     assert.deepEqual(stream.filter((c) => c.event === "error"), []);
-    const state = await client.threads.getState(thread.thread_id);
+    const state = await served.client.threads.getState(thread.thread_id);
     assert.equal(state.values.keyOne, "value3");
     assert.equal(state.values.keyTwo, "value4");
   });
@@ -153,48 +141,48 @@ describe("thread state", () => {
 
 describe("prune", () => {
   it("keep_latest keeps one checkpoint; delete removes the threads", async () => {
-    const a = await client.threads.create();
-    const b = await client.threads.create();
-    for (const t of [a, b]) await client.runs.wait(t.thread_id, "agent", { input });
-    const before = await client.threads.getState(a.thread_id);
-    assert.deepEqual(await client.threads.prune([a.thread_id], { strategy: "keep_latest" }),
+    const a = await served.client.threads.create();
+    const b = await served.client.threads.create();
+    for (const t of [a, b]) await served.client.runs.wait(t.thread_id, "agent", { input });
+    const before = await served.client.threads.getState(a.thread_id);
+    assert.deepEqual(await served.client.threads.prune([a.thread_id], { strategy: "keep_latest" }),
                      { pruned_count: 1 });
-    assert.equal((await client.threads.getHistory(a.thread_id)).length, 1);
-    assert.deepEqual((await client.threads.getState(a.thread_id)).values, before.values);
-    assert.deepEqual(await client.threads.prune([b.thread_id, "00000000-0000-4000-8000-000000000000"]),
+    assert.equal((await served.client.threads.getHistory(a.thread_id)).length, 1);
+    assert.deepEqual((await served.client.threads.getState(a.thread_id)).values, before.values);
+    assert.deepEqual(await served.client.threads.prune([b.thread_id, "00000000-0000-4000-8000-000000000000"]),
                      { pruned_count: 1 });
-    await assert.rejects(client.threads.get(b.thread_id), /HTTP 404/);
-    await assert.rejects(client.threads.prune([a.thread_id], { strategy: "some" }),
+    await assert.rejects(served.client.threads.get(b.thread_id), /HTTP 404/);
+    await assert.rejects(served.client.threads.prune([a.thread_id], { strategy: "some" }),
                          /HTTP 422: strategy/);
   });
 });
 
 describe("runs in bulk", () => {
   it("a batch of stateless runs", async () => {
-    const runs = await client.runs.createBatch([
+    const runs = await served.client.runs.createBatch([
       { assistantId: "agent", input, on_completion: "keep" },
       { assistantId: "slow", input: {}, on_completion: "keep" },
     ]);
     assert.equal(runs.length, 2);
     assert.notEqual(runs[0].thread_id, runs[1].thread_id);
-    for (const r of runs) await client.runs.join(r.thread_id, r.run_id);
-    assert.equal((await client.threads.getState(runs[1].thread_id)).values.steps.length, 3);
-    await assert.rejects(client.runs.createBatch([{ input }]), /HTTP 422: \[0\]: assistant_id/);
+    for (const r of runs) await served.client.runs.join(r.thread_id, r.run_id);
+    assert.equal((await served.client.threads.getState(runs[1].thread_id)).values.steps.length, 3);
+    await assert.rejects(served.client.runs.createBatch([{ input }]), /HTTP 422: \[0\]: assistant_id/);
   });
 
   it("cancel many: by id, by thread and by status", async () => {
-    const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
-    const second = await client.runs.create(thread.thread_id, "slow", {
+    const thread = await served.client.threads.create();
+    const first = await served.client.runs.create(thread.thread_id, "slow", { input: {} });
+    const second = await served.client.runs.create(thread.thread_id, "slow", {
       input: {}, multitaskStrategy: "enqueue",
     });
     await sleep(100);
-    await client.runs.cancelMany({ threadId: thread.thread_id, runIds: [second.run_id] });
-    await client.runs.join(thread.thread_id, second.run_id);
-    assert.equal((await client.runs.get(thread.thread_id, second.run_id)).status, "interrupted");
-    await client.runs.cancelMany({ threadId: thread.thread_id, status: "all" });
-    await client.runs.join(thread.thread_id, first.run_id);
-    assert.equal((await client.runs.get(thread.thread_id, first.run_id)).status, "interrupted");
-    await assert.rejects(client.runs.cancelMany({ status: "some" }), /HTTP 422: status/);
+    await served.client.runs.cancelMany({ threadId: thread.thread_id, runIds: [second.run_id] });
+    await served.client.runs.join(thread.thread_id, second.run_id);
+    assert.equal((await served.client.runs.get(thread.thread_id, second.run_id)).status, "interrupted");
+    await served.client.runs.cancelMany({ threadId: thread.thread_id, status: "all" });
+    await served.client.runs.join(thread.thread_id, first.run_id);
+    assert.equal((await served.client.runs.get(thread.thread_id, first.run_id)).status, "interrupted");
+    await assert.rejects(served.client.runs.cancelMany({ status: "some" }), /HTTP 422: status/);
   });
 });
