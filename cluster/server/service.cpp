@@ -93,6 +93,7 @@ service::service(server_config config, ops::data_dir& data,
       data_(data),
       registry_(registry),
       log_(std::move(log)),
+      run_threads_(run_threads),
       records_(storage::rocksdb_records::open(data.path(), fsync)),
       assistants_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(),
                   "assistants", log_),
@@ -124,11 +125,17 @@ service::~service() {
 cluster::loaded_graph service::load_cached(const value& spec, runtime_options options) const {
   const std::string key = spec.to_json();
   std::lock_guard lock(graphs_mutex_);
-  auto it = graphs_.find(key);
-  if (it != graphs_.end()) return it->second;
-  cluster::loaded_graph g = cluster::load_graph(spec, registry_, std::move(options));
-  graphs_.emplace(key, g);
-  return g;
+  // A loaded graph's nodes take one task at a time (an actor each): runs of one graph at once
+  // each get an instance of their own. One no run holds (the cache's is its only reference) is
+  // taken again; a new one is loaded while there are fewer than the run pool's threads.
+  std::vector<cluster::loaded_graph>& loaded = graphs_[key];
+  for (const cluster::loaded_graph& g : loaded)
+    if (g.graph.use_count() == 1) return g;
+  if (loaded.size() < run_threads_) {
+    loaded.push_back(cluster::load_graph(spec, registry_, std::move(options)));
+    return loaded.back();
+  }
+  return loaded[next_instance_++ % loaded.size()];
 }
 
 ops::command_env service::ops_env() const {

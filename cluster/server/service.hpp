@@ -174,10 +174,13 @@ class service {
   ops::data_dir& data_;
   const cluster::function_registry& registry_;
   std::function<void(const std::string&)> log_;
+  unsigned run_threads_;
   std::unique_ptr<storage::rocksdb_records> records_;  // before the sets that use it
   record_set assistants_, threads_, runs_, crons_;
   mutable std::mutex graphs_mutex_;
-  mutable std::map<std::string, cluster::loaded_graph> graphs_;  // by spec JSON
+  // Instances of each graph, by spec JSON (load_cached).
+  mutable std::map<std::string, std::vector<cluster::loaded_graph>> graphs_;
+  mutable std::size_t next_instance_ = 0;
   mutable std::mutex runs_mutex_;
   std::map<std::string, std::shared_ptr<active_run>> active_;  // by run id
   // The runs waiting for their thread, by thread: each is dispatched when the one before ends.

@@ -31,6 +31,62 @@ async function rejects(promise, pattern) {
   });
 }
 
+// Vitest's asymmetric matchers and its toEqual / toMatchObject, which the original cases use.
+class Matcher {
+  constructor(describe, test) {
+    this.describe = describe;
+    this.test = test;
+  }
+}
+const expectAny = (type) =>
+  new Matcher(`any(${type.name})`, (v) =>
+    type === String ? typeof v === "string" : type === Number ? typeof v === "number" :
+    type === Object ? v !== null && typeof v === "object" : v instanceof type);
+const stringMatching = (re) =>
+  new Matcher(`stringMatching(${re})`, (v) => typeof v === "string" && re.test(v));
+const objectContaining = (o) =>
+  new Matcher(`objectContaining(${JSON.stringify(o)})`, (v) => mismatch(v, o, true, "") === null);
+
+// Where `actual` differs from `expected` (a path and what), or null. `partial`: toMatchObject
+// (objects may have more keys), else toEqual (keys whose value is undefined do not count).
+function mismatch(actual, expected, partial, path) {
+  if (expected instanceof Matcher)
+    return expected.test(actual) ? null : `${path || "."}: ${JSON.stringify(actual)} is not ${expected.describe}`;
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return `${path || "."}: ${JSON.stringify(actual)} is not an array`;
+    if (actual.length !== expected.length)
+      return `${path || "."}: ${actual.length} items, expected ${expected.length}: ${JSON.stringify(actual)}`;
+    for (let i = 0; i < expected.length; ++i) {
+      const m = mismatch(actual[i], expected[i], partial, `${path}[${i}]`);
+      if (m) return m;
+    }
+    return null;
+  }
+  if (expected !== null && typeof expected === "object") {
+    if (actual === null || typeof actual !== "object" || Array.isArray(actual))
+      return `${path || "."}: ${JSON.stringify(actual)} is not an object`;
+    for (const [k, v] of Object.entries(expected)) {
+      if (v === undefined && partial) continue;
+      const m = mismatch(actual[k], v, partial, `${path}.${k}`);
+      if (m) return m;
+    }
+    if (!partial)
+      for (const [k, v] of Object.entries(actual))
+        if (v !== undefined && !(k in expected))
+          return `${path || "."}: unexpected key "${k}" (${JSON.stringify(v)})`;
+    return null;
+  }
+  return Object.is(actual, expected) ? null : `${path || "."}: ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`;
+}
+function assertEqual(actual, expected) {
+  const m = mismatch(actual, expected, false, "");
+  if (m) assert.fail(`toEqual: ${m}`);
+}
+function assertMatchObject(actual, expected) {
+  const m = mismatch(actual, expected, true, "");
+  if (m) assert.fail(`toMatchObject: ${m}`);
+}
+
 describe("meta", () => {
   it("ok and info", async () => {
     assert.deepEqual(await (await fetch(`${API_URL}/ok`)).json(), { ok: true });
@@ -136,6 +192,16 @@ describe("assistants", () => {
     const again = await client.assistants.update(created.assistant_id, {});
     assert.equal(again.version, 3);
     await assert.rejects(client.assistants.setLatest(created.assistant_id, 4));
+  });
+
+  it("config from env", { skip: "server: the config's \"env\" (LANGGRAPH_CONFIG) is ignored: the system assistant's config is {}" }, async () => {
+    // graphs/superstep.json sets LANGGRAPH_CONFIG in "env", as the original's langgraph.json.
+    const search = await client.assistants.search({
+      graphId: "agent",
+      metadata: { created_by: "system" },
+    });
+    assert.equal(search.length, 1);
+    assertMatchObject(search[0].config, { configurable: { model_name: "openai" } });
   });
 
   it("assistant name", async () => {
@@ -340,6 +406,73 @@ describe("runs", () => {
     assert.deepEqual(nodes, ["agent", "tool", "agent"]);
     assert.equal(chunk.event, "updates");
     assert.deepEqual(seen, new Set(["metadata", "updates"]));
+    assert.equal((await client.runs.get(thread.thread_id, runId)).status, "success");
+  });
+
+  it("stream messages", {
+    skip: "server: stream mode `messages` gives the `messages` events of `messages-tuple`, " +
+      "not messages/metadata, messages/partial and messages/complete",
+  }, async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    const stream = client.runs.stream(thread.thread_id, assistant.assistant_id, {
+      input,
+      streamMode: "messages",
+      config: globalConfig,
+    });
+    let runId = null;
+    const seen = new Set();
+    const contentById = {};
+    let lastMessage = null;
+    let chunk;
+    for await (chunk of stream) {
+      seen.add(chunk.event);
+      if (chunk.event === "metadata") runId = chunk.data.run_id;
+      if (chunk.event === "messages/partial") contentById[chunk.data[0].id] = chunk.data[0].content;
+      if (chunk.event === "messages/complete") {
+        const message = chunk.data[0];
+        assert.notEqual(message.content, null);
+        if (message.type === "ai") assert.equal(message.content, contentById[message.id]);
+        lastMessage = message;
+      }
+    }
+    assert.notEqual(lastMessage, null);
+    assert.equal(lastMessage.content, "end");
+    assert.equal(chunk.event, "messages/complete");
+    assert.deepEqual(
+      seen,
+      new Set(["metadata", "messages/metadata", "messages/partial", "messages/complete"]),
+    );
+    assert.notEqual(runId, null);
+    assert.equal((await client.runs.get(thread.thread_id, runId)).status, "success");
+  });
+
+  it("stream messages tuple", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    const chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input,
+        streamMode: "messages-tuple",
+        config: globalConfig,
+        streamSubgraphs: true,
+      }),
+    );
+    const runId = chunks.findLast((i) => i.event === "metadata")?.data.run_id;
+    assert.notEqual(runId, undefined);
+    assert.notEqual(runId, null);
+    const messages = chunks
+      .filter((i) => i.event.startsWith("messages|") || i.event === "messages")
+      .map((i) => i.data[0]);
+    assert.equal(messages.length, "begin".length + "end".length + 1);
+    assertMatchObject(messages, [
+      ..."begin".split("").map((c) => ({ content: c })),
+      { content: "tool_call__begin" },
+      ..."end".split("").map((c) => ({ content: c })),
+    ]);
+    assert.deepEqual(new Set(chunks.map((i) => i.event.split("|")[0])), new Set(["metadata", "messages"]));
     assert.equal((await client.runs.get(thread.thread_id, runId)).status, "success");
   });
 
@@ -568,8 +701,59 @@ describe("multitasking", () => {
   });
 });
 
+describe("shared state", () => {
+  beforeEach(() => truncate(API_URL, { store: true }));
+
+  it("should be able to set and return data from store in config", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    const config = { configurable: { user_id: "start_user_id" } };
+    const res = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input, config });
+    assert.ok(res.sharedStateFromStoreConfig);
+    assert.notEqual(res.sharedStateFromStoreConfig.id, undefined);
+    assert.equal(res.sharedStateFromStoreConfig.id, config.configurable.user_id);
+  });
+
+  it("Should be able to use the store client to fetch values", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    const config = { configurable: { user_id: "start_user_id" } };
+    const res = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input, config });
+    assert.ok(res.sharedStateFromStoreConfig);
+    assert.equal(res.sharedStateFromStoreConfig.id, config.configurable.user_id);
+    // What the agent node put in the store, read through the store API.
+    const item = await client.store.getItem(["sharedState", "data"], "user_id");
+    assert.ok(item);
+    assert.deepEqual(item.value, { id: config.configurable.user_id });
+  });
+});
+
 describe("StoreClient", () => {
   beforeEach(() => truncate(API_URL, { store: true }));
+
+  it("Should be able to use the store client methods", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    // This first message routes the agent to checkSharedState, a node that fails unless the
+    // store holds the item put here.
+    const input = {
+      messages: [{ type: "human", content: "___check_state_value", id: "initial-message" }],
+    };
+    const config = { configurable: { user_id: "start_user_id" } };
+    const namespace = ["inputtedState", "data"];
+    const key = "my_key";
+    await client.store.putItem(namespace, key, { isTrue: true });
+    await client.runs.wait(thread.thread_id, assistant.assistant_id, { input, config });
+    // runs.wait rejects when the node fails; the thread says so too.
+    assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
+    const item = await client.store.getItem(namespace, key);
+    assert.ok(item);
+    assert.deepEqual(item.value, { isTrue: true });
+    await client.store.deleteItem(namespace, key);
+    assert.equal(await client.store.getItem(namespace, key), null);
+  });
 
   it("Can put, search, list, get and delete", async () => {
     const namespace = ["allMethods", "data"];
@@ -599,7 +783,635 @@ describe("StoreClient", () => {
   });
 });
 
+// A message as the JS server serializes LangChain's messages.
+const humanSF = {
+  content: "SF",
+  additional_kwargs: {},
+  response_metadata: {},
+  type: "human",
+  id: "initial-message",
+};
+const aiMessage = (content) => ({
+  content,
+  additional_kwargs: {},
+  response_metadata: {},
+  type: "ai",
+  id: expectAny(String),
+  tool_calls: [],
+  invalid_tool_calls: [],
+});
+
+describe("subgraphs", () => {
+  it("get subgraphs", { skip: "server: GET /assistants/{id}/subgraphs answers {} for a graph with subgraphs" }, async () => {
+    const assistant = await client.assistants.create({ graphId: "nested" });
+    assertEqual(Object.keys(await client.assistants.getSubgraphs(assistant.assistant_id)), ["gp_two"]);
+    const subgraphs = await client.assistants.getSubgraphs(assistant.assistant_id, { recurse: true });
+    assertEqual(Object.keys(subgraphs), ["gp_two", "gp_two|p_two"]);
+    assertMatchObject(subgraphs, {
+      gp_two: {
+        state: {
+          type: "object",
+          properties: {
+            parent: { type: "string", enum: ["parent_one", "parent_two"] },
+            messages: { type: "array" },
+          },
+        },
+      },
+      "gp_two|p_two": {
+        state: {
+          type: "object",
+          properties: {
+            child: { type: "string", enum: ["child_one", "child_two"] },
+            messages: { type: "array" },
+          },
+        },
+      },
+    });
+  });
+
+  // (1) interrupt and then continue running, no modification
+  it("human in the loop - no modification", {
+    skip: "server: no `values` event {__interrupt__: []} when a subgraph stops at its " +
+      "interrupt_before; state tasks lack `path` and their `checkpoint` has checkpoint_id and " +
+      "checkpoint_map (null); messages lack LangChain's additional_kwargs, response_metadata, " +
+      "tool_calls, invalid_tool_calls",
+  }, async () => {
+    const assistant = await client.assistants.create({ graphId: "weather" });
+    const thread = await client.threads.create();
+    const chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input: { messages: [{ role: "human", content: "SF", id: "initial-message" }] },
+        interruptBefore: ["tool"],
+      }),
+    );
+    let lastMessageBeforeInterrupt = null;
+    for (const chunk of chunks) {
+      if (chunk.event === "values" && "messages" in chunk.data)
+        lastMessageBeforeInterrupt = chunk.data.messages.at(-1);
+      if (chunk.event === "error") throw new Error(chunk.data.error);
+    }
+    assert.equal(lastMessageBeforeInterrupt?.content, "SF");
+    assertEqual(chunks, [
+      { event: "metadata", data: { run_id: expectAny(String), attempt: 1 }, id: "0" },
+      { event: "values", data: { messages: [humanSF] }, id: "1" },
+      { event: "values", data: { messages: [humanSF], route: "weather" }, id: "2" },
+      { event: "values", data: { __interrupt__: [] }, id: "3" },
+    ]);
+
+    const state = await client.threads.getState(thread.thread_id);
+    assertEqual(state.next, ["weather_graph"]);
+    assertEqual(state.tasks, [
+      {
+        id: expectAny(String),
+        name: "weather_graph",
+        path: ["__pregel_pull", "weather_graph"],
+        error: null,
+        interrupts: [],
+        checkpoint: {
+          checkpoint_ns: stringMatching(/^weather_graph:/),
+          thread_id: expectAny(String),
+        },
+        state: null,
+        result: null,
+      },
+    ]);
+
+    const stateRecursive = await client.threads.getState(thread.thread_id, undefined, {
+      subgraphs: true,
+    });
+    assertEqual(stateRecursive.next, ["weather_graph"]);
+    assertEqual(stateRecursive.tasks, [
+      {
+        id: expectAny(String),
+        name: "weather_graph",
+        path: ["__pregel_pull", "weather_graph"],
+        error: null,
+        interrupts: [],
+        checkpoint: null,
+        result: null,
+        state: {
+          values: { city: "San Francisco", messages: [humanSF] },
+          next: ["weather_node"],
+          tasks: [
+            {
+              id: expectAny(String),
+              name: "weather_node",
+              path: ["__pregel_pull", "weather_node"],
+              error: null,
+              interrupts: [],
+              checkpoint: null,
+              state: null,
+              result: null,
+            },
+          ],
+          metadata: expectAny(Object),
+          created_at: expectAny(String),
+          checkpoint: expectAny(Object),
+          parent_checkpoint: expectAny(Object),
+        },
+      },
+    ]);
+    assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
+
+    // continue after interrupt
+    const chunksSubgraph = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input: null,
+        streamMode: ["values", "updates"],
+        streamSubgraphs: true,
+      }),
+    );
+    assertEqual(chunksSubgraph.filter((i) => i.event === "error"), []);
+    assert.equal(chunksSubgraph.at(-1)?.event, "values");
+    const continueMessages = chunksSubgraph.findLast((i) => i.event === "values")?.data.messages;
+    assert.equal(continueMessages.length, 2);
+    assert.equal(continueMessages[0].content, "SF");
+    assert.equal(continueMessages[1].content, "It's sunny in San Francisco!");
+    const sunny = aiMessage("It's sunny in San Francisco!");
+    assertEqual(
+      chunksSubgraph
+        .filter((chunk) => !chunk.event.startsWith("checkpoints"))
+        .map(({ id: _id, ...chunk }) => chunk),
+      [
+        { event: "metadata", data: { run_id: expectAny(String), attempt: 1 } },
+        { event: "values", data: { messages: [humanSF], route: "weather" } },
+        {
+          event: stringMatching(/^values\|weather_graph:/),
+          data: { messages: [humanSF], city: "San Francisco" },
+        },
+        {
+          event: stringMatching(/^updates\|weather_graph:/),
+          data: { weather_node: { messages: [sunny] } },
+        },
+        {
+          event: stringMatching(/^values\|weather_graph:/),
+          data: { messages: [humanSF, sunny], city: "San Francisco" },
+        },
+        { event: "updates", data: { weather_graph: { messages: [humanSF, sunny] } } },
+        { event: "values", data: { messages: [humanSF, sunny], route: "weather" } },
+      ],
+    );
+    assert.equal((await client.threads.get(thread.thread_id)).status, "idle");
+  });
+
+  // (2) interrupt, modify the message and then continue running
+  it("human in the loop - modification", {
+    skip: "server: state tasks lack `path`; a subgraph checkpoint (checkpoint_ns " +
+      "'weather_graph:<task id>') is ignored by POST /threads/{id}/state, " +
+      "/threads/{id}/state/checkpoint and /threads/{id}/history, which act on the root graph",
+  }, async () => {
+    const assistant = await client.assistants.create({ graphId: "weather" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ role: "human", content: "SF", id: "initial-message" }] };
+    let chunks = await gather(client.runs.stream(thread.thread_id, assistant.assistant_id, { input }));
+    assertEqual(chunks.filter((i) => i.event === "error"), []);
+
+    const state = await client.threads.getState(thread.thread_id);
+    assertEqual(state.next, ["weather_graph"]);
+    assertEqual(state.tasks, [
+      {
+        id: expectAny(String),
+        name: "weather_graph",
+        path: ["__pregel_pull", "weather_graph"],
+        error: null,
+        interrupts: [],
+        checkpoint: {
+          checkpoint_ns: stringMatching(/^weather_graph:/),
+          thread_id: expectAny(String),
+        },
+        state: null,
+        result: null,
+      },
+    ]);
+
+    // edit the city in the subgraph state
+    await client.threads.updateState(thread.thread_id, {
+      values: { city: "LA" },
+      checkpoint: state.tasks[0].checkpoint ?? undefined,
+    });
+    const innerState = await client.threads.getState(
+      thread.thread_id,
+      state.tasks[0].checkpoint ?? undefined,
+    );
+    assert.equal(innerState.values.city, "LA");
+    assertEqual(innerState.next, ["weather_node"]);
+    assertEqual(innerState.tasks, [
+      {
+        id: expectAny(String),
+        name: "weather_node",
+        path: ["__pregel_pull", "weather_node"],
+        error: null,
+        interrupts: [],
+        checkpoint: null,
+        state: null,
+        result: null,
+      },
+    ]);
+
+    // continue after interrupt
+    chunks = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, { input: null }),
+    );
+    assertEqual(chunks.filter((i) => i.event === "error"), []);
+    assert.equal(chunks.at(-1)?.event, "values");
+    const continueMessages = chunks.findLast((i) => i.event === "values")?.data.messages;
+    assert.equal(continueMessages.length, 2);
+    assert.equal(continueMessages[0].content, "SF");
+    assert.equal(continueMessages[1].content, "It's sunny in LA!");
+
+    // the history of the root graph
+    const history = await client.threads.getHistory(thread.thread_id);
+    assert.equal(history.length, 4);
+    assert.equal(history[0].next.length, 0);
+    assert.equal(history[0].values.messages.length, 2);
+    assertEqual(history.at(-1).next, ["__start__"]);
+
+    // the history of the subgraph
+    const innerHistory = await client.threads.getHistory(thread.thread_id, {
+      checkpoint: state.tasks[0].checkpoint ?? undefined,
+    });
+    assert.equal(innerHistory.length, 5);
+    assert.equal(innerHistory[0].next.length, 0);
+    assert.equal(innerHistory[0].values.messages.length, 2);
+    assertEqual(innerHistory.at(-1).next, ["__start__"]);
+  });
+
+  it("interrupt inside node", { skip: "server: state tasks lack `path` ([\"__pregel_pull\", \"agent\"])" }, async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    let thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, assistant.assistant_id, {
+      input: {
+        messages: [{ role: "human", content: "SF", id: "initial-message" }],
+        interrupt: true,
+      },
+      config: globalConfig,
+    });
+    const state = await client.threads.getState(thread.thread_id);
+    assertEqual(state.next, ["agent"]);
+    assertMatchObject(state.tasks, [
+      {
+        id: expectAny(String),
+        name: "agent",
+        path: ["__pregel_pull", "agent"],
+        error: null,
+        interrupts: [{ id: expectAny(String), value: "i want to interrupt" }],
+        checkpoint: null,
+        state: null,
+        result: null,
+      },
+    ]);
+    thread = await client.threads.get(thread.thread_id);
+    assert.equal(thread.status, "interrupted");
+    assertMatchObject(thread.interrupts, {
+      [state.tasks[0].id]: [{ id: expectAny(String), value: "i want to interrupt" }],
+    });
+    const stream = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        command: { resume: "i want to resume" },
+      }),
+    );
+    assert.equal(stream.at(-1)?.event, "values");
+    assert.equal(stream.at(-1)?.data.messages.length, 4);
+  });
+});
+
 describe("errors", () => {
+  // The node throws std::runtime_error("Boo!"): the original's CustomError("Boo!").
+  const errorClassSkip =
+    "server: the error event's `error` is \"Error\" for every node failure: a node cannot give " +
+    "its error's class (\"CustomError\")";
+
+  it("stream", { skip: errorClassSkip }, async () => {
+    const assistant = await client.assistants.create({ graphId: "error" });
+    const thread = await client.threads.create();
+    const stream = await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input: { messages: [] },
+        streamMode: ["debug", "events"],
+      }),
+    );
+    assertMatchObject(stream.at(-1), {
+      event: "error",
+      data: { error: "CustomError", message: "Boo!" },
+    });
+  });
+
+  it("create + join", async () => {
+    const assistant = await client.assistants.create({ graphId: "error" });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [] },
+    });
+    await client.runs.join(thread.thread_id, run.run_id);
+    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, "error");
+  });
+
+  it("create + stream join", { skip: errorClassSkip }, async () => {
+    const assistant = await client.assistants.create({ graphId: "error" });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [] },
+    });
+    const stream = await gather(client.runs.joinStream(thread.thread_id, run.run_id));
+    assertMatchObject(stream.at(-1), {
+      event: "error",
+      data: { error: "CustomError", message: "Boo!" },
+    });
+    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, "error");
+  });
+});
+
+describe("long running tasks", { concurrency: true }, () => {
+  // As the original, the three run at once, each within 15 s.
+  for (const delay of [1000, 8000, 12000]) {
+    it(`long running task with ${delay}ms delay`, { timeout: 15_000 }, async () => {
+      const assistant = await client.assistants.create({ graphId: "delay" });
+      const thread = await client.threads.create();
+      const run = await client.runs.create(thread.thread_id, assistant.assistant_id, {
+        input: { messages: [], delay },
+        config: globalConfig,
+      });
+      await client.runs.join(thread.thread_id, run.run_id);
+      assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, "success");
+      const result = await client.threads.getState(thread.thread_id);
+      assertMatchObject(result.values.messages, [{ content: `finished after ${delay}ms` }]);
+    });
+  }
+});
+
+// The `debug` stream's checkpoint events of a run, as the thread's history has them.
+const checkpointEvents = (chunks) =>
+  chunks.filter((i) => i.event === "debug" && i.data?.type === "checkpoint").map((i) => i.data.payload);
+const checkpointIds = (items) =>
+  items.map((i) => ({
+    step: i.metadata?.step,
+    checkpoint: i.checkpoint,
+    parent_checkpoint: i.parent_checkpoint,
+  }));
+
+it("stream debug checkpoint", { skip: "server: debug checkpoint payloads have `config`/`parent_config`, not `checkpoint`/`parent_checkpoint`" }, async () => {
+  const assistant = await client.assistants.create({ graphId: "weather" });
+  const thread = await client.threads.create();
+  const input = { messages: [{ role: "human", content: "What's the weather in SF?" }] };
+  const stream = checkpointEvents(
+    await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, { input, streamMode: "debug" }),
+    ),
+  );
+  const history = (await client.threads.getHistory(thread.thread_id, { limit: stream.length })).reverse();
+  assertEqual(checkpointIds(stream), checkpointIds(history));
+});
+
+it("continue after interrupt must have checkpoint present", {
+  skip: "server: debug checkpoint payloads lack `checkpoint`/`parent_checkpoint`; a run given " +
+    "the thread's latest checkpoint first writes a 'fork' checkpoint (next: [router_node]) and " +
+    "does not stream the checkpoint it goes on from",
+}, async () => {
+  const assistant = await client.assistants.create({ graphId: "weather" });
+  const thread = await client.threads.create();
+  const input = { messages: [{ role: "human", content: "What's weather in SF?" }] };
+  const initialStream = checkpointEvents(
+    await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        input,
+        streamMode: "debug",
+        interruptBefore: ["router_node"],
+      }),
+    ),
+  );
+  const history = (await client.threads.getHistory(thread.thread_id)).reverse();
+  const checkpoint = history[history.length - 1].checkpoint;
+  // Continue the run from the checkpoint
+  const continueStream = checkpointEvents(
+    await gather(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        streamMode: "debug",
+        checkpoint,
+      }),
+    ),
+  );
+  const continueHistory = (await client.threads.getHistory(thread.thread_id)).reverse();
+  assertEqual(
+    checkpointIds([...initialStream, ...continueStream.slice(1)]),
+    checkpointIds(continueHistory),
+  );
+});
+
+// The original's graph is a factory that builds a one-node graph named after the configurable
+// `nodeName`; graphs/dynamic.json has the three nodes the case names, and its entry routes
+// to the one `nodeName` names.
+it("dynamic graph", async () => {
+  const defaultAssistant = await client.assistants.create({ graphId: "dynamic" });
+  const updatedNodes = (chunks) =>
+    chunks.filter((i) => i.event === "updates").flatMap((i) => Object.keys(i.data));
+  let updates = await gather(
+    client.runs.stream(null, defaultAssistant.assistant_id, {
+      input: { messages: ["input"] },
+      streamMode: ["updates"],
+    }),
+  );
+  assert.ok(updatedNodes(updates).includes("default"), JSON.stringify(updates));
+
+  updates = await gather(
+    client.runs.stream(null, defaultAssistant.assistant_id, {
+      input: { messages: ["input"] },
+      config: { configurable: { nodeName: "runtime" } },
+      streamMode: ["updates"],
+    }),
+  );
+  assert.ok(updatedNodes(updates).includes("runtime"), JSON.stringify(updates));
+
+  const configAssistant = await client.assistants.create({
+    graphId: "dynamic",
+    config: { configurable: { nodeName: "assistant" } },
+  });
+  let thread = await client.threads.create({ graphId: "dynamic" });
+  updates = await gather(
+    client.runs.stream(thread.thread_id, configAssistant.assistant_id, {
+      input: { messages: ["input"], configurable: { nodeName: "assistant" } },
+      streamMode: ["updates"],
+    }),
+  );
+  assert.ok(updatedNodes(updates).includes("assistant"), JSON.stringify(updates));
+
+  thread = await client.threads.get(thread.thread_id);
+  // the thread's graph is made again with the configuration stored with the thread
+  await client.threads.updateState(thread.thread_id, {
+    values: { messages: "update" },
+    asNode: "assistant",
+  });
+  const state = await client.threads.getState(thread.thread_id);
+  assertEqual(state.values.messages, ["input", "assistant", "update"]);
+});
+
+it("resumable streams", { timeout: 10_000 }, async () => {
+  const assistant = await client.assistants.create({ graphId: "agent" });
+  const thread = await client.threads.create();
+  let onRunCreated;
+  const waitRun = new Promise((r) => (onRunCreated = r));
+  const stream = client.runs.stream(thread.thread_id, assistant.assistant_id, {
+    input: { messages: [{ role: "human", content: "input" }], sleep: { steps: 3, ms: 1000 } },
+    streamResumable: true,
+    streamMode: ["values", "custom"],
+    config: globalConfig,
+    onRunCreated,
+  });
+  const [join, source] = await Promise.all([
+    (async () => {
+      const [{ thread_id, run_id }] = await Promise.all([
+        waitRun,
+        new Promise((resolve) => setTimeout(resolve, 1500)),
+      ]);
+      return gather(client.runs.joinStream(thread_id, run_id, { lastEventId: "-1" }));
+    })(),
+    gather(stream),
+  ]);
+  assertEqual(join, source);
+});
+
+it("tasks / checkpoints stream mode", { skip: "server: the `tasks` stream's task-start events lack `interrupts: []`" }, async () => {
+  const assistant = await client.assistants.create({ graphId: "agent" });
+  const thread = await client.threads.create();
+  const stream = await gather(
+    client.runs.stream(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "human", content: "input" }] },
+      streamMode: ["tasks", "checkpoints"],
+      config: globalConfig,
+    }),
+  );
+  const human = { content: "input", type: "human" };
+  const begin = { content: "begin", type: "ai" };
+  const tool = { content: "tool_call__begin", tool_call_id: "tool_call_id", type: "tool" };
+  const end = { content: "end", type: "ai" };
+  assertMatchObject(stream, [
+    { event: "metadata", data: { run_id: expectAny(String) } },
+    {
+      event: "checkpoints",
+      data: { values: { messages: [] }, metadata: { source: "input", step: -1 }, next: ["__start__"] },
+    },
+    {
+      event: "checkpoints",
+      data: { values: { messages: [human] }, metadata: { source: "loop", step: 0 }, next: ["agent"] },
+    },
+    {
+      event: "tasks",
+      data: { name: "agent", input: { messages: [human] }, triggers: ["branch:to:agent"], interrupts: [] },
+    },
+    {
+      event: "tasks",
+      data: { name: "agent", result: { messages: [objectContaining(begin)] }, interrupts: [] },
+    },
+    {
+      event: "checkpoints",
+      data: { values: { messages: [human, begin] }, metadata: { source: "loop", step: 1 }, next: ["tool"] },
+    },
+    {
+      event: "tasks",
+      data: { name: "tool", input: { messages: [human, begin] }, triggers: ["branch:to:tool"], interrupts: [] },
+    },
+    {
+      event: "tasks",
+      data: { name: "tool", result: { messages: [objectContaining(tool)] }, interrupts: [] },
+    },
+    {
+      event: "checkpoints",
+      data: {
+        values: { messages: [human, begin, tool] },
+        metadata: { source: "loop", step: 2 },
+        next: ["agent"],
+      },
+    },
+    {
+      event: "tasks",
+      data: {
+        name: "agent",
+        input: { messages: [human, begin, tool] },
+        triggers: ["branch:to:agent"],
+        interrupts: [],
+      },
+    },
+    {
+      event: "tasks",
+      data: { name: "agent", result: { messages: [objectContaining(end)] }, interrupts: [] },
+    },
+    {
+      event: "checkpoints",
+      data: {
+        values: { messages: [human, begin, tool, end] },
+        metadata: { source: "loop", step: 3 },
+        next: [],
+      },
+    },
+  ]);
+});
+
+describe("runtime API", () => {
+  it("simple", async () => {
+    const assistant = await client.assistants.create({ graphId: "simple_runtime" });
+    const thread = await client.threads.create();
+    let created = 0;
+    assertEqual(
+      await client.runs.wait(thread.thread_id, assistant.assistant_id, {
+        input: { messages: [{ role: "human", content: "input" }] },
+        context: { model: "openai" },
+        onRunCreated: () => { created += 1; },
+      }),
+      { model: "openai" },
+    );
+    assert.equal(created, 1);
+  });
+
+  it("schema", { skip: "server: config_schema and context_schema are null (a graph spec cannot declare a context schema)" }, async () => {
+    const assistant = await client.assistants.create({ graphId: "simple_runtime" });
+    const schema = await client.assistants.getSchemas(assistant.assistant_id);
+    // From JS PoV `configSchema` and `contextSchema` are indistinguishable: both are given.
+    const model = { type: "string", enum: ["anthropic", "openai", "unknown"] };
+    assertMatchObject(schema, {
+      config_schema: { type: "object", properties: { model } },
+      context_schema: { type: "object", properties: { model } },
+    });
+  });
+
+  it("assistant crud", async () => {
+    const assistant = await client.assistants.create({
+      graphId: "simple_runtime",
+      context: { model: "anthropic" },
+    });
+    let created = 0;
+    const onRunCreated = () => { created += 1; };
+    assertEqual(
+      await client.runs.wait(null, assistant.assistant_id, {
+        input: { messages: [{ role: "human", content: "input" }] },
+        onRunCreated,
+      }),
+      { model: "anthropic" },
+    );
+    assert.equal(created, 1);
+    await client.assistants.update(assistant.assistant_id, { context: { model: "openai" } });
+    assertEqual(
+      await client.runs.wait(null, assistant.assistant_id, {
+        input: { messages: [{ role: "human", content: "input" }] },
+        onRunCreated,
+      }),
+      { model: "openai" },
+    );
+    assert.equal(created, 2);
+  });
+
+  it("default from env", { skip: "server: the config's \"env\" (LANGGRAPH_CONFIG) is ignored: no default context for simple_runtime" }, async () => {
+    let created = 0;
+    assertEqual(
+      await client.runs.wait(null, "simple_runtime", {
+        input: { messages: [{ role: "human", content: "input" }] },
+        onRunCreated: () => { created += 1; },
+      }),
+      { model: "unknown" },
+    );
+    assert.equal(created, 1);
+  });
+});
+
+describe("request errors", () => {
   it("bad bodies and unknown things get their status and a message", async () => {
     const post = (path, body, headers = { "Content-Type": "application/json" }) =>
       fetch(`${API_URL}${path}`, { method: "POST", headers, body });
