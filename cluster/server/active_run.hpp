@@ -39,6 +39,7 @@ struct active_run {
   std::vector<std::function<void(const value&)>> waiters;
   bool started = false, done = false;
   std::string status = "pending";
+  std::string started_at;     // when it started running (ISO 8601)
   std::string cancel_action;  // interrupt or rollback, once cancelled
   value result;               // what runs/wait and join answer
 };

@@ -7,6 +7,7 @@
 
 #include "ops/operations.hpp"
 #include "server/active_run.hpp"
+#include "server/http_client.hpp"
 #include "server/service.hpp"
 #include "superstep/core/error.hpp"
 #include "superstep/pregel/run_control.hpp"
@@ -448,6 +449,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     if (run->done || run->started) return;  // cancelled while pending
     run->started = true;
     run->status = "running";
+    run->started_at = now_iso();
   }
   if (auto rec = runs_.get(run->run_id)) {
     object r = rec->as_object();
@@ -573,6 +575,7 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     t.set("interrupts", value(std::move(interrupts)));
     t.set("status", thread_status);
   });
+  if (!rolled_back) send_webhook(run, status, result, state);
   if (run->temporary) {
     try {
       delete_thread(run->thread_id);
@@ -604,6 +607,37 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     q.pop_front();
   }
   if (q.empty()) waiting_.erase(queue);
+}
+
+void service::send_webhook(const std::shared_ptr<active_run>& run, const std::string& status,
+                           const value& result, const std::optional<value>& state) {
+  auto rec = runs_.get(run->run_id);
+  if (!rec) return;
+  const value& hook = rec->get("kwargs").get("webhook");
+  if (!hook.is_string() || hook.as_string().empty()) return;
+  // As LangGraph Server posts it: the run, when it ran, the thread's values and the error.
+  object payload = rec->as_object();
+  payload.set("status", status);
+  {
+    std::lock_guard lock(run->mutex);
+    payload.set("run_started_at", run->started_at.empty() ? value() : value(run->started_at));
+  }
+  payload.set("run_ended_at", now_iso());
+  payload.set("values", state ? state->get("values") : value());
+  if (const value& e = result.get("__error__"); e.is_object())
+    payload.set("error", e.get("message"));
+  std::string url = hook.as_string();
+  if (!url.empty() && url.front() == '/') url = self_url_ + url;  // a route of this server
+  webhooks_.post([this, url, payload = std::move(payload), id = run->run_id]() mutable {
+    payload.set("webhook_sent_at", now_iso());
+    try {
+      const int code = http_post_json(url, value(std::move(payload)).to_json());
+      if (code >= 300)
+        log_("webhook of run " + id + ": " + url + " answered " + std::to_string(code));
+    } catch (const std::exception& e) {
+      log_("webhook of run " + id + ": " + e.what());
+    }
+  });
 }
 
 void service::dispatch_locked(const std::shared_ptr<active_run>& run) {

@@ -59,6 +59,7 @@ int serve(const net::serve_args& args, cluster::function_registry& registry,
     sigwait(&signals, &sig);
     if (sig != 0) http.stop();
   });
+  api->set_self_url("http://" + args.host + ":" + std::to_string(http.port()));
   services.log("listening on http://" + args.host + ":" + std::to_string(http.port()) + " (" +
                std::to_string(config.graphs.size()) + " graph" +
                (config.graphs.size() == 1 ? "" : "s") + ", data in " + data.checkpoints_place() +

@@ -69,6 +69,9 @@ class service {
   /// Called on the HTTP loop thread for each request.
   void handle(http_request request, std::shared_ptr<http_exchange> exchange);
 
+  /// Where this server listens (http://HOST:PORT): a webhook given as a path posts there.
+  void set_self_url(std::string url) { self_url_ = std::move(url); }
+
   /// Stops taking runs and waits for those in progress to stop at a step boundary.
   void shutdown();
 
@@ -154,6 +157,9 @@ class service {
   void start_scheduled();  // the timer thread
   void heartbeat();        // the heartbeat thread: keeps idle streams and waits alive
   void finish_run(const std::shared_ptr<active_run>& run);
+  // POSTs the ended run to its webhook, if it has one (on the webhook thread).
+  void send_webhook(const std::shared_ptr<active_run>& run, const std::string& status,
+                    const value& result, const std::optional<value>& state);
   std::shared_ptr<active_run> running(const std::string& run_id) const;
 
   // Crons (crons.cpp).
@@ -189,8 +195,10 @@ class service {
   // Runs waiting for their after_seconds, by when they may start (under runs_mutex_).
   std::multimap<std::chrono::steady_clock::time_point, std::shared_ptr<active_run>> scheduled_;
   std::condition_variable scheduled_changed_;
+  std::string self_url_;
   job_pool requests_;
   job_pool run_pool_;
+  job_pool webhooks_{1};
   std::thread timer_;  // starts the scheduled runs
   std::condition_variable heartbeat_due_;
   std::thread heartbeat_;

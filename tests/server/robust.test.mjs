@@ -2,7 +2,7 @@
 // LangGraph Server's users count on beyond the API's happy paths.
 import { Client } from "@langchain/langgraph-sdk";
 import assert from "node:assert/strict";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,6 +180,49 @@ describe("clients", () => {
       /HTTP 409/,
     );
     await served.client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" });
+  });
+});
+
+describe("webhooks", () => {
+  it("an ended run is posted to its webhook, with its status and the thread's values", async () => {
+    const posts = [];
+    let arrived;
+    const hook = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => { body += c; });
+      req.on("end", () => {
+        posts.push({ path: req.url, type: req.headers["content-type"], body: JSON.parse(body) });
+        res.end("ok");
+        arrived?.();
+      });
+    });
+    await new Promise((r) => hook.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${hook.address().port}/hooks/run?k=1`;
+    try {
+      const thread = await served.client.threads.create();
+      const got = new Promise((r) => { arrived = r; });
+      const run = await served.client.runs.create(thread.thread_id, "agent", { input, webhook: url });
+      await served.client.runs.join(thread.thread_id, run.run_id);
+      await Promise.race([got, sleep(10000)]);
+      assert.equal(posts.length, 1);
+      const [post] = posts;
+      assert.equal(post.path, "/hooks/run?k=1");
+      assert.equal(post.type, "application/json");
+      assert.equal(post.body.run_id, run.run_id);
+      assert.equal(post.body.thread_id, thread.thread_id);
+      assert.equal(post.body.status, "success");
+      assert.equal(post.body.values.messages.at(-1).content, "end");
+      for (const k of ["run_started_at", "run_ended_at", "webhook_sent_at"])
+        assert.ok(Date.parse(post.body[k]), k);
+    } finally {
+      hook.close();
+    }
+    // A webhook nobody answers costs the run nothing.
+    const thread = await served.client.threads.create();
+    const done = await served.client.runs.wait(thread.thread_id, "agent", {
+      input, webhook: "http://127.0.0.1:1/nobody",
+    });
+    assert.equal(done.messages.at(-1).content, "end");
   });
 });
 
