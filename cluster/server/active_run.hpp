@@ -6,8 +6,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,16 @@ namespace superstep::server {
 
 class http_exchange;
 
+/// The legacy `messages` stream mode of a run: the model's chunks become messages/metadata
+/// (a message's first) and messages/partial (the message so far) events; the messages of the
+/// nodes' updates, messages/complete ones, each once.
+struct legacy_message_stream {
+  std::map<std::string, value> partial;  // by message id
+  std::set<std::string> completed;
+  void chunk(const value& data, const std::function<void(const std::string&, const value&)>& emit);
+  void update(const value& data, const std::function<void(const std::string&, const value&)>& emit);
+};
+
 /// A run this process is carrying out (or holding until after_seconds).
 struct active_run {
   std::string run_id, thread_id, assistant_id, graph_id;
@@ -29,6 +41,9 @@ struct active_run {
   std::chrono::steady_clock::time_point not_before;
   std::shared_ptr<run_control> control = std::make_shared<run_control>();
   bool cancel_on_disconnect = false;
+  std::shared_ptr<legacy_message_stream> legacy_messages;  // with stream_mode "messages"
+  bool tuple_messages = false;                             // "messages-tuple" asked too
+  bool hide_updates = false;                               // updates made only for legacy_messages
 
   std::mutex mutex;
   std::condition_variable ended;    // done became true

@@ -100,6 +100,51 @@ value merge_config(const value& base, const value& over) {
 
 }  // namespace
 
+void legacy_message_stream::chunk(
+    const value& data, const std::function<void(const std::string&, const value&)>& emit) {
+  // data: [message chunk, metadata]
+  if (!data.is_list() || data.as_list().size() < 2) return;
+  const value& message = data.as_list()[0];
+  const value& id = message.get("id");
+  if (!id.is_string()) return;
+  auto it = partial.find(id.as_string());
+  if (it == partial.end()) {
+    it = partial.emplace(id.as_string(), message).first;
+    emit("messages/metadata",
+         value(object{{id.as_string(), object{{"metadata", data.as_list()[1]}}}}));
+  } else {
+    object merged = it->second.as_object();
+    const value& before = it->second.get("content");
+    const value& more = message.get("content");
+    if (before.is_string() && more.is_string())
+      merged.set("content", before.as_string() + more.as_string());
+    else if (!more.is_null() && !(more.is_string() && more.as_string().empty()))
+      merged.set("content", more);
+    it->second = value(std::move(merged));
+  }
+  emit("messages/partial", value(list{it->second}));
+}
+
+void legacy_message_stream::update(
+    const value& data, const std::function<void(const std::string&, const value&)>& emit) {
+  // data: {node: {messages: [...] or a message}}: each message with an id not seen complete
+  if (!data.is_object()) return;
+  list done;
+  auto take = [&](const value& m) {
+    const value& id = m.get("id");
+    if (!m.is_object() || !id.is_string() || !completed.insert(id.as_string()).second) return;
+    done.push_back(m);
+  };
+  for (const auto& [node, update] : data.as_object()) {
+    const value& messages = update.get("messages");
+    if (messages.is_list())
+      for (const value& m : messages.as_list()) take(m);
+    else if (messages.is_object())
+      take(messages);
+  }
+  if (!done.empty()) emit("messages/complete", value(std::move(done)));
+}
+
 header_list detail::sse_headers(const std::string& location) {
   return {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"},
           {"Connection", "keep-alive"},          {"X-Accel-Buffering", "no"},
@@ -238,11 +283,24 @@ api_response service::create_run(const std::string& thread_in, const value& body
     for (const value& m : sm.as_list())
       if (m.is_string()) modes.push_back(m.as_string());
   if (modes.empty()) modes.push_back("values");
-  for (const std::string& m : modes) {
-    if (m == "events") continue;  // LangChain's callback events: not produced here
-    const stream_mode engine = api_mode(m).first;
+  auto want = [&](stream_mode engine) {
     if (std::find(a.modes.begin(), a.modes.end(), engine) == a.modes.end())
       a.modes.push_back(engine);
+  };
+  const bool updates_asked = std::find(modes.begin(), modes.end(), "updates") != modes.end();
+  for (const std::string& m : modes) {
+    if (m == "events") continue;  // LangChain's callback events: not produced here
+    if (m == "messages") {
+      // The legacy mode: messages/metadata, messages/partial and messages/complete, made
+      // from the model's chunks and the nodes' updates (server/runs.cpp, legacy_messages).
+      run->legacy_messages = std::make_shared<legacy_message_stream>();
+      want(stream_mode::messages);
+      want(stream_mode::updates);
+      run->hide_updates = !updates_asked;
+      continue;
+    }
+    if (m == "messages-tuple") run->tuple_messages = true;
+    want(api_mode(m).first);
   }
   if (mode != "stream" &&
       std::find(a.modes.begin(), a.modes.end(), stream_mode::values) == a.modes.end())
@@ -469,13 +527,26 @@ void service::execute(const std::shared_ptr<active_run>& run) {
       final_line = line;
       return;
     }
-    std::string event = type;
+    std::string ns_suffix;
     if (const value& ns = line.get("ns"); ns.is_list() && !ns.as_list().empty())
-      for (const value& part : ns.as_list()) event += "|" + part.as_string();
+      for (const value& part : ns.as_list()) ns_suffix += "|" + part.as_string();
     std::lock_guard lock(run->mutex);
-    const std::string frame = sse_frame(event, line.get("data"), next_id++);
-    run->frames.push_back(frame);
-    for (const auto& s : run->streams) s->write(frame);
+    auto emit = [&](const std::string& event, const value& data) {
+      const std::string frame = sse_frame(event + ns_suffix, data, next_id++);
+      run->frames.push_back(frame);
+      for (const auto& s : run->streams) s->write(frame);
+    };
+    const value& data = line.get("data");
+    if (run->legacy_messages) {
+      if (type == "messages") {
+        run->legacy_messages->chunk(data, emit);
+        if (!run->tuple_messages) return;
+      } else if (type == "updates") {
+        run->legacy_messages->update(data, emit);
+        if (run->hide_updates) return;
+      }
+    }
+    emit(type, data);
   };
   std::string status = "success";
   value result;

@@ -409,10 +409,7 @@ describe("runs", () => {
     assert.equal((await client.runs.get(thread.thread_id, runId)).status, "success");
   });
 
-  it("stream messages", {
-    skip: "server: stream mode `messages` gives the `messages` events of `messages-tuple`, " +
-      "not messages/metadata, messages/partial and messages/complete",
-  }, async () => {
+  it("stream messages", async () => {
     const assistant = await client.assistants.create({ graphId: "agent" });
     const thread = await client.threads.create();
     const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
