@@ -59,6 +59,11 @@ struct active_run {
   value result;               // what runs/wait and join answer
 };
 
+/// An event's data as the API streams it: checkpoint events (the `checkpoints` mode, the
+/// `debug` mode's) with `checkpoint` and `parent_checkpoint`; a starting task (`tasks` mode)
+/// with its `interrupts`, none yet.
+value api_event_data(const std::string& type, const value& data);
+
 namespace detail {
 
 /// The headers of a run's event stream, which clients rejoin at `location` + "/stream".

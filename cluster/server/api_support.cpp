@@ -100,17 +100,18 @@ api_response search_page(std::vector<value> found, const value& body,
 }
 
 // each task's result).
+value checkpoint_of(const value& config) {
+  const value& c = config.get("configurable");
+  if (!c.is_object()) return value();
+  object out;
+  out.set("thread_id", c.get("thread_id"));
+  out.set("checkpoint_ns", c.get("checkpoint_ns").is_null() ? value("") : c.get("checkpoint_ns"));
+  out.set("checkpoint_id", c.get("checkpoint_id"));
+  out.set("checkpoint_map", value());
+  return value(std::move(out));
+}
+
 value thread_state_of(const value& snap) {
-  auto checkpoint_of = [](const value& config) -> value {
-    const value& c = config.get("configurable");
-    if (!c.is_object()) return value();
-    object out;
-    out.set("thread_id", c.get("thread_id"));
-    out.set("checkpoint_ns", c.get("checkpoint_ns").is_null() ? value("") : c.get("checkpoint_ns"));
-    out.set("checkpoint_id", c.get("checkpoint_id"));
-    out.set("checkpoint_map", value());
-    return value(std::move(out));
-  };
   list tasks;
   for (const value& t : snap.get("tasks").as_list()) {
     object task;

@@ -37,6 +37,10 @@ api_response search_page(std::vector<value> found, const value& body,
 /// The page [offset, offset + limit) of `records`.
 std::vector<value> page(std::vector<value> records, std::size_t offset, std::size_t limit);
 
+/// A config {"configurable": {thread_id, checkpoint_ns, checkpoint_id}} as the API's
+/// Checkpoint; null when it has no configurable.
+value checkpoint_of(const value& config);
+
 /// A snapshot as ops::show_state prints it (state_snapshot::to_value, each task with its
 /// result) in LangGraph Server's ThreadState form.
 value thread_state_of(const value& snapshot);

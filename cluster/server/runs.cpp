@@ -7,6 +7,7 @@
 
 #include "ops/operations.hpp"
 #include "server/active_run.hpp"
+#include "server/api_support.hpp"
 #include "server/http_client.hpp"
 #include "server/service.hpp"
 #include "superstep/core/error.hpp"
@@ -143,6 +144,35 @@ void legacy_message_stream::update(
       take(messages);
   }
   if (!done.empty()) emit("messages/complete", value(std::move(done)));
+}
+
+namespace {
+
+// A checkpoint event's payload with the API's `checkpoint` and `parent_checkpoint` beside
+// its configs, as LangGraph Server gives it.
+value with_checkpoints(const value& payload) {
+  if (!payload.is_object()) return payload;
+  object out = payload.as_object();
+  out.set("checkpoint", detail::checkpoint_of(payload.get("config")));
+  out.set("parent_checkpoint", detail::checkpoint_of(payload.get("parent_config")));
+  return value(std::move(out));
+}
+
+}  // namespace
+
+value api_event_data(const std::string& type, const value& data) {
+  if (type == "checkpoints") return with_checkpoints(data);
+  if (type == "debug" && data.get("type") == "checkpoint") {
+    object out = data.as_object();
+    out.set("payload", with_checkpoints(data.get("payload")));
+    return value(std::move(out));
+  }
+  if (type == "tasks" && data.is_object() && data.find("triggers") && !data.find("interrupts")) {
+    object out = data.as_object();  // a task starting: none yet, as LangGraph Server says
+    out.set("interrupts", list{});
+    return value(std::move(out));
+  }
+  return data;
 }
 
 header_list detail::sse_headers(const std::string& location) {
@@ -536,7 +566,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
       run->frames.push_back(frame);
       for (const auto& s : run->streams) s->write(frame);
     };
-    const value& data = line.get("data");
+    const value data = api_event_data(type, line.get("data"));
     if (run->legacy_messages) {
       if (type == "messages") {
         run->legacy_messages->chunk(data, emit);

@@ -1146,7 +1146,7 @@ const checkpointIds = (items) =>
     parent_checkpoint: i.parent_checkpoint,
   }));
 
-it("stream debug checkpoint", { skip: "server: debug checkpoint payloads have `config`/`parent_config`, not `checkpoint`/`parent_checkpoint`" }, async () => {
+it("stream debug checkpoint", async () => {
   const assistant = await client.assistants.create({ graphId: "weather" });
   const thread = await client.threads.create();
   const input = { messages: [{ role: "human", content: "What's the weather in SF?" }] };
@@ -1160,9 +1160,8 @@ it("stream debug checkpoint", { skip: "server: debug checkpoint payloads have `c
 });
 
 it("continue after interrupt must have checkpoint present", {
-  skip: "server: debug checkpoint payloads lack `checkpoint`/`parent_checkpoint`; a run given " +
-    "the thread's latest checkpoint first writes a 'fork' checkpoint (next: [router_node]) and " +
-    "does not stream the checkpoint it goes on from",
+  skip: "server: a run given the thread's latest checkpoint first writes a 'fork' checkpoint " +
+    "(next: [router_node]) and does not stream the checkpoint it goes on from",
 }, async () => {
   const assistant = await client.assistants.create({ graphId: "weather" });
   const thread = await client.threads.create();
@@ -1266,7 +1265,7 @@ it("resumable streams", { timeout: 10_000 }, async () => {
   assertEqual(join, source);
 });
 
-it("tasks / checkpoints stream mode", { skip: "server: the `tasks` stream's task-start events lack `interrupts: []`" }, async () => {
+it("tasks / checkpoints stream mode", async () => {
   const assistant = await client.assistants.create({ graphId: "agent" });
   const thread = await client.threads.create();
   const stream = await gather(
