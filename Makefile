@@ -14,7 +14,7 @@ TEST_PACKAGES = libboost-test-dev redis-server dpkg-dev file graphviz
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 DEMO_ARGS ?=
 
-.PHONY: deps deps-build build demo test package bench bench-json bench-store bench-cluster bench-peers sanitize tsan clean
+.PHONY: deps deps-build build demo test package bench bench-json bench-store bench-cluster bench-peers bench-server sanitize tsan clean
 
 # Installs the Debian packages that are missing (only when run as root): deps all of them,
 # deps-build those the program needs. deps also installs the server API tests' node packages
@@ -112,6 +112,25 @@ bench-peers: deps $(BUILD)/CMakeCache.txt
 	  --only '$(PEER_WORKLOADS)' --json "$$out/peers_superstep.json" > "$$out/peers_superstep.txt"; \
 	echo; node bench/peers.mjs --js "$$out/peers_langgraphjs.jsonl" \
 	  --superstep "$$out/peers_superstep.json" --json "$$out/peers.json"
+
+# `superstep serve` beside the LangGraph.js API server (`langgraphjs dev`, npm-installed in
+# bench/server by `npm ci` from its package-lock.json on first use), serving the same one-node
+# graph: runs/wait throughput with 1, 16 and 64 clients, runs/stream first-event latency, peak
+# RSS. One table; JSON lines in $(BUILD)/bench/server_bench.jsonl. ~5 min. SERVER_BENCH_ARGS,
+# e.g. "--reps 5 --duration 20" or "--servers superstep", go to bench/server/bench.mjs.
+SERVER_BENCH_ARGS ?=
+bench-server: deps-build $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target superstep
+	@set -e; \
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  echo "bench-server: skipped: node and npm are needed to run the LangGraph.js server"; exit 0; fi; \
+	if [ ! bench/server/node_modules/.package-lock.json -nt bench/server/package-lock.json ]; then \
+	  echo "bench-server: npm ci (bench/server)"; \
+	  (cd bench/server && npm ci --no-audit --no-fund --loglevel=error) || \
+	    { echo "bench-server: npm ci failed in bench/server"; exit 1; }; fi; \
+	mkdir -p "$(BUILD)/bench"; \
+	node bench/server/bench.mjs --superstep "$(abspath $(BUILD))/cluster/superstep" \
+	  --json "$(abspath $(BUILD))/bench/server_bench.jsonl" $(SERVER_BENCH_ARGS)
 
 # ASan+UBSan build of the whole suite, in its own folder.
 sanitize: deps

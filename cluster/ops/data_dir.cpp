@@ -49,7 +49,10 @@ std::string to_hex(std::uint64_t n) {
 }
 
 // Writes `text` to `path` and flushes it to disk.
-void write_file(const std::string& path, const std::string& text) {
+// Writes `text` to `path`; with `sync`, flushed to disk before it returns (power loss). Without,
+// what a killed process wrote stays (the page cache holds it), as the database's log does
+// without --fsync.
+void write_file(const std::string& path, const std::string& text, bool sync) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail_io("cannot create", path);
   std::size_t done = 0;
@@ -64,7 +67,7 @@ void write_file(const std::string& path, const std::string& text) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) {
+  if (sync && ::fsync(fd) != 0) {
     int saved = errno;
     ::close(fd);
     errno = saved;
@@ -223,6 +226,13 @@ void data_dir::save_graph(const std::string& thread_id, const std::string& spec_
 
 void data_dir::save_graph_text(const std::string& thread_id, const std::string& text) const {
   const std::string target = graph_file(thread_id);
+  {  // The spec the thread has already (a thread's next run, most often): nothing to write.
+    std::ifstream in(target, std::ios::binary);
+    if (in) {
+      std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (saved == text) return;
+    }
+  }
   std::error_code ec;
   fs::create_directories(fs::path(target).parent_path(), ec);
   if (ec)
@@ -233,7 +243,7 @@ void data_dir::save_graph_text(const std::string& thread_id, const std::string& 
   static std::atomic<std::uint64_t> writes{0};
   const std::string temp =
       target + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(writes.fetch_add(1));
-  write_file(temp, text);
+  write_file(temp, text, options_.fsync);
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     int saved = errno;
     std::remove(temp.c_str());
@@ -267,7 +277,7 @@ void data_dir::begin_exit_run(const std::string& thread_id) const {
   if (ec)
     throw error(error_code::storage_error,
                 "cannot create '" + fs::path(target).parent_path().string() + "': " + ec.message());
-  write_file(target, now_iso8601());
+  write_file(target, now_iso8601(), options_.fsync);
 }
 
 void data_dir::end_exit_run(const std::string& thread_id) const {

@@ -10,6 +10,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <strings.h>
 #include <sys/socket.h>
 
@@ -186,6 +187,14 @@ struct http_server::impl {
 
   static void on_request(evhttp_request* req, void* arg) {
     auto* self = static_cast<impl*>(arg);
+    // Answers and stream events go out when written, not held for Nagle's algorithm (with the
+    // client's delayed ACK, a small answer otherwise waited ~40 ms).
+    if (evhttp_connection* conn = evhttp_request_get_connection(req))
+      if (bufferevent* bev = evhttp_connection_get_bufferevent(conn)) {
+        const int fd = bufferevent_getfd(bev);
+        const int one = 1;
+        if (fd >= 0) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      }
     http_request r;
     r.method = method_name(evhttp_request_get_command(req));
     const evhttp_uri* uri = evhttp_request_get_evhttp_uri(req);
