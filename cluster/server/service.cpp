@@ -102,8 +102,8 @@ service::service(server_config config, ops::data_dir& data,
       runs_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(), "runs", log_),
       crons_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(), "crons",
              log_),
-      requests_(4),
-      run_pool_(run_threads) {
+      run_pool_(run_threads),
+      requests_(4) {
   for (const auto& [name, spec] : config_.graphs) graph_of(name);  // fails at start, not later
   make_system_assistants();
   // Runs a stopped server left pending or running go on (server/runs.cpp).

@@ -196,9 +196,11 @@ class service {
   std::multimap<std::chrono::steady_clock::time_point, std::shared_ptr<active_run>> scheduled_;
   std::condition_variable scheduled_changed_;
   std::string self_url_;
-  job_pool requests_;
-  job_pool run_pool_;
+  // Destroyed in this order's reverse: the request jobs end first (they post runs), then the
+  // runs (they post webhooks), then the webhooks.
   job_pool webhooks_{1};
+  job_pool run_pool_;
+  job_pool requests_;
   std::thread timer_;  // starts the scheduled runs
   std::condition_variable heartbeat_due_;
   std::thread heartbeat_;
