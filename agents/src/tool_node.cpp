@@ -2,7 +2,6 @@
 // (validate, inject, call, handle errors), normalize the answers, combine them.
 #include "superstep/agents/tool_node.hpp"
 
-#include <cxxabi.h>
 
 #include <algorithm>
 #include <atomic>
@@ -39,13 +38,6 @@ bool bubbles_up(const std::exception_ptr& e) {
   } catch (...) {
     return false;
   }
-}
-
-std::string demangled(const std::type_info& type) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(
-      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
-  return status == 0 && name ? std::string(name.get()) : std::string(type.name());
 }
 
 // The block types a tool message's content may be made of (LangChain's
@@ -141,7 +133,7 @@ std::string tool_call_error_content(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
   } catch (const std::exception& ex) {
-    repr = demangled(typeid(ex)) + "(" + detail::python_repr(value(ex.what())) + ")";
+    repr = type_name(typeid(ex)) + "(" + detail::python_repr(value(ex.what())) + ")";
   } catch (...) {
     repr = "unknown exception";
   }

@@ -256,6 +256,9 @@ struct graph_args {
 struct state_args {
   thread_args where;
   std::string checkpoint;
+  /// The namespace of a subgraph's checkpoints ("node:task id", nested with '|'): the
+  /// subgraph's state instead of the thread's root graph's (the server's checkpoint_ns).
+  std::string checkpoint_ns;
   /// Each task's subgraph state too (a remote_graph client's get_state(config, true)).
   bool subgraphs = false;
 };
@@ -267,6 +270,9 @@ struct history_args {
   std::string before;
   /// Metadata keys that must all match (e.g. {"source": "loop"}).
   object filter;
+  /// The namespace of a subgraph's checkpoints ("node:task id", nested with '|'): the
+  /// subgraph's state instead of the thread's root graph's (the server's checkpoint_ns).
+  std::string checkpoint_ns;
 };
 
 /// `superstep update --thread ID --values JSON [--as-node NODE] [--checkpoint ID] [--data DIR]`.
@@ -275,6 +281,9 @@ struct update_args {
   value values;
   std::optional<std::string> as_node;
   std::string checkpoint;
+  /// The namespace of a subgraph's checkpoints ("node:task id", nested with '|'): the
+  /// subgraph's state instead of the thread's root graph's (the server's checkpoint_ns).
+  std::string checkpoint_ns;
 };
 
 /// `superstep delete --thread ID [--data DIR]`.

@@ -221,7 +221,9 @@ client_request decode_request(std::string_view bytes) {
         break;
       }
       case Kind::STATE: {
-        net::state_args a{where, text_of(in.getCheckpoint())};
+        net::state_args a;
+        a.where = where;
+        a.checkpoint = text_of(in.getCheckpoint());
         a.subgraphs = in.getSubgraphState();
         r.cmd = std::move(a);
         break;

@@ -13,6 +13,16 @@ using detail::thread_config;
 int show_state(command_env& env, const state_args& args) {
   const std::string& thread = args.where.thread;
   data_dir& data = env.data;
+  if (!args.checkpoint_ns.empty()) {
+    // A subgraph's state, read through the subgraph (its tasks' results from its writes).
+    data.require_thread(thread);
+    cluster::loaded_graph graph = load_thread_graph(env, args.where);
+    env.print(graph.graph
+                  ->get_state(thread_config(thread, args.checkpoint, args.checkpoint_ns),
+                              args.subgraphs)
+                  .to_value());
+    return exit_done;
+  }
   checkpoint_tuple tuple = data.checkpoint(thread, args.checkpoint);
   cluster::loaded_graph graph = load_thread_graph(env, args.where);
   // The tuple read above, not read again: a crashed fan-out's holds 10^5 writes. With the
@@ -68,6 +78,17 @@ int show_history(command_env& env, const history_args& args) {
   list_options options;
   options.filter = args.filter;
   options.limit = args.limit;
+  if (!args.checkpoint_ns.empty()) {
+    // A subgraph's checkpoints, read through the subgraph.
+    data.require_thread(thread);
+    if (!args.before.empty())
+      options.before = checkpoint_config{thread, args.checkpoint_ns, args.before};
+    cluster::loaded_graph graph = load_thread_graph(env, args.where);
+    for (const state_snapshot& s : graph.graph->get_state_history(
+             thread_config(thread, "", args.checkpoint_ns), options))
+      env.print(s.to_value());
+    return exit_done;
+  }
   if (!args.before.empty()) {
     data.require_checkpoint(thread, args.before);
     options.before = checkpoint_config{thread, "", args.before};
@@ -85,10 +106,13 @@ int show_history(command_env& env, const history_args& args) {
 int update_state(command_env& env, const update_args& args) {
   const std::string& thread = args.where.thread;
   data_dir& data = env.data;
-  data.require_checkpoint(thread, args.checkpoint);
+  if (args.checkpoint_ns.empty())
+    data.require_checkpoint(thread, args.checkpoint);
+  else
+    data.require_thread(thread);
   cluster::loaded_graph graph = load_thread_graph(env, args.where);
-  env.print(
-      graph.graph->update_state(thread_config(thread, args.checkpoint), args.values, args.as_node));
+  env.print(graph.graph->update_state(
+      thread_config(thread, args.checkpoint, args.checkpoint_ns), args.values, args.as_node));
   return exit_done;
 }
 

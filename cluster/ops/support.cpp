@@ -19,9 +19,11 @@ void print_line(const value& v) {
   std::fflush(stdout);
 }
 
-value thread_config(const std::string& thread_id, const std::string& checkpoint_id) {
+value thread_config(const std::string& thread_id, const std::string& checkpoint_id,
+                    const std::string& checkpoint_ns) {
   object configurable{{"thread_id", thread_id}};
   if (!checkpoint_id.empty()) configurable.set("checkpoint_id", checkpoint_id);
+  if (!checkpoint_ns.empty()) configurable.set("checkpoint_ns", checkpoint_ns);
   return object{{"configurable", value(std::move(configurable))}};
 }
 

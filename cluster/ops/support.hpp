@@ -15,7 +15,8 @@ namespace superstep::ops::detail {
 void print_line(const value& v);
 
 /// The config that names a thread and, unless empty, one of its checkpoints.
-value thread_config(const std::string& thread_id, const std::string& checkpoint_id = "");
+value thread_config(const std::string& thread_id, const std::string& checkpoint_id = "",
+                    const std::string& checkpoint_ns = "");
 
 /// The graph of env.spec_text, or of `where.graph_path`, or else of the spec saved for the
 /// thread, with the data folder's saver as its checkpointer. Throws error(not_found) when

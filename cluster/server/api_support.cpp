@@ -117,11 +117,17 @@ value thread_state_of(const value& snap) {
     object task;
     task.set("id", t.get("id"));
     task.set("name", t.get("name"));
+    task.set("path", t.get("path").is_list() ? t.get("path") : value(list{}));
     task.set("error", t.get("error"));
     task.set("interrupts", t.get("interrupts").is_list() ? t.get("interrupts") : value(list{}));
     const value& state = t.get("state");
-    task.set("checkpoint",
-             state.is_object() && state.find("configurable") ? checkpoint_of(state) : value());
+    // Where the task's subgraph keeps its checkpoints, as LangGraph Server gives it: the
+    // thread and the namespace, no checkpoint id (the subgraph's latest).
+    if (const value* c = state.is_object() ? state.find("configurable") : nullptr)
+      task.set("checkpoint", object{{"thread_id", c->get("thread_id")},
+                                    {"checkpoint_ns", c->get("checkpoint_ns")}});
+    else
+      task.set("checkpoint", value());
     task.set("state", state.is_object() && state.find("values") ? thread_state_of(state) : value());
     task.set("result", t.get("result"));
     tasks.push_back(value(std::move(task)));

@@ -56,7 +56,7 @@ std::string error_class(const error& e) {
     case error_code::invalid_argument:
     case error_code::invalid_spec:
     case error_code::invalid_graph: return "ValueError";
-    default: return "Error";
+    default: return exception_class(e);  // a node's: the class of what it threw
   }
 }
 
@@ -598,7 +598,8 @@ void service::execute(const std::shared_ptr<active_run>& run) {
   } catch (const std::exception& e) {
     status = "error";
     result = value(
-        object{{"__error__", object{{"error", "Error"}, {"message", std::string(e.what())}}}});
+        object{{"__error__",
+                object{{"error", exception_class(e)}, {"message", std::string(e.what())}}}});
   }
   {
     std::lock_guard lock(run->mutex);

@@ -270,10 +270,8 @@ api_response service::route(const http_request& r, const std::vector<std::string
     }
     if (n == 3 && p[2] == "graph" && get) return assistant_graph(p[1], r);
     if (n == 3 && p[2] == "schemas" && get) return assistant_schemas(p[1]);
-    if (n >= 3 && p[2] == "subgraphs" && get) {
-      find_assistant(p[1]);
-      return {200, value(object{})};
-    }
+    if ((n == 3 || n == 4) && p[2] == "subgraphs" && get)
+      return assistant_subgraphs(p[1], n == 4 ? p[3] : "", r.query_value("recurse") == "true");
     if (n == 3 && p[2] == "versions" && post) return assistant_versions(p[1], body());
     if (n == 3 && p[2] == "latest" && post) return set_latest(p[1], body());
   }
@@ -300,7 +298,8 @@ api_response service::route(const http_request& r, const std::vector<std::string
       const value b = body();
       const value cp = b.get("checkpoint");
       return thread_state(id, cp.is_object() ? string_field(cp, "checkpoint_id") : "",
-                          b.get("subgraphs").truthy());
+                          b.get("subgraphs").truthy(),
+                          cp.is_object() ? string_field(cp, "checkpoint_ns") : "");
     }
     if (n == 4 && p[2] == "state" && get)
       return thread_state(id, p[3], r.query_value("subgraphs") == "true");
@@ -521,15 +520,67 @@ api_response service::assistant_graph(const std::string& id, const http_request&
   return {200, g.graph->get_graph(depth).to_json()};
 }
 
+namespace {
+
+// A graph's schemas as GraphSchema.
+value schemas_of(const value& graph_id, const pregel& g) {
+  return object{{"graph_id", graph_id},
+                {"input_schema", g.input_json_schema()},
+                {"output_schema", g.output_json_schema()},
+                {"state_schema", g.output_json_schema()},
+                {"config_schema", value()},
+                {"context_schema", value()}};
+}
+
+// A subgraph's schemas: GraphSchema's fields (the SDK's type, the Python server's answer)
+// and the JS server's {state, input, output, config}, so that clients of either read them.
+value subgraph_schemas(const value& graph_id, const pregel& g) {
+  object out = schemas_of(graph_id, g).as_object();
+  out.set("state", out.find("state_schema") ? *out.find("state_schema") : value());
+  out.set("input", g.input_json_schema());
+  out.set("output", g.output_json_schema());
+  out.set("config", value());
+  return value(std::move(out));
+}
+
+// LangGraph's get_subgraphs: the subgraph nodes of `g` in node order, named by namespace
+// below `prefix`; with `ns`, only the one it names and those below it (`ns` a namespace
+// relative to `g`); with `recurse` (or below `ns`), their subgraphs too.
+void collect_subgraphs(const value& graph_id, const pregel& g, const std::string& prefix,
+                       std::string_view ns, bool recurse, object& out) {
+  for (const pregel_node& node : g.graph().nodes) {
+    if (!node.subgraph) continue;
+    const std::string name = prefix.empty() ? node.name : prefix + "|" + node.name;
+    if (!ns.empty()) {
+      if (ns == node.name) {
+        out.set(name, subgraph_schemas(graph_id, *node.subgraph));
+        return;
+      }
+      if (ns.substr(0, node.name.size() + 1) != node.name + "|") continue;
+      collect_subgraphs(graph_id, *node.subgraph, name, ns.substr(node.name.size() + 1), recurse,
+                        out);
+      continue;
+    }
+    out.set(name, subgraph_schemas(graph_id, *node.subgraph));
+    if (recurse) collect_subgraphs(graph_id, *node.subgraph, name, "", true, out);
+  }
+}
+
+}  // namespace
+
 api_response service::assistant_schemas(const std::string& id) {
   const value a = find_assistant(id);
   cluster::loaded_graph g = graph_of(a.get("graph_id").as_string());
-  return {200, value(object{{"graph_id", a.get("graph_id")},
-                            {"input_schema", g.graph->input_json_schema()},
-                            {"output_schema", g.graph->output_json_schema()},
-                            {"state_schema", g.graph->output_json_schema()},
-                            {"config_schema", value()},
-                            {"context_schema", value()}})};
+  return {200, schemas_of(a.get("graph_id"), *g.graph)};
+}
+
+api_response service::assistant_subgraphs(const std::string& id, const std::string& ns,
+                                          bool recurse) {
+  const value a = find_assistant(id);
+  cluster::loaded_graph g = graph_of(a.get("graph_id").as_string());
+  object out;
+  collect_subgraphs(a.get("graph_id"), *g.graph, "", ns, recurse, out);
+  return {200, value(std::move(out))};
 }
 
 api_response service::assistant_versions(const std::string& id, const value& body) {

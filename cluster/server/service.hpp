@@ -92,6 +92,9 @@ class service {
   api_response delete_assistant(const std::string& id, bool delete_threads);
   api_response assistant_graph(const std::string& id, const http_request& r);
   api_response assistant_schemas(const std::string& id);
+  // The graph's subgraphs by namespace ("node", "node|inner" with `recurse`), each with its
+  // schemas; `ns`: only those at or below that namespace.
+  api_response assistant_subgraphs(const std::string& id, const std::string& ns, bool recurse);
   api_response assistant_versions(const std::string& id, const value& body);
   api_response set_latest(const std::string& id, const value& body);
 
@@ -106,16 +109,18 @@ class service {
   // A new thread's `supersteps`: applied with bulk_update_state on graph `graph_id`.
   void apply_supersteps(const std::string& id, const std::string& graph_id,
                         const value& supersteps);
+  // `checkpoint_ns`: a subgraph's namespace (a task's `checkpoint`), "" for the thread's own.
   api_response thread_state(const std::string& id, const std::string& checkpoint_id,
-                            bool subgraphs);
+                            bool subgraphs, const std::string& checkpoint_ns = "");
   api_response update_thread_state(const std::string& id, const value& body);
   api_response thread_history(const std::string& id, const value& body);
   api_response truncate(const value& body);
 
  public:  // for server/runs.cpp and server/store_routes.cpp
-  // The state of a thread at a checkpoint as ThreadState, nullopt when it has none.
+  // The state of a thread (of its subgraph `checkpoint_ns`) at a checkpoint as ThreadState,
+  // nullopt when it has none.
   std::optional<value> read_state(const std::string& thread_id, const std::string& checkpoint_id,
-                                  bool subgraphs) const;
+                                  bool subgraphs, const std::string& checkpoint_ns = "") const;
   // The graph `graph_id`, loaded once with the folder's saver and store.
   cluster::loaded_graph graph_of(const std::string& graph_id) const;
   // The loader of ops' command_env: graphs by spec, loaded once.

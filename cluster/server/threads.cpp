@@ -183,7 +183,8 @@ api_response service::prune_threads(const value& body) {
 }
 
 std::optional<value> service::read_state(const std::string& thread_id,
-                                         const std::string& checkpoint_id, bool subgraphs) const {
+                                         const std::string& checkpoint_id, bool subgraphs,
+                                         const std::string& checkpoint_ns) const {
   if (!data_.saved_graph(thread_id)) return std::nullopt;
   ops::command_env env = ops_env();
   value line;
@@ -192,6 +193,7 @@ std::optional<value> service::read_state(const std::string& thread_id,
   args.where.thread = thread_id;
   args.checkpoint = checkpoint_id;
   args.subgraphs = subgraphs;
+  args.checkpoint_ns = checkpoint_ns;
   try {
     ops::show_state(env, args);
   } catch (const error& e) {
@@ -202,9 +204,9 @@ std::optional<value> service::read_state(const std::string& thread_id,
 }
 
 api_response service::thread_state(const std::string& id, const std::string& checkpoint_id,
-                                   bool subgraphs) {
+                                   bool subgraphs, const std::string& checkpoint_ns) {
   find_thread(id);
-  if (auto state = read_state(id, checkpoint_id, subgraphs)) return {200, *state};
+  if (auto state = read_state(id, checkpoint_id, subgraphs, checkpoint_ns)) return {200, *state};
   if (!checkpoint_id.empty()) throw api_error{404, "Checkpoint " + checkpoint_id + " not found"};
   return {200, value(object{{"values", object{}},
                             {"next", list{}},
@@ -230,7 +232,10 @@ api_response service::update_thread_state(const std::string& id, const value& bo
   args.values = body.get("values");
   if (body.get("as_node").is_string()) args.as_node = body.get("as_node").as_string();
   const value& cp = body.get("checkpoint");
-  if (cp.is_object()) args.checkpoint = string_field(cp, "checkpoint_id");
+  if (cp.is_object()) {
+    args.checkpoint = string_field(cp, "checkpoint_id");
+    args.checkpoint_ns = string_field(cp, "checkpoint_ns");
+  }
   if (body.get("checkpoint_id").is_string())
     args.checkpoint = body.get("checkpoint_id").as_string();
   if (!read_state(id, "", false)) {
@@ -262,7 +267,7 @@ api_response service::update_thread_state(const std::string& id, const value& bo
     });
   const value& c = line.get("configurable");
   return {200, value(object{{"checkpoint", object{{"thread_id", id},
-                                                  {"checkpoint_ns", ""},
+                                                  {"checkpoint_ns", args.checkpoint_ns},
                                                   {"checkpoint_id", c.get("checkpoint_id")}}}})};
 }
 
@@ -277,6 +282,9 @@ api_response service::thread_history(const std::string& id, const value& body) {
   args.limit = count_field(body, "limit", 10);
   const value& before = body.get("before");
   if (before.is_object()) args.before = string_field(before.get("configurable"), "checkpoint_id");
+  // The SDK's `checkpoint` names a subgraph's checkpoints by their namespace.
+  if (const value& cp = body.get("checkpoint"); cp.is_object())
+    args.checkpoint_ns = string_field(cp, "checkpoint_ns");
   if (before.is_string()) args.before = before.as_string();
   const value filter = object_field(body, "metadata");
   args.filter = filter.as_object();

@@ -309,7 +309,7 @@ std::optional<error> run_with_retry(const pregel_graph& g, const pregel_node& no
     } catch (const error& e) {
       failure = e;
     } catch (const std::exception& e) {
-      failure = error(error_code::node_error, e.what());
+      failure = error::node_failure(e);
     } catch (...) {
       failure = error(error_code::node_error, "unknown exception");
     }

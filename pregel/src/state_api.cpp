@@ -147,7 +147,11 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
     const pregel_task& t = *task;
     // As LangGraph: each task still to run, in task order (a node twice for two Sends).
     if (!finished.count(t.id)) s.next.push_back(t.name);
-    snapshot_task& st = s.tasks.emplace_back(snapshot_task{t.id, t.name, std::nullopt, list{}});
+    snapshot_task& st = s.tasks.emplace_back();
+    st.id = t.id;
+    st.name = t.name;
+    st.path = t.push ? list{std::string(PUSH), static_cast<std::int64_t>(t.push_index)}
+                     : list{std::string(PULL), std::string(t.name)};
     // A task that runs a subgraph: where the subgraph keeps its checkpoints.
     if (auto node = index.node_by_name.find(t.name);
         node != index.node_by_name.end() && g.nodes[node->second].subgraph)
@@ -170,6 +174,7 @@ value state_snapshot::to_value() const {
   for (const auto& t : tasks) {
     object o{{"id", t.id},
              {"name", t.name},
+             {"path", value(t.path)},
              {"error", t.error ? value(*t.error) : value()},
              {"interrupts", value(t.interrupts)}};
     if (!t.result.is_null()) o.set("result", t.result);

@@ -2,7 +2,6 @@
 // (langgraph/stream/_convert.py, stream_channel.py, _mux.py).
 #include "superstep/stream/stream_mux.hpp"
 
-#include <cxxabi.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -40,11 +39,7 @@ std::uint64_t stream_channel_base::next_stamp() noexcept {
 }
 
 std::string stream_transformer::name() const {
-  const char* mangled = typeid(*this).name();
-  int status = 0;
-  const std::unique_ptr<char, void (*)(void*)> readable(
-      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-  return status == 0 && readable ? std::string(readable.get()) : std::string(mangled);
+  return type_name(typeid(*this));
 }
 
 stream_mux::stream_mux(std::vector<transformer_factory> factories, std::vector<std::string> scope,

@@ -15,6 +15,11 @@
 
 namespace {
 
+// What the `error` graph's node throws (the original graph's CustomError).
+struct CustomError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 using superstep::list;
 using superstep::node_context;
 using superstep::object;
@@ -165,12 +170,12 @@ SUPERSTEP_PLUGIN(registry) {
                              {"id", message_id()}})}}};
     };
   });
-  // test.custom_error (the `error` graph's node): fails with "Boo!" after a second. The JS
-  // graph throws a CustomError; C++ has no error class names the server could report.
+  // test.custom_error (the `error` graph's node): fails with "Boo!" after a second, as the JS
+  // graph does, with an exception of its own class, which the server reports.
   registry.add_node("test.custom_error", [](const value&) {
     return [](const value&, node_context& ctx) -> value {
       wait_ms(ctx, 1000);
-      throw std::runtime_error("Boo!");
+      throw CustomError("Boo!");
     };
   });
   // test.long_running (the `delay` graph's node): waits state.delay ms, then says so.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <string_view>
 
 namespace superstep {
@@ -48,6 +49,14 @@ std::string_view code_name(error_code c) noexcept;
 /// Writes the code's name (for test output and logs).
 std::ostream& operator<<(std::ostream& os, error_code c);
 
+/// The readable name of a C++ type (demangled, namespaces included).
+std::string type_name(const std::type_info& type);
+
+/// The class of an exception as LangGraph names one (Python's type(e).__name__): its dynamic
+/// type's name without namespaces or template arguments ("CustomError", "runtime_error");
+/// for a superstep::error, the class its node_failure payload names, else "Error".
+std::string exception_class(const std::exception& e);
+
 /// The exception type of the superstep API: a numbered code and a message naming the offender,
 /// and for the errors that stand for control flow a value they carry (a payload): the Command
 /// of a parent_command error, the interrupts of an interrupted one, as LangGraph's
@@ -72,6 +81,10 @@ class error : public std::runtime_error {
   /// them (all those of a subgraph), or null (a pause without a value: a subgraph's
   /// breakpoint). The message is the interrupts as JSON.
   static error interrupt(value interrupts);
+  /// A node's failure from an exception that is not a superstep::error: node_error with the
+  /// exception's message, carrying {"error": its class name} (`exception_class`), as LangGraph
+  /// keeps the exception whose type(e).__name__ the server reports.
+  static error node_failure(const std::exception& e);
 
   error_code code() const noexcept { return code_; }
   /// The value the error carries, or nullptr when it carries none. An interrupted or

@@ -88,6 +88,9 @@ struct state_snapshot;
 struct snapshot_task {
   std::string id;
   std::string name;
+  /// Where the task comes from (LangGraph `PregelTask.path`): ["__pregel_pull", node] for a
+  /// task its triggers started, ["__pregel_push", index] for a Send's.
+  list path = list{};
   std::optional<std::string> error;
   list interrupts;  ///< {"value": ..., "id": ...} of each pending interrupt
   /// The state of the subgraph the task runs (LangGraph `PregelTask.state`), read by
