@@ -1,6 +1,7 @@
 // superstep.json (server/config.hpp).
 #include "server/config.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,6 +29,34 @@ value spec_file(const std::string& file, const std::string& key, const std::stri
   if (!fs::exists(path, ec))
     throw error(error_code::not_found, file + ": " + key + ": no graph spec at '" + path + "'");
   return cluster::read_spec_file(path);
+}
+
+// A .env file's NAME=VALUE lines (blank lines and # comments skipped, an optional `export `,
+// values optionally in single or double quotes).
+std::map<std::string, std::string> env_file(const std::string& file, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw error(error_code::not_found, file + ": env: cannot read '" + path + "'");
+  std::map<std::string, std::string> out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto trim = [](std::string t) {
+      const auto first = t.find_first_not_of(" \t\r");
+      const auto last = t.find_last_not_of(" \t\r");
+      return first == std::string::npos ? std::string() : t.substr(first, last - first + 1);
+    };
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("export ", 0) == 0) line = trim(line.substr(7));
+    const auto eq = line.find('=');
+    const std::string name = eq == std::string::npos ? "" : trim(line.substr(0, eq));
+    if (name.empty())
+      bad(file, "env: " + path + ":" + std::to_string(number) + ": expected NAME=VALUE");
+    std::string v = trim(line.substr(eq + 1));
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
+    out[name] = v;
+  }
+  return out;
 }
 
 }  // namespace
@@ -90,7 +119,19 @@ server_config read_server_config(const std::string& path) {
           bad(path, "http: unknown key '" + hk + "' (cors, max_body_mb)");
         }
       }
-    } else if (key == "store" || key == "auth" || key == "env" || key == "$schema" ||
+    } else if (key == "env") {
+      if (v.is_string()) {
+        config.env = env_file(path, resolve(base, v.as_string()));
+      } else if (v.is_object()) {
+        for (const auto& [name, text] : v.as_object()) {
+          if (name.empty() || !text.is_string())
+            bad(path, "env." + name + ": expected a string (a variable's value)");
+          config.env[name] = text.as_string();
+        }
+      } else {
+        bad(path, "\"env\" must be an object of variables or the path of a .env file");
+      }
+    } else if (key == "store" || key == "auth" || key == "$schema" ||
                key == "dependencies" || key == "node_version" || key == "python_version") {
       // Read by LangGraph's tools; the store's index comes from the command line here.
     } else {
@@ -98,6 +139,7 @@ server_config read_server_config(const std::string& path) {
     }
   }
   if (config.graphs.empty()) bad(path, "\"graphs\" is missing: name at least one graph");
+  for (const auto& [name, text] : config.env) ::setenv(name.c_str(), text.c_str(), 0);
   return config;
 }
 

@@ -3,7 +3,8 @@
 // superstep.json, the server's configuration, shaped like LangGraph's langgraph.json:
 //   {"graphs": {"agent": "./agent.json", "chat": {"spec": {...}}},
 //    "plugins": ["./nodes.so"],
-//    "http": {"cors": {"allow_origins": ["*"]}, "max_body_mb": 64}}
+//    "http": {"cors": {"allow_origins": ["*"]}, "max_body_mb": 64},
+//    "env": {"OPENAI_API_KEY": "..."} or "env": "./.env"}
 // A graph is the path of a graph spec (relative to the file), or a spec given inline.
 
 #include <map>
@@ -23,6 +24,11 @@ struct server_config {
   /// by default, as LangGraph's dev server).
   std::vector<std::string> cors_origins = {"*"};
   std::size_t max_body = 64u << 20;
+  /// "env": variables for the server's process (its nodes read their keys there, and the
+  /// server LANGGRAPH_CONFIG, the system assistants' configs), given as an object or as a
+  /// .env file (NAME=VALUE lines). read_server_config sets those the environment lacks: a
+  /// variable set where the server starts wins, as with LangGraph's CLI.
+  std::map<std::string, std::string> env;
   /// Where the file was (for messages).
   std::string source;
 };

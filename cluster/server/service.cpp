@@ -2,6 +2,7 @@
 #include "server/service.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "ops/operations.hpp"
@@ -386,14 +387,36 @@ api_response service::truncate(const value& body) {
 // ---- assistants ---------------------------------------------------------------------------
 
 void service::make_system_assistants() {
+  // LANGGRAPH_CONFIG (from the environment, or the config's "env"), as LangGraph Server reads
+  // it: {graph_id: config} for the system assistants, a config's "context" their context.
+  value defaults = object{};
+  if (const char* text = std::getenv("LANGGRAPH_CONFIG"); text && *text) {
+    try {
+      defaults = value::parse_json(text);
+    } catch (const error& e) {
+      throw error(error_code::invalid_argument,
+                  std::string("LANGGRAPH_CONFIG: not JSON: ") + e.what());
+    }
+    if (!defaults.is_object())
+      throw error(error_code::invalid_argument,
+                  "LANGGRAPH_CONFIG: expected an object of graph ids to configs");
+    for (const auto& [graph_id, c] : defaults.as_object())
+      if (!c.is_object())
+        throw error(error_code::invalid_argument,
+                    "LANGGRAPH_CONFIG." + graph_id + ": expected a config object");
+  }
   for (const auto& [graph_id, spec] : config_.graphs) {
     const std::string id = uuid5(assistant_namespace, graph_id);
     if (assistants_.get(id)) continue;
     const std::string now = now_iso();
+    object config = defaults.get(graph_id).is_object() ? defaults.get(graph_id).as_object()
+                                                       : object{};
+    value context = config.find("context") ? *config.find("context") : value(object{});
+    config.erase("context");
     assistants_.put(id, value(object{{"assistant_id", id},
                                      {"graph_id", graph_id},
-                                     {"config", object{}},
-                                     {"context", object{}},
+                                     {"config", value(std::move(config))},
+                                     {"context", std::move(context)},
                                      {"metadata", object{{"created_by", "system"}}},
                                      {"name", graph_id},
                                      {"description", value()},
@@ -528,8 +551,10 @@ value schemas_of(const value& graph_id, const pregel& g) {
                 {"input_schema", g.input_json_schema()},
                 {"output_schema", g.output_json_schema()},
                 {"state_schema", g.output_json_schema()},
-                {"config_schema", value()},
-                {"context_schema", value()}};
+                // The run context's, for both: a superstep graph's configurable is its context
+                // (as LangGraph.js gives the one schema as both).
+                {"config_schema", g.context_json_schema()},
+                {"context_schema", g.context_json_schema()}};
 }
 
 // A subgraph's schemas: GraphSchema's fields (the SDK's type, the Python server's answer)
@@ -539,7 +564,7 @@ value subgraph_schemas(const value& graph_id, const pregel& g) {
   out.set("state", out.find("state_schema") ? *out.find("state_schema") : value());
   out.set("input", g.input_json_schema());
   out.set("output", g.output_json_schema());
-  out.set("config", value());
+  out.set("config", g.context_json_schema());
   return value(std::move(out));
 }
 

@@ -27,8 +27,8 @@ class state_graph_loader {
 
   loaded_graph load(const runtime_options& runtime) {
     runtime_ = &runtime;
-    root_.expect_object({"spec", "name", "title", "state", "input", "output", "nodes", "edges",
-                         "conditional_edges", "interrupt_before", "interrupt_after",
+    root_.expect_object({"spec", "name", "title", "state", "context", "input", "output", "nodes",
+                         "edges", "conditional_edges", "interrupt_before", "interrupt_after",
                          "recursion_limit", "step_timeout_ms"});
     compile_options options;
     options.checkpointer = runtime.checkpointer;
@@ -39,6 +39,7 @@ class state_graph_loader {
     if (root_.has("name")) options.name = root_.field("name").expect_string();
     load_state();
     if (root_.has("title")) builder_.set_schema_title(root_.field("title").expect_string());
+    if (root_.has("context")) options.context_schema = load_context(options.name);
     if (root_.has("input")) builder_.set_input_keys(state_keys_at(root_.field("input")));
     if (root_.has("output")) builder_.set_output_keys(state_keys_at(root_.field("output")));
     load_nodes();
@@ -88,15 +89,39 @@ class state_graph_loader {
   // output JSON schemas.
   void load_key_schema(const spec_node& k, const std::string& key) {
     if (!k.has("schema") && !k.has("required")) return;
+    key_schema schema = key_schema_at(k, false);
+    build_at(k, [&] { builder_.set_key_schema(key, std::move(schema)); });
+  }
+
+  // A state key's "default" is its channel's first value, not a schema's: `with_default` only
+  // for a context key.
+  static key_schema key_schema_at(const spec_node& k, bool with_default) {
     key_schema schema;
     if (k.has("schema")) {
       spec_node s = k.field("schema");
       s.expect_object();
       schema.schema = s.get();
-      if (std::string problem = schema.problem(); !problem.empty()) s.fail(problem);
     }
     if (k.has("required")) schema.required = k.field("required").expect_bool();
-    build_at(k, [&] { builder_.set_key_schema(key, std::move(schema)); });
+    if (with_default && k.has("default")) schema.default_value = k.field("default").get();
+    if (std::string problem = schema.problem(); !problem.empty())
+      (k.has("schema") ? k.field("schema") : k).fail(problem);
+    return schema;
+  }
+
+  // The root's "context": the run context's keys (LangGraph's context_schema), for the
+  // graph's context JSON schema. Runs do not check it.
+  object_schema load_context(const std::string& graph_name) {
+    spec_node context = root_.field("context");
+    object_schema schema;
+    schema.title = (root_.has("title") ? root_.field("title").expect_string() : graph_name) +
+                   "Context";
+    for (const auto& [key, v] : context.expect_object()) {
+      spec_node k(v, context.path_of(key));
+      k.expect_object({"schema", "required", "default"});
+      schema.keys.emplace_back(key, key_schema_at(k, true));
+    }
+    return schema;
   }
 
   // A key with "delta": true or {"snapshot_frequency": n}: a delta key (needs a reducer);

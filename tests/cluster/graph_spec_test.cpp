@@ -360,6 +360,31 @@ BOOST_AUTO_TEST_CASE(state_keys_carry_their_json_schemas) {
       R"({"properties":{"a":{"title":"A"}},"required":["a"],"title":"State","type":"object"})");
 }
 
+BOOST_AUTO_TEST_CASE(a_context_declares_the_graphs_context_schema) {
+  auto graph = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1", "name": "g",
+    "state": {"a": {}}, "context": {"model": {"schema": {"type": "string"}, "default": "x"},
+                                    "user": {"required": true}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})"),
+                               std_registry());
+  BOOST_TEST(graph->context_json_schema().to_json() ==
+             R"({"properties":{"model":{"default":"x","title":"Model","type":"string"},)"
+             R"("user":{"title":"User"}},"required":["user"],"title":"gContext","type":"object"})");
+  // Without one: none.
+  auto plain = load_graph_spec(value::parse_json(R"({"spec": "superstep.graph/1",
+    "state": {"a": {}}, "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}},
+    "edges": [["__start__", "n"]]})"),
+                               std_registry());
+  BOOST_TEST(plain->context_json_schema().is_null());
+  error e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "context": {"model": {"reducer": "add"}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})");
+  BOOST_TEST(std::string(e.what()).find("context.model") != std::string::npos, e.what());
+  e = load_error(R"({"spec": "superstep.graph/1", "state": {"a": {}},
+    "context": {"model": {"required": true, "default": 1}},
+    "nodes": {"n": {"fn": "std.set", "params": {"update": {}}}}, "edges": [["__start__", "n"]]})");
+  BOOST_TEST(std::string(e.what()).find("context.model") != std::string::npos, e.what());
+}
+
 BOOST_AUTO_TEST_CASE(pregel_channels_carry_their_json_schemas) {
   auto graph = load_graph_spec(value::parse_json(R"({"spec": "superstep.pregel/1",
     "channels": {"a": {"type": "last_value", "schema": {"type": "string"}},

@@ -194,7 +194,7 @@ describe("assistants", () => {
     await assert.rejects(client.assistants.setLatest(created.assistant_id, 4));
   });
 
-  it("config from env", { skip: "server: the config's \"env\" (LANGGRAPH_CONFIG) is ignored: the system assistant's config is {}" }, async () => {
+  it("config from env", async () => {
     // graphs/superstep.json sets LANGGRAPH_CONFIG in "env", as the original's langgraph.json.
     const search = await client.assistants.search({
       graphId: "agent",
@@ -1351,7 +1351,7 @@ describe("runtime API", () => {
     assert.equal(created, 1);
   });
 
-  it("schema", { skip: "server: config_schema and context_schema are null (a graph spec cannot declare a context schema)" }, async () => {
+  it("schema", async () => {
     const assistant = await client.assistants.create({ graphId: "simple_runtime" });
     const schema = await client.assistants.getSchemas(assistant.assistant_id);
     // From JS PoV `configSchema` and `contextSchema` are indistinguishable: both are given.
@@ -1388,7 +1388,7 @@ describe("runtime API", () => {
     assert.equal(created, 2);
   });
 
-  it("default from env", { skip: "server: the config's \"env\" (LANGGRAPH_CONFIG) is ignored: no default context for simple_runtime" }, async () => {
+  it("default from env", async () => {
     let created = 0;
     assertEqual(
       await client.runs.wait(null, "simple_runtime", {
