@@ -1,5 +1,6 @@
 // superstep::remote_graph: a graph a head serves, reached through the client requests of
-// `superstep submit` (net/request.hpp) over the cluster's links (net/transport.hpp).
+// `superstep submit` (net/request.hpp) over the cluster's links (net/transport.hpp), or a
+// LangGraph Server's, reached through its HTTP API (client/remote_http.hpp).
 #include "superstep/cluster/remote_graph.hpp"
 
 #include "client/remote_graph_impl.hpp"
@@ -62,7 +63,12 @@ std::vector<stream_mode> requested_modes(const remote_run_options& options) {
 remote_graph::remote_graph(std::string graph_id, remote_graph_options options)
     : impl_(std::make_shared<impl>()) {
   if (graph_id.empty()) throw error(error_code::invalid_argument, "remote_graph: no graph id");
-  parse_head_address(options.head, impl_->host, impl_->port);
+  if (options.head.empty() == options.url.empty())
+    throw error(error_code::invalid_argument,
+                "remote_graph: give either a head (HOST:PORT, a cluster's head) or a url "
+                "(http://HOST:PORT, a LangGraph Server), " +
+                    std::string(options.head.empty() ? "not neither" : "not both"));
+  if (options.url.empty()) parse_head_address(options.head, impl_->host, impl_->port);
   const int certs = !options.tls_cert.empty() + !options.tls_key.empty() + !options.tls_ca.empty();
   if (certs != 0 && certs != 3)
     throw error(error_code::invalid_argument,
@@ -71,6 +77,7 @@ remote_graph::remote_graph(std::string graph_id, remote_graph_options options)
     throw error(error_code::invalid_argument, "remote_graph: the config is not an object");
   if (options.headers.count(""))
     throw error(error_code::invalid_argument, "remote_graph: a header without a name");
+  if (!options.url.empty()) impl_->http = std::make_shared<const http_api>(graph_id, options);
   impl_->graph_id = std::move(graph_id);
   impl_->name = options.name.empty() ? impl_->graph_id : options.name;
   impl_->config = options.config.is_null() ? value(object{}) : options.config;
@@ -101,6 +108,8 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
     throw error(error_code::invalid_argument, "stream: the config is not an object");
   const value merged = impl_->merged(config);
   value sent = sanitize_config(merged);
+  // Over HTTP a run without a thread is stateless (POST /runs/stream), as LangGraph's.
+  const bool threadless = string_at(sent.get("configurable"), "thread_id").empty();
   std::string thread = impl::take_thread(sent, true, "stream");
   const std::vector<stream_mode> requested = requested_modes(options);
   const std::vector<stream_mode> parent_modes =
@@ -114,9 +123,7 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
   const auto has = has_mode;
   value output;
   std::optional<value> raised;  // the interrupts that end the stream
-  net::client_request req = net::make_client_request(net::command(a), std::nullopt);
-  req.headers = run_headers(impl_->options, options, merged);
-  impl_->exchange(std::move(req), [&](value line) {
+  auto on_line = [&](value line) {
     if (raised) return;
     if (is_output_line(line)) {
       output = output_of(line);
@@ -134,7 +141,16 @@ value remote_graph::run(const value& input, const value& config, const remote_ru
         return;
       }
     if (has(requested, ev.mode) && sink) sink(ev);
-  });
+  };
+  if (impl_->http) {
+    impl_->http->stream_run(impl_->http->run_request(a, threadless ? std::string() : a.where.thread,
+                                                     run_headers(impl_->options, options, merged)),
+                            on_line);
+  } else {
+    net::client_request req = net::make_client_request(net::command(a), std::nullopt);
+    req.headers = run_headers(impl_->options, options, merged);
+    impl_->exchange(std::move(req), on_line);
+  }
   if (raised) throw error::interrupt(std::move(*raised));
   return output;
 }
@@ -198,6 +214,7 @@ state_snapshot remote_graph::get_state(const value& config, bool subgraphs) cons
   a.where.thread = impl::take_thread(sent, false, "get_state");
   a.checkpoint = string_at(sent.get("configurable"), "checkpoint_id");
   a.subgraphs = subgraphs;
+  if (impl_->http) return impl_->http->get_state(a.where.thread, a.checkpoint, subgraphs);
   std::optional<state_snapshot> out;
   impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
                   [&](value line) { out = snapshot_of(line); });
@@ -213,6 +230,11 @@ std::vector<state_snapshot> remote_graph::get_state_history(const value& config,
   a.limit = options.limit ? options.limit : std::optional<std::size_t>(10);
   if (options.before) a.before = options.before->checkpoint_id;
   a.filter = options.filter;
+  if (impl_->http) {
+    list_options o = options;
+    o.limit = a.limit;
+    return impl_->http->get_state_history(a.where.thread, o);
+  }
   std::vector<state_snapshot> out;
   impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
                   [&](value line) { out.push_back(snapshot_of(line)); });
@@ -227,11 +249,16 @@ value remote_graph::update_state(const value& config, const value& values,
   a.checkpoint = string_at(sent.get("configurable"), "checkpoint_id");
   a.values = values;
   a.as_node = as_node;
-  value out;
-  impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
-                  [&](value line) { out = std::move(line); });
+  checkpoint_config c;
+  if (impl_->http) {
+    c = impl_->http->update_state(a.where.thread, a.checkpoint, values, as_node);
+  } else {
+    value out;
+    impl_->exchange(net::make_client_request(net::command(a), std::nullopt),
+                    [&](value line) { out = std::move(line); });
+    c = config_of(out);
+  }
   // LangGraph's _get_config: the checkpoint's coordinates and its checkpoint_map.
-  checkpoint_config c = config_of(out);
   return object{{"configurable", object{{"thread_id", c.thread_id},
                                         {"checkpoint_ns", c.checkpoint_ns},
                                         {"checkpoint_id", c.checkpoint_id},
@@ -239,6 +266,7 @@ value remote_graph::update_state(const value& config, const value& values,
 }
 
 graph_description remote_graph::get_graph(int xray) const {
+  if (impl_->http) return impl_->http->get_graph(xray);
   net::graph_args a;
   a.xray = xray;
   std::optional<graph_description> out;
@@ -252,6 +280,7 @@ void remote_graph::cancel(const std::string& thread_id, const std::string& run_i
                           bool wait) const {
   if (thread_id.empty()) throw error(error_code::invalid_argument, "cancel: no thread id");
   if (run_id.empty()) throw error(error_code::invalid_argument, "cancel: no run id");
+  if (impl_->http) return impl_->http->cancel(thread_id, run_id, wait);
   net::cancel_args a;
   a.where.thread = thread_id;
   a.run_id = run_id;

@@ -1,8 +1,9 @@
 #pragma once
 
 // What remote_graph.cpp and client/remote_run_stream.cpp share: the link to a head, the state of a
-// remote_graph (its `impl`) and the translation of a run's lines into stream events. Private
-// to the remote_graph library; includes CAF.
+// remote_graph (its `impl`, with the HTTP client of a LangGraph Server instead of the link when
+// it has a url) and the translation of a run's lines into stream events. Private to the
+// remote_graph library; includes CAF.
 
 #include <algorithm>
 #include <caf/io/middleman.hpp>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "client/remote_graph_values.hpp"
+#include "client/remote_http.hpp"
 #include "net/auth.hpp"
 #include "net/headers.hpp"
 #include "net/protocol.hpp"
@@ -103,6 +105,8 @@ struct remote_graph::impl {
   remote_graph_options options;
   std::string host;
   std::uint16_t port = 0;
+  // With a url: the LangGraph Server's API, shared by the copies; null with a head.
+  std::shared_ptr<const remote_detail::http_api> http;
 
   // The link, shared by the copies of one remote_graph.
   struct shared_link {

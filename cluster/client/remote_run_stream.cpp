@@ -1,5 +1,6 @@
 // superstep::remote_run_stream: a remote run read event by event (remote_graph::stream_events),
-// its answers read by a thread of its own, and its abort through remote_graph::cancel.
+// its answers (the head's, or a LangGraph Server's events) read by a thread of its own, and its
+// abort through remote_graph::cancel.
 #include "superstep/cluster/remote_run_stream.hpp"
 
 #include <condition_variable>
@@ -34,6 +35,9 @@ struct remote_run_stream::state {
   caf::actor reader;
   std::shared_ptr<void> reader_link;
   std::thread reading;
+  // With a url: the run's HTTP request, and what ends its transfer from another thread.
+  std::optional<http_run_request> http_request;
+  std::shared_ptr<transfer_stop> http_stop;
 
   explicit state(remote_graph g) : graph(std::move(g)) {}
 
@@ -49,6 +53,7 @@ struct remote_run_stream::state {
       t = std::move(reading);
     }
     if (r) caf::anon_send(r, close_atom::value);
+    if (http_stop) http_stop->stop();
     if (t.joinable()) t.join();
     {
       std::lock_guard lock(m);
@@ -58,6 +63,53 @@ struct remote_run_stream::state {
     changed.notify_all();
   }
 };
+
+namespace {
+
+// What the thread reading a run from a LangGraph Server does: the run is taken once the
+// stream's `metadata` event names its id.
+void read_http(const std::shared_ptr<remote_run_stream::state>& s, std::promise<void>& taken,
+               const http_api& api) {
+  bool told = false;
+  auto push = [&s](value line) {
+    {
+      std::lock_guard lock(s->m);
+      s->lines.push_back(std::move(line));
+    }
+    s->changed.notify_all();
+  };
+  auto started = [&](const std::string& run_id) {
+    if (told) return;
+    {
+      std::lock_guard lock(s->m);
+      s->run_id = run_id;
+    }
+    told = true;
+    taken.set_value();
+  };
+  try {
+    api.stream_run(*s->http_request, push, started, s->http_stop.get());
+    if (!told && s->http_stop->stopped())
+      throw error(error_code::invalid_argument, "remote_run_stream: closed before the run started");
+    if (!told)
+      throw error(error_code::protocol_error,
+                  "the server at " + api.url() + " sent no metadata event with the run's id");
+  } catch (...) {
+    if (!told) {
+      taken.set_exception(std::current_exception());
+      return;
+    }
+    std::lock_guard lock(s->m);
+    s->failure = std::current_exception();
+  }
+  {
+    std::lock_guard lock(s->m);
+    s->ended = true;
+  }
+  s->changed.notify_all();
+}
+
+}  // namespace
 
 remote_run_stream::remote_run_stream(std::shared_ptr<state> s) : state_(std::move(s)) {}
 remote_run_stream::remote_run_stream(remote_run_stream&&) noexcept = default;
@@ -80,6 +132,7 @@ void remote_run_stream::enter() {
   auto taken = std::make_shared<std::promise<void>>();
   std::future<void> started = taken->get_future();
   std::thread reading([s = state_, taken] {
+    if (s->http_request) return read_http(s, *taken, *s->graph.impl_->http);
     bool told = false;
     try {
       s->graph.impl_->exchange(
@@ -208,6 +261,15 @@ remote_run_stream remote_graph::stream_events(const value& input, const value& c
   auto st = std::make_shared<remote_run_stream::state>(*this);
   st->requested = requested_modes(options);
   net::run_args a = run_request(input, sent, options, st->requested, {}, thread);
+  if (impl_->http) {
+    // The server names the run (its `metadata` event); a run without a thread goes on a
+    // fresh one, created by the run, so that the stream can cancel it by its thread.
+    st->http_request =
+        impl_->http->run_request(a, thread, run_headers(impl_->options, options, merged));
+    st->http_stop = std::make_shared<transfer_stop>();
+    st->thread = std::move(thread);
+    return remote_run_stream(std::move(st));
+  }
   a.run_id = fresh_thread_id();
   st->thread = std::move(thread);
   st->run_id = a.run_id;

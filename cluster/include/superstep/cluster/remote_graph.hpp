@@ -1,9 +1,12 @@
 #pragma once
 
-// A graph a cluster's head serves, used like a local one (LangGraph's RemoteGraph): runs,
-// streams, state, history, updates and the drawing travel to the head (`superstep head
-// --serve NAME=GRAPH.json`) as client requests (cluster/schema/request.capnp) and its events
-// come back as they happen. CAF-free: the connection lives in remote_graph.cpp.
+// A graph served elsewhere, used like a local one (LangGraph's RemoteGraph). Two kinds of
+// server: a cluster's head (`superstep head --serve NAME=GRAPH.json`), spoken to in the
+// client requests of cluster/schema/request.capnp over the cluster's links; or any LangGraph
+// Server (`superstep serve`, LangGraph's own), spoken to in its HTTP API as LangGraph's
+// RemoteGraph speaks to it through the SDK. Runs, streams, state, history, updates, cancels
+// and the drawing travel to the server and its events come back as they happen. CAF-free:
+// the link lives in client/remote_graph.cpp, the HTTP client in client/remote_http.cpp.
 
 #include <chrono>
 #include <map>
@@ -22,16 +25,24 @@
 
 namespace superstep {
 
-/// Where a remote_graph's head is and how to be let in: the options of the `superstep`
-/// client commands given --head (LangGraph's `url`, `api_key`).
+/// Where a remote_graph's server is and how to be let in: a head (the options of the
+/// `superstep` client commands given --head) or a LangGraph Server at a URL (LangGraph's
+/// RemoteGraph `url=`, `api_key=`, `headers=`). Exactly one of `head` and `url` is given.
 struct remote_graph_options {
-  /// The head, "HOST:PORT".
+  /// A cluster's head, "HOST:PORT".
   std::string head;
-  /// The cluster's key file (--key-file): the link is TLS keyed by it and the key is proven
-  /// to the head. Empty: none.
+  /// A LangGraph Server, "http://HOST[:PORT]" or "https://HOST[:PORT]" (a path prefix may
+  /// follow, as behind a proxy): every call is a request of its HTTP API (see remote_graph).
+  /// https:// checks the server's certificate against the system's authorities.
+  std::string url;
+  /// With `url`: the key sent as the `x-api-key` header, as the SDK sends it (a header of
+  /// that name in `headers` wins). Empty: none. Not read from the environment.
+  std::string api_key;
+  /// With `head`: the cluster's key file (--key-file): the link is TLS keyed by it and the
+  /// key is proven to the head. Empty: none.
   std::string key_file;
-  /// TLS without certificates (--tls), or with a certificate, its key and the CA's
-  /// (--tls-cert, --tls-key, --tls-ca: all three or none).
+  /// With `head`: TLS without certificates (--tls), or with a certificate, its key and the
+  /// CA's (--tls-cert, --tls-key, --tls-ca: all three or none). A `url` takes none of these.
   bool tls = false;
   std::string tls_cert, tls_key, tls_ca;
   /// The config every call merges its own over (LangGraph's `config=`); null: none.
@@ -39,18 +50,21 @@ struct remote_graph_options {
   /// The name the graph goes by as a node (LangGraph's `name=`); empty: the graph's name.
   std::string name;
   /// Headers sent with every request (LangGraph's `headers=`, the SDK client's default
-  /// headers): the head logs them (--log-requests) and a run sees its `x-...` headers in its
-  /// config's configurable, as LangGraph's server passes headers to configurable. Names must
-  /// not be empty.
+  /// headers): a head logs them (--log-requests) and a run sees its `x-...` headers in its
+  /// config's configurable, as LangGraph's server passes headers to configurable; with `url`
+  /// they are the HTTP requests' headers. Names must not be empty.
   std::map<std::string, std::string> headers;
   /// Send the caller's trace (the trace_context in the config a run is called with: a node's
   /// is its run's) with each run as LangSmith's `langsmith-trace` and `baggage` headers
   /// (LangGraph's `distributed_tracing=`); the run on the head carries its own trace under
   /// the caller's run. A call whose config has no trace sends none.
   bool distributed_tracing = false;
-  /// How long connecting waits for the head's link and handshakes.
+  /// How long connecting waits for the head's link and handshakes, or for the server's TCP
+  /// (and TLS) connection.
   std::chrono::milliseconds connect_timeout{10000};
-  /// How long any call waits for the head to take its request.
+  /// How long any call waits for the head to take its request. With `url`: how long a call
+  /// other than a run (state, history, update, graph, cancel) waits for its whole answer; a
+  /// run's stream has no limit, as runs may be long.
   std::chrono::milliseconds answer_timeout{30000};
 };
 
@@ -69,31 +83,57 @@ struct remote_run_options {
   std::map<std::string, std::string> headers;
 };
 
-/// A graph a head serves under a name, used like a local `pregel` (LangGraph `RemoteGraph`).
+/// A graph a server serves under a name, used like a local `pregel` (LangGraph
+/// `RemoteGraph`): a head's graph (remote_graph_options::head) or a LangGraph Server's
+/// assistant or graph (remote_graph_options::url).
 ///
-/// Each call is one request to the head over one link per remote_graph (shared by its
-/// copies, opened on the first call and again after it is lost). The config a call sends is
-/// the graph's config merged with the call's, sanitised as LangGraph's `_sanitize_config`:
-/// only recursion_limit, tags (strings), metadata and configurable (nulls and bytes dropped,
-/// checkpoint_id, checkpoint_ns, checkpoint_map and task_id dropped from configurable); its
-/// thread_id travels as the request's thread. A call without a thread_id runs on a fresh
-/// thread. Thread-safe: calls may overlap, from any thread.
+/// With a head, each call is one request over one link per remote_graph (shared by its
+/// copies, opened on the first call and again after it is lost). With a url, each call is one
+/// HTTP request on libcurl (idle connections kept for the next call, shared by the copies),
+/// as LangGraph's RemoteGraph makes it through the SDK:
+///   - invoke, stream, as_node, stream_events: POST /threads/{thread_id}/runs/stream
+///     (if_not_exists "create"), or POST /runs/stream for a stream or invoke without a
+///     thread_id (a stateless run), with {assistant_id: graph id, input or command {resume,
+///     update}, config, context, stream_mode (messages as "messages-tuple"; values and
+///     updates always added, to see the output and interrupts), stream_subgraphs}; the
+///     answer's server-sent events are read as they arrive (`mode` or `mode|ns|...` events
+///     as stream events, `: heartbeat` comments skipped, `metadata` giving the run id, an
+///     `error` event thrown with its class as our code: GraphRecursionError as
+///     graph_recursion, ValueError as invalid_argument, CancelledError as cancelled, ...,
+///     any other as node_error, with the server's message);
+///   - get_state: GET /threads/{id}/state[/{checkpoint_id}][?subgraphs=true];
+///     get_state_history: POST /threads/{id}/history {limit, before, metadata};
+///     update_state: POST /threads/{id}/state {values, as_node, checkpoint_id};
+///     get_graph: GET /assistants/{graph id}/graph[?xray=N];
+///     cancel: POST /threads/{id}/runs/{run_id}/cancel?wait=0|1&action=interrupt.
 ///
-/// Errors are `superstep::error`: unavailable when the head cannot be reached, does not
-/// answer or is lost mid-call ("cannot reach the head at HOST:PORT: ..."); unauthorized when
-/// the key is refused; not_found for a graph the head does not serve or a thread it does
-/// not have; the remote graph's own errors with their codes (node_error, invalid_update, ...).
+/// The config a call sends is the graph's config merged with the call's, sanitised as
+/// LangGraph's `_sanitize_config`: only recursion_limit, tags (strings), metadata and
+/// configurable (nulls and bytes dropped, checkpoint_id, checkpoint_ns, checkpoint_map and
+/// task_id dropped from configurable); its thread_id travels as the request's thread. A call
+/// without a thread_id runs on a fresh thread (with a url: stream and invoke run stateless,
+/// stream_events on a fresh thread). Thread-safe: calls may overlap, from any thread.
+///
+/// Errors are `superstep::error`: unavailable when the server cannot be reached, does not
+/// answer or is lost mid-call ("cannot reach the head at HOST:PORT: ...", "cannot reach the
+/// server at URL: ..."); unauthorized when the key is refused (HTTP 401 or 403); not_found for
+/// a graph the server does not serve or a thread it does not have (HTTP 404); with a url,
+/// thread_busy for HTTP 409 and invalid_argument for the other 4xx answers (422: a body the
+/// server refused), with the server's message; the remote graph's own errors with their codes
+/// (node_error, invalid_update, ...).
 class remote_graph {
  public:
-  /// The graph the head serves as `graph_id`, through `options`. Connects on the first call.
-  /// Throws `superstep::error` (invalid_argument) for an empty graph id, a head that is not
-  /// HOST:PORT or TLS options that do not go together.
+  /// The graph the server serves as `graph_id` (with a url: an assistant id or a graph's
+  /// name), through `options`. Connects on the first call. Throws `superstep::error`
+  /// (invalid_argument) for an empty graph id, options with both or neither of head and url,
+  /// a head that is not HOST:PORT, a url that is not http:// or https://, TLS options that do
+  /// not go together or come with a url.
   remote_graph(std::string graph_id, remote_graph_options options);
   ~remote_graph();
   remote_graph(const remote_graph&);
   remote_graph& operator=(const remote_graph&);
 
-  /// The name the head serves the graph under (LangGraph's `assistant_id`).
+  /// The name the server serves the graph under (LangGraph's `assistant_id`).
   const std::string& graph_id() const noexcept;
   /// Its name as a node: the options' name, else the graph id.
   const std::string& name() const noexcept;
@@ -122,8 +162,9 @@ class remote_graph {
 
   /// A run of the graph read event by event, started by its `enter` (LangGraph's
   /// `stream_events(version="v3")`): the same request as `stream` sends, with a fresh run
-  /// id, so that the stream's `abort` can cancel it. Checks the input and config as `stream`
-  /// does (throws before anything reaches the head); sends nothing until `enter`.
+  /// id (with a url: the id the server gives it, read from the stream's `metadata` event),
+  /// so that the stream's `abort` can cancel it. Checks the input and config as `stream`
+  /// does (throws before anything reaches the server); sends nothing until `enter`.
   remote_run_stream stream_events(const value& input, const value& config = value(),
                                   const remote_run_options& options = {}) const;
 
@@ -137,7 +178,9 @@ class remote_graph {
   /// `superstep::error`: not_found when the thread has no such run in progress on the head
   /// (it ended already), invalid_argument for an empty thread or run id, and as the other
   /// calls when the head cannot be reached. With `wait` (LangGraph's `wait=True`), returns
-  /// once the run has ended.
+  /// once the run has ended. With a url, the server decides: `superstep serve` answers a run
+  /// of the thread that has ended already without an error, and not_found for a run id the
+  /// thread never had.
   void cancel(const std::string& thread_id, const std::string& run_id, bool wait = false) const;
 
   /// The thread's state at its latest checkpoint, or at configurable.checkpoint_id

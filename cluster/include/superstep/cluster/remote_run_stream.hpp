@@ -1,8 +1,8 @@
 #pragma once
 
 // A remote run read event by event (remote_graph::stream_events, LangGraph's v3 run stream):
-// started, read, closed or aborted (cancelled on the head). CAF-free: client/remote_run_stream.cpp
-// holds the connection.
+// started, read, closed or aborted (cancelled on the server). CAF-free:
+// client/remote_run_stream.cpp holds the connection.
 
 #include <memory>
 #include <optional>
@@ -21,7 +21,9 @@ class remote_graph;
 /// head) or `abort` (the run is cancelled on the head, then the stream closes).
 ///
 /// The run is sent with an id of its own (the engine's config "run_id"), by which `abort`
-/// cancels it (`remote_graph::cancel`). Not thread-safe, except `abort` and `close`, which may
+/// cancels it (`remote_graph::cancel`); from a LangGraph Server (remote_graph_options::url),
+/// the run has the id the server gives it, read from its stream's `metadata` event before
+/// `enter` returns. Not thread-safe, except `abort` and `close`, which may
 /// be called from any thread while another waits in `next` (that call then throws). The
 /// destructor closes the stream.
 class remote_run_stream {
