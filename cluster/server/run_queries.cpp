@@ -39,7 +39,8 @@ api_response service::delete_run(const std::string& thread_id, const std::string
   return {204, value()};
 }
 
-bool service::cancel_active(const std::shared_ptr<active_run>& run, const std::string& action) {
+bool service::cancel_active(const std::shared_ptr<active_run>& run, const std::string& action,
+                            const std::string& reason) {
   bool pending = false;
   {
     std::lock_guard lock(run->mutex);
@@ -49,14 +50,14 @@ bool service::cancel_active(const std::shared_ptr<active_run>& run, const std::s
       pending = true;
       run->started = true;  // claimed: execute() will not start it
       run->status = "interrupted";
-      run->result = value(object{{"__error__", object{{"error", "CancelledError"},
-                                                      {"message", "the run was cancelled"}}}});
+      run->result =
+          value(object{{"__error__", object{{"error", "CancelledError"}, {"message", reason}}}});
     }
   }
   if (pending) {
     finish_run(run);  // rolled back, it erases the run's record
   } else {
-    run->control->request_cancel("cancelled through the API");
+    run->control->request_cancel(reason);
   }
   return true;
 }

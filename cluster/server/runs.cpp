@@ -364,25 +364,9 @@ api_response service::create_run(const std::string& thread_in, const value& body
   // As LangGraph Server does, a run replaced is cancelled at once (its running tasks are told
   // through their stop token), and this one starts when it has ended; one still pending ends
   // now. Rolled back, its record and its checkpoints go (finish_run).
-  for (const auto& other : replaced) {
-    bool pending = false;
-    {
-      std::lock_guard lock(other->mutex);
-      if (other->done) continue;
-      other->cancel_action = strategy;
-      if (other->started) {
-        other->control->request_cancel("replaced by run " + run->run_id + " (multitask " +
-                                       strategy + ")");
-      }
-      if (!other->started) {
-        pending = other->started = true;
-        other->status = "interrupted";
-        other->result = value(object{{"__error__", object{{"error", "CancelledError"},
-                                                          {"message", "the run was replaced"}}}});
-      }
-    }
-    if (pending) finish_run(other);
-  }
+  for (const auto& other : replaced)
+    cancel_active(other, strategy,
+                  "replaced by run " + run->run_id + " (multitask " + strategy + ")");
 
   const std::string location = run_location(*run);
   // Every stream of the run, joined now or later, begins with its metadata (event 0).

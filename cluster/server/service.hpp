@@ -150,7 +150,8 @@ class service {
   api_response create_batch(const std::string& body);
   // Cancels `run` (action interrupt or rollback); false when it had ended already. A run not
   // started yet ends now; one running is told to stop and ends at its next step boundary.
-  bool cancel_active(const std::shared_ptr<active_run>& run, const std::string& action);
+  bool cancel_active(const std::shared_ptr<active_run>& run, const std::string& action,
+                     const std::string& reason = "cancelled through the API");
   api_response join_run(const std::string& thread_id, const std::string& run_id,
                         const std::shared_ptr<http_exchange>& x, bool& answered);
   api_response join_stream(const std::string& thread_id, const std::string& run_id,
