@@ -11,15 +11,17 @@ namespace detail {
 namespace {
 
 constexpr const char* head_usage =
-    "usage: superstep head --listen HOST:PORT [--data DIR] [--key-file FILE] [options]\n"
+    "usage: superstep head --listen HOST:PORT [--data DIR] [--key-file FILE]\n"
+    "                      [--http HOST:PORT --config superstep.json] [options]\n"
     "\n"
     "Starts a cluster's head: it accepts workers and clients on HOST:PORT, runs a coordinator\n"
     "for each submitted run and keeps every thread's checkpoints in the database DIR. The\n"
     "tasks run on the workers that provide their node functions (nodes running subgraphs run\n"
-    "here, and so does the input node when its routers are the std library's). Runs until\n"
-    "interrupted (SIGINT or SIGTERM). Logs one line per event on stderr\n"
-    "(--log-level): links, workers joining and leaving, each run's start, end (its steps and\n"
-    "duration) and failure.\n";
+    "here, and so does the input node when its routers are the std library's). With --http it\n"
+    "also serves the LangGraph Server API there, as 'superstep serve' does, on the graphs of\n"
+    "--config and --serve, its runs' tasks on the workers. Runs until interrupted (SIGINT or\n"
+    "SIGTERM). Logs one line per event on stderr (--log-level): links, workers joining and\n"
+    "leaving, each run's start, end (its steps and duration) and failure.\n";
 
 constexpr const char* worker_usage =
     "usage: superstep worker --join HOST:PORT [--plugin LIB.so]... [--threads N] [options]\n"
@@ -202,6 +204,23 @@ subcommand head_command(CLI::App& root) {
                 if (served == name) throw usage_error("--serve: graph '" + name + "' given twice");
               h.served.emplace_back(std::move(name), v.substr(eq + 1));
             });
+  add_value(*app, "--http", "HOST:PORT",
+            "also serve the LangGraph Server API there (as 'superstep serve'),\n"
+            "on the graphs of --config and --serve, with the data of --data;\n"
+            "its runs' tasks run on the workers (port 0: any free port,\n"
+            "logged as 'listening on http://HOST:PORT')",
+            [&h](const std::string& v) {
+              parse_address("--http", v, h.http_host, h.http_port);
+              h.http = true;
+            });
+  add_value(*app, "--config", "FILE",
+            "superstep.json: graphs served by name (as --serve's), the plugins\n"
+            "they need here, and the HTTP API's settings (CORS, body limit)",
+            [&h](const std::string& v) { h.config_path = v; });
+  add_number(*app, "--run-threads", "N",
+             "the HTTP API's runs carried out at once (default 16); others\n"
+             "wait their turn",
+             h.run_threads, 4096, 1);
   add_log_level_option(*app, h.log_level, "info");
   add_switch(*app, "--log-requests",
              "log each client request as received (thread, graph, config,\n"
@@ -213,6 +232,10 @@ subcommand head_command(CLI::App& root) {
   return {app, [app, out, listen]() -> command {
             take_extras(*app);
             if (!*listen) throw usage_error("head: missing --listen HOST:PORT");
+            if (out->http && out->config_path.empty() && out->served.empty())
+              throw usage_error(
+                  "head --http: no graphs to serve: give --config superstep.json or --serve "
+                  "NAME=GRAPH.json");
             check_tls(out->tls);
             check_embedder(out->embedder);
             return *out;

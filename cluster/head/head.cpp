@@ -7,6 +7,7 @@
 #include <atomic>
 #include <caf/io/middleman.hpp>
 #include <chrono>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -21,6 +22,7 @@
 #include "net/protocol.hpp"
 #include "net/remote_store.hpp"
 #include "net/transport.hpp"
+#include "server/api_server.hpp"
 #include "superstep/actors/caf_runtime.hpp"
 #include "superstep/actors/node_directory.hpp"
 #include "superstep/core/error.hpp"
@@ -216,6 +218,9 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
   h.spread_channels = args.spread_channels;
   h.coordinator_channels = args.coordinator_channels;
   h.log_requests = args.log_requests;
+  // The graphs served by name: --serve's and --config's (whose plugins load here first).
+  server::server_config api_config =
+      server::serve_config(args.config_path, {}, "--serve", head_registry);
   for (const auto& [name, path] : args.served) {
     value spec = cluster::read_spec_file(path);  // names the file
     try {
@@ -223,12 +228,28 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
     } catch (const error& e) {
       throw error(e.code(), "--serve " + name + "=" + path + ": " + e.what());
     }
+    if (api_config.graphs.count(name))
+      throw error(error_code::invalid_argument, "--serve " + name + ": " + api_config.source +
+                                                    " names a graph '" + name + "' too");
     h.served[name] = std::move(spec);
   }
+  for (const auto& [name, spec] : api_config.graphs) {
+    try {
+      (void)cluster::load_graph(spec, head_registry, runtime_options{});
+    } catch (const error& e) {
+      throw error(e.code(), api_config.source + ": graph '" + name + "': " + e.what());
+    }
+    h.served[name] = spec;
+  }
+  api_config.graphs = h.served;
+  if (args.http && api_config.graphs.empty())
+    throw error(error_code::invalid_argument,
+                "head --http: no graphs to serve: give --config superstep.json or --serve "
+                "NAME=GRAPH.json");
   ops::data_dir data(args.data_dir, {.fsync = args.fsync,
-                                     .index = ops::store_index(args.embedder, registry),
+                                     .index = ops::store_index(args.embedder, head_registry),
                                      .saver_url = args.saver,
-                                     .serde = std::move(services.serde)});
+                                     .serde = services.serde});
   h.data = &data;
   h.rt = std::make_shared<actors::runtime>(cluster_runtime(args.threads));
   auto& sys = h.rt->internals().system;
@@ -258,6 +279,23 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
   h.requests = std::make_unique<request_pool>(args.request_threads, args.request_queue);
   h.commands =
       std::make_unique<request_pool>(args.command_threads, args.command_queue, "other commands");
+  // The LangGraph Server API (--http), as `superstep serve` serves it, its graphs loaded here
+  // and on the workers as clients' graphs are, each held while the service keeps it. Made
+  // before the gate listens (a graph that does not load stops the head now), it takes
+  // requests once the gate does.
+  std::unique_ptr<server::api_server> api;
+  if (args.http)
+    api = std::make_unique<server::api_server>(
+        api_config, data, head_registry,
+        server::api_server_options{
+            .host = args.http_host,
+            .port = args.http_port,
+            .run_threads = args.run_threads,
+            .fsync = args.fsync,
+            .serde = services.serde,
+            .log = [log = h.log](const std::string& line) { log.info(line); },
+            .load = [&h](const value& spec,
+                         runtime_options o) { return load_held_graph(h, spec, std::move(o)); }});
   auto g = sys.spawn(gate, &h);
   auto port = transport.publish(caf::actor_cast<caf::actor>(g), args.host, args.port);
   if (!port) {
@@ -271,6 +309,11 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
              (args.saver.empty() ? "" : ", checkpoints " + data.checkpoints_place()) +
              ", links: " + transport.describe() +
              (h.key ? ")" : "; without a key, anyone who reaches the port may join)"));
+  std::thread api_loop;
+  if (api) {
+    api_loop = std::thread([&api] { api->run(); });
+    h.log.info(api->listening());
+  }
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Stopping: the gate stays up (workers' store calls and clients' answers go on) but takes
   // no new command; waiting ones are refused; runs stop once their current step is saved.
@@ -279,6 +322,17 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
   h.stopping = true;
   h.requests->stop("head shutting down");
   h.commands->stop("head shutting down");
+  // The HTTP API takes no more requests; its runs stop once their current step is saved,
+  // within the same wait as the clients' (its service is gone once they have).
+  std::future<void> api_down;
+  std::thread api_stopper;
+  if (api) {
+    api->stop();
+    api_loop.join();
+    std::packaged_task<void()> down([&api] { api->shutdown(); });
+    api_down = down.get_future();
+    api_stopper = std::thread(std::move(down));
+  }
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(args.shutdown_wait);
   const auto left = [&] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -286,6 +340,11 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
   };
   bool drained = h.requests->wait_idle(left());
   drained = h.commands->wait_idle(left()) && drained;
+  const bool api_drained = !api || api_down.wait_for(left()) == std::future_status::ready;
+  if (api_drained && api) {
+    api_stopper.join();
+    api.reset();  // releases its graphs while the actor system is up
+  }
   {
     // Once the gate is gone no store call can start; then the running ones are counted.
     caf::scoped_actor self{sys};
@@ -300,7 +359,11 @@ int run_head(const head_args& args, const cluster::function_registry& registry,
   };
   for (int i = 0; i < 20 && store_busy() > 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (!drained || store_busy() > 0) {
+  if (!drained || !api_drained || store_busy() > 0) {
+    if (!api_drained)
+      h.log.warn(
+          "the HTTP API's runs did not stop in time; each thread resumes from its last "
+          "checkpoint when the head is back");
     if (!drained) {
       std::string threads;
       {

@@ -73,7 +73,11 @@ struct head_context {
   /// answering. `store_queued[i]` counts the operations given to `store_ops[i]` not yet done.
   std::vector<store_runner_actor> store_ops;
   std::unique_ptr<std::atomic<int>[]> store_queued;
-  /// The graphs served by name (--serve), read when the head starts.
+  /// Instances load_held_graph made of each spec, by key: where the next one starts its
+  /// choice of node actors.
+  std::mutex held_m;
+  std::map<std::string, std::size_t> held_instances;
+  /// The graphs served by name (--serve, --config), read when the head starts.
   std::map<std::string, value> served;
   bool log_requests = false;
   /// The head's links, and the bytes a client's link may hold unsent (--client-backlog; 0:
@@ -92,6 +96,13 @@ std::string describe_request(const client_request& req);
 /// answer goes out at once, before the run has ended. Any client let in may cancel a run whose
 /// thread and run id it names, as LangGraph's server lets any authorized caller.
 void serve_cancel(head_context& h, const caf::actor& client, const client_request& req);
+
+/// Loads a graph here and on the workers, as a client's run loads it, for as long as the
+/// graph lives: its spec stays held in the worker registry (never evicted, and loaded on each
+/// worker that joins) until the last copy of the returned `graph` pointer goes, which releases
+/// it (and evicts what --max-graphs then leaves over). That last copy must go before the
+/// head's actor system does. Throws as a client's load does (a worker that cannot load it).
+cluster::loaded_graph load_held_graph(head_context& h, const value& spec, runtime_options options);
 
 /// Queues a client's command on the request pool; the refusal when it cannot be taken (the
 /// pool is full, or the head is stopping).

@@ -27,9 +27,15 @@ namespace {
 // loaded the graph and host the node.
 class cluster_directory final : public actors::node_directory {
  public:
+  // `preference`: where in the list of a node's actors this instance starts looking for an
+  // idle one (a coordinator takes the first of its least loaded).
   cluster_directory(worker_registry& workers, std::string key, actors::dispatch_policy policy,
-                    bool spread_channels)
-      : workers_(workers), key_(std::move(key)), policy_(policy), spread_(spread_channels) {}
+                    bool spread_channels, std::size_t preference = 0)
+      : workers_(workers),
+        key_(std::move(key)),
+        policy_(policy),
+        spread_(spread_channels),
+        preference_(preference) {}
 
   void bind(const value& spec, const pregel_graph& g, const cluster::function_registry& here) {
     auto fns = cluster::functions_by_node(spec);
@@ -56,7 +62,12 @@ class cluster_directory final : public actors::node_directory {
 
   std::optional<std::vector<actors::node_actor>> instances(std::uint32_t node) override {
     if (node < local_.size() && local_[node]) return std::nullopt;
-    return workers_.instances(key_, node);
+    auto found = workers_.instances(key_, node);
+    if (!found.empty())
+      std::rotate(found.begin(),
+                  found.begin() + static_cast<std::ptrdiff_t>(preference_ % found.size()),
+                  found.end());
+    return found;
   }
 
   std::string unavailable(std::uint32_t node) const override {
@@ -84,6 +95,7 @@ class cluster_directory final : public actors::node_directory {
   std::string key_;
   actors::dispatch_policy policy_;
   bool spread_;
+  std::size_t preference_;
   std::vector<bool> local_;
   std::vector<std::string> names_;
   std::vector<std::set<std::string>> code_;
@@ -125,11 +137,13 @@ void load_on_workers(head_context& h, const std::string& key, const value& spec)
 }
 
 // Loads the graph here and on the workers; its key goes to `held` (released by the caller).
+// `preference`: the directory's (cluster_directory).
 cluster::loaded_graph load_graph(head_context& h, const value& spec, runtime_options options,
-                                 std::vector<std::string>& held) {
+                                 std::vector<std::string>& held, std::size_t preference = 0) {
   std::string text = spec.to_json();
   std::string key = spec_key(text);
-  auto dir = std::make_shared<cluster_directory>(h.workers, key, h.policy, h.spread_channels);
+  auto dir =
+      std::make_shared<cluster_directory>(h.workers, key, h.policy, h.spread_channels, preference);
   options.driver = make_actor_driver({h.rt, dir, !h.coordinator_channels});
   cluster::loaded_graph g = cluster::load_graph(spec, *h.registry, std::move(options));
   dir->bind(spec, g.graph->graph(), *h.registry);
@@ -144,6 +158,15 @@ void release_graphs(head_context& h, const std::vector<std::string>& held) {
   caf::scoped_actor self{*h.sys};
   evict_graphs(h, self);
 }
+
+// A graph whose spec stays held as long as the graph lives: the last copy of its pointer
+// releases the spec.
+struct held_graph {
+  head_context& h;
+  std::shared_ptr<pregel> graph;
+  std::vector<std::string> held;
+  ~held_graph() { release_graphs(h, held); }
+};
 
 // What a run's coordinator exchanged with workers, as the head's wire counters moved during
 // the run (runs at the same time add theirs).
@@ -176,6 +199,30 @@ std::optional<value> spec_of(const head_context& h, const client_request& req) {
 }
 
 }  // namespace
+
+cluster::loaded_graph load_held_graph(head_context& h, const value& spec, runtime_options options) {
+  std::vector<std::string> held;
+  // The instances kept of one spec each run one run at a time; the workers hold one set of
+  // node actors per spec, each taking one batch at a time, and a run's coordinator balances
+  // only its own batches. Each instance starts its choice of a node's actors one further
+  // than the one before, so runs at once of one graph spread over the actors (and workers)
+  // instead of queuing on the first; runs one after another reuse an instance, and its place.
+  std::size_t preference = 0;
+  {
+    std::lock_guard lock(h.held_m);
+    preference = h.held_instances[spec_key(spec.to_json())]++;
+  }
+  cluster::loaded_graph g;
+  try {
+    g = load_graph(h, spec, std::move(options), held, preference);
+  } catch (...) {
+    release_graphs(h, held);
+    throw;
+  }
+  auto holder = std::make_shared<held_graph>(h, std::move(g.graph), std::move(held));
+  g.graph = std::shared_ptr<pregel>(holder, holder->graph.get());
+  return g;
+}
 
 std::string describe_request(const client_request& req) {
   const thread_args* where = where_of(req.cmd);

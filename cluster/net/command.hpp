@@ -145,6 +145,16 @@ struct head_args {
   /// --serve NAME=GRAPH.json: graphs clients (superstep::remote_graph) name instead of
   /// sending a spec, in the order given.
   std::vector<std::pair<std::string, std::string>> served;
+  /// --config superstep.json: more graphs served by name (as --serve's), with the file's
+  /// plugins and the HTTP API's settings (CORS, body limit); empty: none.
+  std::string config_path;
+  /// --http HOST:PORT: the LangGraph Server API served there too (as `superstep serve`'s, on
+  /// the served graphs), its runs' nodes on the workers.
+  bool http = false;
+  std::string http_host;
+  std::uint16_t http_port = 0;
+  /// --run-threads: the HTTP API's runs carried out at once.
+  unsigned run_threads = 16;
   /// --log-requests: log each client request's fields (thread, graph, config, context,
   /// stream modes) as the head received them.
   bool log_requests = false;

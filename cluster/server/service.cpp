@@ -52,6 +52,17 @@ value parse_body(const std::string& body, bool any) {
   return v;
 }
 
+namespace {
+
+// `superstep serve`'s loader: the graph runs in this process.
+graph_loader in_process(const cluster::function_registry& registry) {
+  return [&registry](const value& spec, runtime_options options) {
+    return cluster::load_graph(spec, registry, std::move(options));
+  };
+}
+
+}  // namespace
+
 job_pool::job_pool(unsigned threads) {
   for (unsigned i = 0; i < std::max(1u, threads); ++i)
     threads_.emplace_back([this] {
@@ -89,10 +100,11 @@ void job_pool::post(std::function<void()> job) {
 service::service(server_config config, ops::data_dir& data,
                  const cluster::function_registry& registry,
                  std::function<void(const std::string&)> log, unsigned run_threads,
-                 std::shared_ptr<const storage::serializer> serde, bool fsync)
+                 std::shared_ptr<const storage::serializer> serde, bool fsync, graph_loader load)
     : config_(std::move(config)),
       data_(data),
       registry_(registry),
+      load_(load ? std::move(load) : in_process(registry)),
       log_(std::move(log)),
       run_threads_(run_threads),
       records_(storage::rocksdb_records::open(data.path(), fsync)),
@@ -133,7 +145,7 @@ cluster::loaded_graph service::load_cached(const value& spec, runtime_options op
   for (const cluster::loaded_graph& g : loaded)
     if (g.graph.use_count() == 1) return g;
   if (loaded.size() < run_threads_) {
-    loaded.push_back(cluster::load_graph(spec, registry_, std::move(options)));
+    loaded.push_back(load_(spec, std::move(options)));
     return loaded.back();
   }
   return loaded[next_instance_++ % loaded.size()];

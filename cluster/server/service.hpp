@@ -57,13 +57,22 @@ struct api_response {
 
 struct active_run;  // server/runs.cpp
 
+/// How the service loads a graph spec for its runs and reads: `superstep serve` runs them in
+/// this process (cluster::load_graph with the registry); a head puts their nodes on its
+/// workers. Called from the service's threads, under the service's lock of its graphs; what
+/// it returns is kept while the service lives.
+using graph_loader =
+    std::function<cluster::loaded_graph(const value& spec, runtime_options options)>;
+
 class service {
  public:
   /// The API on `data`: its records in the folder's database, encoded by `serde` (null: Cap'n
-  /// Proto), flushed to disk on each write with `fsync`.
+  /// Proto), flushed to disk on each write with `fsync`; graphs loaded with `load` (null:
+  /// cluster::load_graph with `registry`).
   service(server_config config, ops::data_dir& data, const cluster::function_registry& registry,
           std::function<void(const std::string&)> log, unsigned run_threads,
-          std::shared_ptr<const storage::serializer> serde, bool fsync);
+          std::shared_ptr<const storage::serializer> serde, bool fsync,
+          graph_loader load = nullptr);
   ~service();
 
   /// Called on the HTTP loop thread for each request.
@@ -185,6 +194,7 @@ class service {
   server_config config_;
   ops::data_dir& data_;
   const cluster::function_registry& registry_;
+  graph_loader load_;
   std::function<void(const std::string&)> log_;
   unsigned run_threads_;
   std::unique_ptr<storage::rocksdb_records> records_;  // before the sets that use it

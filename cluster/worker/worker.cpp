@@ -391,7 +391,15 @@ void worker::run() {
   } done{impl_.get()};
 
   // Destroyed last, after everything that runs on it.
-  auto rt = std::make_shared<actors::runtime>(net::cluster_runtime(impl_->options.threads));
+  actors::runtime_options runtime = net::cluster_runtime(impl_->options.threads);
+  // Tasks wait on the scheduler's threads for the head's answers to their store calls: the
+  // answers are read on the network thread (CAF's BASP workers would need a scheduler thread,
+  // and with every one waiting so, none would come until the calls timed out).
+  runtime.configure = [configure = std::move(runtime.configure)](caf::actor_system_config& cfg) {
+    if (configure) configure(cfg);
+    cfg.set("middleman.workers", size_t{0});
+  };
+  auto rt = std::make_shared<actors::runtime>(std::move(runtime));
   auto& sys = rt->internals().system;
   auto link = std::make_shared<head_link>();
   caf::actor_system* system = &sys;
