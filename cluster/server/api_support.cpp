@@ -111,6 +111,71 @@ value checkpoint_of(const value& config) {
   return value(std::move(out));
 }
 
+namespace {
+
+bool is_message(const value& v) {
+  if (!v.is_object()) return false;
+  const value* type = v.as_object().find("type");
+  if (!type || !type->is_string() || !v.as_object().find("content")) return false;
+  const std::string& t = type->as_string();
+  return t == "human" || t == "ai" || t == "system" || t == "tool" || t == "function" ||
+         t == "chat" || t == "remove" || t == "AIMessageChunk";
+}
+
+bool is_ai(const value& m) {
+  const std::string& t = m.get("type").as_string();
+  return t == "ai" || t == "AIMessageChunk";
+}
+
+bool lacks_fields(const value& m) {
+  const object& o = m.as_object();
+  return !o.find("additional_kwargs") || !o.find("response_metadata") ||
+         (is_ai(m) && (!o.find("tool_calls") || !o.find("invalid_tool_calls")));
+}
+
+// Whether a message within `depth` levels of `v` lacks a field (nothing is copied then).
+bool needs_fields(const value& v, int depth) {
+  if (is_message(v)) return lacks_fields(v);
+  if (depth == 0) return false;
+  if (v.is_list()) {
+    for (const value& item : v.as_list())
+      if (needs_fields(item, depth - 1)) return true;
+  } else if (v.is_object()) {
+    for (const auto& [key, item] : v.as_object())
+      if (needs_fields(item, depth - 1)) return true;
+  }
+  return false;
+}
+
+value with_fields(const value& v, int depth) {
+  if (is_message(v)) {
+    if (!lacks_fields(v)) return v;
+    object m = v.as_object();
+    if (!m.find("additional_kwargs")) m.set("additional_kwargs", object{});
+    if (!m.find("response_metadata")) m.set("response_metadata", object{});
+    if (is_ai(v)) {
+      if (!m.find("tool_calls")) m.set("tool_calls", list{});
+      if (!m.find("invalid_tool_calls")) m.set("invalid_tool_calls", list{});
+    }
+    return value(std::move(m));
+  }
+  if (depth == 0 || !needs_fields(v, depth)) return v;
+  if (v.is_list()) {
+    list out;
+    out.reserve(v.as_list().size());
+    for (const value& item : v.as_list()) out.push_back(with_fields(item, depth - 1));
+    return value(std::move(out));
+  }
+  std::vector<object::entry> out;
+  out.reserve(v.as_object().size());
+  for (const auto& [key, item] : v.as_object()) out.emplace_back(key, with_fields(item, depth - 1));
+  return value(object(std::move(out), object::unique_keys));
+}
+
+}  // namespace
+
+value langchain_messages(const value& v) { return with_fields(v, 3); }
+
 value thread_state_of(const value& snap) {
   list tasks;
   for (const value& t : snap.get("tasks").as_list()) {
@@ -133,7 +198,7 @@ value thread_state_of(const value& snap) {
     tasks.push_back(value(std::move(task)));
   }
   object out;
-  out.set("values", snap.get("values"));
+  out.set("values", langchain_messages(snap.get("values")));
   out.set("next", snap.get("next"));
   out.set("tasks", value(std::move(tasks)));
   out.set("metadata", snap.get("metadata"));

@@ -41,6 +41,14 @@ std::vector<value> page(std::vector<value> records, std::size_t offset, std::siz
 /// Checkpoint; null when it has no configurable.
 value checkpoint_of(const value& config);
 
+/// `v` with its chat messages in the form LangChain serializes them to JSON, as LangGraph
+/// Server sends them: each message (an object with a string "type" of a message and a
+/// "content") gets "additional_kwargs" and "response_metadata" ({} when it has none), an AI
+/// message "tool_calls" and "invalid_tool_calls" ([]). Looks at `v`, its members and theirs,
+/// three levels down (a state's keys, a list of messages, an update's node, a messages-tuple
+/// event's pair); `v` itself when nothing there is a message short of a field.
+value langchain_messages(const value& v);
+
 /// A snapshot as ops::show_state prints it (state_snapshot::to_value, each task with its
 /// result) in LangGraph Server's ThreadState form.
 value thread_state_of(const value& snapshot);

@@ -161,6 +161,9 @@ value with_checkpoints(const value& payload) {
 }  // namespace
 
 value api_event_data(const std::string& type, const value& data) {
+  // State values, a node's update, a messages-tuple pair: their messages as LangChain's.
+  if (type == "values" || type == "updates" || type == "messages")
+    return detail::langchain_messages(data);
   if (type == "checkpoints") return with_checkpoints(data);
   if (type == "debug" && data.get("type") == "checkpoint") {
     object out = data.as_object();
@@ -572,7 +575,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     if (interrupted && final_line.get("interrupts").is_list() &&
         !final_line.get("interrupts").as_list().empty())
       values.set("__interrupt__", final_line.get("interrupts"));
-    result = value(std::move(values));
+    result = detail::langchain_messages(value(std::move(values)));
   } catch (const error& e) {
     const bool cancelled =
         e.code() == error_code::cancelled || e.code() == error_code::run_cancelled;
