@@ -16,7 +16,9 @@
 #include "superstep/core/error.hpp"
 #include "superstep/core/ids.hpp"
 #include "superstep/storage/embedder.hpp"
+#include "superstep/storage/redis_records.hpp"
 #include "superstep/storage/redis_saver.hpp"
+#include "superstep/storage/rocksdb_records.hpp"
 #include "superstep/storage/serializer.hpp"
 #include "superstep/storage/store_rocksdb.hpp"
 
@@ -137,6 +139,17 @@ data_dir::data_dir(std::string path, data_options options)
   rocksdb.serde = serde_of(options_);
   saver_ = open_folder(path_, options_.read_only,
                        [&] { return storage::rocksdb_saver::open(path_, std::move(rocksdb)); });
+}
+
+std::shared_ptr<storage::record_tables> data_dir::records() const {
+  std::lock_guard lock(store_mutex_);
+  if (!records_) {
+    if (!options_.saver_url.empty())
+      records_ = storage::redis_records::open(options_.saver_url);
+    else
+      records_ = storage::rocksdb_records::open(path_, options_.fsync);
+  }
+  return records_;
 }
 
 std::shared_ptr<storage::store> data_dir::store() const {

@@ -12,6 +12,7 @@
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/checkpoint/store.hpp"
 #include "superstep/cluster/function_registry.hpp"
+#include "superstep/storage/record_tables.hpp"
 #include "superstep/storage/rocksdb_saver.hpp"
 #include "superstep/storage/serializer.hpp"
 
@@ -77,6 +78,10 @@ class data_dir {
   /// reach through their context, with the index given to the constructor.
   std::shared_ptr<storage::store> store() const;
 
+  /// The tables of the server API's records (opened on first use), beside the checkpoints: in
+  /// the folder's database, or with a redis:// saver URL on that server.
+  std::shared_ptr<storage::record_tables> records() const;
+
   /// The thread's checkpoint `checkpoint_id`, or its latest when that is empty. Throws
   /// error(not_found) with "thread 'T' has no checkpoints in DIR" when the thread has none, or
   /// "checkpoint C not found in thread T"; and the saver's storage_error when the record
@@ -126,6 +131,7 @@ class data_dir {
   std::string place_;
   mutable std::shared_ptr<storage::store> store_;
   mutable std::mutex store_mutex_;
+  mutable std::shared_ptr<storage::record_tables> records_;
 };
 
 /// The store of the database in `dir`, opened as `options` say (its saver_url aside). Throws

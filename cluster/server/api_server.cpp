@@ -32,7 +32,7 @@ api_server::api_server(server_config config, ops::data_dir& data,
   http.max_body = config.max_body;
   api_ =
       std::make_unique<service>(std::move(config), data, registry, options.log, options.run_threads,
-                                options.serde, options.fsync, std::move(options.load));
+                                options.serde, std::move(options.load));
   http_ =
       std::make_unique<http_server>(http, [this](http_request r, std::shared_ptr<http_exchange> x) {
         api_->handle(std::move(r), std::move(x));

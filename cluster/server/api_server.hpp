@@ -31,7 +31,6 @@ struct api_server_options {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8123;  ///< 0: any free port (port() says which)
   unsigned run_threads = 16;  ///< runs carried out at once
-  bool fsync = false;         ///< the records flushed to disk on each write
   /// How records are encoded; null: Cap'n Proto, unencrypted.
   std::shared_ptr<const storage::serializer> serde;
   /// The service's log lines (warnings, notes, webhooks that failed).

@@ -40,7 +40,7 @@ int hex_digit(char c) {
 
 }  // namespace
 
-record_set::record_set(storage::rocksdb_records& table,
+record_set::record_set(storage::record_tables& table,
                        std::shared_ptr<const storage::serializer> serde,
                        const std::string& data_dir, const std::string& kind,
                        const std::function<void(const std::string&)>& warn)

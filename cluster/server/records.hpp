@@ -1,10 +1,12 @@
 #pragma once
 
 // What the server API creates besides checkpoints (assistants, threads' metadata and status,
-// runs, crons), kept in the data folder's database (the `records` column family, one table per
-// kind, each record a value encoded by the folder's serializer: Cap'n Proto, encrypted with
-// SUPERSTEP_AES_KEY when it is set). All are read into memory at start; writes go to the
-// database (its write-ahead log: a killed process loses none) before they return.
+// runs, crons), kept beside the checkpoints (data_dir::records): in the data folder's database
+// (the `records` column family) or on the Redis server of a redis:// saver (a hash per table),
+// one table per kind, each record a value encoded by the folder's serializer (Cap'n Proto,
+// encrypted with SUPERSTEP_AES_KEY when it is set). All are read into memory at start; writes
+// go to the database (RocksDB's write-ahead log, or Redis, as durable as its own settings
+// make it) before they return.
 
 #include <cstddef>
 #include <functional>
@@ -15,7 +17,7 @@
 #include <vector>
 
 #include "superstep/core/value.hpp"
-#include "superstep/storage/rocksdb_records.hpp"
+#include "superstep/storage/record_tables.hpp"
 #include "superstep/storage/serializer.hpp"
 
 namespace superstep::server {
@@ -26,7 +28,7 @@ class record_set {
   /// Reads every record of table `kind`. A record that does not decode is reported through
   /// `warn` and skipped (left in place). The JSON files an older build kept in
   /// `data_dir`/api/`kind` are moved into the table.
-  record_set(storage::rocksdb_records& table, std::shared_ptr<const storage::serializer> serde,
+  record_set(storage::record_tables& table, std::shared_ptr<const storage::serializer> serde,
              const std::string& data_dir, const std::string& kind,
              const std::function<void(const std::string&)>& warn);
 
@@ -44,7 +46,7 @@ class record_set {
   void clear();
 
  private:
-  storage::rocksdb_records& table_;
+  storage::record_tables& table_;
   std::shared_ptr<const storage::serializer> serde_;
   std::string kind_;
   mutable std::mutex mutex_;

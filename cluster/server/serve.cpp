@@ -37,7 +37,6 @@ int serve(const net::serve_args& args, cluster::function_registry& registry,
                  {.host = args.host,
                   .port = args.port,
                   .run_threads = args.run_threads,
-                  .fsync = args.fsync,
                   .serde = services.serde,
                   .log = services.log,
                   .load = nullptr});

@@ -100,14 +100,14 @@ void job_pool::post(std::function<void()> job) {
 service::service(server_config config, ops::data_dir& data,
                  const cluster::function_registry& registry,
                  std::function<void(const std::string&)> log, unsigned run_threads,
-                 std::shared_ptr<const storage::serializer> serde, bool fsync, graph_loader load)
+                 std::shared_ptr<const storage::serializer> serde, graph_loader load)
     : config_(std::move(config)),
       data_(data),
       registry_(registry),
       load_(load ? std::move(load) : in_process(registry)),
       log_(std::move(log)),
       run_threads_(run_threads),
-      records_(storage::rocksdb_records::open(data.path(), fsync)),
+      records_(data.records()),
       assistants_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(),
                   "assistants", log_),
       threads_(*records_, serde ? serde : storage::make_capnp_serializer(), data.path(), "threads",

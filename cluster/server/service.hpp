@@ -66,13 +66,12 @@ using graph_loader =
 
 class service {
  public:
-  /// The API on `data`: its records in the folder's database, encoded by `serde` (null: Cap'n
-  /// Proto), flushed to disk on each write with `fsync`; graphs loaded with `load` (null:
-  /// cluster::load_graph with `registry`).
+  /// The API on `data`: its records beside the checkpoints (data_dir::records: the folder's
+  /// database, flushed as it flushes, or its Redis server), encoded by `serde` (null: Cap'n
+  /// Proto); graphs loaded with `load` (null: cluster::load_graph with `registry`).
   service(server_config config, ops::data_dir& data, const cluster::function_registry& registry,
           std::function<void(const std::string&)> log, unsigned run_threads,
-          std::shared_ptr<const storage::serializer> serde, bool fsync,
-          graph_loader load = nullptr);
+          std::shared_ptr<const storage::serializer> serde, graph_loader load = nullptr);
   ~service();
 
   /// Called on the HTTP loop thread for each request.
@@ -197,7 +196,8 @@ class service {
   graph_loader load_;
   std::function<void(const std::string&)> log_;
   unsigned run_threads_;
-  std::unique_ptr<storage::rocksdb_records> records_;  // before the sets that use it
+  // The data folder's (or its Redis server's), before the sets that use it.
+  std::shared_ptr<storage::record_tables> records_;
   record_set assistants_, threads_, runs_, crons_;
   mutable std::mutex graphs_mutex_;
   // Instances of each graph, by spec JSON (load_cached).
