@@ -5,11 +5,12 @@ CORES := $(shell nproc 2>/dev/null || echo 2)
 # the last batches of a library run beside the next one's. The tests run one per core.
 JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
 TEST_JOBS ?= $(CORES)
-# What the libraries and the program build with (all that `make demo` installs), and what the
-# tests need besides: Boost.Test, the Redis server, the Debian package's tools, Graphviz.
+# What the libraries and the program build with (all that `make demo` installs; tzdata holds
+# the time zones the server's crons are read in), and what the tests need besides: Boost.Test,
+# the Redis server, the Debian package's tools, Graphviz.
 BUILD_PACKAGES = g++ cmake make ccache pkg-config libcaf-dev libcapnp-dev capnproto librocksdb-dev \
                  libssl-dev libmimalloc-dev libhnswlib-dev libcurl4-openssl-dev libhiredis-dev \
-                 libcli11-dev libspdlog-dev libfmt-dev libevent-dev mold ninja-build
+                 libcli11-dev libspdlog-dev libfmt-dev libevent-dev mold ninja-build tzdata
 TEST_PACKAGES = libboost-test-dev redis-server dpkg-dev file graphviz
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 DEMO_ARGS ?=

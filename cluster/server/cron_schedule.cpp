@@ -143,6 +143,26 @@ bool cron_schedule::day_matches(int mday, int wday) const {
 }
 
 std::optional<std::int64_t> cron_schedule::next_after(std::int64_t after) const {
+  return next_wall_after(after);
+}
+
+std::optional<std::int64_t> cron_schedule::next_after(std::int64_t after,
+                                                      const time_zone& zone) const {
+  std::int64_t wall = after + zone.offset_at(after);
+  // A matching wall time can name an instant at or before `after`: one read with the offset
+  // before a gap the clocks skipped, or the first of a repeated hour when `after` is in the
+  // second. Then the search goes on from that wall time; a few steps at most.
+  for (int step = 0; step < 1000; ++step) {
+    auto next = next_wall_after(wall);
+    if (!next) return std::nullopt;
+    const std::int64_t at = zone.instants_of(*next).first;
+    if (at > after) return at;
+    wall = *next;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> cron_schedule::next_wall_after(std::int64_t after) const {
   std::int64_t t = after + 1;
   const std::int64_t end = after + std::int64_t{8} * 366 * 86400;
   while (t < end) {

@@ -6,12 +6,17 @@
 // commas, month and weekday names (jan..dec, sun..sat; weekday 7 is Sunday too); and the
 // shorthands @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly. When both
 // day-of-month and day-of-week are restricted, a day matching either is taken (as cron does).
-// Times are UTC.
+// The fields are read on the clocks of a time zone (UTC unless one is given), as croniter reads
+// them from a zone-aware start: a wall-clock time the clocks skip when they are set forward
+// comes that much later (02:30 on the night New York goes from 02:00 to 03:00 is 03:30), one
+// they show twice when they are set back comes once, the first time.
 
 #include <bitset>
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "server/time_zone.hpp"
 
 namespace superstep::server {
 
@@ -24,7 +29,15 @@ class cron_schedule {
   /// matches; nullopt when none comes within the next eight years (e.g. "0 0 30 2 *").
   std::optional<std::int64_t> next_after(std::int64_t after) const;
 
+  /// The same, the fields read on the clocks of `zone`: the first instant strictly after
+  /// `after` whose local time matches, a skipped time moved by the gap, a repeated one taken
+  /// the first time only.
+  std::optional<std::int64_t> next_after(std::int64_t after, const time_zone& zone) const;
+
  private:
+  // The first wall-clock time (seconds since the epoch as if UTC) after `after` that matches.
+  std::optional<std::int64_t> next_wall_after(std::int64_t after) const;
+
   bool day_matches(int mday, int wday) const;
 
   std::bitset<60> seconds_, minutes_;

@@ -4,11 +4,13 @@
 // POST /threads/{id}/runs (or /runs) would, and writes the date after. A cron whose date passed
 // while the server was down runs once when it starts again.
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 #include "server/api_support.hpp"
 #include "server/cron_schedule.hpp"
 #include "server/service.hpp"
+#include "server/time_zone.hpp"
 
 namespace superstep::server {
 
@@ -47,14 +49,18 @@ cron_schedule schedule_of(const std::string& text) {
   }
 }
 
-void check_timezone(const value& body) {
-  const value& tz = body.get("timezone");
-  if (tz.is_null()) return;
-  if (!tz.is_string()) throw api_error{422, "timezone: an IANA time zone name"};
-  const std::string& name = tz.as_string();
-  if (name != "UTC" && name != "Etc/UTC" && name != "GMT" && name != "Z")
-    throw api_error{
-        422, "timezone: '" + name + "' is not supported: schedules are read in UTC (timezone UTC)"};
+// The zone a cron's (or a body's) `timezone` names, null when it names none (UTC).
+std::shared_ptr<const time_zone> zone_of(const value& cron) {
+  const value& tz = cron.get("timezone");
+  if (tz.is_null()) return nullptr;
+  if (!tz.is_string())
+    throw api_error{422, "timezone: an IANA time zone name (e.g. America/New_York)"};
+  try {
+    return time_zone::locate(tz.as_string());
+  } catch (const std::invalid_argument& e) {
+    throw api_error{422, std::string("timezone: ") + e.what() +
+                             " (an IANA time zone name, e.g. America/New_York)"};
+  }
 }
 
 std::optional<std::int64_t> end_of(const value& body) {
@@ -69,7 +75,9 @@ std::optional<std::int64_t> end_of(const value& body) {
 // The next run date of a cron record after `after`, null when there is none (ended).
 value next_date(const value& cron, std::int64_t after) {
   if (!cron.get("enabled").truthy()) return value();
-  auto next = schedule_of(cron.get("schedule").as_string()).next_after(after);
+  const auto zone = zone_of(cron);
+  auto next = schedule_of(cron.get("schedule").as_string())
+                  .next_after(after, zone ? *zone : time_zone::utc());
   if (!next) return value();
   if (auto end = end_of(cron); end && *next > *end) return value();
   return value(iso_of_time(*next));
@@ -81,7 +89,7 @@ api_response service::create_cron(const std::string& thread_id, const value& bod
   const std::string schedule = string_field(body, "schedule");
   if (schedule.empty()) throw api_error{422, "schedule: required (a cron schedule)"};
   schedule_of(schedule);
-  check_timezone(body);
+  zone_of(body);
   end_of(body);
   const std::string wanted = string_field(body, "assistant_id");
   if (wanted.empty()) throw api_error{422, "assistant_id: required"};
@@ -104,7 +112,7 @@ api_response service::create_cron(const std::string& thread_id, const value& bod
               {"on_run_completed", thread_id.empty() ? value(completed) : value()},
               {"end_time", body.get("end_time")},
               {"schedule", schedule},
-              {"timezone", body.get("timezone").is_null() ? value("UTC") : body.get("timezone")},
+              {"timezone", body.get("timezone")},
               {"created_at", now},
               {"updated_at", now},
               {"payload", value(std::move(payload))},
@@ -150,7 +158,7 @@ api_response service::patch_cron(const std::string& id, const value& body) {
     cron.set("schedule", body.get("schedule"));
   }
   if (!body.get("timezone").is_null()) {
-    check_timezone(body);
+    zone_of(body);
     cron.set("timezone", body.get("timezone"));
   }
   if (body.find("end_time")) {
@@ -238,7 +246,13 @@ void service::run_crons() {
       auto current = crons_.get(id);
       if (!current || current->get("next_run_date") != c.get("next_run_date")) continue;
       object changed = current->as_object();
-      changed.set("next_run_date", next_date(*current, now));
+      try {
+        changed.set("next_run_date", next_date(*current, now));
+      } catch (const api_error& e) {
+        // Checked when the cron was made; a zone file gone since stops the cron, not the timer.
+        log_("cron " + id + ": no next run: " + e.message);
+        changed.set("next_run_date", value());
+      }
       crons_.put(id, value(std::move(changed)));
       fire_cron(*current);
     }

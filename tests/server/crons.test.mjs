@@ -109,13 +109,55 @@ describe("crons", () => {
     assert.equal(await served.client.crons.count({ metadata: { group: "x" } }), 0);
   });
 
+  it("a cron's schedule is read on its time zone's clocks", async () => {
+    // The wall-clock time of `iso` in `timeZone`, "HH:MM".
+    const clock = (iso, timeZone) => new Intl.DateTimeFormat("en-GB", {
+      timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+    }).format(new Date(iso));
+    const thread = await served.client.threads.create();
+    const tokyo = await served.client.crons.createForThread(thread.thread_id, "agent", {
+      schedule: "0 9 * * *", input, timezone: "Asia/Tokyo",
+    });
+    assert.equal(tokyo.timezone, "Asia/Tokyo");
+    // 09:00 in Tokyo (UTC+9, no summer time) is midnight UTC, within the next day.
+    assert.match(tokyo.next_run_date, /T00:00:00\+00:00$/);
+    assert.ok(Date.parse(tokyo.next_run_date) > Date.now());
+    assert.ok(Date.parse(tokyo.next_run_date) <= Date.now() + 86400_000);
+
+    const york = await served.client.crons.create("agent", {
+      schedule: "30 9 * * *", input, timezone: "America/New_York",
+    });
+    assert.equal(york.timezone, "America/New_York");
+    assert.equal(clock(york.next_run_date, "America/New_York"), "09:30");
+    assert.ok(Date.parse(york.next_run_date) > Date.now());
+    assert.ok(Date.parse(york.next_run_date) <= Date.now() + 25 * 3600_000);
+    const [found] = await served.client.crons.search({ assistantId: "agent" }).then(
+      (all) => all.filter((c) => c.cron_id === york.cron_id));
+    assert.equal(found.timezone, "America/New_York");
+
+    // Moved to London: the same fields, London's clocks.
+    const london = await served.client.crons.update(york.cron_id, { timezone: "Europe/London" });
+    assert.equal(london.timezone, "Europe/London");
+    assert.equal(clock(london.next_run_date, "Europe/London"), "09:30");
+    await assert.rejects(served.client.crons.update(york.cron_id, { timezone: "../etc/passwd" }),
+                         /HTTP 422: timezone: '..\/etc\/passwd'/);
+
+    // No timezone: UTC, and the cron says none (as LangGraph's does).
+    const utc = await served.client.crons.create("agent", { schedule: "30 9 * * *", input });
+    assert.equal(utc.timezone, null);
+    assert.equal(new Date(utc.next_run_date).getUTCHours(), 9);
+
+    for (const c of [tokyo, york, utc]) await served.client.crons.delete(c.cron_id);
+    await served.client.threads.delete(thread.thread_id);
+  });
+
   it("bad crons get 422 naming what is wrong", async () => {
     await assert.rejects(served.client.crons.create("agent", { schedule: "every day" }),
                          /HTTP 422: schedule/);
     await assert.rejects(served.client.crons.create("agent", { schedule: "61 * * * *" }),
                          /HTTP 422: schedule: minute/);
     await assert.rejects(served.client.crons.create("agent", { schedule: "* * * * *", timezone: "Mars/Base" }),
-                         /HTTP 422: timezone/);
+                         /HTTP 422: timezone: 'Mars\/Base'/);
     await assert.rejects(served.client.crons.create("agent", { schedule: "* * * * *", endTime: "soon" }),
                          /HTTP 422: end_time/);
     await assert.rejects(served.client.crons.create("nope", { schedule: "* * * * *" }), /HTTP 404/);
