@@ -41,6 +41,7 @@ struct active_run {
   std::chrono::steady_clock::time_point not_before;
   std::shared_ptr<run_control> control = std::make_shared<run_control>();
   bool cancel_on_disconnect = false;
+  bool resumable = false;  // stream_resumable: its events are kept a while after it ends
   std::shared_ptr<legacy_message_stream> legacy_messages;  // with stream_mode "messages"
   bool tuple_messages = false;                             // "messages-tuple" asked too
   bool hide_updates = false;                               // updates made only for legacy_messages

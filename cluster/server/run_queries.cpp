@@ -166,6 +166,12 @@ api_response service::join_run(const std::string& thread_id, const std::string& 
   return {200, t.get("values").is_null() ? value(object{}) : t.get("values")};
 }
 
+void service::keep_events(const std::string& run_id, std::vector<std::string> frames) {
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(kept_events_, [&](const auto& kept) { return kept.second.until <= now; });
+  kept_events_[run_id] = {std::move(frames), now + resumable_events_kept};
+}
+
 api_response service::join_stream(const std::string& thread_id, const std::string& run_id,
                                   const http_request& r, const std::shared_ptr<http_exchange>& x,
                                   bool& answered) {
@@ -184,6 +190,12 @@ api_response service::join_stream(const std::string& thread_id, const std::strin
   auto run = running(run_id);
   x->start(200, detail::sse_headers(location));
   if (!run) {
+    // Ended: the events of a resumable run, kept a while, after the client's last.
+    std::lock_guard lock(runs_mutex_);
+    if (auto kept = kept_events_.find(run_id);
+        kept != kept_events_.end() && kept->second.until > std::chrono::steady_clock::now())
+      for (std::size_t i = resume ? after + 1 : 0; i < kept->second.frames.size(); ++i)
+        x->write(kept->second.frames[i]);
     x->end();
     return {};
   }

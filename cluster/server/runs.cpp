@@ -339,6 +339,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
       std::find(a.modes.begin(), a.modes.end(), stream_mode::values) == a.modes.end())
     a.modes.push_back(stream_mode::values);  // joined streams see the run's values
   run->cancel_on_disconnect = body.get("on_disconnect") == "cancel";
+  run->resumable = body.get("stream_resumable").truthy();
   const value& after = body.get("after_seconds");
   run->not_before = std::chrono::steady_clock::now();
   if (after.is_number())
@@ -673,9 +674,11 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
   }
   std::vector<std::shared_ptr<http_exchange>> streams;
   std::vector<std::function<void(const value&)>> waiters;
+  std::vector<std::string> resumable_frames;  // kept for streams that come back
   {
     std::lock_guard lock(run->mutex);
     run->done = true;
+    if (run->resumable) resumable_frames = run->frames;
     streams.swap(run->streams);
     run->kept_alive.clear();
     waiters.swap(run->waiters);
@@ -685,6 +688,7 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
   for (const auto& w : waiters) w(result);
   std::lock_guard lock(runs_mutex_);
   active_.erase(run->run_id);
+  if (run->resumable) keep_events(run->run_id, std::move(resumable_frames));
   // A run that waited its turn leaves the queue; the thread's run hands it to the next.
   auto queue = waiting_.find(run->thread_id);
   if (queue == waiting_.end()) return;

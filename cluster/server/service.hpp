@@ -205,6 +205,17 @@ class service {
   mutable std::size_t next_instance_ = 0;
   mutable std::mutex runs_mutex_;
   std::map<std::string, std::shared_ptr<active_run>> active_;  // by run id
+  // The events of runs with stream_resumable that ended, by run id, with when they go: a
+  // client that reconnects (Last-Event-ID) or joins soon after the end gets the rest.
+  struct kept_events {
+    std::vector<std::string> frames;
+    std::chrono::steady_clock::time_point until;
+  };
+  std::map<std::string, kept_events> kept_events_;
+  // How long they are kept (LangGraph Server's default for resumable streams).
+  static constexpr std::chrono::seconds resumable_events_kept{120};
+  // Keeps `frames` of the run that ended (under runs_mutex_), dropping those kept too long.
+  void keep_events(const std::string& run_id, std::vector<std::string> frames);
   // The runs waiting for their thread, by thread: each is dispatched when the one before ends.
   std::map<std::string, std::deque<std::shared_ptr<active_run>>> waiting_;
   bool stopping_ = false;

@@ -186,3 +186,27 @@ describe("runs in bulk", () => {
     await assert.rejects(served.client.runs.cancelMany({ status: "some" }), /HTTP 422: status/);
   });
 });
+
+describe("resumable streams", () => {
+  it("a resumable run's events are there for a while after it ends; another run's are not", async () => {
+    const thread = await served.client.threads.create();
+    const events = async (streamResumable) => {
+      const source = await gather(served.client.runs.stream(thread.thread_id, "agent", {
+        input, config: globalConfig, streamMode: ["values", "updates"], streamResumable,
+      }));
+      const runId = source[0].data.run_id;
+      // The run has ended: joined from the start, and after its second event.
+      const all = await gather(served.client.runs.joinStream(thread.thread_id, runId,
+        { lastEventId: "-1" }));
+      const rest = await gather(served.client.runs.joinStream(thread.thread_id, runId,
+        { lastEventId: "1" }));
+      return { source, all, rest };
+    };
+    const kept = await events(true);
+    assert.ok(kept.source.length > 3, JSON.stringify(kept.source));
+    assert.deepEqual(kept.all, kept.source);
+    assert.deepEqual(kept.rest, kept.source.slice(2));
+    const gone = await events(false);
+    assert.deepEqual(gone.all, []);
+  });
+});
