@@ -50,6 +50,8 @@ struct active_run {
   std::condition_variable ended;    // done became true
   std::vector<std::string> frames;  // every event so far, as sent (for a stream that joins)
   std::vector<std::shared_ptr<http_exchange>> streams;
+  // The thread's streams (GET /threads/{id}/stream) while it runs: written to, never ended.
+  std::vector<std::shared_ptr<http_exchange>> thread_streams;
   std::vector<std::shared_ptr<http_exchange>>
       kept_alive;  // runs/wait and join, answered at the end
   std::vector<std::function<void(const value&)>> waiters;

@@ -172,6 +172,56 @@ void service::keep_events(const std::string& run_id, std::vector<std::string> fr
   kept_events_[run_id] = {std::move(frames), now + resumable_events_kept};
 }
 
+api_response service::join_thread_stream(const std::string& thread_id, const http_request& r,
+                                         const std::shared_ptr<http_exchange>& x,
+                                         bool& answered) {
+  find_thread(thread_id);
+  for (const std::string key : {"stream_modes", "stream_mode"})
+    if (r.has_query(key) && r.query_value(key) != "run_modes")
+      throw api_error{422, std::string(key) + ": only run_modes is served (every event of the " +
+                               "thread's runs), not '" + r.query_value(key) + "'"};
+  answered = true;
+  x->start(200, detail::sse_headers("/threads/" + thread_id));
+  std::shared_ptr<active_run> now;
+  {
+    std::lock_guard lock(runs_mutex_);
+    thread_streams_[thread_id].push_back(x);
+    for (const auto& [id, run] : active_)
+      if (run->thread_id == thread_id) {
+        std::lock_guard run_lock(run->mutex);
+        if (run->started && !run->done) now = run;
+      }
+    if (now) {
+      std::lock_guard run_lock(now->mutex);
+      for (const std::string& frame : now->frames) x->write(frame);
+      now->thread_streams.push_back(x);
+    }
+  }
+  // A client that goes leaves the thread's streams (and the run's: its writes to a closed
+  // exchange are dropped until the run ends).
+  x->on_gone([this, thread_id, weak = std::weak_ptr<http_exchange>(x)] {
+    std::lock_guard lock(runs_mutex_);
+    auto it = thread_streams_.find(thread_id);
+    if (it == thread_streams_.end()) return;
+    const auto gone = weak.lock();
+    if (!gone) return;
+    std::erase_if(it->second, [&](const auto& s) { return s == gone; });
+    if (it->second.empty()) thread_streams_.erase(it);
+  });
+  return {};
+}
+
+void service::attach_thread_streams(const std::shared_ptr<active_run>& run) {
+  std::lock_guard lock(runs_mutex_);
+  auto it = thread_streams_.find(run->thread_id);
+  if (it == thread_streams_.end()) return;
+  std::lock_guard run_lock(run->mutex);
+  for (const auto& x : it->second) {
+    for (const std::string& frame : run->frames) x->write(frame);
+    run->thread_streams.push_back(x);
+  }
+}
+
 api_response service::join_stream(const std::string& thread_id, const std::string& run_id,
                                   const http_request& r, const std::shared_ptr<http_exchange>& x,
                                   bool& answered) {

@@ -475,6 +475,8 @@ void service::heartbeat() {
     if (stopping_) break;
     std::vector<std::shared_ptr<active_run>> runs;
     for (const auto& [id, run] : active_) runs.push_back(run);
+    for (const auto& [thread, streams] : thread_streams_)
+      for (const auto& s : streams) s->write(": heartbeat\n\n");
     lock.unlock();
     for (const auto& run : runs) {
       std::lock_guard run_lock(run->mutex);
@@ -527,6 +529,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     run->status = "running";
     run->started_at = now_iso();
   }
+  attach_thread_streams(run);
   if (auto rec = runs_.get(run->run_id)) {
     object r = rec->as_object();
     r.set("status", "running");
@@ -553,6 +556,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
       const std::string frame = sse_frame(event + ns_suffix, data, next_id++);
       run->frames.push_back(frame);
       for (const auto& s : run->streams) s->write(frame);
+      for (const auto& s : run->thread_streams) s->write(frame);
     };
     const value data = api_event_data(type, line.get("data"));
     if (run->legacy_messages) {
@@ -598,6 +602,7 @@ void service::execute(const std::shared_ptr<active_run>& run) {
       const std::string frame = sse_frame("error", e, next_id++);
       run->frames.push_back(frame);
       for (const auto& s : run->streams) s->write(frame);
+      for (const auto& s : run->thread_streams) s->write(frame);
     }
   }
   finish_run(run);

@@ -316,6 +316,7 @@ api_response service::route(const http_request& r, const std::vector<std::string
     }
     if (n == 4 && p[2] == "state" && get)
       return thread_state(id, p[3], r.query_value("subgraphs") == "true");
+    if (n == 3 && p[2] == "stream" && get) return join_thread_stream(id, r, x, answered);
     if (n == 3 && p[2] == "history") {
       if (post) return thread_history(id, body());
       if (get) {

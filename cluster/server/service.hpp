@@ -162,6 +162,10 @@ class service {
                      const std::string& reason = "cancelled through the API");
   api_response join_run(const std::string& thread_id, const std::string& run_id,
                         const std::shared_ptr<http_exchange>& x, bool& answered);
+  // GET /threads/{id}/stream: the events of every run of the thread, the one going now (from
+  // its start) and those after it, until the client goes.
+  api_response join_thread_stream(const std::string& thread_id, const http_request& r,
+                                  const std::shared_ptr<http_exchange>& x, bool& answered);
   api_response join_stream(const std::string& thread_id, const std::string& run_id,
                            const http_request& r, const std::shared_ptr<http_exchange>& x,
                            bool& answered);
@@ -212,6 +216,10 @@ class service {
     std::chrono::steady_clock::time_point until;
   };
   std::map<std::string, kept_events> kept_events_;
+  // The open thread streams (GET /threads/{id}/stream), by thread, under runs_mutex_.
+  std::map<std::string, std::vector<std::shared_ptr<http_exchange>>> thread_streams_;
+  // Gives `run`, starting, the streams open on its thread, each sent its events so far.
+  void attach_thread_streams(const std::shared_ptr<active_run>& run);
   // How long they are kept (LangGraph Server's default for resumable streams).
   static constexpr std::chrono::seconds resumable_events_kept{120};
   // Keeps `frames` of the run that ended (under runs_mutex_), dropping those kept too long.

@@ -210,3 +210,37 @@ describe("resumable streams", () => {
     assert.deepEqual(gone.all, []);
   });
 });
+
+describe("thread stream", () => {
+  it("joins the thread's run going now and the runs after it", async () => {
+    const thread = await served.client.threads.create();
+    const seen = [];
+    const controller = new AbortController();
+    const reading = (async () => {
+      try {
+        for await (const e of served.client.threads.joinStream(thread.thread_id,
+          { signal: controller.signal }))
+          seen.push(e);
+      } catch (e) {
+        if (e?.name !== "AbortError" && !controller.signal.aborted) throw e;
+      }
+    })();
+    await sleep(200);  // the stream is open before the runs start
+    const first = await served.client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
+    const second = await served.client.runs.wait(thread.thread_id, "agent", {
+      input: { messages: [{ type: "human", content: "bar" }] }, config: globalConfig,
+    });
+    await sleep(200);
+    controller.abort();
+    await reading;
+    const metadata = seen.filter((e) => e.event === "metadata");
+    assert.equal(metadata.length, 2, JSON.stringify(seen.map((e) => e.event)));
+    const values = seen.filter((e) => e.event === "values");
+    assert.deepEqual(values.at(-1).data.messages.length, second.messages.length);
+    assert.ok(values.some((v) => v.data.messages?.length === first.messages.length));
+    // An unknown thread is a 404; a mode this server does not serve, a 422.
+    const url = served.server.url;
+    assert.equal((await fetch(`${url}/threads/${crypto.randomUUID()}/stream`)).status, 404);
+    assert.equal((await fetch(`${url}/threads/${thread.thread_id}/stream?stream_modes=lifecycle`)).status, 422);
+  });
+});
