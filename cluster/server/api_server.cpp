@@ -1,6 +1,8 @@
 // The LangGraph Server API over HTTP (server/api_server.hpp).
 #include "server/api_server.hpp"
 
+#include <optional>
+
 #include "superstep/cluster/plugin.hpp"
 #include "superstep/core/error.hpp"
 
@@ -20,6 +22,15 @@ server_config serve_config(const std::string& config_path,
     }
   }
   for (const auto& p : config.plugins) cluster::load_plugin(p, registry);
+  // The file's "env" after the caller's keys (the program's: its environment), for the keys
+  // the graphs name and the server's LANGGRAPH_CONFIG.
+  if (!config.env.empty())
+    registry.set_key_source(
+        [outer = registry.keys(), env = config.env](const std::string& name) {
+          if (auto found = outer ? outer(name) : std::nullopt) return found;
+          auto it = env.find(name);
+          return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+        });
   return config;
 }
 

@@ -1,7 +1,6 @@
 // superstep.json (server/config.hpp).
 #include "server/config.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -139,7 +138,6 @@ server_config read_server_config(const std::string& path) {
     }
   }
   if (config.graphs.empty()) bad(path, "\"graphs\" is missing: name at least one graph");
-  for (const auto& [name, text] : config.env) ::setenv(name.c_str(), text.c_str(), 0);
   return config;
 }
 

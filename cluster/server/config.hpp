@@ -24,10 +24,10 @@ struct server_config {
   /// by default, as LangGraph's dev server).
   std::vector<std::string> cors_origins = {"*"};
   std::size_t max_body = 64u << 20;
-  /// "env": variables for the server's process (its nodes read their keys there, and the
-  /// server LANGGRAPH_CONFIG, the system assistants' configs), given as an object or as a
-  /// .env file (NAME=VALUE lines). read_server_config sets those the environment lacks: a
-  /// variable set where the server starts wins, as with LangGraph's CLI.
+  /// "env": variables given as an object or as a .env file (NAME=VALUE lines): the keys the
+  /// graphs name (a model's or an embedder's `key_env`) and the server's LANGGRAPH_CONFIG (the
+  /// system assistants' configs), looked up after the caller's key source (serve_config), so
+  /// that a variable set where the server starts wins, as with LangGraph's CLI.
   std::map<std::string, std::string> env;
   /// Where the file was (for messages).
   std::string source;

@@ -2,7 +2,6 @@
 #include "server/service.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <set>
 
 #include "ops/operations.hpp"
@@ -400,12 +399,14 @@ api_response service::truncate(const value& body) {
 // ---- assistants ---------------------------------------------------------------------------
 
 void service::make_system_assistants() {
-  // LANGGRAPH_CONFIG (from the environment, or the config's "env"), as LangGraph Server reads
-  // it: {graph_id: config} for the system assistants, a config's "context" their context.
+  // LANGGRAPH_CONFIG (a key of the registry's source: the program's environment, then the
+  // config's "env"), as LangGraph Server reads it: {graph_id: config} for the system
+  // assistants, a config's "context" their context.
   value defaults = object{};
-  if (const char* text = std::getenv("LANGGRAPH_CONFIG"); text && *text) {
+  const auto text = registry_.keys() ? registry_.keys()("LANGGRAPH_CONFIG") : std::nullopt;
+  if (text && !text->empty()) {
     try {
-      defaults = value::parse_json(text);
+      defaults = value::parse_json(*text);
     } catch (const error& e) {
       throw error(error_code::invalid_argument,
                   std::string("LANGGRAPH_CONFIG: not JSON: ") + e.what());
