@@ -150,7 +150,8 @@ state_snapshot snapshot_of(const pregel_graph& g, const algo::graph_index& index
     snapshot_task& st = s.tasks.emplace_back();
     st.id = t.id;
     st.name = t.name;
-    st.path = t.push ? list{std::string(PUSH), static_cast<std::int64_t>(t.push_index)}
+    // As LangGraph's: a Send's (PUSH, index, False), a triggered task's (PULL, node).
+    st.path = t.push ? list{std::string(PUSH), static_cast<std::int64_t>(t.push_index), false}
                      : list{std::string(PULL), std::string(t.name)};
     // A task that runs a subgraph: where the subgraph keeps its checkpoints.
     if (auto node = index.node_by_name.find(t.name);

@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(test_dynamic_interrupt) {
 }
 
 // libs/langgraph/tests/test_large_cases.py::test_partial_pending_checkpoint
-// (the tracer's run left out; tasks' `path` is not in our snapshots)
+// (the tracer's run left out)
 BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   auto count = std::make_shared<std::atomic<int>>(0);
   auto one_streamed = std::make_shared<latch>();
@@ -195,11 +195,13 @@ BOOST_AUTO_TEST_CASE(test_partial_pending_checkpoint) {
   BOOST_TEST(paused.next == strings{"tool_two"}, boost::test_tools::per_element());
   BOOST_TEST_REQUIRE(paused.tasks.size() == 2u);
   BOOST_TEST(paused.tasks[0].name == "tool_one");
+  BOOST_TEST(value(paused.tasks[0].path).to_json() == R"(["__pregel_push",0,false])");
   BOOST_TEST(paused.tasks[0].interrupts.empty());
   BOOST_TEST(!paused.tasks[0].error.has_value());
   BOOST_TEST(paused.tasks[0].result.to_json() == R"({"my_key":" one"})");
   BOOST_TEST(!paused.tasks[0].state);
   BOOST_TEST(paused.tasks[1].name == "tool_two");
+  BOOST_TEST(value(paused.tasks[1].path).to_json() == R"(["__pregel_pull","tool_two"])");
   BOOST_TEST(json(object{{"__interrupt__", paused.tasks[1].interrupts}}) == interrupted);
   BOOST_TEST(!paused.tasks[1].error.has_value());
   BOOST_TEST(paused.tasks[1].result.is_null());

@@ -142,7 +142,6 @@ void run_shared_flows(const state_graph& builder, std::atomic<int>& called) {
 }  // namespace
 
 // libs/langgraph/tests/test_large_cases.py::test_send_react_interrupt
-// (task `path` is not in our snapshots)
 BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
   auto called = std::make_shared<std::atomic<int>>(0);
   state_graph builder;
@@ -173,6 +172,7 @@ BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
   BOOST_TEST(pending.next == strings{"foo"}, boost::test_tools::per_element());
   BOOST_TEST_REQUIRE(pending.tasks.size() == 1u);
   BOOST_TEST(pending.tasks[0].name == "foo");
+  BOOST_TEST(value(pending.tasks[0].path).to_json() == R"(["__pregel_push",0,false])");
   BOOST_TEST(pending.tasks[0].interrupts.empty());
   BOOST_TEST(pending.tasks[0].result.is_null());
   BOOST_TEST(!pending.tasks[0].state);
@@ -191,6 +191,7 @@ BOOST_AUTO_TEST_CASE(test_send_react_interrupt) {
   BOOST_TEST(updated.parent_config->checkpoint_id == pending.config.checkpoint_id);
   BOOST_TEST_REQUIRE(updated.tasks.size() == 1u);
   BOOST_TEST(updated.tasks[0].name == "foo");
+  BOOST_TEST(value(updated.tasks[0].path).to_json() == R"(["__pregel_push",0,false])");
   BOOST_TEST(updated.tasks[0].id != pending.tasks[0].id);
   BOOST_TEST(!updated.tasks[0].error.has_value());
   BOOST_TEST(updated.tasks[0].interrupts.empty());

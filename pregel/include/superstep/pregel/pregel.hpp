@@ -89,7 +89,7 @@ struct snapshot_task {
   std::string id;
   std::string name;
   /// Where the task comes from (LangGraph `PregelTask.path`): ["__pregel_pull", node] for a
-  /// task its triggers started, ["__pregel_push", index] for a Send's.
+  /// task its triggers started, ["__pregel_push", index, false] for a Send's.
   list path = list{};
   std::optional<std::string> error;
   list interrupts;  ///< {"value": ..., "id": ...} of each pending interrupt
