@@ -174,7 +174,7 @@ value with_fields(const value& v, int depth) {
 
 }  // namespace
 
-value langchain_messages(const value& v) { return with_fields(v, 3); }
+value langchain_messages(const value& v, int depth) { return with_fields(v, depth); }
 
 value thread_state_of(const value& snap) {
   list tasks;

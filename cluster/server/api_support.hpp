@@ -45,9 +45,9 @@ value checkpoint_of(const value& config);
 /// Server sends them: each message (an object with a string "type" of a message and a
 /// "content") gets "additional_kwargs" and "response_metadata" ({} when it has none), an AI
 /// message "tool_calls" and "invalid_tool_calls" ([]). Looks at `v`, its members and theirs,
-/// three levels down (a state's keys, a list of messages, an update's node, a messages-tuple
-/// event's pair); `v` itself when nothing there is a message short of a field.
-value langchain_messages(const value& v);
+/// `depth` levels down (3: a state's keys, a list of messages, an update's node, a
+/// messages-tuple event's pair); `v` itself when nothing there is a message short of a field.
+value langchain_messages(const value& v, int depth = 3);
 
 /// A snapshot as ops::show_state prints it (state_snapshot::to_value, each task with its
 /// result) in LangGraph Server's ThreadState form.

@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -180,13 +181,36 @@ std::string uuid5(const std::string& ns, const std::string& name) {
   return format_uuid(digest);
 }
 
+namespace {
+
+// Postgres's jsonb `have @> want`: an object contains each key of `want` with a value that
+// contains its value; an array contains each element of `want` (in any order, as an element
+// that contains it); anything else equals.
+bool contains(const value& have, const value& want) {
+  if (want.is_object()) {
+    if (!have.is_object()) return false;
+    for (const auto& [key, w] : want.as_object()) {
+      const value* h = have.as_object().find(key);
+      if (!h || !contains(*h, w)) return false;
+    }
+    return true;
+  }
+  if (want.is_list()) {
+    if (!have.is_list()) return false;
+    for (const value& w : want.as_list())
+      if (std::none_of(have.as_list().begin(), have.as_list().end(),
+                       [&](const value& h) { return contains(h, w); }))
+        return false;
+    return true;
+  }
+  return have == want;
+}
+
+}  // namespace
+
 bool metadata_matches(const value& metadata, const value& filter) {
   if (!filter.is_object()) return true;
-  for (const auto& [key, want] : filter.as_object()) {
-    const value* have = metadata.find(key);
-    if (!have || *have != want) return false;
-  }
-  return true;
+  return contains(metadata.is_object() ? metadata : value(object{}), filter);
 }
 
 }  // namespace superstep::server

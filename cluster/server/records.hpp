@@ -66,8 +66,9 @@ std::string uuid5(const std::string& ns, const std::string& name);
 /// Whether `text` is a UUID in its text form (8-4-4-4-12 hex digits).
 bool is_uuid(const std::string& text);
 
-/// Whether every key of `filter` is in `metadata` with an equal value (LangGraph's metadata
-/// filters: `@>` containment, one level deep).
+/// Whether `metadata` contains `filter` as Postgres's jsonb `@>` does (LangGraph Server's
+/// metadata and values filters): each key of `filter` with a value it contains, nested objects
+/// by their keys, arrays by their elements.
 bool metadata_matches(const value& metadata, const value& filter);
 
 }  // namespace superstep::server

@@ -164,17 +164,22 @@ value api_event_data(const std::string& type, const value& data) {
   // State values, a node's update, a messages-tuple pair: their messages as LangChain's.
   if (type == "values" || type == "updates" || type == "messages")
     return detail::langchain_messages(data);
-  if (type == "checkpoints") return with_checkpoints(data);
+  // A checkpoint's values, a task's input and result ([channel, value] pairs), a debug
+  // event's payload of either: two levels further down.
+  if (type == "checkpoints") return with_checkpoints(detail::langchain_messages(data, 5));
   if (type == "debug" && data.get("type") == "checkpoint") {
     object out = data.as_object();
-    out.set("payload", with_checkpoints(data.get("payload")));
+    out.set("payload",
+            with_checkpoints(detail::langchain_messages(data.get("payload"), 5)));
     return value(std::move(out));
   }
+  if (type == "debug") return detail::langchain_messages(data, 6);
   if (type == "tasks" && data.is_object() && data.find("triggers") && !data.find("interrupts")) {
-    object out = data.as_object();  // a task starting: none yet, as LangGraph Server says
-    out.set("interrupts", list{});
+    object out = detail::langchain_messages(data, 5).as_object();
+    out.set("interrupts", list{});  // a task starting: none yet, as LangGraph Server says
     return value(std::move(out));
   }
+  if (type == "tasks") return detail::langchain_messages(data, 5);
   return data;
 }
 
@@ -234,10 +239,41 @@ api_response service::create_run(const std::string& thread_in, const value& body
     }
   }
   const value thread = find_thread(run->thread_id);
-  if (!resumed && strategy == "reject" && thread.get("status") == "busy")
-    throw api_error{409,
-                    "Thread is already running a task. Wait for it to finish or choose a "
-                    "different multitask strategy."};
+  // Admitted on the thread until registered in active_ (below), atomically with the check:
+  // runs created at once on an idle thread with reject are taken one only.
+  struct admission {
+    service& s;
+    std::string thread;
+    bool held = false;
+    void release() {
+      if (!held) return;
+      s.admitting_.erase(s.admitting_.find(thread));
+      held = false;
+    }
+    ~admission() {
+      if (!held) return;
+      std::lock_guard lock(s.runs_mutex_);
+      release();
+    }
+  } admitted{*this, run->thread_id};
+  {
+    std::lock_guard lock(runs_mutex_);
+    if (!resumed && strategy == "reject") {
+      bool busy = thread.get("status") == "busy" || admitting_.count(run->thread_id) > 0;
+      for (const auto& [id, other] : active_) {
+        if (busy) break;
+        if (other->thread_id != run->thread_id) continue;
+        std::lock_guard other_lock(other->mutex);
+        busy = !other->done;  // one that ended and is going counts no more
+      }
+      if (busy)
+        throw api_error{409,
+                        "Thread is already running a task. Wait for it to finish or choose a "
+                        "different multitask strategy."};
+    }
+    admitting_.insert(run->thread_id);
+    admitted.held = true;
+  }
 
   // What the run does: ops::run_graph's arguments.
   ops::run_args& a = run->args;
@@ -364,6 +400,7 @@ api_response service::create_run(const std::string& thread_in, const value& body
       for (const auto& [id, other] : active_)
         if (other->thread_id == run->thread_id) replaced.push_back(other);
     active_[run->run_id] = run;
+    admitted.release();
   }
   // As LangGraph Server does, a run replaced is cancelled at once (its running tasks are told
   // through their stop token), and this one starts when it has ended; one still pending ends
@@ -597,7 +634,10 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     std::lock_guard lock(run->mutex);
     run->status = status;
     run->result = result;
-    if (status == "error" || (status == "interrupted" && result.find("__error__"))) {
+    // A run cancelled with action interrupt (a cancel, a multitask interrupt) just ends, as
+    // LangGraph Server's stream does; one that failed or was rolled back says why.
+    if (status == "error" ||
+        (status == "interrupted" && result.find("__error__") && run->cancel_action != "interrupt")) {
       const value& e = result.get("__error__");
       const std::string frame = sse_frame("error", e, next_id++);
       run->frames.push_back(frame);
@@ -651,6 +691,11 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
   } catch (const std::exception&) {
   }
   bool others = false;  // another run waits for the thread or holds it
+  bool cancelled = false;
+  {
+    std::lock_guard lock(run->mutex);
+    cancelled = !run->cancel_action.empty();
+  }
   {
     std::lock_guard lock(runs_mutex_);
     for (const auto& [id, other] : active_)
@@ -664,7 +709,9 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
       for (const value& task : state->get("tasks").as_list())
         if (!task.get("interrupts").as_list().empty())
           interrupts.set(task.get("id").as_string(), task.get("interrupts"));
-      if (!others && status != "error" && !state->get("next").as_list().empty())
+      // Stopped at an interrupt or a breakpoint; not a run that was cancelled (its thread is
+      // idle again, as LangGraph Server leaves it).
+      if (!others && status != "error" && !cancelled && !state->get("next").as_list().empty())
         thread_status = "interrupted";
     }
     t.set("interrupts", value(std::move(interrupts)));

@@ -2,6 +2,7 @@
 #include "server/service.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "ops/operations.hpp"
@@ -487,6 +488,17 @@ api_response service::create_assistant(const value& body) {
   return {200, record};
 }
 
+namespace {
+
+// `text` in lower case (ASCII), for the name search: a substring, case insensitive, as
+// LangGraph Server's.
+std::string lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
 api_response service::search_assistants(const value& body, bool count_only) {
   const value metadata = object_field(body, "metadata");
   const std::string graph_id = string_field(body, "graph_id");
@@ -495,7 +507,8 @@ api_response service::search_assistants(const value& body, bool count_only) {
     return metadata_matches(a.get("metadata"), metadata) &&
            (graph_id.empty() || a.get("graph_id") == graph_id) &&
            (name.empty() || (a.get("name").is_string() &&
-                             a.get("name").as_string().find(name) != std::string::npos));
+                             lowered(a.get("name").as_string()).find(lowered(name)) !=
+                                 std::string::npos));
   });
   if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
   return detail::search_page(std::move(found), body, "created_at", public_assistant);

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -226,6 +227,10 @@ class service {
   void keep_events(const std::string& run_id, std::vector<std::string> frames);
   // The runs waiting for their thread, by thread: each is dispatched when the one before ends.
   std::map<std::string, std::deque<std::shared_ptr<active_run>>> waiting_;
+  // Threads whose runs are being created (between the reject check and their registration in
+  // active_), one entry per run: a reject run finds them busy, so of runs created at once on
+  // an idle thread only one is taken.
+  std::multiset<std::string> admitting_;
   bool stopping_ = false;
   // Runs waiting for their after_seconds, by when they may start (under runs_mutex_).
   std::multimap<std::chrono::steady_clock::time_point, std::shared_ptr<active_run>> scheduled_;

@@ -280,12 +280,28 @@ api_response service::thread_history(const std::string& id, const value& body) {
   ops::history_args args;
   args.where.thread = id;
   args.limit = count_field(body, "limit", 10);
+  // `before`: a config ({"configurable": {...}}), a checkpoint ({checkpoint_id, ...}, as
+  // RemoteGraph and the Python SDK send it) or an id.
   const value& before = body.get("before");
-  if (before.is_object()) args.before = string_field(before.get("configurable"), "checkpoint_id");
-  // The SDK's `checkpoint` names a subgraph's checkpoints by their namespace.
-  if (const value& cp = body.get("checkpoint"); cp.is_object())
-    args.checkpoint_ns = string_field(cp, "checkpoint_ns");
+  if (before.is_object())
+    args.before = string_field(
+        before.find("configurable") ? before.get("configurable") : before, "checkpoint_id");
   if (before.is_string()) args.before = before.as_string();
+  // The SDK's `checkpoint` names a subgraph's checkpoints by their namespace; with an id, that
+  // checkpoint alone, as a saver's list filtered by it gives.
+  if (const value& cp = body.get("checkpoint"); cp.is_object()) {
+    args.checkpoint_ns = string_field(cp, "checkpoint_ns");
+    if (const std::string only = string_field(cp, "checkpoint_id"); !only.empty()) {
+      list one;
+      try {
+        if (auto state = read_state(id, only, false, args.checkpoint_ns))
+          one.push_back(std::move(*state));
+      } catch (const error& e) {
+        if (e.code() != error_code::not_found) throw;
+      }
+      return {200, value(std::move(one))};
+    }
+  }
   const value filter = object_field(body, "metadata");
   args.filter = filter.as_object();
   try {

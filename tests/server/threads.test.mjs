@@ -244,3 +244,80 @@ describe("thread stream", () => {
     assert.equal((await fetch(`${url}/threads/${thread.thread_id}/stream?stream_modes=lifecycle`)).status, 422);
   });
 });
+
+describe("client flows", () => {
+  const post = (path, body) => fetch(`${served.server.url}${path}`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+
+  it("of runs created at once on an idle thread with reject, one is taken", async () => {
+    for (let round = 0; round < 5; ++round) {
+      const thread = await served.client.threads.create();
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+        post(`/threads/${thread.thread_id}/runs`, {
+          assistant_id: "agent", config: globalConfig,
+          input: { messages: [{ type: "human", content: "m" + i }], sleep: 0.2 },
+        })));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, ...Array(9).fill(409)]);
+      const [run] = await served.client.runs.list(thread.thread_id);
+      await served.client.runs.join(thread.thread_id, run.run_id);
+    }
+  });
+
+  it("history pages with `before` as a checkpoint, and `checkpoint` with an id selects it", async () => {
+    const thread = await served.client.threads.create();
+    await served.client.runs.wait(thread.thread_id, "agent", { input, config: globalConfig });
+    const all = await served.client.threads.getHistory(thread.thread_id, { limit: 100 });
+    assert.ok(all.length > 3);
+    // As RemoteGraph and the Python SDK send it: the checkpoint itself, not a config.
+    const page = await (await post(`/threads/${thread.thread_id}/history`,
+      { before: all[1].checkpoint, limit: 100 })).json();
+    assert.deepEqual(page.map((s) => s.checkpoint.checkpoint_id),
+      all.slice(2).map((s) => s.checkpoint.checkpoint_id));
+    const one = await served.client.threads.getHistory(thread.thread_id,
+      { checkpoint: { checkpoint_id: all[2].checkpoint.checkpoint_id }, limit: 100 });
+    assert.deepEqual(one.map((s) => s.checkpoint.checkpoint_id), [all[2].checkpoint.checkpoint_id]);
+  });
+
+  it("metadata filters are containment, nested; assistant names match case-insensitively", async () => {
+    const thread = await served.client.threads.create({
+      metadata: { o: { a: 1, b: 2 }, arr: [1, 2, 3], tag: "client-flows" },
+    });
+    for (const metadata of [{ o: { a: 1 } }, { o: {} }, { arr: [2] }, { tag: "client-flows" }])
+      assert.deepEqual((await served.client.threads.search({ metadata })).map((t) => t.thread_id),
+        [thread.thread_id], JSON.stringify(metadata));
+    assert.equal(await served.client.threads.count({ metadata: { o: { a: 2 } } }), 0);
+    const zed = await served.client.assistants.create({ graphId: "agent", name: "Zed" });
+    const found = await served.client.assistants.search({ name: "ze" });
+    assert.ok(found.some((a) => a.assistant_id === zed.assistant_id));
+  });
+
+  it("a run cancelled ends its stream without an error, and leaves its thread idle", async () => {
+    const thread = await served.client.threads.create();
+    let runId;
+    const reading = gather(served.client.runs.stream(thread.thread_id, "agent", {
+      input: { ...input, sleep: 5 }, config: globalConfig,
+      onRunCreated: ({ run_id }) => { runId = run_id; },
+    }));
+    while (!runId) await sleep(20);
+    await sleep(200);
+    await served.client.runs.cancel(thread.thread_id, runId, true);
+    const events = await reading;
+    assert.deepEqual(events.filter((e) => e.event === "error"), []);
+    assert.equal((await served.client.runs.get(thread.thread_id, runId)).status, "interrupted");
+    assert.equal((await served.client.threads.get(thread.thread_id)).status, "idle");
+  });
+
+  it("messages in debug and tasks events are serialized as LangChain's", async () => {
+    const thread = await served.client.threads.create();
+    const events = await gather(served.client.runs.stream(thread.thread_id, "agent", {
+      input, config: globalConfig, streamMode: ["debug", "tasks"],
+    }));
+    const task = events.find((e) => e.event === "tasks" && e.data.input?.messages);
+    assert.ok(task, JSON.stringify(events.map((e) => e.event)));
+    assert.deepEqual(task.data.input.messages[0].additional_kwargs, {});
+    const checkpoint = events.find((e) => e.event === "debug" && e.data.type === "checkpoint" &&
+      e.data.payload.values.messages?.length);
+    assert.deepEqual(checkpoint.data.payload.values.messages[0].response_metadata, {});
+  });
+});
