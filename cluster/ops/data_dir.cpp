@@ -253,16 +253,67 @@ void data_dir::save_graph_text(const std::string& thread_id, const std::string& 
                 "cannot create '" + fs::path(target).parent_path().string() + "': " + ec.message());
   // Unique per writer: two writers (the head's request threads, or processes) each rename a
   // whole file of their own over the target; the last rename wins.
-  static std::atomic<std::uint64_t> writes{0};
-  const std::string temp =
-      target + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(writes.fetch_add(1));
-  write_file(temp, text, options_.fsync);
+  const std::string temp = temp_name(target);
+  // The new name is a hard link to the folder's one copy of this text (a server's threads
+  // share a handful of specs): a directory entry, not a new file, per thread. No spec file is
+  // ever written in place, so the copies sharing it never change under a thread. Where links
+  // cannot be made, the thread gets a file of its own.
+  if (!link_shared_spec(text, temp)) write_file(temp, text, options_.fsync);
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     int saved = errno;
     std::remove(temp.c_str());
     errno = saved;
     fail_io("cannot write", target);
   }
+}
+
+std::string data_dir::temp_name(const std::string& target) {
+  static std::atomic<std::uint64_t> writes{0};
+  return target + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(writes.fetch_add(1));
+}
+
+bool data_dir::link_shared_spec(const std::string& text, const std::string& link_path) const {
+  const fs::path folder = fs::path(path_) / "graphs" / "shared";
+  const std::string shared =
+      (folder / (to_hex(stable_hash(text)) + to_hex(stable_hash(text, 1)) + ".json")).string();
+  // Written (temporary file, renamed over it) unless this process saw it hold `text`: a
+  // missing or damaged copy, or one that has as many links as the file system allows
+  // (EMLINK), is replaced by a new file; the names linked to the old one keep it.
+  auto rewrite = [&] {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    const std::string temp = temp_name(shared);
+    write_file(temp, text, options_.fsync);
+    if (std::rename(temp.c_str(), shared.c_str()) != 0) {
+      std::remove(temp.c_str());
+      return false;
+    }
+    return true;
+  };
+  bool known = false;
+  {
+    std::lock_guard lock(shared_specs_mutex_);
+    known = shared_specs_.count(shared) > 0;
+  }
+  if (!known) {
+    std::ifstream in(shared, std::ios::binary);
+    std::string saved;
+    if (in) saved.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in || saved != text) {
+      if (!rewrite()) return false;
+    }
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (::link(shared.c_str(), link_path.c_str()) == 0) {
+      std::lock_guard lock(shared_specs_mutex_);
+      shared_specs_.insert(shared);
+      return true;
+    }
+    if ((errno != EMLINK && errno != ENOENT) || attempt > 0 || !rewrite()) break;
+  }
+  std::lock_guard lock(shared_specs_mutex_);
+  shared_specs_.erase(shared);
+  return false;
 }
 
 std::optional<std::string> data_dir::saved_graph(const std::string& thread_id) const {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "net/command.hpp"
@@ -58,7 +59,9 @@ struct data_options {
 };
 
 /// The folder DIR of --data. The RocksDB database is DIR itself; thread specs are files
-/// DIR/graphs/<thread id in hex>.json.
+/// DIR/graphs/<thread id in hex>.json, each a hard link to the one copy of its text in
+/// DIR/graphs/shared/ where the file system allows it (spec files are replaced, never
+/// written in place).
 class data_dir {
  public:
   /// Opens the database in `path` as `options` say, creating the folder and the database
@@ -124,6 +127,11 @@ class data_dir {
  private:
   std::string graph_file(const std::string& thread_id) const;
   std::string exit_run_file(const std::string& thread_id) const;
+  // A fresh name beside `target` for a writer's temporary file.
+  static std::string temp_name(const std::string& target);
+  // Makes `link_path` a hard link to the folder's shared copy of `text` (graphs/shared/, named
+  // by the text's hash), writing that copy first when needed; false when it cannot.
+  bool link_shared_spec(const std::string& text, const std::string& link_path) const;
 
   std::string path_;
   data_options options_;
@@ -131,6 +139,9 @@ class data_dir {
   std::string place_;
   mutable std::shared_ptr<storage::store> store_;
   mutable std::mutex store_mutex_;
+  // The shared spec copies this process wrote or read back whole (link_shared_spec).
+  mutable std::set<std::string> shared_specs_;
+  mutable std::mutex shared_specs_mutex_;
   mutable std::shared_ptr<storage::record_tables> records_;
 };
 

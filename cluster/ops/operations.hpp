@@ -34,6 +34,9 @@ struct command_env {
   /// The text of the spec, when it came without a file (a request to a head); it takes the
   /// place of the command's GRAPH.json.
   std::optional<std::string> spec_text = std::nullopt;
+  /// The graph of `spec_text`, loaded by the caller (a server keeps its graphs loaded): run
+  /// takes it instead of parsing and loading the text again (run only).
+  std::optional<cluster::loaded_graph> graph = std::nullopt;
   /// Told as a step's tasks finish (run only).
   std::function<void(std::int64_t step, std::size_t done, std::size_t total)> progress = nullptr;
   /// Asked before each step of a run: true stops it there, once its last step is saved (a
@@ -45,6 +48,10 @@ struct command_env {
   /// The run's control (run only): a head cancels a client's run through it
   /// (run_control::request_cancel). Null: none.
   std::shared_ptr<run_control> control = nullptr;
+  /// Told the thread's state as the run left it, read while the run still held the thread
+  /// (run only; not called when the run failed): a server keeps it as the thread's, with no
+  /// second read of the checkpoint.
+  std::function<void(const state_snapshot&)> final_state = nullptr;
 };
 
 /// Runs the graph on a thread of the data folder and prints the stream events and the output

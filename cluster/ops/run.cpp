@@ -75,7 +75,8 @@ int run_graph(command_env& env, const run_args& args) {
   // Continuing and resuming need what the thread saved; without it the engine would run an
   // empty graph (or report a missing interrupt) and hide a mistyped thread id or folder.
   if (!args.input) data.require_thread(where.thread);
-  cluster::loaded_graph graph = detail::load_thread_graph(env, where);
+  cluster::loaded_graph graph =
+      env.graph && env.spec_text ? *env.graph : detail::load_thread_graph(env, where);
 
   value config = run_config(args, where.thread, graph);
   const value& durability = config.get("durability");
@@ -126,6 +127,7 @@ int run_graph(command_env& env, const run_args& args) {
     now = graph.graph->get_state(detail::thread_config(where.thread));
   };
   value output = graph.graph->stream(run_input(args), config, options, event_printer(env, args));
+  if (env.final_state) env.final_state(now);
   const value* interrupts = output.find("__interrupt__");
   if (!interrupts && now.next.empty()) {
     env.print(object{{"type", "output"},

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ struct active_run {
   std::string started_at;     // when it started running (ISO 8601)
   std::string cancel_action;  // interrupt or rollback, once cancelled
   value result;               // what runs/wait and join answer
+  // The thread's state (ThreadState) as the run left it, told by the run itself (on the run's
+  // thread, before finish_run): nullopt when it failed.
+  std::optional<value> final_state;
 };
 
 /// An event's data as the API streams it: checkpoint events (the `checkpoints` mode, the

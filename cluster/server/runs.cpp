@@ -575,9 +575,16 @@ void service::execute(const std::shared_ptr<active_run>& run) {
   }
   std::size_t next_id = 1;
   ops::command_env env = ops_env();
-  env.spec_text = run->spec.to_json();
+  env.spec_text = spec_text_of(run->graph_id);
+  try {  // else run_graph loads it, and tells why it cannot as the run's error
+    env.graph = graph_of(run->graph_id);
+  } catch (const std::exception&) {
+  }
   env.control = run->control;
   env.note = [this](const std::string& text) { log_("note: " + text); };
+  env.final_state = [&run](const state_snapshot& s) {
+    run->final_state = detail::thread_state_of(s.to_value());
+  };
   value final_line;
   env.print = [&](const value& line) {
     const std::string type = line.get("type").is_string() ? line.get("type").as_string() : "";
@@ -684,12 +691,16 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
       log_("rollback of run " + run->run_id + ": its checkpoints stay: " + e.what());
     }
   }
-  // The thread as its last checkpoint leaves it.
+  // The thread as its last checkpoint leaves it: as the run told it, unless the run failed or
+  // what it saved was removed.
   std::optional<value> state;
-  try {
-    state = read_state(run->thread_id, "", false);
-  } catch (const std::exception&) {
-  }
+  if (run->final_state && !rolled_back)
+    state = std::move(run->final_state);
+  else
+    try {
+      state = read_state(run->thread_id, "", false);
+    } catch (const std::exception&) {
+    }
   bool others = false;  // another run waits for the thread or holds it
   bool cancelled = false;
   {

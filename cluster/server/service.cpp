@@ -54,9 +54,12 @@ value parse_body(const std::string& body, bool any) {
 
 namespace {
 
-// `superstep serve`'s loader: the graph runs in this process.
+// `superstep serve`'s loader: the graph runs in this process, its loop on the run's thread
+// (execution::threads: the same run_loop as on actors, without the coordinator's, node and
+// channel actors' hand-offs, which cost a short run more than its work).
 graph_loader in_process(const cluster::function_registry& registry) {
   return [&registry](const value& spec, runtime_options options) {
+    options.mode = execution::threads;
     return cluster::load_graph(spec, registry, std::move(options));
   };
 }
@@ -136,7 +139,11 @@ service::~service() {
 // ---- graphs -------------------------------------------------------------------------------
 
 cluster::loaded_graph service::load_cached(const value& spec, runtime_options options) const {
-  const std::string key = spec.to_json();
+  return load_cached(spec.to_json(), spec, std::move(options));
+}
+
+cluster::loaded_graph service::load_cached(const std::string& key, const value& spec,
+                                           runtime_options options) const {
   std::lock_guard lock(graphs_mutex_);
   // A loaded graph's nodes take one task at a time (an actor each): runs of one graph at once
   // each get an instance of their own. One no run holds (the cache's is its only reference) is
@@ -165,7 +172,15 @@ cluster::loaded_graph service::graph_of(const std::string& graph_id) const {
   runtime_options options;
   options.checkpointer = data_.saver();
   options.store = data_.store();
-  return load_cached(it->second, std::move(options));
+  return load_cached(spec_text_of(graph_id), it->second, std::move(options));
+}
+
+const std::string& service::spec_text_of(const std::string& graph_id) const {
+  std::lock_guard lock(graphs_mutex_);
+  auto text = spec_texts_.find(graph_id);
+  if (text == spec_texts_.end())
+    text = spec_texts_.emplace(graph_id, config_.graphs.at(graph_id).to_json()).first;
+  return text->second;
 }
 
 // ---- requests -----------------------------------------------------------------------------

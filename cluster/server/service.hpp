@@ -134,6 +134,12 @@ class service {
   cluster::loaded_graph graph_of(const std::string& graph_id) const;
   // The loader of ops' command_env: graphs by spec, loaded once.
   cluster::loaded_graph load_cached(const value& spec, runtime_options options) const;
+  // The same, keyed by `key`, the spec's JSON text.
+  cluster::loaded_graph load_cached(const std::string& key, const value& spec,
+                                    runtime_options options) const;
+  // The JSON text of graph `graph_id`'s spec (the key of its instances, what its threads
+  // save), made once.
+  const std::string& spec_text_of(const std::string& graph_id) const;
   // An ops/ operation's environment on the data folder, graphs loaded through load_cached;
   // its `print` is the caller's to set.
   ops::command_env ops_env() const;
@@ -208,6 +214,7 @@ class service {
   // Instances of each graph, by spec JSON (load_cached).
   mutable std::map<std::string, std::vector<cluster::loaded_graph>> graphs_;
   mutable std::size_t next_instance_ = 0;
+  mutable std::map<std::string, std::string> spec_texts_;  // by graph id (spec_text_of)
   mutable std::mutex runs_mutex_;
   std::map<std::string, std::shared_ptr<active_run>> active_;  // by run id
   // The events of runs with stream_resumable that ended, by run id, with when they go: a

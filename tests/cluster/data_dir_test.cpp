@@ -37,10 +37,37 @@ BOOST_AUTO_TEST_CASE(two_writers_of_one_threads_spec_both_succeed_and_leave_one_
   std::ostringstream text;
   text << in.rdbuf();
   BOOST_TEST((text.str() == a || text.str() == b));
-  // No temporary file is left behind.
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& f :
-       std::filesystem::directory_iterator(std::filesystem::path(*saved).parent_path()))
-    ++files;
-  BOOST_TEST(files == 1u);
+  // No temporary file is left behind: the thread's spec, and the shared copy of each text
+  // (graphs/shared/) it was linked to.
+  const auto folder = std::filesystem::path(*saved).parent_path();
+  auto files_in = [](const std::filesystem::path& p) {
+    std::size_t files = 0;
+    for (const auto& f : std::filesystem::directory_iterator(p)) files += f.is_regular_file();
+    return files;
+  };
+  BOOST_TEST(files_in(folder) == 1u);
+  BOOST_TEST(files_in(folder / "shared") == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(threads_with_one_spec_text_share_one_copy_and_each_keeps_its_own_text) {
+  test::temp_dir dir("superstep-data-dir");
+  ops::data_dir data(dir.str());
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  data.save_graph_text("t1", "{\"spec\": 1}");
+  data.save_graph_text("t2", "{\"spec\": 1}");
+  const std::string one = *data.saved_graph("t1"), two = *data.saved_graph("t2");
+  BOOST_TEST(std::filesystem::equivalent(one, two));  // one file, two names
+  BOOST_TEST(std::filesystem::hard_link_count(one) == 3u);  // and the shared copy
+  // A thread that takes another spec changes no other thread's.
+  data.save_graph_text("t2", "{\"spec\": 2}");
+  BOOST_TEST(read(one) == "{\"spec\": 1}");
+  BOOST_TEST(read(*data.saved_graph("t2")) == "{\"spec\": 2}");
+  data.forget_graph("t1");
+  BOOST_TEST(!data.saved_graph("t1"));
+  BOOST_TEST(read(*data.saved_graph("t2")) == "{\"spec\": 2}");
 }

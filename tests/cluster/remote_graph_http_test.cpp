@@ -470,12 +470,10 @@ BOOST_AUTO_TEST_CASE(reads_a_run_event_by_event_and_cancels_it) {
   BOOST_REQUIRE(run.next());
   BOOST_REQUIRE(run.next());
   loop.cancel("t", id);
-  std::string why = error_of(
-      [&] {
-        while (run.next()) {
-        }
-      },
-      error_code::cancelled);
+  // As LangGraph Server streams it, a run cancelled (action interrupt) just ends: no error
+  // event, no output.
+  while (run.next()) {
+  }
   error_of([&] { loop.cancel("t", "not-its-id"); }, error_code::not_found);
   const state_snapshot st = loop.get_state(config("t"));
   BOOST_TEST(st.values.get("n").as_int() < 1000000);
