@@ -3,11 +3,13 @@
 //
 // Exit statuses: 0 done, 1 failed (graph, spec or database), 2 usage error, 3 interrupted
 // (cli::exit_status).
+#include <pthread.h>
 #include <unistd.h>
 #ifdef SUPERSTEP_MIMALLOC
 #include <mimalloc.h>
 #endif
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -86,6 +88,16 @@ int main(int argc, char** argv) {
   if (auto* help = std::get_if<cli::help_request>(&cmd)) {
     std::fputs(help->text.c_str(), stdout);
     return cli::exit_done;
+  }
+  // `serve` takes SIGINT and SIGTERM on a thread of its own (sigwait, server/serve.cpp): every
+  // thread blocks them, those made before serve() too (the log's, RocksDB's), or the kernel
+  // would hand the signal to one of them and end the process without a shutdown.
+  if (std::holds_alternative<cli::serve_args>(cmd)) {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   }
   // The head, workers and the commands sent to a head log (on stderr); the others print
   // only their results and errors.

@@ -199,7 +199,9 @@ api_response service::join_thread_stream(const std::string& thread_id, const htt
   }
   // A client that goes leaves the thread's streams (and the run's: its writes to a closed
   // exchange are dropped until the run ends).
-  x->on_gone([this, thread_id, weak = std::weak_ptr<http_exchange>(x)] {
+  x->on_gone([this, thread_id, weak = std::weak_ptr<http_exchange>(x),
+               alive = std::weak_ptr<int>(alive_)] {
+    if (alive.expired()) return;
     std::lock_guard lock(runs_mutex_);
     auto it = thread_streams_.find(thread_id);
     if (it == thread_streams_.end()) return;

@@ -25,7 +25,8 @@ int serve(const net::serve_args& args, cluster::function_registry& registry,
                                      .saver_url = args.saver,
                                      .serde = services.serde});
   // SIGINT and SIGTERM go to one thread, which stops the server; every other thread (the
-  // loop's, the pools') starts with them blocked.
+  // loop's, the pools') starts with them blocked. The threads made before this (RocksDB's for
+  // the folder above, a caller's) must block them too: the program blocks them first thing.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);

@@ -226,6 +226,9 @@ class service {
   std::map<std::string, kept_events> kept_events_;
   // The open thread streams (GET /threads/{id}/stream), by thread, under runs_mutex_.
   std::map<std::string, std::vector<std::shared_ptr<http_exchange>>> thread_streams_;
+  // Expires with the service: an exchange that goes after it (the HTTP server, destroyed
+  // later, closes its connections) finds no thread streams to leave.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
   // Gives `run`, starting, the streams open on its thread, each sent its events so far.
   void attach_thread_streams(const std::shared_ptr<active_run>& run);
   // How long they are kept (LangGraph Server's default for resumable streams).

@@ -286,3 +286,25 @@ describe("restart", () => {
     assert.equal(more.messages.length, 8);
   });
 });
+
+describe("SIGTERM", () => {
+  it("stops the server in order, a thread stream and a run's stream open", async () => {
+    const server = await startServer([], { config });
+    try {
+      const client = new Client({ apiUrl: server.url });
+      const thread = await client.threads.create();
+      const joined = fetch(`${server.url}/threads/${thread.thread_id}/stream`)
+        .then((r) => r.text()).catch(() => "");
+      const running = gather(client.runs.stream(null, "slow", { input: {} })).catch(() => []);
+      await sleep(300);
+      await server.stop("SIGTERM");
+      await Promise.all([joined, running]);
+      // It shut down (the signal went to the thread that waits for it), not died by it.
+      assert.match(server.log(), /stopping: runs in progress stop at their next step/);
+      assert.match(server.log(), /\bstopped\b/);
+    } finally {
+      await server.stop("SIGKILL");
+      server.cleanup();
+    }
+  });
+});
