@@ -116,6 +116,7 @@ value tasks_by_scan(const state_snapshot& snapshot, const std::vector<pending_wr
     }
     object o{{"id", t.id},
              {"name", t.name},
+             {"path", value(t.path)},  // where the task comes from: not in its writes
              {"error", error ? value(*error) : value()},
              {"interrupts", value(std::move(interrupts))}};
     if (!t.result.is_null()) o.set("result", t.result);  // checked by the conformance ports
