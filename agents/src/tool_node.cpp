@@ -2,7 +2,6 @@
 // (validate, inject, call, handle errors), normalize the answers, combine them.
 #include "superstep/agents/tool_node.hpp"
 
-
 #include <algorithm>
 #include <atomic>
 #include <memory>

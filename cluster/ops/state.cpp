@@ -17,10 +17,10 @@ int show_state(command_env& env, const state_args& args) {
     // A subgraph's state, read through the subgraph (its tasks' results from its writes).
     data.require_thread(thread);
     cluster::loaded_graph graph = load_thread_graph(env, args.where);
-    env.print(graph.graph
-                  ->get_state(thread_config(thread, args.checkpoint, args.checkpoint_ns),
-                              args.subgraphs)
-                  .to_value());
+    env.print(
+        graph.graph
+            ->get_state(thread_config(thread, args.checkpoint, args.checkpoint_ns), args.subgraphs)
+            .to_value());
     return exit_done;
   }
   checkpoint_tuple tuple = data.checkpoint(thread, args.checkpoint);
@@ -84,8 +84,8 @@ int show_history(command_env& env, const history_args& args) {
     if (!args.before.empty())
       options.before = checkpoint_config{thread, args.checkpoint_ns, args.before};
     cluster::loaded_graph graph = load_thread_graph(env, args.where);
-    for (const state_snapshot& s : graph.graph->get_state_history(
-             thread_config(thread, "", args.checkpoint_ns), options))
+    for (const state_snapshot& s :
+         graph.graph->get_state_history(thread_config(thread, "", args.checkpoint_ns), options))
       env.print(s.to_value());
     return exit_done;
   }
@@ -111,8 +111,8 @@ int update_state(command_env& env, const update_args& args) {
   else
     data.require_thread(thread);
   cluster::loaded_graph graph = load_thread_graph(env, args.where);
-  env.print(graph.graph->update_state(
-      thread_config(thread, args.checkpoint, args.checkpoint_ns), args.values, args.as_node));
+  env.print(graph.graph->update_state(thread_config(thread, args.checkpoint, args.checkpoint_ns),
+                                      args.values, args.as_node));
   return exit_done;
 }
 

@@ -25,12 +25,11 @@ server_config serve_config(const std::string& config_path,
   // The file's "env" after the caller's keys (the program's: its environment), for the keys
   // the graphs name and the server's LANGGRAPH_CONFIG.
   if (!config.env.empty())
-    registry.set_key_source(
-        [outer = registry.keys(), env = config.env](const std::string& name) {
-          if (auto found = outer ? outer(name) : std::nullopt) return found;
-          auto it = env.find(name);
-          return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-        });
+    registry.set_key_source([outer = registry.keys(), env = config.env](const std::string& name) {
+      if (auto found = outer ? outer(name) : std::nullopt) return found;
+      auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
   return config;
 }
 
@@ -41,9 +40,8 @@ api_server::api_server(server_config config, ops::data_dir& data,
   http.host = options.host;
   http.port = options.port;
   http.max_body = config.max_body;
-  api_ =
-      std::make_unique<service>(std::move(config), data, registry, options.log, options.run_threads,
-                                options.serde, std::move(options.load));
+  api_ = std::make_unique<service>(std::move(config), data, registry, options.log,
+                                   options.run_threads, options.serde, std::move(options.load));
   http_ =
       std::make_unique<http_server>(http, [this](http_request r, std::shared_ptr<http_exchange> x) {
         api_->handle(std::move(r), std::move(x));

@@ -130,8 +130,8 @@ server_config read_server_config(const std::string& path) {
       } else {
         bad(path, "\"env\" must be an object of variables or the path of a .env file");
       }
-    } else if (key == "store" || key == "auth" || key == "$schema" ||
-               key == "dependencies" || key == "node_version" || key == "python_version") {
+    } else if (key == "store" || key == "auth" || key == "$schema" || key == "dependencies" ||
+               key == "node_version" || key == "python_version") {
       // Read by LangGraph's tools; the store's index comes from the command line here.
     } else {
       bad(path, "unknown key '" + key + "' (graphs, plugins, http, store)");

@@ -173,8 +173,7 @@ void service::keep_events(const std::string& run_id, std::vector<std::string> fr
 }
 
 api_response service::join_thread_stream(const std::string& thread_id, const http_request& r,
-                                         const std::shared_ptr<http_exchange>& x,
-                                         bool& answered) {
+                                         const std::shared_ptr<http_exchange>& x, bool& answered) {
   find_thread(thread_id);
   for (const std::string key : {"stream_modes", "stream_mode"})
     if (r.has_query(key) && r.query_value(key) != "run_modes")
@@ -200,7 +199,7 @@ api_response service::join_thread_stream(const std::string& thread_id, const htt
   // A client that goes leaves the thread's streams (and the run's: its writes to a closed
   // exchange are dropped until the run ends).
   x->on_gone([this, thread_id, weak = std::weak_ptr<http_exchange>(x),
-               alive = std::weak_ptr<int>(alive_)] {
+              alive = std::weak_ptr<int>(alive_)] {
     if (alive.expired()) return;
     std::lock_guard lock(runs_mutex_);
     auto it = thread_streams_.find(thread_id);

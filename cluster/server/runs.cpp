@@ -169,8 +169,7 @@ value api_event_data(const std::string& type, const value& data) {
   if (type == "checkpoints") return with_checkpoints(detail::langchain_messages(data, 5));
   if (type == "debug" && data.get("type") == "checkpoint") {
     object out = data.as_object();
-    out.set("payload",
-            with_checkpoints(detail::langchain_messages(data.get("payload"), 5)));
+    out.set("payload", with_checkpoints(detail::langchain_messages(data.get("payload"), 5)));
     return value(std::move(out));
   }
   if (type == "debug") return detail::langchain_messages(data, 6);
@@ -633,9 +632,8 @@ void service::execute(const std::shared_ptr<active_run>& run) {
         {"__error__", object{{"error", error_class(e)}, {"message", std::string(e.what())}}}});
   } catch (const std::exception& e) {
     status = "error";
-    result = value(
-        object{{"__error__",
-                object{{"error", exception_class(e)}, {"message", std::string(e.what())}}}});
+    result = value(object{
+        {"__error__", object{{"error", exception_class(e)}, {"message", std::string(e.what())}}}});
   }
   {
     std::lock_guard lock(run->mutex);
@@ -643,8 +641,8 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     run->result = result;
     // A run cancelled with action interrupt (a cancel, a multitask interrupt) just ends, as
     // LangGraph Server's stream does; one that failed or was rolled back says why.
-    if (status == "error" ||
-        (status == "interrupted" && result.find("__error__") && run->cancel_action != "interrupt")) {
+    if (status == "error" || (status == "interrupted" && result.find("__error__") &&
+                              run->cancel_action != "interrupt")) {
       const value& e = result.get("__error__");
       const std::string frame = sse_frame("error", e, next_id++);
       run->frames.push_back(frame);

@@ -439,8 +439,8 @@ void service::make_system_assistants() {
     const std::string id = uuid5(assistant_namespace, graph_id);
     if (assistants_.get(id)) continue;
     const std::string now = now_iso();
-    object config = defaults.get(graph_id).is_object() ? defaults.get(graph_id).as_object()
-                                                       : object{};
+    object config =
+        defaults.get(graph_id).is_object() ? defaults.get(graph_id).as_object() : object{};
     value context = config.find("context") ? *config.find("context") : value(object{});
     config.erase("context");
     assistants_.put(id, value(object{{"assistant_id", id},
@@ -521,9 +521,9 @@ api_response service::search_assistants(const value& body, bool count_only) {
   std::vector<value> found = assistants_.where([&](const value& a) {
     return metadata_matches(a.get("metadata"), metadata) &&
            (graph_id.empty() || a.get("graph_id") == graph_id) &&
-           (name.empty() || (a.get("name").is_string() &&
-                             lowered(a.get("name").as_string()).find(lowered(name)) !=
-                                 std::string::npos));
+           (name.empty() ||
+            (a.get("name").is_string() &&
+             lowered(a.get("name").as_string()).find(lowered(name)) != std::string::npos));
   });
   if (count_only) return {200, value(static_cast<std::int64_t>(found.size()))};
   return detail::search_page(std::move(found), body, "created_at", public_assistant);

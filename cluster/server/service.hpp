@@ -119,8 +119,8 @@ class service {
   void apply_supersteps(const std::string& id, const std::string& graph_id,
                         const value& supersteps);
   // `checkpoint_ns`: a subgraph's namespace (a task's `checkpoint`), "" for the thread's own.
-  api_response thread_state(const std::string& id, const std::string& checkpoint_id,
-                            bool subgraphs, const std::string& checkpoint_ns = "");
+  api_response thread_state(const std::string& id, const std::string& checkpoint_id, bool subgraphs,
+                            const std::string& checkpoint_ns = "");
   api_response update_thread_state(const std::string& id, const value& body);
   api_response thread_history(const std::string& id, const value& body);
   api_response truncate(const value& body);
