@@ -91,6 +91,40 @@ void record_set::put(const std::string& id, const value& record) {
   records_[id] = record;
 }
 
+void record_set::put_in_memory(const std::string& id, value record) {
+  std::lock_guard lock(mutex_);
+  auto it = records_.find(id);
+  if (it != records_.end()) it->second = std::move(record);
+}
+
+void record_batch::put(record_set& set, const std::string& id, value record) {
+  entries_.push_back({&set, id, std::move(record)});
+}
+
+void record_batch::commit() {
+  if (entries_.empty()) return;
+  std::vector<std::string> bytes;
+  bytes.reserve(entries_.size());
+  std::vector<storage::record_put> puts;
+  std::vector<record_set*> sets;
+  for (const entry& e : entries_) {
+    if (&e.set->table_ != &entries_.front().set->table_)
+      throw error(error_code::invalid_argument, "record_batch: the sets are on different tables");
+    bytes.push_back(e.set->serde_->dumps(e.record));
+    if (std::find(sets.begin(), sets.end(), e.set) == sets.end()) sets.push_back(e.set);
+  }
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    puts.push_back({entries_[i].set->kind_, entries_[i].id, bytes[i]});
+  // Each set's lock, in one order (by address) wherever batches run, over the write and the
+  // change in memory: as record_set::put, the memory changes in the order of the writes.
+  std::sort(sets.begin(), sets.end());
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (record_set* set : sets) locks.emplace_back(set->mutex_);
+  entries_.front().set->table_.put_all(puts);
+  for (entry& e : entries_) e.set->records_[e.id] = std::move(e.record);
+  entries_.clear();
+}
+
 bool record_set::erase(const std::string& id) {
   std::lock_guard lock(mutex_);
   if (!records_.erase(id)) return false;

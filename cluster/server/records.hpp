@@ -35,6 +35,9 @@ class record_set {
   std::optional<value> get(const std::string& id) const;
   /// Writes the record (replacing one with the same id).
   void put(const std::string& id, const value& record);
+  /// Changes the record in memory only: for what a server that starts again need not see (it
+  /// goes on from what the database holds). Nothing when there is no such record.
+  void put_in_memory(const std::string& id, value record);
   /// Removes it; false when there was none.
   bool erase(const std::string& id);
   /// Every record, in no particular order.
@@ -46,11 +49,31 @@ class record_set {
   void clear();
 
  private:
+  friend class record_batch;
   storage::record_tables& table_;
   std::shared_ptr<const storage::serializer> serde_;
   std::string kind_;
   mutable std::mutex mutex_;
   std::map<std::string, value> records_;
+};
+
+/// Records of several sets on one record_tables written as one (record_tables::put_all): all
+/// of them or none, and one write to the database where each alone would be one.
+class record_batch {
+ public:
+  /// Adds `record` to write into `set` under `id` (after any put before it of the same one).
+  void put(record_set& set, const std::string& id, value record);
+  /// Writes them, then the sets show them, and empties the batch. Throws what the write
+  /// throws, and then nothing has changed.
+  void commit();
+
+ private:
+  struct entry {
+    record_set* set;
+    std::string id;
+    value record;
+  };
+  std::vector<entry> entries_;
 };
 
 /// The time now as LangGraph Server writes it (ISO 8601, UTC, microseconds, "+00:00").

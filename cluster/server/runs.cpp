@@ -380,8 +380,11 @@ api_response service::create_run(const std::string& thread_in, const value& body
   if (after.is_number())
     run->not_before += std::chrono::milliseconds(static_cast<long long>(after.as_double() * 1000));
 
-  runs_.put(run->run_id, run_record(*run, body, "pending",
-                                    resumed ? resumed->get("created_at").as_string() : now));
+  // The run pending and its thread busy, written as one.
+  record_batch created;
+  created.put(runs_, run->run_id,
+              run_record(*run, body, "pending",
+                         resumed ? resumed->get("created_at").as_string() : now));
   set_thread(run->thread_id, [&](object& t) {
     object metadata = t.find("metadata") && t.find("metadata")->is_object()
                           ? t.find("metadata")->as_object()
@@ -390,7 +393,8 @@ api_response service::create_run(const std::string& thread_in, const value& body
     metadata.set("assistant_id", run->assistant_id);
     t.set("metadata", value(std::move(metadata)));
     t.set("status", "busy");
-  });
+  }, &created);
+  created.commit();
   std::vector<std::shared_ptr<active_run>> replaced;  // runs this one interrupts or rolls back
   {
     std::lock_guard lock(runs_mutex_);
@@ -566,11 +570,13 @@ void service::execute(const std::shared_ptr<active_run>& run) {
     run->started_at = now_iso();
   }
   attach_thread_streams(run);
+  // Running in memory only: a server that starts again carries out its pending and running
+  // runs alike (resume_runs), so the database need not tell them apart.
   if (auto rec = runs_.get(run->run_id)) {
     object r = rec->as_object();
     r.set("status", "running");
     r.set("updated_at", now_iso());
-    runs_.put(run->run_id, value(std::move(r)));
+    runs_.put_in_memory(run->run_id, value(std::move(r)));
   }
   std::size_t next_id = 1;
   ops::command_env env = ops_env();
@@ -668,12 +674,14 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     std::lock_guard lock(run->mutex);
     rolled_back = run->cancel_action == "rollback";
   }
-  // A run rolled back is never seen ended: its record goes without a final status.
+  // The run's final status and its thread's, written as one (below). A run rolled back is
+  // never seen ended: its record goes without a final status.
+  record_batch ended;
   if (auto rec = runs_.get(run->run_id); rec && !rolled_back) {
     object r = rec->as_object();
     r.set("status", status);
     r.set("updated_at", now_iso());
-    runs_.put(run->run_id, value(std::move(r)));
+    ended.put(runs_, run->run_id, value(std::move(r)));
   }
   if (rolled_back) {  // as if it never ran: its record and what it saved go
     runs_.erase(run->run_id);
@@ -725,7 +733,12 @@ void service::finish_run(const std::shared_ptr<active_run>& run) {
     }
     t.set("interrupts", value(std::move(interrupts)));
     t.set("status", thread_status);
-  });
+  }, &ended);
+  try {
+    ended.commit();
+  } catch (const std::exception& e) {  // the run ends for its clients all the same
+    log_("run " + run->run_id + ": its end was not saved: " + e.what());
+  }
   if (!rolled_back) send_webhook(run, status, result, state);
   if (run->temporary) {
     try {

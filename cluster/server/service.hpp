@@ -143,7 +143,10 @@ class service {
   // An ops/ operation's environment on the data folder, graphs loaded through load_cached;
   // its `print` is the caller's to set.
   ops::command_env ops_env() const;
-  void set_thread(const std::string& id, const std::function<void(object&)>& change);
+  // Changes thread `id`'s record (nothing when there is none), updated_at too: written now, or
+  // added to `batch` when one is given.
+  void set_thread(const std::string& id, const std::function<void(object&)>& change,
+                  record_batch* batch = nullptr);
 
   // Runs (runs.cpp).
   // `resumed`: the record of a run a stopped server left pending or running, carried out again

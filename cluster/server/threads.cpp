@@ -25,13 +25,17 @@ value service::find_thread(const std::string& id) const {
   throw api_error{404, "Thread with ID " + id + " not found"};
 }
 
-void service::set_thread(const std::string& id, const std::function<void(object&)>& change) {
+void service::set_thread(const std::string& id, const std::function<void(object&)>& change,
+                         record_batch* batch) {
   auto t = threads_.get(id);
   if (!t) return;
   object o = t->as_object();
   change(o);
   o.set("updated_at", now_iso());
-  threads_.put(id, value(std::move(o)));
+  if (batch)
+    batch->put(threads_, id, value(std::move(o)));
+  else
+    threads_.put(id, value(std::move(o)));
 }
 
 api_response service::create_thread(const value& body) {

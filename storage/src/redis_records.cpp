@@ -41,6 +41,14 @@ void redis_records::put(std::string_view table, std::string_view key, std::strin
   impl_->conn.command({"HSET", impl_->key_of(table), std::string(key), std::string(bytes)});
 }
 
+void redis_records::put_all(const std::vector<record_put>& puts) {
+  std::vector<redis_command> cmds;
+  cmds.reserve(puts.size());
+  for (const record_put& p : puts)
+    cmds.push_back({"HSET", impl_->key_of(p.table), std::string(p.key), std::string(p.bytes)});
+  impl_->conn.transaction(cmds);
+}
+
 bool redis_records::erase(std::string_view table, std::string_view key) {
   return impl_->conn.command({"HDEL", impl_->key_of(table), std::string(key)}).integer > 0;
 }

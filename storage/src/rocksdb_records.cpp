@@ -53,6 +53,14 @@ void rocksdb_records::put(std::string_view table, std::string_view key, std::str
   impl_->db->write(impl_->write_options, batch, "records: put");
 }
 
+void rocksdb_records::put_all(const std::vector<record_put>& puts) {
+  rocksdb::WriteBatch batch;
+  for (const record_put& p : puts)
+    check(batch.Put(impl_->family(), table_prefix(p.table) + std::string(p.key), p.bytes),
+          "records: put");
+  impl_->db->write(impl_->write_options, batch, "records: put");
+}
+
 bool rocksdb_records::erase(std::string_view table, std::string_view key) {
   const std::string k = table_prefix(table) + std::string(key);
   std::string found;

@@ -38,6 +38,13 @@ void check_tables(const opener& open) {
                           [](const error& e) { return e.code() == error_code::invalid_argument; });
     BOOST_CHECK_EXCEPTION(t->all(std::string("a\0b", 3)), error,
                           [](const error& e) { return e.code() == error_code::invalid_argument; });
+    // Several tables' records at once; all or none.
+    t->put_all({{"crons", "c", "three"}, {"threads", "b", "four"}, {"crons", "d", "five"}});
+    BOOST_TEST((t->all("crons") == rows{{"c", "three"}, {"d", "five"}}));
+    BOOST_CHECK_EXCEPTION(t->put_all({{"crons", "e", "six"}, {"", "k", "v"}}), error,
+                          [](const error& e) { return e.code() == error_code::invalid_argument; });
+    BOOST_TEST(t->all("crons").size() == 2u);
+    BOOST_TEST(t->erase("threads", "b"));
   }
   auto again = open();  // what was written before is there
   BOOST_TEST((again->all("runs") == rows{{"b", "TWO"}}));

@@ -12,6 +12,11 @@
 
 namespace superstep::storage {
 
+/// One record of a write of several (record_tables::put_all).
+struct record_put {
+  std::string_view table, key, bytes;
+};
+
 /// Implementations are safe to call from several threads at once. Failures throw
 /// `superstep::error` (storage_error) naming where the records are; an empty table name, or
 /// one with a NUL, is invalid_argument.
@@ -22,6 +27,8 @@ class record_tables {
   /// Writes the record `key` of `table` (replacing one with that key), durably before it
   /// returns as far as the place's own writes are.
   virtual void put(std::string_view table, std::string_view key, std::string_view bytes) = 0;
+  /// Writes every record of `puts` at once: all of them or none, as one write to the place.
+  virtual void put_all(const std::vector<record_put>& puts) = 0;
   /// Removes it; false when there was none.
   virtual bool erase(std::string_view table, std::string_view key) = 0;
   /// Every record of `table`, in key order.

@@ -23,6 +23,7 @@ class redis_records final : public record_tables {
   redis_records& operator=(const redis_records&) = delete;
 
   void put(std::string_view table, std::string_view key, std::string_view bytes) override;
+  void put_all(const std::vector<record_put>& puts) override;
   bool erase(std::string_view table, std::string_view key) override;
   std::vector<std::pair<std::string, std::string>> all(std::string_view table) const override;
   void clear(std::string_view table) override;

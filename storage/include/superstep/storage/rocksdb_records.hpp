@@ -28,6 +28,7 @@ class rocksdb_records final : public record_tables {
   /// Writes the record `key` of `table` (replacing one with that key). Throws storage_error
   /// when the write fails; an empty table name or a table name with a NUL is invalid_argument.
   void put(std::string_view table, std::string_view key, std::string_view bytes) override;
+  void put_all(const std::vector<record_put>& puts) override;
   /// Removes it; false when there was none.
   bool erase(std::string_view table, std::string_view key) override;
   /// Every record of `table`, in key order.
