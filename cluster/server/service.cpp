@@ -266,6 +266,7 @@ api_response service::route(const http_request& r, const std::vector<std::string
     return not_allowed();
   }
   const std::string& root = p[0];
+  if (n == 1 && (root == "ok" || root == "info") && !get) return not_allowed();
   if (n == 1 && root == "ok") return {200, value(object{{"ok", true}})};
   if (n == 1 && root == "info")
     return {200, value(object{{"version", superstep::version()},

@@ -105,7 +105,13 @@ api_response service::store_route(const http_request& r, const std::vector<std::
     o.offset = count(body, "offset", 0);
     if (body.get("refresh_ttl").is_bool()) o.refresh_ttl = body.get("refresh_ttl").as_bool();
     list items;
-    for (const auto& it : store.search(o)) items.push_back(item_json(it));
+    // As LangGraph Server's search items: a score only when a query ranked them, else null.
+    const bool ranked = body.get("query").is_string() && !body.get("query").as_string().empty();
+    for (const auto& it : store.search(o)) {
+      object item = item_json(it).as_object();
+      if (!ranked || !it.score) item.set("score", value());
+      items.push_back(value(std::move(item)));
+    }
     return {200, value(object{{"items", value(std::move(items))}})};
   }
   if (p.size() == 2 && p[1] == "namespaces" && m == "POST") {

@@ -770,6 +770,8 @@ describe("StoreClient", () => {
     assert.deepEqual(afterPut.items[0].value, value);
     assert.ok(afterPut.items[0].createdAt);
     assert.ok(afterPut.items[0].updatedAt);
+    // superstep: unranked (no query), an item's score is null, as LangGraph Server's SearchItem.
+    assert.strictEqual(afterPut.items[0].score, null);
     await client.store.putItem(namespace, key, { foo: "baz" });
     assert.deepEqual((await client.store.getItem(namespace, key)).value, { foo: "baz" });
     const afterUpdate = await client.store.searchItems(namespace);

@@ -78,6 +78,10 @@ describe("bad input", () => {
     assert.match(await res.text(), /multitask_strategy/);
     res = await post("/store/items/search", { namespace_prefix: ["a.b"] });
     assert.equal(res.status, 422);
+    for (const route of ["/ok", "/info"]) {  // a known route, another method
+      res = await fetch(`${served.server.url}${route}`, { method: "DELETE" });
+      assert.equal(res.status, 405, route);
+    }
     res = await fetch(`${served.server.url}/threads/${thread.thread_id}/runs?limit=many`);
     assert.equal(res.status, 422);
     assert.match(await res.text(), /limit/);
