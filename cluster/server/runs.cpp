@@ -67,6 +67,11 @@ value run_record(const active_run& run, const value& body, const std::string& st
                         "interrupt_after", "webhook", "checkpoint", "checkpoint_id", "durability",
                         "stream_subgraphs", "after_seconds"})
     kwargs.set(k, body.get(k));
+  // The modes as a list, ["values"] when none was asked (as LangGraph Server keeps them).
+  const value& modes = body.get("stream_mode");
+  kwargs.set("stream_mode", modes.is_list()     ? modes
+                            : modes.is_string() ? value(list{modes})
+                                                : value(list{value("values")}));
   if (run.temporary) kwargs.set("temporary", true);
   return value(object{
       {"run_id", run.run_id},

@@ -157,6 +157,19 @@ describe("prune", () => {
   });
 });
 
+describe("run records", () => {
+  it("a run's kwargs hold its stream modes as a list, [\"values\"] when none were asked", async () => {
+    const thread = await served.client.threads.create();
+    const plain = await served.client.runs.create(thread.thread_id, "agent", { input });
+    await served.client.runs.join(thread.thread_id, plain.run_id);
+    const one = await served.client.runs.create(thread.thread_id, "agent", { input, streamMode: "updates" });
+    await served.client.runs.join(thread.thread_id, one.run_id);
+    const got = async (r) => (await served.client.runs.get(thread.thread_id, r.run_id)).kwargs.stream_mode;
+    assert.deepEqual(await got(plain), ["values"]);
+    assert.deepEqual(await got(one), ["updates"]);
+  });
+});
+
 describe("runs in bulk", () => {
   it("a batch of stateless runs", async () => {
     const runs = await served.client.runs.createBatch([
